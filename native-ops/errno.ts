@@ -1,0 +1,77 @@
+/** Linux x86_64/aarch64 errno names, for readable {@link SysError} messages. */
+const NAMES: Record<number, string> = {
+  1: "EPERM",
+  2: "ENOENT",
+  3: "ESRCH",
+  4: "EINTR",
+  5: "EIO",
+  6: "ENXIO",
+  7: "E2BIG",
+  8: "ENOEXEC",
+  9: "EBADF",
+  10: "ECHILD",
+  11: "EAGAIN",
+  12: "ENOMEM",
+  13: "EACCES",
+  14: "EFAULT",
+  16: "EBUSY",
+  17: "EEXIST",
+  18: "EXDEV",
+  19: "ENODEV",
+  20: "ENOTDIR",
+  21: "EISDIR",
+  22: "EINVAL",
+  23: "ENFILE",
+  24: "EMFILE",
+  25: "ENOTTY",
+  26: "ETXTBSY",
+  27: "EFBIG",
+  28: "ENOSPC",
+  29: "ESPIPE",
+  30: "EROFS",
+  31: "EMLINK",
+  32: "EPIPE",
+  34: "ERANGE",
+  36: "ENAMETOOLONG",
+  38: "ENOSYS",
+  39: "ENOTEMPTY",
+  40: "ELOOP",
+  61: "ENODATA",
+  62: "ETIME",
+  71: "EPROTO",
+  74: "EBADMSG",
+  75: "EOVERFLOW",
+  88: "ENOTSOCK",
+  93: "EPROTONOSUPPORT",
+  95: "EOPNOTSUPP",
+  97: "EAFNOSUPPORT",
+  98: "EADDRINUSE",
+  99: "EADDRNOTAVAIL",
+  100: "ENETDOWN",
+  101: "ENETUNREACH",
+  103: "ECONNABORTED",
+  104: "ECONNRESET",
+  105: "ENOBUFS",
+  106: "EISCONN",
+  107: "ENOTCONN",
+  110: "ETIMEDOUT",
+  111: "ECONNREFUSED",
+  113: "EHOSTUNREACH",
+  114: "EALREADY",
+  115: "EINPROGRESS",
+  121: "EREMOTEIO",
+  125: "ECANCELED",
+  126: "ENOKEY",
+  129: "EKEYREJECTED",
+};
+
+/** The symbolic name of an errno value, or `E<n>` when unknown. */
+export function errnoCode(errno: number): string {
+  return NAMES[errno] ?? `E${errno}`;
+}
+
+/** The errno value of a symbolic name (for fakes that inject failures). */
+export function errnoValue(code: string): number {
+  for (const [n, name] of Object.entries(NAMES)) if (name === code) return Number(n);
+  throw new RangeError(`Unknown errno name "${code}"`);
+}

@@ -1,0 +1,15 @@
+//! machined-native-ops: the only code in machined that makes privileged syscalls.
+//!
+//! Plain-Rust modules do the work and carry cargo tests; the `#[napi]` functions
+//! are thin wrappers. Anything that can block runs on a worker thread and returns
+//! a Promise to TypeScript. Errors follow `error.rs`.
+
+pub mod error;
+
+use napi_derive::napi;
+
+/// The crate version, so TypeScript can check it loaded the addon it expects.
+#[napi]
+pub fn native_version() -> String {
+    env!("CARGO_PKG_VERSION").to_string()
+}
