@@ -1,0 +1,368 @@
+/**
+ * The controller runtime: registers controllers, checks their declarations,
+ * runs each in its own loop (input changes coalesced while a cycle runs,
+ * periodic resync, exponential backoff on failure), collects outputs a cycle
+ * did not keep, and stops gracefully. One controller that throws or hangs never
+ * stops the others; its health is data ({@link ControllerStats}).
+ */
+import { backoffDelay, type BackoffPolicy, DEFAULT_BACKOFF } from "./backoff.ts";
+import { type Clock, systemClock } from "./clock.ts";
+import { CycleContext } from "./context.ts";
+import { type Controller, RegistrationError } from "./controller.ts";
+import { isNotFound } from "./errors.ts";
+import { type Catalog, pointerKey } from "./resource.ts";
+import type { Store } from "./store.ts";
+import type { Watch, WatchEvent } from "./watch.ts";
+
+/** Health of one controller, published after every cycle. */
+export interface ControllerStats {
+  name: string;
+  state: "idle" | "running" | "backoff" | "stopped";
+  reconciles: number;
+  failures: number;
+  consecutiveFailures: number;
+  lastError?: string;
+  /** Epoch ms of the last finished cycle. */
+  lastReconcileAt?: number;
+  lastDurationMs?: number;
+  /** Epoch ms when the next retry happens while backing off. */
+  nextRetryAt?: number;
+}
+
+/** Who reads what and who writes what. */
+export interface DependencyGraph {
+  controllers: Array<{
+    name: string;
+    inputs: Array<{ type: string; kind: string }>;
+    outputs: Array<{ type: string; kind: string }>;
+  }>;
+  /** `from` writes `type`, which `to` reads. */
+  edges: Array<{ from: string; to: string; type: string }>;
+}
+
+/** Runtime options. */
+export interface RuntimeOptions {
+  clock?: Clock;
+  backoff?: BackoffPolicy;
+  /** A cycle running longer than this is abandoned and counted as a failure. @default 300000 */
+  reconcileTimeoutMs?: number;
+  /** How long {@link ControllerRuntime.stop} waits for running cycles. @default 10000 */
+  stopTimeoutMs?: number;
+  /** Receives every stats change (machined turns them into ControllerStatus resources). */
+  onStats?: (stats: ControllerStats) => void;
+  logger?: (controller: string, message: string, fields?: Record<string, unknown>) => void;
+}
+
+interface Entry<M extends Catalog> {
+  controller: Controller<M>;
+  stats: ControllerStats;
+  dirty: boolean;
+  wake?: () => void;
+  requeueAt?: number;
+  loop?: Promise<void>;
+  watches: Watch[];
+}
+
+/** Runs a set of controllers against one store. */
+export class ControllerRuntime<M extends Catalog> {
+  #entries = new Map<string, Entry<M>>();
+  #exclusive = new Map<string, string>();
+  #stop = new AbortController();
+  #started = false;
+  #clock: Clock;
+  #options: RuntimeOptions;
+
+  constructor(readonly store: Store<M>, options: RuntimeOptions = {}) {
+    this.#clock = options.clock ?? systemClock;
+    this.#options = options;
+  }
+
+  /**
+   * Adds a controller. @throws RegistrationError for a duplicate name, an output
+   * claimed exclusively by two controllers, or registration after start.
+   */
+  register(controller: Controller<M>): void {
+    if (this.#started) throw new RegistrationError("Cannot register controllers after start");
+    if (this.#entries.has(controller.name)) {
+      throw new RegistrationError(`Controller "${controller.name}" is already registered`);
+    }
+    for (const out of controller.outputs) {
+      const holder = this.#exclusive.get(out.type);
+      const shared = [...this.#entries.values()].find((e) =>
+        e.controller.outputs.some((o) => o.type === out.type)
+      );
+      if (holder || (out.kind === "exclusive" && shared)) {
+        throw new RegistrationError(
+          `Controller "${controller.name}" cannot own "${out.type}": ` +
+            `"${holder ?? shared!.controller.name}" already owns it` +
+            (holder ? " exclusively" : ""),
+        );
+      }
+    }
+    for (const out of controller.outputs) {
+      if (out.kind === "exclusive") this.#exclusive.set(out.type, controller.name);
+    }
+    this.#entries.set(controller.name, {
+      controller,
+      stats: {
+        name: controller.name,
+        state: "idle",
+        reconciles: 0,
+        failures: 0,
+        consecutiveFailures: 0,
+      },
+      dirty: true,
+      watches: [],
+    });
+  }
+
+  /** Starts every controller's loop. */
+  start(): void {
+    if (this.#started) return;
+    this.#started = true;
+    for (const entry of this.#entries.values()) {
+      this.#subscribe(entry);
+      entry.loop = this.#run(entry);
+      this.#publish(entry);
+    }
+  }
+
+  /** Stops every loop; waits for running cycles up to the stop timeout. */
+  async stop(): Promise<void> {
+    this.#stop.abort(new Error("controller runtime stopping"));
+    const loops: Promise<void>[] = [];
+    for (const entry of this.#entries.values()) {
+      for (const w of entry.watches) w.close();
+      entry.wake?.();
+      if (entry.loop) loops.push(entry.loop);
+    }
+    const limit = this.#options.stopTimeoutMs ?? 10_000;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      Promise.allSettled(loops),
+      new Promise<void>((resolve) => timer = setTimeout(resolve, limit)),
+    ]);
+    clearTimeout(timer);
+    for (const entry of this.#entries.values()) {
+      entry.stats = { ...entry.stats, state: "stopped" };
+      this.#publish(entry);
+    }
+  }
+
+  /** Current stats of every controller, by name. */
+  stats(): ControllerStats[] {
+    return [...this.#entries.values()].map((e) => ({ ...e.stats }));
+  }
+
+  /** The declared dependency graph. */
+  graph(): DependencyGraph {
+    const controllers = [...this.#entries.values()].map(({ controller: c }) => ({
+      name: c.name,
+      inputs: c.inputs.map((i) => ({ type: i.type, kind: i.kind })),
+      outputs: c.outputs.map((o) => ({ type: o.type, kind: o.kind })),
+    }));
+    const edges: DependencyGraph["edges"] = [];
+    for (const from of controllers) {
+      for (const out of from.outputs) {
+        for (const to of controllers) {
+          if (to.inputs.some((i) => i.type === out.type)) {
+            edges.push({ from: from.name, to: to.name, type: out.type });
+          }
+        }
+      }
+    }
+    return { controllers, edges };
+  }
+
+  /** Asks a controller to reconcile now (used by tests and manual triggers). */
+  trigger(name: string): void {
+    const entry = this.#entries.get(name);
+    if (!entry) throw new RangeError(`No controller named "${name}"`);
+    this.#kick(entry);
+  }
+
+  #subscribe(entry: Entry<M>): void {
+    const { controller } = entry;
+    const signal = this.#stop.signal;
+    for (const input of controller.inputs) {
+      const watch = this.store.watch(input.type, {
+        namespace: input.namespace,
+        id: input.id,
+        signal,
+      });
+      entry.watches.push(watch as unknown as Watch);
+      this.#pump(watch as unknown as Watch, entry, () => true);
+    }
+    // Outputs tearing down wait for finalizers: re-run the owner when they change.
+    for (const output of controller.outputs) {
+      if (controller.inputs.some((i) => i.type === output.type)) continue;
+      const watch = this.store.watch(output.type, { signal });
+      entry.watches.push(watch as unknown as Watch);
+      this.#pump(
+        watch as unknown as Watch,
+        entry,
+        (ev) =>
+          "resource" in ev && ev.kind === "updated" &&
+          ev.resource.metadata.owner === controller.name &&
+          ev.resource.metadata.phase === "tearingDown",
+      );
+    }
+  }
+
+  async #pump(
+    watch: Watch,
+    entry: Entry<M>,
+    relevant: (ev: WatchEvent) => boolean,
+  ): Promise<void> {
+    let bootstrapped = false;
+    for await (const ev of watch) {
+      if (ev.kind === "bootstrapped") {
+        bootstrapped = true;
+        continue;
+      }
+      if (ev.kind === "overflow" || (bootstrapped && relevant(ev))) this.#kick(entry);
+    }
+  }
+
+  #kick(entry: Entry<M>): void {
+    entry.dirty = true;
+    entry.wake?.();
+  }
+
+  async #run(entry: Entry<M>): Promise<void> {
+    const stop = this.#stop.signal;
+    while (!stop.aborted) {
+      await this.#waitForWork(entry);
+      if (stop.aborted) break;
+      entry.dirty = false;
+      entry.requeueAt = undefined;
+      const ok = await this.#cycle(entry);
+      if (stop.aborted) break;
+      if (!ok) {
+        const delay = backoffDelay(
+          entry.stats.consecutiveFailures,
+          this.#options.backoff ?? DEFAULT_BACKOFF,
+        );
+        entry.stats = { ...entry.stats, state: "backoff", nextRetryAt: this.#clock.now() + delay };
+        this.#publish(entry);
+        try {
+          await this.#clock.sleep(delay, stop);
+        } catch {
+          break;
+        }
+        entry.dirty = true;
+      }
+    }
+  }
+
+  async #waitForWork(entry: Entry<M>): Promise<void> {
+    if (entry.dirty || this.#stop.signal.aborted) return;
+    const { resyncInterval } = entry.controller;
+    const now = this.#clock.now();
+    const deadlines = [
+      resyncInterval !== undefined
+        ? (entry.stats.lastReconcileAt ?? now) + resyncInterval
+        : undefined,
+      entry.requeueAt,
+    ].filter((d): d is number => d !== undefined);
+    const timer = new AbortController();
+    const woken = new Promise<void>((resolve) => (entry.wake = resolve));
+    const waits: Promise<unknown>[] = [woken];
+    if (deadlines.length > 0) {
+      waits.push(
+        this.#clock.sleep(Math.max(0, Math.min(...deadlines) - now), timer.signal).then(
+          () => (entry.dirty = true),
+          () => {},
+        ),
+      );
+    }
+    await Promise.race(waits);
+    timer.abort();
+    entry.wake = undefined;
+  }
+
+  async #cycle(entry: Entry<M>): Promise<boolean> {
+    const { controller } = entry;
+    const cycleAbort = new AbortController();
+    const onStop = () => cycleAbort.abort(this.#stop.signal.reason);
+    this.#stop.signal.addEventListener("abort", onStop, { once: true });
+    const ctx = new CycleContext(
+      this.store,
+      controller,
+      cycleAbort.signal,
+      this.#clock,
+      this.#options.logger ?? (() => {}),
+    );
+    const started = this.#clock.now();
+    entry.stats = { ...entry.stats, state: "running", nextRetryAt: undefined };
+    this.#publish(entry);
+    const limit = this.#options.reconcileTimeoutMs ?? 300_000;
+    const timeout = new AbortController();
+    let error: unknown;
+    try {
+      await Promise.race([
+        controller.reconcile(ctx),
+        this.#clock.sleep(limit, timeout.signal).then(() => {
+          throw new Error(`reconcile timed out after ${limit} ms`);
+        }),
+      ]);
+      this.#collect(entry, ctx);
+    } catch (e) {
+      error = e;
+    } finally {
+      timeout.abort();
+      this.#stop.signal.removeEventListener("abort", onStop);
+      if (error) cycleAbort.abort(error);
+      ctx.expire();
+    }
+    if (ctx.requeueMs !== undefined) entry.requeueAt = this.#clock.now() + ctx.requeueMs;
+    const finished = this.#clock.now();
+    const s = entry.stats;
+    entry.stats = error === undefined
+      ? {
+        ...s,
+        state: "idle",
+        reconciles: s.reconciles + 1,
+        consecutiveFailures: 0,
+        lastReconcileAt: finished,
+        lastDurationMs: finished - started,
+      }
+      : {
+        ...s,
+        state: "idle",
+        reconciles: s.reconciles + 1,
+        failures: s.failures + 1,
+        consecutiveFailures: s.consecutiveFailures + 1,
+        lastError: error instanceof Error ? error.message : String(error),
+        lastReconcileAt: finished,
+        lastDurationMs: finished - started,
+      };
+    if (error !== undefined && !this.#stop.signal.aborted) {
+      (this.#options.logger ?? (() => {}))(controller.name, "reconcile failed", {
+        error: String(error),
+      });
+    }
+    this.#publish(entry);
+    return error === undefined;
+  }
+
+  /** Owner GC: outputs of this controller not kept by the cycle are torn down and destroyed. */
+  #collect(entry: Entry<M>, ctx: CycleContext<M>): void {
+    const owner = entry.controller.name;
+    for (const out of entry.controller.outputs) {
+      if (out.gc === false) continue;
+      for (const r of this.store.list(out.type)) {
+        if (r.metadata.owner !== owner || ctx.kept.has(pointerKey(r.metadata))) continue;
+        try {
+          if (this.store.teardown(r.metadata, owner)) this.store.destroy(r.metadata, owner);
+        } catch (e) {
+          if (!isNotFound(e)) throw e;
+        }
+      }
+    }
+  }
+
+  #publish(entry: Entry<M>): void {
+    this.#options.onStats?.({ ...entry.stats });
+  }
+}
