@@ -1,0 +1,48 @@
+/**
+ * Gets the pinned Debian kernel package into a cache directory and unpacks
+ * it there, with the ordinary Debian tools (`apt-get download`, `dpkg-deb
+ * -x`) and no root. A second call with the same pin reuses the cache.
+ */
+import type { KernelPin } from "../versions.ts";
+import { run } from "../run.ts";
+
+/** An unpacked kernel: its EFI-stub image and its modules directory. */
+export interface FetchedKernel {
+  pin: KernelPin;
+  vmlinuz: string;
+  modulesDir: string;
+}
+
+/**
+ * Download (if not cached) and unpack `pin` under `cacheDir`.
+ * @throws CommandError when apt-get or dpkg-deb fails (e.g. the version is no
+ *   longer in the archive: update the pin in imager/versions.ts).
+ */
+export async function fetchKernel(pin: KernelPin, cacheDir: string): Promise<FetchedKernel> {
+  const root = `${cacheDir}/${pin.package}_${pin.version}`;
+  const out: FetchedKernel = {
+    pin,
+    vmlinuz: `${root}/boot/vmlinuz-${pin.release}`,
+    modulesDir: `${root}/lib/modules/${pin.release}`,
+  };
+  if (await exists(`${root}/.complete`)) return out;
+  await Deno.mkdir(cacheDir, { recursive: true });
+  const deb = `${cacheDir}/${pin.package}_${pin.version.replaceAll(":", "%3a")}_amd64.deb`;
+  if (!(await exists(deb))) {
+    await run("apt-get", ["download", `${pin.package}=${pin.version}`], { cwd: cacheDir });
+  }
+  await Deno.remove(root, { recursive: true }).catch(() => {});
+  await run("dpkg-deb", ["-x", deb, root]);
+  await Deno.writeTextFile(`${root}/.complete`, `${pin.package}=${pin.version}\n`);
+  return out;
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await Deno.stat(path);
+    return true;
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return false;
+    throw e;
+  }
+}

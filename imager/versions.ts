@@ -1,0 +1,53 @@
+/**
+ * The one place the imager's pinned inputs are recorded. Bumping the kernel
+ * means changing {@link KERNEL} here (find the current one with
+ * `apt-cache policy linux-image-cloud-amd64`) and nothing else.
+ */
+
+/** A Debian kernel package pinned to an exact version. */
+export interface KernelPin {
+  /** Binary package name, fetched with `apt-get download <package>=<version>`. */
+  package: string;
+  /** Exact Debian version of the package. */
+  version: string;
+  /** `uname -r` of the kernel inside: names /boot/vmlinuz-<release> and /lib/modules/<release>. */
+  release: string;
+}
+
+/** Debian bookworm's cloud kernel (virtio drivers, no hardware zoo). */
+export const KERNEL: KernelPin = {
+  package: "linux-image-6.1.0-57-cloud-amd64",
+  version: "6.1.192-3",
+  release: "6.1.0-57-cloud-amd64",
+};
+
+/** systemd-boot's EFI binary from Debian's systemd-boot-efi. */
+export const SYSTEMD_BOOT_EFI = "/usr/lib/systemd/boot/efi/systemd-bootx64.efi";
+
+/** OVMF firmware from Debian's ovmf package (4 MiB variant). */
+export const OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd";
+/** Template of the firmware variable store; copied to a writable file per VM. */
+export const OVMF_VARS = "/usr/share/OVMF/OVMF_VARS_4M.fd";
+
+/**
+ * Kernel modules PID 1 needs on a virtio VM. Their dependency closure is
+ * shipped; the ones built into the cloud kernel (ext4, af_packet) need no file.
+ */
+export const DEFAULT_MODULES: readonly string[] = [
+  "virtio_pci",
+  "virtio_blk",
+  "virtio_net",
+  "virtio_scsi",
+  "sd_mod",
+  "virtio_rng",
+  "virtio_console",
+  "vfat",
+  "nls_cp437",
+  "nls_iso8859_1",
+  "nls_utf8",
+  "ext4",
+  "af_packet",
+];
+
+/** The mtime every initramfs entry and ESP file carries (SOURCE_DATE_EPOCH). */
+export const SOURCE_DATE_EPOCH = 1_700_000_000;
