@@ -12,7 +12,6 @@ import { type Controller, RegistrationError } from "./controller.ts";
 import { isNotFound } from "./errors.ts";
 import { type Catalog, pointerKey } from "./resource.ts";
 import type { Store } from "./store.ts";
-import type { Watch, WatchEvent } from "./watch.ts";
 
 /** Health of one controller, published after every cycle. */
 export interface ControllerStats {
@@ -60,7 +59,6 @@ interface Entry<M extends Catalog> {
   wake?: () => void;
   requeueAt?: number;
   loop?: Promise<void>;
-  watches: Watch[];
 }
 
 /** Runs a set of controllers against one store. */
@@ -112,7 +110,6 @@ export class ControllerRuntime<M extends Catalog> {
         consecutiveFailures: 0,
       },
       dirty: true,
-      watches: [],
     });
   }
 
@@ -120,8 +117,8 @@ export class ControllerRuntime<M extends Catalog> {
   start(): void {
     if (this.#started) return;
     this.#started = true;
+    this.#subscribe();
     for (const entry of this.#entries.values()) {
-      this.#subscribe(entry);
       entry.loop = this.#run(entry);
       this.#publish(entry);
     }
@@ -132,7 +129,6 @@ export class ControllerRuntime<M extends Catalog> {
     this.#stop.abort(new Error("controller runtime stopping"));
     const loops: Promise<void>[] = [];
     for (const entry of this.#entries.values()) {
-      for (const w of entry.watches) w.close();
       entry.wake?.();
       if (entry.loop) loops.push(entry.loop);
     }
@@ -181,47 +177,35 @@ export class ControllerRuntime<M extends Catalog> {
     this.#kick(entry);
   }
 
-  #subscribe(entry: Entry<M>): void {
-    const { controller } = entry;
-    const signal = this.#stop.signal;
-    for (const input of controller.inputs) {
-      const watch = this.store.watch(input.type, {
-        namespace: input.namespace,
-        id: input.id,
-        signal,
-      });
-      entry.watches.push(watch as unknown as Watch);
-      this.#pump(watch as unknown as Watch, entry, () => true);
-    }
-    // Outputs tearing down wait for finalizers: re-run the owner when they change.
-    for (const output of controller.outputs) {
-      if (controller.inputs.some((i) => i.type === output.type)) continue;
-      const watch = this.store.watch(output.type, { signal });
-      entry.watches.push(watch as unknown as Watch);
-      this.#pump(
-        watch as unknown as Watch,
-        entry,
-        (ev) =>
-          "resource" in ev && ev.kind === "updated" &&
-          ev.resource.metadata.owner === controller.name &&
-          ev.resource.metadata.phase === "tearingDown",
-      );
-    }
+  /**
+   * Triggers are synchronous commit listeners, not async watches: every change
+   * committed while a cycle runs marks the controller dirty before the cycle
+   * ends, so a burst of changes coalesces into exactly one more cycle.
+   */
+  #subscribe(): void {
+    const unsubscribe = this.store.onCommit((ev) => {
+      if (!("resource" in ev)) return;
+      const md = ev.resource.metadata;
+      for (const entry of this.#entries.values()) {
+        if (this.#triggers(entry.controller, ev.kind, md)) this.#kick(entry);
+      }
+    });
+    this.#stop.signal.addEventListener("abort", unsubscribe, { once: true });
   }
 
-  async #pump(
-    watch: Watch,
-    entry: Entry<M>,
-    relevant: (ev: WatchEvent) => boolean,
-  ): Promise<void> {
-    let bootstrapped = false;
-    for await (const ev of watch) {
-      if (ev.kind === "bootstrapped") {
-        bootstrapped = true;
-        continue;
-      }
-      if (ev.kind === "overflow" || (bootstrapped && relevant(ev))) this.#kick(entry);
-    }
+  #triggers(
+    controller: Controller<M>,
+    kind: string,
+    md: { type: string; namespace: string; id: string; owner: string; phase: string },
+  ): boolean {
+    const input = controller.inputs.some((i) =>
+      i.type === md.type && (i.namespace === undefined || i.namespace === md.namespace) &&
+      (i.id === undefined || i.id === md.id)
+    );
+    if (input) return true;
+    // Outputs tearing down wait for finalizers: re-run the owner when they change.
+    return kind === "updated" && md.owner === controller.name && md.phase === "tearingDown" &&
+      controller.outputs.some((o) => o.type === md.type);
   }
 
   #kick(entry: Entry<M>): void {
@@ -297,20 +281,24 @@ export class ControllerRuntime<M extends Catalog> {
     entry.stats = { ...entry.stats, state: "running", nextRetryAt: undefined };
     this.#publish(entry);
     const limit = this.#options.reconcileTimeoutMs ?? 300_000;
-    const timeout = new AbortController();
+    let timer: ReturnType<typeof setTimeout> | undefined;
     let error: unknown;
     try {
+      // A safety net against hung cycles, on real time even under a fake clock.
       await Promise.race([
         controller.reconcile(ctx),
-        this.#clock.sleep(limit, timeout.signal).then(() => {
-          throw new Error(`reconcile timed out after ${limit} ms`);
+        new Promise((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error(`reconcile timed out after ${limit} ms`)),
+            limit,
+          );
         }),
       ]);
       this.#collect(entry, ctx);
     } catch (e) {
       error = e;
     } finally {
-      timeout.abort();
+      clearTimeout(timer);
       this.#stop.signal.removeEventListener("abort", onStop);
       if (error) cycleAbort.abort(error);
       ctx.expire();
