@@ -1,0 +1,19 @@
+/**
+ * machined's closed catalog of resource types: one file per type (spec type,
+ * type name, descriptor), closed by the registry. The API and the CLI import
+ * this folder, never controllers/.
+ *
+ * @example
+ * ```ts
+ * import { resolveResourceType, RESOURCE_DESCRIPTORS } from "./resources/mod.ts";
+ * const type = resolveResourceType("ms"); // "MachineStatus"
+ * console.log(RESOURCE_DESCRIPTORS[type!].namespace); // "runtime"
+ * ```
+ * @module
+ */
+export * from "./descriptor.ts";
+export * from "./registry.ts";
+export * from "./config/machine_config.ts";
+export * from "./config/config_status.ts";
+export * from "./runtime/machine_status.ts";
+export * from "./runtime/controller_status.ts";

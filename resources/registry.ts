@@ -1,0 +1,63 @@
+/**
+ * The closed catalog of machined's resource types. Every type is listed once in
+ * {@link ResourceSpecs}; every table that must handle all types is typed over
+ * {@link ResourceType}, so adding a type fails type-checking until each handles it.
+ */
+import type { AnyResourceOf, Controller, ResourceOf, Store } from "../runtime/mod.ts";
+import type { ResourceDescriptor } from "./descriptor.ts";
+import { configStatusDescriptor, type ConfigStatusSpec } from "./config/config_status.ts";
+import { machineConfigDescriptor, type MachineConfigSpec } from "./config/machine_config.ts";
+import {
+  controllerStatusDescriptor,
+  type ControllerStatusSpec,
+} from "./runtime/controller_status.ts";
+import { machineStatusDescriptor, type MachineStatusSpec } from "./runtime/machine_status.ts";
+
+/** Resource type name → spec type: the whole catalog. */
+export type ResourceSpecs = {
+  MachineConfig: MachineConfigSpec;
+  ConfigStatus: ConfigStatusSpec;
+  MachineStatus: MachineStatusSpec;
+  ControllerStatus: ControllerStatusSpec;
+};
+
+/** Every resource type name. */
+export type ResourceType = keyof ResourceSpecs;
+
+/** machined's store. */
+export type MachineStore = Store<ResourceSpecs>;
+/** machined's controllers. */
+export type MachineController = Controller<ResourceSpecs>;
+/** A resource of a given type. */
+export type MachineResourceOf<K extends ResourceType> = ResourceOf<ResourceSpecs, K>;
+/** Any machined resource: a union discriminated by `metadata.type`. */
+export type MachineResource = AnyResourceOf<ResourceSpecs>;
+
+/** Descriptor of every type. Missing one is a type error. */
+export const RESOURCE_DESCRIPTORS: {
+  readonly [K in ResourceType]: ResourceDescriptor<K, ResourceSpecs[K]>;
+} = {
+  MachineConfig: machineConfigDescriptor,
+  ConfigStatus: configStatusDescriptor,
+  MachineStatus: machineStatusDescriptor,
+  ControllerStatus: controllerStatusDescriptor,
+};
+
+/** Every type name, in catalog order. */
+export const RESOURCE_TYPES = Object.keys(RESOURCE_DESCRIPTORS) as ResourceType[];
+
+/**
+ * Resolves a user-typed name (`ServiceStatus`, `servicestatus`, `svc`, `services`)
+ * to a type, case-insensitively; undefined when unknown.
+ */
+export function resolveResourceType(name: string): ResourceType | undefined {
+  const wanted = name.toLowerCase();
+  return RESOURCE_TYPES.find((t) =>
+    t.toLowerCase() === wanted || RESOURCE_DESCRIPTORS[t].aliases.includes(wanted)
+  );
+}
+
+/** Fails to compile when a switch over resource types misses a case. */
+export function assertNever(value: never, what = "value"): never {
+  throw new TypeError(`Unhandled ${what}: ${JSON.stringify(value)}`);
+}
