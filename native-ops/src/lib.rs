@@ -5,6 +5,8 @@
 //! a Promise to TypeScript. Errors follow `error.rs`.
 
 pub mod error;
+pub mod napi_netlink;
+pub mod netlink;
 
 use napi_derive::napi;
 
