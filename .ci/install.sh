@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs what a fresh machine lacks: Deno 2.9.3 from npm (pinned: 2.9.4-2.9.6
+# abort in their HTTP/2 server, denoland/deno#36788), Debian packages, Rust
+# components and grpcurl. Idempotent; safe to run on a developer machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+DENO_VERSION=2.9.3
+mkdir -p .ci/bin
+
+if ! [ -x .ci/bin/deno ] || [ "$(.ci/bin/deno --version | head -1 | awk '{print $2}')" != "$DENO_VERSION" ]; then
+  echo "installing deno@$DENO_VERSION from npm"
+  tmp=$(mktemp -d)
+  (cd "$tmp" && npm init -y >/dev/null && npm install --no-audit --no-fund "deno@$DENO_VERSION" >/dev/null)
+  real=$(find "$tmp/node_modules/@deno" -type f -name deno | head -1)
+  mkdir -p "$ROOT/.ci/deno-$DENO_VERSION"
+  cp "$real" "$ROOT/.ci/deno-$DENO_VERSION/deno"
+  ln -sf "$ROOT/.ci/deno-$DENO_VERSION/deno" .ci/bin/deno
+  rm -rf "$tmp"
+fi
+
+# Debian packages: the list is the union of every *DEBIAN_PACKAGES file in the tree.
+pkgs=$(cat $(find . -name DEBIAN_PACKAGES -not -path './build/*' 2>/dev/null) .ci/DEBIAN_PACKAGES 2>/dev/null |
+  sed 's/#.*//' | tr -s ' \n' '\n' | sort -u | grep -v '^$' || true)
+missing=()
+for p in $pkgs; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing Debian packages: ${missing[*]}"
+  apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if command -v rustup >/dev/null; then
+  rustup component list --installed 2>/dev/null | grep -q clippy || rustup component add clippy rustfmt
+fi
+
+if ! command -v grpcurl >/dev/null && ! [ -x "$HOME/go/bin/grpcurl" ]; then
+  echo "installing grpcurl"
+  GOFLAGS=-mod=mod go install github.com/fullstorydev/grpcurl/cmd/grpcurl@v1.9.3
+fi
