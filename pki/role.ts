@@ -28,15 +28,18 @@ export type CertificateInput =
 
 /**
  * Parse a certificate from any {@link CertificateInput}.
- * @throws Error from the parser when the bytes are not a certificate
+ * @throws {TypeError} for other values; Error from the parser when the bytes are not a certificate
  */
 export function toCertificate(input: CertificateInput): x509.X509Certificate {
   if (input instanceof x509.X509Certificate) return input;
-  if (typeof input === "object" && input !== null && "raw" in input) {
-    return new x509.X509Certificate(new Uint8Array(input.raw));
+  if (typeof input === "string" || input instanceof ArrayBuffer) {
+    return new x509.X509Certificate(input);
   }
   if (input instanceof Uint8Array) return new x509.X509Certificate(new Uint8Array(input));
-  return new x509.X509Certificate(input);
+  if (typeof input === "object" && input !== null && input.raw instanceof Uint8Array) {
+    return new x509.X509Certificate(new Uint8Array(input.raw));
+  }
+  throw new TypeError("Not a certificate: expected PEM, DER bytes or an object with `raw` bytes");
 }
 
 /**
@@ -50,13 +53,11 @@ export function toCertificate(input: CertificateInput): x509.X509Certificate {
  * certificate the TLS layer verified, or after `verifyClientCertificate`.
  */
 export function roleFromCertificate(input: CertificateInput): Role | undefined {
-  let cert: x509.X509Certificate;
   try {
-    cert = toCertificate(input);
+    return roleFromOrganizations(toCertificate(input).subjectName.getField("O"));
   } catch {
     return undefined;
   }
-  return roleFromOrganizations(cert.subjectName.getField("O"));
 }
 
 /** The most privileged role among organization values, if any. Pure. */
