@@ -1,0 +1,31 @@
+/**
+ * `machine.install`: where the node installs itself.
+ *
+ * @module
+ */
+import * as v from "valibot";
+import { mapping } from "./mapping.ts";
+import { absolutePath } from "./primitives.ts";
+
+/** `machine.install`; absent means the node runs from what it booted and installs nothing. */
+export const InstallSchema = mapping({
+  disk: v.pipe(
+    absolutePath("disk path"),
+    v.check(
+      (s: string) => s.startsWith("/dev/"),
+      "disk must be a device path under /dev/",
+    ),
+    v.description("Block device to install to."),
+    v.examples(["/dev/vda", "/dev/disk/by-id/nvme-eui.0025388b71b6e1a4"]),
+  ),
+  wipe: v.optional(
+    v.pipe(
+      v.boolean("expected true or false"),
+      v.description("Zero the partition table before installing, even if the disk holds data."),
+    ),
+    false,
+  ),
+});
+
+/** A parsed `machine.install`. */
+export type InstallConfig = v.InferOutput<typeof InstallSchema>;

@@ -1,0 +1,66 @@
+/**
+ * The root of the machine config schema: `version` and the `machine`
+ * sections, assembled from one module per section.
+ *
+ * @module
+ */
+import * as v from "valibot";
+import { mapping } from "./mapping.ts";
+import { ApiSchema, LoggingSchema } from "./api.ts";
+import { InstallSchema } from "./install.ts";
+import { KernelSchema, SysctlsSchema } from "./kernel.ts";
+import { NetworkSchema } from "./network.ts";
+import { choice, dnsName } from "./primitives.ts";
+import { RuntimeSchema } from "./runtime.ts";
+import { ServicesSchema } from "./services.ts";
+import { TimeSchema } from "./time.ts";
+
+/** Config format versions this build understands. */
+export const CONFIG_VERSIONS = ["v1alpha1"] as const;
+
+/** `machine`: everything about this node. */
+export const MachineSchema = mapping({
+  hostname: v.pipe(
+    dnsName(64, "hostname"),
+    v.description(
+      "The node's kernel hostname, RFC 1123 (lowercase). At most 64 characters, the kernel's limit.",
+    ),
+    v.examples(["node-1"]),
+  ),
+  domainname: v.optional(
+    v.pipe(
+      dnsName(253, "domain name"),
+      v.description("DNS domain: the node's FQDN is `hostname.domainname`; searched first."),
+      v.examples(["example.org"]),
+    ),
+  ),
+  install: v.optional(
+    v.pipe(
+      InstallSchema,
+      v.description("Install target. Omit to run from the boot medium without installing."),
+    ),
+  ),
+  network: v.optional(v.pipe(NetworkSchema, v.description("Networking.")), {}),
+  time: v.optional(v.pipe(TimeSchema, v.description("Clock synchronisation.")), {}),
+  sysctls: v.optional(SysctlsSchema, {}),
+  kernel: v.optional(v.pipe(KernelSchema, v.description("Kernel modules.")), {}),
+  services: v.optional(ServicesSchema, []),
+  runtime: v.optional(v.pipe(RuntimeSchema, v.description("Container runtime.")), {}),
+  api: v.optional(v.pipe(ApiSchema, v.description("The management API.")), {}),
+  logging: v.optional(v.pipe(LoggingSchema, v.description("machined's logs.")), {}),
+});
+
+/** The whole config file. */
+export const MachineConfigSchema = mapping({
+  version: v.pipe(
+    choice(CONFIG_VERSIONS),
+    v.description("Config format version; machined refuses versions it does not know."),
+  ),
+  machine: v.pipe(MachineSchema, v.description("The node's configuration.")),
+});
+
+/**
+ * A parsed, validated machine config with every default filled in. Durations
+ * are milliseconds, sizes bytes, sysctl and env values strings.
+ */
+export type MachineConfig = v.InferOutput<typeof MachineConfigSchema>;

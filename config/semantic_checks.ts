@@ -1,0 +1,286 @@
+/**
+ * Rules that span several fields: unique service ids and interface names,
+ * known and acyclic `depends_on`, the reserved `containerd` id, one probe per
+ * health check, route families, unique addresses.
+ *
+ * They run on the raw parsed YAML, not on the schema's output, so they are
+ * reported together with schema errors elsewhere in the file. Each rule only
+ * looks at values that are well-formed and leaves malformed ones to the
+ * schema.
+ *
+ * @module
+ */
+import { formatPath, type PathSegment } from "./config_error.ts";
+import { formatIp, parseCidr, parseIp } from "./ip.ts";
+import { parseDuration } from "./schema/primitives.ts";
+import { BUILTIN_SERVICE_IDS, SERVICE_ID } from "./schema/services.ts";
+import { suggest } from "./suggest.ts";
+import type { Target } from "./yaml_locator.ts";
+
+/** A cross-field problem, before it is given a position. */
+export interface SemanticIssue {
+  segments: PathSegment[];
+  message: string;
+  hint?: string;
+  target?: Target;
+}
+
+type Obj = Record<string, unknown>;
+const obj = (x: unknown): Obj | undefined =>
+  typeof x === "object" && x !== null && !Array.isArray(x) ? x as Obj : undefined;
+const list = (x: unknown): unknown[] => Array.isArray(x) ? x : [];
+const str = (x: unknown): string | undefined => typeof x === "string" ? x : undefined;
+
+/** Every cross-field problem in a raw config value. */
+export function semanticChecks(raw: unknown): SemanticIssue[] {
+  const machine = obj(obj(raw)?.machine);
+  if (!machine) return [];
+  return [...checkServices(machine), ...checkNetwork(obj(machine.network))];
+}
+
+interface ServiceNode {
+  id: string;
+  index: number;
+  deps: Array<{ id: string; at: number }>;
+}
+
+function checkServices(machine: Obj): SemanticIssue[] {
+  const issues: SemanticIssue[] = [];
+  const base: PathSegment[] = ["machine", "services"];
+  const containerdOff = obj(obj(machine.runtime)?.containerd)?.enabled === false;
+  const services = list(machine.services);
+  const byId = new Map<string, ServiceNode>();
+  services.forEach((entry, index) => {
+    const id = str(obj(entry)?.id);
+    if (id === undefined || !SERVICE_ID.test(id)) return;
+    if ((BUILTIN_SERVICE_IDS as readonly string[]).includes(id)) {
+      issues.push({
+        segments: [...base, index, "id"],
+        message: `service id ${JSON.stringify(id)} is reserved for the built-in ${id}`,
+        hint: `choose another id; to run after it, write depends_on: [${id}]`,
+      });
+      return;
+    }
+    const first = byId.get(id);
+    if (first) {
+      issues.push({
+        segments: [...base, index, "id"],
+        message: `duplicate service id ${JSON.stringify(id)}`,
+        hint: `first defined at machine.services[${first.index}]`,
+      });
+      return;
+    }
+    byId.set(id, { id, index, deps: [] });
+  });
+
+  services.forEach((entry, index) => {
+    const service = obj(entry);
+    const self = str(service?.id);
+    const node = self !== undefined ? byId.get(self) : undefined;
+    list(service?.depends_on).forEach((dep, at) => {
+      if (typeof dep !== "string" || !SERVICE_ID.test(dep)) return;
+      const where = [...base, index, "depends_on", at];
+      if ((BUILTIN_SERVICE_IDS as readonly string[]).includes(dep)) {
+        if (dep === "containerd" && containerdOff) {
+          issues.push({
+            segments: where,
+            message: 'depends on "containerd", which is disabled',
+            hint: "machine.runtime.containerd.enabled is false",
+          });
+        }
+        return;
+      }
+      if (!byId.has(dep)) {
+        const near = suggest(dep, [...byId.keys(), ...BUILTIN_SERVICE_IDS]);
+        issues.push({
+          segments: where,
+          message: `depends on unknown service ${JSON.stringify(dep)}`,
+          hint: near ? `did you mean ${JSON.stringify(near)}?` : undefined,
+        });
+        return;
+      }
+      if (node && node.index === index) node.deps.push({ id: dep, at });
+    });
+    checkHealth(obj(service?.health), [...base, index, "health"], issues);
+  });
+
+  for (const cycle of findCycles(byId)) {
+    const [start, next] = cycle;
+    const node = byId.get(start)!;
+    const at = node.deps.find((d) => d.id === next)!.at;
+    issues.push({
+      segments: [...base, node.index, "depends_on", at],
+      message: cycle.length === 2
+        ? `service ${JSON.stringify(start)} depends on itself`
+        : `dependency cycle: ${cycle.join(" -> ")}`,
+    });
+  }
+  return issues;
+}
+
+/**
+ * Elementary cycles, one per strongly connected component, each starting and
+ * ending at the member defined first in the file (e.g. `["a", "b", "a"]`).
+ */
+export function findCycles(graph: Map<string, ServiceNode>): string[][] {
+  // Tarjan's algorithm, iterating nodes in file order.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const onStack = new Set<string>();
+  const components: string[][] = [];
+  let counter = 0;
+  const visit = (v: string) => {
+    index.set(v, counter);
+    low.set(v, counter++);
+    stack.push(v);
+    onStack.add(v);
+    for (const { id: w } of graph.get(v)!.deps) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (onStack.has(w)) {
+        low.set(v, Math.min(low.get(v)!, index.get(w)!));
+      }
+    }
+    if (low.get(v) === index.get(v)) {
+      const component: string[] = [];
+      let w: string;
+      do {
+        w = stack.pop()!;
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      components.push(component);
+    }
+  };
+  const order = [...graph.values()].sort((a, b) => a.index - b.index).map((n) => n.id);
+  for (const v of order) if (!index.has(v)) visit(v);
+
+  const cycles: string[][] = [];
+  for (const component of components) {
+    const members = new Set(component);
+    const start = order.find((id) => members.has(id))!;
+    const selfLoop = graph.get(start)!.deps.some((d) => d.id === start);
+    if (component.length === 1 && !selfLoop) continue;
+    if (selfLoop) {
+      cycles.push([start, start]);
+      continue;
+    }
+    cycles.push(pathBack(graph, start, members));
+  }
+  return cycles.sort((a, b) => graph.get(a[0])!.index - graph.get(b[0])!.index);
+}
+
+/** A shortest path from `start` back to itself inside one component (BFS). */
+function pathBack(graph: Map<string, ServiceNode>, start: string, members: Set<string>): string[] {
+  const parent = new Map<string, string>();
+  const queue = [start];
+  while (queue.length > 0) {
+    const v = queue.shift()!;
+    for (const { id: w } of graph.get(v)!.deps) {
+      if (!members.has(w)) continue;
+      if (w === start) {
+        const path = [start];
+        for (let x = v; x !== start; x = parent.get(x)!) path.splice(1, 0, x);
+        path.push(start);
+        return path;
+      }
+      if (!parent.has(w)) {
+        parent.set(w, v);
+        queue.push(w);
+      }
+    }
+  }
+  return [start, start];
+}
+
+function checkHealth(health: Obj | undefined, at: PathSegment[], issues: SemanticIssue[]): void {
+  if (!health) return;
+  const probes = ["exec", "tcp", "http"].filter((k) => health[k] !== undefined);
+  if (probes.length === 0) {
+    issues.push({
+      segments: at,
+      message: "health check has no probe",
+      hint: "set exactly one of exec, tcp, http",
+    });
+  } else if (probes.length > 1) {
+    issues.push({
+      segments: [...at, probes[1]],
+      message: `health check has both ${probes[0]} and ${probes[1]}`,
+      hint: "set exactly one of exec, tcp, http",
+      target: "key",
+    });
+  }
+  const interval = parseDuration(str(health.interval) ?? "5s");
+  const timeout = parseDuration(str(health.timeout) ?? "2s");
+  if (interval !== undefined && timeout !== undefined && timeout > interval) {
+    issues.push({
+      segments: [...at, health.timeout !== undefined ? "timeout" : "interval"],
+      message: `timeout (${str(health.timeout) ?? "2s"}) is longer than interval (${
+        str(health.interval) ?? "5s"
+      })`,
+      hint: "a probe must finish before the next one starts",
+    });
+  }
+}
+
+function checkNetwork(network: Obj | undefined): SemanticIssue[] {
+  const issues: SemanticIssue[] = [];
+  const base: PathSegment[] = ["machine", "network", "interfaces"];
+  const names = new Map<string, number>();
+  const addresses = new Map<string, PathSegment[]>();
+  list(network?.interfaces).forEach((entry, i) => {
+    const iface = obj(entry);
+    const name = str(iface?.name);
+    if (name !== undefined) {
+      const first = names.get(name);
+      if (first !== undefined) {
+        issues.push({
+          segments: [...base, i, "name"],
+          message: `duplicate interface ${JSON.stringify(name)}`,
+          hint: `first configured at machine.network.interfaces[${first}]; merge the two entries`,
+        });
+      } else names.set(name, i);
+    }
+    list(iface?.addresses).forEach((text, k) => {
+      const cidr = typeof text === "string" ? parseCidr(text) : undefined;
+      if (!cidr) return;
+      const key = formatIp(cidr);
+      const first = addresses.get(key);
+      if (first) {
+        issues.push({
+          segments: [...base, i, "addresses", k],
+          message: `address ${key} is assigned twice`,
+          hint: `also at ${formatPath(first)}`,
+        });
+      } else addresses.set(key, [...base, i, "addresses", k]);
+    });
+    list(iface?.routes).forEach((r, k) => checkRoute(obj(r), [...base, i, "routes", k], issues));
+  });
+  return issues;
+}
+
+function checkRoute(route: Obj | undefined, at: PathSegment[], issues: SemanticIssue[]): void {
+  const to = str(route?.to);
+  const viaText = str(route?.via);
+  const via = viaText !== undefined ? parseIp(viaText) : undefined;
+  if (to === "default") {
+    if (route?.via === undefined) {
+      issues.push({
+        segments: [...at, "to"],
+        message: 'route to "default" without via is ambiguous',
+        hint: 'write "0.0.0.0/0" or "::/0", or add a via',
+      });
+    }
+    return;
+  }
+  const dest = to !== undefined ? parseCidr(to) : undefined;
+  if (dest && via && dest.family !== via.family) {
+    issues.push({
+      segments: [...at, "via"],
+      message: `gateway ${viaText} is IPv${via.family} but destination ${to} is IPv${dest.family}`,
+      hint: "a route's via must be of the same family as its to",
+    });
+  }
+}
