@@ -54,7 +54,10 @@ export interface ServerCertRenewerOptions extends ServerNames {
   ca: CertificateAuthority;
   /** The certificate the server uses now. */
   current: KeyedCertificate;
-  /** Called with each new certificate, after it was persisted. */
+  /**
+   * Called with each new certificate, after it was persisted; it becomes
+   * `current` only once this resolves, so a failed swap is retried.
+   */
   onRenewed: (server: KeyedCertificate) => void | Promise<void>;
   /** PKI directory to persist renewals into. @default not persisted */
   dir?: string;
@@ -119,8 +122,8 @@ export function createServerCertRenewer(options: ServerCertRenewerOptions): Serv
           now,
         });
         if (stopped) return false;
+        await options.onRenewed(next); // if the swap fails, the next check issues again
         current = next;
-        await options.onRenewed(next);
         return true;
       } finally {
         running = undefined;
