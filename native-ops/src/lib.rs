@@ -1,12 +1,21 @@
 //! machined-native-ops: the only code in machined that makes privileged syscalls.
 //!
 //! Plain-Rust modules do the work and carry cargo tests; the `#[napi]` functions
-//! are thin wrappers. Anything that can block runs on a worker thread and returns
-//! a Promise to TypeScript. Errors follow `error.rs`.
+//! are thin wrappers (each domain's `js` module). Anything that can block runs
+//! on a worker thread and returns a Promise to TypeScript. Errors follow
+//! `error.rs`. See docs/native-ops.md.
 
 pub mod error;
 pub mod napi_netlink;
 pub mod netlink;
+pub mod util;
+
+pub mod clock;
+pub mod identity;
+pub mod kmod;
+pub mod mount;
+pub mod power;
+pub mod process;
 
 use napi_derive::napi;
 

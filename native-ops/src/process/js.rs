@@ -1,0 +1,152 @@
+//! napi bindings for the process domain; thin wrappers over the plain modules.
+
+use std::os::fd::IntoRawFd;
+use std::time::Duration;
+
+use napi::bindgen_prelude::Buffer;
+use napi_derive::napi;
+
+use super::hub::Hub;
+use super::pump::Pump;
+use super::reaper;
+use super::spawn::{self, SpawnSpec, Stdio};
+use crate::util::blocking;
+
+/// What to run; mirrors `SpawnSpec` (stdout/stderr: "pipe" | "null" | "inherit").
+#[napi(object)]
+pub struct SpawnRequest {
+    pub path: String,
+    pub argv: Vec<String>,
+    pub env: Vec<String>,
+    pub cwd: Option<String>,
+    pub uid: Option<u32>,
+    pub gid: Option<u32>,
+    pub groups: Option<Vec<u32>>,
+    pub new_session: Option<bool>,
+    pub new_process_group: Option<bool>,
+    pub no_new_privs: Option<bool>,
+    pub cgroup: Option<String>,
+    pub stdout: Option<String>,
+    pub stderr: Option<String>,
+}
+
+/// A started process and the pump ids of its output pipes.
+#[napi(object)]
+pub struct SpawnResult {
+    pub pid: i32,
+    pub stdout_pipe: Option<u32>,
+    pub stderr_pipe: Option<u32>,
+}
+
+/// A reaped child.
+#[napi(object)]
+pub struct ExitInfo {
+    pub pid: i32,
+    pub code: Option<i32>,
+    pub signal: Option<i32>,
+    pub core_dumped: bool,
+}
+
+/// Output read from a pipe; `eof` marks its end (empty data).
+#[napi(object)]
+pub struct OutputChunk {
+    pub pipe: u32,
+    pub data: Buffer,
+    pub eof: bool,
+}
+
+/// One long-poll's worth of events.
+#[napi(object)]
+pub struct ProcessEvents {
+    pub exits: Vec<ExitInfo>,
+    pub output: Vec<OutputChunk>,
+}
+
+/// Fork and exec; starts the reaper and pump threads on first use.
+#[napi]
+pub async fn process_spawn(req: SpawnRequest) -> napi::Result<SpawnResult> {
+    blocking("spawn", move || {
+        reaper::ensure_started()?;
+        let pump = Pump::global()?;
+        let spec = SpawnSpec {
+            path: req.path,
+            argv: req.argv,
+            env: req.env,
+            cwd: req.cwd,
+            uid: req.uid,
+            gid: req.gid,
+            groups: req.groups,
+            new_session: req.new_session.unwrap_or(true),
+            new_process_group: req.new_process_group.unwrap_or(false),
+            no_new_privs: req.no_new_privs.unwrap_or(false),
+            cgroup: req.cgroup,
+            stdout: Stdio::parse(req.stdout.as_deref())?,
+            stderr: Stdio::parse(req.stderr.as_deref())?,
+        };
+        let started = spawn::spawn(&spec)?;
+        Ok(SpawnResult {
+            pid: started.pid,
+            stdout_pipe: started.stdout.map(|fd| pump.register(fd.into_raw_fd())),
+            stderr_pipe: started.stderr.map(|fd| pump.register(fd.into_raw_fd())),
+        })
+    })
+    .await
+}
+
+/// Wait up to `timeout_ms` for exits or output and take them (output capped
+/// near `max_bytes` per call). Resolves empty on timeout or [`process_wake`].
+#[napi]
+pub async fn process_events(timeout_ms: u32, max_bytes: u32) -> napi::Result<ProcessEvents> {
+    blocking("process_events", move || {
+        let (exits, chunks, freed) =
+            Hub::global().wait_events(Duration::from_millis(timeout_ms.into()), max_bytes as usize);
+        if freed {
+            Pump::global()?.poke();
+        }
+        Ok(ProcessEvents {
+            exits: exits
+                .into_iter()
+                .map(|e| ExitInfo {
+                    pid: e.pid,
+                    code: e.code,
+                    signal: e.signal,
+                    core_dumped: e.core_dumped,
+                })
+                .collect(),
+            output: chunks
+                .into_iter()
+                .map(|c| OutputChunk {
+                    pipe: c.pipe,
+                    data: c.data.into(),
+                    eof: c.eof,
+                })
+                .collect(),
+        })
+    })
+    .await
+}
+
+/// Make a pending [`process_events`] resolve now.
+#[napi]
+pub fn process_wake() {
+    Hub::global().wake();
+}
+
+/// Stop reading a pipe and close it; its eof arrives as an event.
+#[napi]
+pub fn process_close_pipe(pipe: u32) -> napi::Result<()> {
+    Pump::global()?.close(pipe);
+    Ok(())
+}
+
+/// kill(2): `group` signals the process group `pid`.
+#[napi]
+pub fn process_kill(pid: i32, signal: i32, group: bool) -> napi::Result<()> {
+    Ok(reaper::kill(pid, signal, group)?)
+}
+
+/// prctl(PR_SET_CHILD_SUBREAPER).
+#[napi]
+pub fn set_child_subreaper(on: bool) -> napi::Result<()> {
+    Ok(reaper::set_child_subreaper(on)?)
+}

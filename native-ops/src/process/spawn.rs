@@ -1,0 +1,421 @@
+//! fork + execve for supervised processes. Everything the child needs (C
+//! strings, pointer arrays, fds, the cgroup.procs handle) is prepared before
+//! fork; between fork and exec the child only makes async-signal-safe calls
+//! and raw syscalls, because the parent is multithreaded (another thread may
+//! hold the malloc lock at fork time). A CLOEXEC pipe reports the failing
+//! step and errno back to the parent; EOF on it means exec succeeded.
+
+use std::ffi::CString;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+
+use super::hub::Hub;
+use crate::error::{SysErr, SysResult};
+use crate::util::{check, cstring};
+
+/// Where a child's stdout or stderr goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stdio {
+    Null,
+    Inherit,
+    Pipe,
+}
+
+impl Stdio {
+    /// Parse the TypeScript spelling (`None` means pipe).
+    pub fn parse(name: Option<&str>) -> SysResult<Self> {
+        match name.unwrap_or("pipe") {
+            "pipe" => Ok(Self::Pipe),
+            "null" => Ok(Self::Null),
+            "inherit" => Ok(Self::Inherit),
+            other => Err(SysErr::new(
+                "spawn",
+                libc::EINVAL,
+                format!("unknown stdio {other:?}"),
+            )),
+        }
+    }
+}
+
+/// What to run and how.
+#[derive(Debug, Clone)]
+pub struct SpawnSpec {
+    /// Program path; without a `/` it is looked up in the spec's PATH.
+    pub path: String,
+    pub argv: Vec<String>,
+    /// `NAME=value` entries; the child inherits nothing else.
+    pub env: Vec<String>,
+    pub cwd: Option<String>,
+    pub uid: Option<u32>,
+    pub gid: Option<u32>,
+    /// Supplementary groups; defaults to none when uid or gid is set.
+    pub groups: Option<Vec<u32>>,
+    /// setsid(): own session and process group (pgid == pid).
+    pub new_session: bool,
+    /// setpgid(0, 0) without a new session (ignored with `new_session`).
+    pub new_process_group: bool,
+    pub no_new_privs: bool,
+    /// A cgroup directory; the child joins it before exec.
+    pub cgroup: Option<String>,
+    pub stdout: Stdio,
+    pub stderr: Stdio,
+}
+
+/// A started child and the parent's ends of its pipes (non-blocking, CLOEXEC).
+#[derive(Debug)]
+pub struct Spawned {
+    pub pid: i32,
+    pub stdout: Option<OwnedFd>,
+    pub stderr: Option<OwnedFd>,
+}
+
+const DEFAULT_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+/// The steps the child can fail at, named as the op of the resulting error.
+const STEPS: [&str; 11] = [
+    "sigprocmask",
+    "setsid",
+    "setpgid",
+    "cgroup.procs",
+    "dup2",
+    "setgroups",
+    "setresgid",
+    "setresuid",
+    "chdir",
+    "prctl",
+    "execve",
+];
+
+/// Find the program: as given when it has a `/`, else the first executable
+/// regular file on the spec's PATH (or a default PATH).
+pub fn resolve_program(path: &str, env: &[String]) -> SysResult<String> {
+    if path.contains('/') {
+        return Ok(path.to_string());
+    }
+    if path.is_empty() {
+        return Err(SysErr::new("execve", libc::ENOENT, "empty program"));
+    }
+    let search = env
+        .iter()
+        .find_map(|e| e.strip_prefix("PATH="))
+        .unwrap_or(DEFAULT_PATH);
+    for dir in search.split(':').filter(|d| !d.is_empty()) {
+        let candidate = format!("{dir}/{path}");
+        let Ok(c) = CString::new(candidate.as_bytes()) else {
+            continue;
+        };
+        let is_file = std::fs::metadata(&candidate)
+            .map(|m| m.is_file())
+            .unwrap_or(false);
+        // SAFETY: valid C string.
+        if is_file && unsafe { libc::access(c.as_ptr(), libc::X_OK) } == 0 {
+            return Ok(candidate);
+        }
+    }
+    Err(SysErr::new("execve", libc::ENOENT, path.to_string()))
+}
+
+fn pipe() -> SysResult<(OwnedFd, OwnedFd)> {
+    let mut fds = [0; 2];
+    // SAFETY: writable array of two fds.
+    check("pipe2", "", unsafe {
+        libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC)
+    })?;
+    // SAFETY: pipe2 just returned these fds and nothing else owns them.
+    Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
+}
+
+fn open(path: &str, flags: libc::c_int, op: &str) -> SysResult<OwnedFd> {
+    let c = cstring(op, path)?;
+    // SAFETY: valid C string.
+    let fd = check(op, path, unsafe {
+        libc::open(c.as_ptr(), flags | libc::O_CLOEXEC)
+    })?;
+    // SAFETY: fresh fd.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+fn cstrings(op: &str, items: &[String]) -> SysResult<Vec<CString>> {
+    items.iter().map(|s| cstring(op, s)).collect()
+}
+
+fn null_terminated(items: &[CString]) -> Vec<*const libc::c_char> {
+    items
+        .iter()
+        .map(|c| c.as_ptr())
+        .chain(std::iter::once(std::ptr::null()))
+        .collect()
+}
+
+/// Everything the child touches, prepared before fork (no allocation after).
+struct ChildPlan<'a> {
+    spec: &'a SpawnSpec,
+    program: &'a CString,
+    argv: &'a [*const libc::c_char],
+    envp: &'a [*const libc::c_char],
+    cwd: Option<&'a CString>,
+    groups: Option<&'a [libc::gid_t]>,
+    cgroup_procs: Option<RawFd>,
+    stdin: RawFd,
+    stdout: Option<RawFd>,
+    stderr: Option<RawFd>,
+    report: RawFd,
+}
+
+/// Put `fd` on `target`; when they are equal, just clear CLOEXEC.
+unsafe fn move_fd(fd: RawFd, target: RawFd) -> bool {
+    if fd == target {
+        let flags = libc::fcntl(fd, libc::F_GETFD);
+        flags >= 0 && libc::fcntl(fd, libc::F_SETFD, flags & !libc::FD_CLOEXEC) == 0
+    } else {
+        libc::dup2(fd, target) == target
+    }
+}
+
+/// Report the failed step and errno to the parent and exit. Async-signal-safe.
+unsafe fn fail(report: RawFd, step: usize) -> ! {
+    let errno = *libc::__errno_location();
+    let mut msg = [0u8; 8];
+    msg[..4].copy_from_slice(&(step as u32).to_le_bytes());
+    msg[4..].copy_from_slice(&errno.to_le_bytes());
+    libc::write(report, msg.as_ptr().cast(), 8);
+    libc::_exit(127);
+}
+
+/// The child between fork and exec: only async-signal-safe calls and raw syscalls.
+unsafe fn child(plan: &ChildPlan) -> ! {
+    let r = plan.report;
+    // Signals: Deno blocks and handles some; a service starts with defaults.
+    let mut empty: libc::sigset_t = std::mem::zeroed();
+    libc::sigemptyset(&mut empty);
+    if libc::sigprocmask(libc::SIG_SETMASK, &empty, std::ptr::null_mut()) != 0 {
+        fail(r, 0);
+    }
+    let mut dfl: libc::sigaction = std::mem::zeroed();
+    dfl.sa_sigaction = libc::SIG_DFL;
+    for sig in 1..65 {
+        if sig != libc::SIGKILL && sig != libc::SIGSTOP {
+            libc::sigaction(sig, &dfl, std::ptr::null_mut()); // EINVAL for reserved ones: fine
+        }
+    }
+    if plan.spec.new_session {
+        if libc::setsid() < 0 {
+            fail(r, 1);
+        }
+    } else if plan.spec.new_process_group && libc::setpgid(0, 0) != 0 {
+        fail(r, 2);
+    }
+    if let Some(fd) = plan.cgroup_procs {
+        // "0" means the writing process in both cgroup v1 and v2.
+        if libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
+            fail(r, 3);
+        }
+    }
+    let stdout = plan.stdout.unwrap_or(1);
+    let stderr = plan.stderr.unwrap_or(2);
+    if !move_fd(plan.stdin, 0) || !move_fd(stdout, 1) || !move_fd(stderr, 2) {
+        fail(r, 4);
+    }
+    if let Some(groups) = plan.groups {
+        if libc::syscall(libc::SYS_setgroups, groups.len(), groups.as_ptr()) != 0 {
+            fail(r, 5);
+        }
+    }
+    if let Some(gid) = plan.spec.gid {
+        if libc::syscall(libc::SYS_setresgid, gid, gid, gid) != 0 {
+            fail(r, 6);
+        }
+    }
+    if let Some(uid) = plan.spec.uid {
+        if libc::syscall(libc::SYS_setresuid, uid, uid, uid) != 0 {
+            fail(r, 7);
+        }
+    }
+    if let Some(cwd) = plan.cwd {
+        if libc::chdir(cwd.as_ptr()) != 0 {
+            fail(r, 8);
+        }
+    }
+    if plan.spec.no_new_privs && libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+        fail(r, 9);
+    }
+    // Nothing the parent opened without CLOEXEC leaks into the service.
+    libc::syscall(
+        libc::SYS_close_range,
+        3u32,
+        u32::MAX,
+        libc::CLOSE_RANGE_CLOEXEC,
+    );
+    libc::execve(
+        plan.program.as_ptr(),
+        plan.argv.as_ptr(),
+        plan.envp.as_ptr(),
+    );
+    fail(r, 10);
+}
+
+fn set_nonblocking(fd: &OwnedFd) -> SysResult<()> {
+    // SAFETY: valid fd.
+    let flags = check("fcntl", "F_GETFL", unsafe {
+        libc::fcntl(fd.as_raw_fd(), libc::F_GETFL)
+    })?;
+    // SAFETY: valid fd.
+    let ret = unsafe { libc::fcntl(fd.as_raw_fd(), libc::F_SETFL, flags | libc::O_NONBLOCK) };
+    check("fcntl", "F_SETFL", ret).map(|_| ())
+}
+
+fn stdio_pipe(mode: Stdio) -> SysResult<Option<(OwnedFd, OwnedFd)>> {
+    match mode {
+        Stdio::Pipe => {
+            let (read, write) = pipe()?;
+            set_nonblocking(&read)?;
+            Ok(Some((read, write)))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// Fork and exec `spec`. Resolves once exec has succeeded (or the child
+/// reported which step failed, as a [`SysErr`] with that step as op).
+pub fn spawn(spec: &SpawnSpec) -> SysResult<Spawned> {
+    if spec.argv.is_empty() {
+        return Err(SysErr::new("spawn", libc::EINVAL, "empty argv"));
+    }
+    let resolved = resolve_program(&spec.path, &spec.env)?;
+    let program = cstring("execve", &resolved)?;
+    let argv_c = cstrings("execve", &spec.argv)?;
+    let env_c = cstrings("execve", &spec.env)?;
+    let argv = null_terminated(&argv_c);
+    let envp = null_terminated(&env_c);
+    let cwd = spec
+        .cwd
+        .as_deref()
+        .map(|c| cstring("chdir", c))
+        .transpose()?;
+    let groups: Option<Vec<libc::gid_t>> = match (&spec.groups, spec.uid.or(spec.gid)) {
+        (Some(g), _) => Some(g.clone()),
+        (None, Some(_)) => Some(Vec::new()),
+        (None, None) => None,
+    };
+    let cgroup = spec
+        .cgroup
+        .as_deref()
+        .map(|dir| {
+            open(
+                &format!("{dir}/cgroup.procs"),
+                libc::O_WRONLY,
+                "cgroup.procs",
+            )
+        })
+        .transpose()?;
+    let devnull = open("/dev/null", libc::O_RDWR, "open")?;
+    let out = stdio_pipe(spec.stdout)?;
+    let err = stdio_pipe(spec.stderr)?;
+    let child_fd = |mode: Stdio, p: &Option<(OwnedFd, OwnedFd)>| match (mode, p) {
+        (Stdio::Pipe, Some((_, w))) => Some(w.as_raw_fd()),
+        (Stdio::Null, _) => Some(devnull.as_raw_fd()),
+        _ => None,
+    };
+    let (report_read, report_write) = pipe()?;
+    let plan = ChildPlan {
+        spec,
+        program: &program,
+        argv: &argv,
+        envp: &envp,
+        cwd: cwd.as_ref(),
+        groups: groups.as_deref(),
+        cgroup_procs: cgroup.as_ref().map(|f| f.as_raw_fd()),
+        stdin: devnull.as_raw_fd(),
+        stdout: child_fd(spec.stdout, &out),
+        stderr: child_fd(spec.stderr, &err),
+        report: report_write.as_raw_fd(),
+    };
+    // SAFETY: the child runs only `child`, which never returns.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return Err(SysErr::last("fork", resolved));
+    }
+    if pid == 0 {
+        // SAFETY: in the child; see `child`.
+        unsafe { child(&plan) }
+    }
+    Hub::global().child_spawned();
+    drop(report_write);
+    drop(cgroup);
+    drop(devnull);
+    let stdout = out.map(|(r, _w)| r);
+    let stderr = err.map(|(r, _w)| r);
+    match read_report(&report_read) {
+        None => Ok(Spawned {
+            pid,
+            stdout,
+            stderr,
+        }),
+        Some((step, errno)) => {
+            Hub::global().ignore_exit(pid);
+            let op = STEPS.get(step as usize).copied().unwrap_or("spawn");
+            let detail = if op == "cgroup.procs" {
+                spec.cgroup.clone().unwrap_or_default()
+            } else if op == "chdir" {
+                spec.cwd.clone().unwrap_or_default()
+            } else {
+                resolved
+            };
+            Err(SysErr::new(op, errno, detail))
+        }
+    }
+}
+
+/// Read the child's failure report: `None` on EOF (exec succeeded).
+fn read_report(fd: &OwnedFd) -> Option<(u32, i32)> {
+    let mut msg = [0u8; 8];
+    let mut got = 0;
+    while got < msg.len() {
+        // SAFETY: writable remainder of msg.
+        let n = unsafe {
+            libc::read(
+                fd.as_raw_fd(),
+                msg[got..].as_mut_ptr().cast(),
+                msg.len() - got,
+            )
+        };
+        if n == 0 {
+            break;
+        }
+        if n < 0 {
+            if std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+                continue;
+            }
+            return Some((u32::MAX, libc::EIO));
+        }
+        got += n as usize;
+    }
+    match got {
+        0 => None,
+        8 => {
+            let step = u32::from_le_bytes([msg[0], msg[1], msg[2], msg[3]]);
+            let errno = i32::from_le_bytes([msg[4], msg[5], msg[6], msg[7]]);
+            Some((step, errno))
+        }
+        _ => Some((u32::MAX, libc::EIO)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolves_on_path() {
+        let env = vec!["PATH=/nonexistent:/bin:/usr/bin".to_string()];
+        assert!(resolve_program("sh", &env).unwrap().ends_with("/sh"));
+        assert_eq!(resolve_program("/x/y", &env).unwrap(), "/x/y");
+        let e = resolve_program("no-such-program-here", &env).unwrap_err();
+        assert_eq!((e.op.as_str(), e.errno), ("execve", libc::ENOENT));
+    }
+
+    #[test]
+    fn stdio_names() {
+        assert_eq!(Stdio::parse(None).unwrap(), Stdio::Pipe);
+        assert_eq!(Stdio::parse(Some("bogus")).unwrap_err().errno, libc::EINVAL);
+    }
+}
