@@ -117,7 +117,7 @@ export const NetworkSchema = mapping({
   interfaces: v.optional(
     v.pipe(
       v.array(InterfaceSchema, "expected a list of interfaces"),
-      v.description("Links to configure. Links not listed are left down."),
+      v.description("Links to configure. Links not listed are left as they are."),
     ),
     [],
   ),

@@ -1,0 +1,153 @@
+/**
+ * Commented, valid YAML configs for `machinectl gen config` and dev mode.
+ * The text is written by hand (not stringified from an object) so that it
+ * can carry comments and commented-out examples an operator can enable.
+ *
+ * @module
+ */
+
+/** One interface in a generated config. */
+export interface TemplateInterface {
+  name: string;
+  /** Use DHCP; default true when no addresses are given. */
+  dhcp?: boolean;
+  /** Static addresses with prefix, e.g. `"10.0.0.2/24"`. */
+  addresses?: string[];
+  /** Default gateway; adds a `to: default` route. */
+  gateway?: string;
+}
+
+/** What a generated config is built from; everything but the hostname has a default. */
+export interface ConfigTemplateOptions {
+  hostname: string;
+  domainname?: string;
+  /** Install target; omitted leaves an example commented out. */
+  installDisk?: string;
+  /** @default [{ name: "eth0", dhcp: true }] */
+  interfaces?: TemplateInterface[];
+  /** @default [] */
+  nameservers?: string[];
+  /** @default ["pool.ntp.org"] */
+  timeServers?: string[];
+  /** Turn clock sync off (dev mode, VMs whose host keeps time). @default false */
+  timeDisabled?: boolean;
+  /** @default "0.0.0.0:50000" */
+  apiListen?: string;
+  /** Run the built-in containerd. @default true */
+  containerd?: boolean;
+  /** A payload service; omitted leaves an example commented out. */
+  payload?: { id?: string; command: string[]; dependsOnContainerd?: boolean };
+}
+
+const YAML_SPECIAL = /^(true|false|null|yes|no|on|off|y|n)$/i;
+
+/** A YAML scalar for `s`: plain when unambiguous, double-quoted otherwise. */
+const q = (s: string): string =>
+  /^[A-Za-z/][A-Za-z0-9_./-]*$/.test(s) && !YAML_SPECIAL.test(s) ? s : JSON.stringify(s);
+const list = (xs: readonly string[]): string => `[${xs.map(q).join(", ")}]`;
+
+/**
+ * Renders a commented machine config. The caller is responsible for giving
+ * valid values (e.g. a valid hostname); the result is meant to be parsed
+ * back with `parseMachineConfig`, which reports anything wrong.
+ */
+export function renderConfigTemplate(options: ConfigTemplateOptions): string {
+  const ifaces = options.interfaces ?? [{ name: "eth0", dhcp: true }];
+  const containerd = options.containerd ?? true;
+  const out: string[] = [
+    "# machined machine config. Reference: docs/config.md",
+    "# Validate with: machinectl validate -c <this file>",
+    "version: v1alpha1",
+    "machine:",
+    `  hostname: ${q(options.hostname)}`,
+  ];
+  if (options.domainname) out.push(`  domainname: ${q(options.domainname)}`);
+  out.push("", "  # Install target. Without it the node runs from its boot medium.");
+  if (options.installDisk) {
+    out.push("  install:", `    disk: ${q(options.installDisk)}`, "    wipe: false");
+  } else {
+    out.push("  # install:", '  #   disk: "/dev/vda"', "  #   wipe: false");
+  }
+  out.push("", "  network:");
+  if (ifaces.length === 0) {
+    out.push("    # No interfaces: links are left as they are.", "    interfaces: []");
+  } else {
+    out.push("    interfaces:");
+    for (const i of ifaces) out.push(...renderInterface(i));
+  }
+  out.push(`    nameservers: ${list(options.nameservers ?? [])}`);
+  out.push('    # search: ["example.org"]');
+  out.push(
+    "",
+    "  time:",
+    `    disabled: ${options.timeDisabled ?? false}`,
+    `    servers: ${list(options.timeServers ?? ["pool.ntp.org"])}`,
+  );
+  out.push(
+    "",
+    "  # Kernel parameters; values may be strings or numbers.",
+    "  sysctls: {}",
+    '  #   net.ipv4.ip_forward: "1"',
+    "",
+    "  runtime:",
+    "    containerd:",
+    `      enabled: ${containerd}`,
+    "",
+    "  # Processes machined supervises. argv[0] must be an absolute path.",
+  );
+  if (options.payload) {
+    const p = options.payload;
+    out.push(
+      "  services:",
+      `    - id: ${q(p.id ?? "payload")}`,
+      `      command: ${list(p.command)}`,
+      `      depends_on: ${list(p.dependsOnContainerd && containerd ? ["containerd"] : [])}`,
+      "      restart: always",
+      '      stop_grace_period: "10s"',
+    );
+  } else {
+    out.push(
+      "  services: []",
+      "  #  - id: payload",
+      '  #    command: ["/usr/bin/sleep", "infinity"]',
+      "  #    depends_on: [containerd]",
+      "  #    restart: always",
+    );
+  }
+  out.push(
+    "",
+    "  api:",
+    `    listen: ${q(options.apiListen ?? "0.0.0.0:50000")}`,
+    "    # Extra names and addresses for the API certificate.",
+    "    cert_sans: []",
+    "",
+  );
+  return out.join("\n");
+}
+
+function renderInterface(i: TemplateInterface): string[] {
+  const addresses = i.addresses ?? [];
+  const dhcp = i.dhcp ?? addresses.length === 0;
+  const lines = [`      - name: ${q(i.name)}`, `        dhcp: ${dhcp}`];
+  lines.push(`        addresses: ${list(addresses)}`);
+  if (i.gateway) lines.push(`        routes: [{ to: "default", via: ${q(i.gateway)} }]`);
+  else lines.push('        # routes: [{ to: "default", via: "10.0.0.1" }]');
+  lines.push("        # mtu: 1500");
+  return lines;
+}
+
+/**
+ * The config dev mode boots with when none is given: it leaves the host's
+ * links and clock alone, listens on loopback only, runs without containerd,
+ * and supervises one `sleep infinity` payload.
+ */
+export function defaultDevConfig(hostname: string): string {
+  return renderConfigTemplate({
+    hostname,
+    interfaces: [],
+    timeDisabled: true,
+    apiListen: "127.0.0.1:50000",
+    containerd: false,
+    payload: { command: ["/usr/bin/sleep", "infinity"] },
+  });
+}

@@ -1,0 +1,57 @@
+/**
+ * The machine config: one YAML file that describes a node. Parse it with
+ * {@link parseMachineConfig} to get a {@link MachineConfig} with every default
+ * filled in, or every problem in the file as a {@link ConfigError} with its
+ * YAML path, line and column.
+ *
+ * @example
+ * ```ts
+ * import { formatConfigErrors, loadMachineConfig } from "./config/mod.ts";
+ *
+ * const result = await loadMachineConfig("/etc/machined/config.yaml");
+ * if (!result.ok) {
+ *   console.error(formatConfigErrors(result.errors));
+ *   Deno.exit(1);
+ * }
+ * console.log(result.config.machine.hostname);
+ * ```
+ * @module
+ */
+export {
+  ConfigError,
+  type ConfigErrorKind,
+  formatConfigErrors,
+  formatPath,
+  type PathSegment,
+} from "./config_error.ts";
+export { loadMachineConfig, parseMachineConfig, type ParseResult } from "./parse_machine_config.ts";
+export {
+  type ConfigTemplateOptions,
+  defaultDevConfig,
+  renderConfigTemplate,
+  type TemplateInterface,
+} from "./config_template.ts";
+export { validateCommand, type ValidateOutput } from "./validate_command.ts";
+export {
+  CONFIG_VERSIONS,
+  type MachineConfig,
+  MachineConfigSchema,
+} from "./schema/machine_config.ts";
+export type { InterfaceConfig, NetworkConfig, RouteConfig } from "./schema/network.ts";
+export type { HealthConfig, LimitsConfig, ServiceConfig } from "./schema/services.ts";
+export { BUILTIN_SERVICE_IDS } from "./schema/services.ts";
+export type { TimeConfig } from "./schema/time.ts";
+export type { KernelConfig } from "./schema/kernel.ts";
+export type { InstallConfig } from "./schema/install.ts";
+export type { RuntimeConfig } from "./schema/runtime.ts";
+export type { ApiConfig, LoggingConfig } from "./schema/api.ts";
+export { parseDuration, parseSize } from "./schema/primitives.ts";
+export {
+  type Cidr,
+  formatCidr,
+  formatIp,
+  type IpAddress,
+  parseCidr,
+  parseHostPort,
+  parseIp,
+} from "./ip.ts";
