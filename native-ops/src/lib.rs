@@ -5,7 +5,9 @@
 //! on a worker thread and returns a Promise to TypeScript. Errors follow
 //! `error.rs`. See docs/native-ops.md.
 
+pub mod block;
 pub mod error;
+pub mod napi_block;
 pub mod napi_netlink;
 pub mod netlink;
 pub mod util;
