@@ -1,0 +1,99 @@
+/**
+ * Loads the machine config into the store: a valid config becomes the
+ * MachineConfig resource; an invalid or missing one only changes ConfigStatus,
+ * so a bad config never silently boots defaults and never replaces a good
+ * config already in force.
+ */
+import type { ConfigError } from "../config/config_error.ts";
+import { parseMachineConfig } from "../config/parse_machine_config.ts";
+import {
+  CONFIG_STATUS,
+  CONFIG_STATUS_ID,
+  type ConfigIssue,
+  type ConfigStatusSpec,
+  MACHINE_CONFIG,
+  MACHINE_CONFIG_ID,
+  type MachineStore,
+} from "../resources/mod.ts";
+import type { MachineConfig } from "../config/schema/machine_config.ts";
+
+/** The owner of MachineConfig and ConfigStatus. */
+export const CONFIG_OWNER = "config.Loader";
+
+/** The result of one load. */
+export type ConfigLoad =
+  | { state: "valid"; config: MachineConfig }
+  | { state: "invalid"; errors: ConfigError[] }
+  | { state: "missing" };
+
+/** Parses `text` (from `source`) and records the outcome in the store. */
+export async function applyConfigText(
+  store: MachineStore,
+  text: string,
+  source: string,
+): Promise<ConfigLoad> {
+  const parsed = parseMachineConfig(text, source);
+  if (!parsed.ok) {
+    await writeStatus(store, { state: "invalid", source, errors: parsed.errors.map(toIssue) });
+    return { state: "invalid", errors: parsed.errors };
+  }
+  await store.modify(
+    { type: MACHINE_CONFIG, namespace: "config", id: MACHINE_CONFIG_ID },
+    CONFIG_OWNER,
+    () => ({ source, config: parsed.config }),
+  );
+  await writeStatus(store, { state: "valid", source, errors: [] });
+  return { state: "valid", config: parsed.config };
+}
+
+/** Reads the config file at `path`; a missing file is recorded as `missing`. */
+export async function loadConfigFile(store: MachineStore, path: string): Promise<ConfigLoad> {
+  let text: string;
+  try {
+    text = await Deno.readTextFile(path);
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+    await writeStatus(store, { state: "missing", source: path, errors: [] });
+    return { state: "missing" };
+  }
+  return applyConfigText(store, text, path);
+}
+
+/** Tries each candidate path in order and loads the first that exists. */
+export async function loadFirstConfig(
+  store: MachineStore,
+  candidates: readonly string[],
+): Promise<ConfigLoad & { path?: string }> {
+  for (const path of candidates) {
+    try {
+      await Deno.stat(path);
+    } catch {
+      continue;
+    }
+    return { ...(await loadConfigFile(store, path)), path };
+  }
+  await writeStatus(store, {
+    state: "missing",
+    source: candidates.join(", ") || "(no candidates)",
+    errors: [],
+  });
+  return { state: "missing" };
+}
+
+function toIssue(e: ConfigError): ConfigIssue {
+  return {
+    path: e.path,
+    line: e.line,
+    column: e.column,
+    message: e.message,
+    ...(e.hint ? { hint: e.hint } : {}),
+  };
+}
+
+async function writeStatus(store: MachineStore, spec: ConfigStatusSpec): Promise<void> {
+  await store.modify(
+    { type: CONFIG_STATUS, namespace: "config", id: CONFIG_STATUS_ID },
+    CONFIG_OWNER,
+    () => spec,
+  );
+}

@@ -1,0 +1,80 @@
+/**
+ * The machined core: the store, the controller runtime, the event bus, the
+ * stage cell and the log, wired together. Boot (PID 1 or dev) builds one of
+ * these, registers the domain controllers, and starts it.
+ */
+import { EventBus } from "../events/mod.ts";
+import { createLogger, type Logger, type LogRing } from "../logs/mod.ts";
+import { type MachineController, type ResourceSpecs } from "../resources/mod.ts";
+import { type Clock, ControllerRuntime, Store, systemClock } from "../runtime/mod.ts";
+import { controllerStatusPublisher } from "./controller_status.ts";
+import { machineStatusController } from "./machine_status_controller.ts";
+import { StageCell } from "./stage.ts";
+
+/** How machined runs: as a node's PID 1, or unprivileged on a laptop. */
+export type RunMode = "node" | "dev";
+
+/** Construction options. */
+export interface MachinedOptions {
+  mode: RunMode;
+  pid1: boolean;
+  clock?: Clock;
+  logger?: Logger & { ring: LogRing };
+  /** Domain controllers to run besides the core ones. */
+  controllers?: readonly MachineController[];
+}
+
+/** The running core of a node. */
+export class Machined {
+  readonly store: Store<ResourceSpecs>;
+  readonly runtime: ControllerRuntime<ResourceSpecs>;
+  readonly events = new EventBus();
+  readonly stage = new StageCell();
+  readonly logger: Logger & { ring: LogRing };
+  readonly mode: RunMode;
+  readonly pid1: boolean;
+  #unsubscribeStage?: () => void;
+
+  constructor(options: MachinedOptions) {
+    this.mode = options.mode;
+    this.pid1 = options.pid1;
+    const clock = options.clock ?? systemClock;
+    this.logger = options.logger ?? createLogger();
+    this.store = new Store<ResourceSpecs>({ clock });
+    const publish = controllerStatusPublisher(this.store, () => this.runtime.graph());
+    let lastFailures = new Map<string, number>();
+    this.runtime = new ControllerRuntime(this.store, {
+      clock,
+      onStats: (stats) => {
+        publish(stats);
+        const before = lastFailures.get(stats.name) ?? 0;
+        if (stats.failures > before) {
+          this.events.emit("controller", stats.name, "failed", stats.lastError ?? "");
+        }
+        lastFailures = new Map(lastFailures).set(stats.name, stats.failures);
+      },
+      logger: (controller, message, fields) => this.logger.info(controller, message, fields),
+    });
+    this.runtime.register(machineStatusController({
+      stage: this.stage,
+      pid1: options.pid1,
+      mode: options.mode,
+    }));
+    for (const c of options.controllers ?? []) this.runtime.register(c);
+  }
+
+  /** Starts the controllers; stage changes re-run MachineStatus. */
+  start(): void {
+    this.#unsubscribeStage = this.stage.onChange((stage) => {
+      this.events.emit("phase", "machine", stage, `machine stage is now ${stage}`);
+      this.runtime.trigger("runtime.MachineStatusController");
+    });
+    this.runtime.start();
+  }
+
+  /** Stops the controllers gracefully. */
+  async stop(): Promise<void> {
+    this.#unsubscribeStage?.();
+    await this.runtime.stop();
+  }
+}
