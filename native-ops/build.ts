@@ -1,0 +1,74 @@
+/**
+ * Build the native addon (`cargo build --release`) and copy it next to
+ * `native-ops/mod.ts` as `machined_native_ops.node`, unless the copy is newer
+ * than every crate source. `deno task native` runs it; `deno task test` runs
+ * it first so a fresh checkout tests against a current addon.
+ *
+ * Usage: `deno run -A native-ops/build.ts [--force] [--if-missing]`
+ * @module
+ */
+
+const crate = new URL("./", import.meta.url);
+const addon = new URL("./machined_native_ops.node", crate);
+const built = new URL("./target/release/libmachined_native_ops.so", crate);
+
+function mtime(path: URL | string): number | undefined {
+  try {
+    return Deno.statSync(path).mtime?.getTime();
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return undefined;
+    throw e;
+  }
+}
+
+/** The newest modification time among the crate's sources. */
+function newestSource(): number {
+  let newest = 0;
+  const visit = (dir: URL) => {
+    for (const entry of Deno.readDirSync(dir)) {
+      const url = new URL(entry.name + (entry.isDirectory ? "/" : ""), dir);
+      if (entry.isDirectory) visit(url);
+      else newest = Math.max(newest, mtime(url) ?? 0);
+    }
+  };
+  visit(new URL("./src/", crate));
+  for (const f of ["Cargo.toml", "Cargo.lock", "build.rs"]) {
+    newest = Math.max(newest, mtime(new URL(f, crate)) ?? 0);
+  }
+  return newest;
+}
+
+/** Whether the addon must be (re)built. */
+export function needsBuild(options: { force?: boolean; ifMissing?: boolean } = {}): boolean {
+  const have = mtime(addon);
+  if (options.force || have === undefined) return true;
+  if (options.ifMissing) return false;
+  return have < newestSource();
+}
+
+/** Run cargo and copy the library into place. */
+export async function buildAddon(): Promise<void> {
+  const cargo = new Deno.Command("cargo", {
+    args: ["build", "--release"],
+    cwd: crate,
+    stdout: "inherit",
+    stderr: "inherit",
+  });
+  const { code } = await cargo.output();
+  if (code !== 0) throw new Error(`cargo build --release failed with exit code ${code}`);
+  // Copy to a temporary name and rename, so a running process never maps a half-written file.
+  const tmp = new URL("./machined_native_ops.node.tmp", crate);
+  await Deno.copyFile(built, tmp);
+  await Deno.rename(tmp, addon);
+}
+
+if (import.meta.main) {
+  const force = Deno.args.includes("--force");
+  const ifMissing = Deno.args.includes("--if-missing");
+  if (needsBuild({ force, ifMissing })) {
+    await buildAddon();
+    console.error(`native-ops: built ${addon.pathname}`);
+  } else {
+    console.error("native-ops: addon is up to date");
+  }
+}
