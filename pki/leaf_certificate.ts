@@ -24,7 +24,7 @@ export interface LeafCertificateParams {
   ca: CertificateAuthority;
   /** Subject as ordered RDNs, e.g. `[{ O: ["os:admin"] }, { CN: ["alice"] }]`. */
   subject: x509.JsonName;
-  /** Extended key usage OIDs (see `x509.ExtendedKeyUsage`). */
+  /** Extended key usage OIDs (see `x509.ExtendedKeyUsage`); empty omits the extension. */
   extendedKeyUsages: readonly string[];
   /** Subject alternative names. @default none */
   subjectAltNames?: x509.JsonGeneralNames;
@@ -47,10 +47,12 @@ export async function issueLeafCertificate(
   const extensions: x509.Extension[] = [
     new x509.BasicConstraintsExtension(false, undefined, true),
     new x509.KeyUsagesExtension(x509.KeyUsageFlags.digitalSignature, true),
-    new x509.ExtendedKeyUsageExtension([...params.extendedKeyUsages], false),
     await x509.SubjectKeyIdentifierExtension.create(keys.publicKey),
     await authorityKeyIdentifier(params.ca.cert),
   ];
+  if (params.extendedKeyUsages.length > 0) {
+    extensions.push(new x509.ExtendedKeyUsageExtension([...params.extendedKeyUsages], false));
+  }
   if (params.subjectAltNames?.length) {
     extensions.push(new x509.SubjectAlternativeNameExtension(params.subjectAltNames, false));
   }
