@@ -76,12 +76,13 @@ export {
   createServerCertRenewer,
   type RenewerClock,
   renewServerCertificate,
+  type RenewServerCertificateParams,
   type ServerCertRenewer,
   type ServerCertRenewerOptions,
   type ServerNames,
   systemClock,
 } from "./server_cert_renewer.ts";
-export { pathExists, writeFileAtomic } from "./atomic_write.ts";
+export { type AtomicWriteOptions, pathExists, writeFileAtomic } from "./atomic_write.ts";
 export {
   loadOrCreateNodePki,
   type NodePki,

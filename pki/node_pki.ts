@@ -50,8 +50,11 @@ export interface NodePkiOptions {
 
 /** What {@link loadOrCreateNodePki} found or made. */
 export interface NodePki {
+  /** The PKI directory. */
   readonly dir: string;
+  /** The node CA (from disk, the machine config, or new). */
   readonly ca: CertificateAuthority;
+  /** The API server's certificate and key, valid for the node's current names. */
   readonly server: KeyedCertificate;
   /** Files (re)written by this call, by name; empty when everything was loaded. */
   readonly written: readonly string[];

@@ -13,6 +13,7 @@ import { issueServerCertificate } from "./server_certificate.ts";
 
 /** The time source and timer the renewer uses. */
 export interface RenewerClock {
+  /** The current time. */
   now(): Date;
   /** Returns an opaque handle for {@link clearTimeout}. */
   setTimeout(fn: () => void, ms: number): unknown;
@@ -28,7 +29,9 @@ export const systemClock: RenewerClock = {
 
 /** The node's names a server certificate must cover. */
 export interface ServerNames {
+  /** DNS names (hostname first). */
   hostnames: readonly string[];
+  /** IPv4/IPv6 addresses. */
   addresses: readonly string[];
 }
 
