@@ -57,7 +57,9 @@ export function issueToError(
     hint = near ? `did you mean ${JSON.stringify(near)}?` : `allowed keys: ${allowed.join(", ")}`;
   } else if (isObject && atKey && issue.input === undefined) {
     kind = "missing_key";
-    message = `missing required key ${JSON.stringify(segments.at(-1))}`;
+    message = locator.has(segments)
+      ? `required key ${JSON.stringify(segments.at(-1))} has no value`
+      : `missing required key ${JSON.stringify(segments.at(-1))}`;
   } else if (issue.kind === "schema" && message.startsWith("Invalid type:")) {
     const expected = TYPE_NAMES[issue.type] ?? issue.expected ?? issue.type;
     message = `expected ${expected}, got ${describeValue(issue.input)}`;
@@ -65,6 +67,12 @@ export function issueToError(
     message = `${message}, got ${describeValue(issue.input)}`;
     if (issue.type === "boolean" && YAML11_BOOLEANS.test(String(issue.input))) {
       hint = "YAML 1.2 reads yes/no/on/off as strings; write true or false";
+    }
+    if (
+      issue.type === "number" && typeof issue.input === "string" &&
+      issue.input.trim() !== "" && Number.isFinite(Number(issue.input))
+    ) {
+      hint = `write ${issue.input} without quotes`;
     }
   } else if (message.startsWith("Invalid ")) {
     message = `invalid value ${quote(issue.input)}: ${message}`;

@@ -75,6 +75,7 @@ export function parseMachineConfig(text: string, source: string): ParseResult {
     };
   }
 
+  raw = dropEmptyValues(raw);
   const result = v.safeParse(MachineConfigSchema, raw, { abortEarly: false, abortPipeEarly: true });
   const errors = dropExplainedMissingKeys(
     (result.issues ?? []).map((issue) => issueToError(issue, MachineConfigSchema, locator, source)),
@@ -134,6 +135,22 @@ function yamlError(e: YAMLError | YAMLWarning, locator: YamlLocator, source: str
     message: `YAML: ${message}`,
     cause: e,
   });
+}
+
+/**
+ * Removes mapping entries whose value is empty (`time:` with nothing after
+ * it, or `~`/`null`), so that an empty section means "all defaults" and an
+ * empty required key reads as missing. Items of lists are kept: an empty
+ * list item is an error.
+ */
+function dropEmptyValues(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(dropEmptyValues);
+  if (typeof value !== "object" || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (v !== null) out[k] = dropEmptyValues(v);
+  }
+  return out;
 }
 
 function sortErrors(errors: ConfigError[]): ConfigError[] {

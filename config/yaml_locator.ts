@@ -64,6 +64,24 @@ export class YamlLocator {
     return anchor ? this.#start(anchor) : { line: 1, column: 1 };
   }
 
+  /** True when the mapping entries along `path` all exist in the document. */
+  has(path: readonly PathSegment[]): boolean {
+    let node: unknown = this.#doc.contents;
+    for (const seg of path) {
+      if (isAlias(node)) node = node.resolve(this.#doc);
+      if (isMap(node)) {
+        const pair = node.items.find((p) => keyText(p.key) === String(seg));
+        if (!pair) return false;
+        node = pair.value;
+      } else if (isSeq(node) && typeof seg === "number" && seg < node.items.length) {
+        node = node.items[seg];
+      } else {
+        return false;
+      }
+    }
+    return true;
+  }
+
   #start(node: Node): Position {
     return this.at(node.range![0]);
   }
