@@ -35,6 +35,10 @@ export interface ConfigTemplateOptions {
   apiListen?: string;
   /** Run the built-in containerd. @default true */
   containerd?: boolean;
+  /** Extra API certificate names, e.g. the endpoint operators dial. @default [] */
+  certSans?: string[];
+  /** The node CA to embed (from pki/), PEM text; omitted lets the node create one. */
+  ca?: { certPem: string; keyPem: string };
   /** A payload service; omitted leaves an example commented out. */
   payload?: { id?: string; command: string[]; dependsOnContainerd?: boolean };
 }
@@ -119,10 +123,25 @@ export function renderConfigTemplate(options: ConfigTemplateOptions): string {
     "  api:",
     `    listen: ${q(options.apiListen ?? "0.0.0.0:50000")}`,
     "    # Extra names and addresses for the API certificate.",
-    "    cert_sans: []",
-    "",
+    `    cert_sans: ${list(options.certSans ?? [])}`,
   );
+  if (options.ca) {
+    out.push(
+      "",
+      "  # The node CA. The key is a secret: keep this file private (0600).",
+      "  ca:",
+      ...block("crt", options.ca.certPem),
+      ...block("key", options.ca.keyPem),
+    );
+  }
+  out.push("");
   return out.join("\n");
+}
+
+/** A literal block scalar (`key: |`) holding multi-line text such as PEM. */
+function block(key: string, text: string): string[] {
+  const lines = text.replace(/\r\n/g, "\n").trimEnd().split("\n");
+  return [`    ${key}: |`, ...lines.map((l) => `      ${l}`)];
 }
 
 function renderInterface(i: TemplateInterface): string[] {

@@ -7,6 +7,7 @@
 import * as v from "valibot";
 import { mapping } from "./mapping.ts";
 import { ApiSchema, LoggingSchema } from "./api.ts";
+import { CaSchema } from "./ca.ts";
 import { InstallSchema } from "./install.ts";
 import { KernelSchema, SysctlsSchema } from "./kernel.ts";
 import { NetworkSchema } from "./network.ts";
@@ -47,6 +48,14 @@ export const MachineSchema = mapping({
   services: v.optional(ServicesSchema, []),
   runtime: v.optional(v.pipe(RuntimeSchema, v.description("Container runtime.")), {}),
   api: v.optional(v.pipe(ApiSchema, v.description("The management API.")), {}),
+  ca: v.optional(
+    v.pipe(
+      CaSchema,
+      v.description(
+        "The node CA. Omit to have the node create its own on first boot (clients must then fetch it out of band).",
+      ),
+    ),
+  ),
   logging: v.optional(v.pipe(LoggingSchema, v.description("machined's logs.")), {}),
 });
 

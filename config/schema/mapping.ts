@@ -2,7 +2,8 @@
  * Mapping schemas that reject YAML sequences. valibot's object and record
  * schemas accept arrays (they are objects to JavaScript), which would turn
  * `machine: [a]` into an "unknown key 0" error; these report
- * "expected a mapping, got a list" instead.
+ * "expected a mapping, got a list" instead. valibot's strict object also
+ * stops at the first unknown key; {@link mapping} reports every one.
  *
  * @module
  */
@@ -27,9 +28,39 @@ function rejectArrays<S extends { "~run": unknown }>(schema: S): S {
   return schema;
 }
 
-/** A strict mapping with fixed keys: unknown keys and sequences are errors. */
+/** Adds an issue for every unknown key after the first, which valibot reports itself. */
+function reportEveryUnknownKey<S extends { "~run": unknown; entries: v.ObjectEntries }>(
+  schema: S,
+): S {
+  const original = schema["~run"] as Run;
+  const all: Run = function (this: S, dataset, config) {
+    const input = dataset.value;
+    const result = original.call(this, dataset, config);
+    if (typeof input !== "object" || input === null || Array.isArray(input)) return result;
+    const unknown = Object.keys(input).filter((k) => !Object.hasOwn(this.entries, k));
+    for (const key of unknown.slice(1)) {
+      // deno-lint-ignore no-explicit-any
+      v._addIssue(this as any, "key", result as unknown as v.UnknownDataset, config, {
+        input: key,
+        expected: "never",
+        path: [{
+          type: "object",
+          origin: "key",
+          input: input as Record<string, unknown>,
+          key,
+          value: (input as Record<string, unknown>)[key],
+        }],
+      });
+    }
+    return result;
+  };
+  (schema as { "~run": unknown })["~run"] = all;
+  return schema;
+}
+
+/** A strict mapping with fixed keys: every unknown key, and a sequence, is an error. */
 export function mapping<const E extends v.ObjectEntries>(entries: E) {
-  return rejectArrays(v.strictObject(entries, "expected a mapping"));
+  return rejectArrays(reportEveryUnknownKey(v.strictObject(entries, "expected a mapping")));
 }
 
 /** A mapping with free keys checked by `key` and values by `value`. */
