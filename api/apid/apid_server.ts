@@ -1,0 +1,178 @@
+/**
+ * apid's public face: HTTP/2 + TLS 1.3 with a mandatory client certificate
+ * from the node CA, speaking Connect, gRPC and gRPC-Web on one port. It
+ * authenticates (peer_identity.ts), authorizes (auth/rbac.ts), bounds message
+ * sizes and streams, answers reflection itself and forwards MachineService to
+ * machined (forwarder.ts).
+ */
+import http2 from "node:http2";
+import type { Http2Session } from "node:http2";
+import type { TLSSocket } from "node:tls";
+import {
+  createContextKey,
+  createContextValues,
+  type Interceptor,
+  type Transport,
+} from "@connectrpc/connect";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { file_machined_v1_machine, MachineService } from "../gen/machined/v1/machine_pb.ts";
+import type { CertificateAuthority, KeyedCertificate } from "../../pki/mod.ts";
+import { callerKey } from "../auth/identity.ts";
+import { authorize } from "../auth/rbac.ts";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "../server/internal_server.ts";
+import { createForwardingService, createUpstreamTransport } from "./forwarder.ts";
+import { createPeerVerifier, type PeerVerifier } from "./peer_identity.ts";
+import {
+  createReflectionIndex,
+  REFLECTION_FILES,
+  REFLECTION_SERVICES,
+  registerReflection,
+} from "./reflection.ts";
+
+/** The API port. */
+export const DEFAULT_API_PORT = 50000;
+
+/** The connection a request arrived on, for the auth interceptor. */
+const peerKey = createContextKey<{
+  identify: PeerVerifier["identify"];
+  session: Http2Session | undefined;
+  socket: TLSSocket | undefined;
+}>({
+  identify: () => Promise.reject(new Error("no peer")),
+  session: undefined,
+  socket: undefined,
+}, { description: "apid peer connection" });
+
+/** Options of {@link startApidServer}. */
+export interface ApidServerOptions {
+  /** The node CA (its certificate verifies clients). */
+  readonly ca: CertificateAuthority;
+  /** The server certificate and key. */
+  readonly server: KeyedCertificate;
+  /** machined's API socket. */
+  readonly socketPath: string;
+  /** @default "0.0.0.0" */
+  readonly hostname?: string;
+  /** 0 picks a free port. @default 50000 */
+  readonly port?: number;
+  /** @default 4 MiB */
+  readonly readMaxBytes?: number;
+  /** @default 4 MiB */
+  readonly writeMaxBytes?: number;
+  /** Concurrent streams per client connection. @default 256 */
+  readonly maxConcurrentStreams?: number;
+  /** Overrides the upstream transport (tests). @default the Unix socket transport */
+  readonly upstream?: Transport;
+}
+
+/** A running apid server. */
+export interface ApidServer {
+  readonly port: number;
+  readonly hostname: string;
+  /** Open client connections. */
+  readonly sessions: number;
+  /** Swap the server certificate for new connections (renewal). */
+  setCertificate(server: KeyedCertificate): void;
+  /** Stop accepting, end every connection. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * Bind the API port and serve.
+ * @throws Error when the port cannot be bound.
+ */
+export async function startApidServer(options: ApidServerOptions): Promise<ApidServer> {
+  const readMaxBytes = options.readMaxBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  const writeMaxBytes = options.writeMaxBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  const upstream = options.upstream ??
+    createUpstreamTransport({
+      socketPath: options.socketPath,
+      readMaxBytes: writeMaxBytes,
+      writeMaxBytes: readMaxBytes,
+    });
+  const verifier = createPeerVerifier(() => options.ca);
+  const index = createReflectionIndex(
+    [file_machined_v1_machine, ...REFLECTION_FILES],
+    [MachineService.typeName, ...REFLECTION_SERVICES],
+  );
+
+  const authInterceptor: Interceptor = (next) => async (req) => {
+    const pending = req.contextValues.get(peerKey);
+    const caller = await pending.identify(pending.session, pending.socket);
+    authorize(caller.role, req.service.typeName, req.method.name);
+    req.contextValues.set(callerKey, caller);
+    return next(req);
+  };
+
+  const handler = connectNodeAdapter({
+    routes: (router) => {
+      router.service(MachineService, createForwardingService(upstream));
+      registerReflection(router, index);
+    },
+    readMaxBytes,
+    writeMaxBytes,
+    interceptors: [authInterceptor],
+    contextValues: (req) => {
+      const session = (req as { stream?: { session?: Http2Session } }).stream?.session;
+      return createContextValues().set(peerKey, {
+        identify: verifier.identify,
+        session,
+        socket: req.socket as TLSSocket,
+      });
+    },
+  });
+
+  const sessions = new Set<Http2Session>();
+  const server = http2.createSecureServer({
+    key: options.server.keyPem,
+    cert: options.server.certPem,
+    ca: options.ca.certPem,
+    requestCert: true,
+    rejectUnauthorized: true,
+    minVersion: "TLSv1.3",
+    allowHTTP1: true,
+    settings: { maxConcurrentStreams: options.maxConcurrentStreams ?? 256 },
+  }, handler);
+  server.on("session", (session: Http2Session) => {
+    sessions.add(session);
+    session.on("close", () => sessions.delete(session));
+    session.on("error", () => {}); // an abrupt client must not become an uncaught error
+  });
+  server.on("tlsClientError", () => {}); // refused handshakes are the TLS layer doing its job
+  server.on("error", (e) => console.error("apid: server error", e));
+
+  const hostname = options.hostname ?? "0.0.0.0";
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? DEFAULT_API_PORT, hostname, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as { port: number }).port;
+
+  let closing: Promise<void> | undefined;
+  return {
+    port,
+    hostname,
+    get sessions() {
+      return sessions.size;
+    },
+    setCertificate(next) {
+      server.setSecureContext({
+        key: next.keyPem,
+        cert: next.certPem,
+        ca: options.ca.certPem,
+        minVersion: "TLSv1.3",
+      });
+    },
+    close() {
+      closing ??= (async () => {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        for (const s of sessions) s.destroy();
+        await closed;
+      })();
+      return closing;
+    },
+  };
+}

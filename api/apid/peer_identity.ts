@@ -1,0 +1,56 @@
+/**
+ * Who is on the other end of a TLS connection. The TLS layer already refused
+ * clients without a certificate, with one from another CA, expired, or
+ * without the clientAuth usage; pki's verifyClientCertificate closes what
+ * rustls lets through (a certificate with no EKU at all, such as a CA's) and
+ * reads the role. The result is cached per HTTP/2 session, so a keep-alive
+ * client pays for one verification.
+ */
+import type { Http2Session } from "node:http2";
+import type { TLSSocket } from "node:tls";
+import { Code, ConnectError } from "@connectrpc/connect";
+import {
+  type CertificateAuthority,
+  ClientCertificateError,
+  verifyClientCertificate,
+} from "../../pki/mod.ts";
+import type { CallerIdentity } from "../auth/identity.ts";
+
+/** Resolves the caller of a request, once per session. */
+export interface PeerVerifier {
+  /**
+   * The verified identity of the session's peer.
+   * @throws ConnectError Unauthenticated naming the certificate problem.
+   */
+  identify(
+    session: Http2Session | undefined,
+    socket: TLSSocket | undefined,
+  ): Promise<CallerIdentity>;
+}
+
+/** A verifier against the node CA (read at each new session, so a CA swap applies). */
+export function createPeerVerifier(ca: () => Pick<CertificateAuthority, "cert">): PeerVerifier {
+  const cache = new WeakMap<Http2Session, Promise<CallerIdentity>>();
+  const verify = async (socket: TLSSocket | undefined): Promise<CallerIdentity> => {
+    try {
+      const identity = await verifyClientCertificate(socket?.getPeerCertificate?.(), ca());
+      return { name: identity.name, role: identity.role, serialNumber: identity.serialNumber };
+    } catch (e) {
+      if (e instanceof ClientCertificateError) {
+        throw new ConnectError(e.message, Code.Unauthenticated, undefined, undefined, e);
+      }
+      throw e;
+    }
+  };
+  return {
+    identify(session, socket) {
+      if (!session) return verify(socket);
+      let found = cache.get(session);
+      if (!found) {
+        found = verify(socket ?? (session.socket as TLSSocket));
+        cache.set(session, found);
+      }
+      return found;
+    },
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * Role-based access to the API: the least role each RPC needs, as a table typed
+ * over every method of MachineService (a new RPC fails type-checking until it
+ * is given a role). Roles come from the client certificate's O= (pki/role.ts).
+ */
+import { Code, ConnectError } from "@connectrpc/connect";
+import { MachineService } from "../gen/machined/v1/machine_pb.ts";
+import { type Role, ROLES } from "../../pki/role.ts";
+
+/** The local (camelCase) name of every MachineService RPC. */
+export type MachineMethod = keyof typeof MachineService.method;
+
+/** The least role needed for each RPC. */
+export const METHOD_ROLES: { readonly [M in MachineMethod]: Role } = {
+  version: "os:reader",
+  get: "os:reader",
+  list: "os:reader",
+  watch: "os:reader",
+  events: "os:reader",
+  reboot: "os:operator",
+  shutdown: "os:operator",
+  generateClientConfiguration: "os:admin",
+};
+
+/** Services any authenticated client may call (gRPC reflection). */
+export const OPEN_SERVICES: readonly string[] = [
+  "grpc.reflection.v1.ServerReflection",
+  "grpc.reflection.v1alpha.ServerReflection",
+];
+
+/** True when `role` is at least `needed` (ROLES is ordered most privileged first). */
+export function roleSatisfies(role: Role, needed: Role): boolean {
+  return ROLES.indexOf(role) <= ROLES.indexOf(needed);
+}
+
+/**
+ * Whether `role` may call `service`/`method` (method is the proto name, e.g. `Reboot`).
+ * Unknown services and methods are refused: the table is the allow-list.
+ */
+export function isAllowed(role: Role, service: string, method: string): boolean {
+  if (OPEN_SERVICES.includes(service)) return true;
+  if (service !== MachineService.typeName) return false;
+  const needed = neededRole(method);
+  return needed !== undefined && roleSatisfies(role, needed);
+}
+
+/** The role an RPC needs, by its proto name (`GenerateClientConfiguration`). */
+export function neededRole(method: string): Role | undefined {
+  const local = MachineService.methods.find((m) => m.name === method)?.localName;
+  return local === undefined ? undefined : METHOD_ROLES[local as MachineMethod];
+}
+
+/**
+ * @throws ConnectError PermissionDenied naming the role and the method when
+ *   `role` may not call it.
+ */
+export function authorize(role: Role, service: string, method: string): void {
+  if (isAllowed(role, service, method)) return;
+  const needed = service === MachineService.typeName ? neededRole(method) : undefined;
+  throw new ConnectError(
+    `Role "${role}" may not call ${service}/${method}` +
+      (needed ? ` (needs "${needed}" or higher)` : ""),
+    Code.PermissionDenied,
+  );
+}

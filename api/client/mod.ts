@@ -1,0 +1,19 @@
+/**
+ * Clients of the machined API (used by machinectl).
+ *
+ * @example
+ * ```ts
+ * import { createMachineClient } from "./api/client/mod.ts";
+ * const { api, close } = createMachineClient({
+ *   endpoint: "10.0.0.5:50000", caPem: "...", certPem: "...", keyPem: "...",
+ * });
+ * console.log((await api.version({})).version);
+ * close();
+ * ```
+ * @module
+ */
+export {
+  createMachineClient,
+  type MachineClient,
+  type MachineClientOptions,
+} from "./create_machine_client.ts";

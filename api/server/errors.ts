@@ -1,0 +1,57 @@
+/**
+ * Errors become Connect codes here and nowhere else: store errors, bad
+ * arguments, mapping failures and PKI errors each get their code; anything
+ * else is Internal. The original error stays attached as `cause`.
+ */
+import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import {
+  isAlreadyExists,
+  isConflict,
+  isFinalizersPending,
+  isNotFound,
+  isOwnerConflict,
+  isPhaseConflict,
+} from "../../runtime/mod.ts";
+import { isPkiError } from "../../pki/mod.ts";
+import { ResourceMappingError } from "../mapping/mod.ts";
+
+/** The Connect code for an error raised below the API. */
+export function codeOf(e: unknown): Code {
+  if (e instanceof ConnectError) return e.code;
+  if (isNotFound(e)) return Code.NotFound;
+  if (isAlreadyExists(e)) return Code.AlreadyExists;
+  if (isConflict(e)) return Code.Aborted;
+  if (isOwnerConflict(e)) return Code.PermissionDenied;
+  if (isPhaseConflict(e) || isFinalizersPending(e)) return Code.FailedPrecondition;
+  if (e instanceof ResourceMappingError) return Code.InvalidArgument;
+  if (isPkiError(e, "invalid")) return Code.InvalidArgument;
+  if (e instanceof TypeError || e instanceof RangeError) return Code.InvalidArgument;
+  if (e instanceof DOMException && e.name === "AbortError") return Code.Canceled;
+  return Code.Internal;
+}
+
+/** Wraps any error as a ConnectError with the right code, keeping it as `cause`. */
+export function toConnectError(e: unknown): ConnectError {
+  if (e instanceof ConnectError) return e;
+  const message = e instanceof Error ? e.message : String(e);
+  return new ConnectError(message, codeOf(e), undefined, undefined, e);
+}
+
+/** An interceptor applying {@link toConnectError} to unary and streaming handlers alike. */
+export const errorMappingInterceptor: Interceptor = (next) => async (req) => {
+  try {
+    const res = await next(req);
+    if (!res.stream) return res;
+    return { ...res, message: mapStream(res.message) };
+  } catch (e) {
+    throw toConnectError(e);
+  }
+};
+
+async function* mapStream<T>(source: AsyncIterable<T>): AsyncIterable<T> {
+  try {
+    yield* source;
+  } catch (e) {
+    throw toConnectError(e);
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * The machined end of the apid → machined hop: MachineService spoken as gRPC
+ * over cleartext HTTP/2 on a Unix socket. Only apid can open the socket (mode
+ * 0660, group = apid's), which is why the identity headers apid sets are
+ * trusted here; RBAC is checked again as defence in depth.
+ */
+import http2 from "node:http2";
+import type { Http2Session } from "node:http2";
+import { dirname } from "node:path";
+import { Code, ConnectError, createContextValues, type Interceptor } from "@connectrpc/connect";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { MachineService } from "../gen/machined/v1/machine_pb.ts";
+import { callerKey, identityFromHeaders } from "../auth/identity.ts";
+import { authorize } from "../auth/rbac.ts";
+import { errorMappingInterceptor } from "./errors.ts";
+import { createMachineService, type MachineServiceDeps } from "./machine_service.ts";
+
+/** 4 MiB: the default bound on one message in either direction. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+
+/** Options of {@link startInternalApiServer}. */
+export interface InternalApiServerOptions {
+  /** Unix socket path; a stale socket there is replaced. */
+  readonly socketPath: string;
+  readonly deps: MachineServiceDeps;
+  /** Group owning the socket (apid's), set when running as root. */
+  readonly socketGroup?: number;
+  /** @default DEFAULT_MAX_MESSAGE_BYTES */
+  readonly readMaxBytes?: number;
+  /** @default DEFAULT_MAX_MESSAGE_BYTES */
+  readonly writeMaxBytes?: number;
+  /** Streams per connection; apid multiplexes every client over one. @default 100000 */
+  readonly maxConcurrentStreams?: number;
+}
+
+/** A running internal server. */
+export interface InternalApiServer {
+  readonly socketPath: string;
+  /** Open HTTP/2 sessions (apid connections). */
+  readonly sessions: number;
+  /** Stops listening, ends every session and removes the socket. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Refuses calls without forwarded identity and re-checks RBAC. */
+const trustedIdentityInterceptor: Interceptor = (next) => (req) => {
+  const caller = req.contextValues.get(callerKey);
+  if (!caller) {
+    throw new ConnectError("Call carries no caller identity", Code.Unauthenticated);
+  }
+  authorize(caller.role, req.service.typeName, req.method.name);
+  return next(req);
+};
+
+/**
+ * Listen on `socketPath` and serve MachineService to apid.
+ * @throws Error when the socket cannot be bound.
+ */
+export async function startInternalApiServer(
+  options: InternalApiServerOptions,
+): Promise<InternalApiServer> {
+  const { socketPath } = options;
+  const handler = connectNodeAdapter({
+    routes: (router) => router.service(MachineService, createMachineService(options.deps)),
+    grpc: true,
+    connect: false,
+    grpcWeb: false,
+    readMaxBytes: options.readMaxBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+    writeMaxBytes: options.writeMaxBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+    interceptors: [errorMappingInterceptor, trustedIdentityInterceptor],
+    contextValues: (req) =>
+      createContextValues().set(
+        callerKey,
+        identityFromHeaders((name) => headerValue(req.headers[name])),
+      ),
+  });
+  const sessions = new Set<Http2Session>();
+  const server = http2.createServer({
+    settings: { maxConcurrentStreams: options.maxConcurrentStreams ?? 100_000 },
+  }, handler);
+  server.on("session", (session: Http2Session) => {
+    sessions.add(session);
+    session.on("close", () => sessions.delete(session));
+    session.on("error", () => {}); // a dying peer must not become an uncaught error
+  });
+  await Deno.mkdir(dirname(socketPath), { recursive: true, mode: 0o750 });
+  await removeStaleSocket(socketPath);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(socketPath, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  await Deno.chmod(socketPath, 0o660);
+  if (options.socketGroup !== undefined) await Deno.chown(socketPath, null, options.socketGroup);
+
+  let closing: Promise<void> | undefined;
+  return {
+    socketPath,
+    get sessions() {
+      return sessions.size;
+    },
+    close() {
+      closing ??= (async () => {
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        for (const s of sessions) s.destroy();
+        await closed;
+        await Deno.remove(socketPath).catch(() => {});
+      })();
+      return closing;
+    },
+  };
+}
+
+function headerValue(v: string | string[] | undefined): string | undefined {
+  return Array.isArray(v) ? v[0] : v;
+}
+
+async function removeStaleSocket(path: string): Promise<void> {
+  try {
+    const info = await Deno.lstat(path);
+    if (!info.isSocket) {
+      throw new Deno.errors.AlreadyExists(`Cannot bind API socket "${path}": not a socket`);
+    }
+    await Deno.remove(path);
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  }
+}

@@ -1,0 +1,46 @@
+/**
+ * machined's side of the API: MachineService over the store and node actions,
+ * served to apid on a Unix socket. apid (api/apid/) terminates mutual TLS and
+ * forwards here.
+ *
+ * @example
+ * ```ts
+ * import { createClientConfigIssuer, createEventHub, startInternalApiServer } from "./api/server/mod.ts";
+ * declare const store: import("./resources/mod.ts").MachineStore;
+ * declare const actions: import("./api/server/mod.ts").NodeActions;
+ * declare const ca: import("./pki/mod.ts").CertificateAuthority;
+ * const events = createEventHub();
+ * const server = await startInternalApiServer({
+ *   socketPath: "/system/run/machined/api.sock",
+ *   deps: { store, actions, events, clientConfigs: createClientConfigIssuer(ca, () => ["10.0.0.5"]) },
+ * });
+ * await server.close();
+ * ```
+ * @module
+ */
+export type { ActionRequester, NodeActions, VersionInfo } from "./node_actions.ts";
+export {
+  createEventHub,
+  type EventHub,
+  type EventSource,
+  type MachineEvent,
+} from "./event_source.ts";
+export {
+  type ClientConfigIssuer,
+  createClientConfigIssuer,
+  type IssueClientConfigParams,
+  type IssuedClientConfig,
+} from "./client_config_issuer.ts";
+export { codeOf, errorMappingInterceptor, toConnectError } from "./errors.ts";
+export {
+  ALL_NAMESPACES,
+  createMachineService,
+  type MachineServiceDeps,
+  requireType,
+} from "./machine_service.ts";
+export {
+  DEFAULT_MAX_MESSAGE_BYTES,
+  type InternalApiServer,
+  type InternalApiServerOptions,
+  startInternalApiServer,
+} from "./internal_server.ts";

@@ -1,0 +1,232 @@
+/**
+ * Test fixtures for the API: a throwaway PKI (CA, server, one client per role,
+ * plus the bad certificates the mTLS matrix needs), a store with a few
+ * resources, recording node actions, machined's internal server on a temp
+ * socket, and apid in-process on a random loopback port. Not for production.
+ */
+import { join } from "node:path";
+import {
+  type CertificateAuthority,
+  createCertificateAuthority,
+  DAY_MS,
+  issueClientCertificate,
+  issueLeafCertificate,
+  issueServerCertificate,
+  type KeyedCertificate,
+  type Role,
+  x509,
+} from "../pki/mod.ts";
+import { Store } from "../runtime/mod.ts";
+import type { MachineStore, ResourceSpecs } from "../resources/mod.ts";
+import { createMachineClient, type MachineClient } from "./client/mod.ts";
+import {
+  type ActionRequester,
+  createClientConfigIssuer,
+  createEventHub,
+  type EventHub,
+  type InternalApiServer,
+  type NodeActions,
+  startInternalApiServer,
+  type VersionInfo,
+} from "./server/mod.ts";
+import { type ApidServer, startApidServer } from "./apid/apid_server.ts";
+
+/** Every credential a test may present. */
+export interface TestPki {
+  readonly dir: string;
+  readonly ca: CertificateAuthority;
+  readonly server: KeyedCertificate;
+  readonly clients: Readonly<Record<Role, KeyedCertificate>>;
+  /** Signed by an unrelated CA. */
+  readonly otherCa: KeyedCertificate;
+  /** Expired yesterday. */
+  readonly expired: KeyedCertificate;
+  /** serverAuth usage only. */
+  readonly serverOnly: KeyedCertificate;
+  /** No extended key usage at all (rustls accepts it; verifyClientCertificate must not). */
+  readonly noEku: KeyedCertificate;
+}
+
+/** Writes the PKI into a fresh temp dir (ca.crt, ca.key, server.crt, server.key). */
+export async function createTestPki(): Promise<TestPki> {
+  const dir = await Deno.makeTempDir({ prefix: "machined-api-" });
+  const ca = await createCertificateAuthority({});
+  const server = await issueServerCertificate({
+    ca,
+    hostnames: ["localhost"],
+    addresses: ["127.0.0.1"],
+  });
+  const role = (r: Role) => issueClientCertificate({ ca, name: r.slice(3), role: r });
+  const clients = {
+    "os:admin": await role("os:admin"),
+    "os:operator": await role("os:operator"),
+    "os:reader": await role("os:reader"),
+  };
+  const foreign = await createCertificateAuthority({});
+  const otherCa = await issueClientCertificate({ ca: foreign, name: "mallory", role: "os:admin" });
+  const expired = await issueClientCertificate({
+    ca,
+    name: "old",
+    role: "os:admin",
+    now: new Date(Date.now() - 30 * DAY_MS),
+    lifetimeMs: DAY_MS,
+  });
+  const serverOnly = await issueLeafCertificate({
+    ca,
+    subject: [{ O: ["os:admin"] }, { CN: ["server-only"] }],
+    extendedKeyUsages: [x509.ExtendedKeyUsage.serverAuth],
+  });
+  const noEku = await issueLeafCertificate({
+    ca,
+    subject: [{ O: ["os:admin"] }, { CN: ["no-eku"] }],
+    extendedKeyUsages: [],
+  });
+  await Deno.writeTextFile(join(dir, "ca.crt"), ca.certPem);
+  await Deno.writeTextFile(join(dir, "ca.key"), ca.keyPem, { mode: 0o600 });
+  await Deno.writeTextFile(join(dir, "server.crt"), server.certPem);
+  await Deno.writeTextFile(join(dir, "server.key"), server.keyPem, { mode: 0o600 });
+  for (const [name, c] of Object.entries({ ...clients, otherCa, expired, serverOnly, noEku })) {
+    const base = name.replace(":", "-");
+    await Deno.writeTextFile(join(dir, `${base}.crt`), c.certPem);
+    await Deno.writeTextFile(join(dir, `${base}.key`), c.keyPem);
+  }
+  return { dir, ca, server, clients, otherCa, expired, serverOnly, noEku };
+}
+
+/** Node actions that record what was asked. */
+export class RecordingActions implements NodeActions {
+  readonly calls: { action: "reboot" | "shutdown"; by: ActionRequester }[] = [];
+  version(): VersionInfo {
+    return {
+      version: "0.1.0-test",
+      commit: "test",
+      denoVersion: Deno.version.deno,
+      os: Deno.build.os,
+      arch: Deno.build.arch,
+      hostname: "test-node",
+    };
+  }
+  reboot(by: ActionRequester): Promise<void> {
+    this.calls.push({ action: "reboot", by });
+    return Promise.resolve();
+  }
+  shutdown(by: ActionRequester): Promise<void> {
+    this.calls.push({ action: "shutdown", by });
+    return Promise.resolve();
+  }
+}
+
+/** A store holding one MachineStatus and two ControllerStatus resources. */
+export function seededStore(): MachineStore {
+  const store = new Store<ResourceSpecs>();
+  store.create({
+    type: "MachineStatus",
+    namespace: "runtime",
+    id: "machine",
+    owner: "test",
+    labels: { tier: "core" },
+    spec: { stage: "running", ready: true, unmetConditions: [], pid1: false, mode: "dev" },
+  });
+  for (const id of ["network.AddressSpecController", "time.SyncController"]) {
+    store.create({
+      type: "ControllerStatus",
+      namespace: "runtime",
+      id,
+      owner: "test",
+      labels: { domain: id.split(".")[0] },
+      spec: {
+        state: "idle",
+        reconciles: 3,
+        failures: 0,
+        consecutiveFailures: 0,
+        lastError: "",
+        lastReconcile: "",
+        lastDurationMs: 1.5,
+        inputs: [],
+        outputs: [],
+      },
+    });
+  }
+  return store;
+}
+
+/** Everything a test needs, torn down by {@link ApiFixture.close}. */
+export interface ApiFixture {
+  readonly pki: TestPki;
+  readonly store: MachineStore;
+  readonly actions: RecordingActions;
+  readonly events: EventHub;
+  readonly internal: InternalApiServer;
+  readonly apid: ApidServer;
+  readonly socketPath: string;
+  /** `127.0.0.1:<port>`. */
+  readonly endpoint: string;
+  /** A client presenting `cert` (default: the admin's). Closed by close(). */
+  client(cert?: KeyedCertificate): MachineClient;
+  close(): Promise<void>;
+}
+
+/** Options of {@link startApiFixture}. */
+export interface ApiFixtureOptions {
+  readMaxBytes?: number;
+  writeMaxBytes?: number;
+  maxConcurrentStreams?: number;
+  /** Start apid in-process. @default true */
+  apid?: boolean;
+}
+
+/** Starts machined's internal server and apid in-process over a fresh PKI. */
+export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<ApiFixture> {
+  const pki = await createTestPki();
+  const store = seededStore();
+  const actions = new RecordingActions();
+  const events = createEventHub();
+  const socketPath = join(pki.dir, "run", "api.sock");
+  const internal = await startInternalApiServer({
+    socketPath,
+    deps: {
+      store,
+      actions,
+      events,
+      clientConfigs: createClientConfigIssuer(pki.ca, () => ["127.0.0.1"]),
+    },
+  });
+  const apid = await startApidServer({
+    ca: pki.ca,
+    server: pki.server,
+    socketPath,
+    hostname: "127.0.0.1",
+    port: 0,
+    readMaxBytes: options.readMaxBytes,
+    writeMaxBytes: options.writeMaxBytes,
+    maxConcurrentStreams: options.maxConcurrentStreams,
+  });
+  const endpoint = `127.0.0.1:${apid.port}`;
+  const clients: MachineClient[] = [];
+  return {
+    pki,
+    store,
+    actions,
+    events,
+    internal,
+    apid,
+    socketPath,
+    endpoint,
+    client(cert = pki.clients["os:admin"]) {
+      const c = createMachineClient({
+        endpoint,
+        caPem: pki.ca.certPem,
+        certPem: cert.certPem,
+        keyPem: cert.keyPem,
+      });
+      clients.push(c);
+      return c;
+    },
+    async close() {
+      for (const c of clients) c.close();
+      await apid.close();
+      await internal.close();
+      await Deno.remove(pki.dir, { recursive: true });
+    },
+  };
+}
