@@ -40,7 +40,7 @@ export async function applyConfigText(
   await store.modify(
     { type: MACHINE_CONFIG, namespace: "config", id: MACHINE_CONFIG_ID },
     CONFIG_OWNER,
-    () => ({ source, config: parsed.config }),
+    () => ({ source, config: redactSecrets(parsed.config) }),
   );
   await writeStatus(store, { state: "valid", source, errors: [] });
   return { state: "valid", config: parsed.config };
@@ -78,6 +78,18 @@ export async function loadFirstConfig(
     errors: [],
   });
   return { state: "missing" };
+}
+
+/** What stands where a secret was removed. */
+export const REDACTED = "(redacted)";
+
+/**
+ * The config as it may be shown over the API: the CA key never enters the store
+ * (boot hands the full config to the PKI directly).
+ */
+export function redactSecrets(config: MachineConfig): MachineConfig {
+  if (!config.machine.ca) return config;
+  return { ...config, machine: { ...config.machine, ca: { ...config.machine.ca, key: REDACTED } } };
 }
 
 function toIssue(e: ConfigError): ConfigIssue {

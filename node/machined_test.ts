@@ -61,3 +61,20 @@ Deno.test("a missing config file is recorded as missing", async () => {
   assert.equal(r.state, "missing");
   assert.equal(m.store.get("ConfigStatus", "config", "machine").spec.state, "missing");
 });
+
+Deno.test("the CA key in the config never enters the store", async () => {
+  const m = newMachined();
+  const { createCertificateAuthority } = await import("../pki/mod.ts");
+  const { renderConfigTemplate } = await import("../config/mod.ts");
+  const ca = await createCertificateAuthority();
+  const text = renderConfigTemplate({
+    hostname: "n1",
+    ca: { certPem: ca.certPem, keyPem: ca.keyPem },
+  });
+  const r = await applyConfigText(m.store, text, "ca.yaml");
+  assert.equal(r.state, "valid");
+  if (r.state === "valid") assert.equal(r.config.machine.ca?.key.trim(), ca.keyPem.trim());
+  const stored = m.store.get("MachineConfig", "config", "v1alpha1").spec.config;
+  assert.equal(stored.machine.ca?.key, "(redacted)");
+  assert.ok(!JSON.stringify(stored).includes("PRIVATE KEY"));
+});

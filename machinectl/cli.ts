@@ -1,0 +1,121 @@
+/**
+ * machinectl's dispatcher: finds the command (one or two words), parses its
+ * flags strictly, runs it, and turns any failure into one line and an exit code.
+ */
+import { parseArgs } from "node:util";
+import type { Command } from "./command.ts";
+import { configAddCommand, configContextsCommand, configUseCommand } from "./commands/config.ts";
+import { eventsCommand } from "./commands/events.ts";
+import { genClientCommand, genConfigCommand } from "./commands/gen.ts";
+import { getCommand } from "./commands/get.ts";
+import { rebootCommand, shutdownCommand } from "./commands/power.ts";
+import { validateCommand } from "./commands/validate.ts";
+import { versionCommand } from "./commands/version.ts";
+import { describeError } from "./errors.ts";
+import { consoleIo, type Io } from "./io.ts";
+
+/** Every command, in help order. */
+export const COMMANDS: readonly Command[] = [
+  versionCommand,
+  getCommand,
+  eventsCommand,
+  rebootCommand,
+  shutdownCommand,
+  validateCommand,
+  genConfigCommand,
+  genClientCommand,
+  configContextsCommand,
+  configUseCommand,
+  configAddCommand,
+];
+
+/** Runs machinectl with `argv` (without the program name); returns the exit code. */
+export async function runMachinectl(argv: readonly string[], io: Io = consoleIo): Promise<number> {
+  // Global flags may come before the command: `machinectl --config X get ms`.
+  const { command, rest } = findCommand(argv);
+  if (!command) {
+    if (argv.length === 0 || argv.includes("--help") || argv.includes("-h") || argv[0] === "help") {
+      io.out(help());
+      return argv.length === 0 ? 2 : 0;
+    }
+    io.err(`unknown command "${argv.filter((a) => !a.startsWith("-"))[0] ?? argv[0]}"\n${help()}`);
+    return 2;
+  }
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...rest],
+      options: { ...command.flags, help: { type: "boolean", short: "h" } },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (e) {
+    io.err(`${command.name}: ${(e as Error).message}\nusage: machinectl ${command.usage}`);
+    return 2;
+  }
+  if (parsed.values.help) {
+    io.out(
+      `usage: machinectl ${command.usage}\n\n${command.summary}\n\nflags:\n${flagHelp(command)}`,
+    );
+    return 0;
+  }
+  try {
+    return await command.run({ flags: parsed.values, args: parsed.positionals, io });
+  } catch (e) {
+    io.err(`error: ${describeError(e, endpointHint(parsed.values))}`);
+    return 1;
+  }
+}
+
+function findCommand(argv: readonly string[]): { command?: Command; rest: string[] } {
+  const words: number[] = [];
+  for (let i = 0; i < argv.length && words.length < 2; i++) {
+    const a = argv[i];
+    if (a.startsWith("-")) {
+      // Skip a global flag's value (`--config FILE`).
+      if (!a.includes("=") && ["--config", "--context", "-e", "--endpoints"].includes(a)) i++;
+      continue;
+    }
+    words.push(i);
+  }
+  const two = words.length === 2 ? `${argv[words[0]]} ${argv[words[1]]}` : undefined;
+  const byTwo = two ? COMMANDS.find((c) => c.name === two) : undefined;
+  if (byTwo) {
+    return {
+      command: byTwo,
+      rest: argv.filter((_, i) => i !== words[0] && i !== words[1]),
+    };
+  }
+  const one = words.length > 0 ? argv[words[0]] : undefined;
+  const byOne = COMMANDS.find((c) => c.name === one);
+  if (byOne) return { command: byOne, rest: argv.filter((_, i) => i !== words[0]) };
+  return { rest: [...argv] };
+}
+
+function endpointHint(values: Record<string, unknown>): string | undefined {
+  const e = values.endpoints as string[] | undefined;
+  return e?.[0];
+}
+
+function help(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length));
+  return [
+    "machinectl: operate a machined node over its mutual-TLS API",
+    "",
+    "commands:",
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
+    "",
+    "global flags: --config FILE, --context NAME, -e HOST[:PORT]",
+    "client config: --config, then $MACHINECTL_CONFIG, then ~/.config/machinectl/config.yaml",
+    "run `machinectl COMMAND --help` for a command's flags",
+  ].join("\n");
+}
+
+function flagHelp(command: Command): string {
+  return Object.entries(command.flags)
+    .map(([name, f]) =>
+      `  ${f.short ? `-${f.short}, ` : "    "}--${name}${f.type === "string" ? " VALUE" : ""}` +
+      `  ${f.description}${f.default !== undefined ? ` (default ${f.default})` : ""}`
+    )
+    .join("\n");
+}

@@ -1,0 +1,43 @@
+/** The shape of a machinectl command and its flag declarations. */
+import type { Io } from "./io.ts";
+
+/** A flag a command accepts (node:util parseArgs style). */
+export interface FlagSpec {
+  type: "string" | "boolean";
+  short?: string;
+  multiple?: boolean;
+  description: string;
+  default?: string | boolean;
+}
+
+/** Parsed flags and positionals. */
+export interface Invocation {
+  // deno-lint-ignore no-explicit-any
+  flags: Record<string, any>;
+  args: string[];
+  io: Io;
+}
+
+/** One (sub)command. */
+export interface Command {
+  /** e.g. `get` or `gen config`. */
+  name: string;
+  usage: string;
+  summary: string;
+  flags: Record<string, FlagSpec>;
+  /** Whether the global connection flags apply. */
+  connects: boolean;
+  run(inv: Invocation): Promise<number>;
+}
+
+/** Flags of every command that talks to a node. */
+export const CONNECTION_FLAGS: Record<string, FlagSpec> = {
+  config: { type: "string", description: "client config file" },
+  context: { type: "string", description: "context to use instead of the current one" },
+  endpoints: {
+    type: "string",
+    short: "e",
+    multiple: true,
+    description: "endpoint HOST[:PORT] overriding the context's",
+  },
+};

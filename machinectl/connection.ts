@@ -1,0 +1,89 @@
+/**
+ * Resolves which node to talk to and with which credentials (the client config
+ * found via --config, $MACHINECTL_CONFIG, then ~/.config/machinectl/config.yaml),
+ * and builds a gRPC-over-mTLS client for MachineService.
+ */
+import { type Client, createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import { MachineService } from "../api/gen/machined/v1/machine_pb.ts";
+import {
+  type ClientCredentials,
+  readClientConfig,
+  resolveClientConfigPath,
+  resolveCredentials,
+  withDefaultPort,
+} from "../pki/mod.ts";
+import { CliError } from "./io.ts";
+
+/** Flags every command that talks to a node accepts. */
+export interface ConnectionFlags {
+  config?: string;
+  context?: string;
+  /** Overrides the context's endpoints. */
+  endpoints?: string[];
+}
+
+/** A client for one node. */
+export interface NodeConnection {
+  client: Client<typeof MachineService>;
+  endpoint: string;
+  credentials: ClientCredentials;
+  configPath: string;
+}
+
+/** Where the client config is read from. */
+export function clientConfigPath(flags: ConnectionFlags): string {
+  return resolveClientConfigPath(
+    flags.config,
+    { MACHINECTL_CONFIG: Deno.env.get("MACHINECTL_CONFIG") },
+    Deno.env.get("HOME") ?? "/root",
+  );
+}
+
+/**
+ * Opens a connection to the first endpoint of the selected context.
+ * @throws CliError when the client config is missing or has no usable context.
+ */
+export async function connectToNode(flags: ConnectionFlags): Promise<NodeConnection> {
+  const configPath = clientConfigPath(flags);
+  try {
+    await Deno.stat(configPath);
+  } catch {
+    throw new CliError(
+      `no client config at "${configPath}" (use --config FILE, $MACHINECTL_CONFIG, ` +
+        `or machinectl gen config)`,
+    );
+  }
+  let credentials: ClientCredentials;
+  try {
+    credentials = resolveCredentials(await readClientConfig(configPath), flags.context);
+  } catch (e) {
+    throw new CliError(`cannot use client config "${configPath}": ${(e as Error).message}`);
+  }
+  const endpoints = flags.endpoints?.length ? flags.endpoints : credentials.endpoints;
+  if (endpoints.length === 0) {
+    throw new CliError(`context "${credentials.name}" has no endpoints (use -e HOST[:PORT])`);
+  }
+  const endpoint = withDefaultPort(endpoints[0]);
+  const transport = createGrpcTransport({
+    baseUrl: `https://${bracketed(endpoint)}`,
+    nodeOptions: {
+      ca: credentials.caPem,
+      cert: credentials.certPem,
+      key: credentials.keyPem,
+    },
+  });
+  return {
+    client: createClient(MachineService, transport),
+    endpoint,
+    credentials,
+    configPath,
+  };
+}
+
+function bracketed(endpoint: string): string {
+  // IPv6 literals need brackets in URLs: "::1:50000" is ambiguous, "[::1]:50000" is not.
+  const m = /^(.*):(\d+)$/.exec(endpoint);
+  if (!m || !m[1].includes(":") || m[1].startsWith("[")) return endpoint;
+  return `[${m[1]}]:${m[2]}`;
+}

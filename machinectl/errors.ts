@@ -1,0 +1,67 @@
+/**
+ * Turns any failure into one clear line for the operator: TLS refusals,
+ * permission denials (role and method), unreachable endpoints, and API codes.
+ */
+import { Code, ConnectError } from "@connectrpc/connect";
+import { CliError } from "./io.ts";
+
+/** One line describing `e`, given the endpoint that was being called. */
+export function describeError(e: unknown, endpoint?: string): string {
+  if (e instanceof CliError) return e.message;
+  const where = endpoint ? ` at ${endpoint}` : "";
+  if (e instanceof ConnectError) {
+    const cause = causeText(e);
+    if (e.code === Code.PermissionDenied) return `permission denied: ${e.rawMessage}`;
+    if (e.code === Code.Unauthenticated) {
+      return `the node${where} did not accept this client: ${e.rawMessage}`;
+    }
+    if (isTlsRejection(cause)) {
+      return `the node${where} rejected this client certificate (${cause.trim()})`;
+    }
+    if (isTlsServerUntrusted(cause)) {
+      return `the node${where} presented a certificate this context's CA does not trust (${cause.trim()})`;
+    }
+    if (
+      isUnreachable(cause) || e.code === Code.Unavailable && /connect|refused|unreach/i.test(cause)
+    ) {
+      return `cannot reach the node${where}: ${cause || e.rawMessage}`;
+    }
+    if (e.code === Code.DeadlineExceeded) return `the node${where} did not answer in time`;
+    return `${Code[e.code] ?? e.code}: ${e.rawMessage}${
+      cause && !e.rawMessage.includes(cause) ? ` (${cause})` : ""
+    }`;
+  }
+  if (e instanceof Error) {
+    const text = `${e.message} ${causeText(e)}`;
+    if (isTlsRejection(text)) return `the node${where} rejected this client certificate`;
+    if (isUnreachable(text)) return `cannot reach the node${where}: ${e.message}`;
+    return e.message;
+  }
+  return String(e);
+}
+
+function causeText(e: unknown): string {
+  const parts: string[] = [];
+  let c: unknown = (e as { cause?: unknown })?.cause;
+  for (let depth = 0; c && depth < 5; depth++) {
+    parts.push(c instanceof Error ? c.message : String(c));
+    c = (c as { cause?: unknown }).cause;
+  }
+  if (e instanceof ConnectError) parts.unshift(e.rawMessage);
+  return parts.join(" ");
+}
+
+function isTlsRejection(text: string): boolean {
+  return /certificate required|bad certificate|unknown ca|certificate unknown|certificate expired|unsupported certificate|alert.*(certificate|handshake)|peer.*certificate|CertificateRequired|BadCertificate|UnknownCA|access denied|decrypt error/i
+    .test(text);
+}
+
+function isTlsServerUntrusted(text: string): boolean {
+  return /self[- ]signed|unable to verify|UNABLE_TO_VERIFY|invalid peer certificate|UnknownIssuer|certificate not trusted|ERR_TLS_CERT_ALTNAME_INVALID|NotValidForName/i
+    .test(text);
+}
+
+function isUnreachable(text: string): boolean {
+  return /ECONNREFUSED|Connection refused|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|ENOTFOUND|No route to host|Name or service not known|os error 111/i
+    .test(text);
+}

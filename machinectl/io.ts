@@ -1,0 +1,26 @@
+/** Where machinectl writes, so commands are testable without touching the console. */
+export interface Io {
+  out(text: string): void;
+  err(text: string): void;
+}
+
+/** The console. */
+export const consoleIo: Io = {
+  out: (t) => console.log(t),
+  err: (t) => console.error(t),
+};
+
+/** Collects output for tests. */
+export function bufferIo(): Io & { stdout: string[]; stderr: string[] } {
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  return { stdout, stderr, out: (t) => void stdout.push(t), err: (t) => void stderr.push(t) };
+}
+
+/** A command failed in a way the user should read as one line; `exitCode` is returned. */
+export class CliError extends Error {
+  override name = "CliError";
+  constructor(message: string, readonly exitCode = 1) {
+    super(message);
+  }
+}
