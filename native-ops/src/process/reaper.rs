@@ -99,9 +99,8 @@ pub fn set_child_subreaper(on: bool) -> SysResult<()> {
         )
     };
     check("prctl", "PR_SET_CHILD_SUBREAPER", ret)?;
-    if on {
-        ADOPTS_ORPHANS.store(true, Ordering::Relaxed);
-    }
+    // SAFETY: getpid never fails.
+    ADOPTS_ORPHANS.store(on || unsafe { libc::getpid() } == 1, Ordering::Relaxed);
     Ok(())
 }
 
