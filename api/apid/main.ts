@@ -1,0 +1,64 @@
+/**
+ * apid: the API front end as its own process. Reads the node PKI, binds the
+ * API port, drops the Deno permissions it no longer needs, renews its server
+ * certificate in memory before expiry, and forwards every call to machined
+ * over the Unix socket. Prints one JSON line `{"apid":"ready",...}` on stdout
+ * once serving, for the supervisor. Exits 0 on SIGTERM/SIGINT, 2 on bad flags.
+ *
+ * Run by api/apid/supervisor.ts; see apidPermissionFlags for its flags.
+ */
+import { createServerCertRenewer } from "../../pki/mod.ts";
+import { parseApidArgs } from "./apid_options.ts";
+import { startApidServer } from "./apid_server.ts";
+import { loadApidPki } from "./load_apid_pki.ts";
+import { dropPrivileges } from "./privileges.ts";
+
+async function main(): Promise<number> {
+  let options;
+  try {
+    options = parseApidArgs(Deno.args);
+  } catch (e) {
+    console.error(`apid: ${(e as Error).message}`);
+    return 2;
+  }
+  const pki = await loadApidPki(options.pkiDir);
+  const server = await startApidServer({
+    ca: pki.ca,
+    server: pki.server,
+    socketPath: options.socketPath,
+    hostname: options.hostname,
+    port: options.port,
+    readMaxBytes: options.readMaxBytes,
+    writeMaxBytes: options.writeMaxBytes,
+    maxConcurrentStreams: options.maxConcurrentStreams,
+  });
+  const privileges = await dropPrivileges(options.pkiDir, options.socketPath);
+  // Renewal happens in memory: machined persists certificates at boot; apid cannot write.
+  const renewer = createServerCertRenewer({
+    ca: pki.ca,
+    current: pki.server,
+    hostnames: options.names,
+    addresses: options.addresses,
+    onRenewed: (next) => server.setCertificate(next),
+    onError: (e) => console.error("apid: server certificate renewal failed", e),
+  });
+  console.log(JSON.stringify({
+    apid: "ready",
+    pid: Deno.pid,
+    port: server.port,
+    hostname: server.hostname,
+    kept: privileges.kept,
+  }));
+
+  const { promise: stopped, resolve } = Promise.withResolvers<string>();
+  const stop = (signal: string) => () => resolve(signal);
+  Deno.addSignalListener("SIGTERM", stop("SIGTERM"));
+  Deno.addSignalListener("SIGINT", stop("SIGINT"));
+  const signal = await stopped;
+  renewer.stop();
+  await Promise.race([server.close(), new Promise((r) => setTimeout(r, 2000))]);
+  console.error(`apid: stopped on ${signal}`);
+  return 0;
+}
+
+if (import.meta.main) Deno.exit(await main());
