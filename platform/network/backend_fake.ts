@@ -1,0 +1,485 @@
+/**
+ * A stateful in-memory kernel for network controllers' tests: links (veth
+ * pairs with peers), addresses, connected and static routes, change events
+ * and DHCP sockets that deliver datagrams across veth pairs. It follows the
+ * rules of `fake_rules.ts` and passes the same conformance suite as the
+ * native backend. Not modelled: the local routing table, IPv6 DAD completion
+ * (addresses stay TENTATIVE unless added with NODAD), routing of unicast
+ * datagrams beyond a veth pair.
+ * @module
+ */
+import { SysError } from "../../native-ops/mod.ts";
+import { errnoValue } from "../../native-ops/errno.ts";
+import { FaultInjector } from "../fault.ts";
+import type {
+  AddressInfo,
+  AddressSpec,
+  Datagram,
+  DhcpSocket,
+  EventGroup,
+  LinkInfo,
+  NetworkBackend,
+  NetworkEvent,
+  NetworkSubscription,
+  RouteInfo,
+  RouteSpec,
+} from "./backend.ts";
+import { IFA_F, IFF, PROTO, RTN, SCOPE, TABLE } from "./backend.ts";
+import { canonicalIp, formatIp, maskIp, parseIp, prefixContains } from "./ip.ts";
+import {
+  ipv6Scope,
+  linkLocalFromMac,
+  routeFromSpec,
+  routeMatchesDelete,
+  sameRouteKey,
+  vethOperstate,
+} from "./fake_rules.ts";
+import { EventQueue } from "./event_queue.ts";
+
+/** What a seeded link looks like. */
+export interface FakeLinkSeed {
+  name: string;
+  kind?: string;
+  mac?: string;
+  mtu?: number;
+  minMtu?: number;
+  maxMtu?: number;
+  up?: boolean;
+}
+
+interface FakeLink {
+  info: LinkInfo;
+  peer?: string;
+}
+
+const FOREVER = 0xffffffff;
+
+function fail(op: string, code: string, detail: string): never {
+  throw new SysError(op, errnoValue(code), detail);
+}
+
+/** The fake network backend. Seed it, drive it, inspect it. */
+export class FakeNetworkBackend implements NetworkBackend {
+  /** Arm failures per operation name (`setLinkUp`, `addAddress`, ...). */
+  readonly faults = new FaultInjector();
+  #links = new Map<string, FakeLink>();
+  #addresses: AddressInfo[] = [];
+  #routes: RouteInfo[] = [];
+  #subs = new Set<FakeSubscription>();
+  #sockets = new Set<FakeDhcpSocket>();
+  #nextIndex = 1;
+
+  constructor(options: { loopback?: boolean } = {}) {
+    if (options.loopback ?? true) {
+      this.addLink({ name: "lo", mac: "00:00:00:00:00:00", mtu: 65536 });
+      const lo = this.#links.get("lo")!.info;
+      lo.hwType = 772;
+      lo.flags = IFF.LOOPBACK;
+    }
+  }
+
+  // ---- seeders -------------------------------------------------------------
+
+  /** Add a link (a physical NIC unless `kind` says otherwise). */
+  addLink(seed: FakeLinkSeed): LinkInfo {
+    if (this.#links.has(seed.name)) fail("RTM_NEWLINK", "EEXIST", seed.name);
+    const index = this.#nextIndex++;
+    const info: LinkInfo = {
+      index,
+      name: seed.name,
+      hwType: 1,
+      mac: seed.mac ??
+        `02:00:00:00:${(index >> 8).toString(16).padStart(2, "0")}:${
+          (index & 0xff).toString(16).padStart(2, "0")
+        }`,
+      mtu: seed.mtu ?? 1500,
+      minMtu: seed.minMtu ?? 68,
+      maxMtu: seed.maxMtu ?? 65535,
+      flags: IFF.BROADCAST | IFF.MULTICAST,
+      up: false,
+      operstate: "down",
+    };
+    if (seed.kind) info.kind = seed.kind;
+    this.#links.set(seed.name, { info });
+    this.#emitLink(info, false);
+    if (seed.up) this.#setUp(seed.name, true);
+    return structuredClone(info);
+  }
+
+  /** Add a veth pair, both ends down. */
+  addVethPair(a: string, b: string): [LinkInfo, LinkInfo] {
+    this.addLink({ name: a, kind: "veth" });
+    this.addLink({ name: b, kind: "veth" });
+    const la = this.#links.get(a)!, lb = this.#links.get(b)!;
+    la.peer = b;
+    lb.peer = a;
+    la.info.parentIndex = lb.info.index;
+    lb.info.parentIndex = la.info.index;
+    return [structuredClone(la.info), structuredClone(lb.info)];
+  }
+
+  /** Remove a link with its addresses and routes (a veth takes its peer along). */
+  removeLink(name: string): void {
+    const l = this.#link("RTM_DELLINK", name);
+    const names = l.peer ? [name, l.peer] : [name];
+    for (const n of names) {
+      const link = this.#links.get(n)!;
+      this.#dropAddresses((a) => a.index === link.info.index);
+      this.#dropRoutes((r) => r.oif === link.info.index);
+      this.#links.delete(n);
+      this.#emitLink(link.info, true);
+    }
+  }
+
+  /** Number of open DHCP sockets (to check that callers close them). */
+  get openSockets(): number {
+    return this.#sockets.size;
+  }
+
+  // ---- NetworkBackend ------------------------------------------------------
+
+  listLinks(): Promise<LinkInfo[]> {
+    this.faults.check("listLinks");
+    return Promise.resolve([...this.#links.values()].map((l) => structuredClone(l.info)));
+  }
+
+  listAddresses(): Promise<AddressInfo[]> {
+    this.faults.check("listAddresses");
+    return Promise.resolve(structuredClone(this.#addresses));
+  }
+
+  listRoutes(): Promise<RouteInfo[]> {
+    this.faults.check("listRoutes");
+    return Promise.resolve(structuredClone(this.#routes));
+  }
+
+  setLinkUp(link: string, up: boolean): Promise<void> {
+    return this.#run("setLinkUp", [link, up], () => {
+      this.#link("RTM_SETLINK", link);
+      this.#setUp(link, up);
+    });
+  }
+
+  setLinkMtu(link: string, mtu: number): Promise<void> {
+    return this.#run("setLinkMtu", [link, mtu], () => {
+      const l = this.#link("RTM_SETLINK", link).info;
+      if (mtu < (l.minMtu ?? 68)) fail("RTM_SETLINK", "EINVAL", `${link}: mtu less than minimum`);
+      if (mtu > (l.maxMtu ?? 65535)) fail("RTM_SETLINK", "EINVAL", `${link}: mtu above maximum`);
+      if (l.mtu === mtu) return;
+      l.mtu = mtu;
+      this.#emitLink(l, false);
+    });
+  }
+
+  addAddress(spec: AddressSpec): Promise<void> {
+    return this.#run("addAddress", [spec], () => {
+      const op = "RTM_NEWADDR";
+      const ip = this.#ip(op, spec.address, spec);
+      const l = this.#link(op, spec.link).info;
+      const address = formatIp(ip.bytes);
+      const v6 = ip.family === "inet6";
+      const mine = this.#addresses.filter((a) => a.index === l.index && a.family === ip.family);
+      const dup = mine.find((a) => a.address === address && (v6 || a.prefixLen === spec.prefixLen));
+      if (dup) fail(op, "EEXIST", `${address}/${spec.prefixLen} on ${spec.link}`);
+      const net = maskIp(ip.bytes, spec.prefixLen);
+      const secondary = !v6 && mine.some((a) =>
+        a.prefixLen === spec.prefixLen &&
+        prefixContains(net, spec.prefixLen, parseIp(a.address)!.bytes)
+      );
+      const extra = spec.flags ?? 0;
+      const a: AddressInfo = {
+        index: l.index,
+        family: ip.family,
+        address,
+        prefixLen: spec.prefixLen,
+        scope: v6 ? ipv6Scope(address) : spec.scope ?? SCOPE.UNIVERSE,
+        flags: IFA_F.PERMANENT | extra | (secondary ? IFA_F.SECONDARY : 0) |
+          (v6 && !(extra & IFA_F.NODAD) ? IFA_F.TENTATIVE : 0),
+        validLifetime: spec.validLifetime ?? FOREVER,
+        preferredLifetime: spec.preferredLifetime ?? spec.validLifetime ?? FOREVER,
+      };
+      if (spec.validLifetime !== undefined) a.flags &= ~IFA_F.PERMANENT;
+      if (!v6) a.label = spec.label ?? spec.link;
+      if (spec.broadcast) a.broadcast = canonicalIp(spec.broadcast);
+      this.#addresses.push(a);
+      this.#emit({ kind: "address", removed: false, address: a });
+      if (l.up) this.#addConnectedRoute(a);
+    });
+  }
+
+  deleteAddress(spec: AddressSpec): Promise<void> {
+    return this.#run("deleteAddress", [spec], () => {
+      const op = "RTM_DELADDR";
+      const ip = this.#ip(op, spec.address, spec);
+      const l = this.#link(op, spec.link).info;
+      const address = formatIp(ip.bytes);
+      const a = this.#addresses.find((x) =>
+        x.index === l.index && x.address === address && x.prefixLen === spec.prefixLen
+      );
+      if (!a) fail(op, "EADDRNOTAVAIL", `${address}/${spec.prefixLen} on ${spec.link}`);
+      const net = maskIp(ip.bytes, a.prefixLen);
+      const primary = a.family === "inet" && !(a.flags & IFA_F.SECONDARY);
+      // Without promote_secondaries, deleting a primary takes its secondaries along.
+      this.#dropAddresses((x) =>
+        x === a ||
+        (primary && x.index === a.index && x.family === "inet" &&
+          (x.flags & IFA_F.SECONDARY) !== 0 && x.prefixLen === a.prefixLen &&
+          prefixContains(net, a.prefixLen, parseIp(x.address)!.bytes))
+      );
+    });
+  }
+
+  addRoute(spec: RouteSpec): Promise<void> {
+    return this.#run("addRoute", [spec], () => {
+      const op = "RTM_NEWROUTE";
+      this.#checkRouteSpec(op, spec);
+      let oif = spec.link === undefined ? undefined : this.#link(op, spec.link).info.index;
+      const gw = spec.gateway === undefined ? undefined : parseIp(spec.gateway)!;
+      if (gw) {
+        const linkLocal = gw.family === "inet6" && ipv6Scope(spec.gateway!) === SCOPE.LINK;
+        if (linkLocal && oif === undefined) fail(op, "EINVAL", "Egress device not specified");
+        if (!linkLocal) {
+          const via = this.#routes.find((r) =>
+            r.protocol === PROTO.KERNEL && r.table === TABLE.MAIN && r.family === gw.family &&
+            r.dst !== undefined && (oif === undefined || r.oif === oif) &&
+            prefixContains(parseIp(r.dst)!.bytes, r.dstLen, gw.bytes)
+          );
+          if (!via) {
+            fail(op, gw.family === "inet" ? "ENETUNREACH" : "EHOSTUNREACH", spec.gateway!);
+          }
+          oif ??= via.oif;
+        }
+      }
+      const route = routeFromSpec(spec, oif);
+      if (this.#routes.some((r) => sameRouteKey(r, route))) {
+        fail(op, "EEXIST", `${spec.dst ?? "default"}/${spec.dstLen ?? 0}`);
+      }
+      this.#routes.push(route);
+      this.#emit({ kind: "route", removed: false, route });
+    });
+  }
+
+  deleteRoute(spec: RouteSpec): Promise<void> {
+    return this.#run("deleteRoute", [spec], () => {
+      const op = "RTM_DELROUTE";
+      this.#checkRouteSpec(op, spec);
+      const oif = spec.link === undefined ? undefined : this.#link(op, spec.link).info.index;
+      const r = this.#routes.find((x) => routeMatchesDelete(x, spec, oif));
+      if (!r) fail(op, "ESRCH", `${spec.dst ?? "default"}/${spec.dstLen ?? 0}`);
+      this.#dropRoutes((x) => x === r);
+    });
+  }
+
+  subscribe(groups: readonly EventGroup[]): NetworkSubscription {
+    this.faults.check("subscribe", [groups]);
+    const sub = new FakeSubscription(new Set(groups), (s) => this.#subs.delete(s));
+    this.#subs.add(sub);
+    return sub;
+  }
+
+  openDhcpSocket(link: string, port = 68): DhcpSocket {
+    this.faults.check("openDhcpSocket", [link, port]);
+    this.#link("SO_BINDTODEVICE", link);
+    const s = new FakeDhcpSocket(link, port, this, (x) => this.#sockets.delete(x));
+    this.#sockets.add(s);
+    return s;
+  }
+
+  /** Deliver a datagram sent on `link` (called by FakeDhcpSocket). */
+  deliver(from: FakeDhcpSocket, data: Uint8Array, to: string, port: number): void {
+    const l = this.#link("sendto", from.link);
+    if (!l.info.up) fail("sendto", "ENETUNREACH", `${to}:${port} via ${from.link}`);
+    const peer = l.peer ? this.#links.get(l.peer) : undefined;
+    if (!peer || !peer.info.up) return; // dropped on the wire
+    const src = this.#addresses.find((a) => a.index === l.info.index && a.family === "inet");
+    const toMe = (s: FakeDhcpSocket) => {
+      if (s.link !== peer.info.name || s.port !== port) return false;
+      if (to === "255.255.255.255") return true;
+      return this.#addresses.some((a) => a.index === peer.info.index && a.address === to);
+    };
+    for (const s of this.#sockets) {
+      if (toMe(s)) s.push({ data: data.slice(), from: src?.address ?? "0.0.0.0", port: from.port });
+    }
+  }
+
+  // ---- internals -----------------------------------------------------------
+
+  async #run(op: string, args: unknown[], f: () => void): Promise<void> {
+    await Promise.resolve();
+    this.faults.check(op, args);
+    f();
+  }
+
+  #link(op: string, name: string): FakeLink {
+    const l = this.#links.get(name);
+    if (!l) fail(op, "ENODEV", name);
+    return l;
+  }
+
+  #ip(op: string, s: string, spec: AddressSpec) {
+    const ip = parseIp(s);
+    if (!ip) fail(op, "EINVAL", `bad IP address ${JSON.stringify(s)}`);
+    if (spec.prefixLen < 0 || spec.prefixLen > (ip.family === "inet" ? 32 : 128)) {
+      fail(op, "EINVAL", `${s}/${spec.prefixLen} on ${spec.link}`);
+    }
+    return ip;
+  }
+
+  #checkRouteSpec(op: string, spec: RouteSpec): void {
+    if (spec.family !== "inet" && spec.family !== "inet6") fail(op, "EAFNOSUPPORT", spec.family);
+    for (const ip of [spec.dst, spec.gateway, spec.prefsrc]) {
+      if (ip !== undefined && parseIp(ip)?.family !== spec.family) fail(op, "EINVAL", ip);
+    }
+    if ((spec.dstLen ?? 0) > (spec.family === "inet" ? 32 : 128)) fail(op, "EINVAL", "dstLen");
+  }
+
+  #setUp(name: string, up: boolean): void {
+    const l = this.#links.get(name)!;
+    if (l.info.up === up) return;
+    l.info.up = up;
+    if (up) l.info.flags |= IFF.UP;
+    else l.info.flags &= ~IFF.UP;
+    const affected = l.peer ? [l, this.#links.get(l.peer)!] : [l];
+    for (const x of affected) this.#refreshOperstate(x);
+    if (up) {
+      for (const a of this.#addresses) if (a.index === l.info.index) this.#addConnectedRoute(a);
+    } else {
+      // The kernel flushes IPv6 addresses and every route through a link going down.
+      this.#dropAddresses((a) => a.index === l.info.index && a.family === "inet6");
+      this.#dropRoutes((r) => r.oif === l.info.index);
+    }
+    this.#emitLink(l.info, false);
+    if (l.peer) this.#emitLink(this.#links.get(l.peer)!.info, false);
+  }
+
+  #refreshOperstate(l: FakeLink): void {
+    const i = l.info;
+    const was = i.operstate;
+    if (i.hwType === 772) i.operstate = i.up ? "unknown" : "down";
+    else i.operstate = vethOperstate(i.up, l.peer ? this.#links.get(l.peer)!.info.up : undefined);
+    const running = i.operstate === "up" || (i.operstate === "unknown" && i.up);
+    i.flags = running
+      ? i.flags | IFF.RUNNING | IFF.LOWER_UP
+      : i.flags & ~(IFF.RUNNING | IFF.LOWER_UP);
+    if (was !== "up" && i.operstate === "up" && i.mac && i.hwType === 1) {
+      const ll = linkLocalFromMac(i.mac);
+      if (!this.#addresses.some((a) => a.index === i.index && a.address === ll)) {
+        const a: AddressInfo = {
+          index: i.index,
+          family: "inet6",
+          address: ll,
+          prefixLen: 64,
+          scope: SCOPE.LINK,
+          flags: IFA_F.PERMANENT | IFA_F.TENTATIVE,
+          validLifetime: FOREVER,
+          preferredLifetime: FOREVER,
+        };
+        this.#addresses.push(a);
+        this.#emit({ kind: "address", removed: false, address: a });
+        this.#addConnectedRoute(a);
+      }
+    }
+  }
+
+  #addConnectedRoute(a: AddressInfo): void {
+    const v6 = a.family === "inet6";
+    if (!v6 && ((a.flags & IFA_F.SECONDARY) || a.prefixLen >= 32)) return;
+    if (v6 && ((a.flags & IFA_F.NOPREFIXROUTE) || a.prefixLen >= 128)) return;
+    const dst = formatIp(maskIp(parseIp(a.address)!.bytes, a.prefixLen));
+    const r: RouteInfo = {
+      family: a.family,
+      dst,
+      dstLen: a.prefixLen,
+      oif: a.index,
+      table: TABLE.MAIN,
+      protocol: PROTO.KERNEL,
+      scope: v6 ? SCOPE.UNIVERSE : SCOPE.LINK,
+      type: RTN.UNICAST,
+    };
+    if (v6) r.metric = 256;
+    else r.prefsrc = a.address;
+    if (this.#routes.some((x) => sameRouteKey(x, r) && x.oif === r.oif)) return;
+    this.#routes.push(r);
+    this.#emit({ kind: "route", removed: false, route: r });
+  }
+
+  #dropAddresses(pred: (a: AddressInfo) => boolean): void {
+    const gone = this.#addresses.filter(pred);
+    this.#addresses = this.#addresses.filter((a) => !pred(a));
+    for (const a of gone) {
+      this.#emit({ kind: "address", removed: true, address: a });
+      this.#dropRoutes((r) =>
+        r.protocol === PROTO.KERNEL && r.oif === a.index && r.family === a.family &&
+        r.dstLen === a.prefixLen &&
+        r.dst === formatIp(maskIp(parseIp(a.address)!.bytes, a.prefixLen)) &&
+        !this.#addresses.some((o) =>
+          o.index === a.index && o.family === a.family && o.prefixLen === a.prefixLen &&
+          formatIp(maskIp(parseIp(o.address)!.bytes, o.prefixLen)) === r.dst
+        )
+      );
+    }
+  }
+
+  #dropRoutes(pred: (r: RouteInfo) => boolean): void {
+    const gone = this.#routes.filter(pred);
+    this.#routes = this.#routes.filter((r) => !pred(r));
+    for (const r of gone) this.#emit({ kind: "route", removed: true, route: r });
+  }
+
+  #emitLink(info: LinkInfo, removed: boolean): void {
+    this.#emit({ kind: "link", removed, link: info });
+  }
+
+  #emit(e: NetworkEvent): void {
+    const group: EventGroup = e.kind === "link"
+      ? "link"
+      : `${
+        (e.kind === "address" ? e.address.family : e.route.family) === "inet" ? "ipv4" : "ipv6"
+      }-${e.kind}` as EventGroup;
+    for (const s of this.#subs) if (s.groups.has(group)) s.queue.push(structuredClone(e));
+  }
+}
+
+class FakeSubscription implements NetworkSubscription {
+  readonly queue = new EventQueue<NetworkEvent>();
+  constructor(
+    readonly groups: ReadonlySet<EventGroup>,
+    private readonly onClose: (s: FakeSubscription) => void,
+  ) {}
+  nextEvent(timeoutMs: number): Promise<NetworkEvent | undefined> {
+    return this.queue.next(timeoutMs);
+  }
+  close(): void {
+    this.onClose(this);
+    this.queue.close();
+  }
+  [Symbol.asyncIterator](): AsyncIterator<NetworkEvent> {
+    return this.queue[Symbol.asyncIterator]();
+  }
+}
+
+/** A fake DHCP socket; datagrams travel across the fake veth pair. */
+export class FakeDhcpSocket implements DhcpSocket {
+  readonly #queue = new EventQueue<Datagram>();
+  constructor(
+    readonly link: string,
+    readonly port: number,
+    private readonly net: FakeNetworkBackend,
+    private readonly onClose: (s: FakeDhcpSocket) => void,
+  ) {}
+  async send(data: Uint8Array, to = "255.255.255.255", port = 67): Promise<void> {
+    await Promise.resolve();
+    this.net.faults.check("dhcpSend", [this.link, data, to, port]);
+    this.net.deliver(this, data, to, port);
+  }
+  receive(timeoutMs: number): Promise<Datagram | undefined> {
+    return this.#queue.next(timeoutMs);
+  }
+  push(d: Datagram): void {
+    this.#queue.push(d);
+  }
+  close(): void {
+    this.onClose(this);
+    this.#queue.close();
+  }
+}
