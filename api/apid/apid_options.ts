@@ -122,6 +122,6 @@ export function apidPermissionFlags(o: ApidOptions): string[] {
     "--no-prompt",
     `--allow-read=${o.pkiDir},${o.socketPath}`,
     `--allow-write=${o.socketPath}`,
-    `--allow-net=${o.port === 0 ? host : `${host}:${o.port}`}`,
+    `--allow-net=${o.port === 0 ? host : `${host}:${o.port}`},unix:${o.socketPath}`,
   ];
 }

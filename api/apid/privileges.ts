@@ -2,8 +2,8 @@
  * apid gives up what it no longer needs once its keys are in memory and its
  * port is bound. Deno 2.9.3 facts (measured, see docs/decisions.md): revoking
  * a path-scoped read works only when read was granted for paths (not with -A),
- * and connecting to a Unix socket needs write access to its path, so write is
- * kept for the socket alone.
+ * and connecting to a Unix socket needs read and write access to its path plus
+ * `--allow-net=unix:<path>`, so those are kept for the socket alone.
  */
 
 /** What {@link dropPrivileges} revoked and what stayed. */

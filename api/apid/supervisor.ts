@@ -7,6 +7,7 @@
  */
 import type { ProcessBackend, ProcessExit, ProcessSpec } from "../../platform/process/mod.ts";
 import { readLines } from "../../platform/process/mod.ts";
+import { type Clock, systemClock } from "../../runtime/mod.ts";
 
 /** What the supervisor reports, for logs and the event bus. */
 export type ApidSupervisorEvent =
@@ -15,19 +16,6 @@ export type ApidSupervisorEvent =
   | { kind: "exited"; exit: ProcessExit; restartInMs: number | null }
   | { kind: "spawnFailed"; error: unknown; restartInMs: number }
   | { kind: "output"; pid: number; stream: "stdout" | "stderr"; line: string };
-
-/** Timers, injectable so tests drive backoff with a fake clock. */
-export interface SupervisorTimers {
-  now(): number;
-  setTimeout(fn: () => void, ms: number): unknown;
-  clearTimeout(handle: unknown): void;
-}
-
-const realTimers: SupervisorTimers = {
-  now: () => Date.now(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (h) => clearTimeout(h as number),
-};
 
 /** Options of {@link ApidSupervisor}. */
 export interface ApidSupervisorOptions {
@@ -43,7 +31,8 @@ export interface ApidSupervisorOptions {
   /** SIGTERM → SIGKILL grace on stop. @default 5000 */
   readonly stopGraceMs?: number;
   readonly onEvent?: (event: ApidSupervisorEvent) => void;
-  readonly timers?: SupervisorTimers;
+  /** Backoff and grace timing; a FakeClock in tests. @default systemClock */
+  readonly clock?: Clock;
 }
 
 /** Supervises one apid process. */
@@ -51,7 +40,7 @@ export class ApidSupervisor {
   #o: Required<Omit<ApidSupervisorOptions, "onEvent">> & Pick<ApidSupervisorOptions, "onEvent">;
   #pid: number | undefined;
   #exited: Promise<ProcessExit> | undefined;
-  #timer: unknown;
+  #backoff: AbortController | undefined;
   #failures = 0;
   #restarts = 0;
   #stopping = false;
@@ -64,7 +53,7 @@ export class ApidSupervisor {
       maxBackoffMs: 10_000,
       resetAfterMs: 10_000,
       stopGraceMs: 5_000,
-      timers: realTimers,
+      clock: systemClock,
       ...options,
     };
   }
@@ -96,27 +85,28 @@ export class ApidSupervisor {
   async stop(): Promise<void> {
     this.#stopping = true;
     this.#running = false;
-    if (this.#timer !== undefined) this.#o.timers.clearTimeout(this.#timer);
-    this.#timer = undefined;
+    this.#backoff?.abort();
+    this.#backoff = undefined;
     const pid = this.#pid;
     const exited = this.#exited;
     if (pid === undefined || !exited) return;
     await this.#o.backend.signal({ pid }, "SIGTERM").catch(() => {});
-    let kill: unknown;
-    const grace = new Promise<"timeout">((resolve) => {
-      kill = this.#o.timers.setTimeout(() => resolve("timeout"), this.#o.stopGraceMs);
-    });
-    if ((await Promise.race([exited, grace])) === "timeout") {
+    const grace = new AbortController();
+    const timeout = this.#o.clock.sleep(this.#o.stopGraceMs, grace.signal).then(
+      () => "timeout" as const,
+      () => "exited" as const,
+    );
+    if ((await Promise.race([exited, timeout])) === "timeout") {
       await this.#o.backend.signal({ pid }, "SIGKILL").catch(() => {});
       await exited;
     }
-    this.#o.timers.clearTimeout(kill);
+    grace.abort();
   }
 
   async #spawn(): Promise<void> {
-    this.#timer = undefined;
+    this.#backoff = undefined;
     if (this.#stopping) return;
-    const started = this.#o.timers.now();
+    const started = this.#o.clock.now();
     let handle;
     try {
       handle = await this.#o.backend.spawn(this.#o.spec);
@@ -134,7 +124,7 @@ export class ApidSupervisor {
     const exit = await handle.exited;
     this.#pid = undefined;
     this.#exited = undefined;
-    if (this.#o.timers.now() - started >= this.#o.resetAfterMs) this.#failures = 0;
+    if (this.#o.clock.now() - started >= this.#o.resetAfterMs) this.#failures = 0;
     if (this.#stopping) {
       this.#o.onEvent?.({ kind: "exited", exit, restartInMs: null });
       return;
@@ -153,7 +143,8 @@ export class ApidSupervisor {
 
   #schedule(ms: number): void {
     if (this.#stopping) return;
-    this.#timer = this.#o.timers.setTimeout(() => void this.#spawn(), ms);
+    const backoff = this.#backoff = new AbortController();
+    this.#o.clock.sleep(ms, backoff.signal).then(() => this.#spawn(), () => {});
   }
 
   async #pump(pid: number, stream: "stdout" | "stderr", body: ReadableStream<Uint8Array>) {

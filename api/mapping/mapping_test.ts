@@ -1,0 +1,155 @@
+import { deepEqual, throws } from "node:assert/strict";
+import { create } from "@bufbuild/protobuf";
+import { LabelOp, LabelTermSchema } from "../gen/machined/v1/machine_pb.ts";
+import { ResourceSchema } from "../gen/machined/v1/resources_pb.ts";
+import { Store } from "../../runtime/mod.ts";
+import type { MachineResource, ResourceSpecs } from "../../resources/mod.ts";
+import { parseLabelSelector } from "../../runtime/mod.ts";
+import {
+  fromProtoResource,
+  ResourceMappingError,
+  selectorFromProto,
+  selectorToProto,
+  toProtoResource,
+  watchEventFromProto,
+  watchEventToProto,
+} from "./mod.ts";
+
+function sampleStore() {
+  const store = new Store<ResourceSpecs>();
+  store.create({
+    type: "MachineConfig",
+    namespace: "config",
+    id: "v1alpha1",
+    owner: "config",
+    spec: {
+      source: "/etc/machined.yaml",
+      config: {
+        version: "v1alpha1",
+        machine: { hostname: "node-1" },
+      } as unknown as ResourceSpecs["MachineConfig"]["config"],
+    },
+  });
+  store.create({
+    type: "ConfigStatus",
+    namespace: "config",
+    id: "machine",
+    owner: "config",
+    labels: { a: "b" },
+    finalizers: ["x"],
+    spec: {
+      state: "invalid",
+      source: "api",
+      errors: [{ path: "machine.hostname", line: 3, column: 5, message: "bad", hint: "fix it" }, {
+        path: "x",
+        line: 1,
+        column: 1,
+        message: "no hint",
+      }],
+    },
+  });
+  store.create({
+    type: "MachineStatus",
+    namespace: "runtime",
+    id: "machine",
+    owner: "m",
+    spec: {
+      stage: "maintenance",
+      ready: false,
+      unmetConditions: [{ name: "config", reason: "missing" }],
+      pid1: true,
+      mode: "node",
+    },
+  });
+  store.create({
+    type: "ControllerStatus",
+    namespace: "runtime",
+    id: "c",
+    owner: "m",
+    spec: {
+      state: "backoff",
+      reconciles: 12,
+      failures: 2,
+      consecutiveFailures: 1,
+      lastError: "boom",
+      lastReconcile: "2026-01-01T00:00:00.000Z",
+      lastDurationMs: 0.25,
+      inputs: ["A"],
+      outputs: ["B"],
+    },
+  });
+  return store;
+}
+
+function all(store: Store<ResourceSpecs>): MachineResource[] {
+  return [
+    ...store.list("MachineConfig"),
+    ...store.list("ConfigStatus"),
+    ...store.list("MachineStatus"),
+    ...store.list("ControllerStatus"),
+  ];
+}
+
+Deno.test("every resource type round-trips through its proto message", () => {
+  for (const r of all(sampleStore())) {
+    deepEqual(fromProtoResource(toProtoResource(r)), JSON.parse(JSON.stringify(r), revive));
+  }
+});
+
+function revive(key: string, value: unknown) {
+  return (key === "created" || key === "updated") ? new Date(value as string) : value;
+}
+
+Deno.test("fromProtoResource rejects a spec that does not match metadata.type", () => {
+  const store = sampleStore();
+  const msg = toProtoResource(store.get("MachineStatus", "runtime", "machine"));
+  msg.metadata!.type = "ControllerStatus";
+  throws(() => fromProtoResource(msg), ResourceMappingError);
+  throws(
+    () => fromProtoResource(create(ResourceSchema, { metadata: msg.metadata })),
+    ResourceMappingError,
+  );
+  throws(() => fromProtoResource(create(ResourceSchema, {})), ResourceMappingError);
+});
+
+Deno.test("label selectors round-trip, malformed terms are rejected", () => {
+  const selector = parseLabelSelector("a=b,c!=d,e,!f,g in (x|y)");
+  deepEqual(selectorFromProto(selectorToProto(selector)), selector);
+  throws(
+    () => selectorFromProto([create(LabelTermSchema, { key: "a", op: LabelOp.EQUAL })]),
+    ResourceMappingError,
+  );
+  throws(
+    () => selectorFromProto([create(LabelTermSchema, { key: "a" })]),
+    ResourceMappingError,
+  );
+  throws(
+    () => selectorFromProto([create(LabelTermSchema, { key: "", op: LabelOp.EXISTS })]),
+    ResourceMappingError,
+  );
+});
+
+Deno.test("watch events round-trip", async () => {
+  const store = sampleStore();
+  const watch = store.watch("MachineStatus");
+  const seen = [];
+  for (;;) {
+    const e = (await watch.next()).value!;
+    seen.push(e);
+    if (e.kind === "bootstrapped") break;
+  }
+  await store.modify(
+    { type: "MachineStatus", namespace: "runtime", id: "machine" },
+    "m",
+    (s) => ({ ...s!, ready: true }),
+  );
+  seen.push((await watch.next()).value!);
+  watch.close();
+  seen.push({ kind: "overflow" as const, dropped: 7 });
+  for (const e of seen) {
+    deepEqual(
+      JSON.stringify(watchEventFromProto(watchEventToProto(e as never))),
+      JSON.stringify(e),
+    );
+  }
+});
