@@ -17,3 +17,4 @@ export * from "./config/machine_config.ts";
 export * from "./config/config_status.ts";
 export * from "./runtime/machine_status.ts";
 export * from "./runtime/controller_status.ts";
+export * from "./network/mod.ts";

@@ -12,6 +12,30 @@ import {
   type ControllerStatusSpec,
 } from "./runtime/controller_status.ts";
 import { machineStatusDescriptor, type MachineStatusSpec } from "./runtime/machine_status.ts";
+import {
+  addressSpecDescriptor,
+  type AddressSpecSpec,
+  addressStatusDescriptor,
+  type AddressStatusSpec,
+  dhcpLeaseDescriptor,
+  type DhcpLeaseSpec,
+  hostnameSpecDescriptor,
+  type HostnameSpecSpec,
+  hostnameStatusDescriptor,
+  type HostnameStatusSpec,
+  linkSpecDescriptor,
+  type LinkSpecSpec,
+  linkStatusDescriptor,
+  type LinkStatusSpec,
+  resolverSpecDescriptor,
+  type ResolverSpecSpec,
+  resolverStatusDescriptor,
+  type ResolverStatusSpec,
+  routeSpecDescriptor,
+  type RouteSpecSpec,
+  routeStatusDescriptor,
+  type RouteStatusSpec,
+} from "./network/mod.ts";
 
 /** Resource type name → spec type: the whole catalog. */
 export type ResourceSpecs = {
@@ -19,6 +43,17 @@ export type ResourceSpecs = {
   ConfigStatus: ConfigStatusSpec;
   MachineStatus: MachineStatusSpec;
   ControllerStatus: ControllerStatusSpec;
+  LinkSpec: LinkSpecSpec;
+  AddressSpec: AddressSpecSpec;
+  RouteSpec: RouteSpecSpec;
+  HostnameSpec: HostnameSpecSpec;
+  ResolverSpec: ResolverSpecSpec;
+  LinkStatus: LinkStatusSpec;
+  AddressStatus: AddressStatusSpec;
+  RouteStatus: RouteStatusSpec;
+  ResolverStatus: ResolverStatusSpec;
+  HostnameStatus: HostnameStatusSpec;
+  DhcpLease: DhcpLeaseSpec;
 };
 
 /** Every resource type name. */
@@ -41,6 +76,17 @@ export const RESOURCE_DESCRIPTORS: {
   ConfigStatus: configStatusDescriptor,
   MachineStatus: machineStatusDescriptor,
   ControllerStatus: controllerStatusDescriptor,
+  LinkSpec: linkSpecDescriptor,
+  AddressSpec: addressSpecDescriptor,
+  RouteSpec: routeSpecDescriptor,
+  HostnameSpec: hostnameSpecDescriptor,
+  ResolverSpec: resolverSpecDescriptor,
+  LinkStatus: linkStatusDescriptor,
+  AddressStatus: addressStatusDescriptor,
+  RouteStatus: routeStatusDescriptor,
+  ResolverStatus: resolverStatusDescriptor,
+  HostnameStatus: hostnameStatusDescriptor,
+  DhcpLease: dhcpLeaseDescriptor,
 };
 
 /** Every type name, in catalog order. */
