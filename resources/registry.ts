@@ -12,6 +12,9 @@ import {
   type ControllerStatusSpec,
 } from "./runtime/controller_status.ts";
 import { machineStatusDescriptor, type MachineStatusSpec } from "./runtime/machine_status.ts";
+import { runtimeStatusDescriptor, type RuntimeStatusSpec } from "./runtime/runtime_status.ts";
+import { serviceSpecDescriptor, type ServiceSpecSpec } from "./runtime/service_spec.ts";
+import { serviceStatusDescriptor, type ServiceStatusSpec } from "./runtime/service_status.ts";
 import {
   addressSpecDescriptor,
   type AddressSpecSpec,
@@ -43,6 +46,9 @@ export type ResourceSpecs = {
   ConfigStatus: ConfigStatusSpec;
   MachineStatus: MachineStatusSpec;
   ControllerStatus: ControllerStatusSpec;
+  ServiceSpec: ServiceSpecSpec;
+  ServiceStatus: ServiceStatusSpec;
+  RuntimeStatus: RuntimeStatusSpec;
   LinkSpec: LinkSpecSpec;
   AddressSpec: AddressSpecSpec;
   RouteSpec: RouteSpecSpec;
@@ -76,6 +82,9 @@ export const RESOURCE_DESCRIPTORS: {
   ConfigStatus: configStatusDescriptor,
   MachineStatus: machineStatusDescriptor,
   ControllerStatus: controllerStatusDescriptor,
+  ServiceSpec: serviceSpecDescriptor,
+  ServiceStatus: serviceStatusDescriptor,
+  RuntimeStatus: runtimeStatusDescriptor,
   LinkSpec: linkSpecDescriptor,
   AddressSpec: addressSpecDescriptor,
   RouteSpec: routeSpecDescriptor,
