@@ -1,0 +1,71 @@
+/**
+ * `deno task image`: build the bootable disk image.
+ *
+ *   deno task image [--program main.ts | --binary PATH] [--config FILE] [--pki DIR]
+ *     [--size 2GiB] [--esp-size 512MiB] [--out build/machined.img] [--append "args"]
+ *     [--quiet-console] [--zstd-level 9] [--module NAME]... [--extra SRC:DEST]...
+ *     [--native-addon PATH|none] [--force]
+ */
+import { buildImage, type ImageOptions } from "./build_image.ts";
+import { last, parseArgs, type ParsedArgs } from "./cli_args.ts";
+import { parseSize } from "./progress.ts";
+import { DEFAULT_MODULES } from "./versions.ts";
+
+/** Flags and options shared by the image, up and down tasks. */
+export const IMAGE_ARGS = {
+  flags: ["quiet-console", "force", "help"],
+  options: [
+    "program",
+    "binary",
+    "config",
+    "pki",
+    "size",
+    "esp-size",
+    "out",
+    "append",
+    "zstd-level",
+    "module",
+    "extra",
+    "native-addon",
+  ],
+};
+
+/** Turn parsed arguments into {@link ImageOptions}. */
+export function imageOptions(a: ParsedArgs): ImageOptions {
+  const size = last(a, "size");
+  const espSize = last(a, "esp-size");
+  const level = last(a, "zstd-level");
+  return {
+    out: last(a, "out"),
+    program: last(a, "program"),
+    binary: last(a, "binary") ?? Deno.env.get("MACHINED_BINARY"),
+    config: last(a, "config"),
+    pki: last(a, "pki"),
+    size: size ? parseSize(size) : undefined,
+    espSize: espSize ? parseSize(espSize) : undefined,
+    append: last(a, "append"),
+    quietConsole: a.flags.has("quiet-console"),
+    zstdLevel: level ? Number(level) : undefined,
+    modules: [...DEFAULT_MODULES, ...(a.values.get("module") ?? [])],
+    extraFiles: (a.values.get("extra") ?? []).map((x) => {
+      const [source, dest] = x.split(":");
+      if (!source || !dest) throw new TypeError(`--extra "${x}" is not SRC:DEST`);
+      return { source, dest };
+    }),
+    nativeAddon: last(a, "native-addon"),
+    force: a.flags.has("force"),
+  };
+}
+
+if (import.meta.main) {
+  const args = parseArgs(Deno.args, IMAGE_ARGS);
+  if (args.flags.has("help")) {
+    console.log(
+      "deno task image [--program main.ts | --binary PATH] [--config FILE] [--pki DIR] " +
+        "[--size 2GiB] [--out build/machined.img] [--append ARGS] [--quiet-console] [--force]",
+    );
+    Deno.exit(0);
+  }
+  const r = await buildImage(imageOptions(args));
+  console.log(r.out);
+}

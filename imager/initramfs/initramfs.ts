@@ -1,0 +1,168 @@
+/**
+ * Decides what the initramfs holds (Deno, the program, the native addon,
+ * their libraries, kernel modules, /etc, empty mount points, extra files)
+ * and writes it as a zstd-compressed cpio archive. The program to run is an
+ * input, so the same imager boots machined or a test stand-in.
+ */
+import { writeCpio } from "../cpio.ts";
+import { CommandError } from "../run.ts";
+import type { ModuleRef } from "../kernel/module_closure.ts";
+import { Rootfs } from "./rootfs.ts";
+import { etcFiles } from "./etc_files.ts";
+
+/** Where things live inside the initramfs. */
+export const LAYOUT = {
+  deno: "/usr/bin/deno",
+  programDir: "/machined",
+  programEntry: "/machined/main.js",
+  binary: "/machined/machined",
+  nativeAddon: "/machined/machined_native_ops.node",
+  denoDir: "/var/cache/deno",
+  modulesList: "/etc/machined/modules",
+  config: "/etc/machined/config.yaml",
+  pki: "/etc/machined/pki",
+  release: "/etc/machined/release",
+} as const;
+
+/** The program PID 1 runs: a JS file or directory run by Deno, or a compiled binary. */
+export type ProgramInput =
+  | { kind: "js"; file: string }
+  | { kind: "dir"; dir: string }
+  | { kind: "binary"; file: string };
+
+/** An extra host file to ship (containerd, runc, mkfs tools, ...). */
+export interface ExtraFile {
+  /** Host path. Symlinks are followed. */
+  source: string;
+  /** Path inside the initramfs. */
+  dest: string;
+  /** @default 0o755 */
+  mode?: number;
+  /** Also ship the shared libraries `ldd` lists for it. @default true */
+  withLibs?: boolean;
+}
+
+/** Everything {@link planInitramfs} needs. */
+export interface InitramfsSpec {
+  program: ProgramInput;
+  /** Host Deno binary (ignored for a compiled `binary` program). */
+  deno?: string;
+  /** Host path of machined_native_ops.node, if it should be shipped. */
+  nativeAddon?: string;
+  /** Kernel modules to ship, in load order, with the host modules dir they come from. */
+  modules: { modulesDir: string; release: string; load: ModuleRef[] };
+  /** Machine config to bake in. */
+  config?: string;
+  /** PKI directory to bake in. */
+  pkiDir?: string;
+  extraFiles?: ExtraFile[];
+  /** Lines written to /etc/machined/release (versions, for the record). */
+  release: Record<string, string>;
+}
+
+/**
+ * Lay out the initramfs tree for `spec`.
+ * @throws Deno.errors.NotFound when an input path is missing.
+ */
+export async function planInitramfs(spec: InitramfsSpec): Promise<Rootfs> {
+  const fs = new Rootfs();
+  fs.dir("/");
+  for (const d of ["/proc", "/sys", "/dev", "/run", "/var", "/var/lib", "/system/state", "/root"]) {
+    fs.dir(d);
+  }
+  fs.dir("/tmp", 0o1777);
+  fs.dir(LAYOUT.denoDir);
+  fs.charDev("/dev/console", 5, 1, 0o600);
+  fs.charDev("/dev/null", 1, 3, 0o666);
+  for (const [path, text] of Object.entries(etcFiles())) fs.file(path, text);
+
+  switch (spec.program.kind) {
+    case "binary":
+      await fs.binary(LAYOUT.binary, spec.program.file);
+      break;
+    case "js":
+      await fs.binary(LAYOUT.deno, requireDeno(spec));
+      fs.file(LAYOUT.programEntry, await Deno.readFile(spec.program.file));
+      break;
+    case "dir":
+      await fs.binary(LAYOUT.deno, requireDeno(spec));
+      await copyTree(fs, spec.program.dir, LAYOUT.programDir);
+      break;
+  }
+  if (spec.nativeAddon) await fs.binary(LAYOUT.nativeAddon, spec.nativeAddon, 0o644);
+
+  const { modulesDir, release, load } = spec.modules;
+  const shipped = load.map((m) => `/usr/lib/modules/${release}/${m.path}`);
+  load.forEach((m, i) => fs.copy(shipped[i], `${modulesDir}/${m.path}`));
+  fs.file(
+    LAYOUT.modulesList,
+    "# Kernel modules to load at boot, in order (dependencies first).\n" +
+      shipped.map((p) => p + "\n").join(""),
+  );
+
+  if (spec.config) fs.copy(LAYOUT.config, spec.config, 0o600);
+  if (spec.pkiDir) await copyTree(fs, spec.pkiDir, LAYOUT.pki, 0o600);
+  for (const x of spec.extraFiles ?? []) {
+    if (x.withLibs ?? true) await fs.binary(x.dest, x.source, x.mode ?? 0o755);
+    else fs.copy(x.dest, await Deno.realPath(x.source), x.mode ?? 0o755);
+  }
+  fs.file(
+    LAYOUT.release,
+    Object.entries(spec.release).sort().map(([k, v]) => `${k}=${v}\n`).join(""),
+  );
+  return fs;
+}
+
+/** Sizes of a written initramfs. */
+export interface InitramfsSizes {
+  cpioBytes: number;
+  compressedBytes: number;
+  entries: number;
+}
+
+/**
+ * Write the tree as a cpio archive piped through `zstd -<level>` into `out`.
+ * zstd's output does not depend on its thread count, so `-T0` stays reproducible.
+ * @throws CommandError when zstd fails.
+ */
+export async function writeInitramfs(
+  fs: Rootfs,
+  out: string,
+  opts: { zstdLevel: number; mtime: number },
+): Promise<InitramfsSizes> {
+  const args = [`-${opts.zstdLevel}`, "-T0", "-q", "-f", "--no-progress", "-o", out];
+  if (opts.zstdLevel > 19) args.unshift("--ultra");
+  const child = new Deno.Command("zstd", { args, stdin: "piped", stderr: "piped" }).spawn();
+  const writer = child.stdin.getWriter();
+  const entries = fs.entries();
+  let cpioBytes: number;
+  try {
+    cpioBytes = await writeCpio(entries, (c) => writer.write(c), opts.mtime);
+  } finally {
+    await writer.close().catch(() => {});
+  }
+  const status = await child.output();
+  if (status.code !== 0) {
+    throw new CommandError("zstd", args, status.code, new TextDecoder().decode(status.stderr));
+  }
+  return { cpioBytes, compressedBytes: (await Deno.stat(out)).size, entries: entries.length };
+}
+
+function requireDeno(spec: InitramfsSpec): string {
+  if (!spec.deno) throw new TypeError("A JS program needs a Deno binary (spec.deno)");
+  return spec.deno;
+}
+
+async function copyTree(fs: Rootfs, from: string, to: string, fileMode?: number): Promise<void> {
+  fs.dir(to);
+  const names: Deno.DirEntry[] = [];
+  for await (const e of Deno.readDir(from)) names.push(e);
+  names.sort((a, b) => (a.name < b.name ? -1 : 1));
+  for (const e of names) {
+    const src = `${from}/${e.name}`;
+    const dst = `${to}/${e.name}`;
+    if (e.isDirectory) await copyTree(fs, src, dst, fileMode);
+    else if (e.isSymlink) fs.symlink(dst, await Deno.readLink(src));
+    else fs.copy(dst, src, fileMode ?? ((await Deno.stat(src)).mode ?? 0o644) & 0o7777);
+  }
+}

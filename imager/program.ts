@@ -1,0 +1,53 @@
+/**
+ * Turns the `--program` / `--binary` input into what the initramfs ships.
+ * A TypeScript entry point is bundled with `deno bundle` into one
+ * self-contained JS file (npm dependencies inlined, checked with npm:yaml),
+ * so the node needs no module cache and no network at boot.
+ */
+import type { ProgramInput } from "./initramfs/initramfs.ts";
+import { run } from "./run.ts";
+
+/** The user's choice: a program for Deno to run, or a compiled binary. */
+export interface ProgramOptions {
+  /** A .ts/.tsx/.mts entry (bundled), a .js/.mjs file, or a directory holding main.js. */
+  program?: string;
+  /** A self-contained executable (e.g. from `deno compile`) that runs as PID 1 itself. */
+  binary?: string;
+}
+
+/**
+ * Resolve `opts` into a {@link ProgramInput}, bundling TypeScript into
+ * `workDir/main.js` first.
+ * @throws TypeError when both or neither of program and binary are given,
+ *   or a directory has no main.js.
+ * @throws CommandError when `deno bundle` fails.
+ */
+export async function resolveProgram(
+  opts: ProgramOptions,
+  workDir: string,
+  deno = Deno.execPath(),
+): Promise<ProgramInput> {
+  if (!!opts.program === !!opts.binary) {
+    throw new TypeError("Give exactly one of --program and --binary");
+  }
+  if (opts.binary) {
+    await Deno.stat(opts.binary);
+    return { kind: "binary", file: opts.binary };
+  }
+  const path = opts.program!;
+  const st = await Deno.stat(path);
+  if (st.isDirectory) {
+    if (!(await Deno.stat(`${path}/main.js`).catch(() => null))) {
+      throw new TypeError(`Program directory "${path}" has no main.js`);
+    }
+    return { kind: "dir", dir: path };
+  }
+  if (/\.(m?js)$/.test(path)) return { kind: "js", file: path };
+  if (!/\.(m?ts|tsx)$/.test(path)) {
+    throw new TypeError(`Program "${path}" is neither .ts, .js nor a directory`);
+  }
+  await Deno.mkdir(workDir, { recursive: true });
+  const out = `${workDir}/main.js`;
+  await run(deno, ["bundle", "--quiet", "--platform", "deno", "-o", out, path]);
+  return { kind: "js", file: out };
+}

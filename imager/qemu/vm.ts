@@ -1,0 +1,355 @@
+/**
+ * Boots a disk image under QEMU (OVMF firmware, virtio disk and NIC, user
+ * networking with the API port forwarded to 127.0.0.1) as a daemon, and
+ * drives it: wait for a console line, wait for a TCP port, stop through QMP.
+ * The run directory holds everything about one VM (console log, QMP socket,
+ * pidfile, firmware variables, state.json), so another process can attach
+ * to it later (`deno task down`).
+ */
+import { connectQmp } from "./qmp.ts";
+import { OVMF_CODE, OVMF_VARS } from "../versions.ts";
+import { CommandError } from "../run.ts";
+
+/** How to start a VM. */
+export interface VmOptions {
+  image: string;
+  /** @default "build/qemu" */
+  runDir?: string;
+  /** Host port forwarded to the guest's {@link guestPort} on 127.0.0.1. @default 50000 */
+  hostPort?: number;
+  /** @default 50000 */
+  guestPort?: number;
+  /** @default 1024 */
+  memoryMiB?: number;
+  /** @default 2 */
+  cpus?: number;
+  /** "auto" uses KVM when /dev/kvm can be opened read-write. @default "auto" */
+  accel?: "auto" | "kvm" | "tcg";
+  /** Discard disk writes (the image stays as built). @default false */
+  snapshot?: boolean;
+  /** @default "qemu-system-x86_64" */
+  qemu?: string;
+}
+
+/** What is recorded in the run directory's state.json. */
+export interface VmState {
+  pid: number;
+  image: string;
+  hostPort: number;
+  accel: "kvm" | "tcg";
+  consoleLog: string;
+  qmpSocket: string;
+  /** Wall-clock start, ms since the epoch. */
+  startedAt: number;
+}
+
+/** Waiting for the console or a port ran out of time (or the guest failed). */
+export class VmTimeoutError extends Error {
+  override name = "VmTimeoutError";
+  constructor(readonly waitingFor: string, readonly timeoutMs: number, readonly tail: string) {
+    super(`Timed out after ${timeoutMs} ms waiting for ${waitingFor}; console ends with:\n${tail}`);
+  }
+}
+
+/** The console showed a line matching a failure pattern. */
+export class VmFailedError extends Error {
+  override name = "VmFailedError";
+  constructor(readonly line: string) {
+    super(`Guest failed: ${line}`);
+  }
+}
+
+/** A running (or attached) VM. */
+export interface Vm {
+  readonly state: VmState;
+  /**
+   * Resolve with the first match of `pattern` in the console log, awaiting
+   * file change events. Rejects with VmFailedError when `failOn` matches first.
+   */
+  waitForConsole(
+    pattern: RegExp,
+    opts?: { timeoutMs?: number; failOn?: RegExp },
+  ): Promise<RegExpExecArray>;
+  /**
+   * Resolve with the first bytes the forwarded port sends. QEMU's user
+   * network accepts on the host side even before the guest listens and then
+   * closes, so "answers" means a non-empty read; there is no event to await,
+   * so this retries every 250 ms until the timeout.
+   */
+  waitForPort(opts?: { timeoutMs?: number; port?: number }): Promise<string>;
+  /**
+   * Stop cleanly: ACPI power button, then `quit` when the guest has not
+   * powered off after `gracefulMs`. Resolves once QEMU has exited.
+   */
+  stop(opts?: { gracefulMs?: number }): Promise<"powerdown" | "quit" | "not-running">;
+  /** The console log so far. */
+  console(): Promise<string>;
+}
+
+/**
+ * Start QEMU as a daemon on `opts.image`. Resolves once QEMU has initialised
+ * the machine (the firmware is then running).
+ * @throws CommandError when QEMU refuses to start (its stderr is kept).
+ */
+export async function startVm(opts: VmOptions): Promise<Vm> {
+  const auto = opts.accel === "auto" || !opts.accel;
+  const accel = auto ? await detectAccel() : opts.accel as "kvm" | "tcg";
+  const vm = await launch(opts, accel);
+  if (accel !== "kvm") return vm;
+  const status = await settleStatus(vm.state.qmpSocket, KVM_CHECK_MS);
+  if (status !== "internal-error") return vm;
+  await vm.stop({ gracefulMs: 0 });
+  if (!auto) throw new VmFailedError("KVM reported an internal error (use accel tcg)");
+  return await launch(opts, "tcg");
+}
+
+/**
+ * How long a KVM guest must keep running before KVM counts as working.
+ * Some hosts expose a /dev/kvm that opens but cannot run a guest (e.g. a
+ * paravirtual KVM that fails in the firmware's first instructions); QEMU then
+ * parks the VM in "internal-error" within a fraction of a second.
+ */
+const KVM_CHECK_MS = 1500;
+
+async function settleStatus(qmpSocket: string, ms: number): Promise<string> {
+  const qmp = await connectQmp(qmpSocket);
+  try {
+    let status = "";
+    for (const deadline = Date.now() + ms; Date.now() < deadline;) {
+      status = ((await qmp.execute("query-status")) as { status: string }).status;
+      if (status === "internal-error") break;
+      await delay(250);
+    }
+    return status;
+  } finally {
+    qmp.close();
+  }
+}
+
+async function launch(opts: VmOptions, accel: "kvm" | "tcg"): Promise<Vm> {
+  const runDir = await absolute(opts.runDir ?? "build/qemu");
+  await Deno.mkdir(runDir, { recursive: true });
+  const hostPort = opts.hostPort ?? 50000;
+  const paths = runPaths(runDir);
+  for (const f of [paths.consoleLog, paths.qmpSocket, paths.pidFile]) {
+    await Deno.remove(f).catch(() => {});
+  }
+  await Deno.copyFile(OVMF_VARS, paths.vars);
+  const image = await absolute(opts.image);
+  const args = [
+    "-name",
+    "machined",
+    "-machine",
+    "q35",
+    "-accel",
+    accel,
+    "-m",
+    String(opts.memoryMiB ?? 1024),
+    "-smp",
+    String(opts.cpus ?? 2),
+    "-nodefaults",
+    "-display",
+    "none",
+    "-vga",
+    "none",
+    "-drive",
+    `if=pflash,format=raw,unit=0,readonly=on,file=${OVMF_CODE}`,
+    "-drive",
+    `if=pflash,format=raw,unit=1,file=${paths.vars}`,
+    "-drive",
+    `file=${image},format=raw,if=virtio,cache=unsafe${opts.snapshot ? ",snapshot=on" : ""}`,
+    "-netdev",
+    `user,id=net0,hostfwd=tcp:127.0.0.1:${hostPort}-:${opts.guestPort ?? 50000}`,
+    "-device",
+    "virtio-net-pci,netdev=net0",
+    "-device",
+    "virtio-rng-pci",
+    "-chardev",
+    `file,id=serial0,path=${paths.consoleLog}`,
+    "-serial",
+    "chardev:serial0",
+    "-qmp",
+    `unix:${paths.qmpSocket},server=on,wait=off`,
+    "-pidfile",
+    paths.pidFile,
+    "-daemonize",
+  ];
+  const qemu = opts.qemu ?? "qemu-system-x86_64";
+  const startedAt = Date.now();
+  const out = await new Deno.Command(qemu, {
+    args,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  })
+    .output().catch((e) => {
+      throw new CommandError(qemu, args, -1, `cannot start: ${e.message}`, { cause: e });
+    });
+  if (out.code !== 0) {
+    throw new CommandError(qemu, args, out.code, new TextDecoder().decode(out.stderr));
+  }
+  const pid = Number((await Deno.readTextFile(paths.pidFile)).trim());
+  const state: VmState = {
+    pid,
+    image,
+    hostPort,
+    accel,
+    consoleLog: paths.consoleLog,
+    qmpSocket: paths.qmpSocket,
+    startedAt,
+  };
+  await Deno.writeTextFile(paths.state, JSON.stringify(state, null, 2) + "\n");
+  return vmHandle(state, paths.state);
+}
+
+/**
+ * Attach to the VM recorded in `runDir` (started by another process).
+ * @throws Deno.errors.NotFound when no VM was started there.
+ */
+export async function attachVm(runDir = "build/qemu"): Promise<Vm> {
+  const paths = runPaths(await absolute(runDir));
+  const state = JSON.parse(await Deno.readTextFile(paths.state)) as VmState;
+  return vmHandle(state, paths.state);
+}
+
+/** True while the process `pid` exists and is a QEMU. */
+export async function isRunning(pid: number): Promise<boolean> {
+  try {
+    const cmd = await Deno.readTextFile(`/proc/${pid}/cmdline`);
+    return cmd.includes("qemu");
+  } catch {
+    return false;
+  }
+}
+
+/** "kvm" when /dev/kvm opens read-write, else "tcg" ({@link startVm} then checks KVM runs). */
+export async function detectAccel(): Promise<"kvm" | "tcg"> {
+  try {
+    (await Deno.open("/dev/kvm", { read: true, write: true })).close();
+    return "kvm";
+  } catch {
+    return "tcg";
+  }
+}
+
+function vmHandle(state: VmState, stateFile: string): Vm {
+  const readConsole = () => Deno.readTextFile(state.consoleLog).catch(() => "");
+  const tail = async () => (await readConsole()).split("\n").slice(-15).join("\n");
+  return {
+    state,
+    console: readConsole,
+    async waitForConsole(pattern, opts = {}) {
+      const timeoutMs = opts.timeoutMs ?? 120_000;
+      const watcher = Deno.watchFs(state.consoleLog);
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        watcher.close();
+      }, timeoutMs);
+      const check = async () => {
+        const all = await readConsole();
+        const text = all.slice(0, all.lastIndexOf("\n") + 1); // complete lines only
+        const bad = opts.failOn?.exec(text);
+        if (bad) {
+          const lineEnd = text.indexOf("\n", bad.index);
+          throw new VmFailedError(text.slice(bad.index, lineEnd < 0 ? undefined : lineEnd));
+        }
+        return pattern.exec(text);
+      };
+      try {
+        const first = await check();
+        if (first) return first;
+        for await (const _ of watcher) {
+          const m = await check();
+          if (m) return m;
+        }
+      } finally {
+        clearTimeout(timer);
+        if (!timedOut) watcher.close();
+      }
+      throw new VmTimeoutError(`console line ${pattern}`, timeoutMs, await tail());
+    },
+    async waitForPort(opts = {}) {
+      const timeoutMs = opts.timeoutMs ?? 60_000;
+      const port = opts.port ?? state.hostPort;
+      const deadline = Date.now() + timeoutMs;
+      while (Date.now() < deadline) {
+        const got = await probePort(port, Math.min(2000, deadline - Date.now()));
+        if (got) return got;
+        await delay(250);
+      }
+      throw new VmTimeoutError(`127.0.0.1:${port} to answer`, timeoutMs, await tail());
+    },
+    async stop(opts = {}) {
+      if (!(await isRunning(state.pid))) return "not-running";
+      const qmp = await connectQmp(state.qmpSocket);
+      try {
+        await qmp.execute("system_powerdown");
+        if (await settlesWithin(qmp.closed, opts.gracefulMs ?? 10_000)) {
+          await waitGone(state.pid);
+          return "powerdown";
+        }
+        await qmp.execute("quit").catch(() => {/* QEMU may close before replying */});
+        if (!(await settlesWithin(qmp.closed, 10_000))) {
+          throw new VmTimeoutError("QEMU to quit", 10_000, await tail());
+        }
+        await waitGone(state.pid);
+        return "quit";
+      } finally {
+        qmp.close();
+        await Deno.remove(stateFile).catch(() => {});
+      }
+    },
+  };
+}
+
+async function probePort(port: number, timeoutMs: number): Promise<string | undefined> {
+  let conn: Deno.TcpConn | undefined;
+  const timer = setTimeout(() => conn?.close(), timeoutMs);
+  try {
+    conn = await Deno.connect({ hostname: "127.0.0.1", port });
+    const buf = new Uint8Array(256);
+    const n = await conn.read(buf);
+    return n ? new TextDecoder().decode(buf.subarray(0, n)) : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    clearTimeout(timer);
+    try {
+      conn?.close();
+    } catch { /* closed by the timer */ }
+  }
+}
+
+/** QEMU closes QMP just before it exits; give the process a moment to be reaped. */
+async function waitGone(pid: number): Promise<void> {
+  for (let i = 0; i < 50 && (await isRunning(pid)); i++) await delay(100);
+}
+
+async function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms)));
+  try {
+    return await Promise.race([p.then(() => true), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+function runPaths(runDir: string) {
+  return {
+    consoleLog: `${runDir}/console.log`,
+    qmpSocket: `${runDir}/qmp.sock`,
+    pidFile: `${runDir}/qemu.pid`,
+    vars: `${runDir}/OVMF_VARS.fd`,
+    state: `${runDir}/state.json`,
+  };
+}
+
+async function absolute(path: string): Promise<string> {
+  return path.startsWith("/") ? path : `${Deno.cwd()}/${path}`;
+}
