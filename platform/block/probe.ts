@@ -1,0 +1,89 @@
+/**
+ * Filesystem identification by superblock, as pure functions over the first
+ * {@link PROBE_BYTES} of a device or partition: ext2/3/4, XFS, FAT (vfat) and
+ * Linux swap, with label and UUID formatted as blkid prints them.
+ * @module
+ */
+
+/** How many leading bytes {@link probeSuperblock} needs (covers 64 KiB swap pages). */
+export const PROBE_BYTES = 65536;
+
+/** What a superblock says. */
+export interface FsInfo {
+  type: "ext2" | "ext3" | "ext4" | "xfs" | "vfat" | "swap";
+  /** Empty when the filesystem has no label. */
+  label: string;
+  /** Lowercase 8-4-4-4-12 (ext, xfs, swap) or `XXXX-XXXX` (vfat). */
+  uuid: string;
+}
+
+const ascii = (b: Uint8Array) => new TextDecoder("latin1").decode(b);
+
+function cstr(b: Uint8Array): string {
+  const end = b.indexOf(0);
+  return new TextDecoder().decode(end < 0 ? b : b.subarray(0, end));
+}
+
+function uuidText(b: Uint8Array): string {
+  const h = Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+function ext(head: Uint8Array): FsInfo | undefined {
+  if (head.length < 2048) return undefined;
+  const sb = head.subarray(1024, 2048);
+  const v = new DataView(sb.buffer, sb.byteOffset, sb.byteLength);
+  if (v.getUint16(56, true) !== 0xef53) return undefined;
+  const compat = v.getUint32(92, true), incompat = v.getUint32(96, true);
+  const EXTENTS = 0x40, BIT64 = 0x80, FLEX_BG = 0x200, JOURNAL = 0x4;
+  const type = incompat & (EXTENTS | BIT64 | FLEX_BG) ? "ext4" : compat & JOURNAL ? "ext3" : "ext2";
+  return { type, label: cstr(sb.subarray(120, 136)), uuid: uuidText(sb.subarray(104, 120)) };
+}
+
+function xfs(head: Uint8Array): FsInfo | undefined {
+  if (head.length < 512 || ascii(head.subarray(0, 4)) !== "XFSB") return undefined;
+  return {
+    type: "xfs",
+    label: cstr(head.subarray(108, 120)),
+    uuid: uuidText(head.subarray(32, 48)),
+  };
+}
+
+function swap(head: Uint8Array): FsInfo | undefined {
+  for (const page of [4096, 8192, 16384, 65536]) {
+    if (head.length < page) break;
+    const magic = ascii(head.subarray(page - 10, page));
+    if (magic !== "SWAPSPACE2" && magic !== "SWAP-SPACE") continue;
+    if (magic === "SWAP-SPACE") return { type: "swap", label: "", uuid: "" };
+    return {
+      type: "swap",
+      label: cstr(head.subarray(1024 + 28, 1024 + 44)),
+      uuid: uuidText(head.subarray(1024 + 12, 1024 + 28)),
+    };
+  }
+  return undefined;
+}
+
+function vfat(head: Uint8Array): FsInfo | undefined {
+  if (head.length < 512 || head[510] !== 0x55 || head[511] !== 0xaa) return undefined;
+  const v = new DataView(head.buffer, head.byteOffset, 512);
+  const bps = v.getUint16(11, true);
+  if (bps < 512 || bps > 4096 || bps & (bps - 1) || head[13] === 0) return undefined;
+  let idOff: number, labelOff: number;
+  if (ascii(head.subarray(82, 87)) === "FAT32") [idOff, labelOff] = [67, 71];
+  else if (ascii(head.subarray(54, 57)) === "FAT") [idOff, labelOff] = [39, 43];
+  else return undefined;
+  const id = v.getUint32(idOff, true);
+  const hex = (n: number) => n.toString(16).toUpperCase().padStart(4, "0");
+  const raw = ascii(head.subarray(labelOff, labelOff + 11)).trimEnd();
+  return {
+    type: "vfat",
+    label: raw === "NO NAME" ? "" : raw,
+    uuid: `${hex(id >>> 16)}-${hex(id & 0xffff)}`,
+  };
+}
+
+/** Identify the filesystem whose first bytes are `head`; undefined when unknown. */
+export function probeSuperblock(head: Uint8Array): FsInfo | undefined {
+  return xfs(head) ?? ext(head) ?? swap(head) ?? vfat(head);
+}
