@@ -19,23 +19,30 @@ import type { ReconcileContext } from "../runtime/mod.ts";
 import type { ResourceSpecs } from "../resources/mod.ts";
 import type { StageCell } from "./stage.ts";
 
-/** Builds the controller; `stage` is the sequencer's cell. */
+/** The controller's name, so the runtime can be asked to re-run it. */
+export const MACHINE_STATUS_CONTROLLER = "runtime.MachineStatusController";
+
+/**
+ * Builds the controller. `stage` is the sequencer's cell; `controllers` reads the
+ * runtime's health directly rather than through ControllerStatus resources,
+ * because every cycle of this controller changes its own ControllerStatus and
+ * would re-trigger it forever (machined re-runs it when health changes).
+ */
 export function machineStatusController(
-  deps: { stage: StageCell; pid1: boolean; mode: "node" | "dev" },
+  deps: {
+    stage: StageCell;
+    pid1: boolean;
+    mode: "node" | "dev";
+    controllers: () => ReadonlyArray<{ name: string; spec: ControllerStatusSpec }>;
+  },
 ): MachineController {
   return {
-    name: "runtime.MachineStatusController",
-    inputs: [
-      { type: CONFIG_STATUS, kind: "weak" },
-      { type: CONTROLLER_STATUS, kind: "weak" },
-    ],
+    name: MACHINE_STATUS_CONTROLLER,
+    inputs: [{ type: CONFIG_STATUS, kind: "weak" }],
     outputs: [{ type: MACHINE_STATUS, kind: "exclusive" }],
     async reconcile(ctx: ReconcileContext<ResourceSpecs>) {
       const config = ctx.find(CONFIG_STATUS, "config", "machine")?.spec;
-      const controllers = ctx.list(CONTROLLER_STATUS).map((r) => ({
-        name: r.metadata.id,
-        spec: r.spec,
-      }));
+      const controllers = deps.controllers().filter((c) => c.name !== MACHINE_STATUS_CONTROLLER);
       await ctx.apply(
         { type: MACHINE_STATUS, namespace: "runtime", id: MACHINE_STATUS_ID },
         machineStatus(deps.stage.get(), config, controllers, deps),

@@ -5,10 +5,10 @@
  */
 import { EventBus } from "../events/mod.ts";
 import { createLogger, type Logger, type LogRing } from "../logs/mod.ts";
-import { type MachineController, type ResourceSpecs } from "../resources/mod.ts";
+import { CONTROLLER_STATUS, type MachineController, type ResourceSpecs } from "../resources/mod.ts";
 import { type Clock, ControllerRuntime, Store, systemClock } from "../runtime/mod.ts";
 import { controllerStatusPublisher } from "./controller_status.ts";
-import { machineStatusController } from "./machine_status_controller.ts";
+import { MACHINE_STATUS_CONTROLLER, machineStatusController } from "./machine_status_controller.ts";
 import { StageCell } from "./stage.ts";
 
 /** How machined runs: as a node's PID 1, or unprivileged on a laptop. */
@@ -34,6 +34,7 @@ export class Machined {
   readonly mode: RunMode;
   readonly pid1: boolean;
   #unsubscribeStage?: () => void;
+  #started = false;
 
   constructor(options: MachinedOptions) {
     this.mode = options.mode;
@@ -43,6 +44,7 @@ export class Machined {
     this.store = new Store<ResourceSpecs>({ clock });
     const publish = controllerStatusPublisher(this.store, () => this.runtime.graph());
     let lastFailures = new Map<string, number>();
+    const failing = new Set<string>();
     this.runtime = new ControllerRuntime(this.store, {
       clock,
       onStats: (stats) => {
@@ -52,6 +54,13 @@ export class Machined {
           this.events.emit("controller", stats.name, "failed", stats.lastError ?? "");
         }
         lastFailures = new Map(lastFailures).set(stats.name, stats.failures);
+        // Re-run MachineStatus when a controller starts or stops failing.
+        const nowFailing = stats.consecutiveFailures > 0 && stats.state !== "stopped";
+        if (nowFailing !== failing.has(stats.name) && stats.name !== MACHINE_STATUS_CONTROLLER) {
+          if (nowFailing) failing.add(stats.name);
+          else failing.delete(stats.name);
+          if (this.#started) this.runtime.trigger(MACHINE_STATUS_CONTROLLER);
+        }
       },
       logger: (controller, message, fields) => this.logger.info(controller, message, fields),
     });
@@ -59,15 +68,18 @@ export class Machined {
       stage: this.stage,
       pid1: options.pid1,
       mode: options.mode,
+      controllers: () =>
+        this.store.list(CONTROLLER_STATUS).map((r) => ({ name: r.metadata.id, spec: r.spec })),
     }));
     for (const c of options.controllers ?? []) this.runtime.register(c);
   }
 
   /** Starts the controllers; stage changes re-run MachineStatus. */
   start(): void {
+    this.#started = true;
     this.#unsubscribeStage = this.stage.onChange((stage) => {
       this.events.emit("phase", "machine", stage, `machine stage is now ${stage}`);
-      this.runtime.trigger("runtime.MachineStatusController");
+      this.runtime.trigger(MACHINE_STATUS_CONTROLLER);
     });
     this.runtime.start();
   }

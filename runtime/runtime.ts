@@ -220,6 +220,10 @@ export class ControllerRuntime<M extends Catalog> {
       if (stop.aborted) break;
       entry.dirty = false;
       entry.requeueAt = undefined;
+      // Yield to timers and I/O between cycles: a controller that keeps
+      // re-triggering itself must never starve the rest of the process.
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      if (stop.aborted) break;
       const ok = await this.#cycle(entry);
       if (stop.aborted) break;
       if (!ok) {

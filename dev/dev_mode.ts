@@ -1,0 +1,151 @@
+/**
+ * Dev mode: machined unprivileged on a laptop. It generates a config and PKI in
+ * the state dir on first run (and reuses them after), runs the controllers with
+ * backends that observe the host read-only and fake every change, serves the
+ * API through apid, writes an admin client config, and prints how to use it.
+ * Editing STATE/config.yaml applies the new config without a restart.
+ */
+import { join } from "node:path";
+import { defaultDevConfig } from "../config/mod.ts";
+import {
+  generateClientConfig,
+  loadOrCreateNodePki,
+  pathExists,
+  writeClientConfig,
+} from "../pki/mod.ts";
+import { nativeProcessBackend } from "../platform/process/mod.ts";
+import { startApiHost } from "../node/api_host.ts";
+import { loadConfigFile } from "../node/config_loader.ts";
+import { Machined } from "../node/machined.ts";
+import { watchConfigFile } from "./config_watch.ts";
+
+/** What `main.ts dev` takes. */
+export interface DevOptions {
+  stateDir: string;
+  /** `host:port` for the API. @default "127.0.0.1:50000" */
+  listen: string;
+  /** Node name for a first-run config. @default "machined-dev" */
+  hostname: string;
+}
+
+/** Runs until SIGINT/SIGTERM or a Shutdown RPC; returns the exit code. */
+export async function runDevMode(o: DevOptions): Promise<number> {
+  const stateDir = await Deno.realPath(await ensureDir(o.stateDir));
+  const configPath = join(stateDir, "config.yaml");
+  if (!(await pathExists(configPath))) {
+    await Deno.writeTextFile(configPath, defaultDevConfig(o.hostname), { mode: 0o600 });
+  }
+  const processBackend = nativeProcessBackend();
+  // In dev mode machined stands in for PID 1 for its own children.
+  await processBackend.setChildSubreaper(true);
+
+  let done!: (code: number) => void;
+  const finished = new Promise<number>((r) => (done = r));
+  const machined = new Machined({ mode: "dev", pid1: false });
+  machined.start();
+  const load = await loadConfigFile(machined.store, configPath);
+  machined.stage.set(load.state === "valid" ? "running" : "maintenance");
+  if (load.state === "invalid") {
+    machined.logger.warn("config", "invalid config: staying in maintenance", {
+      errors: load.errors.map((e) => e.format()).join("; "),
+    });
+  }
+  const hostname = load.state === "valid" ? load.config.machine.hostname : o.hostname;
+  const pkiDir = join(stateDir, "pki");
+  const pki = await loadOrCreateNodePki(pkiDir, {
+    hostnames: [hostname, "localhost"],
+    addresses: ["127.0.0.1", "::1"],
+    ca: load.state === "valid" && load.config.machine.ca
+      ? { certPem: load.config.machine.ca.crt, keyPem: load.config.machine.ca.key }
+      : undefined,
+  });
+  const clientConfigPath = join(stateDir, "machinectl.yaml");
+  if (!(await pathExists(clientConfigPath))) {
+    await writeClientConfig(
+      clientConfigPath,
+      await generateClientConfig({
+        secrets: { ca: pki.ca },
+        role: "os:admin",
+        name: "admin",
+        context: hostname,
+        endpoints: [o.listen],
+      }),
+    );
+  }
+
+  const stopping = (code: number, stage: "rebooting" | "shuttingDown") => {
+    machined.stage.set(stage);
+    setTimeout(() => done(code), 100);
+  };
+  const api = await startApiHost({
+    machined,
+    pki,
+    pkiDir,
+    runDir: join(stateDir, "run"),
+    listen: o.listen,
+    processBackend,
+    names: [hostname, "localhost"],
+    addresses: ["127.0.0.1", "::1"],
+    endpoints: () => [o.listen],
+    dropUser: false,
+    actions: {
+      version: () => ({
+        version: "0.1.0",
+        commit: "",
+        denoVersion: Deno.version.deno,
+        os: Deno.build.os,
+        arch: Deno.build.arch,
+        hostname,
+      }),
+      reboot: (by) => {
+        machined.logger.info("power", "reboot requested: dev mode stops (no host reboot)", {
+          ...by,
+        });
+        stopping(0, "rebooting");
+        return Promise.resolve();
+      },
+      shutdown: (by) => {
+        machined.logger.info("power", "shutdown requested", { ...by });
+        stopping(0, "shuttingDown");
+        return Promise.resolve();
+      },
+    },
+  });
+  const stopWatch = watchConfigFile(configPath, async () => {
+    const r = await loadConfigFile(machined.store, configPath);
+    if (r.state === "valid") machined.stage.set("running");
+    machined.logger.info("config", `reloaded ${configPath}: ${r.state}`);
+  });
+
+  const { port } = await api.ready();
+  console.log(
+    [
+      "",
+      `machined (dev mode) is up: API on ${
+        o.listen.replace(/:\d+$/, `:${port}`)
+      }, state in ${stateDir}`,
+      `try:  deno task machinectl --config ${clientConfigPath} get machinestatus`,
+      `      deno task machinectl --config ${clientConfigPath} get controllers`,
+      "stop with Ctrl-C",
+      "",
+    ].join("\n"),
+  );
+
+  const onSignal = () => done(0);
+  Deno.addSignalListener("SIGINT", onSignal);
+  Deno.addSignalListener("SIGTERM", onSignal);
+  const code = await finished;
+  Deno.removeSignalListener("SIGINT", onSignal);
+  Deno.removeSignalListener("SIGTERM", onSignal);
+  machined.logger.info("dev", "stopping");
+  stopWatch();
+  await api.stop();
+  await machined.stop();
+  await processBackend.close();
+  return code;
+}
+
+async function ensureDir(path: string): Promise<string> {
+  await Deno.mkdir(path, { recursive: true, mode: 0o700 });
+  return path;
+}

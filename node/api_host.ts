@@ -1,0 +1,147 @@
+/**
+ * Hosts the API for a running machined: the internal MachineService on a Unix
+ * socket (in this process) and apid (a separate, supervised, unprivileged
+ * process) that terminates mutual TLS on the public port and forwards to it.
+ * apid dying never touches machined; the supervisor restarts it.
+ */
+import { join } from "node:path";
+import { apidProcessSpec } from "../api/apid/apid_process_spec.ts";
+import { APID_DEFAULTS } from "../api/apid/apid_options.ts";
+import { ApidSupervisor, type ApidSupervisorEvent } from "../api/apid/supervisor.ts";
+import {
+  createClientConfigIssuer,
+  type EventSource,
+  type MachineEvent as ApiEvent,
+  type NodeActions,
+} from "../api/server/mod.ts";
+import { type InternalApiServer, startInternalApiServer } from "../api/server/internal_server.ts";
+import type { EventBus } from "../events/mod.ts";
+import type { NodePki } from "../pki/mod.ts";
+import type { ProcessBackend } from "../platform/process/mod.ts";
+import type { Machined } from "./machined.ts";
+
+/** Options of {@link startApiHost}. */
+export interface ApiHostOptions {
+  machined: Machined;
+  pki: NodePki;
+  /** Where ca.crt, server.crt and server.key live for apid. */
+  pkiDir: string;
+  /** Directory for machined's internal API socket. */
+  runDir: string;
+  /** `host:port` apid listens on. */
+  listen: string;
+  processBackend: ProcessBackend;
+  actions: NodeActions;
+  /** DNS names and addresses the server certificate covers. */
+  names: readonly string[];
+  addresses: readonly string[];
+  /** Endpoints written into client configs issued over the API. */
+  endpoints: () => readonly string[];
+  /** Run apid as the machined-api user (on a node). */
+  dropUser: boolean;
+  /** Overrides how apid is started (the image starts the bundled program). */
+  apidEntry?: { denoPath?: string; entry?: string; config?: string; denoDir?: string };
+}
+
+/** The running API. */
+export interface ApiHost {
+  readonly supervisor: ApidSupervisor;
+  readonly internal: InternalApiServer;
+  /** Resolves when apid listens (the first time, or after a restart). */
+  ready(): Promise<{ pid: number; port: number }>;
+  stop(): Promise<void>;
+}
+
+/** Starts the internal server and apid. */
+export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
+  const socketPath = join(o.runDir, "machined-api.sock");
+  await Deno.mkdir(o.runDir, { recursive: true });
+  const internal = await startInternalApiServer({
+    socketPath,
+    deps: {
+      store: o.machined.store,
+      actions: o.actions,
+      events: eventSource(o.machined.events),
+      clientConfigs: createClientConfigIssuer(o.pki.ca, o.endpoints),
+    },
+    socketGroup: o.dropUser ? 50000 : undefined,
+  });
+  const [hostname, port] = splitListen(o.listen);
+  const supervisor = new ApidSupervisor({
+    backend: o.processBackend,
+    spec: apidProcessSpec({
+      apid: {
+        ...APID_DEFAULTS,
+        pkiDir: o.pkiDir,
+        socketPath,
+        hostname,
+        port,
+        names: o.names,
+        addresses: o.addresses,
+      },
+      dropUser: o.dropUser,
+      ...o.apidEntry,
+    }),
+    onEvent: (e) => report(o.machined, e),
+  });
+  const firstReady = supervisor.nextReady();
+  supervisor.start();
+  return {
+    supervisor,
+    internal,
+    ready: () => firstReady,
+    async stop() {
+      await supervisor.stop();
+      await internal.close();
+    },
+  };
+}
+
+function report(m: Machined, e: ApidSupervisorEvent): void {
+  switch (e.kind) {
+    case "started":
+      m.logger.info("apid", "started", { pid: e.pid });
+      break;
+    case "ready":
+      m.events.emit("api", "apid", "ready", `listening on port ${e.port}`, { pid: String(e.pid) });
+      m.logger.info("apid", "ready", { pid: e.pid, port: e.port });
+      break;
+    case "exited":
+      m.events.emit("api", "apid", "exited", `code=${e.exit.code} signal=${e.exit.signal}`);
+      m.logger.warn("apid", "exited", {
+        code: e.exit.code,
+        signal: e.exit.signal,
+        restartInMs: e.restartInMs,
+      });
+      break;
+    case "spawnFailed":
+      m.logger.error("apid", "spawn failed", { error: e.error, restartInMs: e.restartInMs });
+      break;
+    case "output":
+      m.logger.info("apid", e.line, { stream: e.stream });
+      break;
+  }
+}
+
+/** Adapts the machine event bus to the API's event source. */
+export function eventSource(bus: EventBus): EventSource {
+  return {
+    async *subscribe({ signal }): AsyncIterable<ApiEvent> {
+      for await (const e of bus.subscribe({ signal })) {
+        yield {
+          kind: e.kind,
+          subject: e.subject,
+          message: [e.action, e.message].filter(Boolean).join(": "),
+          time: new Date(e.time),
+        };
+      }
+    },
+  };
+}
+
+/** `host:port` → [host, port]; IPv6 hosts in brackets. */
+export function splitListen(listen: string): [string, number] {
+  const m = /^\[?([^\]]*?)\]?:(\d+)$/.exec(listen);
+  if (!m) throw new RangeError(`Listen address "${listen}" is not host:port`);
+  return [m[1], Number(m[2])];
+}
