@@ -8,7 +8,7 @@ import {
 } from "./controller.ts";
 import { ControllerRuntime, type ControllerStats } from "./runtime.ts";
 import { Store } from "./store.ts";
-import { waitForAbsence, waitForResource } from "./testing.ts";
+import { statsRecorder, waitForAbsence, waitForResource } from "./testing.ts";
 
 type Cat = {
   Spec: { value: number };
@@ -201,11 +201,12 @@ Deno.test("periodic resync runs without input changes (fake clock)", async () =>
 
 Deno.test("failures back off exponentially with a cap, and reset after success", async () => {
   const clock = new FakeClock();
-  const stats: ControllerStats[] = [];
+  const rec = statsRecorder();
+  const stats = rec.seen;
   const { runtime } = setup({
     clock,
     backoff: { initialMs: 100, maxMs: 800, factor: 2 },
-    onStats: (s) => stats.push(s),
+    onStats: rec.onStats,
   });
   let calls = 0;
   let failUntil = 6;
@@ -223,7 +224,9 @@ Deno.test("failures back off exponentially with a cap, and reset after success",
     await clock.waitForSleepers(1);
     const [d] = clock.pendingDelays();
     delays.push(d);
+    const next = rec.next((s) => s.state === "idle");
     await clock.advance(d);
+    await next;
   }
   assert.deepEqual(delays, [100, 200, 400, 800, 800, 800]);
   const last = runtime.stats()[0];
@@ -256,7 +259,8 @@ Deno.test("a throwing or hanging controller does not stop the others", async () 
 
 Deno.test("requeueAfter schedules another cycle", async () => {
   const clock = new FakeClock();
-  const { runtime } = setup({ clock });
+  const rec = statsRecorder();
+  const { runtime } = setup({ clock, onStats: rec.onStats });
   let calls = 0;
   runtime.register(controller({
     name: "test.Timer",
@@ -268,8 +272,9 @@ Deno.test("requeueAfter schedules another cycle", async () => {
   }));
   runtime.start();
   await clock.waitForSleepers(1);
+  const second = rec.next((s) => s.reconciles === 2 && s.state === "idle");
   await clock.advance(5_000);
-  await clock.waitForSleepers(0);
+  await second;
   assert.equal(calls, 2);
   await runtime.stop();
 });

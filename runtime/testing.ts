@@ -3,6 +3,7 @@
  * (with a timeout) instead of sleeping and polling.
  */
 import type { Catalog, ResourceOf, TypeName } from "./resource.ts";
+import type { ControllerStats } from "./runtime.ts";
 import type { Store } from "./store.ts";
 
 /**
@@ -53,4 +54,37 @@ export async function waitForAbsence<M extends Catalog, K extends TypeName<M>>(
     clearTimeout(timer);
     watch.close();
   }
+}
+
+/**
+ * Collects controller stats as the runtime publishes them and lets a test await
+ * a condition on them. Pass `onStats` to the runtime's options.
+ */
+export function statsRecorder() {
+  const seen: ControllerStats[] = [];
+  let waiters: Array<
+    { pred: (s: ControllerStats) => boolean; resolve: (s: ControllerStats) => void }
+  > = [];
+  return {
+    seen,
+    onStats(s: ControllerStats) {
+      seen.push(s);
+      const ready = waiters.filter((w) => w.pred(s));
+      waiters = waiters.filter((w) => !w.pred(s));
+      for (const w of ready) w.resolve(s);
+    },
+    /** Resolves with the first stats, from now on, that satisfy `pred`. */
+    next(pred: (s: ControllerStats) => boolean, timeoutMs = 5000): Promise<ControllerStats> {
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error("Timed out waiting for stats")), timeoutMs);
+        waiters.push({
+          pred,
+          resolve: (s) => {
+            clearTimeout(timer);
+            resolve(s);
+          },
+        });
+      });
+    },
+  };
 }
