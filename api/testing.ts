@@ -230,3 +230,29 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
     },
   };
 }
+
+/** Rejects when `p` does not settle within `ms`. */
+export async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Timed out after ${ms} ms: ${what}`)), ms);
+  });
+  try {
+    return await Promise.race([p, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The Connect code of a failed call, or "ok". */
+export async function outcome(call: () => Promise<unknown>): Promise<string> {
+  try {
+    await call();
+    return "ok";
+  } catch (e) {
+    const { ConnectError, Code } = await import("@connectrpc/connect");
+    return e instanceof ConnectError
+      ? Code[e.code] + (Deno.env.get("API_DEBUG") ? " " + e.message : "")
+      : `thrown: ${e}`;
+  }
+}

@@ -78,6 +78,110 @@ function sampleStore() {
       outputs: ["B"],
     },
   });
+  const net = (type: string, id: string, spec: unknown) =>
+    store.create({
+      type: type as "LinkSpec",
+      namespace: "network",
+      id,
+      owner: "n",
+      spec: spec as never,
+    });
+  net("LinkSpec", "eth0", { name: "eth0", up: true, mtu: 9000, dhcp: true, origin: "config" });
+  net("LinkSpec", "lo", { name: "lo", up: true, dhcp: false, origin: "default" });
+  net("RouteSpec", "r", {
+    link: "eth0",
+    family: "inet6",
+    dst: "::",
+    dstLen: 0,
+    metric: 1024,
+    origin: "dhcp",
+  });
+  net("DhcpLease", "eth0", {
+    link: "eth0",
+    state: "bound",
+    address: "10.0.0.5",
+    prefixLen: 24,
+    routers: ["10.0.0.1"],
+    dnsServers: [],
+    leaseSeconds: 3600,
+  });
+  net("AddressStatus", "a", {
+    link: "eth0",
+    linkIndex: 2,
+    family: "inet",
+    address: "10.0.0.5",
+    prefixLen: 24,
+    scope: "global",
+    flags: 128,
+  });
+  net("ServiceSpec", "containerd", {
+    command: ["/bin/containerd"],
+    env: { A: "1" },
+    cwd: "/",
+    user: 0,
+    group: "root",
+    dependsOn: [],
+    restart: "on-failure",
+    stopGraceMs: 1000,
+    onDependencyRestart: "hold",
+    health: {
+      probe: { kind: "cri", socket: "/run/c.sock" },
+      intervalMs: 1,
+      timeoutMs: 2,
+      startPeriodMs: 3,
+      successThreshold: 1,
+      failureThreshold: 3,
+    },
+    limits: { memoryMax: 1 << 30, pidsMax: 100 },
+    files: [{ path: "/etc/x", content: "y" }, { path: "/etc/z", content: "", mode: 0o600 }],
+    dirs: ["/var/lib/x"],
+    builtin: true,
+  });
+  net("ServiceSpec", "payload", {
+    command: ["/bin/p"],
+    env: {},
+    cwd: "/",
+    user: "nobody",
+    group: 65534,
+    dependsOn: ["containerd"],
+    restart: "always",
+    stopGraceMs: 1000,
+    onDependencyRestart: "restart",
+    limits: {},
+    files: [],
+    dirs: [],
+    builtin: false,
+  });
+  net("ServiceStatus", "containerd", {
+    state: "backing-off",
+    healthy: false,
+    restarts: 2,
+    pid: null,
+    lastExit: { code: null, signal: "SIGKILL", time: 5, killedAfterGrace: true },
+    message: "m",
+    since: 7,
+  });
+  net("ServiceStatus", "payload", {
+    state: "running",
+    healthy: true,
+    restarts: 0,
+    pid: 42,
+    lastExit: null,
+    message: "",
+    since: 1,
+  });
+  net("RuntimeStatus", "containerd", {
+    ready: true,
+    networkReady: false,
+    runtimeName: "containerd",
+    runtimeVersion: "2",
+    runtimeApiVersion: "v1",
+    socket: "/run/c.sock",
+    lastError: "",
+    lastProbe: 1700000000000,
+    lastAnswer: 1700000000000,
+  });
+  net("ResolverStatus", "r", { nameservers: ["1.1.1.1"], search: [], path: "/etc/resolv.conf" });
   return store;
 }
 
@@ -87,6 +191,14 @@ function all(store: Store<ResourceSpecs>): MachineResource[] {
     ...store.list("ConfigStatus"),
     ...store.list("MachineStatus"),
     ...store.list("ControllerStatus"),
+    ...store.list("LinkSpec"),
+    ...store.list("RouteSpec"),
+    ...store.list("DhcpLease"),
+    ...store.list("AddressStatus"),
+    ...store.list("ResolverStatus"),
+    ...store.list("ServiceSpec"),
+    ...store.list("ServiceStatus"),
+    ...store.list("RuntimeStatus"),
   ];
 }
 

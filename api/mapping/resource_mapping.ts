@@ -45,6 +45,15 @@ import {
   phaseToProto,
 } from "./enum_mapping.ts";
 import { ResourceMappingError } from "./mapping_error.ts";
+import { networkFromProto, networkToProto } from "./network_mapping.ts";
+import {
+  runtimeStatusFromProto,
+  runtimeStatusToProto,
+  serviceSpecFromProto,
+  serviceSpecToProto,
+  serviceStatusFromProto,
+  serviceStatusToProto,
+} from "./services_mapping.ts";
 
 /** A resource paired with its type at the top level, so `switch` narrows both. */
 type Tagged = { [K in ResourceType]: { type: K; resource: MachineResourceOf<K> } }[ResourceType];
@@ -83,6 +92,76 @@ export function toProtoResource(resource: AnyMachineResource): ProtoResource {
       return create(ResourceSchema, {
         metadata,
         spec: { case: "controllerStatus", value: controllerStatusToProto(t.resource.spec) },
+      });
+    case "LinkSpec":
+      return create(ResourceSchema, {
+        metadata,
+        spec: { case: "linkSpec", value: networkToProto.linkSpec(t.resource.spec) },
+      });
+    case "AddressSpec":
+      return create(ResourceSchema, {
+        metadata,
+        spec: { case: "addressSpec", value: networkToProto.addressSpec(t.resource.spec) },
+      });
+    case "RouteSpec":
+      return create(ResourceSchema, {
+        metadata,
+        spec: { case: "routeSpec", value: networkToProto.routeSpec(t.resource.spec) },
+      });
+    case "HostnameSpec":
+      return create(ResourceSchema, {
+        metadata,
+        spec: { case: "hostnameSpec", value: networkToProto.hostnameSpec(t.resource.spec) },
+      });
+    case "ResolverSpec":
+      return create(ResourceSchema, {
+        metadata,
+        spec: { case: "resolverSpec", value: networkToProto.resolverSpec(t.resource.spec) },
+      });
+    case "LinkStatus":
+      return create(ResourceSchema, {
+        metadata,
+        spec: { case: "linkStatus", value: networkToProto.linkStatus(t.resource.spec) },
+      });
+    case "AddressStatus":
+      return create(ResourceSchema, {
+        metadata,
+        spec: { case: "addressStatus", value: networkToProto.addressStatus(t.resource.spec) },
+      });
+    case "RouteStatus":
+      return create(ResourceSchema, {
+        metadata,
+        spec: { case: "routeStatus", value: networkToProto.routeStatus(t.resource.spec) },
+      });
+    case "ResolverStatus":
+      return create(ResourceSchema, {
+        metadata,
+        spec: { case: "resolverStatus", value: networkToProto.resolverStatus(t.resource.spec) },
+      });
+    case "HostnameStatus":
+      return create(ResourceSchema, {
+        metadata,
+        spec: { case: "hostnameStatus", value: networkToProto.hostnameStatus(t.resource.spec) },
+      });
+    case "DhcpLease":
+      return create(ResourceSchema, {
+        metadata,
+        spec: { case: "dhcpLease", value: networkToProto.dhcpLease(t.resource.spec) },
+      });
+    case "ServiceSpec":
+      return create(ResourceSchema, {
+        metadata,
+        spec: { case: "serviceSpec", value: serviceSpecToProto(t.resource.spec) },
+      });
+    case "ServiceStatus":
+      return create(ResourceSchema, {
+        metadata,
+        spec: { case: "serviceStatus", value: serviceStatusToProto(t.resource.spec) },
+      });
+    case "RuntimeStatus":
+      return create(ResourceSchema, {
+        metadata,
+        spec: { case: "runtimeStatus", value: runtimeStatusToProto(t.resource.spec) },
       });
     default:
       return assertNever(t, "resource type");
@@ -130,6 +209,90 @@ export function fromProtoResource(message: ProtoResource): MachineResource {
       return {
         metadata: metadataFromProto(m, "ControllerStatus"),
         spec: controllerStatusFromProto(spec.value),
+      };
+    case "linkSpec":
+      expect("LinkSpec");
+      return {
+        metadata: metadataFromProto(m, "LinkSpec"),
+        spec: networkFromProto.linkSpec(spec.value),
+      };
+    case "addressSpec":
+      expect("AddressSpec");
+      return {
+        metadata: metadataFromProto(m, "AddressSpec"),
+        spec: networkFromProto.addressSpec(spec.value),
+      };
+    case "routeSpec":
+      expect("RouteSpec");
+      return {
+        metadata: metadataFromProto(m, "RouteSpec"),
+        spec: networkFromProto.routeSpec(spec.value),
+      };
+    case "hostnameSpec":
+      expect("HostnameSpec");
+      return {
+        metadata: metadataFromProto(m, "HostnameSpec"),
+        spec: networkFromProto.hostnameSpec(spec.value),
+      };
+    case "resolverSpec":
+      expect("ResolverSpec");
+      return {
+        metadata: metadataFromProto(m, "ResolverSpec"),
+        spec: networkFromProto.resolverSpec(spec.value),
+      };
+    case "linkStatus":
+      expect("LinkStatus");
+      return {
+        metadata: metadataFromProto(m, "LinkStatus"),
+        spec: networkFromProto.linkStatus(spec.value),
+      };
+    case "addressStatus":
+      expect("AddressStatus");
+      return {
+        metadata: metadataFromProto(m, "AddressStatus"),
+        spec: networkFromProto.addressStatus(spec.value),
+      };
+    case "routeStatus":
+      expect("RouteStatus");
+      return {
+        metadata: metadataFromProto(m, "RouteStatus"),
+        spec: networkFromProto.routeStatus(spec.value),
+      };
+    case "resolverStatus":
+      expect("ResolverStatus");
+      return {
+        metadata: metadataFromProto(m, "ResolverStatus"),
+        spec: networkFromProto.resolverStatus(spec.value),
+      };
+    case "hostnameStatus":
+      expect("HostnameStatus");
+      return {
+        metadata: metadataFromProto(m, "HostnameStatus"),
+        spec: networkFromProto.hostnameStatus(spec.value),
+      };
+    case "dhcpLease":
+      expect("DhcpLease");
+      return {
+        metadata: metadataFromProto(m, "DhcpLease"),
+        spec: networkFromProto.dhcpLease(spec.value),
+      };
+    case "serviceSpec":
+      expect("ServiceSpec");
+      return {
+        metadata: metadataFromProto(m, "ServiceSpec"),
+        spec: serviceSpecFromProto(spec.value),
+      };
+    case "serviceStatus":
+      expect("ServiceStatus");
+      return {
+        metadata: metadataFromProto(m, "ServiceStatus"),
+        spec: serviceStatusFromProto(spec.value),
+      };
+    case "runtimeStatus":
+      expect("RuntimeStatus");
+      return {
+        metadata: metadataFromProto(m, "RuntimeStatus"),
+        spec: runtimeStatusFromProto(spec.value),
       };
     case undefined:
       throw new ResourceMappingError(

@@ -27,6 +27,8 @@ export interface EventHub extends EventSource {
   publish(event: MachineEvent): void;
   /** Current subscribers (for leak checks). */
   readonly subscribers: number;
+  /** Resolves once at least `count` subscribers are attached (tests). */
+  whenSubscribers(count: number): Promise<void>;
 }
 
 /**
@@ -36,6 +38,12 @@ export interface EventHub extends EventSource {
  */
 export function createEventHub(capacity = 1024): EventHub {
   const subs = new Set<Subscriber>();
+  let waiters: { count: number; resolve: () => void }[] = [];
+  const notify = () => {
+    const ready = waiters.filter((w) => subs.size >= w.count);
+    waiters = waiters.filter((w) => subs.size < w.count);
+    for (const w of ready) w.resolve();
+  };
   return {
     publish(event) {
       for (const s of subs) s.push(event);
@@ -43,11 +51,18 @@ export function createEventHub(capacity = 1024): EventHub {
     get subscribers() {
       return subs.size;
     },
+    whenSubscribers(count) {
+      return new Promise((resolve) => {
+        waiters.push({ count, resolve });
+        notify();
+      });
+    },
     subscribe({ signal }) {
       return {
         [Symbol.asyncIterator]() {
           const sub = new Subscriber(capacity, () => subs.delete(sub));
           subs.add(sub);
+          notify();
           if (signal.aborted) sub.close();
           else signal.addEventListener("abort", () => sub.close(), { once: true });
           return sub;

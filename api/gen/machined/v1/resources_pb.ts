@@ -10,13 +10,17 @@ import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2"
 import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_struct, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
+import type { AddressSpecSpec, AddressStatusSpec, DhcpLeaseSpec, HostnameSpecSpec, HostnameStatusSpec, LinkSpecSpec, LinkStatusSpec, ResolverSpecSpec, ResolverStatusSpec, RouteSpecSpec, RouteStatusSpec } from "./network_pb.ts";
+import { file_machined_v1_network } from "./network_pb.ts";
+import type { RuntimeStatusSpec, ServiceSpecSpec, ServiceStatusSpec } from "./services_pb.ts";
+import { file_machined_v1_services } from "./services_pb.ts";
 import type { JsonObject, Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file machined/v1/resources.proto.
  */
 export const file_machined_v1_resources: GenFile = /*@__PURE__*/
-  fileDesc("ChttYWNoaW5lZC92MS9yZXNvdXJjZXMucHJvdG8SC21hY2hpbmVkLnYxIsoCCghNZXRhZGF0YRIRCgluYW1lc3BhY2UYASABKAkSDAoEdHlwZRgCIAEoCRIKCgJpZBgDIAEoCRIPCgd2ZXJzaW9uGAQgASgEEg0KBW93bmVyGAUgASgJEiEKBXBoYXNlGAYgASgOMhIubWFjaGluZWQudjEuUGhhc2USEgoKZmluYWxpemVycxgHIAMoCRIxCgZsYWJlbHMYCCADKAsyIS5tYWNoaW5lZC52MS5NZXRhZGF0YS5MYWJlbHNFbnRyeRIrCgdjcmVhdGVkGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIrCgd1cGRhdGVkGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIqcCCghSZXNvdXJjZRInCghtZXRhZGF0YRgBIAEoCzIVLm1hY2hpbmVkLnYxLk1ldGFkYXRhEjgKDm1hY2hpbmVfY29uZmlnGAIgASgLMh4ubWFjaGluZWQudjEuTWFjaGluZUNvbmZpZ1NwZWNIABI2Cg1jb25maWdfc3RhdHVzGAMgASgLMh0ubWFjaGluZWQudjEuQ29uZmlnU3RhdHVzU3BlY0gAEjgKDm1hY2hpbmVfc3RhdHVzGAQgASgLMh4ubWFjaGluZWQudjEuTWFjaGluZVN0YXR1c1NwZWNIABI+ChFjb250cm9sbGVyX3N0YXR1cxgFIAEoCzIhLm1hY2hpbmVkLnYxLkNvbnRyb2xsZXJTdGF0dXNTcGVjSABCBgoEc3BlYyJMChFNYWNoaW5lQ29uZmlnU3BlYxIOCgZzb3VyY2UYASABKAkSJwoGY29uZmlnGAIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCJmCgtDb25maWdJc3N1ZRIMCgRwYXRoGAEgASgJEgwKBGxpbmUYAiABKA0SDgoGY29sdW1uGAMgASgNEg8KB21lc3NhZ2UYBCABKAkSEQoEaGludBgFIAEoCUgAiAEBQgcKBV9oaW50InUKEENvbmZpZ1N0YXR1c1NwZWMSJwoFc3RhdGUYASABKA4yGC5tYWNoaW5lZC52MS5Db25maWdTdGF0ZRIOCgZzb3VyY2UYAiABKAkSKAoGZXJyb3JzGAMgAygLMhgubWFjaGluZWQudjEuQ29uZmlnSXNzdWUiLgoOVW5tZXRDb25kaXRpb24SDAoEbmFtZRgBIAEoCRIOCgZyZWFzb24YAiABKAkiuQEKEU1hY2hpbmVTdGF0dXNTcGVjEigKBXN0YWdlGAEgASgOMhkubWFjaGluZWQudjEuTWFjaGluZVN0YWdlEg0KBXJlYWR5GAIgASgIEjUKEHVubWV0X2NvbmRpdGlvbnMYAyADKAsyGy5tYWNoaW5lZC52MS5Vbm1ldENvbmRpdGlvbhIMCgRwaWQxGAQgASgIEiYKBG1vZGUYBSABKA4yGC5tYWNoaW5lZC52MS5NYWNoaW5lTW9kZSLuAQoUQ29udHJvbGxlclN0YXR1c1NwZWMSKwoFc3RhdGUYASABKA4yHC5tYWNoaW5lZC52MS5Db250cm9sbGVyU3RhdGUSEgoKcmVjb25jaWxlcxgCIAEoBBIQCghmYWlsdXJlcxgDIAEoBBIcChRjb25zZWN1dGl2ZV9mYWlsdXJlcxgEIAEoBBISCgpsYXN0X2Vycm9yGAUgASgJEhYKDmxhc3RfcmVjb25jaWxlGAYgASgJEhgKEGxhc3RfZHVyYXRpb25fbXMYByABKAESDgoGaW5wdXRzGAggAygJEg8KB291dHB1dHMYCSADKAkqSQoFUGhhc2USFQoRUEhBU0VfVU5TUEVDSUZJRUQQABIRCg1QSEFTRV9SVU5OSU5HEAESFgoSUEhBU0VfVEVBUklOR19ET1dOEAIqdwoLQ29uZmlnU3RhdGUSHAoYQ09ORklHX1NUQVRFX1VOU1BFQ0lGSUVEEAASFgoSQ09ORklHX1NUQVRFX1ZBTElEEAESGAoUQ09ORklHX1NUQVRFX0lOVkFMSUQQAhIYChRDT05GSUdfU1RBVEVfTUlTU0lORxADKsABCgxNYWNoaW5lU3RhZ2USHQoZTUFDSElORV9TVEFHRV9VTlNQRUNJRklFRBAAEhkKFU1BQ0hJTkVfU1RBR0VfQk9PVElORxABEhkKFU1BQ0hJTkVfU1RBR0VfUlVOTklORxACEh0KGU1BQ0hJTkVfU1RBR0VfTUFJTlRFTkFOQ0UQAxIbChdNQUNISU5FX1NUQUdFX1JFQk9PVElORxAEEh8KG01BQ0hJTkVfU1RBR0VfU0hVVFRJTkdfRE9XThAFKlgKC01hY2hpbmVNb2RlEhwKGE1BQ0hJTkVfTU9ERV9VTlNQRUNJRklFRBAAEhUKEU1BQ0hJTkVfTU9ERV9OT0RFEAESFAoQTUFDSElORV9NT0RFX0RFVhACKqgBCg9Db250cm9sbGVyU3RhdGUSIAocQ09OVFJPTExFUl9TVEFURV9VTlNQRUNJRklFRBAAEhkKFUNPTlRST0xMRVJfU1RBVEVfSURMRRABEhwKGENPTlRST0xMRVJfU1RBVEVfUlVOTklORxACEhwKGENPTlRST0xMRVJfU1RBVEVfQkFDS09GRhADEhwKGENPTlRST0xMRVJfU1RBVEVfU1RPUFBFRBAEYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp]);
+  fileDesc("ChttYWNoaW5lZC92MS9yZXNvdXJjZXMucHJvdG8SC21hY2hpbmVkLnYxIsoCCghNZXRhZGF0YRIRCgluYW1lc3BhY2UYASABKAkSDAoEdHlwZRgCIAEoCRIKCgJpZBgDIAEoCRIPCgd2ZXJzaW9uGAQgASgEEg0KBW93bmVyGAUgASgJEiEKBXBoYXNlGAYgASgOMhIubWFjaGluZWQudjEuUGhhc2USEgoKZmluYWxpemVycxgHIAMoCRIxCgZsYWJlbHMYCCADKAsyIS5tYWNoaW5lZC52MS5NZXRhZGF0YS5MYWJlbHNFbnRyeRIrCgdjcmVhdGVkGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIrCgd1cGRhdGVkGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIqcICghSZXNvdXJjZRInCghtZXRhZGF0YRgBIAEoCzIVLm1hY2hpbmVkLnYxLk1ldGFkYXRhEjgKDm1hY2hpbmVfY29uZmlnGAIgASgLMh4ubWFjaGluZWQudjEuTWFjaGluZUNvbmZpZ1NwZWNIABI2Cg1jb25maWdfc3RhdHVzGAMgASgLMh0ubWFjaGluZWQudjEuQ29uZmlnU3RhdHVzU3BlY0gAEjgKDm1hY2hpbmVfc3RhdHVzGAQgASgLMh4ubWFjaGluZWQudjEuTWFjaGluZVN0YXR1c1NwZWNIABI+ChFjb250cm9sbGVyX3N0YXR1cxgFIAEoCzIhLm1hY2hpbmVkLnYxLkNvbnRyb2xsZXJTdGF0dXNTcGVjSAASLgoJbGlua19zcGVjGAYgASgLMhkubWFjaGluZWQudjEuTGlua1NwZWNTcGVjSAASNAoMYWRkcmVzc19zcGVjGAcgASgLMhwubWFjaGluZWQudjEuQWRkcmVzc1NwZWNTcGVjSAASMAoKcm91dGVfc3BlYxgIIAEoCzIaLm1hY2hpbmVkLnYxLlJvdXRlU3BlY1NwZWNIABI2Cg1ob3N0bmFtZV9zcGVjGAkgASgLMh0ubWFjaGluZWQudjEuSG9zdG5hbWVTcGVjU3BlY0gAEjYKDXJlc29sdmVyX3NwZWMYCiABKAsyHS5tYWNoaW5lZC52MS5SZXNvbHZlclNwZWNTcGVjSAASMgoLbGlua19zdGF0dXMYCyABKAsyGy5tYWNoaW5lZC52MS5MaW5rU3RhdHVzU3BlY0gAEjgKDmFkZHJlc3Nfc3RhdHVzGAwgASgLMh4ubWFjaGluZWQudjEuQWRkcmVzc1N0YXR1c1NwZWNIABI0Cgxyb3V0ZV9zdGF0dXMYDSABKAsyHC5tYWNoaW5lZC52MS5Sb3V0ZVN0YXR1c1NwZWNIABI6Cg9yZXNvbHZlcl9zdGF0dXMYDiABKAsyHy5tYWNoaW5lZC52MS5SZXNvbHZlclN0YXR1c1NwZWNIABI6Cg9ob3N0bmFtZV9zdGF0dXMYDyABKAsyHy5tYWNoaW5lZC52MS5Ib3N0bmFtZVN0YXR1c1NwZWNIABIwCgpkaGNwX2xlYXNlGBAgASgLMhoubWFjaGluZWQudjEuRGhjcExlYXNlU3BlY0gAEjQKDHNlcnZpY2Vfc3BlYxgRIAEoCzIcLm1hY2hpbmVkLnYxLlNlcnZpY2VTcGVjU3BlY0gAEjgKDnNlcnZpY2Vfc3RhdHVzGBIgASgLMh4ubWFjaGluZWQudjEuU2VydmljZVN0YXR1c1NwZWNIABI4Cg5ydW50aW1lX3N0YXR1cxgTIAEoCzIeLm1hY2hpbmVkLnYxLlJ1bnRpbWVTdGF0dXNTcGVjSABCBgoEc3BlYyJMChFNYWNoaW5lQ29uZmlnU3BlYxIOCgZzb3VyY2UYASABKAkSJwoGY29uZmlnGAIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCJmCgtDb25maWdJc3N1ZRIMCgRwYXRoGAEgASgJEgwKBGxpbmUYAiABKA0SDgoGY29sdW1uGAMgASgNEg8KB21lc3NhZ2UYBCABKAkSEQoEaGludBgFIAEoCUgAiAEBQgcKBV9oaW50InUKEENvbmZpZ1N0YXR1c1NwZWMSJwoFc3RhdGUYASABKA4yGC5tYWNoaW5lZC52MS5Db25maWdTdGF0ZRIOCgZzb3VyY2UYAiABKAkSKAoGZXJyb3JzGAMgAygLMhgubWFjaGluZWQudjEuQ29uZmlnSXNzdWUiLgoOVW5tZXRDb25kaXRpb24SDAoEbmFtZRgBIAEoCRIOCgZyZWFzb24YAiABKAkiuQEKEU1hY2hpbmVTdGF0dXNTcGVjEigKBXN0YWdlGAEgASgOMhkubWFjaGluZWQudjEuTWFjaGluZVN0YWdlEg0KBXJlYWR5GAIgASgIEjUKEHVubWV0X2NvbmRpdGlvbnMYAyADKAsyGy5tYWNoaW5lZC52MS5Vbm1ldENvbmRpdGlvbhIMCgRwaWQxGAQgASgIEiYKBG1vZGUYBSABKA4yGC5tYWNoaW5lZC52MS5NYWNoaW5lTW9kZSLuAQoUQ29udHJvbGxlclN0YXR1c1NwZWMSKwoFc3RhdGUYASABKA4yHC5tYWNoaW5lZC52MS5Db250cm9sbGVyU3RhdGUSEgoKcmVjb25jaWxlcxgCIAEoBBIQCghmYWlsdXJlcxgDIAEoBBIcChRjb25zZWN1dGl2ZV9mYWlsdXJlcxgEIAEoBBISCgpsYXN0X2Vycm9yGAUgASgJEhYKDmxhc3RfcmVjb25jaWxlGAYgASgJEhgKEGxhc3RfZHVyYXRpb25fbXMYByABKAESDgoGaW5wdXRzGAggAygJEg8KB291dHB1dHMYCSADKAkqSQoFUGhhc2USFQoRUEhBU0VfVU5TUEVDSUZJRUQQABIRCg1QSEFTRV9SVU5OSU5HEAESFgoSUEhBU0VfVEVBUklOR19ET1dOEAIqdwoLQ29uZmlnU3RhdGUSHAoYQ09ORklHX1NUQVRFX1VOU1BFQ0lGSUVEEAASFgoSQ09ORklHX1NUQVRFX1ZBTElEEAESGAoUQ09ORklHX1NUQVRFX0lOVkFMSUQQAhIYChRDT05GSUdfU1RBVEVfTUlTU0lORxADKsABCgxNYWNoaW5lU3RhZ2USHQoZTUFDSElORV9TVEFHRV9VTlNQRUNJRklFRBAAEhkKFU1BQ0hJTkVfU1RBR0VfQk9PVElORxABEhkKFU1BQ0hJTkVfU1RBR0VfUlVOTklORxACEh0KGU1BQ0hJTkVfU1RBR0VfTUFJTlRFTkFOQ0UQAxIbChdNQUNISU5FX1NUQUdFX1JFQk9PVElORxAEEh8KG01BQ0hJTkVfU1RBR0VfU0hVVFRJTkdfRE9XThAFKlgKC01hY2hpbmVNb2RlEhwKGE1BQ0hJTkVfTU9ERV9VTlNQRUNJRklFRBAAEhUKEU1BQ0hJTkVfTU9ERV9OT0RFEAESFAoQTUFDSElORV9NT0RFX0RFVhACKqgBCg9Db250cm9sbGVyU3RhdGUSIAocQ09OVFJPTExFUl9TVEFURV9VTlNQRUNJRklFRBAAEhkKFUNPTlRST0xMRVJfU1RBVEVfSURMRRABEhwKGENPTlRST0xMRVJfU1RBVEVfUlVOTklORxACEhwKGENPTlRST0xMRVJfU1RBVEVfQkFDS09GRhADEhwKGENPTlRST0xMRVJfU1RBVEVfU1RPUFBFRBAEYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_machined_v1_network, file_machined_v1_services]);
 
 /**
  * What the store keeps for every resource.
@@ -126,6 +130,90 @@ export type Resource = Message<"machined.v1.Resource"> & {
      */
     value: ControllerStatusSpec;
     case: "controllerStatus";
+  } | {
+    /**
+     * @generated from field: machined.v1.LinkSpecSpec link_spec = 6;
+     */
+    value: LinkSpecSpec;
+    case: "linkSpec";
+  } | {
+    /**
+     * @generated from field: machined.v1.AddressSpecSpec address_spec = 7;
+     */
+    value: AddressSpecSpec;
+    case: "addressSpec";
+  } | {
+    /**
+     * @generated from field: machined.v1.RouteSpecSpec route_spec = 8;
+     */
+    value: RouteSpecSpec;
+    case: "routeSpec";
+  } | {
+    /**
+     * @generated from field: machined.v1.HostnameSpecSpec hostname_spec = 9;
+     */
+    value: HostnameSpecSpec;
+    case: "hostnameSpec";
+  } | {
+    /**
+     * @generated from field: machined.v1.ResolverSpecSpec resolver_spec = 10;
+     */
+    value: ResolverSpecSpec;
+    case: "resolverSpec";
+  } | {
+    /**
+     * @generated from field: machined.v1.LinkStatusSpec link_status = 11;
+     */
+    value: LinkStatusSpec;
+    case: "linkStatus";
+  } | {
+    /**
+     * @generated from field: machined.v1.AddressStatusSpec address_status = 12;
+     */
+    value: AddressStatusSpec;
+    case: "addressStatus";
+  } | {
+    /**
+     * @generated from field: machined.v1.RouteStatusSpec route_status = 13;
+     */
+    value: RouteStatusSpec;
+    case: "routeStatus";
+  } | {
+    /**
+     * @generated from field: machined.v1.ResolverStatusSpec resolver_status = 14;
+     */
+    value: ResolverStatusSpec;
+    case: "resolverStatus";
+  } | {
+    /**
+     * @generated from field: machined.v1.HostnameStatusSpec hostname_status = 15;
+     */
+    value: HostnameStatusSpec;
+    case: "hostnameStatus";
+  } | {
+    /**
+     * @generated from field: machined.v1.DhcpLeaseSpec dhcp_lease = 16;
+     */
+    value: DhcpLeaseSpec;
+    case: "dhcpLease";
+  } | {
+    /**
+     * @generated from field: machined.v1.ServiceSpecSpec service_spec = 17;
+     */
+    value: ServiceSpecSpec;
+    case: "serviceSpec";
+  } | {
+    /**
+     * @generated from field: machined.v1.ServiceStatusSpec service_status = 18;
+     */
+    value: ServiceStatusSpec;
+    case: "serviceStatus";
+  } | {
+    /**
+     * @generated from field: machined.v1.RuntimeStatusSpec runtime_status = 19;
+     */
+    value: RuntimeStatusSpec;
+    case: "runtimeStatus";
   } | { case: undefined; value?: undefined };
 };
 

@@ -1,0 +1,69 @@
+import { deepEqual } from "node:assert/strict";
+import { Role as ProtoRole } from "../gen/machined/v1/machine_pb.ts";
+import type { Role } from "../../pki/mod.ts";
+import { outcome, startApiFixture, withTimeout } from "../testing.ts";
+import { type MachineMethod, METHOD_ROLES, roleSatisfies } from "../auth/rbac.ts";
+import type { MachineClient } from "../client/mod.ts";
+import type { EventHub } from "../server/mod.ts";
+
+/** One call of each RPC; streams read their first message, then cancel. */
+function calls(
+  c: MachineClient,
+  events: EventHub,
+): { [M in MachineMethod]: () => Promise<unknown> } {
+  const first = async (stream: AsyncIterable<unknown>) => {
+    for await (const m of stream) return m;
+  };
+  return {
+    version: () => c.api.version({}),
+    get: () => c.api.get({ type: "ms", id: "machine" }),
+    list: () => c.api.list({ type: "controllers" }),
+    watch: () => first(c.api.watch({ type: "ms" })),
+    events: async () => {
+      const ac = new AbortController();
+      const it = c.api.events({}, { signal: ac.signal })[Symbol.asyncIterator]();
+      const next = it.next();
+      // Publish once this call's subscription exists (a refused call never subscribes).
+      const published = events.whenSubscribers(1).then(() =>
+        events.publish({ kind: "test", message: "hi", subject: "s", time: new Date() })
+      );
+      try {
+        return await next;
+      } finally {
+        ac.abort();
+        await Promise.race([published, new Promise((r) => setTimeout(r, 0))]);
+      }
+    },
+    reboot: () => c.api.reboot({}),
+    shutdown: () => c.api.shutdown({}),
+    generateClientConfiguration: () =>
+      c.api.generateClientConfiguration({ role: ProtoRole.READER, name: "bob" }),
+  };
+}
+
+Deno.test("RBAC: every role × every RPC", async () => {
+  const f = await startApiFixture();
+  try {
+    for (const role of ["os:admin", "os:operator", "os:reader"] as Role[]) {
+      const c = f.client(f.pki.clients[role]);
+      const table = calls(c, f.events);
+      const got: Record<string, string> = {};
+      const want: Record<string, string> = {};
+      for (const method of Object.keys(table) as MachineMethod[]) {
+        got[method] = await withTimeout(outcome(table[method]), 5000, `${role} ${method}`);
+        want[method] = roleSatisfies(role, METHOD_ROLES[method]) ? "ok" : "PermissionDenied";
+      }
+      deepEqual(got, want, role);
+      c.close();
+    }
+    // Only the admin and the operator got through to the node actions.
+    deepEqual(f.actions.calls.map((c) => `${c.action}:${c.by.role}`), [
+      "reboot:os:admin",
+      "shutdown:os:admin",
+      "reboot:os:operator",
+      "shutdown:os:operator",
+    ]);
+  } finally {
+    await f.close();
+  }
+});
