@@ -1,0 +1,113 @@
+/**
+ * The API from stock tools: grpcurl (reflection list/describe and native gRPC
+ * calls, without proto files) and curl (Connect JSON over HTTP/2 and HTTP/1.1).
+ */
+import { deepEqual, equal, ok } from "node:assert/strict";
+import { join } from "node:path";
+import { startApiFixture, withTimeout } from "../testing.ts";
+import type { ApiFixture } from "../testing.ts";
+
+const GRPCURL = join(Deno.env.get("HOME") ?? "/root", "go", "bin", "grpcurl");
+const haveGrpcurl = await Deno.stat(GRPCURL).then(() => true, () => false);
+if (!haveGrpcurl) {
+  console.log(
+    `skipping grpcurl tests: ${GRPCURL} is not installed ` +
+      "(go install github.com/fullstorydev/grpcurl/cmd/grpcurl@v1.9.3)",
+  );
+}
+
+async function run(cmd: string, args: string[]): Promise<{ code: number; out: string }> {
+  const r = await withTimeout(
+    new Deno.Command(cmd, { args, stdout: "piped", stderr: "piped" }).output(),
+    20_000,
+    `${cmd} ${args.at(-1)}`,
+  );
+  const td = new TextDecoder();
+  return { code: r.code, out: td.decode(r.stdout) + td.decode(r.stderr) };
+}
+
+function creds(f: ApiFixture, who: string): string[] {
+  const d = f.pki.dir;
+  return ["-cacert", `${d}/ca.crt`, "-cert", `${d}/${who}.crt`, "-key", `${d}/${who}.key`];
+}
+
+Deno.test({
+  name: "grpcurl: reflection list/describe and native gRPC calls",
+  ignore: !haveGrpcurl,
+  fn: async () => {
+    const f = await startApiFixture();
+    try {
+      const c = creds(f, "os-reader");
+      const list = await run(GRPCURL, [...c, f.endpoint, "list"]);
+      equal(list.code, 0, list.out);
+      deepEqual(list.out.trim().split("\n").sort(), [
+        "grpc.reflection.v1.ServerReflection",
+        "grpc.reflection.v1alpha.ServerReflection",
+        "machined.v1.MachineService",
+      ]);
+      const svc = await run(GRPCURL, [...c, f.endpoint, "describe", "machined.v1.MachineService"]);
+      equal(svc.code, 0, svc.out);
+      ok(svc.out.includes("rpc Watch ( .machined.v1.WatchRequest ) returns ( stream"), svc.out);
+      const msg = await run(GRPCURL, [...c, f.endpoint, "describe", "machined.v1.Resource"]);
+      ok(msg.out.includes("oneof spec"), msg.out);
+      const dep = await run(GRPCURL, [...c, f.endpoint, "describe", "google.protobuf.Struct"]);
+      equal(dep.code, 0, dep.out);
+
+      const get = await run(GRPCURL, [
+        ...c,
+        "-d",
+        '{"type":"ms","id":"machine"}',
+        f.endpoint,
+        "machined.v1.MachineService/Get",
+      ]);
+      equal(get.code, 0, get.out);
+      equal(JSON.parse(get.out).resource.machineStatus.stage, "MACHINE_STAGE_RUNNING");
+      const denied = await run(GRPCURL, [...c, f.endpoint, "machined.v1.MachineService/Reboot"]);
+      ok(denied.out.includes("PermissionDenied"), denied.out);
+      const bad = await run(GRPCURL, [
+        ...c,
+        "-d",
+        '{"type":"nope"}',
+        f.endpoint,
+        "machined.v1.MachineService/List",
+      ]);
+      ok(bad.out.includes("InvalidArgument") && bad.out.includes("known types"), bad.out);
+    } finally {
+      await f.close();
+    }
+  },
+});
+
+Deno.test("curl: Connect JSON over HTTP/2 and HTTP/1.1", async () => {
+  const f = await startApiFixture();
+  try {
+    const d = f.pki.dir;
+    const curl = (http: string, path: string, body: string, who = "os-reader") =>
+      run("curl", [
+        "-s",
+        http,
+        "--cacert",
+        `${d}/ca.crt`,
+        "--cert",
+        `${d}/${who}.crt`,
+        "--key",
+        `${d}/${who}.key`,
+        "-H",
+        "Content-Type: application/json",
+        "-d",
+        body,
+        `https://${f.endpoint}/machined.v1.MachineService/${path}`,
+      ]);
+    const v = await curl("--http2", "Version", "{}");
+    equal(JSON.parse(v.out).version, "0.1.0-test");
+    const l = await curl("--http1.1", "List", '{"type":"controllers"}');
+    equal(JSON.parse(l.out).resources.length, 2);
+    const denied = await curl("--http2", "Shutdown", "{}");
+    equal(JSON.parse(denied.out).code, "permission_denied");
+    const missing = await curl("--http2", "Get", '{"type":"ms","id":"nope"}');
+    equal(JSON.parse(missing.out).code, "not_found");
+    deepEqual(f.actions.calls, []);
+  } finally {
+    await f.close();
+  }
+});
