@@ -71,9 +71,10 @@ export interface Vm {
     opts?: { timeoutMs?: number; failOn?: RegExp },
   ): Promise<RegExpExecArray>;
   /**
-   * Resolve with the first bytes the forwarded port sends. QEMU's user
+   * Resolve once the forwarded port answers: with the first bytes it sends,
+   * or "" when it stays open without sending (a TLS server). QEMU's user
    * network accepts on the host side even before the guest listens and then
-   * closes, so "answers" means a non-empty read; there is no event to await,
+   * closes, so a bare connect proves nothing; there is no event to await,
    * so this retries every 250 ms until the timeout.
    */
   waitForPort(opts?: { timeoutMs?: number; port?: number }): Promise<string>;
@@ -127,7 +128,7 @@ async function settleStatus(qmpSocket: string, ms: number): Promise<string> {
 }
 
 async function launch(opts: VmOptions, accel: "kvm" | "tcg"): Promise<Vm> {
-  const runDir = await absolute(opts.runDir ?? "build/qemu");
+  const runDir = absolute(opts.runDir ?? "build/qemu");
   await Deno.mkdir(runDir, { recursive: true });
   const hostPort = opts.hostPort ?? 50000;
   const paths = runPaths(runDir);
@@ -135,7 +136,7 @@ async function launch(opts: VmOptions, accel: "kvm" | "tcg"): Promise<Vm> {
     await Deno.remove(f).catch(() => {});
   }
   await Deno.copyFile(OVMF_VARS, paths.vars);
-  const image = await absolute(opts.image);
+  const image = absolute(opts.image);
   const args = [
     "-name",
     "machined",
@@ -207,7 +208,7 @@ async function launch(opts: VmOptions, accel: "kvm" | "tcg"): Promise<Vm> {
  * @throws Deno.errors.NotFound when no VM was started there.
  */
 export async function attachVm(runDir = "build/qemu"): Promise<Vm> {
-  const paths = runPaths(await absolute(runDir));
+  const paths = runPaths(absolute(runDir));
   const state = JSON.parse(await Deno.readTextFile(paths.state)) as VmState;
   return vmHandle(state, paths.state);
 }
@@ -303,23 +304,37 @@ function vmHandle(state: VmState, stateFile: string): Vm {
   };
 }
 
+/**
+ * One attempt at the forwarded port. With user networking the host side
+ * accepts even when nothing listens in the guest, and then closes at once.
+ * So the port answers when it sends bytes (a banner) or stays open for
+ * {@link QUIET_OPEN_MS} without closing (a TLS server waiting for its client).
+ */
 async function probePort(port: number, timeoutMs: number): Promise<string | undefined> {
   let conn: Deno.TcpConn | undefined;
+  let quietOpen = false;
   const timer = setTimeout(() => conn?.close(), timeoutMs);
+  const quiet = setTimeout(() => {
+    quietOpen = true;
+    conn?.close();
+  }, Math.min(QUIET_OPEN_MS, timeoutMs));
   try {
     conn = await Deno.connect({ hostname: "127.0.0.1", port });
     const buf = new Uint8Array(256);
     const n = await conn.read(buf);
     return n ? new TextDecoder().decode(buf.subarray(0, n)) : undefined;
   } catch {
-    return undefined;
+    return quietOpen && conn ? "" : undefined;
   } finally {
     clearTimeout(timer);
+    clearTimeout(quiet);
     try {
       conn?.close();
-    } catch { /* closed by the timer */ }
+    } catch { /* closed by a timer */ }
   }
 }
+
+const QUIET_OPEN_MS = 1000;
 
 /** QEMU closes QMP just before it exits; give the process a moment to be reaped. */
 async function waitGone(pid: number): Promise<void> {
@@ -350,6 +365,6 @@ function runPaths(runDir: string) {
   };
 }
 
-async function absolute(path: string): Promise<string> {
+function absolute(path: string): string {
   return path.startsWith("/") ? path : `${Deno.cwd()}/${path}`;
 }
