@@ -1,0 +1,70 @@
+import assert from "node:assert/strict";
+import { createLogger } from "../logs/mod.ts";
+import { Machined } from "../node/machined.ts";
+import { FakeMountBackend } from "../platform/mount/mod.ts";
+import { FakePowerBackend } from "../platform/power/mod.ts";
+import { shutdownNode, unmountOrder } from "./shutdown.ts";
+
+Deno.test("unmount order: newest and deepest first, keeping pseudo filesystems and /", () => {
+  const mounts = [
+    { id: 1, mountPoint: "/" },
+    { id: 2, mountPoint: "/proc" },
+    { id: 3, mountPoint: "/system/state" },
+    { id: 4, mountPoint: "/var" },
+    { id: 5, mountPoint: "/var/lib/containerd" },
+    { id: 6, mountPoint: "/dev/pts" },
+  ];
+  assert.deepEqual(unmountOrder(mounts, ["/proc", "/dev"]), [
+    "/var/lib/containerd",
+    "/var",
+    "/system/state",
+  ]);
+});
+
+Deno.test("shutdown stops services before the API, syncs, unmounts, then reboots", async () => {
+  const machined = new Machined({
+    mode: "node",
+    pid1: true,
+    logger: createLogger({ console: false }),
+  });
+  machined.start();
+  const order: string[] = [];
+  const power = new FakePowerBackend();
+  const mount = new FakeMountBackend();
+  mount.addDirectory("/var").addDirectory("/system/state");
+  await mount.mount({ source: "tmpfs", target: "/var", fstype: "tmpfs" });
+  await mount.mount({ source: "tmpfs", target: "/system/state", fstype: "tmpfs" });
+  mount.markBusy("/system/state");
+  // Like reboot(2), the fake's restart never returns; wait for the machine to end instead.
+  void shutdownNode("reboot", {
+    machined,
+    power,
+    mount,
+    stopServices: () => {
+      order.push("services");
+      return Promise.resolve();
+    },
+    stopApi: () => {
+      order.push("api");
+      return Promise.resolve();
+    },
+    keepMounted: ["/proc", "/sys", "/dev"],
+  });
+  assert.equal(await power.ended(), "restarting");
+  assert.deepEqual(order, ["services", "api"]);
+  assert.equal(machined.stage.get(), "rebooting");
+  const left = (await mount.mounts()).map((m) => m.mountPoint);
+  assert.ok(!left.includes("/var") && !left.includes("/system/state"), "busy ones are detached");
+  const phases = machined.events.history().filter((e) => e.kind === "phase" && e.action === "done")
+    .map((e) => e.subject);
+  assert.deepEqual(phases.slice(-7), [
+    "stopServices",
+    "stopApi",
+    "stopControllers",
+    "sync",
+    "unmount",
+    "syncAgain",
+    "reboot",
+  ]);
+  assert.ok(power.syncs >= 2, "synced before and after unmounting");
+});

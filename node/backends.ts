@@ -1,0 +1,65 @@
+/**
+ * The set of privileged backends a node runs with: native on a real node, and
+ * in dev mode "observe read-only, fake every change". Controllers and the boot
+ * sequence take these, never the addon.
+ */
+import { type BlockBackend, FakeBlockBackend, NativeBlockBackend } from "../platform/block/mod.ts";
+import { type ClockBackend, FakeClockBackend, NativeClockBackend } from "../platform/clock/mod.ts";
+import {
+  FakeIdentityBackend,
+  type IdentityBackend,
+  NativeIdentityBackend,
+} from "../platform/identity/mod.ts";
+import { FakeKmodBackend, type KmodBackend, NativeKmodBackend } from "../platform/kmod/mod.ts";
+import { FakeMountBackend, type MountBackend, NativeMountBackend } from "../platform/mount/mod.ts";
+import {
+  FakeNetworkBackend,
+  NativeNetworkBackend,
+  type NetworkBackend,
+} from "../platform/network/mod.ts";
+import { FakePowerBackend, NativePowerBackend, type PowerBackend } from "../platform/power/mod.ts";
+import { nativeProcessBackend, type ProcessBackend } from "../platform/process/mod.ts";
+
+/** Every privileged surface machined uses. */
+export interface NodeBackends {
+  mount: MountBackend;
+  power: PowerBackend;
+  identity: IdentityBackend;
+  kmod: KmodBackend;
+  clock: ClockBackend;
+  network: NetworkBackend;
+  block: BlockBackend;
+  process: ProcessBackend;
+}
+
+/** The real kernel, for a node running as PID 1. */
+export function nativeBackends(): NodeBackends {
+  return {
+    mount: new NativeMountBackend(),
+    power: new NativePowerBackend(),
+    identity: new NativeIdentityBackend(),
+    kmod: new NativeKmodBackend(),
+    clock: new NativeClockBackend(),
+    network: new NativeNetworkBackend(),
+    block: new NativeBlockBackend(),
+    process: nativeProcessBackend(),
+  };
+}
+
+/**
+ * Dev mode: nothing that would change the host. Processes are real (machined's
+ * own children: apid and the configured services, unprivileged); everything
+ * else is an in-memory fake.
+ */
+export function devBackends(): NodeBackends {
+  return {
+    mount: new FakeMountBackend(),
+    power: new FakePowerBackend(),
+    identity: new FakeIdentityBackend(),
+    kmod: new FakeKmodBackend(),
+    clock: new FakeClockBackend(),
+    network: new FakeNetworkBackend(),
+    block: new FakeBlockBackend(),
+    process: nativeProcessBackend(),
+  };
+}
