@@ -13,6 +13,7 @@ export type MachineEventKind =
   | "config"
   | "controller"
   | "power"
+  | "network"
   | "api";
 
 /** One event. */

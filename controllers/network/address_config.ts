@@ -1,0 +1,75 @@
+/**
+ * AddressConfigController: static addresses from the machine config plus the
+ * address of each bound DHCP lease → AddressSpec. A static address wins over
+ * a leased one on the same link. Inputs: MachineConfig, DhcpLease. Output:
+ * AddressSpec.
+ * @module
+ */
+import type { MachineController } from "../../resources/registry.ts";
+import {
+  ADDRESS_SPEC,
+  addressId,
+  type AddressSpecSpec,
+} from "../../resources/network/address_spec.ts";
+import type { DhcpLeaseSpec } from "../../resources/network/dhcp_lease.ts";
+import { type MachineConfig, parseCidr } from "../../config/mod.ts";
+import { formatIp } from "../../platform/network/ip.ts";
+import {
+  boundLeases,
+  CONFIG_INPUT,
+  LEASE_INPUT,
+  machineConfig,
+  specController,
+} from "./spec_transform.ts";
+
+/** Builds the controller. */
+export function addressConfigController(): MachineController {
+  return specController({
+    name: "network.AddressConfigController",
+    inputs: [CONFIG_INPUT, LEASE_INPUT],
+    output: ADDRESS_SPEC,
+    build(ctx) {
+      const config = machineConfig(ctx);
+      if (!config) return [];
+      return addressSpecs(config, boundLeases(ctx)).map((spec) => ({
+        id: addressId(spec.link, spec.address, spec.prefixLen),
+        spec,
+      }));
+    },
+  });
+}
+
+/** Pure: wanted addresses for a config and the bound leases. */
+export function addressSpecs(
+  config: MachineConfig,
+  leases: readonly DhcpLeaseSpec[],
+): AddressSpecSpec[] {
+  const out = new Map<string, AddressSpecSpec>();
+  for (const i of config.machine.network.interfaces) {
+    for (const text of i.addresses) {
+      const cidr = parseCidr(text);
+      if (!cidr) continue; // the config schema rejects these
+      const spec: AddressSpecSpec = {
+        link: i.name,
+        family: cidr.family === 4 ? "inet" : "inet6",
+        address: formatIp(cidr.bytes),
+        prefixLen: cidr.prefix,
+        origin: "static",
+      };
+      out.set(addressId(spec.link, spec.address, spec.prefixLen), spec);
+    }
+  }
+  for (const l of leases) {
+    if (l.address === undefined || l.prefixLen === undefined) continue;
+    const id = addressId(l.link, l.address, l.prefixLen);
+    if ([...out.values()].some((s) => s.link === l.link && s.address === l.address)) continue;
+    out.set(id, {
+      link: l.link,
+      family: "inet",
+      address: l.address,
+      prefixLen: l.prefixLen,
+      origin: "dhcp",
+    });
+  }
+  return [...out.values()];
+}

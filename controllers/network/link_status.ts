@@ -1,0 +1,46 @@
+/**
+ * LinkStatusController: mirrors the kernel's links into LinkStatus, kept
+ * current by rtnetlink link events (hotplug included). No inputs. Output:
+ * LinkStatus.
+ * @module
+ */
+import type { MachineController } from "../../resources/registry.ts";
+import { LINK_STATUS, type LinkStatusSpec } from "../../resources/network/link_status.ts";
+import type { LinkInfo, NetworkBackend } from "../../platform/network/backend.ts";
+import { kernelWatchController } from "./kernel_watch.ts";
+
+/** Builds the controller. */
+export function linkStatusController(
+  deps: { backend: NetworkBackend; windowMs?: number },
+): MachineController {
+  return kernelWatchController({
+    name: "network.LinkStatusController",
+    output: LINK_STATUS,
+    groups: ["link"],
+    backend: deps.backend,
+    windowMs: deps.windowMs,
+    read: async (b) => (await b.listLinks()).map((l) => ({ id: l.name, spec: linkStatus(l) })),
+  });
+}
+
+/** Pure: the status of one link. */
+export function linkStatus(l: LinkInfo): LinkStatusSpec {
+  const type = l.hwType === 1
+    ? "ether"
+    : l.hwType === 772
+    ? "loopback"
+    : l.hwType === 65534
+    ? "none"
+    : `arphrd-${l.hwType}`;
+  return {
+    name: l.name,
+    index: l.index,
+    type,
+    kind: l.kind ?? "",
+    mac: l.mac ?? "",
+    mtu: l.mtu,
+    up: l.up,
+    operstate: l.operstate,
+    physical: type === "ether" && !l.kind && l.name !== "lo",
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * ResolverConfigController: configured nameservers and search domains, then
+ * those of bound DHCP leases → ResolverSpec. Config comes first; the node's
+ * domain is searched first. Inputs: MachineConfig, DhcpLease. Output:
+ * ResolverSpec.
+ * @module
+ */
+import type { MachineController } from "../../resources/registry.ts";
+import {
+  RESOLVER_ID,
+  RESOLVER_SPEC,
+  type ResolverSpecSpec,
+} from "../../resources/network/resolver_spec.ts";
+import type { DhcpLeaseSpec } from "../../resources/network/dhcp_lease.ts";
+import type { MachineConfig } from "../../config/mod.ts";
+import { canonicalIp } from "../../platform/network/ip.ts";
+import {
+  boundLeases,
+  CONFIG_INPUT,
+  LEASE_INPUT,
+  machineConfig,
+  specController,
+} from "./spec_transform.ts";
+
+/** glibc's MAXNS and MAXDNSRCH. */
+const MAX_NAMESERVERS = 3;
+const MAX_SEARCH = 6;
+
+/** Builds the controller. */
+export function resolverConfigController(): MachineController {
+  return specController({
+    name: "network.ResolverConfigController",
+    inputs: [CONFIG_INPUT, LEASE_INPUT],
+    output: RESOLVER_SPEC,
+    build(ctx) {
+      const config = machineConfig(ctx);
+      return config ? [{ id: RESOLVER_ID, spec: resolverSpec(config, boundLeases(ctx)) }] : [];
+    },
+  });
+}
+
+/** Pure: the wanted resolvers, deduplicated and cut to the libc limits. */
+export function resolverSpec(
+  config: MachineConfig,
+  leases: readonly DhcpLeaseSpec[],
+): ResolverSpecSpec {
+  const net = config.machine.network;
+  const nameservers = unique([
+    ...net.nameservers.map((n) => canonicalIp(n) ?? n),
+    ...leases.flatMap((l) => l.dnsServers ?? []),
+  ]).slice(0, MAX_NAMESERVERS);
+  const domain = config.machine.domainname ?? leases.find((l) => l.domain)?.domain;
+  const search = unique([
+    ...(domain ? [domain] : []),
+    ...net.search,
+    ...leases.flatMap((l) => l.domain ? [l.domain] : []),
+  ]).slice(0, MAX_SEARCH);
+  return { nameservers, search };
+}
+
+function unique(xs: string[]): string[] {
+  return [...new Set(xs)];
+}

@@ -1,0 +1,74 @@
+/**
+ * The shape every config → spec controller shares: compute the wanted
+ * resources of one output type from the inputs, apply each, and let the
+ * runtime's owner GC tear down the rest (which the apply controllers see as
+ * teardown, so they undo exactly what they did).
+ * @module
+ */
+import type { MachineController, ResourceSpecs, ResourceType } from "../../resources/registry.ts";
+import { MACHINE_CONFIG, MACHINE_CONFIG_ID } from "../../resources/config/machine_config.ts";
+import { DHCP_LEASE, type DhcpLeaseSpec, leaseBound } from "../../resources/network/dhcp_lease.ts";
+import type { InputDecl, ReconcileContext } from "../../runtime/mod.ts";
+import type { MachineConfig } from "../../config/mod.ts";
+
+/** The namespace of every network resource. */
+export const NETWORK_NAMESPACE = "network";
+
+/** One wanted resource. */
+export interface Wanted<K extends ResourceType> {
+  id: string;
+  spec: ResourceSpecs[K];
+}
+
+/** Definition of a spec controller. */
+export interface SpecControllerDef<K extends ResourceType> {
+  name: string;
+  inputs: readonly InputDecl<ResourceSpecs>[];
+  output: K;
+  /** Pure given the context's reads: the resources that should exist. */
+  build(ctx: ReconcileContext<ResourceSpecs>): Wanted<K>[];
+}
+
+/** A controller that keeps exactly `build(ctx)` as its outputs. */
+export function specController<K extends ResourceType>(
+  def: SpecControllerDef<K>,
+): MachineController {
+  return {
+    name: def.name,
+    inputs: def.inputs,
+    outputs: [{ type: def.output, kind: "exclusive" }],
+    async reconcile(ctx) {
+      for (const w of def.build(ctx)) {
+        const ptr = { type: def.output, namespace: NETWORK_NAMESPACE, id: w.id };
+        const cur = ctx.find(def.output, NETWORK_NAMESPACE, w.id);
+        // Still being undone by its apply controller: re-created once its finalizers are gone
+        // (the runtime re-runs the owner when they change).
+        if (cur?.metadata.phase === "tearingDown" && cur.metadata.finalizers.length > 0) continue;
+        await ctx.apply(ptr, w.spec);
+      }
+    },
+  };
+}
+
+/** The MachineConfig input every config controller declares. */
+export const CONFIG_INPUT: InputDecl<ResourceSpecs> = {
+  type: MACHINE_CONFIG,
+  kind: "weak",
+  namespace: "config",
+  id: MACHINE_CONFIG_ID,
+};
+
+/** The DhcpLease input of controllers that merge leases. */
+export const LEASE_INPUT: InputDecl<ResourceSpecs> = { type: DHCP_LEASE, kind: "weak" };
+
+/** The machine config in force, if any. */
+export function machineConfig(ctx: ReconcileContext<ResourceSpecs>): MachineConfig | undefined {
+  return ctx.find(MACHINE_CONFIG, "config", MACHINE_CONFIG_ID)?.spec.config;
+}
+
+/** Leases that carry an address, ordered by link name. */
+export function boundLeases(ctx: ReconcileContext<ResourceSpecs>): DhcpLeaseSpec[] {
+  return ctx.list(DHCP_LEASE, { namespace: NETWORK_NAMESPACE })
+    .filter((r) => r.metadata.phase === "running" && leaseBound(r.spec))
+    .map((r) => r.spec);
+}
