@@ -1,5 +1,5 @@
 import { deepEqual, throws } from "node:assert/strict";
-import { create } from "@bufbuild/protobuf";
+import { clone, create } from "@bufbuild/protobuf";
 import { LabelOp, LabelTermSchema } from "../gen/machined/v1/machine_pb.ts";
 import { ResourceSchema } from "../gen/machined/v1/resources_pb.ts";
 import { Store } from "../../runtime/mod.ts";
@@ -131,6 +131,7 @@ function sampleStore() {
       startPeriodMs: 3,
       successThreshold: 1,
       failureThreshold: 3,
+      restartWhenUnhealthy: true,
     },
     limits: { memoryMax: 1 << 30, pidsMax: 100 },
     files: [{ path: "/etc/x", content: "y" }, { path: "/etc/z", content: "", mode: 0o600 }],
@@ -214,7 +215,11 @@ function revive(key: string, value: unknown) {
 
 Deno.test("fromProtoResource rejects a spec that does not match metadata.type", () => {
   const store = sampleStore();
-  const msg = toProtoResource(store.get("MachineStatus", "runtime", "machine"));
+  // Converted messages are cached and shared: mutate a copy.
+  const msg = clone(
+    ResourceSchema,
+    toProtoResource(store.get("MachineStatus", "runtime", "machine")),
+  );
   msg.metadata!.type = "ControllerStatus";
   throws(() => fromProtoResource(msg), ResourceMappingError);
   throws(

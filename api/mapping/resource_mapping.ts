@@ -68,8 +68,22 @@ function tag(resource: AnyMachineResource): Tagged {
   return { type: resource.metadata.type, resource } as Tagged;
 }
 
-/** Converts a store resource to its API message (server side). */
+/**
+ * Store resources are immutable (deeply frozen, replaced on change), so each
+ * one's message is built once and shared by every Get, List and watcher.
+ * Messages handed out must not be mutated.
+ */
+const converted = new WeakMap<object, ProtoResource>();
+
+/** Converts a store resource to its API message (server side); cached per resource object. */
 export function toProtoResource(resource: AnyMachineResource): ProtoResource {
+  if (!Object.isFrozen(resource)) return convert(resource);
+  let message = converted.get(resource);
+  if (!message) converted.set(resource, message = convert(resource));
+  return message;
+}
+
+function convert(resource: AnyMachineResource): ProtoResource {
   const metadata = metadataToProto(resource.metadata);
   const t = tag(resource);
   switch (t.type) {

@@ -95,6 +95,7 @@ function healthFromProto(h: pb.HealthSpec): HealthSpec {
     startPeriodMs: h.startPeriodMs,
     successThreshold: h.successThreshold,
     failureThreshold: h.failureThreshold,
+    restartWhenUnhealthy: h.restartWhenUnhealthy,
   };
 }
 

@@ -1,0 +1,231 @@
+/**
+ * API benchmark, with the real process split: machined's side (internal
+ * server over a store) and apid each run as their own process; this process
+ * is only the client. Prints one JSON object:
+ * - idle RSS of both after start;
+ * - unary Get over mTLS on one kept-alive connection: p50/p99 latency
+ *   (sequential) and requests/s (16 in flight);
+ * - 1000 concurrent Watch streams (10 connections × 100): RSS of both, and
+ *   event delivery latency p99 from the store commit to the client.
+ *
+ * Usage: deno run -A bench/api_bench.ts   (about a minute)
+ */
+import { join } from "node:path";
+import { createMachineClient, type MachineClient } from "../api/client/mod.ts";
+import { createTestPki, RecordingActions, seededStore, type TestPki } from "../api/testing.ts";
+import {
+  createClientConfigIssuer,
+  createEventHub,
+  startInternalApiServer,
+} from "../api/server/mod.ts";
+import { apidProcessSpec } from "../api/apid/apid_process_spec.ts";
+import { APID_DEFAULTS } from "../api/apid/apid_options.ts";
+import { loadApidPki } from "../api/apid/load_apid_pki.ts";
+
+const WATCHERS = 1000;
+const CONNECTIONS = 10;
+
+/** Child mode: machined's side. Reads `tick <n> <ms>` lines on stdin, commits n updates. */
+async function machinedSide(pkiDir: string): Promise<void> {
+  const pki = await loadApidPki(pkiDir);
+  const store = seededStore();
+  const server = await startInternalApiServer({
+    socketPath: join(pkiDir, "run", "api.sock"),
+    deps: {
+      store,
+      actions: new RecordingActions(),
+      events: createEventHub(),
+      clientConfigs: createClientConfigIssuer(pki.ca, () => ["127.0.0.1"]),
+    },
+  });
+  console.log("ready");
+  const ptr = {
+    type: "ControllerStatus" as const,
+    namespace: "runtime",
+    id: "time.SyncController",
+  };
+  for await (const line of Deno.stdin.readable.pipeThrough(new TextDecoderStream())) {
+    const m = /tick (\d+) (\d+)/.exec(line);
+    if (!m) continue;
+    for (let i = 0; i < Number(m[1]); i++) {
+      await new Promise((r) => setTimeout(r, Number(m[2])));
+      await store.modify(
+        ptr,
+        "test",
+        (s) => ({ ...s!, lastError: String(performance.timeOrigin + performance.now()) }),
+      );
+    }
+    console.log("ticked");
+  }
+  await server.close();
+}
+
+function rssKiB(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(Deno.readTextFileSync(`/proc/${pid}/status`));
+  return m ? Number(m[1]) : NaN;
+}
+
+function pct(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+}
+
+const round = (n: number, d = 3) => Math.round(n * 10 ** d) / 10 ** d;
+
+async function lineReader(stream: ReadableStream<Uint8Array>) {
+  const it = stream.pipeThrough(new TextDecoderStream()).values();
+  let buf = "";
+  return async (): Promise<string> => {
+    for (;;) {
+      const nl = buf.indexOf("\n");
+      if (nl >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        return line;
+      }
+      const r = await it.next();
+      if (r.done) throw new Error("child exited");
+      buf += r.value;
+    }
+  };
+}
+
+async function main(): Promise<void> {
+  const pki: TestPki = await createTestPki();
+  const machined = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", new URL(import.meta.url).pathname, "--machined", pki.dir],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const fromMachined = await lineReader(machined.stdout);
+  await fromMachined();
+  const spec = apidProcessSpec({
+    apid: {
+      ...APID_DEFAULTS,
+      pkiDir: pki.dir,
+      socketPath: join(pki.dir, "run", "api.sock"),
+      hostname: "127.0.0.1",
+      port: 0,
+      maxConcurrentStreams: 256,
+      names: [],
+      addresses: [],
+    },
+  });
+  const apid = new Deno.Command(spec.argv[0], {
+    args: spec.argv.slice(1),
+    env: spec.env,
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const ready = JSON.parse(await (await lineReader(apid.stdout))()) as { port: number };
+  const endpoint = `127.0.0.1:${ready.port}`;
+  const client = (): MachineClient =>
+    createMachineClient({
+      endpoint,
+      caPem: pki.ca.certPem,
+      certPem: pki.clients["os:reader"].certPem,
+      keyPem: pki.clients["os:reader"].keyPem,
+    });
+
+  await new Promise((r) => setTimeout(r, 1000));
+  const idle = { machinedKiB: rssKiB(machined.pid), apidKiB: rssKiB(apid.pid) };
+
+  // Unary Get: latency (sequential) then throughput (16 in flight), one connection.
+  const c = client();
+  const get = () => c.api.get({ type: "ms", id: "machine" });
+  for (let i = 0; i < 300; i++) await get();
+  const lat: number[] = [];
+  for (let i = 0; i < 3000; i++) {
+    const t = performance.now();
+    await get();
+    lat.push(performance.now() - t);
+  }
+  lat.sort((a, b) => a - b);
+  let done = 0;
+  const until = performance.now() + 5000;
+  const started = performance.now();
+  await Promise.all(Array.from({ length: 16 }, async () => {
+    while (performance.now() < until) {
+      await get();
+      done++;
+    }
+  }));
+  const rps = done / ((performance.now() - started) / 1000);
+  c.close();
+
+  // 1000 concurrent watches.
+  const clients = Array.from({ length: CONNECTIONS }, client);
+  const ac = new AbortController();
+  const latencies: number[] = [];
+  let bootstrapped = 0;
+  const allBootstrapped = Promise.withResolvers<void>();
+  const watchers = Array.from({ length: WATCHERS }, async (_, i) => {
+    const cl = clients[i % CONNECTIONS];
+    try {
+      for await (const m of cl.api.watch({ type: "controllers" }, { signal: ac.signal })) {
+        if (m.event.case === "bootstrapped") {
+          if (++bootstrapped === WATCHERS) allBootstrapped.resolve();
+        } else if (m.event.case === "updated") {
+          const spec = m.event.value.resource?.spec;
+          if (spec?.case === "controllerStatus") {
+            latencies.push(
+              performance.timeOrigin + performance.now() - Number(spec.value.lastError),
+            );
+          }
+        }
+      }
+    } catch {
+      // aborted at the end
+    }
+  });
+  const openStart = performance.now();
+  await allBootstrapped.promise;
+  const openMs = performance.now() - openStart;
+  await new Promise((r) => setTimeout(r, 500));
+  const watching = { machinedKiB: rssKiB(machined.pid), apidKiB: rssKiB(apid.pid) };
+  const TICKS = 20;
+  const w = machined.stdin.getWriter();
+  await w.write(new TextEncoder().encode(`tick ${TICKS} 100\n`));
+  while ((await fromMachined()) !== "ticked");
+  const want = TICKS * WATCHERS;
+  const deadline = Date.now() + 10_000;
+  while (latencies.length < want && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  latencies.sort((a, b) => a - b);
+  ac.abort();
+  await Promise.allSettled(watchers);
+  for (const cl of clients) cl.close();
+
+  console.log(JSON.stringify({
+    bench: "api",
+    idleRss: idle,
+    unaryGet: {
+      p50Ms: round(pct(lat, 0.5)),
+      p99Ms: round(pct(lat, 0.99)),
+      requestsPerSecond: Math.round(rps),
+      inFlight: 16,
+    },
+    watch: {
+      streams: WATCHERS,
+      connections: CONNECTIONS,
+      openAllMs: Math.round(openMs),
+      rss: watching,
+      events: TICKS,
+      delivered: latencies.length,
+      expected: want,
+      deliveryP50Ms: round(pct(latencies, 0.5)),
+      deliveryP99Ms: round(pct(latencies, 0.99)),
+    },
+  }));
+
+  await w.close();
+  apid.kill("SIGTERM");
+  await apid.status;
+  await machined.status;
+  await Deno.remove(pki.dir, { recursive: true });
+}
+
+if (Deno.args[0] === "--machined") await machinedSide(Deno.args[1]);
+else await main();
