@@ -21,3 +21,5 @@ export * from "./network/mod.ts";
 export * from "./runtime/service_spec.ts";
 export * from "./runtime/service_status.ts";
 export * from "./runtime/runtime_status.ts";
+export * from "./time/mod.ts";
+export * from "./kernel/mod.ts";

@@ -39,6 +39,13 @@ import {
   routeStatusDescriptor,
   type RouteStatusSpec,
 } from "./network/mod.ts";
+import { timeStatusDescriptor, type TimeStatusSpec } from "./time/mod.ts";
+import {
+  kernelModuleStatusDescriptor,
+  type KernelModuleStatusSpec,
+  kernelParamStatusDescriptor,
+  type KernelParamStatusSpec,
+} from "./kernel/mod.ts";
 
 /** Resource type name → spec type: the whole catalog. */
 export type ResourceSpecs = {
@@ -60,6 +67,9 @@ export type ResourceSpecs = {
   ResolverStatus: ResolverStatusSpec;
   HostnameStatus: HostnameStatusSpec;
   DhcpLease: DhcpLeaseSpec;
+  TimeStatus: TimeStatusSpec;
+  KernelParamStatus: KernelParamStatusSpec;
+  KernelModuleStatus: KernelModuleStatusSpec;
 };
 
 /** Every resource type name. */
@@ -96,6 +106,9 @@ export const RESOURCE_DESCRIPTORS: {
   ResolverStatus: resolverStatusDescriptor,
   HostnameStatus: hostnameStatusDescriptor,
   DhcpLease: dhcpLeaseDescriptor,
+  TimeStatus: timeStatusDescriptor,
+  KernelParamStatus: kernelParamStatusDescriptor,
+  KernelModuleStatus: kernelModuleStatusDescriptor,
 };
 
 /** Every type name, in catalog order. */
