@@ -36,6 +36,8 @@ export class DhcpClientController implements MachineController {
   readonly outputs = [{ type: DHCP_LEASE, kind: "exclusive" }] as const;
   readonly #deps: DhcpControllerDeps;
   readonly #clients = new Map<string, DhcpClient>();
+  /** When each client's next step is due (runtime clock ms). */
+  readonly #due = new Map<string, number>();
 
   constructor(deps: DhcpControllerDeps) {
     this.#deps = deps;
@@ -57,8 +59,18 @@ export class DhcpClientController implements MachineController {
         continue;
       }
       const client = this.#client(link, status);
+      const due = this.#due.get(link) ?? 0;
+      const now = ctx.clock.now();
+      if (now < due) {
+        // Re-run by an unrelated change: nothing is due, so no early retransmission.
+        next = Math.min(next, due - now);
+        ctx.keep(ptr);
+        continue;
+      }
       try {
-        next = Math.min(next, await client.step(ctx.clock, ctx.signal));
+        const wait = await client.step(ctx.clock, ctx.signal);
+        this.#due.set(link, ctx.clock.now() + wait);
+        next = Math.min(next, wait);
       } catch (e) {
         if (!hasErrno(e, "ENETUNREACH", "ENODEV", "ENETDOWN")) throw e;
         client.close(); // the link went away under us; its LinkStatus re-runs us
@@ -97,6 +109,7 @@ export class DhcpClientController implements MachineController {
 
   async #stop(link: string, client: DhcpClient): Promise<void> {
     this.#clients.delete(link);
+    this.#due.delete(link);
     await client.release();
     client.close();
   }
