@@ -185,8 +185,9 @@ async function main(): Promise<void> {
   await new Promise((r) => setTimeout(r, 500));
   const watching = { machinedKiB: rssKiB(machined.pid), apidKiB: rssKiB(apid.pid) };
   const TICKS = 20;
+  const tickMs = Number(Deno.env.get("API_BENCH_TICK_MS") ?? 100);
   const w = machined.stdin.getWriter();
-  await w.write(new TextEncoder().encode(`tick ${TICKS} 100\n`));
+  await w.write(new TextEncoder().encode(`tick ${TICKS} ${tickMs}\n`));
   while ((await fromMachined()) !== "ticked");
   const want = TICKS * WATCHERS;
   const deadline = Date.now() + 10_000;
@@ -213,6 +214,7 @@ async function main(): Promise<void> {
       openAllMs: Math.round(openMs),
       rss: watching,
       events: TICKS,
+      eventSpacingMs: tickMs,
       delivered: latencies.length,
       expected: want,
       deliveryP50Ms: round(pct(latencies, 0.5)),

@@ -182,6 +182,52 @@ function sampleStore() {
     lastProbe: 1700000000000,
     lastAnswer: 1700000000000,
   });
+  net("TimeStatus", "node", {
+    disabled: false,
+    synced: true,
+    server: "pool.ntp.org",
+    address: "1.2.3.4",
+    offsetMs: -1.5,
+    delayMs: 3,
+    stratum: 2,
+    correction: "slew",
+    lastSync: 1700000000000,
+    syncCount: 4,
+    nextSync: null,
+    lastError: "",
+  });
+  net("TimeStatus", "fresh", {
+    disabled: false,
+    synced: false,
+    server: "",
+    address: "",
+    offsetMs: null,
+    delayMs: null,
+    stratum: null,
+    correction: null,
+    lastSync: null,
+    syncCount: 0,
+    nextSync: 5,
+    lastError: "",
+  });
+  net("KernelParamStatus", "k", {
+    key: "net.ipv4.ip_forward",
+    desired: "1",
+    current: null,
+    default: "0",
+    applied: false,
+    error: "x",
+  });
+  net("KernelModuleStatus", "m", {
+    name: "br_netfilter",
+    state: "already-loaded",
+    parameters: [],
+    dependencies: ["bridge"],
+    loadedDependencies: [],
+    configured: true,
+    error: "",
+    message: "",
+  });
   net("ResolverStatus", "r", { nameservers: ["1.1.1.1"], search: [], path: "/etc/resolv.conf" });
   return store;
 }
@@ -200,6 +246,9 @@ function all(store: Store<ResourceSpecs>): MachineResource[] {
     ...store.list("ServiceSpec"),
     ...store.list("ServiceStatus"),
     ...store.list("RuntimeStatus"),
+    ...store.list("TimeStatus"),
+    ...store.list("KernelParamStatus"),
+    ...store.list("KernelModuleStatus"),
   ];
 }
 

@@ -54,6 +54,14 @@ import {
   serviceStatusFromProto,
   serviceStatusToProto,
 } from "./services_mapping.ts";
+import {
+  kernelModuleStatusFromProto,
+  kernelModuleStatusToProto,
+  kernelParamStatusFromProto,
+  kernelParamStatusToProto,
+  timeStatusFromProto,
+  timeStatusToProto,
+} from "./system_mapping.ts";
 
 /** A resource paired with its type at the top level, so `switch` narrows both. */
 type Tagged = { [K in ResourceType]: { type: K; resource: MachineResourceOf<K> } }[ResourceType];
@@ -176,6 +184,21 @@ function convert(resource: AnyMachineResource): ProtoResource {
       return create(ResourceSchema, {
         metadata,
         spec: { case: "runtimeStatus", value: runtimeStatusToProto(t.resource.spec) },
+      });
+    case "TimeStatus":
+      return create(ResourceSchema, {
+        metadata,
+        spec: { case: "timeStatus", value: timeStatusToProto(t.resource.spec) },
+      });
+    case "KernelParamStatus":
+      return create(ResourceSchema, {
+        metadata,
+        spec: { case: "kernelParamStatus", value: kernelParamStatusToProto(t.resource.spec) },
+      });
+    case "KernelModuleStatus":
+      return create(ResourceSchema, {
+        metadata,
+        spec: { case: "kernelModuleStatus", value: kernelModuleStatusToProto(t.resource.spec) },
       });
     default:
       return assertNever(t, "resource type");
@@ -307,6 +330,24 @@ export function fromProtoResource(message: ProtoResource): MachineResource {
       return {
         metadata: metadataFromProto(m, "RuntimeStatus"),
         spec: runtimeStatusFromProto(spec.value),
+      };
+    case "timeStatus":
+      expect("TimeStatus");
+      return {
+        metadata: metadataFromProto(m, "TimeStatus"),
+        spec: timeStatusFromProto(spec.value),
+      };
+    case "kernelParamStatus":
+      expect("KernelParamStatus");
+      return {
+        metadata: metadataFromProto(m, "KernelParamStatus"),
+        spec: kernelParamStatusFromProto(spec.value),
+      };
+    case "kernelModuleStatus":
+      expect("KernelModuleStatus");
+      return {
+        metadata: metadataFromProto(m, "KernelModuleStatus"),
+        spec: kernelModuleStatusFromProto(spec.value),
       };
     case undefined:
       throw new ResourceMappingError(

@@ -1,0 +1,27 @@
+/**
+ * Who may call what: the role each RPC needs (from the client certificate's
+ * O=) and how a verified caller crosses the apid → machined socket.
+ *
+ * @example
+ * ```ts
+ * import { authorize } from "./api/auth/mod.ts";
+ * authorize("os:reader", "machined.v1.MachineService", "Reboot"); // throws PermissionDenied
+ * ```
+ * @module
+ */
+export {
+  authorize,
+  isAllowed,
+  type MachineMethod,
+  METHOD_ROLES,
+  neededRole,
+  OPEN_SERVICES,
+  roleSatisfies,
+} from "./rbac.ts";
+export {
+  type CallerIdentity,
+  callerKey,
+  IDENTITY_HEADERS,
+  identityFromHeaders,
+  identityToHeaders,
+} from "./identity.ts";
