@@ -1,0 +1,147 @@
+/**
+ * Turns the machine config into ServiceSpec resources: one per entry of
+ * `machine.services`, plus the built-in `containerd` when
+ * `machine.runtime.containerd.enabled`, whose readiness is its CRI probe.
+ * Input: MachineConfig. Output: ServiceSpec (namespace `runtime`).
+ */
+import type { MachineConfig } from "../../config/mod.ts";
+import type { ServiceConfig } from "../../config/schema/services.ts";
+import {
+  containerdConfigToml,
+  type ContainerdPaths,
+  DEFAULT_CONTAINERD_PATHS,
+} from "../../cri/containerd_config.ts";
+import {
+  MACHINE_CONFIG,
+  MACHINE_CONFIG_ID,
+  type MachineController,
+  SERVICE_SPEC,
+  type ServiceSpecSpec,
+} from "../../resources/mod.ts";
+
+/** The id of the built-in container runtime service. */
+export const CONTAINERD_SERVICE_ID = "containerd";
+
+/** Options of {@link serviceSpecController}. */
+export interface ServiceSpecControllerOptions {
+  /** Where containerd lives on this node (temp dirs in dev mode and tests). */
+  readonly containerd?: Partial<ContainerdPaths>;
+}
+
+/** Config → ServiceSpec. */
+export function serviceSpecController(
+  options: ServiceSpecControllerOptions = {},
+): MachineController {
+  const paths = { ...DEFAULT_CONTAINERD_PATHS, ...options.containerd };
+  return {
+    name: "runtime.ServiceSpecController",
+    inputs: [{ type: MACHINE_CONFIG, kind: "weak", namespace: "config", id: MACHINE_CONFIG_ID }],
+    outputs: [{ type: SERVICE_SPEC, kind: "exclusive" }],
+    async reconcile(ctx) {
+      const config = ctx.find(MACHINE_CONFIG, "config", MACHINE_CONFIG_ID)?.spec.config;
+      if (!config) return;
+      for (const [id, spec] of serviceSpecsFromConfig(config, paths)) {
+        await ctx.apply({ type: SERVICE_SPEC, namespace: "runtime", id }, spec);
+      }
+    },
+  };
+}
+
+/** Every ServiceSpec the config asks for, by id. Pure. */
+export function serviceSpecsFromConfig(
+  config: MachineConfig,
+  paths: ContainerdPaths = DEFAULT_CONTAINERD_PATHS,
+): Map<string, ServiceSpecSpec> {
+  const out = new Map<string, ServiceSpecSpec>();
+  const containerd = config.machine.runtime.containerd;
+  if (containerd.enabled) {
+    out.set(
+      CONTAINERD_SERVICE_ID,
+      containerdServiceSpec(paths, containerd.socket, containerd.config_extra),
+    );
+  }
+  for (const s of config.machine.services) out.set(s.id, fromServiceConfig(s));
+  return out;
+}
+
+/**
+ * containerd as a service: its config written before each start, restarted when
+ * its CRI API stops answering (a wedged runtime is as bad as a dead one).
+ */
+export function containerdServiceSpec(
+  paths: ContainerdPaths,
+  socket: string,
+  extra: string,
+): ServiceSpecSpec {
+  return {
+    command: [paths.binary, "--config", paths.configPath],
+    env: {},
+    cwd: "/",
+    user: 0,
+    group: 0,
+    dependsOn: [],
+    restart: "always",
+    stopGraceMs: 10_000,
+    onDependencyRestart: "restart",
+    health: {
+      probe: { kind: "cri", socket },
+      intervalMs: 500,
+      timeoutMs: 2000,
+      startPeriodMs: 30_000,
+      successThreshold: 1,
+      failureThreshold: 10,
+      restartWhenUnhealthy: true,
+    },
+    limits: {},
+    files: [{
+      path: paths.configPath,
+      content: containerdConfigToml(paths, socket, extra),
+      mode: 0o644,
+    }],
+    dirs: [paths.root, paths.state, socket.replace(/\/[^/]*$/, "") || "/"],
+    builtin: true,
+  };
+}
+
+function fromServiceConfig(s: ServiceConfig): ServiceSpecSpec {
+  const h = s.health;
+  const probe = h?.exec
+    ? { kind: "exec" as const, command: h.exec.command }
+    : h?.tcp
+    ? { kind: "tcp" as const, address: h.tcp.address }
+    : h?.http
+    ? { kind: "http" as const, url: h.http.url }
+    : undefined;
+  return {
+    command: s.command,
+    env: s.env,
+    cwd: s.cwd,
+    user: s.user,
+    group: s.group,
+    dependsOn: s.depends_on,
+    restart: s.restart,
+    stopGraceMs: s.stop_grace_period,
+    onDependencyRestart: s.on_dependency_restart,
+    ...(h && probe
+      ? {
+        health: {
+          probe,
+          intervalMs: h.interval,
+          timeoutMs: h.timeout,
+          startPeriodMs: h.start_period,
+          successThreshold: h.success_threshold,
+          failureThreshold: h.failure_threshold,
+          restartWhenUnhealthy: false,
+        },
+      }
+      : {}),
+    limits: {
+      ...(s.limits.memory_max !== undefined ? { memoryMax: s.limits.memory_max } : {}),
+      ...(s.limits.cpu_max !== undefined ? { cpuMax: s.limits.cpu_max } : {}),
+      ...(s.limits.pids_max !== undefined ? { pidsMax: s.limits.pids_max } : {}),
+    },
+    files: [],
+    dirs: [],
+    builtin: false,
+  };
+}
