@@ -18,6 +18,7 @@ export * from "./config/config_status.ts";
 export * from "./runtime/machine_status.ts";
 export * from "./runtime/controller_status.ts";
 export * from "./network/mod.ts";
+export * from "./block/mod.ts";
 export * from "./runtime/service_spec.ts";
 export * from "./runtime/service_status.ts";
 export * from "./runtime/runtime_status.ts";

@@ -39,6 +39,20 @@ import {
   routeStatusDescriptor,
   type RouteStatusSpec,
 } from "./network/mod.ts";
+import {
+  discoveredVolumeDescriptor,
+  type DiscoveredVolumeSpec,
+  diskStatusDescriptor,
+  type DiskStatusSpec,
+  mountStatusDescriptor,
+  type MountStatusSpec,
+  provisioningRecordDescriptor,
+  type ProvisioningRecordSpec,
+  volumeSpecDescriptor,
+  type VolumeSpecSpec,
+  volumeStatusDescriptor,
+  type VolumeStatusSpec,
+} from "./block/mod.ts";
 import { timeStatusDescriptor, type TimeStatusSpec } from "./time/mod.ts";
 import {
   kernelModuleStatusDescriptor,
@@ -70,6 +84,12 @@ export type ResourceSpecs = {
   TimeStatus: TimeStatusSpec;
   KernelParamStatus: KernelParamStatusSpec;
   KernelModuleStatus: KernelModuleStatusSpec;
+  DiskStatus: DiskStatusSpec;
+  DiscoveredVolume: DiscoveredVolumeSpec;
+  VolumeSpec: VolumeSpecSpec;
+  VolumeStatus: VolumeStatusSpec;
+  MountStatus: MountStatusSpec;
+  ProvisioningRecord: ProvisioningRecordSpec;
 };
 
 /** Every resource type name. */
@@ -109,6 +129,12 @@ export const RESOURCE_DESCRIPTORS: {
   TimeStatus: timeStatusDescriptor,
   KernelParamStatus: kernelParamStatusDescriptor,
   KernelModuleStatus: kernelModuleStatusDescriptor,
+  DiskStatus: diskStatusDescriptor,
+  DiscoveredVolume: discoveredVolumeDescriptor,
+  VolumeSpec: volumeSpecDescriptor,
+  VolumeStatus: volumeStatusDescriptor,
+  MountStatus: mountStatusDescriptor,
+  ProvisioningRecord: provisioningRecordDescriptor,
 };
 
 /** Every type name, in catalog order. */

@@ -1,0 +1,75 @@
+/**
+ * VolumeStatus: how provisioning of one volume is going: the decision taken
+ * for the install disk, each step's phase, and the error that stopped it.
+ */
+import type { ResourceDescriptor } from "../descriptor.ts";
+import type { VolumeName } from "./volume_spec.ts";
+
+/** Type name. */
+export const VOLUME_STATUS = "VolumeStatus";
+
+/** Steps of a volume's (and a mount's) life, in order; `failed` can follow any. */
+export type VolumePhase =
+  | "waiting"
+  | "provisioning"
+  | "formatting"
+  | "mounting"
+  | "ready"
+  | "failed";
+
+/** An error as data: message plus the errno code and operation when from a syscall. */
+export interface VolumeError {
+  readonly message: string;
+  /** Errno name (`EBUSY`) or a refusal code (`foreign-data`); empty when neither. */
+  readonly code: string;
+  /** The failing operation (`writeGpt`, `mkfs.ext4`, ...); empty when unknown. */
+  readonly op: string;
+}
+
+/** A partition the provisioner created during this boot. */
+export interface CreatedPartition {
+  readonly number: number;
+  readonly uuid: string;
+  readonly type: string;
+  readonly name: string;
+  readonly firstLba: number;
+  /** Inclusive. */
+  readonly lastLba: number;
+}
+
+/** One volume; the id is its {@link VolumeName}. */
+export interface VolumeStatusSpec {
+  readonly volume: VolumeName;
+  readonly phase: VolumePhase;
+  /** The install disk's device node (resolved). */
+  readonly disk: string;
+  /** `leave`, `complete`, `create`, `wipe` or `refuse`; empty before a decision. */
+  readonly decision: string;
+  /** Why: the decision's reason, or what is awaited. */
+  readonly message: string;
+  /** Device node of the partition; empty until it exists. */
+  readonly partitionPath: string;
+  readonly partitionUuid: string;
+  /** The filesystem on it (`ext4`, `xfs`); empty until made. */
+  readonly filesystem: string;
+  readonly filesystemUuid: string;
+  /** Set when this boot created the partition, so it can be recorded on STATE. */
+  readonly created: CreatedPartition | null;
+  /** GPT disk GUID of the install disk; empty until known. */
+  readonly diskGuid: string;
+  readonly error: VolumeError | null;
+}
+
+export const volumeStatusDescriptor: ResourceDescriptor<typeof VOLUME_STATUS, VolumeStatusSpec> = {
+  type: VOLUME_STATUS,
+  namespace: "block",
+  aliases: ["volumestatus", "volumestatuses", "vs"],
+  description: "Provisioning progress of the STATE and EPHEMERAL volumes",
+  columns: [
+    { header: "PHASE", value: (s) => s.phase },
+    { header: "DECISION", value: (s) => s.decision },
+    { header: "PARTITION", value: (s) => s.partitionPath },
+    { header: "FS", value: (s) => s.filesystem },
+    { header: "MESSAGE", value: (s) => s.error?.message ?? s.message },
+  ],
+};
