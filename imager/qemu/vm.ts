@@ -162,7 +162,7 @@ async function launch(opts: VmOptions, accel: "kvm" | "tcg"): Promise<Vm> {
     "-netdev",
     `user,id=net0,hostfwd=tcp:127.0.0.1:${hostPort}-:${opts.guestPort ?? 50000}`,
     "-device",
-    "virtio-net-pci,netdev=net0",
+    "virtio-net-pci,netdev=net0,romfile=",
     "-device",
     "virtio-rng-pci",
     "-chardev",

@@ -1,0 +1,47 @@
+import assert from "node:assert/strict";
+import { kernelCmdline } from "./cmdline.ts";
+import { loaderConf, loaderEntry, slotPaths } from "./esp/loader_config.ts";
+import { parseArgs } from "./cli_args.ts";
+import { parseSize } from "./progress.ts";
+
+Deno.test("a JS program runs as `deno run` from rdinit, its argv after --", () => {
+  const c = kernelCmdline({ program: "js", quiet: true, append: "foo=bar" });
+  assert.match(c, /^console=ttyS0,115200 quiet loglevel=3 rdinit=\/usr\/bin\/deno /);
+  assert.match(c, /DENO_DIR=\/var\/cache\/deno/);
+  assert.ok(c.indexOf("foo=bar") < c.indexOf(" -- "));
+  assert.ok(c.endsWith("-- run -A --no-config --no-lock /machined/main.js"));
+});
+
+Deno.test("a compiled binary is rdinit itself, with no Deno arguments", () => {
+  const c = kernelCmdline({ program: "binary" });
+  assert.equal(c, "console=ttyS0,115200 rdinit=/machined/machined");
+});
+
+Deno.test("loader.conf boots the default slot at once; entries point at their slot's files", () => {
+  assert.match(loaderConf("A"), /^default a\.conf$/m);
+  assert.match(loaderConf("A"), /^timeout 0$/m);
+  const b = loaderEntry("B", "console=ttyS0");
+  assert.match(b, /^linux \/B\/vmlinuz$/m);
+  assert.match(b, /^initrd \/B\/initramfs\.zst$/m);
+  assert.match(b, /^options console=ttyS0$/m);
+  assert.equal(slotPaths("A").entry, "/loader/entries/a.conf");
+});
+
+Deno.test("parseSize understands binary units", () => {
+  assert.equal(parseSize("2GiB"), 2n << 30n);
+  assert.equal(parseSize("512M"), 512n << 20n);
+  assert.equal(parseSize("4096"), 4096n);
+  assert.throws(() => parseSize("2 parsecs"), RangeError);
+});
+
+Deno.test("parseArgs takes --k v, --k=v, flags and repeats; rejects unknown options", () => {
+  const a = parseArgs(["--out", "x.img", "--module=a", "--module", "b", "--force"], {
+    flags: ["force"],
+    options: ["out", "module"],
+  });
+  assert.deepEqual(a.values.get("module"), ["a", "b"]);
+  assert.deepEqual(a.values.get("out"), ["x.img"]);
+  assert.ok(a.flags.has("force"));
+  assert.throws(() => parseArgs(["--nope"], { flags: [], options: [] }), TypeError);
+  assert.throws(() => parseArgs(["--out"], { flags: [], options: ["out"] }), TypeError);
+});

@@ -1,0 +1,31 @@
+/**
+ * The imager: builds a bootable x86_64 UEFI disk image for machined entirely
+ * in userspace (GPT written here, FAT32 ESP via dosfstools/mtools, systemd-boot,
+ * A/B slots each with the pinned Debian cloud kernel and a zstd cpio
+ * initramfs holding Deno and the program PID 1 runs), and runs it under QEMU.
+ *
+ * @example
+ * ```ts
+ * import { buildImage, startVm } from "./imager/mod.ts";
+ * const image = await buildImage({ program: "imager/testdata/init_probe.ts", out: "build/probe.img" });
+ * const vm = await startVm({ image: image.out, accel: "tcg", hostPort: 50000, snapshot: true });
+ * await vm.waitForConsole(/INIT_PROBE_READY pid=1/);
+ * await vm.stop();
+ * ```
+ * @module
+ */
+export { buildImage, type ImageOptions, type ImageResult } from "./build_image.ts";
+export {
+  attachVm,
+  startVm,
+  type Vm,
+  VmFailedError,
+  type VmOptions,
+  type VmState,
+  VmTimeoutError,
+} from "./qemu/vm.ts";
+export { type ExtraFile, LAYOUT, type ProgramInput } from "./initramfs/initramfs.ts";
+export { kernelCmdline } from "./cmdline.ts";
+export { DEFAULT_MODULES, KERNEL, type KernelPin } from "./versions.ts";
+export { readGpt } from "./gpt_decode.ts";
+export { CommandError } from "./run.ts";
