@@ -40,7 +40,13 @@ export interface ApiHostOptions {
   /** Run apid as the machined-api user (on a node). */
   dropUser: boolean;
   /** Overrides how apid is started (the image starts the bundled program). */
-  apidEntry?: { denoPath?: string; entry?: string; config?: string; denoDir?: string };
+  apidEntry?: {
+    denoPath?: string;
+    entry?: string;
+    config?: string | null;
+    denoDir?: string;
+    subcommand?: readonly string[];
+  };
 }
 
 /** The running API. */

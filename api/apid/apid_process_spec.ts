@@ -19,8 +19,10 @@ export interface ApidProcessSpecOptions {
   readonly denoPath?: string;
   /** @default api/apid/main.ts next to this file */
   readonly entry?: string;
-  /** deno.json giving the import map. @default the repository's */
-  readonly config?: string;
+  /** deno.json giving the import map; null for a bundled program (`--no-config`). @default the repository's */
+  readonly config?: string | null;
+  /** Words between the entry and apid's flags, e.g. `["apid"]` for machined's bundled main.js. */
+  readonly subcommand?: readonly string[];
   /** Run as machined-api (uid/gid 50000); off in dev mode and tests. @default false */
   readonly dropUser?: boolean;
   /** DENO_DIR, so apid finds the npm cache machined uses. */
@@ -30,7 +32,9 @@ export interface ApidProcessSpecOptions {
 /** The ProcessSpec that starts apid. Pure apart from defaults read from Deno. */
 export function apidProcessSpec(o: ApidProcessSpecOptions): ProcessSpec {
   const entry = o.entry ?? fromFileUrl(new URL("./main.ts", import.meta.url));
-  const config = o.config ?? fromFileUrl(new URL("../../deno.json", import.meta.url));
+  const config = o.config === null
+    ? null
+    : o.config ?? fromFileUrl(new URL("../../deno.json", import.meta.url));
   const env: Record<string, string> = { NO_COLOR: "1" };
   if (o.denoDir) env.DENO_DIR = o.denoDir;
   else if (Deno.env.get("DENO_DIR")) env.DENO_DIR = Deno.env.get("DENO_DIR")!;
@@ -39,10 +43,10 @@ export function apidProcessSpec(o: ApidProcessSpecOptions): ProcessSpec {
     argv: [
       o.denoPath ?? Deno.execPath(),
       "run",
-      `--config=${config}`,
-      "--cached-only",
+      ...(config === null ? ["--no-config", "--no-lock"] : [`--config=${config}`, "--cached-only"]),
       ...apidPermissionFlags(o.apid),
       entry,
+      ...(o.subcommand ?? []),
       ...apidArgs(o.apid),
     ],
     env,

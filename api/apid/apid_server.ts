@@ -46,7 +46,7 @@ const peerKey = createContextKey<{
 /** Options of {@link startApidServer}. */
 export interface ApidServerOptions {
   /** The node CA (its certificate verifies clients). */
-  readonly ca: CertificateAuthority;
+  readonly ca: Pick<CertificateAuthority, "cert" | "certPem">;
   /** The server certificate and key. */
   readonly server: KeyedCertificate;
   /** machined's API socket. */

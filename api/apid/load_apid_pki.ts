@@ -1,6 +1,8 @@
 /**
- * apid reads the PKI machined prepared (machined runs loadOrCreateNodePki at
- * boot, so apid never creates or writes keys).
+ * apid reads the PKI machined prepared: the CA certificate (to verify clients)
+ * and the server pair. It never sees the CA key: a network-facing process that
+ * is compromised must not be able to mint client certificates. machined renews
+ * the server certificate and restarts apid with the new pair.
  */
 import { join } from "node:path";
 import {
@@ -8,29 +10,28 @@ import {
   certificateFromPem,
   type KeyedCertificate,
   keyMatchesCertificate,
-  loadCertificateAuthority,
   PKI_FILES,
   PkiError,
   privateKeyFromPem,
 } from "../../pki/mod.ts";
 
-/** The CA (with key, for renewal) and the current server pair. */
+/** The CA certificate and the current server pair. */
 export interface ApidPki {
-  readonly ca: CertificateAuthority;
+  readonly ca: Pick<CertificateAuthority, "cert" | "certPem">;
   readonly server: KeyedCertificate;
 }
 
 /**
- * Read ca.crt, ca.key, server.crt and server.key from `dir`.
+ * Read ca.crt, server.crt and server.key from `dir`.
  * @throws PkiError `invalid` or `key_mismatch`; Deno.errors.NotFound when a file is missing.
  */
 export async function loadApidPki(dir: string): Promise<ApidPki> {
   const read = (name: string) => Deno.readTextFile(join(dir, name));
-  const ca = await loadCertificateAuthority(
-    await read(PKI_FILES.caCert),
-    await read(PKI_FILES.caKey),
-    dir,
-  );
+  const caCertPem = await read(PKI_FILES.caCert);
+  const ca = {
+    cert: certificateFromPem(caCertPem, join(dir, PKI_FILES.caCert)),
+    certPem: caCertPem,
+  };
   const certPath = join(dir, PKI_FILES.serverCert);
   const certPem = await read(PKI_FILES.serverCert);
   const keyPem = await read(PKI_FILES.serverKey);

@@ -1,22 +1,22 @@
 /**
- * apid: the API front end as its own process. Reads the node PKI, binds the
- * API port, drops the Deno permissions it no longer needs, renews its server
- * certificate in memory before expiry, and forwards every call to machined
- * over the Unix socket. Prints one JSON line `{"apid":"ready",...}` on stdout
+ * apid: the API front end as its own process. Reads the CA certificate and its
+ * server pair, binds the API port, drops the Deno permissions it no longer
+ * needs, and forwards every call to machined over the Unix socket. It holds no
+ * CA key: machined renews the server certificate and restarts apid. Prints one JSON line `{"apid":"ready",...}` on stdout
  * once serving, for the supervisor. Exits 0 on SIGTERM/SIGINT, 2 on bad flags.
  *
  * Run by api/apid/supervisor.ts; see apidPermissionFlags for its flags.
  */
-import { createServerCertRenewer } from "../../pki/mod.ts";
 import { parseApidArgs } from "./apid_options.ts";
 import { startApidServer } from "./apid_server.ts";
 import { loadApidPki } from "./load_apid_pki.ts";
 import { dropPrivileges } from "./privileges.ts";
 
-async function main(): Promise<number> {
+/** Runs apid with `args` (its flags); resolves with the exit code. */
+export async function main(args: readonly string[] = Deno.args): Promise<number> {
   let options;
   try {
-    options = parseApidArgs(Deno.args);
+    options = parseApidArgs(args);
   } catch (e) {
     console.error(`apid: ${(e as Error).message}`);
     return 2;
@@ -33,15 +33,6 @@ async function main(): Promise<number> {
     maxConcurrentStreams: options.maxConcurrentStreams,
   });
   const privileges = await dropPrivileges(options.pkiDir, options.socketPath);
-  // Renewal happens in memory: machined persists certificates at boot; apid cannot write.
-  const renewer = createServerCertRenewer({
-    ca: pki.ca,
-    current: pki.server,
-    hostnames: options.names,
-    addresses: options.addresses,
-    onRenewed: (next) => server.setCertificate(next),
-    onError: (e) => console.error("apid: server certificate renewal failed", e),
-  });
   console.log(JSON.stringify({
     apid: "ready",
     pid: Deno.pid,
@@ -55,7 +46,6 @@ async function main(): Promise<number> {
   Deno.addSignalListener("SIGTERM", stop("SIGTERM"));
   Deno.addSignalListener("SIGINT", stop("SIGINT"));
   const signal = await stopped;
-  renewer.stop();
   await Promise.race([server.close(), new Promise((r) => setTimeout(r, 2000))]);
   console.error(`apid: stopped on ${signal}`);
   return 0;

@@ -19,11 +19,14 @@ import {
 import { ApidSupervisor } from "../supervisor.ts";
 import { apidProcessSpec } from "../apid_process_spec.ts";
 import { APID_DEFAULTS } from "../apid_options.ts";
-import { loadApidPki } from "../load_apid_pki.ts";
+import { loadOrCreateNodePki } from "../../../pki/mod.ts";
 
 const [pkiDir, portText] = Deno.args;
 const socketPath = join(pkiDir, "run", "api.sock");
-const pki = await loadApidPki(pkiDir);
+const pki = await loadOrCreateNodePki(pkiDir, {
+  hostnames: ["localhost"],
+  addresses: ["127.0.0.1"],
+});
 const store = seededStore();
 const internal = await startInternalApiServer({
   socketPath,

@@ -1,0 +1,222 @@
+/**
+ * machined as PID 1: mount the early filesystems, delegate cgroups, route
+ * Ctrl-Alt-Del to a signal, load the image's kernel modules, load and validate
+ * the config (maintenance when it is bad), set up the node PKI, start the
+ * controllers and apid, then wait for a shutdown request. PID 1 never exits:
+ * a fatal error reboots the node after a delay.
+ */
+import { join } from "node:path";
+import { createLogger, type Logger } from "../logs/mod.ts";
+import { nativeBackends, type NodeBackends } from "../node/backends.ts";
+import { Machined } from "../node/machined.ts";
+import { applyConfigText, loadFirstConfig } from "../node/config_loader.ts";
+import { startApiHost } from "../node/api_host.ts";
+import { loadOrCreateNodePki, type NodePki, pathExists } from "../pki/mod.ts";
+import { loadModuleTree, readModuleIndex } from "../platform/kmod/mod.ts";
+import type { MachineConfig } from "../config/mod.ts";
+import { configCandidates, parseCmdline } from "./cmdline.ts";
+import { delegateCgroupControllers, EARLY_MOUNTS, mountEarly } from "./early_mounts.ts";
+import { fatalReboot, installPid1Guards } from "./pid1_guard.ts";
+import { runSequence, task } from "./sequence.ts";
+import { type PowerAction, shutdownNode } from "./shutdown.ts";
+import { prepareApidPki } from "./apid_pki.ts";
+import { nodeControllers } from "./node_controllers.ts";
+
+/** Where the image puts its files (see imager/initramfs). */
+export const IMAGE_PATHS = {
+  modules: "/etc/machined/modules",
+  pki: "/etc/machined/pki",
+  release: "/etc/machined/release",
+} as const;
+
+/** Runtime directories machined owns. */
+export const RUN_PATHS = {
+  root: "/run/machined",
+  pki: "/run/machined/pki",
+  apidPki: "/run/machined/apid-pki",
+} as const;
+
+/** The PID 1 entry: never returns while the machine runs. */
+export async function runNode(): Promise<number> {
+  const logger = createLogger();
+  installPid1Guards(logger);
+  const backends = nativeBackends();
+  try {
+    const action = await bootNode(backends, logger);
+    logger.info("pid1", `machine going down: ${action}`);
+  } catch (e) {
+    await fatalReboot(e, backends.power, logger);
+  }
+  // reboot(2) does not return; if it somehow did, idle rather than exit.
+  for (;;) await new Promise((r) => setTimeout(r, 3_600_000));
+}
+
+/** Boots the node and resolves when a shutdown has been carried out. */
+export async function bootNode(backends: NodeBackends, logger: Logger): Promise<PowerAction> {
+  const started = performance.now();
+  const machined = new Machined({
+    mode: "node",
+    pid1: Deno.pid === 1,
+    logger: logger as Logger & { ring: ReturnType<typeof createLogger>["ring"] },
+    controllers: nodeControllers(backends),
+  });
+  const { events } = machined;
+  let cmdline = new Map<string, string>();
+  let config: MachineConfig | undefined;
+
+  await runSequence("boot", [
+    {
+      name: "earlyMounts",
+      tasks: [task("mountFilesystems", async () => {
+        const mounted = await mountEarly(backends.mount);
+        logger.info("boot", "mounted", { targets: mounted.join(",") });
+      })],
+    },
+    {
+      name: "kernel",
+      tasks: [
+        task("cgroups", async () => {
+          const c = await delegateCgroupControllers();
+          logger.info("boot", "cgroup controllers delegated", { controllers: c.join(",") });
+        }, { optional: true }),
+        task("ctrlAltDel", () => backends.power.setCtrlAltDel("signal"), { optional: true }),
+        task("cmdline", async () => {
+          cmdline = parseCmdline(await Deno.readTextFile("/proc/cmdline"));
+        }, { optional: true }),
+        task("imageModules", () => loadImageModules(backends, logger), { optional: true }),
+      ],
+    },
+    {
+      name: "config",
+      tasks: [task("loadConfig", async () => {
+        machined.start();
+        const sources = configCandidates(cmdline);
+        const loaded = sources.inline
+          ? { ...(await applyConfigText(machined.store, atob(sources.inline), "cmdline")) }
+          : await loadFirstConfig(machined.store, sources.paths);
+        if (loaded.state === "valid") config = loaded.config;
+        else {
+          logger.warn("boot", `no valid config (${loaded.state}): maintenance`, {
+            errors: loaded.state === "invalid"
+              ? loaded.errors.map((e) => e.format()).join("; ")
+              : "",
+          });
+        }
+      })],
+    },
+  ], { events, logger });
+
+  const hostname = config?.machine.hostname ?? "machined";
+  const pki = await nodePki(hostname, config, logger);
+  await prepareApidPki(pki, RUN_PATHS.apidPki);
+
+  let shutdownRequest!: (action: PowerAction) => void;
+  const requested = new Promise<PowerAction>((r) => (shutdownRequest = r));
+  const listen = config?.machine.api?.listen ?? "0.0.0.0:50000";
+  const api = await startApiHost({
+    machined,
+    pki,
+    pkiDir: RUN_PATHS.apidPki,
+    runDir: RUN_PATHS.root,
+    listen,
+    processBackend: backends.process,
+    names: [hostname, "localhost"],
+    addresses: ["127.0.0.1", "::1"],
+    endpoints: () => [listen.replace(/^0\.0\.0\.0:/, "127.0.0.1:")],
+    dropUser: Deno.uid() === 0,
+    apidEntry: bundledApidEntry(),
+    actions: {
+      version: async () => ({
+        version: (await readRelease()) || "0.1.0",
+        commit: "",
+        denoVersion: Deno.version.deno,
+        os: Deno.build.os,
+        arch: Deno.build.arch,
+        hostname,
+      }),
+      reboot: (by) => {
+        logger.info("power", "reboot requested over the API", { ...by });
+        setTimeout(() => shutdownRequest("reboot"), 100);
+        return Promise.resolve();
+      },
+      shutdown: (by) => {
+        logger.info("power", "shutdown requested over the API", { ...by });
+        setTimeout(() => shutdownRequest("poweroff"), 100);
+        return Promise.resolve();
+      },
+    },
+  });
+  // Ctrl-Alt-Del arrives as SIGINT once routed to a signal.
+  Deno.addSignalListener("SIGINT", () => shutdownRequest("reboot"));
+  Deno.addSignalListener("SIGTERM", () => shutdownRequest("poweroff"));
+
+  machined.stage.set(config ? "running" : "maintenance");
+  api.ready().then(({ port }) => {
+    const ms = (performance.now() - started).toFixed(0);
+    logger.info("boot", `API ready on port ${port}`, { msSinceMachinedStart: ms });
+    console.log(`machined: API ready (pid ${Deno.pid}, ${ms} ms after machined started)`);
+  });
+
+  const action = await requested;
+  await shutdownNode(action, {
+    machined,
+    power: backends.power,
+    mount: backends.mount,
+    stopApi: () => api.stop(),
+    keepMounted: EARLY_MOUNTS.map((m) => m.target),
+  });
+  return action;
+}
+
+async function loadImageModules(backends: NodeBackends, logger: Logger): Promise<void> {
+  if (!(await pathExists(IMAGE_PATHS.modules))) return;
+  const names = (await Deno.readTextFile(IMAGE_PATHS.modules)).split("\n").map((l) => l.trim())
+    .filter((l) => l && !l.startsWith("#"));
+  const index = await readModuleIndex();
+  for (const name of names) {
+    try {
+      await loadModuleTree(backends.kmod, index, name);
+    } catch (e) {
+      logger.warn("boot", `module ${name} failed to load`, { error: e });
+    }
+  }
+  logger.info("boot", "image modules processed", { count: names.length });
+}
+
+/** The CA comes from the config, else the image; the server certificate is made at boot. */
+async function nodePki(
+  hostname: string,
+  config: MachineConfig | undefined,
+  logger: Logger,
+): Promise<NodePki> {
+  let ca = config?.machine.ca
+    ? { certPem: config.machine.ca.crt, keyPem: config.machine.ca.key }
+    : undefined;
+  if (!ca && await pathExists(join(IMAGE_PATHS.pki, "ca.key"))) {
+    ca = {
+      certPem: await Deno.readTextFile(join(IMAGE_PATHS.pki, "ca.crt")),
+      keyPem: await Deno.readTextFile(join(IMAGE_PATHS.pki, "ca.key")),
+    };
+  }
+  if (!ca) logger.warn("boot", "no CA in the config or the image: creating one for this boot");
+  return await loadOrCreateNodePki(RUN_PATHS.pki, {
+    hostnames: [hostname, "localhost"],
+    addresses: ["127.0.0.1", "::1"],
+    ca,
+  });
+}
+
+/** In the image, apid is the bundled program's `apid` command. */
+function bundledApidEntry() {
+  const main = new URL(import.meta.url);
+  if (main.protocol !== "file:" || !main.pathname.endsWith(".js")) return undefined;
+  return { entry: main.pathname, config: null, subcommand: ["apid"] };
+}
+
+async function readRelease(): Promise<string> {
+  try {
+    return (await Deno.readTextFile(IMAGE_PATHS.release)).trim();
+  } catch {
+    return "";
+  }
+}
