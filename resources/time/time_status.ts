@@ -38,7 +38,11 @@ export interface TimeStatusSpec {
   readonly syncCount: number;
   /** Epoch ms the next query is due (null when disabled). */
   readonly nextSync: number | null;
-  /** Why the last round failed, or per-server trouble such as a kiss-of-death; empty when fine. */
+  /**
+   * Problems seen in the last round: servers that failed before one answered
+   * (timeouts, kiss-of-death, dropped servers), or why none did. Empty when
+   * the first server asked gave a usable sample.
+   */
   readonly lastError: string;
 }
 
