@@ -11,7 +11,12 @@ import { nativeBackends, type NodeBackends } from "../node/backends.ts";
 import { Machined } from "../node/machined.ts";
 import { applyConfigText, loadFirstConfig } from "../node/config_loader.ts";
 import { startApiHost } from "../node/api_host.ts";
-import { loadOrCreateNodePki, type NodePki, pathExists } from "../pki/mod.ts";
+import {
+  createServerCertRenewer,
+  loadOrCreateNodePki,
+  type NodePki,
+  pathExists,
+} from "../pki/mod.ts";
 import { loadModuleTree, readModuleIndex } from "../platform/kmod/mod.ts";
 import type { MachineConfig } from "../config/mod.ts";
 import { configCandidates, parseCmdline } from "./cmdline.ts";
@@ -146,6 +151,27 @@ export async function bootNode(backends: NodeBackends, logger: Logger): Promise<
       },
     },
   });
+  // machined, not apid, holds the CA key: it renews the server certificate and
+  // restarts apid with the new pair.
+  const renewer = createServerCertRenewer({
+    ca: pki.ca,
+    current: pki.server,
+    hostnames: [hostname, "localhost"],
+    addresses: ["127.0.0.1", "::1"],
+    dir: RUN_PATHS.pki,
+    onRenewed: async (server) => {
+      await prepareApidPki({ ...pki, server }, RUN_PATHS.apidPki);
+      await api.supervisor.stop();
+      api.supervisor.start();
+      events.emit(
+        "api",
+        "apid",
+        "certificateRenewed",
+        "server certificate renewed; apid restarted",
+      );
+    },
+    onError: (e) => logger.error("pki", "server certificate renewal failed", { error: e }),
+  });
   // Ctrl-Alt-Del arrives as SIGINT once routed to a signal.
   Deno.addSignalListener("SIGINT", () => shutdownRequest("reboot"));
   Deno.addSignalListener("SIGTERM", () => shutdownRequest("poweroff"));
@@ -162,7 +188,10 @@ export async function bootNode(backends: NodeBackends, logger: Logger): Promise<
     machined,
     power: backends.power,
     mount: backends.mount,
-    stopApi: () => api.stop(),
+    stopApi: () => {
+      renewer.stop();
+      return api.stop();
+    },
     keepMounted: EARLY_MOUNTS.map((m) => m.target),
   });
   return action;
