@@ -222,7 +222,10 @@ export class Supervisor {
     for (const [id, spec] of specs) {
       const runner = this.#runners.get(id);
       if (runner) runner.update(spec);
-      else this.#runners.set(id, new ServiceRunner(id, spec, this.#host));
+      else {
+        this.#logs.ring(id); // `logs(id)` works before the first line
+        this.#runners.set(id, new ServiceRunner(id, spec, this.#host));
+      }
     }
     for (const r of this.#runners.values()) r.poke();
   }
@@ -240,6 +243,7 @@ export class Supervisor {
       this.deps.logger?.error("supervisor", "removing service status failed", { error: e });
     }
     await this.deps.cgroups?.remove(runner.id).catch(() => {});
+    if (!this.#runners.has(runner.id)) await this.#logs.drop(runner.id);
     this.deps.events?.emit("service", runner.id, "removed", "service removed from the config");
     for (const r of this.#runners.values()) r.poke();
   }
