@@ -221,3 +221,21 @@ Deno.test("an address removed behind machined's back is put back", () =>
     }
     assert.equal(env.backend.faults.callsOf("addAddress").length, 2);
   }));
+
+Deno.test("a route whose gateway changes in place is replaced, not duplicated", () =>
+  withEnv(async (env) => {
+    env.backend.addLink({ name: "eth0" });
+    const cfg = (via: string) =>
+      configYaml(`    interfaces:
+      - name: eth0
+        addresses: ["10.0.0.2/24"]
+        routes: [{ to: 10.1.0.0/16, via: ${via} }]
+`);
+    await env.setConfig(cfg("10.0.0.254"));
+    env.start();
+    await waitForResource(env.store, "RouteStatus", (r) => r.spec.gateway === "10.0.0.254");
+    await env.setConfig(cfg("10.0.0.253"));
+    await waitForResource(env.store, "RouteStatus", (r) => r.spec.gateway === "10.0.0.253");
+    assert.deepEqual(await staticRoutes(env), ["10.1.0.0/16 via 10.0.0.253 metric 1024"]);
+    assert.equal(env.store.list("RouteSpec").length, 1);
+  }));
