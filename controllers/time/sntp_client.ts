@@ -179,8 +179,10 @@ export function checkReply(
   if (reply.receiveTimestamp === 0n) throw bad("receive timestamp is zero");
 }
 
+/** Stratum 1 names its source in ASCII (`GPS`, `LOCL`); anything else reads as an IPv4 address. */
 function referenceText(p: NtpPacket): string {
-  if (p.stratum === 1) return referenceIdText(p.referenceId);
+  const text = referenceIdText(p.referenceId);
+  if (p.stratum === 1 && /^[\x20-\x7e]+$/.test(text)) return text;
   const id = p.referenceId;
   return [id >>> 24, (id >>> 16) & 0xff, (id >>> 8) & 0xff, id & 0xff].join(".");
 }

@@ -14,7 +14,8 @@ import { EventBus } from "../../events/mod.ts";
 import { FakeNtpTransport } from "./ntp_transport_fake.ts";
 import { startSntpResponder } from "./sntp_responder.ts";
 import { UdpNtpTransport } from "./ntp_transport_udp.ts";
-import { readingOf, timeSyncController, type TimeSyncDeps } from "./time_sync.ts";
+import { timeSyncController, type TimeSyncDeps } from "./time_sync.ts";
+import { WallClockFake } from "./wall_clock_fake.ts";
 
 const START = Date.UTC(2026, 0, 1);
 const HOUR = 3_600_000;
@@ -267,18 +268,9 @@ Deno.test("a name that does not resolve is an error naming it", async () => {
   }
 });
 
-/** A fake backend whose wall clock follows real time (reads only; steps are recorded). */
-class WallClockFake extends FakeClockBackend {
-  override read(id: "realtime" | "monotonic" | "boottime") {
-    if (id !== "realtime") return super.read(id);
-    this.faults.check("clock_gettime", [id]);
-    return readingOf(BigInt(Date.now()) * 1_000_000n);
-  }
-}
-
 Deno.test("against the TS responder over loopback UDP", async () => {
   const responder = await startSntpResponder({ offsetMs: 250 });
-  const backend = new WallClockFake();
+  const backend = new WallClockFake(-HOUR);
   const t = setup({
     clock: backend,
     transport: new UdpNtpTransport(),
@@ -290,8 +282,9 @@ Deno.test("against the TS responder over loopback UDP", async () => {
     const st = await t.status((s) => s.synced);
     assert.equal(st.spec.correction, "step");
     // Server and client share one event loop: scheduling skews the loopback sample by a few ms.
-    assert.ok(Math.abs(st.spec.offsetMs! - 250) < 50, `offset ${st.spec.offsetMs}`);
+    assert.ok(Math.abs(st.spec.offsetMs! - HOUR - 250) < 50, `offset ${st.spec.offsetMs}`);
     assert.equal(backend.faults.callsOf("clock_settime").length, 1);
+    assert.ok(Math.abs(backend.shiftMs - 250) < 50, `now ${backend.shiftMs} ms off the host`);
     assert.equal(responder.requests, 1);
   } finally {
     await t.runtime.stop();
