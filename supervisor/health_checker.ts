@@ -56,7 +56,9 @@ export async function runHealthChecker(o: HealthCheckerOptions): Promise<void> {
       }
     }
     try {
-      await o.clock.sleep(o.spec.intervalMs, o.signal);
+      const starting = !healthy && o.clock.now() - started < o.spec.startPeriodMs;
+      const interval = starting ? o.spec.startIntervalMs ?? o.spec.intervalMs : o.spec.intervalMs;
+      await o.clock.sleep(interval, o.signal);
     } catch {
       return;
     }

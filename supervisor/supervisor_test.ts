@@ -320,3 +320,27 @@ Deno.test("a throwing probe never escapes: the service is just unhealthy", async
     await f.close();
   }
 });
+
+Deno.test("startIntervalMs probes quickly until the first pass within the start period", async () => {
+  let passAt = Infinity;
+  const f = supervisorFixture({
+    prober: () => passAt <= 0 ? Promise.resolve() : Promise.reject(new Error("not yet")),
+  });
+  try {
+    f.process.define("/bin/svc");
+    f.setSpec(
+      "fast",
+      serviceSpec({ health: health({ startIntervalMs: 50, startPeriodMs: 10_000 }) }),
+    );
+    await f.status("fast", (s) => s.message.includes("not yet"));
+    await f.clock.waitForSleepers(1);
+    assert.deepEqual(f.clock.pendingDelays(), [50]);
+    passAt = 0;
+    await f.clock.advance(50);
+    await f.status("fast", (s) => s.healthy);
+    await f.clock.waitForSleepers(1);
+    assert.deepEqual(f.clock.pendingDelays(), [1000]);
+  } finally {
+    await f.close();
+  }
+});

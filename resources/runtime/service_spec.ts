@@ -23,10 +23,22 @@ export type HealthProbeSpec =
 export interface HealthSpec {
   readonly probe: HealthProbeSpec;
   readonly intervalMs: number;
+  /**
+   * Interval used before the first pass while within the start period, so a
+   * service that comes up fast is ready fast (Docker's `start_interval`).
+   * Defaults to `intervalMs`.
+   */
+  readonly startIntervalMs?: number;
   readonly timeoutMs: number;
   readonly startPeriodMs: number;
   readonly successThreshold: number;
   readonly failureThreshold: number;
+  /**
+   * Restart the service when the probe keeps failing (`failureThreshold` in a
+   * row). Off for configured services (their probe is readiness only); on for
+   * containerd, where "not answering" means wedged.
+   */
+  readonly restartWhenUnhealthy: boolean;
 }
 
 /** cgroup v2 limits, in the kernel's file formats. */
