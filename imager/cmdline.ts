@@ -2,7 +2,8 @@
  * The kernel command line that makes the program PID 1. There is no shell
  * and no launcher: `rdinit=` names the Deno binary, the kernel hands the
  * unknown `KEY=value` words to init as its environment, and everything after
- * `--` becomes Deno's argv (`run -A ... /machined/main.js`).
+ * `--` becomes Deno's argv (`run -A ... /machined/pid1.js`, a prelude that
+ * mounts /proc before importing the program at /machined/main.js).
  */
 import { LAYOUT, type ProgramInput } from "./initramfs/initramfs.ts";
 
@@ -31,7 +32,7 @@ export function kernelCmdline(opts: CmdlineOptions): string {
   }
   if (opts.append?.trim()) words.push(opts.append.trim());
   if (opts.program !== "binary") {
-    words.push("--", "run", "-A", "--no-config", "--no-lock", LAYOUT.programEntry);
+    words.push("--", "run", "-A", "--no-config", "--no-lock", LAYOUT.prelude);
   }
   return words.join(" ");
 }

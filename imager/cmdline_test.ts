@@ -9,7 +9,7 @@ Deno.test("a JS program runs as `deno run` from rdinit, its argv after --", () =
   assert.match(c, /^console=ttyS0,115200 quiet loglevel=3 rdinit=\/usr\/bin\/deno /);
   assert.match(c, /DENO_DIR=\/var\/cache\/deno/);
   assert.ok(c.indexOf("foo=bar") < c.indexOf(" -- "));
-  assert.ok(c.endsWith("-- run -A --no-config --no-lock /machined/main.js"));
+  assert.ok(c.endsWith("-- run -A --no-config --no-lock /machined/pid1.js"));
 });
 
 Deno.test("a compiled binary is rdinit itself, with no Deno arguments", () => {

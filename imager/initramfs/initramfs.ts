@@ -10,11 +10,15 @@ import type { ModuleRef } from "../kernel/module_closure.ts";
 import { Rootfs } from "./rootfs.ts";
 import { etcFiles } from "./etc_files.ts";
 
+const PRELUDE = new URL("./pid1_prelude.js", import.meta.url);
+
 /** Where things live inside the initramfs. */
 export const LAYOUT = {
   deno: "/usr/bin/deno",
   programDir: "/machined",
   programEntry: "/machined/main.js",
+  /** What Deno runs: mounts /proc if needed, then imports main.js (see pid1_prelude.js). */
+  prelude: "/machined/pid1.js",
   binary: "/machined/machined",
   nativeAddon: "/machined/machined_native_ops.node",
   denoDir: "/var/cache/deno",
@@ -88,6 +92,9 @@ export async function planInitramfs(spec: InitramfsSpec): Promise<Rootfs> {
       await fs.binary(LAYOUT.deno, requireDeno(spec));
       await copyTree(fs, spec.program.dir, LAYOUT.programDir);
       break;
+  }
+  if (spec.program.kind !== "binary") {
+    fs.file(LAYOUT.prelude, await Deno.readFile(PRELUDE));
   }
   if (spec.nativeAddon) await fs.binary(LAYOUT.nativeAddon, spec.nativeAddon, 0o644);
 
