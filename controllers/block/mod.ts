@@ -1,0 +1,123 @@
+/**
+ * The block domain: disk discovery from sysfs, guarded provisioning of the
+ * install disk's STATE and EPHEMERAL volumes, their mounts, and the record
+ * on STATE of what machined created. The decision and the reset guard are
+ * pure functions ({@link decideProvisioning}, {@link partitionsResetMayFormat}).
+ *
+ * @example
+ * ```ts
+ * import { blockControllers } from "./controllers/block/mod.ts";
+ * import { NativeBlockBackend } from "./platform/block/mod.ts";
+ * import { NativeMountBackend } from "./platform/mount/mod.ts";
+ * import { nativeProcessBackend } from "./platform/process/mod.ts";
+ * const controllers = blockControllers({
+ *   block: new NativeBlockBackend(),
+ *   mounts: new NativeMountBackend(),
+ *   process: nativeProcessBackend(),
+ * });
+ * // for (const c of controllers) runtime.register(c);
+ * ```
+ * @module
+ */
+import type { EventBus } from "../../events/mod.ts";
+import type { BlockBackend } from "../../platform/block/mod.ts";
+import type { MountBackend } from "../../platform/mount/mod.ts";
+import type { ProcessBackend } from "../../platform/process/mod.ts";
+import type { VolumeFilesystem } from "../../resources/block/volume_spec.ts";
+import type { MachineController } from "../../resources/registry.ts";
+import { DiskDiscoveryController } from "./disk_discovery.ts";
+import type { VolumeLayout } from "./layout.ts";
+import { ProvisioningRecordController } from "./provisioning_record.ts";
+import { VolumeConfigController } from "./volume_config.ts";
+import { VolumeMountController } from "./volume_mount.ts";
+import { VolumeProvisionController } from "./volume_provision.ts";
+
+/** What the block controllers need. */
+export interface BlockDeps {
+  block: BlockBackend;
+  mounts: MountBackend;
+  process: ProcessBackend;
+  events?: EventBus;
+  /** @default "/sys" */
+  sysfsRoot?: string;
+  /** @default "/dev" */
+  devRoot?: string;
+  /** Discovery rescan period (ms). @default 10000 */
+  resyncInterval?: number;
+  /** @default "/system/state" */
+  stateMountPoint?: string;
+  /** @default "/var" */
+  ephemeralMountPoint?: string;
+  /** @default "ext4" */
+  filesystem?: VolumeFilesystem;
+  /** Sizes and alignment; see {@link DEFAULT_LAYOUT}. */
+  layout?: Partial<VolumeLayout>;
+  /** Overrides for tests: node waits, device resolution, mount point creation, GUIDs. */
+  waitForDevice?: (path: string, signal: AbortSignal) => Promise<void>;
+  resolveDevice?: (path: string) => Promise<string>;
+  mkdir?: (path: string) => Promise<void>;
+  newGuid?: () => string;
+}
+
+/** The block domain's controllers, for the composition root to register. */
+export function blockControllers(deps: BlockDeps): MachineController[] {
+  return [
+    new DiskDiscoveryController({
+      backend: deps.block,
+      mounts: deps.mounts,
+      sysfsRoot: deps.sysfsRoot,
+      devRoot: deps.devRoot,
+      resyncInterval: deps.resyncInterval,
+    }),
+    new VolumeConfigController({
+      stateSize: deps.layout?.stateSize,
+      filesystem: deps.filesystem,
+      stateMountPoint: deps.stateMountPoint,
+      ephemeralMountPoint: deps.ephemeralMountPoint,
+    }),
+    new VolumeProvisionController({
+      backend: deps.block,
+      process: deps.process,
+      mounts: deps.mounts,
+      layout: deps.layout,
+      waitForDevice: deps.waitForDevice,
+      resolveDevice: deps.resolveDevice,
+      events: deps.events,
+      newGuid: deps.newGuid,
+    }),
+    new VolumeMountController({ mounts: deps.mounts, mkdir: deps.mkdir, events: deps.events }),
+    new ProvisioningRecordController(),
+  ];
+}
+
+export { DiskDiscoveryController } from "./disk_discovery.ts";
+export { VolumeConfigController, volumeSpecs } from "./volume_config.ts";
+export { VolumeProvisionController } from "./volume_provision.ts";
+export { VolumeMountController } from "./volume_mount.ts";
+export { ProvisioningRecordController } from "./provisioning_record.ts";
+export {
+  type ByteRange,
+  classifyDisk,
+  decideProvisioning,
+  type InstallRequest,
+  type ProvisioningDecision,
+  type ProvisioningPlan,
+  type RefuseCode,
+} from "./decide_provisioning.ts";
+export { partitionsResetMayFormat, type RecordForReset } from "./reset_may_format.ts";
+export { type DiskFacts, gatherDiskFacts, type PartitionFacts } from "./disk_facts.ts";
+export {
+  DEFAULT_LAYOUT,
+  isBootPartition,
+  MOUNT_POINT,
+  PARTITION_NAME,
+  PARTITION_TYPE,
+  partitionRole,
+  PROVISIONING_RECORD_FILE,
+  type VolumeLayout,
+} from "./layout.ts";
+export { mkfsArgv } from "./mkfs.ts";
+export { readRecordFile, type RecordContent, RecordFileError } from "./record_file.ts";
+export { ProvisionError } from "./provision_error.ts";
+export { CommandError } from "./run_command.ts";
+export { readSysfsDisks, type SysfsDisk } from "./sysfs_disks.ts";

@@ -1,0 +1,253 @@
+/**
+ * VolumeProvisionController: makes the install disk hold STATE and EPHEMERAL
+ * as the VolumeSpecs ask, through {@link decideProvisioning} on facts read
+ * afresh every cycle, so that a disk is only ever written when the pure
+ * decision says so; then formats what it created and publishes each
+ * volume's progress. Inputs: VolumeSpec, DiskStatus (weak; a hotplugged disk
+ * retriggers). Output: VolumeStatus.
+ * @module
+ */
+import type { EventBus } from "../../events/mod.ts";
+import { isSysError } from "../../native-ops/mod.ts";
+import type { BlockBackend } from "../../platform/block/mod.ts";
+import type { MountBackend } from "../../platform/mount/mod.ts";
+import type { ProcessBackend } from "../../platform/process/mod.ts";
+import {
+  type CreatedPartition,
+  DISK_STATUS,
+  VOLUME_SPEC,
+  VOLUME_STATUS,
+  type VolumeName,
+  type VolumePhase,
+  type VolumeSpecSpec,
+  type VolumeStatusSpec,
+} from "../../resources/block/mod.ts";
+import type { MachineController, ResourceSpecs } from "../../resources/registry.ts";
+import type { ReconcileContext } from "../../runtime/mod.ts";
+import { decideProvisioning, type ProvisioningDecision } from "./decide_provisioning.ts";
+import { resolveDevice, waitForDeviceNode } from "./device_path.ts";
+import { BLOCK_NAMESPACE } from "./disk_discovery.ts";
+import { type DiskFacts, gatherDiskFacts, type PartitionFacts } from "./disk_facts.ts";
+import { writePlan } from "./execute_plan.ts";
+import { DEFAULT_LAYOUT, partitionRole, type VolumeLayout } from "./layout.ts";
+import { makeFilesystem } from "./mkfs.ts";
+import { ProvisionError, toVolumeError } from "./provision_error.ts";
+
+/** Dependencies of {@link VolumeProvisionController}. */
+export interface VolumeProvisionDeps {
+  backend: BlockBackend;
+  process: ProcessBackend;
+  /** To know which partitions are in use. */
+  mounts: MountBackend;
+  /** Alignment, minimum EPHEMERAL and zeroing sizes (STATE's size comes from its spec). */
+  layout?: Partial<Omit<VolumeLayout, "stateSize">>;
+  /** Resolves once a partition's node exists. @default a bounded wait on devtmpfs */
+  waitForDevice?: (path: string, signal: AbortSignal) => Promise<void>;
+  /** Resolves /dev/disk/by-* links. @default Deno.realPath, else the path */
+  resolveDevice?: (path: string) => Promise<string>;
+  events?: EventBus;
+  /** Unique partition GUIDs for new partitions. @default crypto.randomUUID */
+  newGuid?: () => string;
+}
+
+type Volumes = Record<VolumeName, VolumeSpecSpec>;
+
+/** Provisions and formats the install disk's STATE and EPHEMERAL. */
+export class VolumeProvisionController implements MachineController {
+  readonly name = "block.VolumeProvisionController";
+  readonly inputs = [
+    { type: VOLUME_SPEC, kind: "weak" },
+    { type: DISK_STATUS, kind: "weak" },
+  ] as const;
+  readonly outputs = [{ type: VOLUME_STATUS, kind: "exclusive" }] as const;
+  readonly #deps: VolumeProvisionDeps;
+  /** Partitions this process created, by unique GUID. */
+  readonly #created = new Map<string, CreatedPartition>();
+  #lastEvent = "";
+
+  constructor(deps: VolumeProvisionDeps) {
+    this.#deps = deps;
+  }
+
+  async reconcile(ctx: ReconcileContext<ResourceSpecs>): Promise<void> {
+    const specs = ctx.list(VOLUME_SPEC).map((r) => r.spec);
+    const state = specs.find((s) => s.volume === "STATE");
+    const ephemeral = specs.find((s) => s.volume === "EPHEMERAL");
+    if (!state || !ephemeral) {
+      for (const s of specs) {
+        await this.#report(ctx, s.volume, { message: "waiting for both specs" });
+      }
+      return;
+    }
+    const volumes: Volumes = { STATE: state, EPHEMERAL: ephemeral };
+    const disk = await (this.#deps.resolveDevice ?? resolveDevice)(state.disk);
+    const all = async (phase: VolumePhase, fields: Partial<VolumeStatusSpec>) => {
+      for (const v of ["STATE", "EPHEMERAL"] as const) {
+        await this.#report(ctx, v, { phase, disk, ...fields });
+      }
+    };
+    try {
+      let facts = await this.#facts(disk);
+      const decision = decideProvisioning(
+        facts,
+        { ...DEFAULT_LAYOUT, ...this.#deps.layout, stateSize: state.size },
+        { disk: state.disk, wipe: state.wipe },
+        { newGuid: this.#deps.newGuid },
+      );
+      this.#announce(disk, decision);
+      const base = { decision: decision.action, message: decision.reason };
+      if (decision.action === "refuse") {
+        const error = { message: decision.reason, code: decision.code, op: "decide" };
+        await all(decision.code === "missing" ? "waiting" : "failed", { ...base, error });
+        return;
+      }
+      let format: PartitionFacts[];
+      if (decision.action === "leave") {
+        format = decision.format;
+        await this.#ensureNodes(ctx, disk, facts!, [decision.state, decision.ephemeral]);
+      } else {
+        await all("provisioning", base);
+        const method = await writePlan(this.#deps.backend, disk, decision);
+        ctx.log("wrote partition table", { disk, action: decision.action, method });
+        for (const p of [decision.created.state, decision.created.ephemeral]) {
+          const { number, uuid, type, name, firstLba, lastLba } = p;
+          this.#created.set(uuid, { number, uuid, type, name, firstLba, lastLba });
+        }
+        facts = await this.#facts(disk);
+        if (!facts) throw new ProvisionError("read", disk, { cause: "it vanished" });
+        format = (facts.gpt?.partitions ?? []).filter((p) => this.#created.has(p.uuid));
+        await this.#ensureNodes(ctx, disk, facts, format);
+      }
+      if (format.length > 0) {
+        await all("formatting", base);
+        for (const p of format) {
+          const spec = p.name === state.partitionName ? state : ephemeral;
+          await makeFilesystem(this.#deps.process, spec.filesystem, p.path, spec.partitionName)
+            .catch((e) => {
+              throw new ProvisionError("format", p.path, { cause: e });
+            });
+        }
+        facts = await this.#facts(disk);
+      }
+      await this.#publish(ctx, disk, facts, volumes, base);
+    } catch (e) {
+      await all("failed", { error: toVolumeError(e) });
+      this.#deps.events?.emit("task", `provision ${disk}`, "failed", String(e));
+      throw e;
+    }
+  }
+
+  async #facts(disk: string): Promise<DiskFacts | undefined> {
+    const mountedSources = new Set((await this.#deps.mounts.mounts()).map((m) => m.source));
+    try {
+      return await gatherDiskFacts(this.#deps.backend, disk, {
+        mountedSources,
+        zeroBytes: this.#deps.layout?.zeroBytes ?? DEFAULT_LAYOUT.zeroBytes,
+      });
+    } catch (e) {
+      if (isSysError(e, "ENOENT")) return undefined;
+      throw new ProvisionError("read", disk, { cause: e });
+    }
+  }
+
+  /** Make the kernel know `parts` (a kernel without a GPT parser, a fresh boot) and wait for their nodes. */
+  async #ensureNodes(
+    ctx: ReconcileContext<ResourceSpecs>,
+    disk: string,
+    facts: DiskFacts,
+    parts: readonly PartitionFacts[],
+  ): Promise<void> {
+    const b = this.#deps.backend;
+    const known = await b.kernelPartitions(disk).catch(() => []);
+    const s = facts.sectorSize;
+    const missing = parts.some((p) =>
+      !known.some((k) => k.number === p.number && k.start === p.firstLba * s)
+    );
+    if (missing) {
+      await b.rereadPartitions(disk).catch((e) => {
+        if (!isSysError(e, "ENOTTY")) {
+          throw new ProvisionError("re-read the partitions of", disk, { cause: e });
+        }
+      });
+    }
+    const wait = this.#deps.waitForDevice ??
+      ((path: string, signal: AbortSignal) =>
+        waitForDeviceNode(path, { clock: ctx.clock, signal }));
+    for (const p of parts) {
+      await wait(p.path, ctx.signal).catch((e) => {
+        throw new ProvisionError("find the partition node", p.path, { cause: e });
+      });
+    }
+  }
+
+  async #publish(
+    ctx: ReconcileContext<ResourceSpecs>,
+    disk: string,
+    facts: DiskFacts | undefined,
+    volumes: Volumes,
+    base: { decision: string; message: string },
+  ): Promise<void> {
+    for (const v of ["STATE", "EPHEMERAL"] as const) {
+      const role = v === "STATE" ? "state" : "ephemeral";
+      const p = facts?.gpt?.partitions.find((x) => partitionRole(x) === role);
+      const created = p ? this.#created.get(p.uuid) : undefined;
+      const ok = p?.fs !== undefined;
+      await this.#report(ctx, v, {
+        ...base,
+        phase: ok ? "ready" : "failed",
+        disk,
+        partitionPath: p?.path ?? "",
+        partitionUuid: p?.uuid ?? "",
+        filesystem: p?.fs?.type ?? "",
+        filesystemUuid: p?.fs?.uuid ?? "",
+        diskGuid: facts?.gpt?.diskGuid ?? "",
+        created: created && p && sameExtent(created, p) ? created : null,
+        error: ok ? null : {
+          message: `${volumes[v].partitionName} has no filesystem after provisioning`,
+          code: "",
+          op: "probe",
+        },
+      });
+    }
+  }
+
+  async #report(
+    ctx: ReconcileContext<ResourceSpecs>,
+    volume: VolumeName,
+    fields: Partial<VolumeStatusSpec>,
+  ): Promise<void> {
+    await ctx.apply(
+      { type: VOLUME_STATUS, namespace: BLOCK_NAMESPACE, id: volume },
+      (cur) => ({ ...(cur ?? emptyStatus(volume)), error: null, ...fields, volume }),
+    );
+  }
+
+  #announce(disk: string, d: ProvisioningDecision): void {
+    const key = `${d.action}:${d.reason}`;
+    if (key === this.#lastEvent) return;
+    this.#lastEvent = key;
+    this.#deps.events?.emit("task", `provision ${disk}`, d.action, d.reason);
+  }
+}
+
+function sameExtent(c: CreatedPartition, p: PartitionFacts): boolean {
+  return c.number === p.number && c.firstLba === p.firstLba && c.lastLba === p.lastLba &&
+    c.type === p.type && c.name === p.name;
+}
+
+function emptyStatus(volume: VolumeName): VolumeStatusSpec {
+  return {
+    volume,
+    phase: "waiting",
+    disk: "",
+    decision: "",
+    message: "",
+    partitionPath: "",
+    partitionUuid: "",
+    filesystem: "",
+    filesystemUuid: "",
+    created: null,
+    diskGuid: "",
+    error: null,
+  };
+}
