@@ -15,6 +15,7 @@ pub mod util;
 pub mod clock;
 pub mod identity;
 pub mod kmod;
+pub mod kmsg;
 pub mod mount;
 pub mod power;
 pub mod process;
