@@ -268,7 +268,8 @@ function toGpt(p: PartitionFacts | GptPartition): GptPartition {
 /**
  * Heads (and, when wiping, tails) to zero: the new partitions' heads so no
  * stale signature survives, and when wiping also the removed partitions' ends
- * and the disk's ends. Every range is clipped against the kept partitions.
+ * and, with no boot partition kept, the disk's ends. Every range is clipped
+ * against the kept partitions.
  */
 function zeroRanges(
   facts: DiskFacts,
@@ -294,7 +295,9 @@ function zeroRanges(
       const { offset, end } = span(p);
       want.push(...ends(offset, end, true));
     }
-    want.push(...ends(0, facts.size, true));
+    // The disk's ends (stray signatures, boot code) only when no boot partition is kept,
+    // so a kept boot chain is left exactly as it was.
+    if (kept.length === 0) want.push(...ends(0, facts.size, true));
   }
   const out: ByteRange[] = [];
   for (const [from, to] of want) {

@@ -1,0 +1,33 @@
+import assert from "node:assert/strict";
+import { ESP_TYPE_GUID } from "../../imager/gpt.ts";
+import { ESP_PARTITION_NAME } from "../../imager/disk_image.ts";
+import { GPT_TYPE } from "../../platform/block/mod.ts";
+import { isBootPartition, PARTITION_NAME, PARTITION_TYPE, partitionRole } from "./layout.ts";
+
+Deno.test("the imager's ESP is what the provisioner takes for a boot partition", () => {
+  assert.equal(ESP_TYPE_GUID.toLowerCase(), PARTITION_TYPE.EFI_SYSTEM);
+  assert.equal(ESP_PARTITION_NAME, PARTITION_NAME.EFI);
+  assert.ok(isBootPartition({ type: ESP_TYPE_GUID.toLowerCase(), name: ESP_PARTITION_NAME }));
+});
+
+Deno.test("machined's type GUIDs are distinct, lower case, and not well-known types", () => {
+  const ours = [PARTITION_TYPE.STATE, PARTITION_TYPE.EPHEMERAL, PARTITION_TYPE.BOOT_SLOT];
+  assert.equal(new Set(ours).size, 3);
+  for (const t of ours) {
+    assert.equal(t, t.toLowerCase());
+    assert.ok(!(Object.values(GPT_TYPE) as string[]).includes(t));
+  }
+});
+
+Deno.test("roles: by type first, name second", () => {
+  const T = PARTITION_TYPE, N = PARTITION_NAME;
+  assert.equal(partitionRole({ type: T.EFI_SYSTEM, name: "anything" }), "efi");
+  assert.equal(partitionRole({ type: T.BIOS_BOOT, name: "" }), "bios-boot");
+  assert.equal(partitionRole({ type: T.BOOT_SLOT, name: N.BOOT_A }), "boot-a");
+  assert.equal(partitionRole({ type: T.BOOT_SLOT, name: N.BOOT_B }), "boot-b");
+  assert.equal(partitionRole({ type: T.STATE, name: N.STATE }), "state");
+  assert.equal(partitionRole({ type: T.STATE, name: "OTHER" }), "other");
+  assert.equal(partitionRole({ type: T.EPHEMERAL, name: N.EPHEMERAL }), "ephemeral");
+  assert.equal(partitionRole({ type: GPT_TYPE.LINUX_FILESYSTEM, name: N.STATE }), "other");
+  assert.ok(!isBootPartition({ type: GPT_TYPE.LINUX_FILESYSTEM, name: N.EFI }));
+});
