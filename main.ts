@@ -43,4 +43,8 @@ export async function main(args: readonly string[]): Promise<number> {
   }
 }
 
-if (import.meta.main) Deno.exit(await main(Deno.args));
+if (import.meta.main) {
+  const code = await main(Deno.args);
+  // PID 1 never exits (a dead PID 1 is a kernel panic); runNode does not return.
+  if (Deno.pid !== 1) Deno.exit(code);
+}

@@ -17,7 +17,6 @@ import {
   type NodePki,
   pathExists,
 } from "../pki/mod.ts";
-import { loadModuleTree, readModuleIndex } from "../platform/kmod/mod.ts";
 import type { MachineConfig } from "../config/mod.ts";
 import { configCandidates, parseCmdline } from "./cmdline.ts";
 import { delegateCgroupControllers, EARLY_MOUNTS, mountEarly } from "./early_mounts.ts";
@@ -112,6 +111,9 @@ export async function bootNode(backends: NodeBackends, logger: Logger): Promise<
   ], { events, logger });
 
   const hostname = config?.machine.hostname ?? "machined";
+  // apid (another user) must be able to traverse /run/machined to its own files.
+  await Deno.mkdir(RUN_PATHS.root, { recursive: true, mode: 0o755 });
+  await Deno.chmod(RUN_PATHS.root, 0o755);
   const pki = await nodePki(hostname, config, logger);
   await prepareApidPki(pki, RUN_PATHS.apidPki);
 
@@ -197,19 +199,23 @@ export async function bootNode(backends: NodeBackends, logger: Logger): Promise<
   return action;
 }
 
+/**
+ * Loads the modules the image lists (absolute paths, dependencies first, as the
+ * imager resolved them). Already loaded or built-in modules are fine.
+ */
 async function loadImageModules(backends: NodeBackends, logger: Logger): Promise<void> {
   if (!(await pathExists(IMAGE_PATHS.modules))) return;
-  const names = (await Deno.readTextFile(IMAGE_PATHS.modules)).split("\n").map((l) => l.trim())
+  const paths = (await Deno.readTextFile(IMAGE_PATHS.modules)).split("\n").map((l) => l.trim())
     .filter((l) => l && !l.startsWith("#"));
-  const index = await readModuleIndex();
-  for (const name of names) {
+  let loaded = 0;
+  for (const path of paths) {
     try {
-      await loadModuleTree(backends.kmod, index, name);
+      if (await backends.kmod.loadModule(path) === "loaded") loaded++;
     } catch (e) {
-      logger.warn("boot", `module ${name} failed to load`, { error: e });
+      logger.warn("boot", `module ${path} failed to load`, { error: e });
     }
   }
-  logger.info("boot", "image modules processed", { count: names.length });
+  logger.info("boot", "image modules loaded", { listed: paths.length, loaded });
 }
 
 /** The CA comes from the config, else the image; the server certificate is made at boot. */

@@ -20,6 +20,7 @@ import { guidFromSeed } from "./gpt.ts";
 import { fingerprint } from "./fingerprint.ts";
 import { createProgress, formatBytes, type Progress } from "./progress.ts";
 import { run } from "./run.ts";
+import { buildInit } from "./init_binary.ts";
 import {
   DEFAULT_MODULES,
   KERNEL,
@@ -120,6 +121,7 @@ export async function buildImage(options: ImageOptions = {}): Promise<ImageResul
     return resolveModuleClosure(index, [...(options.modules ?? DEFAULT_MODULES)]);
   }, (c) => `${c.load.length} to ship, built in: ${c.builtin.join(" ") || "none"}`);
   const addon = await pickAddon(options.nativeAddon ?? "auto");
+  const init = await p.step("init", () => buildInit(), (path) => path);
   const denoVersion = program.kind === "binary"
     ? "none"
     : (await run(deno, ["--version"])).split("\n")[0];
@@ -127,6 +129,7 @@ export async function buildImage(options: ImageOptions = {}): Promise<ImageResul
     planInitramfs({
       program,
       deno,
+      init,
       nativeAddon: addon,
       modules: { modulesDir: kernel.modulesDir, release: pin.release, load: modules.load },
       config: options.config,

@@ -1,9 +1,10 @@
 /**
- * The kernel command line that makes the program PID 1. There is no shell
- * and no launcher: `rdinit=` names the Deno binary, the kernel hands the
+ * The kernel command line that makes the program PID 1. There is no shell:
+ * `rdinit=` names machined-init (native-ops/init), which mounts /proc, /sys and
+ * /dev and then execs its arguments, keeping PID 1. The kernel hands the
  * unknown `KEY=value` words to init as its environment, and everything after
- * `--` becomes Deno's argv (`run -A ... /machined/pid1.js`, a prelude that
- * mounts /proc before importing the program at /machined/main.js).
+ * `--` becomes init's argv: `/usr/bin/deno run -A ... /machined/main.js`, or
+ * the compiled binary.
  */
 import { LAYOUT, type ProgramInput } from "./initramfs/initramfs.ts";
 
@@ -20,19 +21,13 @@ export interface CmdlineOptions {
 export function kernelCmdline(opts: CmdlineOptions): string {
   const words = ["console=ttyS0,115200"];
   if (opts.quiet) words.push("quiet", "loglevel=3");
-  if (opts.program === "binary") {
-    words.push(`rdinit=${LAYOUT.binary}`);
-  } else {
-    words.push(
-      `rdinit=${LAYOUT.deno}`,
-      `DENO_DIR=${LAYOUT.denoDir}`,
-      "DENO_NO_UPDATE_CHECK=1",
-      "DENO_NO_PROMPT=1",
-    );
+  words.push(`rdinit=${LAYOUT.init}`);
+  if (opts.program !== "binary") {
+    words.push(`DENO_DIR=${LAYOUT.denoDir}`, "DENO_NO_UPDATE_CHECK=1", "DENO_NO_PROMPT=1");
   }
   if (opts.append?.trim()) words.push(opts.append.trim());
-  if (opts.program !== "binary") {
-    words.push("--", "run", "-A", "--no-config", "--no-lock", LAYOUT.prelude);
-  }
+  words.push("--");
+  if (opts.program === "binary") words.push(LAYOUT.binary);
+  else words.push(LAYOUT.deno, "run", "-A", "--no-config", "--no-lock", LAYOUT.programEntry);
   return words.join(" ");
 }

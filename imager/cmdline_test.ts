@@ -4,17 +4,17 @@ import { loaderConf, loaderEntry, slotPaths } from "./esp/loader_config.ts";
 import { parseArgs } from "./cli_args.ts";
 import { parseSize } from "./progress.ts";
 
-Deno.test("a JS program runs as `deno run` from rdinit, its argv after --", () => {
+Deno.test("machined-init is rdinit; it execs `deno run` on the program, given after --", () => {
   const c = kernelCmdline({ program: "js", quiet: true, append: "foo=bar" });
-  assert.match(c, /^console=ttyS0,115200 quiet loglevel=3 rdinit=\/usr\/bin\/deno /);
+  assert.match(c, /^console=ttyS0,115200 quiet loglevel=3 rdinit=\/sbin\/machined-init /);
   assert.match(c, /DENO_DIR=\/var\/cache\/deno/);
   assert.ok(c.indexOf("foo=bar") < c.indexOf(" -- "));
-  assert.ok(c.endsWith("-- run -A --no-config --no-lock /machined/pid1.js"));
+  assert.ok(c.endsWith("-- /usr/bin/deno run -A --no-config --no-lock /machined/main.js"));
 });
 
-Deno.test("a compiled binary is rdinit itself, with no Deno arguments", () => {
+Deno.test("a compiled binary is exec'd by machined-init with no Deno arguments", () => {
   const c = kernelCmdline({ program: "binary" });
-  assert.equal(c, "console=ttyS0,115200 rdinit=/machined/machined");
+  assert.equal(c, "console=ttyS0,115200 rdinit=/sbin/machined-init -- /machined/machined");
 });
 
 Deno.test("loader.conf boots the default slot at once; entries point at their slot's files", () => {

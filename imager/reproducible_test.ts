@@ -27,6 +27,7 @@ async function build(dir: string, inputs: string): Promise<{ image: string; init
   const fs = await planInitramfs({
     program: { kind: "js", file: `${inputs}/main.js` },
     deno: "/usr/bin/true",
+    init: "/usr/bin/true",
     modules: {
       modulesDir: `${inputs}/modules`,
       release: "0.0-test",

@@ -10,15 +10,17 @@ import type { ModuleRef } from "../kernel/module_closure.ts";
 import { Rootfs } from "./rootfs.ts";
 import { etcFiles } from "./etc_files.ts";
 
-const PRELUDE = new URL("./pid1_prelude.js", import.meta.url);
-
 /** Where things live inside the initramfs. */
 export const LAYOUT = {
   deno: "/usr/bin/deno",
   programDir: "/machined",
   programEntry: "/machined/main.js",
-  /** What Deno runs: mounts /proc if needed, then imports main.js (see pid1_prelude.js). */
-  prelude: "/machined/pid1.js",
+  /**
+   * What the kernel starts: mounts /proc, /sys and /dev, then execs Deno (or the
+   * compiled binary), keeping PID 1 (native-ops/init). Deno panics in node
+   * compatibility without /proc.
+   */
+  init: "/sbin/machined-init",
   binary: "/machined/machined",
   nativeAddon: "/machined/machined_native_ops.node",
   denoDir: "/var/cache/deno",
@@ -51,6 +53,8 @@ export interface InitramfsSpec {
   program: ProgramInput;
   /** Host Deno binary (ignored for a compiled `binary` program). */
   deno?: string;
+  /** Host path of the machined-init binary (native-ops/init). */
+  init: string;
   /** Host path of machined_native_ops.node, if it should be shipped. */
   nativeAddon?: string;
   /** Kernel modules to ship, in load order, with the host modules dir they come from. */
@@ -93,9 +97,7 @@ export async function planInitramfs(spec: InitramfsSpec): Promise<Rootfs> {
       await copyTree(fs, spec.program.dir, LAYOUT.programDir);
       break;
   }
-  if (spec.program.kind !== "binary") {
-    fs.file(LAYOUT.prelude, await Deno.readFile(PRELUDE));
-  }
+  await fs.binary(LAYOUT.init, spec.init);
   if (spec.nativeAddon) await fs.binary(LAYOUT.nativeAddon, spec.nativeAddon, 0o644);
 
   const { modulesDir, release, load } = spec.modules;
@@ -106,6 +108,11 @@ export async function planInitramfs(spec: InitramfsSpec): Promise<Rootfs> {
     "# Kernel modules to load at boot, in order (dependencies first).\n" +
       shipped.map((p) => p + "\n").join(""),
   );
+  // A modules.dep for what is shipped, so machined resolves dependencies of
+  // modules the config asks for (Debian's package carries none; it is generated).
+  fs.file(`/usr/lib/modules/${release}/modules.dep`, modulesDep(load));
+  const builtin = await Deno.readTextFile(`${modulesDir}/modules.builtin`).catch(() => "");
+  fs.file(`/usr/lib/modules/${release}/modules.builtin`, builtin);
 
   if (spec.config) fs.copy(LAYOUT.config, spec.config, 0o600);
   if (spec.pkiDir) await copyTree(fs, spec.pkiDir, LAYOUT.pki, 0o600);
@@ -118,6 +125,14 @@ export async function planInitramfs(spec: InitramfsSpec): Promise<Rootfs> {
     Object.entries(spec.release).sort().map(([k, v]) => `${k}=${v}\n`).join(""),
   );
   return fs;
+}
+
+/** modules.dep lines (`path: dep-path ...`) for the shipped modules. Pure. */
+export function modulesDep(load: readonly ModuleRef[]): string {
+  const pathOf = new Map(load.map((m) => [m.name, m.path]));
+  return load.map((m) =>
+    `${m.path}: ${m.deps.map((d) => pathOf.get(d)).filter(Boolean).join(" ")}`.trimEnd() + "\n"
+  ).join("");
 }
 
 /** Sizes of a written initramfs. */

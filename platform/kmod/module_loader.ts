@@ -27,9 +27,12 @@ export interface ModuleIndex {
  * A missing modules.builtin counts as empty.
  * @throws Deno.errors.NotFound when modules.dep is missing
  */
-export async function readModuleIndex(
-  dir = `/lib/modules/${Deno.osRelease()}`,
-): Promise<ModuleIndex> {
+export async function readModuleIndex(dir?: string): Promise<ModuleIndex> {
+  // Merged-/usr systems (and machined's initramfs) keep modules under /usr/lib.
+  dir ??= await firstExisting([
+    `/lib/modules/${Deno.osRelease()}`,
+    `/usr/lib/modules/${Deno.osRelease()}`,
+  ]);
   const dep = parseModulesDep(await Deno.readTextFile(`${dir}/modules.dep`));
   let builtin = new Set<string>();
   try {
@@ -38,6 +41,18 @@ export async function readModuleIndex(
     if (!(e instanceof Deno.errors.NotFound)) throw e;
   }
   return { dir, dep, builtin };
+}
+
+async function firstExisting(paths: string[]): Promise<string> {
+  for (const p of paths) {
+    try {
+      await Deno.stat(`${p}/modules.dep`);
+      return p;
+    } catch {
+      // try the next
+    }
+  }
+  return paths[0];
 }
 
 /** What {@link loadModuleTree} did. */
