@@ -47,7 +47,10 @@ export class VolumeMountController implements MachineController {
     const table = await this.#deps.mounts.mounts();
     const seen = new Set<string>();
     let failure: unknown;
-    for (const { spec } of ctx.list(VOLUME_SPEC)) {
+    // STATE first: it holds the config and PKI the rest of boot waits for.
+    const specs = ctx.list(VOLUME_SPEC).map((r) => r.spec)
+      .sort((a, b) => (a.volume === "STATE" ? 0 : 1) - (b.volume === "STATE" ? 0 : 1));
+    for (const spec of specs) {
       seen.add(spec.volume);
       const vs = ctx.find(VOLUME_STATUS, BLOCK_NAMESPACE, spec.volume)?.spec;
       try {

@@ -1,0 +1,121 @@
+import assert from "node:assert/strict";
+import { FakeBlockBackend, GPT_TYPE } from "../../platform/block/mod.ts";
+import { FakeMountBackend } from "../../platform/mount/mod.ts";
+import { DISCOVERED_VOLUME, DISK_STATUS, type ResourceSpecs } from "../../resources/mod.ts";
+import { ControllerRuntime, Store } from "../../runtime/mod.ts";
+import { waitForAbsence, waitForResource } from "../../runtime/testing.ts";
+import { DiskDiscoveryController } from "./disk_discovery.ts";
+import { ext4Head, part, writeFakeSysfs, xfsHead } from "./fake_disks.ts";
+import { PARTITION_NAME as N, PARTITION_TYPE as T } from "./layout.ts";
+
+const MiB = 1024 * 1024;
+const U1 = "0a0b0c0d-0e0f-4011-8213-141516171819";
+const U2 = "1a0b0c0d-0e0f-4011-8213-141516171819";
+
+Deno.test("discovery: disks, GPT and kernel partitions, filesystems; vanished disks go", async () => {
+  const root = await Deno.makeTempDir({ prefix: "disc-" });
+  const block = new FakeBlockBackend();
+  const store = new Store<ResourceSpecs>();
+  const runtime = new ControllerRuntime(store);
+  try {
+    block.addDisk("/dev/vda", 32 * MiB);
+    await block.writeGpt("/dev/vda", {
+      diskGuid: "d15c0000-0000-4000-8000-000000000001",
+      partitions: [
+        part(1, T.EFI_SYSTEM, N.EFI, 1, 4),
+        part(2, GPT_TYPE.LINUX_FILESYSTEM, "data", 5, 8),
+      ],
+    });
+    block.bytes("/dev/vda").set(ext4Head("data", U1), 5 * MiB);
+    block.addDisk("/dev/vdb", 16 * MiB);
+    block.bytes("/dev/vdb").set(xfsHead("scratch", U2));
+    block.addDisk("/dev/sdc", 16 * MiB);
+    const mbr = block.bytes("/dev/sdc");
+    mbr[510] = 0x55;
+    mbr[511] = 0xaa;
+    mbr[446 + 4] = 0x83;
+    mbr[446 + 12] = 0x10;
+    mbr.set(ext4Head("old", U1), MiB);
+    block.addDisk("/dev/loop1", 8 * MiB);
+    await writeFakeSysfs(root, [
+      { name: "vda", size: 32 * MiB, serial: "vd-1", rotational: true },
+      { name: "vdb", size: 16 * MiB },
+      {
+        name: "sdc",
+        size: 16 * MiB,
+        model: "USB",
+        removable: true,
+        partitions: [{ number: 1, start: MiB, size: 4 * MiB }],
+      },
+      { name: "loop0", size: 0 },
+      { name: "loop1", size: 8 * MiB, backingFile: "/tmp/x.img" },
+      { name: "vdz", size: 8 * MiB },
+    ]);
+    runtime.register(
+      new DiskDiscoveryController({
+        backend: block,
+        mounts: new FakeMountBackend(),
+        sysfsRoot: root,
+        resyncInterval: 30,
+      }),
+    );
+    runtime.start();
+    await waitForResource(store, DISK_STATUS, (r) => r.metadata.id === "vdz");
+    const disks = Object.fromEntries(store.list(DISK_STATUS).map((r) => [r.metadata.id, r.spec]));
+    assert.deepEqual(Object.keys(disks).sort(), ["loop1", "sdc", "vda", "vdb", "vdz"]);
+    assert.deepEqual(
+      [
+        disks.vda.partitionTable,
+        disks.vda.layout,
+        disks.vda.partitions,
+        disks.vda.serial,
+        disks.vda.kind,
+      ],
+      ["gpt", "foreign", 2, "vd-1", "hdd"],
+    );
+    assert.equal(disks.vda.diskGuid, "d15c0000-0000-4000-8000-000000000001");
+    assert.deepEqual([disks.vdb.partitionTable, disks.vdb.layout], ["none", "foreign"]);
+    assert.deepEqual([disks.sdc.partitionTable, disks.sdc.removable, disks.sdc.model], [
+      "mbr",
+      true,
+      "USB",
+    ]);
+    assert.deepEqual([disks.loop1.layout, disks.loop1.backingFile], ["blank", "/tmp/x.img"]);
+    assert.deepEqual([disks.vdz.layout, disks.vdz.error], ["unknown", "ENOENT"]);
+
+    const vols = Object.fromEntries(
+      store.list(DISCOVERED_VOLUME).map((r) => [r.metadata.id, r.spec]),
+    );
+    assert.deepEqual(Object.keys(vols).sort(), ["sdc1", "vda1", "vda2", "vdb"]);
+    assert.deepEqual(
+      [vols.vda1.role, vols.vda1.partitionLabel, vols.vda1.offset, vols.vda1.inKernel],
+      ["efi", "EFI", MiB, false],
+    );
+    assert.deepEqual(
+      [
+        vols.vda2.filesystem,
+        vols.vda2.filesystemLabel,
+        vols.vda2.filesystemUuid,
+        vols.vda2.devicePath,
+      ],
+      ["ext4", "data", U1, "/dev/vda2"],
+    );
+    assert.deepEqual([vols.vdb.partitionNumber, vols.vdb.filesystem, vols.vdb.filesystemLabel], [
+      0,
+      "xfs",
+      "scratch",
+    ]);
+    assert.deepEqual([vols.sdc1.filesystem, vols.sdc1.inKernel, vols.sdc1.size], [
+      "ext4",
+      true,
+      4 * MiB,
+    ]);
+
+    await Deno.remove(`${root}/block/vdb`, { recursive: true });
+    await waitForAbsence(store, DISK_STATUS, (r) => r.metadata.id === "vdb");
+    await waitForAbsence(store, DISCOVERED_VOLUME, (r) => r.metadata.id === "vdb");
+  } finally {
+    await runtime.stop();
+    await Deno.remove(root, { recursive: true });
+  }
+});
