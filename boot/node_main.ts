@@ -6,7 +6,7 @@
  * a fatal error reboots the node after a delay.
  */
 import { join } from "node:path";
-import { createLogger, type Logger } from "../logs/mod.ts";
+import { createLogger, type Logger, type LogRing } from "../logs/mod.ts";
 import { nativeBackends, type NodeBackends } from "../node/backends.ts";
 import { Machined } from "../node/machined.ts";
 import { applyConfigText, loadFirstConfig } from "../node/config_loader.ts";
@@ -24,7 +24,7 @@ import { fatalReboot, installPid1Guards } from "./pid1_guard.ts";
 import { runSequence, task } from "./sequence.ts";
 import { type PowerAction, shutdownNode } from "./shutdown.ts";
 import { prepareApidPki } from "./apid_pki.ts";
-import { nodeControllers } from "./node_controllers.ts";
+import { createNodeDomains, NODE_PATHS } from "../node/domains.ts";
 
 /** Where the image puts its files (see imager/initramfs). */
 export const IMAGE_PATHS = {
@@ -56,14 +56,18 @@ export async function runNode(): Promise<number> {
 }
 
 /** Boots the node and resolves when a shutdown has been carried out. */
-export async function bootNode(backends: NodeBackends, logger: Logger): Promise<PowerAction> {
+export async function bootNode(
+  backends: NodeBackends,
+  logger: Logger & { ring: LogRing },
+): Promise<PowerAction> {
   const started = performance.now();
   const machined = new Machined({
     mode: "node",
     pid1: Deno.pid === 1,
-    logger: logger as Logger & { ring: ReturnType<typeof createLogger>["ring"] },
-    controllers: nodeControllers(backends),
+    logger,
   });
+  const domains = createNodeDomains(machined, backends, { paths: NODE_PATHS, autoDhcp: true });
+  machined.register(domains.controllers);
   const { events } = machined;
   let cmdline = new Map<string, string>();
   let config: MachineConfig | undefined;
@@ -190,10 +194,12 @@ export async function bootNode(backends: NodeBackends, logger: Logger): Promise<
     machined,
     power: backends.power,
     mount: backends.mount,
+    stopServices: () => domains.stopServices(),
     stopApi: () => {
       renewer.stop();
       return api.stop();
     },
+    afterControllers: () => domains.shutdown(),
     keepMounted: EARLY_MOUNTS.map((m) => m.target),
   });
   return action;

@@ -23,6 +23,8 @@ export interface ShutdownDeps {
   stopServices?: () => Promise<void>;
   /** Stops apid and the internal API server. */
   stopApi?: () => Promise<void>;
+  /** Runs once the controllers stopped (DHCP releases, closing the supervisor). */
+  afterControllers?: () => Promise<void>;
   /** Pseudo filesystems that stay mounted until reboot(2) (/proc, /sys, /dev ...). */
   keepMounted: readonly string[];
   /** Skip reboot(2) (tests). */

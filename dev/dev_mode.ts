@@ -13,7 +13,8 @@ import {
   pathExists,
   writeClientConfig,
 } from "../pki/mod.ts";
-import { nativeProcessBackend } from "../platform/process/mod.ts";
+import { devBackends } from "../node/backends.ts";
+import { createNodeDomains } from "../node/domains.ts";
 import { startApiHost } from "../node/api_host.ts";
 import { loadConfigFile } from "../node/config_loader.ts";
 import { Machined } from "../node/machined.ts";
@@ -35,13 +36,26 @@ export async function runDevMode(o: DevOptions): Promise<number> {
   if (!(await pathExists(configPath))) {
     await Deno.writeTextFile(configPath, defaultDevConfig(o.hostname), { mode: 0o600 });
   }
-  const processBackend = nativeProcessBackend();
+  const backends = devBackends();
+  const processBackend = backends.process;
   // In dev mode machined stands in for PID 1 for its own children.
   await processBackend.setChildSubreaper(true);
 
   let done!: (code: number) => void;
   const finished = new Promise<number>((r) => (done = r));
   const machined = new Machined({ mode: "dev", pid1: false });
+  const domains = createNodeDomains(machined, backends, {
+    autoDhcp: false,
+    paths: {
+      resolvConf: join(stateDir, "resolv.conf"),
+      containerd: {
+        root: join(stateDir, "containerd", "root"),
+        state: join(stateDir, "containerd", "state"),
+        configPath: join(stateDir, "containerd", "config.toml"),
+      },
+    },
+  });
+  machined.register(domains.controllers);
   machined.start();
   const load = await loadConfigFile(machined.store, configPath);
   machined.stage.set(load.state === "valid" ? "running" : "maintenance");
@@ -139,8 +153,10 @@ export async function runDevMode(o: DevOptions): Promise<number> {
   Deno.removeSignalListener("SIGTERM", onSignal);
   machined.logger.info("dev", "stopping");
   stopWatch();
+  await domains.stopServices();
   await api.stop();
   await machined.stop();
+  await domains.shutdown();
   await processBackend.close();
   return code;
 }

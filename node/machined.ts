@@ -74,6 +74,11 @@ export class Machined {
     for (const c of options.controllers ?? []) this.runtime.register(c);
   }
 
+  /** Adds domain controllers; only before {@link start}. */
+  register(controllers: readonly MachineController[]): void {
+    for (const c of controllers) this.runtime.register(c);
+  }
+
   /** Starts the controllers; stage changes re-run MachineStatus. */
   start(): void {
     this.#started = true;

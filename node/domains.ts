@@ -1,0 +1,84 @@
+/**
+ * The composition root for machined's domains: which controllers a node runs
+ * and the long-running components beside them (the service supervisor), built
+ * from the node's backends. Both PID 1 and dev mode use it, so they run the
+ * same code against different backends.
+ */
+import { createNetworkControllers } from "../controllers/network/mod.ts";
+import { runtimeControllers } from "../controllers/runtime/mod.ts";
+import { timeControllers, UdpNtpTransport } from "../controllers/time/mod.ts";
+import { NativeCgroupBackend } from "../platform/cgroup/mod.ts";
+import type { MachineController } from "../resources/mod.ts";
+import { createSupervisor, type Supervisor } from "../supervisor/mod.ts";
+import type { NodeBackends } from "./backends.ts";
+import type { Machined } from "./machined.ts";
+
+/** Where a domain keeps its files; dev mode points these into its state dir. */
+export interface DomainPaths {
+  /** @default /etc/resolv.conf */
+  resolvConf: string;
+  /** containerd's root and state directories and config file. */
+  containerd: { root: string; state: string; configPath: string };
+  /** cgroup v2 directory for services; none means no per-service cgroups. */
+  serviceCgroups?: string;
+}
+
+/** What a node runs besides the core controllers. */
+export interface NodeDomains {
+  controllers: MachineController[];
+  supervisor: Supervisor;
+  /** Stops the services (reverse dependency order); the API is still up. */
+  stopServices(): Promise<void>;
+  /** After the controllers stopped: DHCP releases, supervisor close. */
+  shutdown(): Promise<void>;
+}
+
+/** Paths on a real node. */
+export const NODE_PATHS: DomainPaths = {
+  resolvConf: "/etc/resolv.conf",
+  containerd: {
+    root: "/var/lib/containerd",
+    state: "/run/containerd",
+    configPath: "/etc/containerd/config.toml",
+  },
+  serviceCgroups: "/sys/fs/cgroup/machined",
+};
+
+/** Builds every domain for `machined` over `backends`. */
+export function createNodeDomains(
+  machined: Machined,
+  backends: NodeBackends,
+  options: { paths: DomainPaths; autoDhcp: boolean },
+): NodeDomains {
+  const { events, logger } = machined;
+  const network = createNetworkControllers({
+    backend: backends.network,
+    identity: backends.identity,
+    resolvConfPath: options.paths.resolvConf,
+    autoDhcp: options.autoDhcp,
+    events,
+  });
+  const supervisor = createSupervisor({
+    store: machined.store,
+    process: backends.process,
+    cgroups: options.paths.serviceCgroups
+      ? new NativeCgroupBackend(options.paths.serviceCgroups)
+      : undefined,
+    events,
+    logger,
+    logs: { machinedLog: logger.ring },
+  });
+  return {
+    controllers: [
+      ...network.controllers,
+      ...timeControllers({ clock: backends.clock, transport: new UdpNtpTransport(), events }),
+      ...runtimeControllers({ containerd: options.paths.containerd }),
+    ],
+    supervisor,
+    stopServices: () => supervisor.stopAll(),
+    async shutdown() {
+      await network.shutdown();
+      await supervisor.close();
+    },
+  };
+}
