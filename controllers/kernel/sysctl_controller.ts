@@ -98,7 +98,12 @@ export class SysctlController implements MachineController {
   async #apply(key: string, desired: string): Promise<KernelParamStatusSpec> {
     const { backend } = this.deps;
     const path = sysctlPath(key);
-    const base = { key, desired, default: this.#originals.get(path)?.value ?? null };
+    const recorded = this.#originals.get(path)?.value;
+    const base = {
+      key,
+      desired,
+      default: recorded === undefined ? null : normalizeSysctlValue(recorded),
+    };
     let current: string;
     try {
       current = await backend.read(key);
@@ -107,7 +112,7 @@ export class SysctlController implements MachineController {
       return { ...base, current: null, applied: false, error };
     }
     if (!this.#originals.has(path)) this.#originals.set(path, { key, value: current });
-    const status = { ...base, default: this.#originals.get(path)!.value };
+    const status = { ...base, default: normalizeSysctlValue(this.#originals.get(path)!.value) };
     if (normalizeSysctlValue(current) === normalizeSysctlValue(desired)) {
       return { ...status, current: normalizeSysctlValue(current), applied: true, error: "" };
     }
@@ -150,7 +155,7 @@ export class SysctlController implements MachineController {
           key: original.key,
           desired: original.value,
           current: null,
-          default: original.value,
+          default: normalizeSysctlValue(original.value),
           applied: false,
           error: `Cannot restore the default: ${(e as Error).message}`,
         };

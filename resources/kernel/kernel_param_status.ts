@@ -16,7 +16,10 @@ export interface KernelParamStatusSpec {
   readonly desired: string;
   /** What /proc/sys reads back (whitespace normalised); null when unreadable. */
   readonly current: string | null;
-  /** The value before machined first wrote it; null when the key is unknown. */
+  /**
+   * The value before machined first wrote it (whitespace normalised; the raw
+   * value is what gets restored); null when the key is unknown.
+   */
   readonly default: string | null;
   /** `current` equals `desired` (compared with whitespace normalised). */
   readonly applied: boolean;
