@@ -1,0 +1,303 @@
+/**
+ * Privileged: the block controllers against real loop devices over sparse
+ * image files, real mkfs, real mounts. Needs root for losetup, BLKPG and
+ * mount; the outer test re-runs this file in a private mount namespace
+ * (`unshare --mount --propagation private`) so nothing is mounted on the
+ * host, and the inner run refuses to start unless its namespace is not the
+ * host's. Loop devices are detached and images removed afterwards.
+ */
+import assert from "node:assert/strict";
+import { parseMachineConfig } from "../../config/mod.ts";
+import { EventBus } from "../../events/mod.ts";
+import { buildGpt } from "../../imager/gpt.ts";
+import { ESP_PARTITION_NAME } from "../../imager/disk_image.ts";
+import { NativeBlockBackend } from "../../platform/block/mod.ts";
+import { NativeMountBackend } from "../../platform/mount/mod.ts";
+import { nativeProcessBackend } from "../../platform/process/mod.ts";
+import {
+  assertNotHostNamespace,
+  insideTestNamespace,
+  rerunInNamespace,
+} from "../../platform/rerun_in_namespace.ts";
+import {
+  isStateMounted,
+  MACHINE_CONFIG,
+  MACHINE_CONFIG_ID,
+  MOUNT_STATUS,
+  PROVISIONING_RECORD,
+  type ResourceSpecs,
+  VOLUME_STATUS,
+} from "../../resources/mod.ts";
+import { ControllerRuntime, Store } from "../../runtime/mod.ts";
+import { waitForResource } from "../../runtime/testing.ts";
+import { PARTITION_NAME, PARTITION_TYPE } from "./layout.ts";
+import { blockControllers } from "./mod.ts";
+import { runCommand } from "./run_command.ts";
+
+const MiB = 1024 * 1024;
+const WAIT_MS = 60_000;
+const tools = ["/usr/sbin/losetup", "/usr/sbin/mkfs.ext4", "/usr/sbin/blkid", "/usr/sbin/mkfs.fat"];
+const have = async (p: string) => await Deno.stat(p).then(() => true, () => false);
+const addon = new URL("../../native-ops/machined_native_ops.node", import.meta.url);
+const missing = [];
+for (const t of tools) if (!await have(t)) missing.push(t);
+if (!await have(addon.pathname)) missing.push("native-ops addon");
+const skip = Deno.uid() !== 0 ? "not root" : missing.length ? `missing ${missing.join(", ")}` : "";
+
+if (!insideTestNamespace("block")) {
+  if (skip) console.log(`skipping block root tests: ${skip}`);
+  Deno.test({
+    name: "block controllers on loop devices, in a private mount namespace",
+    ignore: skip !== "",
+    fn: async () => {
+      const r = await rerunInNamespace(
+        "block",
+        ["--mount", "--propagation", "private"],
+        import.meta.url,
+        { timeoutMs: 300_000 },
+      );
+      console.log(
+        r.output.split("\n").filter((l) => / \.\.\. |passed|measured/.test(l)).join("\n"),
+      );
+      assert.equal(r.code, 0, r.output);
+      assert.match(r.output, /\| 3 passed \| 0 failed/);
+    },
+  });
+} else {
+  assertNotHostNamespace("mnt");
+  registerInnerTests();
+}
+
+const proc = () => nativeProcessBackend();
+const run = async (...argv: string[]) => (await runCommand(proc(), argv)).stdout.trim();
+
+async function sha256File(path: string, offset = 0, length?: number): Promise<string> {
+  using f = await Deno.open(path, { read: true });
+  await f.seek(offset, Deno.SeekMode.Start);
+  const size = length ?? (await f.stat()).size - offset;
+  const buf = new Uint8Array(size);
+  for (let got = 0; got < size;) got += (await f.read(buf.subarray(got))) ?? size;
+  const d = await crypto.subtle.digest("SHA-256", buf);
+  return Array.from(new Uint8Array(d), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+async function writeAll(f: Deno.FsFile, data: Uint8Array): Promise<void> {
+  for (let off = 0; off < data.length;) off += await f.write(data.subarray(off));
+}
+
+/** A sparse image in a temp dir, attached as a loop device; `close` detaches and removes. */
+async function loopDisk(size: number, prepare?: (file: string) => Promise<void>) {
+  const dir = await Deno.makeTempDir({ prefix: "block-root-" });
+  const file = `${dir}/disk.img`;
+  {
+    using f = await Deno.open(file, { create: true, write: true });
+    await f.truncate(size);
+  }
+  await prepare?.(file);
+  const dev = await run("losetup", "-f", "--show", "-P", file);
+  return {
+    dir,
+    file,
+    dev,
+    async close() {
+      await run("losetup", "-d", dev).catch((e) => console.error(e));
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+/** One "boot": a store and runtime with the block controllers on real backends. */
+function boot(disk: string, dir: string, wipe = false) {
+  const store = new Store<ResourceSpecs>();
+  const events = new EventBus();
+  const runtime = new ControllerRuntime(store);
+  const mounts = new NativeMountBackend();
+  const controllers = blockControllers({
+    block: new NativeBlockBackend(),
+    mounts,
+    process: proc(),
+    events,
+    resyncInterval: 2_000,
+    stateMountPoint: `${dir}/system/state`,
+    ephemeralMountPoint: `${dir}/var`,
+  });
+  for (const c of controllers) runtime.register(c);
+  const yaml = `version: v1alpha1\nmachine:\n  hostname: n1\n  install:\n    disk: ${disk}\n` +
+    `    wipe: ${wipe}\n`;
+  const parsed = parseMachineConfig(yaml, "t.yaml");
+  if (!parsed.ok) throw new Error("bad test config");
+  store.create({
+    type: MACHINE_CONFIG,
+    namespace: "config",
+    id: MACHINE_CONFIG_ID,
+    spec: { source: "test", config: parsed.config },
+    owner: "test",
+  });
+  runtime.start();
+  return {
+    store,
+    events,
+    async mounted() {
+      await waitForResource(store, MOUNT_STATUS, (r) => isStateMounted(r.spec), WAIT_MS);
+      await waitForResource(
+        store,
+        MOUNT_STATUS,
+        (r) => r.metadata.id === "EPHEMERAL" && r.spec.mounted,
+        WAIT_MS,
+      );
+    },
+    /** Stop the controllers and unmount what they mounted. */
+    async shutdown() {
+      await runtime.stop();
+      for (const target of [`${dir}/var`, `${dir}/system/state`]) {
+        if ((await mounts.mounts()).some((m) => m.mountPoint === target)) {
+          await mounts.unmount(target);
+        }
+      }
+    },
+  };
+}
+
+function registerInnerTests(): void {
+  Deno.test("a blank disk is provisioned, mounted, used, and left alone on the next boot", async () => {
+    const disk = await loopDisk(512 * MiB);
+    try {
+      const t0 = performance.now();
+      const first = boot(disk.dev, disk.dir);
+      try {
+        await first.mounted();
+        console.log(
+          `measured: blank 512 MiB disk provisioned and mounted in ${
+            Math.round(performance.now() - t0)
+          } ms`,
+        );
+        const [p1, p2] = [`${disk.dev}p1`, `${disk.dev}p2`];
+        assert.equal(await run("blkid", "-s", "TYPE", "-o", "value", p1), "ext4");
+        assert.equal(await run("blkid", "-s", "LABEL", "-o", "value", p1), "STATE");
+        assert.equal(await run("blkid", "-s", "PARTLABEL", "-o", "value", p2), "EPHEMERAL");
+        assert.equal(
+          await run("blkid", "-s", "PART_ENTRY_TYPE", "-o", "value", "-p", p2),
+          PARTITION_TYPE.EPHEMERAL,
+        );
+        const info = await Deno.readTextFile("/proc/self/mountinfo");
+        assert.ok(info.includes(` ${disk.dir}/system/state `) && info.includes(p1));
+        await Deno.writeTextFile(`${disk.dir}/var/data.txt`, "persisted\n");
+        await waitForResource(first.store, PROVISIONING_RECORD, () => true, WAIT_MS);
+        const record = JSON.parse(
+          await Deno.readTextFile(`${disk.dir}/system/state/provisioned.json`),
+        );
+        assert.deepEqual(record.partitions.map((p: { name: string }) => p.name), [
+          "STATE",
+          "EPHEMERAL",
+        ]);
+      } finally {
+        await first.shutdown();
+      }
+      assert.ok(!await have(`${disk.dir}/var/data.txt`), "unmounted");
+      const uuids = await run("blkid", "-s", "UUID", "-o", "value", `${disk.dev}p1`);
+      const tableBefore = await sha256File(disk.file, 0, 34 * 512);
+
+      const second = boot(disk.dev, disk.dir, true);
+      try {
+        await second.mounted();
+        assert.equal(await Deno.readTextFile(`${disk.dir}/var/data.txt`), "persisted\n");
+        const st = second.store.get(VOLUME_STATUS, "block", "STATE").spec;
+        assert.equal(st.decision, "leave");
+        assert.equal(st.created, null);
+        assert.deepEqual(second.events.history().map((e) => e.action).slice(0, 1), ["leave"]);
+        assert.equal(await run("blkid", "-s", "UUID", "-o", "value", `${disk.dev}p1`), uuids);
+        const rec = await waitForResource(second.store, PROVISIONING_RECORD, () => true, WAIT_MS);
+        assert.equal(rec.spec.partitions.length, 2, "the record on STATE was read back");
+      } finally {
+        await second.shutdown();
+      }
+      assert.equal(await sha256File(disk.file, 0, 34 * 512), tableBefore, "table untouched");
+    } finally {
+      await disk.close();
+    }
+  });
+
+  Deno.test("a disk with a foreign ext4 filesystem is refused and left byte for byte", async () => {
+    const disk = await loopDisk(64 * MiB, async (file) => {
+      await run("mkfs.ext4", "-q", "-F", "-L", "precious", file);
+    });
+    try {
+      const before = await sha256File(disk.file);
+      const b = boot(disk.dev, disk.dir);
+      try {
+        const st = await waitForResource(
+          b.store,
+          VOLUME_STATUS,
+          (r) => r.spec.phase === "failed",
+          WAIT_MS,
+        );
+        assert.equal(st.spec.error?.code, "foreign-data");
+      } finally {
+        await b.shutdown();
+      }
+      assert.equal(await sha256File(disk.file), before);
+      assert.equal(await run("blkid", "-s", "LABEL", "-o", "value", disk.dev), "precious");
+    } finally {
+      await disk.close();
+    }
+  });
+
+  Deno.test("an image built like the imager's is completed; its boot partitions are untouched", async () => {
+    const espGuid = "e5e5e5e5-0000-4000-8000-000000000001";
+    const disk = await loopDisk(384 * MiB, async (file) => {
+      const gpt = buildGpt({
+        totalSectors: BigInt(384 * 2048),
+        diskGuid: "d15c0000-0000-4000-8000-000000000001",
+        partitions: [
+          {
+            typeGuid: PARTITION_TYPE.EFI_SYSTEM,
+            uniqueGuid: espGuid,
+            name: ESP_PARTITION_NAME,
+            firstLba: 2048n,
+            lastLba: 2048n + 32n * 2048n - 1n,
+          },
+          {
+            typeGuid: PARTITION_TYPE.BOOT_SLOT,
+            uniqueGuid: "e5e5e5e5-0000-4000-8000-00000000000a",
+            name: PARTITION_NAME.BOOT_A,
+            firstLba: 33n * 2048n,
+            lastLba: 41n * 2048n - 1n,
+          },
+          {
+            typeGuid: PARTITION_TYPE.BOOT_SLOT,
+            uniqueGuid: "e5e5e5e5-0000-4000-8000-00000000000b",
+            name: PARTITION_NAME.BOOT_B,
+            firstLba: 41n * 2048n,
+            lastLba: 49n * 2048n - 1n,
+          },
+        ],
+      });
+      using f = await Deno.open(file, { write: true });
+      await writeAll(f, gpt.head);
+      await f.seek(gpt.tailOffset, Deno.SeekMode.Start);
+      await writeAll(f, gpt.tail);
+      await run("mkfs.fat", "-F", "32", "-n", "EFI", "--offset", "2048", file, String(32 * 1024));
+      const slots = new Uint8Array(16 * MiB);
+      for (let i = 0; i < slots.length; i += 4096) slots[i] = (i >> 12) & 0xff;
+      await f.seek(33 * MiB, Deno.SeekMode.Start);
+      await writeAll(f, slots);
+    });
+    try {
+      const bootBefore = await sha256File(disk.file, MiB, 48 * MiB);
+      const b = boot(disk.dev, disk.dir);
+      try {
+        await b.mounted();
+        assert.deepEqual(b.events.history().map((e) => e.action).slice(0, 1), ["complete"]);
+      } finally {
+        await b.shutdown();
+      }
+      assert.equal(await sha256File(disk.file, MiB, 48 * MiB), bootBefore, "ESP and slots intact");
+      const names = await run("sgdisk", "-p", disk.dev).catch(() => "");
+      if (names) assert.match(names, /EFI[\s\S]*BOOT-A[\s\S]*BOOT-B[\s\S]*STATE[\s\S]*EPHEMERAL/);
+      assert.equal(await run("blkid", "-s", "TYPE", "-o", "value", "-p", `${disk.dev}p1`), "vfat");
+      assert.equal(await run("blkid", "-s", "LABEL", "-o", "value", `${disk.dev}p4`), "STATE");
+    } finally {
+      await disk.close();
+    }
+  });
+}
