@@ -123,7 +123,10 @@ export class TimeSyncController implements MachineController {
     }
     const now = ctx.clock.now();
     // Due, or the wall clock went backwards under us (then the schedule is meaningless).
-    if (now >= this.#nextSyncAt || now < this.#lastRoundAt) await this.#round(ctx, time);
+    if (now >= this.#nextSyncAt || now < this.#lastRoundAt) {
+      await this.#round(ctx, time);
+      this.#lastRoundAt = ctx.clock.now(); // after any step, so a step back is not "backwards"
+    }
     const synced = this.#synced(ctx.clock.now(), time.sync_interval);
     this.#report(synced);
     await ctx.apply(ptr, this.#status(synced));
@@ -133,7 +136,6 @@ export class TimeSyncController implements MachineController {
   /** One pass over the servers; corrects the clock from the first usable sample. */
   async #round(ctx: ReconcileContext<ResourceSpecs>, time: TimeConfig): Promise<void> {
     const started = ctx.clock.now();
-    this.#lastRoundAt = started;
     const errors: string[] = [];
     for (const server of time.servers) {
       const state = this.#state(server);
@@ -191,6 +193,8 @@ export class TimeSyncController implements MachineController {
     this.#failures++;
     this.#lastError = errors.length > 0
       ? errors.join("; ")
+      : time.servers.length === 0
+      ? "no NTP servers configured"
       : "every server is backing off after kiss-of-death RATE";
     const retry = backoffDelay(this.#failures, {
       initialMs: this.deps.retryInitialMs ?? 2000,

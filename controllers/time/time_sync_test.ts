@@ -268,6 +268,19 @@ Deno.test("a name that does not resolve is an error naming it", async () => {
   }
 });
 
+Deno.test("an empty server list says so and touches nothing", async () => {
+  const t = setup();
+  try {
+    await t.setConfig("    servers: []\n");
+    const st = await t.status((s) => s.lastError !== "");
+    assert.equal(st.spec.lastError, "no NTP servers configured");
+    assert.equal(st.spec.synced, false);
+    assert.equal(t.backend.faults.calls.length, 0);
+  } finally {
+    await t.runtime.stop();
+  }
+});
+
 Deno.test("against the TS responder over loopback UDP", async () => {
   const responder = await startSntpResponder({ offsetMs: 250 });
   const backend = new WallClockFake(-HOUR);
