@@ -36,7 +36,13 @@ import { runCommand } from "./run_command.ts";
 
 const MiB = 1024 * 1024;
 const WAIT_MS = 60_000;
-const tools = ["/usr/sbin/losetup", "/usr/sbin/mkfs.ext4", "/usr/sbin/blkid", "/usr/sbin/mkfs.fat"];
+const tools = [
+  "/usr/sbin/losetup",
+  "/usr/sbin/mkfs.ext4",
+  "/usr/sbin/mkfs.xfs",
+  "/usr/sbin/blkid",
+  "/usr/sbin/mkfs.fat",
+];
 const have = async (p: string) => await Deno.stat(p).then(() => true, () => false);
 const addon = new URL("../../native-ops/machined_native_ops.node", import.meta.url);
 const missing = [];
@@ -60,7 +66,7 @@ if (!insideTestNamespace("block")) {
         r.output.split("\n").filter((l) => / \.\.\. |passed|measured/.test(l)).join("\n"),
       );
       assert.equal(r.code, 0, r.output);
-      assert.match(r.output, /\| 3 passed \| 0 failed/);
+      assert.match(r.output, /\| 4 passed \| 0 failed/);
     },
   });
 } else {
@@ -107,7 +113,7 @@ async function loopDisk(size: number, prepare?: (file: string) => Promise<void>)
 }
 
 /** One "boot": a store and runtime with the block controllers on real backends. */
-function boot(disk: string, dir: string, wipe = false) {
+function boot(disk: string, dir: string, wipe = false, ephemeralFilesystem?: "ext4" | "xfs") {
   const store = new Store<ResourceSpecs>();
   const events = new EventBus();
   const runtime = new ControllerRuntime(store);
@@ -120,6 +126,7 @@ function boot(disk: string, dir: string, wipe = false) {
     resyncInterval: 2_000,
     stateMountPoint: `${dir}/system/state`,
     ephemeralMountPoint: `${dir}/var`,
+    ephemeralFilesystem,
   });
   for (const c of controllers) runtime.register(c);
   const yaml = `version: v1alpha1\nmachine:\n  hostname: n1\n  install:\n    disk: ${disk}\n` +
@@ -296,6 +303,29 @@ function registerInnerTests(): void {
       if (names) assert.match(names, /EFI[\s\S]*BOOT-A[\s\S]*BOOT-B[\s\S]*STATE[\s\S]*EPHEMERAL/);
       assert.equal(await run("blkid", "-s", "TYPE", "-o", "value", "-p", `${disk.dev}p1`), "vfat");
       assert.equal(await run("blkid", "-s", "LABEL", "-o", "value", `${disk.dev}p4`), "STATE");
+    } finally {
+      await disk.close();
+    }
+  });
+
+  Deno.test("EPHEMERAL as xfs: made with mkfs.xfs and mounted as xfs", async () => {
+    const disk = await loopDisk(512 * MiB);
+    try {
+      const b = boot(disk.dev, disk.dir, false, "xfs");
+      try {
+        await b.mounted();
+        assert.equal(await run("blkid", "-s", "TYPE", "-o", "value", `${disk.dev}p2`), "xfs");
+        assert.equal(
+          await run("blkid", "-s", "LABEL", "-o", "value", `${disk.dev}p2`),
+          "EPHEMERAL",
+        );
+        const st = b.store.get(MOUNT_STATUS, "block", "EPHEMERAL").spec;
+        assert.equal(st.filesystem, "xfs");
+        const info = await Deno.readTextFile("/proc/self/mountinfo");
+        assert.match(info, new RegExp(` ${disk.dir}/var .* - xfs ${disk.dev}p2 `));
+      } finally {
+        await b.shutdown();
+      }
     } finally {
       await disk.close();
     }

@@ -48,8 +48,8 @@ export interface BlockDeps {
   stateMountPoint?: string;
   /** @default "/var" */
   ephemeralMountPoint?: string;
-  /** @default "ext4" */
-  filesystem?: VolumeFilesystem;
+  /** EPHEMERAL's filesystem (STATE is always ext4). @default "ext4" */
+  ephemeralFilesystem?: VolumeFilesystem;
   /** Sizes and alignment; see {@link DEFAULT_LAYOUT}. */
   layout?: Partial<VolumeLayout>;
   /** Overrides for tests: node waits, device resolution, mount point creation, GUIDs. */
@@ -71,7 +71,7 @@ export function blockControllers(deps: BlockDeps): MachineController[] {
     }),
     new VolumeConfigController({
       stateSize: deps.layout?.stateSize,
-      filesystem: deps.filesystem,
+      ephemeralFilesystem: deps.ephemeralFilesystem,
       stateMountPoint: deps.stateMountPoint,
       ephemeralMountPoint: deps.ephemeralMountPoint,
     }),

@@ -21,8 +21,11 @@ import { DEFAULT_LAYOUT, MOUNT_POINT, PARTITION_NAME, PARTITION_TYPE } from "./l
 export interface VolumeConfigDeps {
   /** @default 100 MiB */
   stateSize?: number;
-  /** @default "ext4" */
-  filesystem?: VolumeFilesystem;
+  /**
+   * EPHEMERAL's filesystem. STATE is always ext4: it is small (100 MiB) and
+   * mkfs.xfs refuses filesystems under 300 MB. @default "ext4"
+   */
+  ephemeralFilesystem?: VolumeFilesystem;
   /** @default "/system/state" */
   stateMountPoint?: string;
   /** @default "/var" */
@@ -57,11 +60,12 @@ export function volumeSpecs(
   deps: VolumeConfigDeps = {},
 ): VolumeSpecSpec[] {
   if (!install) return [];
-  const common = { disk: install.disk, wipe: install.wipe, filesystem: deps.filesystem ?? "ext4" };
+  const common = { disk: install.disk, wipe: install.wipe };
   return [
     {
       ...common,
       volume: "STATE",
+      filesystem: "ext4",
       partitionName: PARTITION_NAME.STATE,
       partitionType: PARTITION_TYPE.STATE,
       size: deps.stateSize ?? DEFAULT_LAYOUT.stateSize,
@@ -71,6 +75,7 @@ export function volumeSpecs(
     {
       ...common,
       volume: "EPHEMERAL",
+      filesystem: deps.ephemeralFilesystem ?? "ext4",
       partitionName: PARTITION_NAME.EPHEMERAL,
       partitionType: PARTITION_TYPE.EPHEMERAL,
       size: 0,

@@ -94,47 +94,70 @@ export class VolumeProvisionController implements MachineController {
         { disk: state.disk, wipe: state.wipe },
         { newGuid: this.#deps.newGuid },
       );
-      this.#announce(disk, decision);
+      this.#announce(disk, decision.action, decision.reason);
       const base = { decision: decision.action, message: decision.reason };
       if (decision.action === "refuse") {
         const error = { message: decision.reason, code: decision.code, op: "decide" };
         await all(decision.code === "missing" ? "waiting" : "failed", { ...base, error });
         return;
       }
-      let format: PartitionFacts[];
-      if (decision.action === "leave") {
-        format = decision.format;
-        await this.#ensureNodes(ctx, disk, facts!, [decision.state, decision.ephemeral]);
-      } else {
-        await all("provisioning", base);
-        const method = await writePlan(this.#deps.backend, disk, decision);
-        ctx.log("wrote partition table", { disk, action: decision.action, method });
-        for (const p of [decision.created.state, decision.created.ephemeral]) {
-          const { number, uuid, type, name, firstLba, lastLba } = p;
-          this.#created.set(uuid, { number, uuid, type, name, firstLba, lastLba });
-        }
-        facts = await this.#facts(disk);
-        if (!facts) throw new ProvisionError("read", disk, { cause: "it vanished" });
-        format = (facts.gpt?.partitions ?? []).filter((p) => this.#created.has(p.uuid));
-        await this.#ensureNodes(ctx, disk, facts, format);
-      }
-      if (format.length > 0) {
-        await all("formatting", base);
-        for (const p of format) {
-          const spec = p.name === state.partitionName ? state : ephemeral;
-          await makeFilesystem(this.#deps.process, spec.filesystem, p.path, spec.partitionName)
-            .catch((e) => {
-              throw new ProvisionError("format", p.path, { cause: e });
-            });
-        }
-        facts = await this.#facts(disk);
-      }
+      facts = await this.#carryOut(
+        ctx,
+        disk,
+        facts!,
+        decision,
+        volumes,
+        (phase) => all(phase, base),
+      );
       await this.#publish(ctx, disk, facts, volumes, base);
     } catch (e) {
-      await all("failed", { error: toVolumeError(e) });
-      this.#deps.events?.emit("task", `provision ${disk}`, "failed", String(e));
+      const error = toVolumeError(e);
+      await all("failed", { error });
+      this.#announce(disk, "failed", error.message);
       throw e;
     }
+  }
+
+  /**
+   * Write the plan (or, for `leave`, only make sure the kernel knows our
+   * partitions), then format what was created or found blank. Returns the
+   * disk's facts afterwards.
+   */
+  async #carryOut(
+    ctx: ReconcileContext<ResourceSpecs>,
+    disk: string,
+    facts: DiskFacts,
+    decision: Exclude<ProvisioningDecision, { action: "refuse" }>,
+    volumes: Volumes,
+    phase: (p: VolumePhase) => Promise<void>,
+  ): Promise<DiskFacts | undefined> {
+    let format: PartitionFacts[];
+    if (decision.action === "leave") {
+      format = decision.format;
+      await this.#ensureNodes(ctx, disk, facts, [decision.state, decision.ephemeral]);
+    } else {
+      await phase("provisioning");
+      const method = await writePlan(this.#deps.backend, disk, decision);
+      ctx.log("wrote partition table", { disk, action: decision.action, method });
+      for (const p of [decision.created.state, decision.created.ephemeral]) {
+        const { number, uuid, type, name, firstLba, lastLba } = p;
+        this.#created.set(uuid, { number, uuid, type, name, firstLba, lastLba });
+      }
+      const after = await this.#facts(disk);
+      if (!after) throw new ProvisionError("read", disk, { cause: "it vanished" });
+      format = (after.gpt?.partitions ?? []).filter((p) => this.#created.has(p.uuid));
+      await this.#ensureNodes(ctx, disk, after, format);
+    }
+    if (format.length === 0) return decision.action === "leave" ? facts : await this.#facts(disk);
+    await phase("formatting");
+    for (const p of format) {
+      const spec = p.name === volumes.STATE.partitionName ? volumes.STATE : volumes.EPHEMERAL;
+      await makeFilesystem(this.#deps.process, spec.filesystem, p.path, spec.partitionName)
+        .catch((e) => {
+          throw new ProvisionError("format", p.path, { cause: e });
+        });
+    }
+    return await this.#facts(disk);
   }
 
   async #facts(disk: string): Promise<DiskFacts | undefined> {
@@ -222,11 +245,12 @@ export class VolumeProvisionController implements MachineController {
     );
   }
 
-  #announce(disk: string, d: ProvisioningDecision): void {
-    const key = `${d.action}:${d.reason}`;
+  /** Emit an event when the outcome changes (not on every resync or retry). */
+  #announce(disk: string, action: string, message: string): void {
+    const key = `${disk}:${action}:${message}`;
     if (key === this.#lastEvent) return;
     this.#lastEvent = key;
-    this.#deps.events?.emit("task", `provision ${disk}`, d.action, d.reason);
+    this.#deps.events?.emit("task", `provision ${disk}`, action, message);
   }
 }
 
