@@ -24,13 +24,14 @@ import { fatalReboot, installPid1Guards } from "./pid1_guard.ts";
 import { runSequence, task } from "./sequence.ts";
 import { type PowerAction, shutdownNode } from "./shutdown.ts";
 import { prepareApidPki } from "./apid_pki.ts";
+import { MACHINED_VERSION } from "../node/version.ts";
+import { rssKiB, uptimeSeconds } from "../node/proc_stats.ts";
 import { createNodeDomains, NODE_PATHS } from "../node/domains.ts";
 
 /** Where the image puts its files (see imager/initramfs). */
 export const IMAGE_PATHS = {
   modules: "/etc/machined/modules",
   pki: "/etc/machined/pki",
-  release: "/etc/machined/release",
 } as const;
 
 /** Runtime directories machined owns. */
@@ -137,8 +138,8 @@ export async function bootNode(
     dropUser: Deno.uid() === 0,
     apidEntry: bundledApidEntry(),
     actions: {
-      version: async () => ({
-        version: (await readRelease()) || "0.1.0",
+      version: () => ({
+        version: MACHINED_VERSION,
         commit: "",
         denoVersion: Deno.version.deno,
         os: Deno.build.os,
@@ -183,10 +184,19 @@ export async function bootNode(
   Deno.addSignalListener("SIGTERM", () => shutdownRequest("poweroff"));
 
   machined.stage.set(config ? "running" : "maintenance");
-  api.ready().then(({ port }) => {
+  api.ready().then(async ({ port, pid }) => {
     const ms = (performance.now() - started).toFixed(0);
-    logger.info("boot", `API ready on port ${port}`, { msSinceMachinedStart: ms });
-    console.log(`machined: API ready (pid ${Deno.pid}, ${ms} ms after machined started)`);
+    const uptime = await uptimeSeconds();
+    logger.info("boot", `API ready on port ${port}`, { msSinceMachinedStart: ms, uptime });
+    // One machine-readable line on the console for boot measurements (e2e reads it).
+    console.log(
+      `machined: API ready pid=${Deno.pid} port=${port} machined_ms=${ms} uptime_s=${uptime}`,
+    );
+    setTimeout(async () => {
+      console.log(
+        `machined: rss machined_kib=${await rssKiB()} apid_kib=${await rssKiB(pid)}`,
+      );
+    }, 5_000);
   });
 
   const action = await requested;
@@ -252,12 +262,4 @@ function bundledApidEntry() {
   const main = new URL(import.meta.url);
   if (main.protocol !== "file:" || !main.pathname.endsWith(".js")) return undefined;
   return { entry: main.pathname, config: null, subcommand: ["apid"] };
-}
-
-async function readRelease(): Promise<string> {
-  try {
-    return (await Deno.readTextFile(IMAGE_PATHS.release)).trim();
-  } catch {
-    return "";
-  }
 }

@@ -19,6 +19,7 @@ import { startApiHost } from "../node/api_host.ts";
 import { loadConfigFile } from "../node/config_loader.ts";
 import { Machined } from "../node/machined.ts";
 import { watchConfigFile } from "./config_watch.ts";
+import { MACHINED_VERSION } from "../node/version.ts";
 
 /** What `main.ts dev` takes. */
 export interface DevOptions {
@@ -104,7 +105,7 @@ export async function runDevMode(o: DevOptions): Promise<number> {
     dropUser: false,
     actions: {
       version: () => ({
-        version: "0.1.0",
+        version: MACHINED_VERSION,
         commit: "",
         denoVersion: Deno.version.deno,
         os: Deno.build.os,

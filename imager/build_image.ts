@@ -21,6 +21,7 @@ import { fingerprint } from "./fingerprint.ts";
 import { createProgress, formatBytes, type Progress } from "./progress.ts";
 import { run } from "./run.ts";
 import { buildInit } from "./init_binary.ts";
+import { nodeExtras } from "./node_extras.ts";
 import {
   DEFAULT_MODULES,
   KERNEL,
@@ -54,6 +55,8 @@ export interface ImageOptions {
   /** @default DEFAULT_MODULES */
   modules?: readonly string[];
   extraFiles?: ExtraFile[];
+  /** Ship containerd, runc and mkfs.ext4 from the host (see node_extras.ts). @default true */
+  nodeExtras?: boolean;
   /** Host Deno binary to ship. @default Deno.execPath() */
   deno?: string;
   /** The addon to ship; "auto" ships native-ops/machined_native_ops.node when built. @default "auto" */
@@ -122,6 +125,11 @@ export async function buildImage(options: ImageOptions = {}): Promise<ImageResul
   }, (c) => `${c.load.length} to ship, built in: ${c.builtin.join(" ") || "none"}`);
   const addon = await pickAddon(options.nativeAddon ?? "auto");
   const init = await p.step("init", () => buildInit(), (path) => path);
+  const extras = options.nodeExtras === false
+    ? { present: [], missing: [] }
+    : await p.step("extras", () => nodeExtras(), (x) =>
+      `${x.present.length} node binaries` +
+      (x.missing.length ? `; missing: ${x.missing.join(", ")}` : ""));
   const denoVersion = program.kind === "binary"
     ? "none"
     : (await run(deno, ["--version"])).split("\n")[0];
@@ -134,7 +142,7 @@ export async function buildImage(options: ImageOptions = {}): Promise<ImageResul
       modules: { modulesDir: kernel.modulesDir, release: pin.release, load: modules.load },
       config: options.config,
       pkiDir: options.pki,
-      extraFiles: options.extraFiles,
+      extraFiles: [...extras.present, ...(options.extraFiles ?? [])],
       release: { kernel: `${pin.package}=${pin.version}`, deno: denoVersion },
     }), (fs) => `${fs.entries().length} entries${addon ? ", with native addon" : ""}`);
 

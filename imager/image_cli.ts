@@ -13,7 +13,7 @@ import { DEFAULT_MODULES } from "./versions.ts";
 
 /** Flags and options shared by the image, up and down tasks. */
 export const IMAGE_ARGS = {
-  flags: ["quiet-console", "force", "help"],
+  flags: ["quiet-console", "force", "help", "no-node-extras"],
   options: [
     "program",
     "binary",
@@ -54,6 +54,7 @@ export function imageOptions(a: ParsedArgs): ImageOptions {
     }),
     nativeAddon: last(a, "native-addon"),
     force: a.flags.has("force"),
+    nodeExtras: !a.flags.has("no-node-extras"),
   };
 }
 

@@ -1,2 +1,2 @@
-/** The version machinectl reports; kept in step with deno.json's. */
-export const MACHINECTL_VERSION = "0.1.0";
+/** The version machinectl reports: machined's, since they ship together. */
+export { MACHINED_VERSION as MACHINECTL_VERSION } from "../node/version.ts";

@@ -1,0 +1,34 @@
+/**
+ * Host binaries a machined node needs besides Deno and the program: containerd
+ * and runc (the container runtime it supervises) and mkfs.ext4 (formatting STATE
+ * and EPHEMERAL). They come from Debian's packages on the build host; a missing
+ * one is reported and left out, and the node then shows the failure in its status.
+ */
+import type { ExtraFile } from "./initramfs/initramfs.ts";
+
+/** What the node expects where, and the Debian package that provides it. */
+export const NODE_EXTRAS: ReadonlyArray<ExtraFile & { package: string }> = [
+  { source: "/usr/bin/containerd", dest: "/usr/bin/containerd", package: "containerd" },
+  {
+    source: "/usr/bin/containerd-shim-runc-v2",
+    dest: "/usr/bin/containerd-shim-runc-v2",
+    package: "containerd",
+  },
+  { source: "/usr/sbin/runc", dest: "/usr/bin/runc", package: "runc" },
+  { source: "/usr/sbin/mke2fs", dest: "/usr/sbin/mkfs.ext4", package: "e2fsprogs" },
+];
+
+/** The node extras present on this host, and the ones missing. */
+export async function nodeExtras(): Promise<{ present: ExtraFile[]; missing: string[] }> {
+  const present: ExtraFile[] = [];
+  const missing: string[] = [];
+  for (const x of NODE_EXTRAS) {
+    try {
+      await Deno.stat(x.source);
+      present.push({ source: x.source, dest: x.dest });
+    } catch {
+      missing.push(`${x.source} (Debian package ${x.package})`);
+    }
+  }
+  return { present, missing };
+}
