@@ -27,6 +27,7 @@ import { prepareApidPki } from "./apid_pki.ts";
 import { MACHINED_VERSION } from "../node/version.ts";
 import { rssKiB, uptimeSeconds } from "../node/proc_stats.ts";
 import { createNodeDomains, NODE_PATHS } from "../node/domains.ts";
+import { ProcSysctlBackend } from "../controllers/kernel/mod.ts";
 
 /** Where the image puts its files (see imager/initramfs). */
 export const IMAGE_PATHS = {
@@ -67,7 +68,11 @@ export async function bootNode(
     pid1: Deno.pid === 1,
     logger,
   });
-  const domains = createNodeDomains(machined, backends, { paths: NODE_PATHS, autoDhcp: true });
+  const domains = createNodeDomains(machined, backends, {
+    paths: NODE_PATHS,
+    autoDhcp: true,
+    sysctls: new ProcSysctlBackend(),
+  });
   machined.register(domains.controllers);
   const { events } = machined;
   let cmdline = new Map<string, string>();

@@ -15,6 +15,7 @@ import {
 } from "../pki/mod.ts";
 import { devBackends } from "../node/backends.ts";
 import { createNodeDomains } from "../node/domains.ts";
+import { FakeSysctlBackend } from "../controllers/kernel/mod.ts";
 import { startApiHost } from "../node/api_host.ts";
 import { loadConfigFile } from "../node/config_loader.ts";
 import { Machined } from "../node/machined.ts";
@@ -47,6 +48,7 @@ export async function runDevMode(o: DevOptions): Promise<number> {
   const machined = new Machined({ mode: "dev", pid1: false });
   const domains = createNodeDomains(machined, backends, {
     autoDhcp: false,
+    sysctls: new FakeSysctlBackend(),
     paths: {
       resolvConf: join(stateDir, "resolv.conf"),
       containerd: {

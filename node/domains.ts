@@ -4,6 +4,7 @@
  * from the node's backends. Both PID 1 and dev mode use it, so they run the
  * same code against different backends.
  */
+import { kernelControllers, type SysctlBackend } from "../controllers/kernel/mod.ts";
 import { createNetworkControllers } from "../controllers/network/mod.ts";
 import { runtimeControllers } from "../controllers/runtime/mod.ts";
 import { timeControllers, UdpNtpTransport } from "../controllers/time/mod.ts";
@@ -48,7 +49,12 @@ export const NODE_PATHS: DomainPaths = {
 export function createNodeDomains(
   machined: Machined,
   backends: NodeBackends,
-  options: { paths: DomainPaths; autoDhcp: boolean },
+  options: {
+    paths: DomainPaths;
+    autoDhcp: boolean;
+    /** /proc/sys on a node; a fake in dev mode (never the host's sysctls). */
+    sysctls: SysctlBackend;
+  },
 ): NodeDomains {
   const { events, logger } = machined;
   const network = createNetworkControllers({
@@ -72,6 +78,7 @@ export function createNodeDomains(
     controllers: [
       ...network.controllers,
       ...timeControllers({ clock: backends.clock, transport: new UdpNtpTransport(), events }),
+      ...kernelControllers({ sysctls: options.sysctls, kmod: backends.kmod, events }),
       ...runtimeControllers({ containerd: options.paths.containerd }),
     ],
     supervisor,
