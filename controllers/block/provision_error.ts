@@ -23,21 +23,12 @@ export class ProvisionError extends Error {
   }
 }
 
-/** A refusal as an error, so it can be published like one. */
-export class RefusedError extends Error {
-  override name = "RefusedError";
-  constructor(readonly code: string, message: string) {
-    super(message);
-  }
-}
-
 /** The data form of an error for a status resource: message, errno/refusal code, operation. */
 export function toVolumeError(e: unknown): VolumeError {
   const message = e instanceof Error ? e.message : String(e);
   const cause = e instanceof ProvisionError ? e.cause : e;
   if (isSysError(cause)) return { message, code: cause.code, op: cause.op };
   if (cause instanceof CommandError) return { message, code: "", op: cause.argv[0] };
-  if (cause instanceof RefusedError) return { message, code: cause.code, op: "decide" };
   if (e instanceof ProvisionError) return { message, code: "", op: e.step };
   return { message, code: "", op: "" };
 }
