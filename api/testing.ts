@@ -30,6 +30,20 @@ import {
   type VersionInfo,
 } from "./server/mod.ts";
 import { type ApidServer, startApidServer } from "./apid/apid_server.ts";
+import { FakeKmsgBackend } from "../platform/kmsg/mod.ts";
+import {
+  FakeLogSource,
+  FakeServiceControl,
+  fakeServiceSpec,
+  RecordingConfigApplier,
+} from "./testing_node.ts";
+
+export {
+  FakeLogSource,
+  FakeServiceControl,
+  fakeServiceSpec,
+  RecordingConfigApplier,
+} from "./testing_node.ts";
 
 /** Every credential a test may present. */
 export interface TestPki {
@@ -156,6 +170,14 @@ export interface ApiFixture {
   readonly store: MachineStore;
   readonly actions: RecordingActions;
   readonly events: EventHub;
+  /** Behind the service RPCs: containerd and payload, running. */
+  readonly services: FakeServiceControl;
+  /** Behind Logs: empty until a test pushes lines. */
+  readonly logs: FakeLogSource;
+  /** Behind Dmesg: empty until a test logs records. */
+  readonly kernelLog: FakeKmsgBackend;
+  /** Behind ApplyConfiguration. */
+  readonly configs: RecordingConfigApplier;
   readonly internal: InternalApiServer;
   readonly apid: ApidServer;
   readonly socketPath: string;
@@ -173,6 +195,8 @@ export interface ApiFixtureOptions {
   maxConcurrentStreams?: number;
   /** Start apid in-process. @default true */
   apid?: boolean;
+  /** Wire services, logs, kernel log and config applier (false: those RPCs are Unimplemented). @default true */
+  nodeServices?: boolean;
 }
 
 /** Starts machined's internal server and apid in-process over a fresh PKI. */
@@ -181,6 +205,12 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
   const store = seededStore();
   const actions = new RecordingActions();
   const events = createEventHub();
+  const services = new FakeServiceControl()
+    .add("containerd", fakeServiceSpec(["/bin/containerd"]))
+    .add("payload", fakeServiceSpec(["/bin/payload"], ["containerd"]), { restarts: 2 });
+  const logs = new FakeLogSource();
+  const kernelLog = new FakeKmsgBackend();
+  const configs = new RecordingConfigApplier();
   const socketPath = join(pki.dir, "run", "api.sock");
   const internal = await startInternalApiServer({
     socketPath,
@@ -189,6 +219,7 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
       actions,
       events,
       clientConfigs: createClientConfigIssuer(pki.ca, () => ["127.0.0.1"]),
+      ...(options.nodeServices === false ? {} : { services, logs, kernelLog, configs }),
     },
   });
   const apid = await startApidServer({
@@ -208,6 +239,10 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
     store,
     actions,
     events,
+    services,
+    logs,
+    kernelLog,
+    configs,
     internal,
     apid,
     socketPath,

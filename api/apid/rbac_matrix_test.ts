@@ -38,11 +38,21 @@ function calls(
     shutdown: () => c.api.shutdown({}),
     generateClientConfiguration: () =>
       c.api.generateClientConfiguration({ role: ProtoRole.READER, name: "bob" }),
+    serviceList: () => c.api.serviceList({}),
+    serviceStart: () => c.api.serviceStart({ id: "payload" }),
+    serviceStop: () => c.api.serviceStop({ id: "payload" }),
+    serviceRestart: () => c.api.serviceRestart({ id: "payload" }),
+    logs: () => first(c.api.logs({ id: "payload" })),
+    dmesg: () => first(c.api.dmesg({})),
+    applyConfiguration: () =>
+      c.api.applyConfiguration({ configYaml: "version: v1alpha1\nmachine:\n  hostname: n\n" }),
   };
 }
 
 Deno.test("RBAC: every role × every RPC", async () => {
   const f = await startApiFixture();
+  f.logs.push("payload", "hello");
+  f.kernelLog.log("Linux version 6.1");
   try {
     for (const role of ["os:admin", "os:operator", "os:reader"] as Role[]) {
       const c = f.client(f.pki.clients[role]);
@@ -63,6 +73,15 @@ Deno.test("RBAC: every role × every RPC", async () => {
       "reboot:os:operator",
       "shutdown:os:operator",
     ]);
+    deepEqual(f.services.calls, [
+      "start payload",
+      "stop payload",
+      "restart payload",
+      "start payload",
+      "stop payload",
+      "restart payload",
+    ]);
+    deepEqual(f.configs.applied.map((a) => a.by), ["admin/os:admin"]);
   } finally {
     await f.close();
   }

@@ -20,6 +20,13 @@ export const METHOD_ROLES: { readonly [M in MachineMethod]: Role } = {
   reboot: "os:operator",
   shutdown: "os:operator",
   generateClientConfiguration: "os:admin",
+  serviceList: "os:reader",
+  serviceStart: "os:operator",
+  serviceStop: "os:operator",
+  serviceRestart: "os:operator",
+  logs: "os:reader",
+  dmesg: "os:reader",
+  applyConfiguration: "os:admin",
 };
 
 /** Services any authenticated client may call (gRPC reflection). */

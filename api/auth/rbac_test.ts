@@ -21,6 +21,29 @@ Deno.test("every MachineService method has a role and unknown ones are refused",
   ok(isAllowed("os:reader", "grpc.reflection.v1.ServerReflection", "ServerReflectionInfo"));
 });
 
+Deno.test("service, log and config RPCs need the documented roles", () => {
+  deepEqual(
+    {
+      serviceList: METHOD_ROLES.serviceList,
+      serviceStart: METHOD_ROLES.serviceStart,
+      serviceStop: METHOD_ROLES.serviceStop,
+      serviceRestart: METHOD_ROLES.serviceRestart,
+      logs: METHOD_ROLES.logs,
+      dmesg: METHOD_ROLES.dmesg,
+      applyConfiguration: METHOD_ROLES.applyConfiguration,
+    },
+    {
+      serviceList: "os:reader",
+      serviceStart: "os:operator",
+      serviceStop: "os:operator",
+      serviceRestart: "os:operator",
+      logs: "os:reader",
+      dmesg: "os:reader",
+      applyConfiguration: "os:admin",
+    },
+  );
+});
+
 Deno.test("authorize names the role and the method", () => {
   throws(
     () => authorize("os:reader", MachineService.typeName, "Reboot"),

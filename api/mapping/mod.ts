@@ -15,6 +15,14 @@ export { ResourceMappingError } from "./mapping_error.ts";
 export { type AnyMachineResource, fromProtoResource, toProtoResource } from "./resource_mapping.ts";
 export { watchEventFromProto, watchEventToProto } from "./watch_event_mapping.ts";
 export { selectorFromProto, selectorToProto } from "./label_selector_mapping.ts";
+export { serviceInfoFromProto, serviceInfoToProto } from "./services_mapping.ts";
+export {
+  kernelLogFromProto,
+  kernelLogToProto,
+  logEntryFromProto,
+  logEntryToProto,
+} from "./log_mapping.ts";
+export { type EnumPair, enumPair } from "./enum_pair.ts";
 export {
   configStateFromProto,
   configStateToProto,

@@ -18,21 +18,7 @@ import type {
   RouteSpecSpec,
   RouteStatusSpec,
 } from "../../resources/mod.ts";
-import { ResourceMappingError } from "./mapping_error.ts";
-
-type Table<T extends string, E extends number> = { readonly [K in T]: E };
-
-function enumPair<T extends string, E extends number>(table: Table<T, E>, what: string) {
-  const back = new Map<number, T>(Object.entries(table).map(([k, v]) => [v as number, k as T]));
-  return {
-    to: (v: T): E => table[v],
-    from: (v: E): T => {
-      const found = back.get(v);
-      if (found === undefined) throw new ResourceMappingError(what, `Unknown ${what} ${v}`);
-      return found;
-    },
-  };
-}
+import { enumPair } from "./enum_pair.ts";
 
 const family = enumPair<AddressSpecSpec["family"], pb.AddressFamily>({
   inet: pb.AddressFamily.INET,

@@ -4,46 +4,36 @@
  * the closed catalog ending in `assertNever`, so adding a resource type to
  * resources/registry.ts fails type-checking here until it has a proto message.
  */
-import { create, type JsonObject } from "@bufbuild/protobuf";
-import { timestampDate, timestampFromDate } from "@bufbuild/protobuf/wkt";
-import {
-  type ConfigStatusSpec as ProtoConfigStatusSpec,
-  ConfigStatusSpecSchema,
-  type ControllerStatusSpec as ProtoControllerStatusSpec,
-  ControllerStatusSpecSchema,
-  type MachineConfigSpec as ProtoMachineConfigSpec,
-  MachineConfigSpecSchema,
-  type MachineStatusSpec as ProtoMachineStatusSpec,
-  MachineStatusSpecSchema,
-  type Metadata as ProtoMetadata,
-  MetadataSchema,
-  type Resource as ProtoResource,
-  ResourceSchema,
-} from "../gen/machined/v1/resources_pb.ts";
-import type {
-  ConfigStatusSpec,
-  ControllerStatusSpec,
-  MachineConfigSpec,
-  MachineResource,
-  MachineResourceOf,
-  MachineStatusSpec,
-  ResourceType,
-} from "../../resources/mod.ts";
+import { create } from "@bufbuild/protobuf";
+import { type Resource as ProtoResource, ResourceSchema } from "../gen/machined/v1/resources_pb.ts";
+import type { MachineResource, MachineResourceOf, ResourceType } from "../../resources/mod.ts";
 import { assertNever } from "../../resources/mod.ts";
-import type { Metadata } from "../../runtime/mod.ts";
-import type { MachineConfig } from "../../config/schema/machine_config.ts";
 import {
-  configStateFromProto,
-  configStateToProto,
-  controllerStateFromProto,
-  controllerStateToProto,
-  machineModeFromProto,
-  machineModeToProto,
-  machineStageFromProto,
-  machineStageToProto,
-  phaseFromProto,
-  phaseToProto,
-} from "./enum_mapping.ts";
+  configStatusFromProto,
+  configStatusToProto,
+  controllerStatusFromProto,
+  controllerStatusToProto,
+  machineConfigFromProto,
+  machineConfigToProto,
+  machineStatusFromProto,
+  machineStatusToProto,
+  metadataFromProto,
+  metadataToProto,
+} from "./core_mapping.ts";
+import {
+  discoveredVolumeFromProto,
+  discoveredVolumeToProto,
+  diskStatusFromProto,
+  diskStatusToProto,
+  mountStatusFromProto,
+  mountStatusToProto,
+  provisioningRecordFromProto,
+  provisioningRecordToProto,
+  volumeSpecFromProto,
+  volumeSpecToProto,
+  volumeStatusFromProto,
+  volumeStatusToProto,
+} from "./block_mapping.ts";
 import { ResourceMappingError } from "./mapping_error.ts";
 import { networkFromProto, networkToProto } from "./network_mapping.ts";
 import {
@@ -200,6 +190,36 @@ function convert(resource: AnyMachineResource): ProtoResource {
         metadata,
         spec: { case: "kernelModuleStatus", value: kernelModuleStatusToProto(t.resource.spec) },
       });
+    case "DiskStatus":
+      return create(ResourceSchema, {
+        metadata,
+        spec: { case: "diskStatus", value: diskStatusToProto(t.resource.spec) },
+      });
+    case "DiscoveredVolume":
+      return create(ResourceSchema, {
+        metadata,
+        spec: { case: "discoveredVolume", value: discoveredVolumeToProto(t.resource.spec) },
+      });
+    case "VolumeSpec":
+      return create(ResourceSchema, {
+        metadata,
+        spec: { case: "volumeSpec", value: volumeSpecToProto(t.resource.spec) },
+      });
+    case "VolumeStatus":
+      return create(ResourceSchema, {
+        metadata,
+        spec: { case: "volumeStatus", value: volumeStatusToProto(t.resource.spec) },
+      });
+    case "MountStatus":
+      return create(ResourceSchema, {
+        metadata,
+        spec: { case: "mountStatus", value: mountStatusToProto(t.resource.spec) },
+      });
+    case "ProvisioningRecord":
+      return create(ResourceSchema, {
+        metadata,
+        spec: { case: "provisioningRecord", value: provisioningRecordToProto(t.resource.spec) },
+      });
     default:
       return assertNever(t, "resource type");
   }
@@ -349,6 +369,42 @@ export function fromProtoResource(message: ProtoResource): MachineResource {
         metadata: metadataFromProto(m, "KernelModuleStatus"),
         spec: kernelModuleStatusFromProto(spec.value),
       };
+    case "diskStatus":
+      expect("DiskStatus");
+      return {
+        metadata: metadataFromProto(m, "DiskStatus"),
+        spec: diskStatusFromProto(spec.value),
+      };
+    case "discoveredVolume":
+      expect("DiscoveredVolume");
+      return {
+        metadata: metadataFromProto(m, "DiscoveredVolume"),
+        spec: discoveredVolumeFromProto(spec.value),
+      };
+    case "volumeSpec":
+      expect("VolumeSpec");
+      return {
+        metadata: metadataFromProto(m, "VolumeSpec"),
+        spec: volumeSpecFromProto(spec.value),
+      };
+    case "volumeStatus":
+      expect("VolumeStatus");
+      return {
+        metadata: metadataFromProto(m, "VolumeStatus"),
+        spec: volumeStatusFromProto(spec.value),
+      };
+    case "mountStatus":
+      expect("MountStatus");
+      return {
+        metadata: metadataFromProto(m, "MountStatus"),
+        spec: mountStatusFromProto(spec.value),
+      };
+    case "provisioningRecord":
+      expect("ProvisioningRecord");
+      return {
+        metadata: metadataFromProto(m, "ProvisioningRecord"),
+        spec: provisioningRecordFromProto(spec.value),
+      };
     case undefined:
       throw new ResourceMappingError(
         "spec",
@@ -357,119 +413,4 @@ export function fromProtoResource(message: ProtoResource): MachineResource {
     default:
       return assertNever(spec, "resource spec");
   }
-}
-
-function metadataToProto(m: Metadata): ProtoMetadata {
-  return create(MetadataSchema, {
-    namespace: m.namespace,
-    type: m.type,
-    id: m.id,
-    version: BigInt(m.version),
-    owner: m.owner,
-    phase: phaseToProto(m.phase),
-    finalizers: [...m.finalizers],
-    labels: { ...m.labels },
-    created: timestampFromDate(m.created),
-    updated: timestampFromDate(m.updated),
-  });
-}
-
-function metadataFromProto<T extends ResourceType>(m: ProtoMetadata, type: T): Metadata<T> {
-  return {
-    namespace: m.namespace,
-    type,
-    id: m.id,
-    version: Number(m.version),
-    owner: m.owner,
-    phase: phaseFromProto(m.phase),
-    finalizers: [...m.finalizers],
-    labels: { ...m.labels },
-    created: m.created ? timestampDate(m.created) : new Date(0),
-    updated: m.updated ? timestampDate(m.updated) : new Date(0),
-  };
-}
-
-function machineConfigToProto(s: MachineConfigSpec): ProtoMachineConfigSpec {
-  // JSON round trip drops `undefined` members, which Struct cannot hold.
-  const json = JSON.parse(JSON.stringify(s.config)) as JsonObject;
-  return create(MachineConfigSpecSchema, {
-    source: s.source,
-    config: json,
-  });
-}
-
-function machineConfigFromProto(s: ProtoMachineConfigSpec): MachineConfigSpec {
-  const config = s.config ?? {};
-  // The server sends only configs that passed parseMachineConfig.
-  return { source: s.source, config: config as unknown as MachineConfig };
-}
-
-function configStatusToProto(s: ConfigStatusSpec): ProtoConfigStatusSpec {
-  return create(ConfigStatusSpecSchema, {
-    state: configStateToProto(s.state),
-    source: s.source,
-    errors: s.errors.map((e) => ({ ...e })),
-  });
-}
-
-function configStatusFromProto(s: ProtoConfigStatusSpec): ConfigStatusSpec {
-  return {
-    state: configStateFromProto(s.state),
-    source: s.source,
-    errors: s.errors.map((e) => ({
-      path: e.path,
-      line: e.line,
-      column: e.column,
-      message: e.message,
-      ...(e.hint !== undefined ? { hint: e.hint } : {}),
-    })),
-  };
-}
-
-function machineStatusToProto(s: MachineStatusSpec): ProtoMachineStatusSpec {
-  return create(MachineStatusSpecSchema, {
-    stage: machineStageToProto(s.stage),
-    ready: s.ready,
-    unmetConditions: s.unmetConditions.map((c) => ({ name: c.name, reason: c.reason })),
-    pid1: s.pid1,
-    mode: machineModeToProto(s.mode),
-  });
-}
-
-function machineStatusFromProto(s: ProtoMachineStatusSpec): MachineStatusSpec {
-  return {
-    stage: machineStageFromProto(s.stage),
-    ready: s.ready,
-    unmetConditions: s.unmetConditions.map((c) => ({ name: c.name, reason: c.reason })),
-    pid1: s.pid1,
-    mode: machineModeFromProto(s.mode),
-  };
-}
-
-function controllerStatusToProto(s: ControllerStatusSpec): ProtoControllerStatusSpec {
-  return create(ControllerStatusSpecSchema, {
-    state: controllerStateToProto(s.state),
-    reconciles: BigInt(s.reconciles),
-    failures: BigInt(s.failures),
-    consecutiveFailures: BigInt(s.consecutiveFailures),
-    lastError: s.lastError,
-    lastReconcile: s.lastReconcile,
-    lastDurationMs: s.lastDurationMs,
-    inputs: [...s.inputs],
-    outputs: [...s.outputs],
-  });
-}
-
-function controllerStatusFromProto(s: ProtoControllerStatusSpec): ControllerStatusSpec {
-  return {
-    state: controllerStateFromProto(s.state),
-    reconciles: Number(s.reconciles),
-    failures: Number(s.failures),
-    consecutiveFailures: Number(s.consecutiveFailures),
-    lastError: s.lastError,
-    lastReconcile: s.lastReconcile,
-    lastDurationMs: s.lastDurationMs,
-    inputs: [...s.inputs],
-    outputs: [...s.outputs],
-  };
 }

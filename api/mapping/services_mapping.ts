@@ -5,6 +5,7 @@
  */
 import { create } from "@bufbuild/protobuf";
 import * as pb from "../gen/machined/v1/services_pb.ts";
+import { type ServiceInfo, ServiceInfoSchema } from "../gen/machined/v1/machine_pb.ts";
 import type {
   HealthProbeSpec,
   HealthSpec,
@@ -14,22 +15,8 @@ import type {
   ServiceStatusSpec,
 } from "../../resources/mod.ts";
 import { assertNever } from "../../resources/mod.ts";
+import { enumPair } from "./enum_pair.ts";
 import { ResourceMappingError } from "./mapping_error.ts";
-
-function enumPair<T extends string, E extends number>(
-  table: { readonly [K in T]: E },
-  what: string,
-) {
-  const back = new Map<number, T>(Object.entries(table).map(([k, v]) => [v as number, k as T]));
-  return {
-    to: (v: T): E => table[v],
-    from: (v: E): T => {
-      const found = back.get(v);
-      if (found === undefined) throw new ResourceMappingError(what, `Unknown ${what} ${v}`);
-      return found;
-    },
-  };
-}
 
 const restart = enumPair<ServiceSpecSpec["restart"], pb.RestartPolicy>({
   always: pb.RestartPolicy.ALWAYS,
@@ -215,5 +202,29 @@ export function runtimeStatusFromProto(m: pb.RuntimeStatusSpec): RuntimeStatusSp
     lastError: m.lastError,
     lastProbe: m.lastProbe,
     lastAnswer: m.lastAnswer,
+  };
+}
+
+/** A supervised service (id, spec, status) → proto. */
+export function serviceInfoToProto(
+  s: { id: string; spec: ServiceSpecSpec; status: ServiceStatusSpec },
+): ServiceInfo {
+  return create(ServiceInfoSchema, {
+    id: s.id,
+    spec: serviceSpecToProto(s.spec),
+    status: serviceStatusToProto(s.status),
+  });
+}
+
+/** Proto → a supervised service. @throws ResourceMappingError when spec or status is missing. */
+export function serviceInfoFromProto(
+  m: ServiceInfo,
+): { id: string; spec: ServiceSpecSpec; status: ServiceStatusSpec } {
+  if (!m.spec) throw new ResourceMappingError("spec", `Service "${m.id}" has no spec`);
+  if (!m.status) throw new ResourceMappingError("status", `Service "${m.id}" has no status`);
+  return {
+    id: m.id,
+    spec: serviceSpecFromProto(m.spec),
+    status: serviceStatusFromProto(m.status),
   };
 }

@@ -10,22 +10,7 @@ import type {
   KernelParamStatusSpec,
   TimeStatusSpec,
 } from "../../resources/mod.ts";
-import { ResourceMappingError } from "./mapping_error.ts";
-
-function enumPair<T extends string, E extends number>(
-  table: { readonly [K in T]: E },
-  what: string,
-) {
-  const back = new Map<number, T>(Object.entries(table).map(([k, v]) => [v as number, k as T]));
-  return {
-    to: (v: T): E => table[v],
-    from: (v: E): T => {
-      const found = back.get(v);
-      if (found === undefined) throw new ResourceMappingError(what, `Unknown ${what} ${v}`);
-      return found;
-    },
-  };
-}
+import { enumPair } from "./enum_pair.ts";
 
 const correction = enumPair<NonNullable<TimeStatusSpec["correction"]>, tpb.TimeCorrection>({
   step: tpb.TimeCorrection.STEP,

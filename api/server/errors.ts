@@ -1,7 +1,7 @@
 /**
- * Errors become Connect codes here and nowhere else: store errors, bad
- * arguments, mapping failures and PKI errors each get their code; anything
- * else is Internal. The original error stays attached as `cause`.
+ * Errors become Connect codes here and nowhere else: store errors, unknown
+ * service and log ids, bad arguments, mapping failures and PKI errors each
+ * get their code; anything else is Internal. The original error stays attached as `cause`.
  */
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import {
@@ -14,11 +14,12 @@ import {
 } from "../../runtime/mod.ts";
 import { isPkiError } from "../../pki/mod.ts";
 import { ResourceMappingError } from "../mapping/mod.ts";
+import { isUnknownIdError } from "./service_control.ts";
 
 /** The Connect code for an error raised below the API. */
 export function codeOf(e: unknown): Code {
   if (e instanceof ConnectError) return e.code;
-  if (isNotFound(e)) return Code.NotFound;
+  if (isNotFound(e) || isUnknownIdError(e)) return Code.NotFound;
   if (isAlreadyExists(e)) return Code.AlreadyExists;
   if (isConflict(e)) return Code.Aborted;
   if (isOwnerConflict(e)) return Code.PermissionDenied;

@@ -33,12 +33,17 @@ import { type CallerIdentity, callerKey } from "../auth/identity.ts";
 import type { NodeActions } from "./node_actions.ts";
 import type { EventSource } from "./event_source.ts";
 import type { ClientConfigIssuer } from "./client_config_issuer.ts";
+import { createNodeServiceHandlers, type NodeServiceDeps } from "./node_service_handlers.ts";
 
 /** Namespace value meaning "every namespace" in List and Watch. */
 export const ALL_NAMESPACES = "*";
 
-/** What the handlers need from machined. */
-export interface MachineServiceDeps {
+/**
+ * What the handlers need from machined. The {@link NodeServiceDeps} members
+ * (services, logs, kernelLog, configs) are optional: an RPC whose dependency
+ * is absent answers Unimplemented.
+ */
+export interface MachineServiceDeps extends NodeServiceDeps {
   readonly store: MachineStore;
   readonly actions: NodeActions;
   readonly events: EventSource;
@@ -51,6 +56,8 @@ export function createMachineService(
 ): ServiceImpl<typeof MachineService> {
   const { store, actions, events, clientConfigs } = deps;
   return {
+    ...createNodeServiceHandlers(deps),
+
     async version() {
       return create(VersionResponseSchema, await actions.version());
     },

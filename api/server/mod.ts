@@ -12,6 +12,7 @@
  * const events = createEventHub();
  * const server = await startInternalApiServer({
  *   socketPath: "/system/run/machined/api.sock",
+ *   // services, logs, kernelLog and configs are optional (Unimplemented when absent).
  *   deps: { store, actions, events, clientConfigs: createClientConfigIssuer(ca, () => ["10.0.0.5"]) },
  * });
  * await server.close();
@@ -32,6 +33,31 @@ export {
   type IssuedClientConfig,
 } from "./client_config_issuer.ts";
 export { codeOf, errorMappingInterceptor, toConnectError } from "./errors.ts";
+export {
+  isUnknownIdError,
+  type LogEntry,
+  type LogSource,
+  type LogSourceReadOptions,
+  type ServiceControl,
+  type ServiceView,
+  UNKNOWN_ID_ERROR_NAMES,
+} from "./service_control.ts";
+export {
+  type KernelLog,
+  type KernelLogGap,
+  type KernelLogReadOptions,
+  type KernelLogRecord,
+  readKernelLog,
+  type ReadKernelLogOptions,
+} from "./kernel_log.ts";
+export {
+  type ConfigApplier,
+  type ConfigApplyOptions,
+  type ConfigApplyResult,
+  configRejectionMessage,
+  formatConfigIssue,
+} from "./config_applier.ts";
+export { createNodeServiceHandlers, type NodeServiceDeps } from "./node_service_handlers.ts";
 export {
   ALL_NAMESPACES,
   createMachineService,

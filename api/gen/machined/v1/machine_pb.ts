@@ -11,15 +11,17 @@ import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobu
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Duration, Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_duration, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { Resource } from "./resources_pb.ts";
+import type { ConfigIssue, ConfigState, Resource } from "./resources_pb.ts";
 import { file_machined_v1_resources } from "./resources_pb.ts";
+import type { ServiceSpecSpec, ServiceStatusSpec } from "./services_pb.ts";
+import { file_machined_v1_services } from "./services_pb.ts";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file machined/v1/machine.proto.
  */
 export const file_machined_v1_machine: GenFile = /*@__PURE__*/
-  fileDesc("ChltYWNoaW5lZC92MS9tYWNoaW5lLnByb3RvEgttYWNoaW5lZC52MSIQCg5WZXJzaW9uUmVxdWVzdCJ0Cg9WZXJzaW9uUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoCRIOCgZjb21taXQYAiABKAkSFAoMZGVub192ZXJzaW9uGAMgASgJEgoKAm9zGAQgASgJEgwKBGFyY2gYBSABKAkSEAoIaG9zdG5hbWUYBiABKAkiOQoKR2V0UmVxdWVzdBIMCgR0eXBlGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRIKCgJpZBgDIAEoCSI2CgtHZXRSZXNwb25zZRInCghyZXNvdXJjZRgBIAEoCzIVLm1hY2hpbmVkLnYxLlJlc291cmNlIkoKCUxhYmVsVGVybRILCgNrZXkYASABKAkSIAoCb3AYAiABKA4yFC5tYWNoaW5lZC52MS5MYWJlbE9wEg4KBnZhbHVlcxgDIAMoCSJYCgtMaXN0UmVxdWVzdBIMCgR0eXBlGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRIoCghzZWxlY3RvchgDIAMoCzIWLm1hY2hpbmVkLnYxLkxhYmVsVGVybSI4CgxMaXN0UmVzcG9uc2USKAoJcmVzb3VyY2VzGAEgAygLMhUubWFjaGluZWQudjEuUmVzb3VyY2UiOwoMV2F0Y2hSZXF1ZXN0EgwKBHR5cGUYASABKAkSEQoJbmFtZXNwYWNlGAIgASgJEgoKAmlkGAMgASgJIl0KDlJlc291cmNlVXBkYXRlEicKCHJlc291cmNlGAEgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2USIgoDb2xkGAIgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2UiDgoMQm9vdHN0cmFwcGVkIhsKCE92ZXJmbG93Eg8KB2Ryb3BwZWQYASABKAQi/AEKDVdhdGNoUmVzcG9uc2USKAoHY3JlYXRlZBgBIAEoCzIVLm1hY2hpbmVkLnYxLlJlc291cmNlSAASLgoHdXBkYXRlZBgCIAEoCzIbLm1hY2hpbmVkLnYxLlJlc291cmNlVXBkYXRlSAASKgoJZGVzdHJveWVkGAMgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2VIABIxCgxib290c3RyYXBwZWQYBCABKAsyGS5tYWNoaW5lZC52MS5Cb290c3RyYXBwZWRIABIpCghvdmVyZmxvdxgFIAEoCzIVLm1hY2hpbmVkLnYxLk92ZXJmbG93SABCBwoFZXZlbnQiHgoNRXZlbnRzUmVxdWVzdBINCgVraW5kcxgBIAMoCSJoCgxNYWNoaW5lRXZlbnQSDAoEa2luZBgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEigKBHRpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB3N1YmplY3QYBCABKAkiOgoORXZlbnRzUmVzcG9uc2USKAoFZXZlbnQYASABKAsyGS5tYWNoaW5lZC52MS5NYWNoaW5lRXZlbnQiDwoNUmVib290UmVxdWVzdCIQCg5SZWJvb3RSZXNwb25zZSIRCg9TaHV0ZG93blJlcXVlc3QiEgoQU2h1dGRvd25SZXNwb25zZSKTAQoiR2VuZXJhdGVDbGllbnRDb25maWd1cmF0aW9uUmVxdWVzdBIfCgRyb2xlGAEgASgOMhEubWFjaGluZWQudjEuUm9sZRIMCgRuYW1lGAIgASgJEhEKCWVuZHBvaW50cxgDIAMoCRIrCghsaWZldGltZRgEIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJsCiNHZW5lcmF0ZUNsaWVudENvbmZpZ3VyYXRpb25SZXNwb25zZRITCgtjb25maWdfeWFtbBgBIAEoCRIOCgZjYV9wZW0YAiABKAkSDwoHY3J0X3BlbRgDIAEoCRIPCgdrZXlfcGVtGAQgASgJKo4BCgdMYWJlbE9wEhgKFExBQkVMX09QX1VOU1BFQ0lGSUVEEAASEwoPTEFCRUxfT1BfRVhJU1RTEAESFwoTTEFCRUxfT1BfTk9UX0VYSVNUUxACEhIKDkxBQkVMX09QX0VRVUFMEAMSFgoSTEFCRUxfT1BfTk9UX0VRVUFMEAQSDwoLTEFCRUxfT1BfSU4QBSpQCgRSb2xlEhQKEFJPTEVfVU5TUEVDSUZJRUQQABIOCgpST0xFX0FETUlOEAESEQoNUk9MRV9PUEVSQVRPUhACEg8KC1JPTEVfUkVBREVSEAMy4wQKDk1hY2hpbmVTZXJ2aWNlEkQKB1ZlcnNpb24SGy5tYWNoaW5lZC52MS5WZXJzaW9uUmVxdWVzdBocLm1hY2hpbmVkLnYxLlZlcnNpb25SZXNwb25zZRI4CgNHZXQSFy5tYWNoaW5lZC52MS5HZXRSZXF1ZXN0GhgubWFjaGluZWQudjEuR2V0UmVzcG9uc2USOwoETGlzdBIYLm1hY2hpbmVkLnYxLkxpc3RSZXF1ZXN0GhkubWFjaGluZWQudjEuTGlzdFJlc3BvbnNlEkAKBVdhdGNoEhkubWFjaGluZWQudjEuV2F0Y2hSZXF1ZXN0GhoubWFjaGluZWQudjEuV2F0Y2hSZXNwb25zZTABEkMKBkV2ZW50cxIaLm1hY2hpbmVkLnYxLkV2ZW50c1JlcXVlc3QaGy5tYWNoaW5lZC52MS5FdmVudHNSZXNwb25zZTABEkEKBlJlYm9vdBIaLm1hY2hpbmVkLnYxLlJlYm9vdFJlcXVlc3QaGy5tYWNoaW5lZC52MS5SZWJvb3RSZXNwb25zZRJHCghTaHV0ZG93bhIcLm1hY2hpbmVkLnYxLlNodXRkb3duUmVxdWVzdBodLm1hY2hpbmVkLnYxLlNodXRkb3duUmVzcG9uc2USgAEKG0dlbmVyYXRlQ2xpZW50Q29uZmlndXJhdGlvbhIvLm1hY2hpbmVkLnYxLkdlbmVyYXRlQ2xpZW50Q29uZmlndXJhdGlvblJlcXVlc3QaMC5tYWNoaW5lZC52MS5HZW5lcmF0ZUNsaWVudENvbmZpZ3VyYXRpb25SZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_machined_v1_resources]);
+  fileDesc("ChltYWNoaW5lZC92MS9tYWNoaW5lLnByb3RvEgttYWNoaW5lZC52MSIQCg5WZXJzaW9uUmVxdWVzdCJ0Cg9WZXJzaW9uUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoCRIOCgZjb21taXQYAiABKAkSFAoMZGVub192ZXJzaW9uGAMgASgJEgoKAm9zGAQgASgJEgwKBGFyY2gYBSABKAkSEAoIaG9zdG5hbWUYBiABKAkiOQoKR2V0UmVxdWVzdBIMCgR0eXBlGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRIKCgJpZBgDIAEoCSI2CgtHZXRSZXNwb25zZRInCghyZXNvdXJjZRgBIAEoCzIVLm1hY2hpbmVkLnYxLlJlc291cmNlIkoKCUxhYmVsVGVybRILCgNrZXkYASABKAkSIAoCb3AYAiABKA4yFC5tYWNoaW5lZC52MS5MYWJlbE9wEg4KBnZhbHVlcxgDIAMoCSJYCgtMaXN0UmVxdWVzdBIMCgR0eXBlGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRIoCghzZWxlY3RvchgDIAMoCzIWLm1hY2hpbmVkLnYxLkxhYmVsVGVybSI4CgxMaXN0UmVzcG9uc2USKAoJcmVzb3VyY2VzGAEgAygLMhUubWFjaGluZWQudjEuUmVzb3VyY2UiOwoMV2F0Y2hSZXF1ZXN0EgwKBHR5cGUYASABKAkSEQoJbmFtZXNwYWNlGAIgASgJEgoKAmlkGAMgASgJIl0KDlJlc291cmNlVXBkYXRlEicKCHJlc291cmNlGAEgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2USIgoDb2xkGAIgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2UiDgoMQm9vdHN0cmFwcGVkIhsKCE92ZXJmbG93Eg8KB2Ryb3BwZWQYASABKAQi/AEKDVdhdGNoUmVzcG9uc2USKAoHY3JlYXRlZBgBIAEoCzIVLm1hY2hpbmVkLnYxLlJlc291cmNlSAASLgoHdXBkYXRlZBgCIAEoCzIbLm1hY2hpbmVkLnYxLlJlc291cmNlVXBkYXRlSAASKgoJZGVzdHJveWVkGAMgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2VIABIxCgxib290c3RyYXBwZWQYBCABKAsyGS5tYWNoaW5lZC52MS5Cb290c3RyYXBwZWRIABIpCghvdmVyZmxvdxgFIAEoCzIVLm1hY2hpbmVkLnYxLk92ZXJmbG93SABCBwoFZXZlbnQiHgoNRXZlbnRzUmVxdWVzdBINCgVraW5kcxgBIAMoCSJoCgxNYWNoaW5lRXZlbnQSDAoEa2luZBgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEigKBHRpbWUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB3N1YmplY3QYBCABKAkiOgoORXZlbnRzUmVzcG9uc2USKAoFZXZlbnQYASABKAsyGS5tYWNoaW5lZC52MS5NYWNoaW5lRXZlbnQiDwoNUmVib290UmVxdWVzdCIQCg5SZWJvb3RSZXNwb25zZSIRCg9TaHV0ZG93blJlcXVlc3QiEgoQU2h1dGRvd25SZXNwb25zZSKTAQoiR2VuZXJhdGVDbGllbnRDb25maWd1cmF0aW9uUmVxdWVzdBIfCgRyb2xlGAEgASgOMhEubWFjaGluZWQudjEuUm9sZRIMCgRuYW1lGAIgASgJEhEKCWVuZHBvaW50cxgDIAMoCRIrCghsaWZldGltZRgEIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiJsCiNHZW5lcmF0ZUNsaWVudENvbmZpZ3VyYXRpb25SZXNwb25zZRITCgtjb25maWdfeWFtbBgBIAEoCRIOCgZjYV9wZW0YAiABKAkSDwoHY3J0X3BlbRgDIAEoCRIPCgdrZXlfcGVtGAQgASgJInUKC1NlcnZpY2VJbmZvEgoKAmlkGAEgASgJEioKBHNwZWMYAiABKAsyHC5tYWNoaW5lZC52MS5TZXJ2aWNlU3BlY1NwZWMSLgoGc3RhdHVzGAMgASgLMh4ubWFjaGluZWQudjEuU2VydmljZVN0YXR1c1NwZWMiFAoSU2VydmljZUxpc3RSZXF1ZXN0IkEKE1NlcnZpY2VMaXN0UmVzcG9uc2USKgoIc2VydmljZXMYASADKAsyGC5tYWNoaW5lZC52MS5TZXJ2aWNlSW5mbyIhChNTZXJ2aWNlU3RhcnRSZXF1ZXN0EgoKAmlkGAEgASgJIkEKFFNlcnZpY2VTdGFydFJlc3BvbnNlEikKB3NlcnZpY2UYASABKAsyGC5tYWNoaW5lZC52MS5TZXJ2aWNlSW5mbyIgChJTZXJ2aWNlU3RvcFJlcXVlc3QSCgoCaWQYASABKAkiQAoTU2VydmljZVN0b3BSZXNwb25zZRIpCgdzZXJ2aWNlGAEgASgLMhgubWFjaGluZWQudjEuU2VydmljZUluZm8iIwoVU2VydmljZVJlc3RhcnRSZXF1ZXN0EgoKAmlkGAEgASgJIkMKFlNlcnZpY2VSZXN0YXJ0UmVzcG9uc2USKQoHc2VydmljZRgBIAEoCzIYLm1hY2hpbmVkLnYxLlNlcnZpY2VJbmZvIkUKC0xvZ3NSZXF1ZXN0EgoKAmlkGAEgASgJEhEKBHRhaWwYAiABKA1IAIgBARIOCgZmb2xsb3cYAyABKAhCBwoFX3RhaWwiewoMTG9nc1Jlc3BvbnNlEgsKA3NlcRgBIAEoBBIoCgR0aW1lGAIgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBImCgZzdHJlYW0YAyABKA4yFi5tYWNoaW5lZC52MS5Mb2dTdHJlYW0SDAoEdGV4dBgEIAEoCSI6CgxEbWVzZ1JlcXVlc3QSDgoGZm9sbG93GAEgASgIEhEKBHRhaWwYAiABKA1IAIgBAUIHCgVfdGFpbCLTAQoPS2VybmVsTG9nUmVjb3JkEg0KBWxldmVsGAEgASgNEhAKCGZhY2lsaXR5GAIgASgNEgsKA3NlcRgDIAEoBBIMCgR1c2VjGAQgASgEEg0KBWZsYWdzGAUgASgJEgwKBHRleHQYBiABKAkSOAoGZmllbGRzGAcgAygLMigubWFjaGluZWQudjEuS2VybmVsTG9nUmVjb3JkLkZpZWxkc0VudHJ5Gi0KC0ZpZWxkc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiDgoMS2VybmVsTG9nR2FwInIKDURtZXNnUmVzcG9uc2USLgoGcmVjb3JkGAEgASgLMhwubWFjaGluZWQudjEuS2VybmVsTG9nUmVjb3JkSAASKQoEbG9zdBgCIAEoCzIZLm1hY2hpbmVkLnYxLktlcm5lbExvZ0dhcEgAQgYKBGl0ZW0iQQoZQXBwbHlDb25maWd1cmF0aW9uUmVxdWVzdBITCgtjb25maWdfeWFtbBgBIAEoCRIPCgdkcnlfcnVuGAIgASgIIoABChpBcHBseUNvbmZpZ3VyYXRpb25SZXNwb25zZRInCgVzdGF0ZRgBIAEoDjIYLm1hY2hpbmVkLnYxLkNvbmZpZ1N0YXRlEigKBmVycm9ycxgCIAMoCzIYLm1hY2hpbmVkLnYxLkNvbmZpZ0lzc3VlEg8KB2FwcGxpZWQYAyABKAgqjgEKB0xhYmVsT3ASGAoUTEFCRUxfT1BfVU5TUEVDSUZJRUQQABITCg9MQUJFTF9PUF9FWElTVFMQARIXChNMQUJFTF9PUF9OT1RfRVhJU1RTEAISEgoOTEFCRUxfT1BfRVFVQUwQAxIWChJMQUJFTF9PUF9OT1RfRVFVQUwQBBIPCgtMQUJFTF9PUF9JThAFKlAKBFJvbGUSFAoQUk9MRV9VTlNQRUNJRklFRBAAEg4KClJPTEVfQURNSU4QARIRCg1ST0xFX09QRVJBVE9SEAISDwoLUk9MRV9SRUFERVIQAyppCglMb2dTdHJlYW0SGgoWTE9HX1NUUkVBTV9VTlNQRUNJRklFRBAAEhUKEUxPR19TVFJFQU1fU1RET1VUEAESFQoRTE9HX1NUUkVBTV9TVERFUlIQAhISCg5MT0dfU1RSRUFNX0xPRxADMp8JCg5NYWNoaW5lU2VydmljZRJECgdWZXJzaW9uEhsubWFjaGluZWQudjEuVmVyc2lvblJlcXVlc3QaHC5tYWNoaW5lZC52MS5WZXJzaW9uUmVzcG9uc2USOAoDR2V0EhcubWFjaGluZWQudjEuR2V0UmVxdWVzdBoYLm1hY2hpbmVkLnYxLkdldFJlc3BvbnNlEjsKBExpc3QSGC5tYWNoaW5lZC52MS5MaXN0UmVxdWVzdBoZLm1hY2hpbmVkLnYxLkxpc3RSZXNwb25zZRJACgVXYXRjaBIZLm1hY2hpbmVkLnYxLldhdGNoUmVxdWVzdBoaLm1hY2hpbmVkLnYxLldhdGNoUmVzcG9uc2UwARJDCgZFdmVudHMSGi5tYWNoaW5lZC52MS5FdmVudHNSZXF1ZXN0GhsubWFjaGluZWQudjEuRXZlbnRzUmVzcG9uc2UwARJBCgZSZWJvb3QSGi5tYWNoaW5lZC52MS5SZWJvb3RSZXF1ZXN0GhsubWFjaGluZWQudjEuUmVib290UmVzcG9uc2USRwoIU2h1dGRvd24SHC5tYWNoaW5lZC52MS5TaHV0ZG93blJlcXVlc3QaHS5tYWNoaW5lZC52MS5TaHV0ZG93blJlc3BvbnNlEoABChtHZW5lcmF0ZUNsaWVudENvbmZpZ3VyYXRpb24SLy5tYWNoaW5lZC52MS5HZW5lcmF0ZUNsaWVudENvbmZpZ3VyYXRpb25SZXF1ZXN0GjAubWFjaGluZWQudjEuR2VuZXJhdGVDbGllbnRDb25maWd1cmF0aW9uUmVzcG9uc2USUAoLU2VydmljZUxpc3QSHy5tYWNoaW5lZC52MS5TZXJ2aWNlTGlzdFJlcXVlc3QaIC5tYWNoaW5lZC52MS5TZXJ2aWNlTGlzdFJlc3BvbnNlElMKDFNlcnZpY2VTdGFydBIgLm1hY2hpbmVkLnYxLlNlcnZpY2VTdGFydFJlcXVlc3QaIS5tYWNoaW5lZC52MS5TZXJ2aWNlU3RhcnRSZXNwb25zZRJQCgtTZXJ2aWNlU3RvcBIfLm1hY2hpbmVkLnYxLlNlcnZpY2VTdG9wUmVxdWVzdBogLm1hY2hpbmVkLnYxLlNlcnZpY2VTdG9wUmVzcG9uc2USWQoOU2VydmljZVJlc3RhcnQSIi5tYWNoaW5lZC52MS5TZXJ2aWNlUmVzdGFydFJlcXVlc3QaIy5tYWNoaW5lZC52MS5TZXJ2aWNlUmVzdGFydFJlc3BvbnNlEj0KBExvZ3MSGC5tYWNoaW5lZC52MS5Mb2dzUmVxdWVzdBoZLm1hY2hpbmVkLnYxLkxvZ3NSZXNwb25zZTABEkAKBURtZXNnEhkubWFjaGluZWQudjEuRG1lc2dSZXF1ZXN0GhoubWFjaGluZWQudjEuRG1lc2dSZXNwb25zZTABEmUKEkFwcGx5Q29uZmlndXJhdGlvbhImLm1hY2hpbmVkLnYxLkFwcGx5Q29uZmlndXJhdGlvblJlcXVlc3QaJy5tYWNoaW5lZC52MS5BcHBseUNvbmZpZ3VyYXRpb25SZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_machined_v1_resources, file_machined_v1_services]);
 
 /**
  * Request of Version.
@@ -581,6 +583,453 @@ export const GenerateClientConfigurationResponseSchema: GenMessage<GenerateClien
   messageDesc(file_machined_v1_machine, 20);
 
 /**
+ * A supervised service: its id, how it runs, and its state.
+ *
+ * @generated from message machined.v1.ServiceInfo
+ */
+export type ServiceInfo = Message<"machined.v1.ServiceInfo"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: machined.v1.ServiceSpecSpec spec = 2;
+   */
+  spec?: ServiceSpecSpec | undefined;
+
+  /**
+   * @generated from field: machined.v1.ServiceStatusSpec status = 3;
+   */
+  status?: ServiceStatusSpec | undefined;
+};
+
+/**
+ * Describes the message machined.v1.ServiceInfo.
+ * Use `create(ServiceInfoSchema)` to create a new message.
+ */
+export const ServiceInfoSchema: GenMessage<ServiceInfo> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 21);
+
+/**
+ * Request of ServiceList.
+ *
+ * @generated from message machined.v1.ServiceListRequest
+ */
+export type ServiceListRequest = Message<"machined.v1.ServiceListRequest"> & {
+};
+
+/**
+ * Describes the message machined.v1.ServiceListRequest.
+ * Use `create(ServiceListRequestSchema)` to create a new message.
+ */
+export const ServiceListRequestSchema: GenMessage<ServiceListRequest> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 22);
+
+/**
+ * Response of ServiceList, ordered by id.
+ *
+ * @generated from message machined.v1.ServiceListResponse
+ */
+export type ServiceListResponse = Message<"machined.v1.ServiceListResponse"> & {
+  /**
+   * @generated from field: repeated machined.v1.ServiceInfo services = 1;
+   */
+  services: ServiceInfo[];
+};
+
+/**
+ * Describes the message machined.v1.ServiceListResponse.
+ * Use `create(ServiceListResponseSchema)` to create a new message.
+ */
+export const ServiceListResponseSchema: GenMessage<ServiceListResponse> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 23);
+
+/**
+ * Request of ServiceStart.
+ *
+ * @generated from message machined.v1.ServiceStartRequest
+ */
+export type ServiceStartRequest = Message<"machined.v1.ServiceStartRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message machined.v1.ServiceStartRequest.
+ * Use `create(ServiceStartRequestSchema)` to create a new message.
+ */
+export const ServiceStartRequestSchema: GenMessage<ServiceStartRequest> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 24);
+
+/**
+ * Response of ServiceStart: the service as it was when the start was accepted.
+ *
+ * @generated from message machined.v1.ServiceStartResponse
+ */
+export type ServiceStartResponse = Message<"machined.v1.ServiceStartResponse"> & {
+  /**
+   * @generated from field: machined.v1.ServiceInfo service = 1;
+   */
+  service?: ServiceInfo | undefined;
+};
+
+/**
+ * Describes the message machined.v1.ServiceStartResponse.
+ * Use `create(ServiceStartResponseSchema)` to create a new message.
+ */
+export const ServiceStartResponseSchema: GenMessage<ServiceStartResponse> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 25);
+
+/**
+ * Request of ServiceStop.
+ *
+ * @generated from message machined.v1.ServiceStopRequest
+ */
+export type ServiceStopRequest = Message<"machined.v1.ServiceStopRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message machined.v1.ServiceStopRequest.
+ * Use `create(ServiceStopRequestSchema)` to create a new message.
+ */
+export const ServiceStopRequestSchema: GenMessage<ServiceStopRequest> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 26);
+
+/**
+ * Response of ServiceStop: the service once it is down.
+ *
+ * @generated from message machined.v1.ServiceStopResponse
+ */
+export type ServiceStopResponse = Message<"machined.v1.ServiceStopResponse"> & {
+  /**
+   * @generated from field: machined.v1.ServiceInfo service = 1;
+   */
+  service?: ServiceInfo | undefined;
+};
+
+/**
+ * Describes the message machined.v1.ServiceStopResponse.
+ * Use `create(ServiceStopResponseSchema)` to create a new message.
+ */
+export const ServiceStopResponseSchema: GenMessage<ServiceStopResponse> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 27);
+
+/**
+ * Request of ServiceRestart.
+ *
+ * @generated from message machined.v1.ServiceRestartRequest
+ */
+export type ServiceRestartRequest = Message<"machined.v1.ServiceRestartRequest"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message machined.v1.ServiceRestartRequest.
+ * Use `create(ServiceRestartRequestSchema)` to create a new message.
+ */
+export const ServiceRestartRequestSchema: GenMessage<ServiceRestartRequest> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 28);
+
+/**
+ * Response of ServiceRestart: the service as it was when the restart was accepted.
+ *
+ * @generated from message machined.v1.ServiceRestartResponse
+ */
+export type ServiceRestartResponse = Message<"machined.v1.ServiceRestartResponse"> & {
+  /**
+   * @generated from field: machined.v1.ServiceInfo service = 1;
+   */
+  service?: ServiceInfo | undefined;
+};
+
+/**
+ * Describes the message machined.v1.ServiceRestartResponse.
+ * Use `create(ServiceRestartResponseSchema)` to create a new message.
+ */
+export const ServiceRestartResponseSchema: GenMessage<ServiceRestartResponse> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 29);
+
+/**
+ * Request of Logs.
+ *
+ * @generated from message machined.v1.LogsRequest
+ */
+export type LogsRequest = Message<"machined.v1.LogsRequest"> & {
+  /**
+   * A service id, or `machined` for machined's own log.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * Only the last `tail` lines kept; unset means every line kept.
+   *
+   * @generated from field: optional uint32 tail = 2;
+   */
+  tail?: number | undefined;
+
+  /**
+   * After the kept lines, stream new ones until the call is cancelled.
+   *
+   * @generated from field: bool follow = 3;
+   */
+  follow: boolean;
+};
+
+/**
+ * Describes the message machined.v1.LogsRequest.
+ * Use `create(LogsRequestSchema)` to create a new message.
+ */
+export const LogsRequestSchema: GenMessage<LogsRequest> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 30);
+
+/**
+ * One line of a Logs stream.
+ *
+ * @generated from message machined.v1.LogsResponse
+ */
+export type LogsResponse = Message<"machined.v1.LogsResponse"> & {
+  /**
+   * Grows by one per line of this log; a jump means lines were dropped.
+   *
+   * @generated from field: uint64 seq = 1;
+   */
+  seq: bigint;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp time = 2;
+   */
+  time?: Timestamp | undefined;
+
+  /**
+   * @generated from field: machined.v1.LogStream stream = 3;
+   */
+  stream: LogStream;
+
+  /**
+   * @generated from field: string text = 4;
+   */
+  text: string;
+};
+
+/**
+ * Describes the message machined.v1.LogsResponse.
+ * Use `create(LogsResponseSchema)` to create a new message.
+ */
+export const LogsResponseSchema: GenMessage<LogsResponse> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 31);
+
+/**
+ * Request of Dmesg.
+ *
+ * @generated from message machined.v1.DmesgRequest
+ */
+export type DmesgRequest = Message<"machined.v1.DmesgRequest"> & {
+  /**
+   * After the records in the kernel's buffer, stream new ones until the call is cancelled.
+   *
+   * @generated from field: bool follow = 1;
+   */
+  follow: boolean;
+
+  /**
+   * Only the last `tail` records of the buffer; unset means all of it.
+   *
+   * @generated from field: optional uint32 tail = 2;
+   */
+  tail?: number | undefined;
+};
+
+/**
+ * Describes the message machined.v1.DmesgRequest.
+ * Use `create(DmesgRequestSchema)` to create a new message.
+ */
+export const DmesgRequestSchema: GenMessage<DmesgRequest> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 32);
+
+/**
+ * One kernel log record (/dev/kmsg).
+ *
+ * @generated from message machined.v1.KernelLogRecord
+ */
+export type KernelLogRecord = Message<"machined.v1.KernelLogRecord"> & {
+  /**
+   * Severity 0 (emerg) .. 7 (debug).
+   *
+   * @generated from field: uint32 level = 1;
+   */
+  level: number;
+
+  /**
+   * Syslog facility (0 = kernel).
+   *
+   * @generated from field: uint32 facility = 2;
+   */
+  facility: number;
+
+  /**
+   * The kernel's sequence number.
+   *
+   * @generated from field: uint64 seq = 3;
+   */
+  seq: bigint;
+
+  /**
+   * Microseconds since boot (CLOCK_MONOTONIC).
+   *
+   * @generated from field: uint64 usec = 4;
+   */
+  usec: bigint;
+
+  /**
+   * `c` starts a continuation, `+` continues, `-` otherwise.
+   *
+   * @generated from field: string flags = 5;
+   */
+  flags: string;
+
+  /**
+   * @generated from field: string text = 6;
+   */
+  text: string;
+
+  /**
+   * Dictionary lines (`SUBSYSTEM`, `DEVICE`...).
+   *
+   * @generated from field: map<string, string> fields = 7;
+   */
+  fields: { [key: string]: string };
+};
+
+/**
+ * Describes the message machined.v1.KernelLogRecord.
+ * Use `create(KernelLogRecordSchema)` to create a new message.
+ */
+export const KernelLogRecordSchema: GenMessage<KernelLogRecord> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 33);
+
+/**
+ * The kernel overwrote records before they were read.
+ *
+ * @generated from message machined.v1.KernelLogGap
+ */
+export type KernelLogGap = Message<"machined.v1.KernelLogGap"> & {
+};
+
+/**
+ * Describes the message machined.v1.KernelLogGap.
+ * Use `create(KernelLogGapSchema)` to create a new message.
+ */
+export const KernelLogGapSchema: GenMessage<KernelLogGap> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 34);
+
+/**
+ * One item of a Dmesg stream.
+ *
+ * @generated from message machined.v1.DmesgResponse
+ */
+export type DmesgResponse = Message<"machined.v1.DmesgResponse"> & {
+  /**
+   * @generated from oneof machined.v1.DmesgResponse.item
+   */
+  item: {
+    /**
+     * @generated from field: machined.v1.KernelLogRecord record = 1;
+     */
+    value: KernelLogRecord;
+    case: "record";
+  } | {
+    /**
+     * @generated from field: machined.v1.KernelLogGap lost = 2;
+     */
+    value: KernelLogGap;
+    case: "lost";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message machined.v1.DmesgResponse.
+ * Use `create(DmesgResponseSchema)` to create a new message.
+ */
+export const DmesgResponseSchema: GenMessage<DmesgResponse> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 35);
+
+/**
+ * Request of ApplyConfiguration.
+ *
+ * @generated from message machined.v1.ApplyConfigurationRequest
+ */
+export type ApplyConfigurationRequest = Message<"machined.v1.ApplyConfigurationRequest"> & {
+  /**
+   * The machine config document (YAML).
+   *
+   * @generated from field: string config_yaml = 1;
+   */
+  configYaml: string;
+
+  /**
+   * Only validate; change nothing.
+   *
+   * @generated from field: bool dry_run = 2;
+   */
+  dryRun: boolean;
+};
+
+/**
+ * Describes the message machined.v1.ApplyConfigurationRequest.
+ * Use `create(ApplyConfigurationRequestSchema)` to create a new message.
+ */
+export const ApplyConfigurationRequestSchema: GenMessage<ApplyConfigurationRequest> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 36);
+
+/**
+ * Response of ApplyConfiguration. A config that is not valid is refused with
+ * InvalidArgument listing every error, except in a dry run, which answers here.
+ *
+ * @generated from message machined.v1.ApplyConfigurationResponse
+ */
+export type ApplyConfigurationResponse = Message<"machined.v1.ApplyConfigurationResponse"> & {
+  /**
+   * VALID or INVALID.
+   *
+   * @generated from field: machined.v1.ConfigState state = 1;
+   */
+  state: ConfigState;
+
+  /**
+   * Every error, with its path and line:column.
+   *
+   * @generated from field: repeated machined.v1.ConfigIssue errors = 2;
+   */
+  errors: ConfigIssue[];
+
+  /**
+   * Whether the config was put in force (false for a dry run).
+   *
+   * @generated from field: bool applied = 3;
+   */
+  applied: boolean;
+};
+
+/**
+ * Describes the message machined.v1.ApplyConfigurationResponse.
+ * Use `create(ApplyConfigurationResponseSchema)` to create a new message.
+ */
+export const ApplyConfigurationResponseSchema: GenMessage<ApplyConfigurationResponse> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 37);
+
+/**
  * How a label term compares.
  *
  * @generated from enum machined.v1.LabelOp
@@ -667,6 +1116,41 @@ export const RoleSchema: GenEnum<Role> = /*@__PURE__*/
   enumDesc(file_machined_v1_machine, 1);
 
 /**
+ * Where a log line came from.
+ *
+ * @generated from enum machined.v1.LogStream
+ */
+export enum LogStream {
+  /**
+   * @generated from enum value: LOG_STREAM_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: LOG_STREAM_STDOUT = 1;
+   */
+  STDOUT = 1,
+
+  /**
+   * @generated from enum value: LOG_STREAM_STDERR = 2;
+   */
+  STDERR = 2,
+
+  /**
+   * A structured log record (machined's own log).
+   *
+   * @generated from enum value: LOG_STREAM_LOG = 3;
+   */
+  LOG = 3,
+}
+
+/**
+ * Describes the enum machined.v1.LogStream.
+ */
+export const LogStreamSchema: GenEnum<LogStream> = /*@__PURE__*/
+  enumDesc(file_machined_v1_machine, 2);
+
+/**
  * The node management service.
  *
  * @generated from service machined.v1.MachineService
@@ -751,6 +1235,76 @@ export const MachineService: GenService<{
     methodKind: "unary";
     input: typeof GenerateClientConfigurationRequestSchema;
     output: typeof GenerateClientConfigurationResponseSchema;
+  },
+  /**
+   * Every supervised service with its spec and status. Role: reader.
+   *
+   * @generated from rpc machined.v1.MachineService.ServiceList
+   */
+  serviceList: {
+    methodKind: "unary";
+    input: typeof ServiceListRequestSchema;
+    output: typeof ServiceListResponseSchema;
+  },
+  /**
+   * Start a stopped, finished or failed service. Role: operator.
+   *
+   * @generated from rpc machined.v1.MachineService.ServiceStart
+   */
+  serviceStart: {
+    methodKind: "unary";
+    input: typeof ServiceStartRequestSchema;
+    output: typeof ServiceStartResponseSchema;
+  },
+  /**
+   * Stop a service until started again; answers once it is down. Role: operator.
+   *
+   * @generated from rpc machined.v1.MachineService.ServiceStop
+   */
+  serviceStop: {
+    methodKind: "unary";
+    input: typeof ServiceStopRequestSchema;
+    output: typeof ServiceStopResponseSchema;
+  },
+  /**
+   * Restart a service now, resetting its backoff. Role: operator.
+   *
+   * @generated from rpc machined.v1.MachineService.ServiceRestart
+   */
+  serviceRestart: {
+    methodKind: "unary";
+    input: typeof ServiceRestartRequestSchema;
+    output: typeof ServiceRestartResponseSchema;
+  },
+  /**
+   * A service's output, or machined's own log (`machined`). Role: reader.
+   *
+   * @generated from rpc machined.v1.MachineService.Logs
+   */
+  logs: {
+    methodKind: "server_streaming";
+    input: typeof LogsRequestSchema;
+    output: typeof LogsResponseSchema;
+  },
+  /**
+   * The kernel log. Role: reader.
+   *
+   * @generated from rpc machined.v1.MachineService.Dmesg
+   */
+  dmesg: {
+    methodKind: "server_streaming";
+    input: typeof DmesgRequestSchema;
+    output: typeof DmesgResponseSchema;
+  },
+  /**
+   * Validate a machine config and, unless dry_run, put it in force. Role: admin.
+   *
+   * @generated from rpc machined.v1.MachineService.ApplyConfiguration
+   */
+  applyConfiguration: {
+    methodKind: "unary";
+    input: typeof ApplyConfigurationRequestSchema;
+    output: typeof ApplyConfigurationResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_machined_v1_machine, 0);

@@ -1,0 +1,143 @@
+/**
+ * The MachineService handlers that reach past the store into machined's
+ * moving parts: services (list, start, stop, restart), logs, the kernel log,
+ * and applying a machine config. Each dependency is optional, since dev mode
+ * may not wire them all; an RPC whose dependency is absent answers
+ * Unimplemented, naming what is missing.
+ */
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import {
+  ApplyConfigurationResponseSchema,
+  type MachineService,
+  ServiceListResponseSchema,
+  ServiceRestartResponseSchema,
+  ServiceStartResponseSchema,
+  ServiceStopResponseSchema,
+} from "../gen/machined/v1/machine_pb.ts";
+import { configStateToProto, kernelLogToProto, logEntryToProto } from "../mapping/mod.ts";
+import { serviceInfoToProto } from "../mapping/services_mapping.ts";
+import { type CallerIdentity, callerKey } from "../auth/identity.ts";
+import { type ConfigApplier, configRejectionMessage } from "./config_applier.ts";
+import { type KernelLog, readKernelLog } from "./kernel_log.ts";
+import type { LogSource, ServiceControl } from "./service_control.ts";
+
+/** The optional dependencies of these handlers. */
+export interface NodeServiceDeps {
+  /** The service supervisor (ServiceList/Start/Stop/Restart). */
+  readonly services?: ServiceControl;
+  /** Service logs and machined's own (Logs). */
+  readonly logs?: LogSource;
+  /** The kernel log (Dmesg). */
+  readonly kernelLog?: KernelLog;
+  /** Config validation and application (ApplyConfiguration). */
+  readonly configs?: ConfigApplier;
+}
+
+type NodeServiceMethods =
+  | "serviceList"
+  | "serviceStart"
+  | "serviceStop"
+  | "serviceRestart"
+  | "logs"
+  | "dmesg"
+  | "applyConfiguration";
+
+/** The handlers of the RPCs backed by {@link NodeServiceDeps}. */
+export function createNodeServiceHandlers(
+  deps: NodeServiceDeps,
+): Pick<ServiceImpl<typeof MachineService>, NodeServiceMethods> {
+  const services = () => need(deps.services, "the service RPCs", "a service supervisor");
+  return {
+    serviceList() {
+      return create(ServiceListResponseSchema, {
+        services: services().list().map(serviceInfoToProto),
+      });
+    },
+
+    async serviceStart(req) {
+      const ctl = services();
+      await ctl.start(requireId("ServiceStart", req.id));
+      return create(ServiceStartResponseSchema, { service: serviceInfoToProto(ctl.get(req.id)) });
+    },
+
+    async serviceStop(req) {
+      const ctl = services();
+      await ctl.stop(requireId("ServiceStop", req.id));
+      return create(ServiceStopResponseSchema, { service: serviceInfoToProto(ctl.get(req.id)) });
+    },
+
+    async serviceRestart(req) {
+      const ctl = services();
+      await ctl.restart(requireId("ServiceRestart", req.id));
+      return create(ServiceRestartResponseSchema, {
+        service: serviceInfoToProto(ctl.get(req.id)),
+      });
+    },
+
+    async *logs(req, ctx) {
+      const source = need(deps.logs, "Logs", "a log source");
+      const id = requireId("Logs", req.id);
+      const lines = source.logs(id, { tail: req.tail, follow: req.follow, signal: ctx.signal });
+      for await (const line of lines) yield logEntryToProto(line);
+    },
+
+    async *dmesg(req, ctx) {
+      const log = need(deps.kernelLog, "Dmesg", "a kernel log reader");
+      const records = readKernelLog(log, {
+        tail: req.tail,
+        follow: req.follow,
+        signal: ctx.signal,
+      });
+      for await (const r of records) yield kernelLogToProto(r);
+    },
+
+    async applyConfiguration(req, ctx) {
+      const applier = need(deps.configs, "ApplyConfiguration", "a config applier");
+      if (req.configYaml.trim() === "") {
+        throw new ConnectError("ApplyConfiguration needs config_yaml", Code.InvalidArgument);
+      }
+      const result = await applier.apply(req.configYaml, {
+        dryRun: req.dryRun,
+        by: requester(ctx),
+      });
+      const response = create(ApplyConfigurationResponseSchema, {
+        state: configStateToProto(result.state),
+        errors: result.errors.map((e) => ({ ...e })),
+        applied: result.state === "valid" && !req.dryRun,
+      });
+      if (result.state === "invalid" && !req.dryRun) {
+        // The errors ride along as a detail, so clients need not parse the message.
+        throw new ConnectError(
+          configRejectionMessage(result.errors),
+          Code.InvalidArgument,
+          undefined,
+          [{ desc: ApplyConfigurationResponseSchema, value: response }],
+        );
+      }
+      return response;
+    },
+  };
+}
+
+/**
+ * @throws ConnectError Unimplemented when machined runs without `what`.
+ */
+function need<T>(dep: T | undefined, rpc: string, what: string): T {
+  if (dep !== undefined) return dep;
+  throw new ConnectError(
+    `${rpc} ${rpc.startsWith("the ") ? "are" : "is"} not available: ` +
+      `this machined runs without ${what}`,
+    Code.Unimplemented,
+  );
+}
+
+function requireId(rpc: string, id: string): string {
+  if (id === "") throw new ConnectError(`${rpc} needs an id`, Code.InvalidArgument);
+  return id;
+}
+
+function requester(ctx: HandlerContext): { name: string; role: string } {
+  const caller: CallerIdentity | undefined = ctx.values.get(callerKey);
+  return { name: caller?.name ?? "", role: caller?.role ?? "" };
+}
