@@ -9,7 +9,9 @@ import { join } from "node:path";
 import { createLogger, type Logger, type LogRing } from "../logs/mod.ts";
 import { nativeBackends, type NodeBackends } from "../node/backends.ts";
 import { Machined } from "../node/machined.ts";
-import { applyConfigText, loadFirstConfig } from "../node/config_loader.ts";
+import { readFirstConfig, recordMissingConfig } from "../node/config_loader.ts";
+import { ConfigKeeper } from "../node/config_keeper.ts";
+import { followVolumes } from "../node/volume_hooks.ts";
 import { startApiHost } from "../node/api_host.ts";
 import {
   createServerCertRenewer,
@@ -74,6 +76,11 @@ export async function bootNode(
     sysctls: new ProcSysctlBackend(),
   });
   machined.register(domains.controllers);
+  const keeper = new ConfigKeeper(machined);
+  const stopFollowingVolumes = followVolumes(machined, {
+    config: keeper,
+    supervisor: domains.supervisor,
+  });
   const { events } = machined;
   let cmdline = new Map<string, string>();
   let config: MachineConfig | undefined;
@@ -105,15 +112,19 @@ export async function bootNode(
       tasks: [task("loadConfig", async () => {
         machined.start();
         const sources = configCandidates(cmdline);
-        const loaded = sources.inline
-          ? { ...(await applyConfigText(machined.store, atob(sources.inline), "cmdline")) }
-          : await loadFirstConfig(machined.store, sources.paths);
+        const found = sources.inline
+          ? { text: atob(sources.inline), path: "cmdline" }
+          : await readFirstConfig(sources.paths);
+        if (!found) {
+          await recordMissingConfig(machined.store, sources.paths);
+          logger.warn("boot", "no config found: maintenance", { tried: sources.paths.join(",") });
+          return;
+        }
+        const loaded = await keeper.apply(found.text, found.path);
         if (loaded.state === "valid") config = loaded.config;
-        else {
-          logger.warn("boot", `no valid config (${loaded.state}): maintenance`, {
-            errors: loaded.state === "invalid"
-              ? loaded.errors.map((e) => e.format()).join("; ")
-              : "",
+        else if (loaded.state === "invalid") {
+          logger.warn("boot", "invalid config: maintenance", {
+            errors: loaded.errors.map((e) => e.format()).join("; "),
           });
         }
       })],
@@ -214,7 +225,10 @@ export async function bootNode(
       renewer.stop();
       return api.stop();
     },
-    afterControllers: () => domains.shutdown(),
+    afterControllers: () => {
+      stopFollowingVolumes();
+      return domains.shutdown();
+    },
     keepMounted: EARLY_MOUNTS.map((m) => m.target),
   });
   return action;

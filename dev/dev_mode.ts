@@ -17,7 +17,7 @@ import { devBackends } from "../node/backends.ts";
 import { createNodeDomains } from "../node/domains.ts";
 import { FakeSysctlBackend } from "../controllers/kernel/mod.ts";
 import { startApiHost } from "../node/api_host.ts";
-import { loadConfigFile } from "../node/config_loader.ts";
+import { ConfigKeeper } from "../node/config_keeper.ts";
 import { Machined } from "../node/machined.ts";
 import { watchConfigFile } from "./config_watch.ts";
 import { MACHINED_VERSION } from "../node/version.ts";
@@ -60,7 +60,8 @@ export async function runDevMode(o: DevOptions): Promise<number> {
   });
   machined.register(domains.controllers);
   machined.start();
-  const load = await loadConfigFile(machined.store, configPath);
+  const keeper = new ConfigKeeper(machined);
+  const load = await keeper.apply(await Deno.readTextFile(configPath), configPath);
   machined.stage.set(load.state === "valid" ? "running" : "maintenance");
   if (load.state === "invalid") {
     machined.logger.warn("config", "invalid config: staying in maintenance", {
@@ -129,8 +130,7 @@ export async function runDevMode(o: DevOptions): Promise<number> {
     },
   });
   const stopWatch = watchConfigFile(configPath, async () => {
-    const r = await loadConfigFile(machined.store, configPath);
-    if (r.state === "valid") machined.stage.set("running");
+    const r = await keeper.apply(await Deno.readTextFile(configPath), configPath);
     machined.logger.info("config", `reloaded ${configPath}: ${r.state}`);
   });
 

@@ -3,7 +3,11 @@
  * in dev mode "observe read-only, fake every change". Controllers and the boot
  * sequence take these, never the addon.
  */
-import { type BlockBackend, FakeBlockBackend, NativeBlockBackend } from "../platform/block/mod.ts";
+import {
+  type BlockBackend,
+  NativeBlockBackend,
+  ReadOnlyBlockBackend,
+} from "../platform/block/mod.ts";
 import { type ClockBackend, FakeClockBackend, NativeClockBackend } from "../platform/clock/mod.ts";
 import {
   FakeIdentityBackend,
@@ -48,8 +52,8 @@ export function nativeBackends(): NodeBackends {
 
 /**
  * Dev mode: nothing that would change the host. Processes are real (machined's
- * own children: apid and the configured services, unprivileged); everything
- * else is an in-memory fake.
+ * own children: apid and the configured services, unprivileged); disks are read
+ * from the host and never written (EROFS); everything else is an in-memory fake.
  */
 export function devBackends(): NodeBackends {
   return {
@@ -59,7 +63,7 @@ export function devBackends(): NodeBackends {
     kmod: new FakeKmodBackend(),
     clock: new FakeClockBackend(),
     network: new FakeNetworkBackend(),
-    block: new FakeBlockBackend(),
+    block: new ReadOnlyBlockBackend(new NativeBlockBackend()),
     process: nativeProcessBackend(),
   };
 }

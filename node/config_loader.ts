@@ -46,38 +46,30 @@ export async function applyConfigText(
   return { state: "valid", config: parsed.config };
 }
 
-/** Reads the config file at `path`; a missing file is recorded as `missing`. */
-export async function loadConfigFile(store: MachineStore, path: string): Promise<ConfigLoad> {
-  let text: string;
-  try {
-    text = await Deno.readTextFile(path);
-  } catch (e) {
-    if (!(e instanceof Deno.errors.NotFound)) throw e;
-    await writeStatus(store, { state: "missing", source: path, errors: [] });
-    return { state: "missing" };
-  }
-  return applyConfigText(store, text, path);
-}
-
-/** Tries each candidate path in order and loads the first that exists. */
-export async function loadFirstConfig(
-  store: MachineStore,
+/** The text of the first candidate path that exists, or undefined. */
+export async function readFirstConfig(
   candidates: readonly string[],
-): Promise<ConfigLoad & { path?: string }> {
+): Promise<{ text: string; path: string } | undefined> {
   for (const path of candidates) {
     try {
-      await Deno.stat(path);
-    } catch {
-      continue;
+      return { text: await Deno.readTextFile(path), path };
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw e;
     }
-    return { ...(await loadConfigFile(store, path)), path };
   }
+  return undefined;
+}
+
+/** Records that no config was found at any of `candidates`. */
+export async function recordMissingConfig(
+  store: MachineStore,
+  candidates: readonly string[],
+): Promise<void> {
   await writeStatus(store, {
     state: "missing",
     source: candidates.join(", ") || "(no candidates)",
     errors: [],
   });
-  return { state: "missing" };
 }
 
 /** What stands where a secret was removed. */

@@ -4,6 +4,7 @@
  * from the node's backends. Both PID 1 and dev mode use it, so they run the
  * same code against different backends.
  */
+import { blockControllers } from "../controllers/block/mod.ts";
 import { kernelControllers, type SysctlBackend } from "../controllers/kernel/mod.ts";
 import { createNetworkControllers } from "../controllers/network/mod.ts";
 import { runtimeControllers } from "../controllers/runtime/mod.ts";
@@ -22,6 +23,8 @@ export interface DomainPaths {
   containerd: { root: string; state: string; configPath: string };
   /** cgroup v2 directory for services; none means no per-service cgroups. */
   serviceCgroups?: string;
+  /** Where disks are discovered. @default /sys */
+  sysfsRoot?: string;
 }
 
 /** What a node runs besides the core controllers. */
@@ -79,6 +82,13 @@ export function createNodeDomains(
       ...network.controllers,
       ...timeControllers({ clock: backends.clock, transport: new UdpNtpTransport(), events }),
       ...kernelControllers({ sysctls: options.sysctls, kmod: backends.kmod, events }),
+      ...blockControllers({
+        block: backends.block,
+        mounts: backends.mount,
+        process: backends.process,
+        events,
+        ...(options.paths.sysfsRoot ? { sysfsRoot: options.paths.sysfsRoot } : {}),
+      }),
       ...runtimeControllers({ containerd: options.paths.containerd }),
     ],
     supervisor,

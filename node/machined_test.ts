@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { createLogger } from "../logs/mod.ts";
 import { waitForResource } from "../runtime/testing.ts";
-import { applyConfigText, loadConfigFile } from "./config_loader.ts";
+import { applyConfigText, readFirstConfig, recordMissingConfig } from "./config_loader.ts";
+import { ConfigKeeper } from "./config_keeper.ts";
 import { Machined } from "./machined.ts";
 
 const GOOD = `version: v1alpha1
@@ -57,8 +58,8 @@ Deno.test("an invalid config never replaces a good one; the reason is visible", 
 
 Deno.test("a missing config file is recorded as missing", async () => {
   const m = newMachined();
-  const r = await loadConfigFile(m.store, "/nonexistent/machined.yaml");
-  assert.equal(r.state, "missing");
+  assert.equal(await readFirstConfig(["/nonexistent/machined.yaml"]), undefined);
+  await recordMissingConfig(m.store, ["/nonexistent/machined.yaml"]);
   assert.equal(m.store.get("ConfigStatus", "config", "machine").spec.state, "missing");
 });
 
@@ -77,4 +78,44 @@ Deno.test("the CA key in the config never enters the store", async () => {
   const stored = m.store.get("MachineConfig", "config", "v1alpha1").spec.config;
   assert.equal(stored.machine.ca?.key, "(redacted)");
   assert.ok(!JSON.stringify(stored).includes("PRIVATE KEY"));
+});
+
+Deno.test("a good config applied in maintenance moves the node to running and persists on STATE", async () => {
+  const m = newMachined();
+  m.start();
+  const keeper = new ConfigKeeper(m);
+  const bad = await keeper.apply("version: v1alpha1\nmachine: {}\n", "image");
+  assert.equal(bad.state, "invalid");
+  m.stage.set("maintenance");
+  const state = await Deno.makeTempDir();
+  try {
+    await keeper.stateMounted(state);
+    await assert.rejects(() => Deno.stat(`${state}/config.yaml`), Deno.errors.NotFound);
+    assert.equal((await keeper.apply(GOOD, "api")).state, "valid");
+    assert.equal(m.stage.get(), "running");
+    assert.equal(await Deno.readTextFile(`${state}/config.yaml`), GOOD);
+    assert.equal((await Deno.stat(`${state}/config.yaml`)).mode! & 0o777, 0o600);
+  } finally {
+    await Deno.remove(state, { recursive: true });
+    await m.stop();
+  }
+});
+
+Deno.test("on a later boot the config persisted on STATE wins over the image's", async () => {
+  const m = newMachined();
+  const keeper = new ConfigKeeper(m);
+  await keeper.apply(GOOD, "image");
+  const state = await Deno.makeTempDir();
+  try {
+    const newer = GOOD.replace("node-1", "node-2");
+    await Deno.writeTextFile(`${state}/config.yaml`, newer);
+    await keeper.stateMounted(state);
+    assert.equal(
+      m.store.get("MachineConfig", "config", "v1alpha1").spec.config.machine.hostname,
+      "node-2",
+    );
+    assert.equal(keeper.text, newer);
+  } finally {
+    await Deno.remove(state, { recursive: true });
+  }
 });

@@ -23,3 +23,4 @@ export * from "./gpt.ts";
 export { crc32 } from "./crc32.ts";
 export { type FsInfo, PROBE_BYTES, probeSuperblock } from "./probe.ts";
 export { type PartitionOp, planPartitionSync } from "./partition_sync.ts";
+export { ReadOnlyBlockBackend } from "./backend_readonly.ts";

@@ -1,0 +1,84 @@
+/**
+ * Keeps the text of the config in force (the store holds the parsed config with
+ * its secrets redacted), applies new texts, and persists the accepted one on
+ * STATE once STATE is mounted. On a later boot the config on STATE wins over
+ * the image's: it is what the node last accepted (for example over the API).
+ */
+import { join } from "node:path";
+import { writeFileAtomic } from "../pki/mod.ts";
+import { applyConfigText, type ConfigLoad } from "./config_loader.ts";
+import type { Machined } from "./machined.ts";
+
+/** The config text in force and where it lives. */
+export class ConfigKeeper {
+  #text?: string;
+  #stateDir?: string;
+
+  constructor(readonly machined: Machined) {}
+
+  /** The accepted config text, if any. */
+  get text(): string | undefined {
+    return this.#text;
+  }
+
+  /**
+   * Validates and applies `text`. A valid config replaces the one in force, is
+   * persisted on STATE when mounted, and moves a node in maintenance to running.
+   * An invalid one changes nothing but ConfigStatus. `dryRun` only validates.
+   */
+  async apply(
+    text: string,
+    source: string,
+    options: { dryRun?: boolean } = {},
+  ): Promise<ConfigLoad> {
+    if (options.dryRun) {
+      const { parseMachineConfig } = await import("../config/mod.ts");
+      const r = parseMachineConfig(text, source);
+      return r.ok ? { state: "valid", config: r.config } : { state: "invalid", errors: r.errors };
+    }
+    const r = await applyConfigText(this.machined.store, text, source);
+    if (r.state !== "valid") return r;
+    this.#text = text;
+    await this.#persist();
+    if (this.machined.stage.get() === "maintenance") this.machined.stage.set("running");
+    return r;
+  }
+
+  /** Records a text accepted at boot (already in the store). */
+  accepted(text: string): void {
+    this.#text = text;
+  }
+
+  /**
+   * STATE was mounted at `dir`: load its config if it differs from the one in
+   * force (it is newer), else store the one in force there.
+   */
+  async stateMounted(dir: string): Promise<void> {
+    this.#stateDir = dir;
+    const path = join(dir, "config.yaml");
+    let onState: string | undefined;
+    try {
+      onState = await Deno.readTextFile(path);
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw e;
+    }
+    if (onState !== undefined && onState !== this.#text) {
+      const r = await this.apply(onState, path);
+      if (r.state === "valid") {
+        this.machined.logger.info("config", `loaded the config persisted on STATE (${path})`);
+        return;
+      }
+      this.machined.logger.warn(
+        "config",
+        `the config on STATE is invalid; keeping the one in force`,
+      );
+    }
+    await this.#persist();
+  }
+
+  async #persist(): Promise<void> {
+    if (!this.#stateDir || this.#text === undefined) return;
+    await writeFileAtomic(join(this.#stateDir, "config.yaml"), this.#text, { mode: 0o600 });
+    this.machined.logger.info("config", "config persisted on STATE");
+  }
+}
