@@ -15,7 +15,7 @@ import { createMachineClient } from "../client/mod.ts";
 const haveAddon = await Deno.stat(NATIVE_ADDON_PATH).then(() => true, () => false);
 if (!haveAddon) console.log(`skipping process split tests: ${NATIVE_ADDON_PATH} is not built`);
 
-async function freePort(): Promise<number> {
+function freePort(): number {
   const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const port = (l.addr as Deno.NetAddr).port;
   l.close();
@@ -120,7 +120,7 @@ Deno.test({
   ignore: !haveAddon,
   fn: async () => {
     const pki = await createTestPki();
-    const port = await freePort();
+    const port = freePort();
     const h = startHarness(pki, port);
     try {
       const first = await h.waitFor("apid-ready");

@@ -66,12 +66,18 @@ export async function* readKernelLog(
   if (!Number.isInteger(tail) || tail < 0) {
     throw new RangeError(`Kernel log tail must be a whole number >= 0, got ${tail}`);
   }
+  // Only records count toward `tail`; gaps stay where they fell among them.
   const kept: (KernelLogRecord | KernelLogGap)[] = [];
+  let records = 0;
   let newest = -1;
   for await (const r of log.read({ follow: false, signal })) {
-    if (!("lost" in r)) newest = r.seq;
     kept.push(r);
-    if (kept.length > tail) kept.shift();
+    if ("lost" in r) continue;
+    newest = r.seq;
+    if (++records <= tail) continue;
+    // Drop the oldest record, with any gaps before it.
+    while ("lost" in kept.shift()!) { /* a gap before the dropped record */ }
+    records--;
   }
   // A gap first in the window says nothing about the records shown: drop it.
   while (kept.length > 0 && "lost" in kept[0]) kept.shift();
