@@ -81,6 +81,13 @@ export interface Controller<M extends Catalog> {
   readonly resyncInterval?: number;
   /** Brings outputs in line with inputs. Throwing makes the runtime back off and retry. */
   reconcile(ctx: ReconcileContext<M>): Promise<void>;
+  /**
+   * For controllers that mirror state outside the store (kernel events, sockets):
+   * started once with the runtime, it calls `wake()` whenever that state changes,
+   * which triggers a reconcile like an input change would. It should return when
+   * `signal` aborts; if it throws, the error is logged and it is not restarted.
+   */
+  watch?(wake: () => void, signal: AbortSignal): Promise<void>;
 }
 
 /** Thrown when a controller reads or writes outside its declarations. */

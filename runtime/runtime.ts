@@ -119,6 +119,7 @@ export class ControllerRuntime<M extends Catalog> {
     this.#started = true;
     this.#subscribe();
     for (const entry of this.#entries.values()) {
+      this.#startWatch(entry);
       entry.loop = this.#run(entry);
       this.#publish(entry);
     }
@@ -206,6 +207,19 @@ export class ControllerRuntime<M extends Catalog> {
     // Outputs tearing down wait for finalizers: re-run the owner when they change.
     return kind === "updated" && md.owner === controller.name && md.phase === "tearingDown" &&
       controller.outputs.some((o) => o.type === md.type);
+  }
+
+  /** Starts a controller's external watch, whose wake-ups trigger reconciles. */
+  #startWatch(entry: Entry<M>): void {
+    const { controller } = entry;
+    if (!controller.watch) return;
+    const signal = this.#stop.signal;
+    controller.watch(() => {
+      if (!signal.aborted) this.#kick(entry);
+    }, signal).catch((e) => {
+      if (signal.aborted) return;
+      (this.#options.logger ?? (() => {}))(controller.name, "watch failed", { error: String(e) });
+    });
   }
 
   #kick(entry: Entry<M>): void {

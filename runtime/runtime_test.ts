@@ -326,3 +326,25 @@ Deno.test("a chain of three controllers converges and stop is graceful", async (
   assert.ok(runtime.stats().every((s) => s.state === "stopped"));
   assert.equal(store.watchCount, 0);
 });
+
+Deno.test("a controller's external watch wakes it; stop ends the watch", async () => {
+  const rec = statsRecorder();
+  const { runtime } = setup({ onStats: rec.onStats });
+  let wakeUp!: () => void;
+  let watchEnded = false;
+  runtime.register(controller({
+    name: "test.External",
+    watch: async (wake, signal) => {
+      wakeUp = wake;
+      await new Promise<void>((r) => signal.addEventListener("abort", () => r(), { once: true }));
+      watchEnded = true;
+    },
+  }));
+  runtime.start();
+  await rec.next((s) => s.reconciles === 1 && s.state === "idle");
+  const second = rec.next((s) => s.reconciles === 2 && s.state === "idle");
+  wakeUp();
+  await second;
+  await runtime.stop();
+  assert.ok(watchEnded);
+});

@@ -1,11 +1,9 @@
 /**
  * The shape of the status controllers that mirror kernel state (links,
- * addresses, routes): subscribe to rtnetlink events first, then list and
- * publish everything, then keep the cycle open and re-list after every burst
- * of events until a window ends or the runtime stops. The runtime has no
- * external wake-up, so the cycle itself waits on the event socket; after the
- * window it returns and requeues at once, which also bounds how long a lost
- * event could go unnoticed.
+ * addresses, routes): the controller's `watch` subscribes to rtnetlink events
+ * and wakes the runtime after every burst of events; each reconcile lists and
+ * publishes everything. A periodic resync bounds how long a lost event could
+ * go unnoticed.
  * @module
  */
 import type { MachineController, ResourceSpecs, ResourceType } from "../../resources/registry.ts";
@@ -31,7 +29,7 @@ export interface KernelWatchDef<K extends ResourceType> {
   backend: NetworkBackend;
   /** Everything that should be published now, read from the backend. */
   read(backend: NetworkBackend): Promise<Wanted<K>[]>;
-  /** @default {@link DEFAULT_WATCH_WINDOW_MS} */
+  /** Re-list this often (ms) even without events; 0 never. @default {@link DEFAULT_WATCH_WINDOW_MS} */
   windowMs?: number;
 }
 
@@ -58,31 +56,31 @@ export function kernelWatchController<K extends ResourceType>(
     name: def.name,
     inputs: [],
     outputs: [{ type: def.output, kind: "exclusive" }],
-    async reconcile(ctx) {
-      const deadline = Date.now() + (def.windowMs ?? DEFAULT_WATCH_WINDOW_MS);
-      ctx.signal.addEventListener("abort", close, { once: true });
-      try {
-        sub ??= def.backend.subscribe(def.groups);
-        await publish(ctx);
-        while (!ctx.signal.aborted && Date.now() < deadline) {
-          const s = sub;
-          if (!s) break;
-          try {
-            const first = await s.nextEvent(deadline - Date.now());
-            if (!first || ctx.signal.aborted) continue;
-            while (await s.nextEvent(BURST_MS)) { /* coalesce the burst */ }
-          } catch (e) {
-            if (!hasErrno(e, "ENOBUFS")) throw e;
-            // Events were lost: start over with a fresh socket and a full list.
-            close();
-            sub = def.backend.subscribe(def.groups);
-          }
-          if (!ctx.signal.aborted) await publish(ctx);
+    // A periodic re-list bounds how long a lost event goes unnoticed; 0 turns it off.
+    resyncInterval: def.windowMs === 0 ? undefined : def.windowMs ?? DEFAULT_WATCH_WINDOW_MS,
+    async watch(wake, signal) {
+      signal.addEventListener("abort", close, { once: true });
+      sub ??= def.backend.subscribe(def.groups);
+      while (!signal.aborted) {
+        const s = sub;
+        if (!s) break;
+        try {
+          const first = await s.nextEvent(1_000);
+          if (!first || signal.aborted) continue;
+          while (await s.nextEvent(BURST_MS)) { /* coalesce the burst */ }
+        } catch (e) {
+          if (signal.aborted) break;
+          if (!hasErrno(e, "ENOBUFS")) throw e;
+          // Events were lost: start over with a fresh socket; the re-list below catches up.
+          close();
+          sub = def.backend.subscribe(def.groups);
         }
-      } finally {
-        ctx.signal.removeEventListener("abort", close);
+        wake();
       }
-      if (!ctx.signal.aborted) ctx.requeueAfter(0);
+      close();
+    },
+    async reconcile(ctx) {
+      await publish(ctx);
     },
   };
 }

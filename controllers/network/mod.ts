@@ -50,7 +50,7 @@ export interface NetworkDeps {
   autoDhcp?: boolean;
   /** Real-time bound on waiting for one DHCP reply. @default 3000 */
   dhcpReplyTimeoutMs?: number;
-  /** Length of one kernel-watching cycle (ms). @default 60000 */
+  /** Status controllers re-list the kernel this often (ms) besides on events; 0 never. @default 60000 */
   watchWindowMs?: number;
   events?: EventBus;
 }

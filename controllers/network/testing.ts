@@ -69,6 +69,8 @@ export async function networkTestEnv(
     events,
     resolvConfPath,
     dhcpReplyTimeoutMs: 200,
+    // Events drive the status controllers; no periodic re-list in tests.
+    watchWindowMs: 0,
     ...options.deps,
   });
   for (const c of domain.controllers) runtime.register(c);
