@@ -26,7 +26,7 @@ import { fatalReboot, installPid1Guards } from "./pid1_guard.ts";
 import { runSequence, task } from "./sequence.ts";
 import { type PowerAction, shutdownNode } from "./shutdown.ts";
 import { prepareApidPki } from "./apid_pki.ts";
-import { MACHINED_VERSION } from "../node/version.ts";
+import { nodeActions } from "../node/node_actions.ts";
 import { rssKiB, uptimeSeconds } from "../node/proc_stats.ts";
 import { createNodeDomains, NODE_PATHS } from "../node/domains.ts";
 import { ProcSysctlBackend } from "../controllers/kernel/mod.ts";
@@ -153,26 +153,11 @@ export async function bootNode(
     endpoints: () => [listen.replace(/^0\.0\.0\.0:/, "127.0.0.1:")],
     dropUser: Deno.uid() === 0,
     apidEntry: bundledApidEntry(),
-    actions: {
-      version: () => ({
-        version: MACHINED_VERSION,
-        commit: "",
-        denoVersion: Deno.version.deno,
-        os: Deno.build.os,
-        arch: Deno.build.arch,
-        hostname,
-      }),
-      reboot: (by) => {
-        logger.info("power", "reboot requested over the API", { ...by });
-        setTimeout(() => shutdownRequest("reboot"), 100);
-        return Promise.resolve();
-      },
-      shutdown: (by) => {
-        logger.info("power", "shutdown requested over the API", { ...by });
-        setTimeout(() => shutdownRequest("poweroff"), 100);
-        return Promise.resolve();
-      },
-    },
+    actions: nodeActions({
+      hostname: () => hostname,
+      logger,
+      onPower: (what) => shutdownRequest(what),
+    }),
   });
   // machined, not apid, holds the CA key: it renews the server certificate and
   // restarts apid with the new pair.

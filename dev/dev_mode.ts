@@ -20,7 +20,7 @@ import { startApiHost } from "../node/api_host.ts";
 import { ConfigKeeper } from "../node/config_keeper.ts";
 import { Machined } from "../node/machined.ts";
 import { watchConfigFile } from "./config_watch.ts";
-import { MACHINED_VERSION } from "../node/version.ts";
+import { nodeActions } from "../node/node_actions.ts";
 
 /** What `main.ts dev` takes. */
 export interface DevOptions {
@@ -93,7 +93,7 @@ export async function runDevMode(o: DevOptions): Promise<number> {
 
   const stopping = (code: number, stage: "rebooting" | "shuttingDown") => {
     machined.stage.set(stage);
-    setTimeout(() => done(code), 100);
+    done(code);
   };
   const api = await startApiHost({
     machined,
@@ -106,28 +106,12 @@ export async function runDevMode(o: DevOptions): Promise<number> {
     addresses: ["127.0.0.1", "::1"],
     endpoints: () => [o.listen],
     dropUser: false,
-    actions: {
-      version: () => ({
-        version: MACHINED_VERSION,
-        commit: "",
-        denoVersion: Deno.version.deno,
-        os: Deno.build.os,
-        arch: Deno.build.arch,
-        hostname,
-      }),
-      reboot: (by) => {
-        machined.logger.info("power", "reboot requested: dev mode stops (no host reboot)", {
-          ...by,
-        });
-        stopping(0, "rebooting");
-        return Promise.resolve();
-      },
-      shutdown: (by) => {
-        machined.logger.info("power", "shutdown requested", { ...by });
-        stopping(0, "shuttingDown");
-        return Promise.resolve();
-      },
-    },
+    actions: nodeActions({
+      hostname: () => hostname,
+      logger: machined.logger,
+      // Dev mode never reboots the host: both requests stop machined.
+      onPower: (what) => stopping(0, what === "reboot" ? "rebooting" : "shuttingDown"),
+    }),
   });
   const stopWatch = watchConfigFile(configPath, async () => {
     const r = await keeper.apply(await Deno.readTextFile(configPath), configPath);
