@@ -4,23 +4,39 @@
  */
 import { parseArgs } from "node:util";
 import type { Command } from "./command.ts";
+import { applyConfigCommand } from "./commands/apply_config.ts";
 import { configAddCommand, configContextsCommand, configUseCommand } from "./commands/config.ts";
+import { dmesgCommand } from "./commands/dmesg.ts";
 import { eventsCommand } from "./commands/events.ts";
 import { genClientCommand, genConfigCommand } from "./commands/gen.ts";
 import { getCommand } from "./commands/get.ts";
+import { logsCommand } from "./commands/logs.ts";
 import { rebootCommand, shutdownCommand } from "./commands/power.ts";
+import {
+  serviceCommand,
+  serviceRestartCommand,
+  serviceStartCommand,
+  serviceStopCommand,
+} from "./commands/service.ts";
 import { validateCommand } from "./commands/validate.ts";
 import { versionCommand } from "./commands/version.ts";
 import { describeError } from "./errors.ts";
-import { consoleIo, type Io } from "./io.ts";
+import { CliError, consoleIo, type Io } from "./io.ts";
 
 /** Every command, in help order. */
 export const COMMANDS: readonly Command[] = [
   versionCommand,
   getCommand,
+  serviceCommand,
+  serviceStartCommand,
+  serviceStopCommand,
+  serviceRestartCommand,
+  logsCommand,
+  dmesgCommand,
   eventsCommand,
   rebootCommand,
   shutdownCommand,
+  applyConfigCommand,
   validateCommand,
   genConfigCommand,
   genClientCommand,
@@ -29,8 +45,18 @@ export const COMMANDS: readonly Command[] = [
   configAddCommand,
 ];
 
+/** Options of {@link runMachinectl}. */
+export interface RunOptions {
+  /** Ends a following command (`logs -f`, `dmesg -f`, `events`, `get -w`) as Ctrl-C does. */
+  signal?: AbortSignal;
+}
+
 /** Runs machinectl with `argv` (without the program name); returns the exit code. */
-export async function runMachinectl(argv: readonly string[], io: Io = consoleIo): Promise<number> {
+export async function runMachinectl(
+  argv: readonly string[],
+  io: Io = consoleIo,
+  options: RunOptions = {},
+): Promise<number> {
   // Global flags may come before the command: `machinectl --config X get ms`.
   const { command, rest } = findCommand(argv);
   if (!command) {
@@ -60,10 +86,15 @@ export async function runMachinectl(argv: readonly string[], io: Io = consoleIo)
     return 0;
   }
   try {
-    return await command.run({ flags: parsed.values, args: parsed.positionals, io });
+    return await command.run({
+      flags: parsed.values,
+      args: parsed.positionals,
+      io,
+      signal: options.signal,
+    });
   } catch (e) {
     io.err(`error: ${describeError(e, endpointHint(parsed.values))}`);
-    return 1;
+    return e instanceof CliError ? e.exitCode : 1;
   }
 }
 
@@ -79,7 +110,7 @@ function findCommand(argv: readonly string[]): { command?: Command; rest: string
     words.push(i);
   }
   const two = words.length === 2 ? `${argv[words[0]]} ${argv[words[1]]}` : undefined;
-  const byTwo = two ? COMMANDS.find((c) => c.name === two) : undefined;
+  const byTwo = two ? COMMANDS.find((c) => named(c, two)) : undefined;
   if (byTwo) {
     return {
       command: byTwo,
@@ -87,9 +118,13 @@ function findCommand(argv: readonly string[]): { command?: Command; rest: string
     };
   }
   const one = words.length > 0 ? argv[words[0]] : undefined;
-  const byOne = COMMANDS.find((c) => c.name === one);
+  const byOne = one === undefined ? undefined : COMMANDS.find((c) => named(c, one));
   if (byOne) return { command: byOne, rest: argv.filter((_, i) => i !== words[0]) };
   return { rest: [...argv] };
+}
+
+function named(c: Command, name: string): boolean {
+  return c.name === name || (c.aliases?.includes(name) ?? false);
 }
 
 function endpointHint(values: Record<string, unknown>): string | undefined {

@@ -16,12 +16,16 @@ export interface Invocation {
   flags: Record<string, any>;
   args: string[];
   io: Io;
+  /** Ends a following command as Ctrl-C does (for callers that embed machinectl, and tests). */
+  signal?: AbortSignal;
 }
 
 /** One (sub)command. */
 export interface Command {
   /** e.g. `get` or `gen config`. */
   name: string;
+  /** Other names it answers to, e.g. `services` for `service`. */
+  aliases?: readonly string[];
   usage: string;
   summary: string;
   flags: Record<string, FlagSpec>;

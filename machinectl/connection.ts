@@ -3,9 +3,9 @@
  * found via --config, $MACHINECTL_CONFIG, then ~/.config/machinectl/config.yaml),
  * and builds a gRPC-over-mTLS client for MachineService.
  */
-import { type Client, createClient } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
-import { MachineService } from "../api/gen/machined/v1/machine_pb.ts";
+import type { Client } from "@connectrpc/connect";
+import type { MachineService } from "../api/gen/machined/v1/machine_pb.ts";
+import { createMachineClient } from "../api/client/mod.ts";
 import {
   type ClientCredentials,
   readClientConfig,
@@ -23,12 +23,17 @@ export interface ConnectionFlags {
   endpoints?: string[];
 }
 
-/** A client for one node. */
-export interface NodeConnection {
+/**
+ * A client for one node. Closing it (or leaving a `using` block) drops the
+ * HTTP/2 connection, so a command run in-process (tests) leaves nothing open.
+ */
+export interface NodeConnection extends Disposable {
   client: Client<typeof MachineService>;
   endpoint: string;
   credentials: ClientCredentials;
   configPath: string;
+  /** Closes the connection; calls in flight fail with Canceled. Idempotent. */
+  close(): void;
 }
 
 /** Where the client config is read from. */
@@ -65,19 +70,19 @@ export async function connectToNode(flags: ConnectionFlags): Promise<NodeConnect
     throw new CliError(`context "${credentials.name}" has no endpoints (use -e HOST[:PORT])`);
   }
   const endpoint = withDefaultPort(endpoints[0]);
-  const transport = createGrpcTransport({
-    baseUrl: `https://${bracketed(endpoint)}`,
-    nodeOptions: {
-      ca: credentials.caPem,
-      cert: credentials.certPem,
-      key: credentials.keyPem,
-    },
+  const { api, close } = createMachineClient({
+    endpoint: `https://${bracketed(endpoint)}`,
+    caPem: credentials.caPem,
+    certPem: credentials.certPem,
+    keyPem: credentials.keyPem,
   });
   return {
-    client: createClient(MachineService, transport),
+    client: api,
     endpoint,
     credentials,
     configPath,
+    close,
+    [Symbol.dispose]: close,
   };
 }
 

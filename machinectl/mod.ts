@@ -10,7 +10,7 @@
  * ```
  * @module
  */
-export { COMMANDS, runMachinectl } from "./cli.ts";
+export { COMMANDS, runMachinectl, type RunOptions } from "./cli.ts";
 export { bufferIo, CliError, consoleIo, type Io } from "./io.ts";
 export { alignTable, formatResources, type OutputFormat, plain } from "./output.ts";
 export { connectToNode, type NodeConnection } from "./connection.ts";

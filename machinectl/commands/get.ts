@@ -46,7 +46,7 @@ export const getCommand: Command = {
       throw new CliError(`unknown resource type "${typeName}"; known types: ${knownTypes()}`);
     }
     const format = parseFormat(flags.output);
-    const conn = await connectToNode(flags);
+    using conn = await connectToNode(flags);
     const namespace = flags.namespace ?? "";
     if (flags.watch) {
       await watchResources(conn.client, type, namespace, id ?? "", format, io);

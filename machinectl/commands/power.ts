@@ -9,7 +9,7 @@ export const rebootCommand: Command = {
   connects: true,
   flags: { ...CONNECTION_FLAGS },
   async run({ flags, io }) {
-    const conn = await connectToNode(flags);
+    using conn = await connectToNode(flags);
     await conn.client.reboot({}, { timeoutMs: 15_000 });
     io.out(`reboot requested (${conn.endpoint})`);
     return 0;
@@ -23,7 +23,7 @@ export const shutdownCommand: Command = {
   connects: true,
   flags: { ...CONNECTION_FLAGS },
   async run({ flags, io }) {
-    const conn = await connectToNode(flags);
+    using conn = await connectToNode(flags);
     await conn.client.shutdown({}, { timeoutMs: 15_000 });
     io.out(`shutdown requested (${conn.endpoint})`);
     return 0;

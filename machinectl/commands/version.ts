@@ -15,7 +15,7 @@ export const versionCommand: Command = {
   async run({ flags, io }) {
     io.out(`Client:\n\tmachinectl ${MACHINECTL_VERSION} (deno ${Deno.version.deno})`);
     if (flags.client) return 0;
-    const conn = await connectToNode(flags);
+    using conn = await connectToNode(flags);
     const v = await conn.client.version({}, { timeoutMs: 10_000 });
     io.out(
       `Server (${conn.endpoint}):\n\tmachined ${v.version}${v.commit ? ` (${v.commit})` : ""}` +

@@ -1,0 +1,41 @@
+/** `machinectl dmesg [-f] [--tail N]`: the node's kernel log, as dmesg prints it. */
+import { kernelLogFromProto } from "../../api/mapping/mod.ts";
+import { formatKmsgRecord } from "../../platform/kmsg/record.ts";
+import { type Command, CONNECTION_FLAGS } from "../command.ts";
+import { connectToNode } from "../connection.ts";
+import { CliError } from "../io.ts";
+import { parseTail, untilInterrupted } from "./follow.ts";
+
+/** Printed where the kernel overwrote records before they were read. */
+export const KMSG_GAP_NOTICE = "(kernel log records were lost: overwritten before they were read)";
+
+export const dmesgCommand: Command = {
+  name: "dmesg",
+  usage: "dmesg [-f] [--tail N]",
+  summary: "Print the node's kernel log; -f follows",
+  connects: true,
+  flags: {
+    ...CONNECTION_FLAGS,
+    follow: { type: "boolean", short: "f", description: "keep printing new records until Ctrl-C" },
+    tail: { type: "string", description: "only the last N records" },
+  },
+  async run({ flags, args, io, signal: outer }) {
+    if (args.length > 0) throw new CliError(`dmesg: unexpected "${args[0]}"`, 2);
+    const tail = parseTail(flags.tail);
+    const follow = !!flags.follow;
+    using conn = await connectToNode(flags);
+    await untilInterrupted(async (signal) => {
+      const stream = conn.client.dmesg(
+        { tail, follow },
+        follow ? { signal } : { signal, timeoutMs: 60_000 },
+      );
+      for await (const m of stream) {
+        const r = kernelLogFromProto(m);
+        if (!r) continue;
+        if ("lost" in r) io.err(KMSG_GAP_NOTICE);
+        else io.out(formatKmsgRecord(r));
+      }
+    }, outer);
+    return 0;
+  },
+};

@@ -1,0 +1,49 @@
+/** `machinectl logs ID [-f] [--tail N]`: a service's output, or machined's own (`machined`). */
+import { logEntryFromProto } from "../../api/mapping/mod.ts";
+import type { LogEntry } from "../../api/server/service_control.ts";
+import { type Command, CONNECTION_FLAGS } from "../command.ts";
+import { connectToNode } from "../connection.ts";
+import { CliError } from "../io.ts";
+import { parseTail, untilInterrupted } from "./follow.ts";
+
+export const logsCommand: Command = {
+  name: "logs",
+  usage: "logs ID [-f] [--tail N] [-t]",
+  summary: "Print a service's output (ID `machined`: machined's own log); -f follows",
+  connects: true,
+  flags: {
+    ...CONNECTION_FLAGS,
+    follow: { type: "boolean", short: "f", description: "keep printing new lines until Ctrl-C" },
+    tail: { type: "string", description: "only the last N lines kept" },
+    timestamps: {
+      type: "boolean",
+      short: "t",
+      description: "prefix each line with time and stream",
+    },
+  },
+  async run({ flags, args, io, signal: outer }) {
+    const [id, extra] = args;
+    if (!id || extra !== undefined) {
+      throw new CliError(
+        "usage: machinectl logs ID [-f] [--tail N] (ID `machined`: machined's own)",
+        2,
+      );
+    }
+    const tail = parseTail(flags.tail);
+    const follow = !!flags.follow;
+    using conn = await connectToNode(flags);
+    await untilInterrupted(async (signal) => {
+      const stream = conn.client.logs(
+        { id, tail, follow },
+        follow ? { signal } : { signal, timeoutMs: 60_000 },
+      );
+      for await (const m of stream) io.out(formatLogLine(logEntryFromProto(m), !!flags.timestamps));
+    }, outer);
+    return 0;
+  },
+};
+
+/** One line as printed: the text, or `TIME STREAM text` with timestamps. */
+export function formatLogLine(l: LogEntry, timestamps: boolean): string {
+  return timestamps ? `${new Date(l.time).toISOString()} ${l.stream} ${l.text}` : l.text;
+}
