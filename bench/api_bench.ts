@@ -20,14 +20,17 @@ import {
 } from "../api/server/mod.ts";
 import { apidProcessSpec } from "../api/apid/apid_process_spec.ts";
 import { APID_DEFAULTS } from "../api/apid/apid_options.ts";
-import { loadApidPki } from "../api/apid/load_apid_pki.ts";
+import { loadOrCreateNodePki } from "../pki/mod.ts";
 
 const WATCHERS = 1000;
 const CONNECTIONS = 10;
 
 /** Child mode: machined's side. Reads `tick <n> <ms>` lines on stdin, commits n updates. */
 async function machinedSide(pkiDir: string): Promise<void> {
-  const pki = await loadApidPki(pkiDir);
+  const pki = await loadOrCreateNodePki(pkiDir, {
+    hostnames: ["localhost"],
+    addresses: ["127.0.0.1"],
+  });
   const store = seededStore();
   const server = await startInternalApiServer({
     socketPath: join(pkiDir, "run", "api.sock"),
@@ -71,7 +74,7 @@ function pct(sorted: number[], p: number): number {
 
 const round = (n: number, d = 3) => Math.round(n * 10 ** d) / 10 ** d;
 
-async function lineReader(stream: ReadableStream<Uint8Array>) {
+function lineReader(stream: ReadableStream<Uint8Array>) {
   const it = stream.pipeThrough(new TextDecoderStream()).values();
   let buf = "";
   return async (): Promise<string> => {

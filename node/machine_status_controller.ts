@@ -6,7 +6,6 @@
 import {
   CONFIG_STATUS,
   type ConfigStatusSpec,
-  CONTROLLER_STATUS,
   type ControllerStatusSpec,
   MACHINE_STATUS,
   MACHINE_STATUS_ID,

@@ -216,19 +216,26 @@ export function encodeGpt(table: GptTable, diskSize: number, sectorSize: number)
   ];
 }
 
-interface Header {
+/** A decoded GPT header (primary or backup copy), as {@link verifyGpt} returns it. */
+export interface GptHeader {
+  /** LBA of this header. */
   myLba: number;
+  /** LBA of the other copy's header. */
   altLba: number;
   firstUsable: number;
   lastUsable: number;
   diskGuid: string;
+  /** LBA of this copy's entry array. */
   entriesLba: number;
+  /** Number of entries in the array. */
   count: number;
+  /** Bytes per entry. */
   size: number;
+  /** CRC-32 of the entry array. */
   entriesCrc: number;
 }
 
-function parseHeader(buf: Uint8Array, lba: number): Header | undefined {
+function parseHeader(buf: Uint8Array, lba: number): GptHeader | undefined {
   if (new TextDecoder().decode(buf.subarray(0, 8)) !== SIGNATURE) return undefined;
   const v = new DataView(buf.buffer, buf.byteOffset, buf.byteLength);
   const size = v.getUint32(12, true);
@@ -259,7 +266,7 @@ async function readCopy(read: Reader, lba: number, s: number) {
   return { h, entries };
 }
 
-function decodeEntries(entries: Uint8Array, h: Header): GptPartition[] {
+function decodeEntries(entries: Uint8Array, h: GptHeader): GptPartition[] {
   const v = new DataView(entries.buffer, entries.byteOffset, entries.byteLength);
   const out: GptPartition[] = [];
   for (let i = 0; i < h.count; i++) {
@@ -314,6 +321,98 @@ export async function readGpt(
     primaryValid: primary !== undefined,
     backupValid: backup !== undefined,
   };
+}
+
+/** Which check {@link verifyGpt} failed. */
+export type GptCheck =
+  | "protective-mbr"
+  | "primary"
+  | "backup"
+  | "backup-location"
+  | "copies-differ";
+
+/** A GPT that is not exactly what a freshly written table must be. */
+export class GptVerifyError extends Error {
+  override name = "GptVerifyError";
+  constructor(
+    /** The check that failed. */
+    readonly check: GptCheck,
+    /** What was found, with the values. */
+    readonly detail: string,
+  ) {
+    super(`GPT check "${check}" failed: ${detail}`);
+  }
+}
+
+/** A table that passed {@link verifyGpt}, with both headers. */
+export interface GptVerified {
+  table: GptTable;
+  geometry: GptGeometry;
+  primary: GptHeader;
+  backup: GptHeader;
+}
+
+/**
+ * Read the GPT of a disk of `diskSize` bytes strictly: a protective MBR, a
+ * valid primary and a valid backup copy (header and entry CRCs), the backup
+ * header on the last LBA pointing back at LBA 1, and both copies agreeing.
+ * Unlike {@link readGpt}, which tolerates a damaged copy on a live disk, this
+ * is for checking a table just written (the imager verifies every image with
+ * it), where falling back to the backup would hide a bug.
+ * @throws GptVerifyError naming the first check that failed.
+ */
+export async function verifyGpt(
+  read: Reader,
+  diskSize: number,
+  sectorSize: number,
+): Promise<GptVerified> {
+  const g = gptGeometry(diskSize, sectorSize);
+  const mbr = await read(0, sectorSize);
+  if (mbr[510] !== 0x55 || mbr[511] !== 0xaa || mbr[446 + 4] !== 0xee) {
+    throw new GptVerifyError("protective-mbr", "no 0x55AA signature with a 0xEE entry at LBA 0");
+  }
+  const primary = await readCopy(read, 1, sectorSize);
+  if (!primary) {
+    throw new GptVerifyError("primary", "bad signature, header CRC or entry array CRC at LBA 1");
+  }
+  if (primary.h.altLba !== g.lastLba) {
+    throw new GptVerifyError(
+      "backup-location",
+      `primary points at a backup on LBA ${primary.h.altLba}, the disk ends at LBA ${g.lastLba}`,
+    );
+  }
+  const backup = await readCopy(read, g.lastLba, sectorSize);
+  if (!backup) {
+    throw new GptVerifyError(
+      "backup",
+      `bad signature, header CRC or entry array CRC at LBA ${g.lastLba}`,
+    );
+  }
+  const fields = ["firstUsable", "lastUsable", "diskGuid", "count", "size", "entriesCrc"] as const;
+  const differs: string[] = fields.filter((k) => primary.h[k] !== backup.h[k]);
+  if (backup.h.altLba !== 1) differs.push(`altLba (backup points at LBA ${backup.h.altLba})`);
+  if (differs.length > 0 || !sameBytes(primary.entries, backup.entries)) {
+    throw new GptVerifyError(
+      "copies-differ",
+      `primary and backup differ in ${differs.length ? differs.join(", ") : "entry bytes"}`,
+    );
+  }
+  return {
+    table: { diskGuid: primary.h.diskGuid, partitions: decodeEntries(primary.entries, primary.h) },
+    geometry: {
+      ...g,
+      entryCount: primary.h.count,
+      entrySize: primary.h.size,
+      firstUsableLba: primary.h.firstUsable,
+      lastUsableLba: primary.h.lastUsable,
+    },
+    primary: primary.h,
+    backup: backup.h,
+  };
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
 }
 
 /** Apply writes to an in-memory image. */
