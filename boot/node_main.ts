@@ -10,7 +10,8 @@ import { createLogger, type Logger, type LogRing } from "../logs/mod.ts";
 import { nativeBackends, type NodeBackends } from "../node/backends.ts";
 import { Machined } from "../node/machined.ts";
 import { readFirstConfig, recordMissingConfig } from "../node/config_loader.ts";
-import { ConfigKeeper } from "../node/config_keeper.ts";
+import { configApplier, ConfigKeeper } from "../node/config_keeper.ts";
+import { NativeKmsgBackend } from "../platform/kmsg/mod.ts";
 import { followVolumes } from "../node/volume_hooks.ts";
 import { startApiHost } from "../node/api_host.ts";
 import {
@@ -152,6 +153,9 @@ export async function bootNode(
     addresses: ["127.0.0.1", "::1"],
     endpoints: () => [listen.replace(/^0\.0\.0\.0:/, "127.0.0.1:")],
     dropUser: Deno.uid() === 0,
+    services: domains.supervisor,
+    kernelLog: new NativeKmsgBackend(),
+    configs: configApplier(keeper),
     apidEntry: bundledApidEntry(),
     actions: nodeActions({
       hostname: () => hostname,

@@ -17,7 +17,7 @@ import { devBackends } from "../node/backends.ts";
 import { createNodeDomains } from "../node/domains.ts";
 import { FakeSysctlBackend } from "../controllers/kernel/mod.ts";
 import { startApiHost } from "../node/api_host.ts";
-import { ConfigKeeper } from "../node/config_keeper.ts";
+import { configApplier, ConfigKeeper } from "../node/config_keeper.ts";
 import { Machined } from "../node/machined.ts";
 import { watchConfigFile } from "./config_watch.ts";
 import { nodeActions } from "../node/node_actions.ts";
@@ -106,6 +106,8 @@ export async function runDevMode(o: DevOptions): Promise<number> {
     addresses: ["127.0.0.1", "::1"],
     endpoints: () => [o.listen],
     dropUser: false,
+    services: domains.supervisor,
+    configs: configApplier(keeper),
     actions: nodeActions({
       hostname: () => hostname,
       logger: machined.logger,

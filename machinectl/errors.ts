@@ -15,7 +15,13 @@ export function describeError(e: unknown, endpoint?: string): string {
     if (e.code === Code.Unauthenticated) {
       return `the node${where} did not accept this client: ${e.rawMessage}`;
     }
-    if (isTlsRejection(cause)) {
+    // With TLS 1.3 the client finishes its handshake before the server checks the
+    // client certificate; a refusal then arrives as a reset or cancelled stream.
+    if (
+      isTlsRejection(cause) ||
+      (e.code === Code.Canceled || e.code === Code.Unavailable) &&
+        /error code CANCEL|ECONNRESET|connection reset|socket hang up/i.test(cause)
+    ) {
       return `the node${where} rejected this client certificate (${cause.trim()})`;
     }
     if (isTlsServerUntrusted(cause)) {

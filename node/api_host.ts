@@ -9,10 +9,14 @@ import { apidProcessSpec } from "../api/apid/apid_process_spec.ts";
 import { APID_DEFAULTS } from "../api/apid/apid_options.ts";
 import { ApidSupervisor, type ApidSupervisorEvent } from "../api/apid/supervisor.ts";
 import {
+  type ConfigApplier,
   createClientConfigIssuer,
   type EventSource,
+  type KernelLog,
+  type LogSource,
   type MachineEvent as ApiEvent,
   type NodeActions,
+  type ServiceControl,
 } from "../api/server/mod.ts";
 import { type InternalApiServer, startInternalApiServer } from "../api/server/internal_server.ts";
 import type { EventBus } from "../events/mod.ts";
@@ -37,6 +41,12 @@ export interface ApiHostOptions {
   addresses: readonly string[];
   /** Endpoints written into client configs issued over the API. */
   endpoints: () => readonly string[];
+  /** Service control and logs (the supervisor); RPCs answer Unimplemented without. */
+  services?: ServiceControl & LogSource;
+  /** The kernel log for Dmesg. */
+  kernelLog?: KernelLog;
+  /** ApplyConfiguration. */
+  configs?: ConfigApplier;
   /** Run apid as the machined-api user (on a node). */
   dropUser: boolean;
   /** Overrides how apid is started (the image starts the bundled program). */
@@ -69,6 +79,10 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
       actions: o.actions,
       events: eventSource(o.machined.events),
       clientConfigs: createClientConfigIssuer(o.pki.ca, o.endpoints),
+      services: o.services,
+      logs: o.services,
+      kernelLog: o.kernelLog,
+      configs: o.configs,
     },
     socketGroup: o.dropUser ? 50000 : undefined,
   });

@@ -6,7 +6,9 @@
  */
 import { join } from "node:path";
 import { writeFileAtomic } from "../pki/mod.ts";
-import { applyConfigText, type ConfigLoad } from "./config_loader.ts";
+import { parseMachineConfig } from "../config/mod.ts";
+import type { ConfigApplier } from "../api/server/mod.ts";
+import { applyConfigText, type ConfigLoad, toIssue } from "./config_loader.ts";
 import type { Machined } from "./machined.ts";
 
 /** The config text in force and where it lives. */
@@ -24,17 +26,18 @@ export class ConfigKeeper {
   /**
    * Validates and applies `text`. A valid config replaces the one in force, is
    * persisted on STATE when mounted, and moves a node in maintenance to running.
-   * An invalid one changes nothing but ConfigStatus. `dryRun` only validates.
+   * An invalid one changes nothing but ConfigStatus (nothing at all with
+   * `recordInvalid: false`, for callers that get the errors back). `dryRun` only validates.
    */
   async apply(
     text: string,
     source: string,
-    options: { dryRun?: boolean } = {},
+    options: { dryRun?: boolean; recordInvalid?: boolean } = {},
   ): Promise<ConfigLoad> {
-    if (options.dryRun) {
-      const { parseMachineConfig } = await import("../config/mod.ts");
+    if (options.dryRun || options.recordInvalid === false) {
       const r = parseMachineConfig(text, source);
-      return r.ok ? { state: "valid", config: r.config } : { state: "invalid", errors: r.errors };
+      if (!r.ok) return { state: "invalid", errors: r.errors };
+      if (options.dryRun) return { state: "valid", config: r.config };
     }
     const r = await applyConfigText(this.machined.store, text, source);
     if (r.state !== "valid") return r;
@@ -81,4 +84,24 @@ export class ConfigKeeper {
     await writeFileAtomic(join(this.#stateDir, "config.yaml"), this.#text, { mode: 0o600 });
     this.machined.logger.info("config", "config persisted on STATE");
   }
+}
+
+/** The API's ApplyConfiguration, over a keeper: refused configs change nothing. */
+export function configApplier(keeper: ConfigKeeper): ConfigApplier {
+  return {
+    async apply(text, { dryRun, by }) {
+      const r = await keeper.apply(text, "api", { dryRun, recordInvalid: false });
+      if (r.state === "valid" && !dryRun) {
+        keeper.machined.events.emit(
+          "config",
+          "machine",
+          "applied",
+          `applied by ${by.name} (${by.role})`,
+        );
+      }
+      return r.state === "invalid"
+        ? { state: "invalid", errors: r.errors.map(toIssue) }
+        : { state: "valid", errors: [] };
+    },
+  };
 }

@@ -84,7 +84,8 @@ export function redactSecrets(config: MachineConfig): MachineConfig {
   return { ...config, machine: { ...config.machine, ca: { ...config.machine.ca, key: REDACTED } } };
 }
 
-function toIssue(e: ConfigError): ConfigIssue {
+/** A config error as the API and ConfigStatus show it. */
+export function toIssue(e: ConfigError): ConfigIssue {
   return {
     path: e.path,
     line: e.line,

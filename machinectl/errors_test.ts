@@ -1,0 +1,32 @@
+import assert from "node:assert/strict";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { describeError } from "./errors.ts";
+import { CliError } from "./io.ts";
+
+Deno.test("a reset stream right after the handshake reads as a refused client certificate", () => {
+  const e = new ConnectError("http/2 stream closed with error code CANCEL (0x8)", Code.Canceled);
+  assert.match(
+    describeError(e, "10.0.0.1:50000"),
+    /^the node at 10\.0\.0\.1:50000 rejected this client certificate/,
+  );
+});
+
+Deno.test("permission denied keeps the server's message naming role and method", () => {
+  const e = new ConnectError(
+    'role "os:reader" may not call machined.v1.MachineService/Reboot',
+    Code.PermissionDenied,
+  );
+  assert.equal(
+    describeError(e),
+    'permission denied: role "os:reader" may not call machined.v1.MachineService/Reboot',
+  );
+});
+
+Deno.test("an unreachable endpoint says so", () => {
+  const e = new ConnectError("connect ECONNREFUSED 127.0.0.1:1", Code.Unavailable);
+  assert.match(describeError(e, "127.0.0.1:1"), /^cannot reach the node at 127\.0\.0\.1:1/);
+});
+
+Deno.test("CLI errors pass through as they are", () => {
+  assert.equal(describeError(new CliError("no client config")), "no client config");
+});
