@@ -16,7 +16,7 @@ import {
 import { resolveProgram } from "./program.ts";
 import { kernelCmdline } from "./cmdline.ts";
 import { type DiskLayout, writeDiskImage } from "./disk_image.ts";
-import { guidFromSeed } from "./gpt.ts";
+import { guidFromSeed } from "./guid_from_seed.ts";
 import { fingerprint } from "./fingerprint.ts";
 import { createProgress, formatBytes, type Progress } from "./progress.ts";
 import { run } from "./run.ts";

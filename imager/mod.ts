@@ -1,7 +1,7 @@
 /**
  * The imager: builds a bootable x86_64 UEFI disk image for machined entirely
- * in userspace (GPT written here, FAT32 ESP via dosfstools/mtools, systemd-boot,
- * A/B slots each with the pinned Debian cloud kernel and a zstd cpio
+ * in userspace (GPT by platform/block's shared encoder, FAT32 ESP via
+ * dosfstools/mtools, systemd-boot, A/B slots each with the pinned Debian cloud kernel and a zstd cpio
  * initramfs holding Deno and the program PID 1 runs), and runs it under QEMU.
  *
  * @example
@@ -27,5 +27,5 @@ export {
 export { type ExtraFile, LAYOUT, type ProgramInput } from "./initramfs/initramfs.ts";
 export { kernelCmdline } from "./cmdline.ts";
 export { DEFAULT_MODULES, KERNEL, type KernelPin } from "./versions.ts";
-export { readGpt } from "./gpt_decode.ts";
+export { readImageGpt } from "./image_gpt.ts";
 export { CommandError } from "./run.ts";

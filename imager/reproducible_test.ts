@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { planInitramfs, writeInitramfs } from "./initramfs/initramfs.ts";
 import { writeDiskImage } from "./disk_image.ts";
-import { readGpt } from "./gpt_decode.ts";
-import { ESP_TYPE_GUID } from "./gpt.ts";
+import { readImageGpt } from "./image_gpt.ts";
+import { PARTITION_NAME, PARTITION_TYPE } from "../controllers/block/layout.ts";
 import { listEsp } from "./esp/esp_writer.ts";
 import { readCpio } from "./cpio.ts";
 
@@ -80,9 +80,11 @@ Deno.test({
     assert.equal(await sha256(one.initramfs), await sha256(two.initramfs));
     assert.equal(await sha256(one.image), await sha256(two.image));
 
-    const gpt = await readGpt(one.image);
-    assert.equal(gpt.partitions[0].typeGuid, ESP_TYPE_GUID);
-    assert.equal(gpt.partitions[0].firstLba, 2048n);
+    const gpt = await readImageGpt(one.image);
+    assert.equal(gpt.table.partitions[0].type, PARTITION_TYPE.EFI_SYSTEM);
+    assert.equal(gpt.table.partitions[0].name, PARTITION_NAME.EFI);
+    assert.equal(gpt.table.partitions[0].firstLba, 2048);
+    assert.equal(gpt.backup.myLba, (96 << 20) / 512 - 1);
     const listing = await listEsp(one.image, 2048n * 512n);
     for (
       const f of [

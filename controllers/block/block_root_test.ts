@@ -9,9 +9,7 @@
 import assert from "node:assert/strict";
 import { parseMachineConfig } from "../../config/mod.ts";
 import { EventBus } from "../../events/mod.ts";
-import { buildGpt } from "../../imager/gpt.ts";
-import { ESP_PARTITION_NAME } from "../../imager/disk_image.ts";
-import { NativeBlockBackend } from "../../platform/block/mod.ts";
+import { encodeGpt, NativeBlockBackend } from "../../platform/block/mod.ts";
 import { NativeMountBackend } from "../../platform/mount/mod.ts";
 import { nativeProcessBackend } from "../../platform/process/mod.ts";
 import {
@@ -252,37 +250,47 @@ function registerInnerTests(): void {
   Deno.test("an image built like the imager's is completed; its boot partitions are untouched", async () => {
     const espGuid = "e5e5e5e5-0000-4000-8000-000000000001";
     const disk = await loopDisk(384 * MiB, async (file) => {
-      const gpt = buildGpt({
-        totalSectors: BigInt(384 * 2048),
-        diskGuid: "d15c0000-0000-4000-8000-000000000001",
-        partitions: [
-          {
-            typeGuid: PARTITION_TYPE.EFI_SYSTEM,
-            uniqueGuid: espGuid,
-            name: ESP_PARTITION_NAME,
-            firstLba: 2048n,
-            lastLba: 2048n + 32n * 2048n - 1n,
-          },
-          {
-            typeGuid: PARTITION_TYPE.BOOT_SLOT,
-            uniqueGuid: "e5e5e5e5-0000-4000-8000-00000000000a",
-            name: PARTITION_NAME.BOOT_A,
-            firstLba: 33n * 2048n,
-            lastLba: 41n * 2048n - 1n,
-          },
-          {
-            typeGuid: PARTITION_TYPE.BOOT_SLOT,
-            uniqueGuid: "e5e5e5e5-0000-4000-8000-00000000000b",
-            name: PARTITION_NAME.BOOT_B,
-            firstLba: 41n * 2048n,
-            lastLba: 49n * 2048n - 1n,
-          },
-        ],
-      });
+      const writes = encodeGpt(
+        {
+          diskGuid: "d15c0000-0000-4000-8000-000000000001",
+          partitions: [
+            {
+              number: 1,
+              type: PARTITION_TYPE.EFI_SYSTEM,
+              uuid: espGuid,
+              name: PARTITION_NAME.EFI,
+              firstLba: 2048,
+              lastLba: 2048 + 32 * 2048 - 1,
+              attributes: 0n,
+            },
+            {
+              number: 2,
+              type: PARTITION_TYPE.BOOT_SLOT,
+              uuid: "e5e5e5e5-0000-4000-8000-00000000000a",
+              name: PARTITION_NAME.BOOT_A,
+              firstLba: 33 * 2048,
+              lastLba: 41 * 2048 - 1,
+              attributes: 0n,
+            },
+            {
+              number: 3,
+              type: PARTITION_TYPE.BOOT_SLOT,
+              uuid: "e5e5e5e5-0000-4000-8000-00000000000b",
+              name: PARTITION_NAME.BOOT_B,
+              firstLba: 41 * 2048,
+              lastLba: 49 * 2048 - 1,
+              attributes: 0n,
+            },
+          ],
+        },
+        384 * MiB,
+        512,
+      );
       using f = await Deno.open(file, { write: true });
-      await writeAll(f, gpt.head);
-      await f.seek(gpt.tailOffset, Deno.SeekMode.Start);
-      await writeAll(f, gpt.tail);
+      for (const w of writes) {
+        await f.seek(w.offset, Deno.SeekMode.Start);
+        await writeAll(f, w.data);
+      }
       await run("mkfs.fat", "-F", "32", "-n", "EFI", "--offset", "2048", file, String(32 * 1024));
       const slots = new Uint8Array(16 * MiB);
       for (let i = 0; i < slots.length; i += 4096) slots[i] = (i >> 12) & 0xff;

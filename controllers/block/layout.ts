@@ -2,9 +2,9 @@
  * machined's disk layout in one place: the partition type GUIDs and names of
  * the boot partitions the imager writes and of the STATE and EPHEMERAL
  * partitions machined appends, the sizes, and how a partition is recognised.
- * The imager's own constants (`imager/gpt.ts` ESP_TYPE_GUID,
- * `imager/disk_image.ts` ESP_PARTITION_NAME) are pinned against these by
- * layout_test.ts.
+ * This is the single home of the ESP's type and name: the imager
+ * (`imager/disk_image.ts`) imports them from here, and both encode the table
+ * with platform/block/gpt.ts.
  * @module
  */
 import { GPT_TYPE, type GptPartition } from "../../platform/block/mod.ts";

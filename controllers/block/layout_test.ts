@@ -1,13 +1,14 @@
 import assert from "node:assert/strict";
-import { ESP_TYPE_GUID } from "../../imager/gpt.ts";
-import { ESP_PARTITION_NAME } from "../../imager/disk_image.ts";
 import { GPT_TYPE } from "../../platform/block/mod.ts";
 import { isBootPartition, PARTITION_NAME, PARTITION_TYPE, partitionRole } from "./layout.ts";
 
-Deno.test("the imager's ESP is what the provisioner takes for a boot partition", () => {
-  assert.equal(ESP_TYPE_GUID.toLowerCase(), PARTITION_TYPE.EFI_SYSTEM);
-  assert.equal(ESP_PARTITION_NAME, PARTITION_NAME.EFI);
-  assert.ok(isBootPartition({ type: ESP_TYPE_GUID.toLowerCase(), name: ESP_PARTITION_NAME }));
+Deno.test("the ESP (as the imager writes it) is the UEFI type, named EFI, a boot partition", () => {
+  assert.equal(PARTITION_TYPE.EFI_SYSTEM, "c12a7328-f81f-11d2-ba4b-00a0c93ec93b");
+  assert.equal(PARTITION_TYPE.EFI_SYSTEM, GPT_TYPE.EFI_SYSTEM);
+  assert.equal(PARTITION_NAME.EFI, "EFI");
+  const esp = { type: PARTITION_TYPE.EFI_SYSTEM, name: PARTITION_NAME.EFI };
+  assert.ok(isBootPartition(esp));
+  assert.equal(partitionRole(esp), "efi");
 });
 
 Deno.test("machined's type GUIDs are distinct, lower case, and not well-known types", () => {

@@ -7,10 +7,12 @@ import {
   encodeGpt,
   GPT_TYPE,
   type GptPartition,
+  GptVerifyError,
   guidToBytes,
   imageReader,
   randomGuid,
   readGpt,
+  verifyGpt,
 } from "./gpt.ts";
 import { sampleTable } from "./backend_conformance.ts";
 
@@ -55,6 +57,62 @@ Deno.test("gpt: damaged entries fall back to the backup; both damaged is undefin
   assert.deepEqual(got?.table, table);
   image[SIZE - 512 + 30] ^= 0xff; // backup header
   assert.equal(await readGpt(imageReader(image), SIZE, 512), undefined);
+});
+
+Deno.test("gpt: verifyGpt accepts a fresh table and returns both headers", async () => {
+  const image = new Uint8Array(SIZE);
+  const table = sampleTable();
+  applyWrites(image, encodeGpt(table, SIZE, 512));
+  const got = await verifyGpt(imageReader(image), SIZE, 512);
+  assert.deepEqual(got.table, table);
+  const last = SIZE / 512 - 1;
+  assert.deepEqual(
+    [got.primary.myLba, got.primary.altLba, got.primary.entriesLba],
+    [1, last, 2],
+  );
+  assert.deepEqual([got.backup.myLba, got.backup.altLba, got.backup.entriesLba], [
+    last,
+    1,
+    last - 32,
+  ]);
+  assert.equal(got.primary.entriesCrc, got.backup.entriesCrc);
+  assert.deepEqual([got.primary.firstUsable, got.primary.lastUsable], [34, last - 33]);
+});
+
+Deno.test("gpt: verifyGpt names the first check a damaged table fails", async () => {
+  const fresh = () => {
+    const image = new Uint8Array(SIZE);
+    applyWrites(image, encodeGpt(sampleTable(), SIZE, 512));
+    return image;
+  };
+  const fails = async (image: Uint8Array, check: GptVerifyError["check"], size = SIZE) => {
+    await assert.rejects(
+      () => verifyGpt(imageReader(image), size, 512),
+      (e) => e instanceof GptVerifyError && e.check === check,
+      check,
+    );
+  };
+  const noMbr = fresh();
+  noMbr[511] = 0;
+  await fails(noMbr, "protective-mbr");
+  const primary = fresh();
+  primary[2 * 512 + 60] ^= 0xff;
+  await fails(primary, "primary");
+  const backup = fresh();
+  backup[SIZE - 512 + 30] ^= 0xff;
+  await fails(backup, "backup");
+  // A table written for a smaller disk: the backup is not on the last LBA.
+  const grown = new Uint8Array(2 * SIZE);
+  grown.set(fresh());
+  await fails(grown, "backup-location", 2 * SIZE);
+  // Both copies valid on their own, but describing different tables.
+  const mixed = fresh();
+  const other = sampleTable();
+  other.partitions[0].name = "OTHER";
+  const backupWrites = encodeGpt(other, SIZE, 512).slice(3);
+  applyWrites(mixed, backupWrites);
+  await fails(mixed, "copies-differ");
+  assert.ok((await readGpt(imageReader(mixed), SIZE, 512))?.backupValid, "lenient read accepts it");
 });
 
 Deno.test("gpt: rejects overlapping, out-of-range and duplicate partitions", () => {
