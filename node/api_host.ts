@@ -147,7 +147,8 @@ function report(m: Machined, e: ApidSupervisorEvent): void {
 export function eventSource(bus: EventBus): EventSource {
   return {
     async *subscribe({ signal }): AsyncIterable<ApiEvent> {
-      for await (const e of bus.subscribe({ signal })) {
+      // The history first (what happened since boot), then live events.
+      for await (const e of bus.subscribe({ signal, tail: bus.historySize })) {
         yield {
           kind: e.kind,
           subject: e.subject,

@@ -29,6 +29,10 @@ export interface VmOptions {
   snapshot?: boolean;
   /** @default "qemu-system-x86_64" */
   qemu?: string;
+  /** More raw disk images, attached as further virtio disks (/dev/vdb, /dev/vdc ...). */
+  extraDisks?: string[];
+  /** Start the guest's clock this many seconds off the host's (e.g. -3600). @default 0 */
+  clockOffsetS?: number;
 }
 
 /** What is recorded in the run directory's state.json. */
@@ -127,6 +131,11 @@ async function settleStatus(qmpSocket: string, ms: number): Promise<string> {
   }
 }
 
+/** QEMU's `-rtc base=` for a clock `offsetS` seconds off now (UTC, second precision). */
+export function rtcBase(offsetS: number, now = Date.now()): string {
+  return new Date(now + offsetS * 1000).toISOString().slice(0, 19);
+}
+
 async function launch(opts: VmOptions, accel: "kvm" | "tcg"): Promise<Vm> {
   const runDir = absolute(opts.runDir ?? "build/qemu");
   await Deno.mkdir(runDir, { recursive: true });
@@ -159,6 +168,11 @@ async function launch(opts: VmOptions, accel: "kvm" | "tcg"): Promise<Vm> {
     `if=pflash,format=raw,unit=1,file=${paths.vars}`,
     "-drive",
     `file=${image},format=raw,if=virtio,cache=unsafe${opts.snapshot ? ",snapshot=on" : ""}`,
+    ...(opts.extraDisks ?? []).flatMap((d) => [
+      "-drive",
+      `file=${absolute(d)},format=raw,if=virtio,cache=unsafe`,
+    ]),
+    ...(opts.clockOffsetS ? ["-rtc", `base=${rtcBase(opts.clockOffsetS)}`] : []),
     "-netdev",
     `user,id=net0,hostfwd=tcp:127.0.0.1:${hostPort}-:${opts.guestPort ?? 50000}`,
     "-device",
