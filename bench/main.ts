@@ -1,11 +1,43 @@
 /**
  * `deno task bench`: runs every benchmark and prints one JSON object per line
  * (machine-readable), then writes them all to bench/results/latest.json.
- * Pass names to run a subset: `deno task bench runtime api`.
+ * Pass names to run a subset: `deno task bench runtime api`. The QEMU boot
+ * figures come from `deno task e2e` (bench/results/boot.json).
  */
 import { controllerChain, type Figure, storeThroughput, watchFanout } from "./runtime_bench.ts";
 
+/** Runs bench/api_bench.ts (it spawns machined's side and apid) and flattens its JSON. */
+async function apiSuite(): Promise<Figure[]> {
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", new URL("./api_bench.ts", import.meta.url).pathname],
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  if (!out.success) throw new Error(`api bench failed with code ${out.code}`);
+  const line = new TextDecoder().decode(out.stdout).trim().split("\n").pop()!;
+  const r = JSON.parse(line);
+  const kib = (n: number) => +(n / 1024).toFixed(1);
+  return [
+    { name: "api.get.p50", value: r.unaryGet.p50Ms, unit: "ms" },
+    { name: "api.get.p99", value: r.unaryGet.p99Ms, unit: "ms" },
+    { name: "api.get.rps", value: r.unaryGet.requestsPerSecond, unit: "req/s", inFlight: 16 },
+    { name: "api.idle.rss.machined", value: kib(r.idleRss.machinedKiB), unit: "MiB" },
+    { name: "api.idle.rss.apid", value: kib(r.idleRss.apidKiB), unit: "MiB" },
+    { name: "api.watch1000.rss.machined", value: kib(r.watch.rss.machinedKiB), unit: "MiB" },
+    { name: "api.watch1000.rss.apid", value: kib(r.watch.rss.apidKiB), unit: "MiB" },
+    {
+      name: "api.watch1000.delivery.p99",
+      value: r.watch.deliveryP99Ms,
+      unit: "ms",
+      p50: r.watch.deliveryP50Ms,
+      delivered: r.watch.delivered,
+      expected: r.watch.expected,
+    },
+  ];
+}
+
 const suites: Record<string, () => Promise<Figure[]>> = {
+  api: apiSuite,
   runtime: async () => [
     ...storeThroughput(),
     await watchFanout(1),

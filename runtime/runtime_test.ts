@@ -348,3 +348,22 @@ Deno.test("a controller's external watch wakes it; stop ends the watch", async (
   await runtime.stop();
   assert.ok(watchEnded);
 });
+
+Deno.test("a controller that keeps re-triggering itself never starves timers", async () => {
+  const { store, runtime } = setup();
+  store.create({ type: "Spec", namespace: "ns", id: "a", spec: { value: 0 }, owner: "loop" });
+  runtime.register(controller({
+    name: "test.SelfTrigger",
+    inputs: [{ type: "Status", kind: "weak" }],
+    outputs: [{ type: "Status", kind: "exclusive" }],
+    async reconcile(ctx) {
+      const cur = ctx.find("Status", "ns", "n")?.spec.value ?? 0;
+      await ctx.apply({ type: "Status", namespace: "ns", id: "n" }, { value: cur + 1 });
+    },
+  }));
+  runtime.start();
+  // If cycles only ever chained through promise callbacks, this timer would never fire.
+  await new Promise((r) => setTimeout(r, 20));
+  await runtime.stop();
+  assert.ok(store.get("Status", "ns", "n").spec.value > 32);
+});
