@@ -4,6 +4,7 @@
  * resources, recording node actions, machined's internal server on a temp
  * socket, and apid in-process on a random loopback port. Not for production.
  */
+import { EventBus } from "../events/mod.ts";
 import { join } from "node:path";
 import {
   type CertificateAuthority,
@@ -22,8 +23,6 @@ import { createMachineClient, type MachineClient } from "./client/mod.ts";
 import {
   type ActionRequester,
   createClientConfigIssuer,
-  createEventHub,
-  type EventHub,
   type InternalApiServer,
   type NodeActions,
   startInternalApiServer,
@@ -169,7 +168,7 @@ export interface ApiFixture {
   readonly pki: TestPki;
   readonly store: MachineStore;
   readonly actions: RecordingActions;
-  readonly events: EventHub;
+  readonly events: EventBus;
   /** Behind the service RPCs: containerd and payload, running. */
   readonly services: FakeServiceControl;
   /** Behind Logs: empty until a test pushes lines. */
@@ -204,7 +203,7 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
   const pki = await createTestPki();
   const store = seededStore();
   const actions = new RecordingActions();
-  const events = createEventHub();
+  const events = new EventBus();
   const services = new FakeServiceControl()
     .add("containerd", fakeServiceSpec(["/bin/containerd"]))
     .add("payload", fakeServiceSpec(["/bin/payload"], ["containerd"]), { restarts: 2 });

@@ -10,14 +10,11 @@
  *
  * Usage: deno run -A bench/api_bench.ts   (about a minute)
  */
+import { EventBus } from "../events/mod.ts";
 import { join } from "node:path";
 import { createMachineClient, type MachineClient } from "../api/client/mod.ts";
 import { createTestPki, RecordingActions, seededStore, type TestPki } from "../api/testing.ts";
-import {
-  createClientConfigIssuer,
-  createEventHub,
-  startInternalApiServer,
-} from "../api/server/mod.ts";
+import { createClientConfigIssuer, startInternalApiServer } from "../api/server/mod.ts";
 import { apidProcessSpec } from "../api/apid/apid_process_spec.ts";
 import { APID_DEFAULTS } from "../api/apid/apid_options.ts";
 import { loadOrCreateNodePki } from "../pki/mod.ts";
@@ -37,7 +34,7 @@ async function machinedSide(pkiDir: string): Promise<void> {
     deps: {
       store,
       actions: new RecordingActions(),
-      events: createEventHub(),
+      events: new EventBus(),
       clientConfigs: createClientConfigIssuer(pki.ca, () => ["127.0.0.1"]),
     },
   });

@@ -14,7 +14,9 @@ export type MachineEventKind =
   | "controller"
   | "power"
   | "network"
-  | "api";
+  | "api"
+  /** Synthetic: the subscriber fell behind and `fields.dropped` events were lost. */
+  | "overflow";
 
 /** One event. */
 export interface MachineEvent {
@@ -39,7 +41,7 @@ export interface SubscribeOptions {
   sinceSeq?: number;
   /** Ends the subscription. */
   signal?: AbortSignal;
-  /** Events buffered for a slow subscriber before it is dropped. @default 4096 */
+  /** Events buffered for a slow subscriber before they are dropped (with an overflow event). @default 4096 */
   capacity?: number;
 }
 
@@ -48,6 +50,7 @@ export class EventBus {
   #history: MachineEvent[] = [];
   #seq = 0;
   #subscribers = new Set<Subscriber>();
+  #waiters: Array<{ count: number; resolve: () => void }> = [];
 
   constructor(readonly historySize = 1000, readonly now: () => number = Date.now) {}
 
@@ -81,8 +84,9 @@ export class EventBus {
 
   /**
    * An async stream of events: the requested replay, then live ones. A subscriber
-   * that falls more than `capacity` behind is ended (its iterator finishes) rather
-   * than slowing the node; it can resubscribe with `sinceSeq`.
+   * that falls more than `capacity` behind loses its queue and next receives one
+   * `overflow` event saying how many were dropped (never silent loss, never a
+   * slowed node); it can catch up from the history with `sinceSeq`.
    */
   subscribe(
     options: SubscribeOptions = {},
@@ -96,8 +100,11 @@ export class EventBus {
       replay,
       options.capacity ?? 4096,
       () => this.#subscribers.delete(sub),
+      this.now,
     );
     this.#subscribers.add(sub);
+    for (const w of this.#waiters.filter((w) => this.#subscribers.size >= w.count)) w.resolve();
+    this.#waiters = this.#waiters.filter((w) => this.#subscribers.size < w.count);
     if (options.signal) {
       if (options.signal.aborted) sub.close();
       else options.signal.addEventListener("abort", () => sub.close(), { once: true });
@@ -109,14 +116,26 @@ export class EventBus {
   get subscriberCount(): number {
     return this.#subscribers.size;
   }
+
+  /** Resolves once at least `count` subscribers are attached (tests). */
+  whenSubscribers(count: number): Promise<void> {
+    if (this.#subscribers.size >= count) return Promise.resolve();
+    return new Promise((resolve) => this.#waiters.push({ count, resolve }));
+  }
 }
 
 class Subscriber implements AsyncIterableIterator<MachineEvent> {
   #queue: MachineEvent[];
+  #dropped = 0;
   #waiting?: (r: IteratorResult<MachineEvent>) => void;
   #closed = false;
 
-  constructor(replay: MachineEvent[], readonly capacity: number, readonly onClose: () => void) {
+  constructor(
+    replay: MachineEvent[],
+    readonly capacity: number,
+    readonly onClose: () => void,
+    readonly now: () => number,
+  ) {
     this.#queue = [...replay];
   }
 
@@ -128,11 +147,29 @@ class Subscriber implements AsyncIterableIterator<MachineEvent> {
       w({ value: e, done: false });
       return;
     }
-    if (this.#queue.length >= this.capacity) return this.close();
+    if (this.#queue.length >= this.capacity) {
+      this.#dropped += this.#queue.length + 1;
+      this.#queue = [];
+      return;
+    }
     this.#queue.push(e);
   }
 
   next(): Promise<IteratorResult<MachineEvent>> {
+    if (this.#dropped > 0) {
+      const dropped = this.#dropped;
+      this.#dropped = 0;
+      const value: MachineEvent = Object.freeze({
+        seq: 0,
+        time: this.now(),
+        kind: "overflow",
+        subject: "",
+        action: "dropped",
+        message: `${dropped} events were dropped because this subscriber fell behind`,
+        fields: Object.freeze({ dropped: String(dropped) }),
+      });
+      return Promise.resolve({ value, done: false });
+    }
     const e = this.#queue.shift();
     if (e) return Promise.resolve({ value: e, done: false });
     if (this.#closed) return Promise.resolve({ value: undefined, done: true });
@@ -148,6 +185,7 @@ class Subscriber implements AsyncIterableIterator<MachineEvent> {
     if (this.#closed) return;
     this.#closed = true;
     this.#queue = [];
+    this.#dropped = 0;
     this.onClose();
     const w = this.#waiting;
     this.#waiting = undefined;

@@ -17,12 +17,30 @@ Deno.test("subscribers get the replay they asked for, then live events in order"
   since.close();
 });
 
-Deno.test("a slow subscriber is ended, never blocking emit", async () => {
+Deno.test("a slow subscriber gets an explicit overflow, never blocking emit", async () => {
   const bus = new EventBus();
   const sub = bus.subscribe({ capacity: 2 });
   for (let i = 0; i < 5; i++) bus.emit("task", `t${i}`, "done");
+  // t0..t2 overflowed the queue of 2 and were dropped; t3 and t4 were queued after.
+  const overflow = (await sub.next()).value;
+  assert.equal(overflow.kind, "overflow");
+  assert.equal(overflow.fields?.dropped, "3");
+  assert.equal((await sub.next()).value.subject, "t3");
+  assert.equal((await sub.next()).value.subject, "t4");
+  bus.emit("task", "after", "done");
+  assert.equal((await sub.next()).value.subject, "after");
+  sub.close();
   assert.equal(bus.subscriberCount, 0);
-  assert.equal((await sub.next()).done, true);
+});
+
+Deno.test("whenSubscribers resolves once enough subscribers are attached", async () => {
+  const bus = new EventBus();
+  const waiting = bus.whenSubscribers(2);
+  const a = bus.subscribe();
+  const b = bus.subscribe();
+  await waiting;
+  a.close();
+  b.close();
 });
 
 Deno.test("aborting the signal ends a waiting subscriber", async () => {

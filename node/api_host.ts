@@ -11,15 +11,12 @@ import { ApidSupervisor, type ApidSupervisorEvent } from "../api/apid/supervisor
 import {
   type ConfigApplier,
   createClientConfigIssuer,
-  type EventSource,
   type KernelLog,
   type LogSource,
-  type MachineEvent as ApiEvent,
   type NodeActions,
   type ServiceControl,
 } from "../api/server/mod.ts";
 import { type InternalApiServer, startInternalApiServer } from "../api/server/internal_server.ts";
-import type { EventBus } from "../events/mod.ts";
 import type { NodePki } from "../pki/mod.ts";
 import type { ProcessBackend } from "../platform/process/mod.ts";
 import type { Machined } from "./machined.ts";
@@ -77,7 +74,7 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
     deps: {
       store: o.machined.store,
       actions: o.actions,
-      events: eventSource(o.machined.events),
+      events: o.machined.events,
       clientConfigs: createClientConfigIssuer(o.pki.ca, o.endpoints),
       services: o.services,
       logs: o.services,
@@ -141,23 +138,6 @@ function report(m: Machined, e: ApidSupervisorEvent): void {
       m.logger.info("apid", e.line, { stream: e.stream });
       break;
   }
-}
-
-/** Adapts the machine event bus to the API's event source. */
-export function eventSource(bus: EventBus): EventSource {
-  return {
-    async *subscribe({ signal }): AsyncIterable<ApiEvent> {
-      // The history first (what happened since boot), then live events.
-      for await (const e of bus.subscribe({ signal, tail: bus.historySize })) {
-        yield {
-          kind: e.kind,
-          subject: e.subject,
-          message: [e.action, e.message].filter(Boolean).join(": "),
-          time: new Date(e.time),
-        };
-      }
-    },
-  };
 }
 
 /** `host:port` → [host, port]; IPv6 hosts in brackets. */

@@ -4,12 +4,12 @@ import type { Role } from "../../pki/mod.ts";
 import { outcome, startApiFixture, withTimeout } from "../testing.ts";
 import { type MachineMethod, METHOD_ROLES, roleSatisfies } from "../auth/rbac.ts";
 import type { MachineClient } from "../client/mod.ts";
-import type { EventHub } from "../server/mod.ts";
+import type { EventBus } from "../../events/mod.ts";
 
 /** One call of each RPC; streams read their first message, then cancel. */
 function calls(
   c: MachineClient,
-  events: EventHub,
+  events: EventBus,
 ): { [M in MachineMethod]: () => Promise<unknown> } {
   const first = async (stream: AsyncIterable<unknown>) => {
     for await (const m of stream) return m;
@@ -25,7 +25,7 @@ function calls(
       const next = it.next();
       // Publish once this call's subscription exists (a refused call never subscribes).
       const published = events.whenSubscribers(1).then(() =>
-        events.publish({ kind: "test", message: "hi", subject: "s", time: new Date() })
+        events.emit("task", "s", "done", "hi")
       );
       try {
         return await next;

@@ -96,14 +96,18 @@ export function createMachineService(
 
     async *events(req, ctx) {
       const kinds = new Set(req.kinds);
-      for await (const e of events.subscribe({ signal: ctx.signal })) {
-        if (kinds.size > 0 && !kinds.has(e.kind)) continue;
+      const tail = req.tail ?? Number.MAX_SAFE_INTEGER;
+      for await (const e of events.subscribe({ signal: ctx.signal, tail })) {
+        if (kinds.size > 0 && !kinds.has(e.kind) && e.kind !== "overflow") continue;
         yield create(EventsResponseSchema, {
           event: {
             kind: e.kind,
-            message: e.message,
             subject: e.subject,
-            time: timestampFromDate(e.time),
+            action: e.action,
+            message: e.message,
+            seq: BigInt(e.seq),
+            fields: { ...e.fields },
+            time: timestampFromDate(new Date(e.time)),
           },
         });
       }

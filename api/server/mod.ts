@@ -20,12 +20,7 @@
  * @module
  */
 export type { ActionRequester, NodeActions, VersionInfo } from "./node_actions.ts";
-export {
-  createEventHub,
-  type EventHub,
-  type EventSource,
-  type MachineEvent,
-} from "./event_source.ts";
+export type { EventSource } from "./event_source.ts";
 export {
   type ClientConfigIssuer,
   createClientConfigIssuer,

@@ -82,17 +82,14 @@ Deno.test("Events stream delivers published machine events with kind filter", as
     const it = c.api.events({ kinds: ["service"] }, { signal: ac.signal })[Symbol.asyncIterator]();
     const first = it.next();
     await withTimeout(f.events.whenSubscribers(1), 5000, "subscriber");
-    const time = new Date("2026-01-01T00:00:00Z");
-    f.events.publish({ kind: "config", message: "skip me", subject: "", time });
-    f.events.publish({
-      kind: "service",
-      message: "containerd up",
-      subject: "service/containerd",
-      time,
-    });
+    f.events.emit("config", "machine", "applied", "skip me");
+    f.events.emit("service", "containerd", "ready", "containerd up", { pid: "42" });
     const r = await withTimeout(first, 5000, "event");
     equal(r.value!.event!.message, "containerd up");
-    equal(r.value!.event!.subject, "service/containerd");
+    equal(r.value!.event!.subject, "containerd");
+    equal(r.value!.event!.action, "ready");
+    equal(r.value!.event!.fields.pid, "42");
+    equal(r.value!.event!.seq, 2n);
     ac.abort();
     await it.return?.();
     c.close();

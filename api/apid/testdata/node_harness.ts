@@ -8,14 +8,11 @@
  *
  * Usage: deno run -A node_harness.ts <pkiDir> <port>
  */
+import { EventBus } from "../../../events/mod.ts";
 import { join } from "node:path";
 import { nativeProcessBackend } from "../../../platform/process/mod.ts";
 import { RecordingActions, seededStore } from "../../testing.ts";
-import {
-  createClientConfigIssuer,
-  createEventHub,
-  startInternalApiServer,
-} from "../../server/mod.ts";
+import { createClientConfigIssuer, startInternalApiServer } from "../../server/mod.ts";
 import { ApidSupervisor } from "../supervisor.ts";
 import { apidProcessSpec } from "../apid_process_spec.ts";
 import { APID_DEFAULTS } from "../apid_options.ts";
@@ -33,7 +30,7 @@ const internal = await startInternalApiServer({
   deps: {
     store,
     actions: new RecordingActions(),
-    events: createEventHub(),
+    events: new EventBus(),
     clientConfigs: createClientConfigIssuer(pki.ca, () => ["127.0.0.1"]),
   },
 });
