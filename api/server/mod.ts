@@ -5,13 +5,14 @@
  *
  * @example
  * ```ts
- * import { createClientConfigIssuer, createEventHub, startInternalApiServer } from "./api/server/mod.ts";
+ * import { createClientConfigIssuer, startInternalApiServer } from "./api/server/mod.ts";
+ * import { EventBus } from "./events/mod.ts";
  * declare const store: import("./resources/mod.ts").MachineStore;
  * declare const actions: import("./api/server/mod.ts").NodeActions;
  * declare const ca: import("./pki/mod.ts").CertificateAuthority;
- * const events = createEventHub();
+ * const events = new EventBus();
  * const server = await startInternalApiServer({
- *   socketPath: "/system/run/machined/api.sock",
+ *   socketPath: "/run/machined/machined-api.sock",
  *   // services, logs, kernelLog and configs are optional (Unimplemented when absent).
  *   deps: { store, actions, events, clientConfigs: createClientConfigIssuer(ca, () => ["10.0.0.5"]) },
  * });
