@@ -1,0 +1,73 @@
+/**
+ * The node `deno task up` boots: its machine config, secrets (CA) and admin
+ * client config live in one directory (build/node by default), generated on the
+ * first run and reused after, so the same client certificate keeps working
+ * across `up`/`down` cycles and image rebuilds.
+ */
+import { join } from "node:path";
+import { renderConfigTemplate } from "../config/mod.ts";
+import {
+  addContext,
+  BUNDLE_FILES,
+  generateNodeBundle,
+  pathExists,
+  readClientConfig,
+  resolveClientConfigPath,
+  writeClientConfig,
+} from "../pki/mod.ts";
+
+/** Where the bundle's files are. */
+export interface NodeBundlePaths {
+  machineConfig: string;
+  secrets: string;
+  clientConfig: string;
+}
+
+/**
+ * Returns the bundle in `dir`, generating it (hostname `name`, endpoint
+ * 127.0.0.1:`port`) when it does not exist yet.
+ */
+export async function ensureNodeBundle(
+  dir: string,
+  options: { name: string; port: number },
+): Promise<{ paths: NodeBundlePaths; created: boolean }> {
+  const paths = {
+    machineConfig: join(dir, BUNDLE_FILES.machineConfig),
+    secrets: join(dir, BUNDLE_FILES.secrets),
+    clientConfig: join(dir, BUNDLE_FILES.clientConfig),
+  };
+  if (await pathExists(paths.machineConfig)) return { paths, created: false };
+  await generateNodeBundle({
+    name: options.name,
+    endpoint: `127.0.0.1:${options.port}`,
+    outDir: dir,
+    renderMachineConfig: ({ ca }) =>
+      renderConfigTemplate({ hostname: options.name, ca, certSans: ["127.0.0.1"] }),
+  });
+  return { paths, created: true };
+}
+
+/**
+ * Copies the node's admin context into the user's machinectl config
+ * ($MACHINECTL_CONFIG or ~/.config/machinectl/config.yaml) and makes it current,
+ * replacing an older context of the same name. Returns the file written.
+ */
+export async function installContext(
+  clientConfig: string,
+  context: string,
+  port: number,
+): Promise<string> {
+  const from = await readClientConfig(clientConfig);
+  const ctx = from.contexts[from.context ?? context] ?? Object.values(from.contexts)[0];
+  const target = resolveClientConfigPath(
+    undefined,
+    { MACHINECTL_CONFIG: Deno.env.get("MACHINECTL_CONFIG") },
+    Deno.env.get("HOME") ?? "/root",
+  );
+  const into = await readClientConfig(target);
+  await writeClientConfig(
+    target,
+    addContext(into, context, { ...ctx, endpoints: [`127.0.0.1:${port}`] }, { use: true }),
+  );
+  return target;
+}
