@@ -236,8 +236,7 @@ export class ServiceRunner {
         signal: checker.signal,
         onChange: (c) => {
           if (checker.signal.aborted) return;
-          this.#setReady(c.healthy);
-          this.#set({
+          this.#setReady(c.healthy, {
             state: "running",
             message: c.healthy ? "ready" : `health check failing: ${c.message}`,
           });
@@ -363,11 +362,12 @@ export class ServiceRunner {
     }
   }
 
-  #setReady(ready: boolean): void {
-    if (ready === this.#ready) return;
+  /** Sets readiness together with `changes`, so one status (and one event) carries both. */
+  #setReady(ready: boolean, changes: Partial<ServiceStatusSpec> = {}): void {
+    const flipped = ready !== this.#ready;
     this.#ready = ready;
-    this.#set({ healthy: ready });
-    this.host.readinessChanged(this.id);
+    this.#set({ ...changes, healthy: ready });
+    if (flipped) this.host.readinessChanged(this.id);
   }
 
   #set(changes: Partial<ServiceStatusSpec>): void {

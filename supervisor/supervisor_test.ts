@@ -94,9 +94,15 @@ Deno.test("a dependent waits until its dependency's health check passes", async 
     assert.equal(f.process.processes.filter((p) => p.program === "/bin/app").length, 0);
     dbReady = true;
     await f.clock.advance(1000);
-    await f.status("db", (s) => s.healthy);
+    const ready = await f.status("db", (s) => s.healthy);
+    assert.equal(ready.message, "ready", "health and message change together");
     const running = await f.status("app", (s) => s.state === "running");
     assert.ok(running.pid !== null);
+    // The readiness event says "ready", not the last failure, and precedes the dependent's start.
+    const events = f.events.history().filter((e) => e.kind === "service");
+    const dbReadyAt = events.findIndex((e) => e.subject === "db" && e.action === "ready");
+    assert.equal(events[dbReadyAt].message, "ready");
+    assert.ok(dbReadyAt < events.findIndex((e) => e.subject === "app" && e.action === "starting"));
   } finally {
     await f.close();
   }
