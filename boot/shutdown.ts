@@ -2,7 +2,7 @@
  * The shutdown sequence, shared by SIGTERM/SIGINT/Ctrl-Alt-Del and the Reboot
  * and Shutdown RPCs: stop services in reverse dependency order (while the API
  * still answers, so a grace-period kill is visible), stop apid, stop the
- * controllers, sync, unmount in reverse order (detaching what stays busy), and
+ * controllers, close what they leave (service log files, DHCP leases), sync, unmount in reverse order (detaching what stays busy), and
  * finally reboot(2). Every step is best effort: a failing step is reported and
  * the machine still goes down.
  */
@@ -59,6 +59,13 @@ export async function shutdownNode(action: PowerAction, deps: ShutdownDeps): Pro
       {
         name: "stopControllers",
         tasks: [task("stopControllers", () => machined.stop(), optional)],
+      },
+      {
+        // Closes what still holds the volumes (service log files) and sends DHCP releases.
+        name: "afterControllers",
+        tasks: deps.afterControllers
+          ? [task("afterControllers", deps.afterControllers, optional)]
+          : [],
       },
       { name: "sync", tasks: [task("sync", () => deps.power.sync(), optional)] },
       {

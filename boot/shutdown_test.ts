@@ -48,19 +48,24 @@ Deno.test("shutdown stops services before the API, syncs, unmounts, then reboots
       order.push("api");
       return Promise.resolve();
     },
+    afterControllers: () => {
+      order.push("afterControllers");
+      return Promise.resolve();
+    },
     keepMounted: ["/proc", "/sys", "/dev"],
   });
   assert.equal(await power.ended(), "restarting");
-  assert.deepEqual(order, ["services", "api"]);
+  assert.deepEqual(order, ["services", "api", "afterControllers"]);
   assert.equal(machined.stage.get(), "rebooting");
   const left = (await mount.mounts()).map((m) => m.mountPoint);
   assert.ok(!left.includes("/var") && !left.includes("/system/state"), "busy ones are detached");
   const phases = machined.events.history().filter((e) => e.kind === "phase" && e.action === "done")
     .map((e) => e.subject);
-  assert.deepEqual(phases.slice(-7), [
+  assert.deepEqual(phases.slice(-8), [
     "stopServices",
     "stopApi",
     "stopControllers",
+    "afterControllers",
     "sync",
     "unmount",
     "syncAgain",
