@@ -75,6 +75,7 @@ export async function bootNode(
     paths: NODE_PATHS,
     autoDhcp: true,
     sysctls: new ProcSysctlBackend(),
+    servicesWaitForVar: true,
   });
   machined.register(domains.controllers);
   const keeper = new ConfigKeeper(machined);

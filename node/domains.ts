@@ -14,6 +14,7 @@ import type { MachineController } from "../resources/mod.ts";
 import { createSupervisor, type Supervisor } from "../supervisor/mod.ts";
 import type { NodeBackends } from "./backends.ts";
 import type { Machined } from "./machined.ts";
+import { varMountedGate } from "./var_gate.ts";
 
 /** Where a domain keeps its files; dev mode points these into its state dir. */
 export interface DomainPaths {
@@ -57,6 +58,11 @@ export function createNodeDomains(
     autoDhcp: boolean;
     /** /proc/sys on a node; a fake in dev mode (never the host's sysctls). */
     sysctls: SysctlBackend;
+    /**
+     * Hold every service until EPHEMERAL is mounted at /var when the config
+     * installs to a disk (a node; dev mode never mounts it). @default false
+     */
+    servicesWaitForVar?: boolean;
   },
 ): NodeDomains {
   const { events, logger } = machined;
@@ -76,6 +82,7 @@ export function createNodeDomains(
     events,
     logger,
     logs: { machinedLog: logger.ring },
+    ...(options.servicesWaitForVar ? { startGate: varMountedGate(machined.store) } : {}),
   });
   return {
     controllers: [

@@ -1,7 +1,8 @@
 /**
  * What happens when the node's volumes come up: STATE mounted → the config is
- * persisted there (or loaded from there); EPHEMERAL mounted at /var → service
- * logs are also written to /var/log. Follows MountStatus through a store watch.
+ * persisted there (or loaded from there); EPHEMERAL mounted at /var → services
+ * held by the start gate (node/var_gate.ts) may start, and their logs are also
+ * written to /var/log. Follows MountStatus through a store watch.
  */
 import { isStateMounted, MOUNT_STATUS } from "../resources/mod.ts";
 import type { Supervisor } from "../supervisor/mod.ts";
@@ -24,6 +25,7 @@ export function followVolumes(
       try {
         if (isStateMounted(spec)) await deps.config.stateMounted(spec.target);
         else if (spec.volume === "EPHEMERAL") {
+          deps.supervisor.recheck(); // services held until /var is mounted may start
           await Deno.mkdir(`${spec.target}/log`, { recursive: true });
           await deps.supervisor.setLogDirectory(`${spec.target}/log`);
         }

@@ -26,6 +26,8 @@ export interface RunnerHost extends LaunchDeps {
   dependencyState(id: string): "ready" | "not-ready" | "unknown";
   /** The cycle `id` sits on, if any. */
   cycleOf(id: string): string[] | undefined;
+  /** Why no service may start yet (e.g. /var not mounted), or undefined. */
+  startGate(): string | undefined;
   /** A new status; `previous` is what was published before. */
   publish(id: string, status: ServiceStatusSpec, previous: ServiceStatusSpec | undefined): void;
   /** This service's readiness changed; dependents should look again. */
@@ -167,7 +169,7 @@ export class ServiceRunner {
       await wake;
       return;
     }
-    const blocked = this.#blockingDependency();
+    const blocked = this.#blockingDependency() ?? this.host.startGate();
     if (blocked) {
       this.#set({ state: "waiting", healthy: false, pid: null, message: blocked });
       await wake;

@@ -61,6 +61,13 @@ export interface SupervisorDeps {
   readonly logDir?: string;
   /** Root for user/group name lookups. @default "" */
   readonly accountsRoot?: string;
+  /**
+   * Asked before every start: a reason holds the service in `waiting` with it
+   * as the message (a node keeps services off /var until EPHEMERAL is mounted
+   * there). Running services are left alone. Call {@link Supervisor.recheck}
+   * when the answer may have changed. @default always open
+   */
+  readonly startGate?: () => string | undefined;
 }
 
 /** One service as the API lists it. */
@@ -109,6 +116,7 @@ export class Supervisor {
         return !r ? "unknown" : r.ready ? "ready" : "not-ready";
       },
       cycleOf: (id) => this.#cycles.get(id),
+      startGate: () => deps.startGate?.(),
       publish: (id, status, previous) => this.#publish(id, status, previous),
       readinessChanged: () => {
         for (const r of this.#runners.values()) r.poke();
@@ -139,6 +147,11 @@ export class Supervisor {
   /** Stops a service until started again; resolves when it is down. @throws UnknownServiceError */
   stop(id: string): Promise<void> {
     return this.#runner(id).stop();
+  }
+
+  /** Looks at the start gate again: services held by it start once it is open. */
+  recheck(): void {
+    for (const r of this.#runners.values()) r.poke();
   }
 
   /** Restarts a service now, resetting its backoff. @throws UnknownServiceError */

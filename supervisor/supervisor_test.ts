@@ -350,3 +350,29 @@ Deno.test("startIntervalMs probes quickly until the first pass within the start 
     await f.close();
   }
 });
+
+Deno.test("the start gate holds every service in waiting until recheck finds it open", async () => {
+  let gate: string | undefined = "waiting for EPHEMERAL to be mounted at /var";
+  const f = supervisorFixture({ startGate: () => gate });
+  try {
+    f.process.define("/bin/svc", () => {});
+    f.setSpec("containerd", serviceSpec());
+    f.setSpec("payload", serviceSpec({ dependsOn: ["containerd"] }));
+    const held = await f.status("containerd", (s) => s.state === "waiting");
+    assert.equal(held.message, gate);
+    await f.status("payload", (s) => s.state === "waiting");
+    assert.equal(f.process.processes.length, 0, "nothing started while the gate is shut");
+    gate = undefined;
+    f.supervisor.recheck();
+    await f.status("containerd", (s) => s.state === "running");
+    await f.status("payload", (s) => s.state === "running");
+    // Shutting the gate again leaves running services alone; it only holds starts.
+    gate = "shut again";
+    f.supervisor.recheck();
+    f.supervisor.restart("payload");
+    await f.status("payload", (s) => s.state === "waiting" && s.message === "shut again");
+    assert.equal(f.supervisor.get("containerd").status.state, "running");
+  } finally {
+    await f.close();
+  }
+});
