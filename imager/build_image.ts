@@ -52,8 +52,14 @@ export interface ImageOptions {
   quietConsole?: boolean;
   /** @default 9 (19 saves ~5 MiB and costs over a minute) */
   zstdLevel?: number;
-  /** @default DEFAULT_MODULES */
+  /** Modules PID 1 loads at boot (their closure is shipped). @default DEFAULT_MODULES */
   modules?: readonly string[];
+  /**
+   * Modules shipped with their dependencies (and listed in modules.dep) but not
+   * loaded at boot: for `machine.kernel.modules` to load when the config asks.
+   * @default []
+   */
+  onDemandModules?: readonly string[];
   extraFiles?: ExtraFile[];
   /** Ship containerd, runc and mkfs.ext4 from the host (see node_extras.ts). @default true */
   nodeExtras?: boolean;
@@ -121,8 +127,14 @@ export async function buildImage(options: ImageOptions = {}): Promise<ImageResul
   );
   const modules = await p.step("modules", async () => {
     const index = await loadModuleIndex(kernel.modulesDir);
-    return resolveModuleClosure(index, [...(options.modules ?? DEFAULT_MODULES)]);
-  }, (c) => `${c.load.length} to ship, built in: ${c.builtin.join(" ") || "none"}`);
+    const atBoot = [...(options.modules ?? DEFAULT_MODULES)];
+    const boot = resolveModuleClosure(index, atBoot);
+    const all = resolveModuleClosure(index, [...atBoot, ...(options.onDemandModules ?? [])]);
+    const loaded = new Set(boot.load.map((m) => m.name));
+    return { ...boot, onDemand: all.load.filter((m) => !loaded.has(m.name)) };
+  }, (c) =>
+    `${c.load.length + c.onDemand.length} to ship (${c.onDemand.length} on demand), ` +
+    `built in: ${c.builtin.join(" ") || "none"}`);
   const addon = await pickAddon(options.nativeAddon ?? "auto");
   const init = await p.step("init", () => buildInit(), (path) => path);
   const extras = options.nodeExtras === false
@@ -139,7 +151,12 @@ export async function buildImage(options: ImageOptions = {}): Promise<ImageResul
       deno,
       init,
       nativeAddon: addon,
-      modules: { modulesDir: kernel.modulesDir, release: pin.release, load: modules.load },
+      modules: {
+        modulesDir: kernel.modulesDir,
+        release: pin.release,
+        load: modules.load,
+        onDemand: modules.onDemand,
+      },
       config: options.config,
       pkiDir: options.pki,
       extraFiles: [...extras.present, ...(options.extraFiles ?? [])],

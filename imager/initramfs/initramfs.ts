@@ -57,8 +57,11 @@ export interface InitramfsSpec {
   init: string;
   /** Host path of machined_native_ops.node, if it should be shipped. */
   nativeAddon?: string;
-  /** Kernel modules to ship, in load order, with the host modules dir they come from. */
-  modules: { modulesDir: string; release: string; load: ModuleRef[] };
+  /**
+   * Kernel modules to ship, with the host modules dir they come from: `load`
+   * in boot load order, `onDemand` shipped but left for the config to load.
+   */
+  modules: { modulesDir: string; release: string; load: ModuleRef[]; onDemand?: ModuleRef[] };
   /** Machine config to bake in. */
   config?: string;
   /** PKI directory to bake in. */
@@ -101,16 +104,17 @@ export async function planInitramfs(spec: InitramfsSpec): Promise<Rootfs> {
   if (spec.nativeAddon) await fs.binary(LAYOUT.nativeAddon, spec.nativeAddon, 0o644);
 
   const { modulesDir, release, load } = spec.modules;
-  const shipped = load.map((m) => `/usr/lib/modules/${release}/${m.path}`);
-  load.forEach((m, i) => fs.copy(shipped[i], `${modulesDir}/${m.path}`));
+  const all = [...load, ...(spec.modules.onDemand ?? [])];
+  const shipped = (m: ModuleRef) => `/usr/lib/modules/${release}/${m.path}`;
+  for (const m of all) fs.copy(shipped(m), `${modulesDir}/${m.path}`);
   fs.file(
     LAYOUT.modulesList,
     "# Kernel modules to load at boot, in order (dependencies first).\n" +
-      shipped.map((p) => p + "\n").join(""),
+      load.map((m) => shipped(m) + "\n").join(""),
   );
   // A modules.dep for what is shipped, so machined resolves dependencies of
   // modules the config asks for (Debian's package carries none; it is generated).
-  fs.file(`/usr/lib/modules/${release}/modules.dep`, modulesDep(load));
+  fs.file(`/usr/lib/modules/${release}/modules.dep`, modulesDep(all));
   const builtin = await Deno.readTextFile(`${modulesDir}/modules.builtin`).catch(() => "");
   fs.file(`/usr/lib/modules/${release}/modules.builtin`, builtin);
 
