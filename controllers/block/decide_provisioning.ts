@@ -181,7 +181,7 @@ function describeData(facts: DiskFacts, others: PartitionFacts[], ours?: Partiti
   if (ours) return `only part of machined's layout (${ours.name})`;
   if (others.length > 0) return `partitions ${names(others)}`;
   if (facts.mbrPartitions) return "an MBR partition table";
-  if (facts.wholeDiskFs) return `a ${facts.wholeDiskFs.type} filesystem`;
+  if (facts.wholeDiskFs) return `a whole-disk ${facts.wholeDiskFs.type} filesystem`;
   return "data that is not zero";
 }
 

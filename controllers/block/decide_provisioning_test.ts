@@ -182,7 +182,7 @@ Deno.test("foreign filesystem without partitions: refuse unless wipe", () => {
   const f = diskFacts({ blank: false, wholeDiskFs: ext4 });
   const r = decide(f);
   assert.equal(r.action === "refuse" && r.code, "foreign-data");
-  assert.match(r.reason, /a ext4 filesystem/);
+  assert.match(r.reason, /a whole-disk ext4 filesystem/);
   const plan = asPlan(decide(f, wipe), "wipe");
   assert.deepEqual(plan.zero.slice(2), [
     { offset: 0, length: TEST_LAYOUT.zeroBytes },
