@@ -36,6 +36,8 @@ import { ProcSysctlBackend } from "../controllers/kernel/mod.ts";
 export const IMAGE_PATHS = {
   modules: "/etc/machined/modules",
   pki: "/etc/machined/pki",
+  /** apid's DENO_DIR (owned by machined-api), beside /machined/apid.js. */
+  apidDenoDir: "/var/cache/deno-apid",
 } as const;
 
 /** Runtime directories machined owns. */
@@ -266,9 +268,27 @@ async function nodePki(
   });
 }
 
-/** In the image, apid is the bundled program's `apid` command. */
+/**
+ * In the image, apid is its own smaller bundle beside main.js (apid.js), run
+ * with its own pre-warmed DENO_DIR that it owns; an image without it runs the
+ * bundled program's `apid` command.
+ */
 function bundledApidEntry() {
   const main = new URL(import.meta.url);
   if (main.protocol !== "file:" || !main.pathname.endsWith(".js")) return undefined;
-  return { entry: main.pathname, config: null, subcommand: ["apid"] };
+  const apid = new URL("./apid.js", main).pathname;
+  try {
+    Deno.statSync(apid);
+  } catch {
+    return { entry: main.pathname, config: null, subcommand: ["apid"] };
+  }
+  return { entry: apid, config: null, subcommand: [], denoDir: apidDenoDir() };
+}
+
+function apidDenoDir(): string | undefined {
+  try {
+    return Deno.statSync(IMAGE_PATHS.apidDenoDir).isDirectory ? IMAGE_PATHS.apidDenoDir : undefined;
+  } catch {
+    return undefined;
+  }
 }

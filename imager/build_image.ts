@@ -8,12 +8,16 @@ import { fetchKernel } from "./kernel/kernel_fetch.ts";
 import { loadModuleIndex } from "./kernel/module_index.ts";
 import { resolveModuleClosure } from "./kernel/module_closure.ts";
 import {
+  addTree,
   type ExtraFile,
   type InitramfsSizes,
+  LAYOUT,
   planInitramfs,
   writeInitramfs,
 } from "./initramfs/initramfs.ts";
-import { resolveProgram } from "./program.ts";
+import { MACHINED_API_UID } from "./initramfs/etc_files.ts";
+import { bundleProgram, resolveProgram } from "./program.ts";
+import { warmDenoDir } from "./code_cache.ts";
 import { kernelCmdline } from "./cmdline.ts";
 import { type DiskLayout, writeDiskImage } from "./disk_image.ts";
 import { guidFromSeed } from "./guid_from_seed.ts";
@@ -38,6 +42,19 @@ export interface ImageOptions {
   program?: string;
   /** A compiled executable to run as PID 1 instead of a Deno program. */
   binary?: string;
+  /**
+   * apid's TypeScript entry, bundled alone and shipped as /machined/apid.js
+   * (PID 1 starts it instead of `main.js apid`); null ships none.
+   * @default api/apid/main.ts when `program` is machined's main.ts, else null
+   */
+  apid?: string | null;
+  /**
+   * Ship Deno caches warmed at build time (V8 code cache, dependency
+   * analysis) for the program and apid, at the DENO_DIRs they run with
+   * (see code_cache.ts). Off gives byte-reproducible images.
+   * @default true
+   */
+  codeCache?: boolean;
   /** Machine config baked in at /etc/machined/config.yaml. */
   config?: string;
   /** PKI directory baked in at /etc/machined/pki. */
@@ -90,6 +107,14 @@ export interface ImageResult {
 }
 
 const REPO_ADDON = new URL("../native-ops/machined_native_ops.node", import.meta.url).pathname;
+const REPO_MAIN = new URL("../main.ts", import.meta.url).pathname;
+const REPO_APID = new URL("../api/apid/main.ts", import.meta.url).pathname;
+
+/** Whether `program` is this repository's main.ts (machined itself). */
+async function isMachinedMain(program: string): Promise<boolean> {
+  const real = await Deno.realPath(program).catch(() => undefined);
+  return real !== undefined && real === await Deno.realPath(REPO_MAIN).catch(() => undefined);
+}
 
 /**
  * Build (or confirm current) the disk image described by `options`.
@@ -120,6 +145,18 @@ export async function buildImage(options: ImageOptions = {}): Promise<ImageResul
       ),
     (r) => `${r.kind} ${"file" in r ? r.file : r.dir}`,
   );
+  const apidEntry = options.binary
+    ? null
+    : options.apid === undefined
+    ? (await isMachinedMain(options.program ?? "main.ts") ? REPO_APID : null)
+    : options.apid;
+  const apid = apidEntry && program.kind === "js"
+    ? await p.step(
+      "apid",
+      () => bundleProgram(apidEntry, `${workDir}/program/apid.js`, deno),
+      (f) => f,
+    )
+    : undefined;
   const kernel = await p.step(
     "kernel",
     () => fetchKernel(pin, cacheDir),
@@ -157,6 +194,7 @@ export async function buildImage(options: ImageOptions = {}): Promise<ImageResul
         load: modules.load,
         onDemand: modules.onDemand,
       },
+      apid,
       config: options.config,
       pkiDir: options.pki,
       extraFiles: [...extras.present, ...(options.extraFiles ?? [])],
@@ -168,7 +206,11 @@ export async function buildImage(options: ImageOptions = {}): Promise<ImageResul
     quiet: options.quietConsole,
     append: options.append,
   });
+  const codeCache = (options.codeCache ?? true) && program.kind === "js";
+  // The warmed caches derive from the program and Deno, both fingerprinted, so
+  // they are added after the fingerprint (their bytes differ between builds).
   const print = await fingerprint(rootfs.entries(), {
+    codeCache,
     cmdline,
     size,
     espSize,
@@ -192,6 +234,28 @@ export async function buildImage(options: ImageOptions = {}): Promise<ImageResul
     };
   }
   await Deno.remove(stampFile).catch(() => {});
+
+  if (codeCache && program.kind === "js") {
+    const warm: Array<{ file: string; node: string; dir: string }> = [
+      { file: program.file, node: LAYOUT.programEntry, dir: LAYOUT.denoDir },
+    ];
+    if (apid) warm.push({ file: apid, node: LAYOUT.apidEntry, dir: LAYOUT.apidDenoDir });
+    for (const w of warm) {
+      const r = await p.step(
+        `code cache ${w.node}`,
+        () =>
+          warmDenoDir({ deno, program: w.file, nodePath: w.node, denoDir: `${workDir}${w.dir}` }),
+        (r) =>
+          `${r.codeCacheEntries} entries${r.programCached ? "" : " (program NOT cached)"}, ${
+            formatBytes(r.bytes)
+          }`,
+      );
+      const owner = w.dir === LAYOUT.apidDenoDir
+        ? { uid: MACHINED_API_UID, gid: MACHINED_API_UID }
+        : undefined;
+      await addTree(rootfs, r.denoDir, w.dir, owner);
+    }
+  }
 
   const initramfs = await p.step(
     `initramfs (zstd -${zstdLevel})`,

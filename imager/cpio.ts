@@ -1,12 +1,20 @@
 /**
  * A cpio "newc" archive writer (the format the kernel unpacks as an
  * initramfs) and a reader for checking it. Entries are written sorted, with
- * one fixed mtime, uid/gid 0 and sequential inode numbers, so the same tree
- * always gives the same bytes.
+ * one fixed mtime, uid/gid 0 unless an entry names an owner, and sequential
+ * inode numbers, so the same tree always gives the same bytes.
  */
 
+/** An owner other than root, for a directory an unprivileged process must write. */
+export interface CpioOwner {
+  /** @default 0 */
+  uid?: number;
+  /** @default 0 */
+  gid?: number;
+}
+
 /** A directory. */
-export interface CpioDir {
+export interface CpioDir extends CpioOwner {
   type: "dir";
   path: string;
   /** Permission bits. @default 0o755 */
@@ -14,7 +22,7 @@ export interface CpioDir {
 }
 
 /** A regular file, with its bytes inline or read from a host path when written. */
-export interface CpioFile {
+export interface CpioFile extends CpioOwner {
   type: "file";
   path: string;
   /** Permission bits. @default 0o644 */
@@ -113,11 +121,15 @@ export async function writeCpio(
   let ino = 1;
   for (const e of sortEntries(entries)) {
     const { mode, data, rdev } = await materialise(e);
-    await emit(header(e.path, { ino: ino++, mode, mtime, size: data.length, rdev }));
+    const owner: CpioOwner = e.type === "dir" || e.type === "file" ? e : {};
+    const [uid, gid] = [owner.uid ?? 0, owner.gid ?? 0];
+    await emit(header(e.path, { ino: ino++, mode, uid, gid, mtime, size: data.length, rdev }));
     if (data.length > 0) await emit(data);
     await emit(new Uint8Array(pad4(data.length)));
   }
-  await emit(header(TRAILER, { ino: 0, mode: 0, mtime: 0, size: 0, rdev: [0, 0] }));
+  await emit(
+    header(TRAILER, { ino: 0, mode: 0, uid: 0, gid: 0, mtime: 0, size: 0, rdev: [0, 0] }),
+  );
   const tail = (512 - (written % 512)) % 512;
   if (tail) await emit(new Uint8Array(tail));
   return written;
@@ -183,15 +195,23 @@ async function materialise(
 
 function header(
   path: string,
-  h: { ino: number; mode: number; mtime: number; size: number; rdev: [number, number] },
+  h: {
+    ino: number;
+    mode: number;
+    uid: number;
+    gid: number;
+    mtime: number;
+    size: number;
+    rdev: [number, number];
+  },
 ): Uint8Array {
   const name = encoder.encode(path + "\0");
   const nlink = (h.mode & 0o170000) === S_IFDIR ? 2 : 1;
   const fields = [
     h.ino,
     h.mode,
-    0,
-    0,
+    h.uid,
+    h.gid,
     nlink,
     h.mtime,
     h.size,

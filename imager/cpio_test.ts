@@ -100,3 +100,17 @@ Deno.test({
   assert.equal(out.code, 0);
   assert.match(new TextDecoder().decode(out.stdout), /usr\/bin\/tool/);
 });
+
+Deno.test("writeCpio keeps an entry's owner (a directory apid writes)", async () => {
+  const members = readCpio(
+    await archive([
+      { type: "dir", path: "/var/cache/deno-apid", uid: 50000, gid: 50000 },
+      { type: "file", path: "/var/cache/deno-apid/db", data: new Uint8Array(1), uid: 50000 },
+      { type: "file", path: "/etc/x", data: new Uint8Array(1) },
+    ]),
+  );
+  const owner = (p: string) => members.filter((m) => m.path === p).map((m) => [m.uid, m.gid])[0];
+  assert.deepEqual(owner("var/cache/deno-apid"), [50000, 50000]);
+  assert.deepEqual(owner("var/cache/deno-apid/db"), [50000, 0]);
+  assert.deepEqual(owner("etc/x"), [0, 0]);
+});

@@ -46,8 +46,19 @@ export async function resolveProgram(
   if (!/\.(m?ts|tsx)$/.test(path)) {
     throw new TypeError(`Program "${path}" is neither .ts, .js nor a directory`);
   }
-  await Deno.mkdir(workDir, { recursive: true });
-  const out = `${workDir}/main.js`;
-  await run(deno, ["bundle", "--quiet", "--platform", "deno", "-o", out, path]);
-  return { kind: "js", file: out };
+  return { kind: "js", file: await bundleProgram(path, `${workDir}/main.js`, deno) };
+}
+
+/**
+ * Bundle the TypeScript entry `entry` into the self-contained JS file `out`.
+ * @throws CommandError when `deno bundle` fails.
+ */
+export async function bundleProgram(
+  entry: string,
+  out: string,
+  deno = Deno.execPath(),
+): Promise<string> {
+  await Deno.mkdir(out.slice(0, out.lastIndexOf("/")) || ".", { recursive: true });
+  await run(deno, ["bundle", "--quiet", "--platform", "deno", "-o", out, entry]);
+  return out;
 }

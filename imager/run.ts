@@ -25,6 +25,8 @@ export class CommandError extends Error {
 export interface RunOptions {
   cwd?: string;
   env?: Record<string, string>;
+  /** Start from an empty environment (only `env`). @default false */
+  clearEnv?: boolean;
 }
 
 /**
@@ -38,6 +40,7 @@ export async function run(command: string, args: string[], opts: RunOptions = {}
       args,
       cwd: opts.cwd,
       env: opts.env,
+      clearEnv: opts.clearEnv,
       stdin: "null",
       stdout: "piped",
       stderr: "piped",

@@ -4,11 +4,11 @@
  * and writes it as a zstd-compressed cpio archive. The program to run is an
  * input, so the same imager boots machined or a test stand-in.
  */
-import { writeCpio } from "../cpio.ts";
+import { type CpioOwner, writeCpio } from "../cpio.ts";
 import { CommandError } from "../run.ts";
 import type { ModuleRef } from "../kernel/module_closure.ts";
 import { Rootfs } from "./rootfs.ts";
-import { etcFiles } from "./etc_files.ts";
+import { etcFiles, MACHINED_API_UID } from "./etc_files.ts";
 
 /** Where things live inside the initramfs. */
 export const LAYOUT = {
@@ -24,6 +24,14 @@ export const LAYOUT = {
   binary: "/machined/machined",
   nativeAddon: "/machined/machined_native_ops.node",
   denoDir: "/var/cache/deno",
+  /** apid bundled alone (smaller than main.js), started by PID 1 when present. */
+  apidEntry: "/machined/apid.js",
+  /**
+   * apid's own DENO_DIR, owned by machined-api: Deno opens its caches
+   * read-write (SQLite WAL) and ignores a cache it cannot write, and apid must
+   * not be able to write the cache PID 1 runs from.
+   */
+  apidDenoDir: "/var/cache/deno-apid",
   modulesList: "/etc/machined/modules",
   config: "/etc/machined/config.yaml",
   pki: "/etc/machined/pki",
@@ -67,6 +75,8 @@ export interface InitramfsSpec {
   /** PKI directory to bake in. */
   pkiDir?: string;
   extraFiles?: ExtraFile[];
+  /** Host path of the apid bundle, shipped at {@link LAYOUT.apidEntry}. */
+  apid?: string;
   /** Lines written to /etc/machined/release (versions, for the record). */
   release: Record<string, string>;
 }
@@ -100,6 +110,11 @@ export async function planInitramfs(spec: InitramfsSpec): Promise<Rootfs> {
       await copyTree(fs, spec.program.dir, LAYOUT.programDir);
       break;
   }
+  if (spec.apid) {
+    fs.file(LAYOUT.apidEntry, await Deno.readFile(spec.apid));
+    fs.dir(LAYOUT.apidDenoDir);
+    fs.chown(LAYOUT.apidDenoDir, { uid: MACHINED_API_UID, gid: MACHINED_API_UID });
+  }
   await fs.binary(LAYOUT.init, spec.init);
   if (spec.nativeAddon) await fs.binary(LAYOUT.nativeAddon, spec.nativeAddon, 0o644);
 
@@ -129,6 +144,24 @@ export async function planInitramfs(spec: InitramfsSpec): Promise<Rootfs> {
     Object.entries(spec.release).sort().map(([k, v]) => `${k}=${v}\n`).join(""),
   );
   return fs;
+}
+
+/**
+ * Ship the host directory `hostDir` (a warmed DENO_DIR) at `nodeDir`,
+ * owned by `owner` when given (files 0644, directories 0755).
+ */
+export async function addTree(
+  fs: Rootfs,
+  hostDir: string,
+  nodeDir: string,
+  owner?: CpioOwner,
+): Promise<void> {
+  await copyTree(fs, hostDir, nodeDir, 0o644);
+  if (!owner) return;
+  for (const e of fs.entries()) {
+    const inside = e.path === nodeDir || e.path.startsWith(nodeDir + "/");
+    if (inside && (e.type === "dir" || e.type === "file")) fs.chown(e.path, owner);
+  }
 }
 
 /** modules.dep lines (`path: dep-path ...`) for the shipped modules. Pure. */

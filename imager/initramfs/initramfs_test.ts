@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { LAYOUT, planInitramfs } from "./initramfs.ts";
+import { addTree, LAYOUT, planInitramfs } from "./initramfs.ts";
+import { MACHINED_API_UID } from "./etc_files.ts";
 
 const text = (data: Uint8Array | undefined) => new TextDecoder().decode(data);
 
@@ -42,5 +43,44 @@ Deno.test("on-demand modules are shipped and in modules.dep, but not loaded at b
     );
   } finally {
     await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("apid ships beside main.js with a DENO_DIR that machined-api owns", async () => {
+  const root = await Deno.makeTempDir({ prefix: "imager-initramfs-" });
+  try {
+    await Deno.writeTextFile(`${root}/main.js`, "console.log('main');\n");
+    await Deno.writeTextFile(`${root}/apid.js`, "console.log('apid');\n");
+    await Deno.mkdir(`${root}/cache`);
+    await Deno.writeTextFile(`${root}/cache/v8_code_cache_v2`, "db");
+    const fs = await planInitramfs({
+      program: { kind: "js", file: `${root}/main.js` },
+      deno: "/usr/bin/true",
+      init: "/usr/bin/true",
+      apid: `${root}/apid.js`,
+      modules: { modulesDir: root, release: "0.0-test", load: [] },
+      release: {},
+    });
+    await addTree(fs, `${root}/cache`, LAYOUT.apidDenoDir, {
+      uid: MACHINED_API_UID,
+      gid: MACHINED_API_UID,
+    });
+    await addTree(fs, `${root}/cache`, LAYOUT.denoDir);
+    const apid = fs.get(LAYOUT.apidEntry);
+    assert.equal(
+      apid?.type === "file" && new TextDecoder().decode(apid.data),
+      "console.log('apid');\n",
+    );
+    for (const p of [LAYOUT.apidDenoDir, `${LAYOUT.apidDenoDir}/v8_code_cache_v2`]) {
+      const e = fs.get(p);
+      assert.ok(e?.type === "dir" || e?.type === "file", p);
+      assert.deepEqual([e.uid, e.gid], [MACHINED_API_UID, MACHINED_API_UID], p);
+    }
+    const pid1Cache = fs.get(`${LAYOUT.denoDir}/v8_code_cache_v2`);
+    assert.ok(pid1Cache?.type === "file");
+    assert.equal(pid1Cache.uid ?? 0, 0);
+    assert.equal(pid1Cache.mode, 0o644);
+  } finally {
+    await Deno.remove(root, { recursive: true });
   }
 });

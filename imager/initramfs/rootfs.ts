@@ -5,7 +5,7 @@
  * directories appear on their own, and entries below a recorded symlink are
  * stored at the symlink's target so that the archive never holds both.
  */
-import type { CpioEntry } from "../cpio.ts";
+import type { CpioEntry, CpioOwner } from "../cpio.ts";
 import { run } from "../run.ts";
 
 /** Adding a path that clashes with an existing entry of another kind. */
@@ -51,6 +51,20 @@ export class Rootfs {
   /** Add a file whose bytes are read from `source` on the host when the archive is written. */
   copy(path: string, source: string, mode = 0o644): void {
     this.#put({ type: "file", path: normalise(path), source, mode });
+  }
+
+  /**
+   * Give the directory or file at `path` an owner other than root (a cache
+   * directory an unprivileged process writes).
+   * @throws Deno.errors.NotFound when nothing (or only a link or device) is there.
+   */
+  chown(path: string, owner: CpioOwner): void {
+    const p = this.#canonical(normalise(path));
+    const e = this.#entries.get(p);
+    if (e?.type !== "dir" && e?.type !== "file") {
+      throw new Deno.errors.NotFound(`No initramfs file or directory at "${p}" to chown`);
+    }
+    this.#entries.set(p, { ...e, uid: owner.uid, gid: owner.gid });
   }
 
   /** Add a symbolic link. */

@@ -1,0 +1,43 @@
+import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
+import { DENO_CACHE_TABLES, warmDenoDir } from "./code_cache.ts";
+
+Deno.test("warmDenoDir caches a program under its node path, with no side effects and no WAL", async () => {
+  const root = await Deno.makeTempDir({ prefix: "imager-warm-" });
+  try {
+    const program = `${root}/prog/main.js`;
+    await Deno.mkdir(`${root}/prog`);
+    // Runs only as the main module, like machined's bundle.
+    await Deno.writeTextFile(
+      program,
+      `import { join } from "node:path";\nexport const f = (a) => join(a, "x");\n` +
+        `if (import.meta.main) await Deno.writeTextFile(${
+          JSON.stringify(`${root}/ran`)
+        }, "side effect");\n`,
+    );
+    const r = await warmDenoDir({
+      deno: Deno.execPath(),
+      program,
+      nodePath: "/machined/main.js",
+      denoDir: `${root}/cache`,
+    });
+    assert.equal(r.programCached, true);
+    assert.ok(r.codeCacheEntries >= 1);
+    assert.ok(r.bytes > 0);
+    await assert.rejects(Deno.stat(`${root}/ran`), Deno.errors.NotFound);
+    const names = [];
+    for await (const e of Deno.readDir(r.denoDir)) names.push(e.name);
+    assert.deepEqual(names.filter((n) => !(n in DENO_CACHE_TABLES)), []);
+    const db = new DatabaseSync(`${r.denoDir}/v8_code_cache_v2`);
+    try {
+      const specs = (db.prepare(`SELECT specifier FROM ${DENO_CACHE_TABLES.v8_code_cache_v2}`)
+        .all() as Array<{ specifier: string }>).map((x) => x.specifier);
+      assert.ok(specs.includes("file:///machined/main.js"));
+      assert.equal(specs.filter((s) => s.startsWith(`file://${root}`)).length, 0);
+    } finally {
+      db.close();
+    }
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
