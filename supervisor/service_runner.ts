@@ -230,6 +230,8 @@ export class ServiceRunner {
     const checker = new AbortController();
     if (spec.health) {
       this.#set({ state: "starting", pid: handle.pid, message: "waiting for the health check" });
+      // `starting` until the probe first passes; afterwards a failing probe is `running`, unhealthy.
+      let passed = false;
       runHealthChecker({
         spec: spec.health,
         prober: this.host.prober,
@@ -238,9 +240,14 @@ export class ServiceRunner {
         signal: checker.signal,
         onChange: (c) => {
           if (checker.signal.aborted) return;
+          passed ||= c.healthy;
           this.#setReady(c.healthy, {
-            state: "running",
-            message: c.healthy ? "ready" : `health check failing: ${c.message}`,
+            state: passed ? "running" : "starting",
+            message: c.healthy
+              ? "ready"
+              : passed
+              ? `health check failing: ${c.message}`
+              : `waiting for the health check: ${c.message}`,
           });
           if (c.failing && spec.health?.restartWhenUnhealthy) {
             this.#unhealthy = true;
