@@ -275,7 +275,10 @@ Deno.test("a disk with a foreign filesystem is refused and untouched, until the 
     const st = await waitForResource(t.store, VOLUME_STATUS, (r) => r.spec.phase === "failed");
     assert.equal(st.spec.decision, "refuse");
     assert.equal(st.spec.error?.code, "foreign-data");
-    assert.match(st.spec.error!.message, /a whole-disk ext4 filesystem; set machine\.install\.wipe/);
+    assert.match(
+      st.spec.error!.message,
+      /a whole-disk ext4 filesystem; set machine\.install\.wipe/,
+    );
     await waitForResource(t.store, DISK_STATUS, (r) => r.spec.layout === "foreign");
     assert.equal(await sha256(t.block.bytes(DISK)), before, "not one byte changed");
     assert.deepEqual(t.block.faults.callsOf("write"), []);
