@@ -608,6 +608,8 @@ Deno.test({
       assert.equal(cs.spec.source, "api");
     });
 
+    await t.step("no controller has failed so far", () => controllersHealthy(a));
+
     await t.step("reboot: config, certificate and /var survive", async () => {
       await a.close();
       await Deno.writeTextFile(join(WORK, "events-boot1.json"), JSON.stringify(a.events, null, 1));
@@ -663,6 +665,8 @@ Deno.test({
       const m = /(step|slew) by (-?[\d.]+) ms/.exec(synced.message);
       if (m) figures.secondBootFirstOffsetMs = Number(m[2]);
     });
+
+    await t.step("no controller has failed after the reboot", () => controllersHealthy(api!));
 
     await t.step("refusal: the foreign disk named as install disk is refused", async () => {
       const b = api!;
@@ -720,6 +724,15 @@ Deno.test({
     if (await isRunning(vm.state.pid)) await vm.stop({ gracefulMs: 1000 });
   }
 });
+
+/** Every ControllerStatus of the node shows no failure. */
+async function controllersHealthy(api: NodeApi): Promise<void> {
+  const failing = (await api.list("ControllerStatus"))
+    .map((r) => ({ id: r.metadata.id, spec: r.spec as unknown as Record<string, unknown> }))
+    .filter((r) => Number(r.spec.failures) > 0 || r.spec.state === "backoff")
+    .map((r) => `${r.id}: ${r.spec.failures} failures, last: ${r.spec.lastError}`);
+  assert.deepEqual(failing, [], failing.join("\n"));
+}
 
 /** For each partition of `image`'s GPT holding ext4: whether its journal needs recovery. */
 async function ext4NeedsRecovery(image: string): Promise<Record<string, boolean>> {
