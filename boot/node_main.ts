@@ -1,8 +1,8 @@
 /**
  * machined as PID 1: mount the early filesystems, delegate cgroups, route
  * Ctrl-Alt-Del to a signal, load the image's kernel modules, load and validate
- * the config (maintenance when it is bad), set up the node PKI, start the
- * controllers and apid, then wait for a shutdown request. PID 1 never exits:
+ * the config (maintenance when it is bad), set up the node PKI, start apid and
+ * then the controllers, then wait for a shutdown request. PID 1 never exits:
  * a fatal error reboots the node after a delay.
  */
 import { join } from "node:path";
@@ -114,7 +114,6 @@ export async function bootNode(
     {
       name: "config",
       tasks: [task("loadConfig", async () => {
-        machined.start();
         const sources = configCandidates(cmdline);
         const found = sources.inline
           ? { text: atob(sources.inline), path: "cmdline" }
@@ -166,6 +165,10 @@ export async function bootNode(
       onPower: (what) => shutdownRequest(what),
     }),
   });
+  // The controllers start once apid is spawned: they would otherwise hold the
+  // one JS thread while the server certificate is made (2-3 s under TCG), and
+  // apid's own start (a separate process) then overlaps their first reconciles.
+  machined.start();
   // machined, not apid, holds the CA key: it renews the server certificate and
   // restarts apid with the new pair.
   const renewer = createServerCertRenewer({
