@@ -46,7 +46,9 @@ const WORK = "build/e2e/full";
 const HOSTNAME = "e2e-full";
 const CLOCK_OFFSET_S = -3600;
 const API_READY = /machined: API ready pid=(\d+) port=\d+ machined_ms=(\d+) uptime_s=([\d.]+)/;
-const FAIL = /Kernel panic|machined: FATAL|machined-init: FATAL/;
+const FAIL = /Kernel panic|machined: FATAL|machined-init: FATAL|soft lockup/;
+/** The whole run's budget; every wait also ends when it runs out or the guest fails. */
+const BUDGET_MS = 9 * 60_000;
 const MODULE = "dummy";
 const SYSCTL = "net.ipv4.ip_forward";
 /** Added by the config applied over the API before the reboot. */
@@ -138,12 +140,16 @@ class NodeApi {
   #eventWaiters = new Set<() => void>();
   #eventsDone: Promise<void>;
 
-  private constructor(readonly conn: NodeConnection) {
+  private constructor(readonly conn: NodeConnection, readonly guard: AbortSignal) {
     this.#eventsDone = this.#followEvents();
+    guard.addEventListener("abort", () => this.#abort.abort(), { once: true });
   }
 
-  static async open(config: string, port: number): Promise<NodeApi> {
-    return new NodeApi(await connectToNode({ config, endpoints: [`127.0.0.1:${port}`] }));
+  /** A connection whose waits all end (with the guard's reason) once `guard` aborts. */
+  static async open(config: string, port: number, guard: AbortSignal): Promise<NodeApi> {
+    guard.throwIfAborted();
+    const conn = await connectToNode({ config, endpoints: [`127.0.0.1:${port}`] });
+    return new NodeApi(conn, guard);
   }
 
   async #followEvents(): Promise<void> {
@@ -172,16 +178,19 @@ class NodeApi {
     for (;;) {
       const hit = this.events.find(pred);
       if (hit) return hit;
+      this.guard.throwIfAborted();
       const left = deadline - Date.now();
       if (left <= 0) throw new Error(`timed out after ${timeoutMs} ms waiting for event ${what}`);
       await new Promise<void>((resolve) => {
         const done = () => {
           clearTimeout(timer);
           this.#eventWaiters.delete(done);
+          this.guard.removeEventListener("abort", done);
           resolve();
         };
         const timer = setTimeout(done, left);
         this.#eventWaiters.add(done);
+        this.guard.addEventListener("abort", done, { once: true });
       });
     }
   }
@@ -243,6 +252,7 @@ class NodeApi {
       }
       throw new Error(`the watch of ${type} ended while waiting for ${what}`);
     } catch (e) {
+      this.guard.throwIfAborted();
       if (abort.signal.aborted) {
         throw new Error(
           `timed out after ${timeoutMs} ms waiting for ${what}; ${type} is: ` +
@@ -358,6 +368,26 @@ Deno.test({
   });
   const figures: Record<string, unknown> = { at: new Date().toISOString(), accel: vm.state.accel };
   let api: NodeApi | undefined;
+  // One guard for the run: the budget, or a failure on the guest's console, ends every wait
+  // and fails the remaining steps at once instead of each waiting out its own timeout.
+  const guard = new AbortController();
+  const budget = setTimeout(
+    () => guard.abort(new Error(`the run's ${BUDGET_MS / 60_000}-minute budget ran out`)),
+    BUDGET_MS,
+  );
+  const watchConsole = setInterval(async () => {
+    const text = await vm.console();
+    const bad = FAIL.exec(text);
+    if (bad && !guard.signal.aborted) {
+      const line = text.slice(bad.index, text.indexOf("\n", bad.index));
+      guard.abort(new Error(`the guest failed: ${line}`));
+    }
+  }, 2000);
+  const step = (name: string, fn: () => Promise<void>) =>
+    t.step(name, async () => {
+      guard.signal.throwIfAborted();
+      await fn();
+    });
   try {
     const ready = await vm.waitForConsole(new RegExp(API_READY.source), {
       timeoutMs: 240_000,
@@ -366,10 +396,10 @@ Deno.test({
     figures.qemuStartToApiReadyS = +((performance.now() - qemuStart) / 1000).toFixed(1);
     figures.imageBuildS = +((qemuStart - t0) / 1000).toFixed(1);
     assert.equal(ready[1], "1", "machined must run as PID 1");
-    api = await NodeApi.open(clientConfig, port);
+    api = await NodeApi.open(clientConfig, port, guard.signal);
     const a = api;
 
-    await t.step("network: DHCP address, default route, resolvers, lease", async () => {
+    await step("network: DHCP address, default route, resolvers, lease", async () => {
       await a.waitFor("DhcpLease", (rs) => {
         const l = byId(rs, "eth0");
         return l?.state === "bound" ? l : undefined;
@@ -413,7 +443,7 @@ Deno.test({
       figures.machinedStartToDhcpLeaseMs = elapsedMs(a.events, boot, acquired);
     });
 
-    await t.step(
+    await step(
       "disks: the blank disk provisioned and mounted; the foreign one left",
       async () => {
         const volumes = await a.waitFor(
@@ -457,7 +487,7 @@ Deno.test({
       },
     );
 
-    await t.step("kernel: the config's sysctl and module", async () => {
+    await step("kernel: the config's sysctl and module", async () => {
       const p = await a.waitFor("KernelParamStatus", (rs) => {
         const s = byId(rs, SYSCTL);
         return s?.applied ? s : undefined;
@@ -472,7 +502,7 @@ Deno.test({
       assert.equal(m.state, "loaded", JSON.stringify(m));
     });
 
-    await t.step("time: stepped by about +1 h from the host, then in step", async () => {
+    await step("time: stepped by about +1 h from the host, then in step", async () => {
       const first = await a.waitForEvent(
         (e) => e.action === "stepped",
         "clock stepped",
@@ -500,7 +530,7 @@ Deno.test({
       assert.ok(sntp.requests >= 2);
     });
 
-    await t.step("services: containerd then payload, logs, containerd restart", async () => {
+    await step("services: containerd then payload, logs, containerd restart", async () => {
       await a.waitFor(
         "RuntimeStatus",
         (rs) => {
@@ -546,6 +576,7 @@ Deno.test({
       while (Date.now() < deadline) {
         logs = await machinectl(clientConfig, port, "logs", "payload");
         if (/payload: boot \S+: no marker; wrote one/.test(logs.out)) break;
+        guard.signal.throwIfAborted();
         await new Promise((r) => setTimeout(r, 1000));
       }
       assert.match(logs.out, /payload: boot \S+: no marker; wrote one/, logs.out + logs.err);
@@ -592,7 +623,7 @@ Deno.test({
       if (down) figures.containerdRestartToReadyMs = elapsedMs(a.events, down, back);
     });
 
-    await t.step("apply a config over the API (persisted on STATE)", async () => {
+    await step("apply a config over the API (persisted on STATE)", async () => {
       const file = join(WORK, "config-2.yaml");
       await Deno.writeTextFile(
         file,
@@ -608,9 +639,9 @@ Deno.test({
       assert.equal(cs.spec.source, "api");
     });
 
-    await t.step("no controller has failed so far", () => controllersHealthy(a));
+    await step("no controller has failed so far", () => controllersHealthy(a));
 
-    await t.step("reboot: config, certificate and /var survive", async () => {
+    await step("reboot: config, certificate and /var survive", async () => {
       await a.close();
       await Deno.writeTextFile(join(WORK, "events-boot1.json"), JSON.stringify(a.events, null, 1));
       api = undefined;
@@ -620,7 +651,7 @@ Deno.test({
         new RegExp(`${API_READY.source}[\\s\\S]*${API_READY.source}`),
         { timeoutMs: 240_000, failOn: FAIL },
       );
-      const b = api = await NodeApi.open(clientConfig, port);
+      const b = api = await NodeApi.open(clientConfig, port, guard.signal);
       await b.waitFor(
         "MountStatus",
         (rs) => {
@@ -654,6 +685,7 @@ Deno.test({
       while (Date.now() < deadline) {
         logs = await machinectl(clientConfig, port, "logs", "payload");
         if (/found marker from boot/.test(logs.out)) break;
+        guard.signal.throwIfAborted();
         await new Promise((r) => setTimeout(r, 1000));
       }
       assert.match(logs.out, /payload: boot (\S+): found marker from boot (\S+)/, logs.out);
@@ -666,9 +698,9 @@ Deno.test({
       if (m) figures.secondBootFirstOffsetMs = Number(m[2]);
     });
 
-    await t.step("no controller has failed after the reboot", () => controllersHealthy(api!));
+    await step("no controller has failed after the reboot", () => controllersHealthy(api!));
 
-    await t.step("refusal: the foreign disk named as install disk is refused", async () => {
+    await step("refusal: the foreign disk named as install disk is refused", async () => {
       const b = api!;
       const file = join(WORK, "config-3.yaml");
       await Deno.writeTextFile(
@@ -689,9 +721,20 @@ Deno.test({
       assert.equal((vs.error as { code: string } | null)?.code, "foreign-data", JSON.stringify(vs));
       const [vdc] = await getJson(clientConfig, port, "disks", "vdc");
       assert.equal(vdc.spec.layout, "foreign");
+      // The refusal changes nothing: /var stays mounted from vdb, the services keep running.
+      const mounts = await getJson(clientConfig, port, "mountstatus");
+      assert.deepEqual(
+        mounts.map((m) => [m.metadata.id, m.spec.mounted, m.spec.source]).sort(),
+        [["EPHEMERAL", true, "/dev/vdb2"], ["STATE", true, "/dev/vdb1"]],
+      );
+      const svcs = await getJson(clientConfig, port, "services");
+      assert.deepEqual(svcs.map((x) => [x.metadata.id, x.spec.state]).sort(), [
+        ["containerd", "running"],
+        ["payload", "running"],
+      ]);
     });
 
-    await t.step("shutdown: QEMU exits; the foreign disk is byte-for-byte unchanged", async () => {
+    await step("shutdown: QEMU exits; the foreign disk is byte-for-byte unchanged", async () => {
       if (api) {
         await api.close();
         await Deno.writeTextFile(
@@ -719,6 +762,8 @@ Deno.test({
       JSON.stringify(figures, null, 2) + "\n",
     );
   } finally {
+    clearTimeout(budget);
+    clearInterval(watchConsole);
     await api?.close();
     await sntp.close();
     if (await isRunning(vm.state.pid)) await vm.stop({ gracefulMs: 1000 });
