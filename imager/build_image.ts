@@ -10,6 +10,7 @@ import { resolveModuleClosure } from "./kernel/module_closure.ts";
 import {
   addTree,
   type ExtraFile,
+  type InitramfsCompression,
   type InitramfsSizes,
   LAYOUT,
   planInitramfs,
@@ -67,7 +68,12 @@ export interface ImageOptions {
   append?: string;
   /** `quiet loglevel=3` on the kernel command line. @default false */
   quietConsole?: boolean;
-  /** @default 9 (19 saves ~5 MiB and costs over a minute) */
+  /**
+   * Initramfs compression: lz4 boots faster (the kernel unpacks it about
+   * twice as fast), zstd is smaller. @default "lz4"
+   */
+  compression?: InitramfsCompression;
+  /** zstd's level. @default 9 (19 saves ~5 MiB and costs over a minute) */
   zstdLevel?: number;
   /** Modules PID 1 loads at boot (their closure is shipped). @default DEFAULT_MODULES */
   modules?: readonly string[];
@@ -107,6 +113,8 @@ export interface ImageResult {
 }
 
 const REPO_ADDON = new URL("../native-ops/machined_native_ops.node", import.meta.url).pathname;
+/** lz4 -9 (HC) unpacks as fast as -1 and is ~15% smaller; it costs ~5 s at build time. */
+const LZ4_LEVEL = 9;
 const REPO_MAIN = new URL("../main.ts", import.meta.url).pathname;
 const REPO_APID = new URL("../api/apid/main.ts", import.meta.url).pathname;
 
@@ -130,7 +138,8 @@ export async function buildImage(options: ImageOptions = {}): Promise<ImageResul
   const deno = await Deno.realPath(options.deno ?? Deno.execPath());
   const size = options.size ?? 2n << 30n;
   const espSize = options.espSize ?? 512n << 20n;
-  const zstdLevel = options.zstdLevel ?? 9;
+  const compression = options.compression ?? "lz4";
+  const level = compression === "lz4" ? LZ4_LEVEL : options.zstdLevel ?? 9;
 
   const program = await p.step(
     "program",
@@ -214,12 +223,13 @@ export async function buildImage(options: ImageOptions = {}): Promise<ImageResul
     cmdline,
     size,
     espSize,
-    zstdLevel,
+    compression,
+    level,
     pin,
     epoch: SOURCE_DATE_EPOCH,
   }, [kernel.vmlinuz, SYSTEMD_BOOT_EFI]);
   const stampFile = `${out}.inputs`;
-  const initramfsPath = `${workDir}/initramfs.zst`;
+  const initramfsPath = `${workDir}/initramfs.img`;
   const previous = await Deno.readTextFile(stampFile).catch(() => "");
   if (!options.force && previous.trim() === print && (await exists(out))) {
     p.note(`${out} is current (inputs ${print.slice(0, 12)}), not rebuilding`);
@@ -258,8 +268,8 @@ export async function buildImage(options: ImageOptions = {}): Promise<ImageResul
   }
 
   const initramfs = await p.step(
-    `initramfs (zstd -${zstdLevel})`,
-    () => writeInitramfs(rootfs, initramfsPath, { zstdLevel, mtime: SOURCE_DATE_EPOCH }),
+    `initramfs (${compression} -${level})`,
+    () => writeInitramfs(rootfs, initramfsPath, { compression, level, mtime: SOURCE_DATE_EPOCH }),
     (s) => `${formatBytes(s.cpioBytes)} cpio -> ${formatBytes(s.compressedBytes)} compressed`,
   );
   const layout = await p.step(

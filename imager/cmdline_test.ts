@@ -22,7 +22,7 @@ Deno.test("loader.conf boots the default slot at once; entries point at their sl
   assert.match(loaderConf("A"), /^timeout 0$/m);
   const b = loaderEntry("B", "console=ttyS0");
   assert.match(b, /^linux \/B\/vmlinuz$/m);
-  assert.match(b, /^initrd \/B\/initramfs\.zst$/m);
+  assert.match(b, /^initrd \/B\/initramfs\.img$/m);
   assert.match(b, /^options console=ttyS0$/m);
   assert.equal(slotPaths("A").entry, "/loader/entries/a.conf");
 });

@@ -3,8 +3,8 @@
  *
  *   deno task image [--program main.ts | --binary PATH] [--config FILE] [--pki DIR]
  *     [--size 2GiB] [--esp-size 512MiB] [--out build/machined.img] [--append "args"]
- *     [--quiet-console] [--zstd-level 9] [--module NAME]... [--extra SRC:DEST]...
- *     [--native-addon PATH|none] [--force]
+ *     [--quiet-console] [--compression lz4|zstd] [--zstd-level 9] [--no-code-cache]
+ *     [--module NAME]... [--extra SRC:DEST]... [--native-addon PATH|none] [--force]
  */
 import { buildImage, type ImageOptions } from "./build_image.ts";
 import { last, parseArgs, type ParsedArgs } from "./cli_args.ts";
@@ -13,7 +13,7 @@ import { DEFAULT_MODULES } from "./versions.ts";
 
 /** Flags and options shared by the image, up and down tasks. */
 export const IMAGE_ARGS = {
-  flags: ["quiet-console", "force", "help", "no-node-extras"],
+  flags: ["quiet-console", "force", "help", "no-node-extras", "no-code-cache"],
   options: [
     "program",
     "binary",
@@ -23,6 +23,7 @@ export const IMAGE_ARGS = {
     "esp-size",
     "out",
     "append",
+    "compression",
     "zstd-level",
     "module",
     "extra",
@@ -35,6 +36,10 @@ export function imageOptions(a: ParsedArgs): ImageOptions {
   const size = last(a, "size");
   const espSize = last(a, "esp-size");
   const level = last(a, "zstd-level");
+  const compression = last(a, "compression");
+  if (compression !== undefined && compression !== "lz4" && compression !== "zstd") {
+    throw new TypeError(`--compression "${compression}" is neither lz4 nor zstd`);
+  }
   return {
     out: last(a, "out"),
     program: last(a, "program"),
@@ -45,7 +50,9 @@ export function imageOptions(a: ParsedArgs): ImageOptions {
     espSize: espSize ? parseSize(espSize) : undefined,
     append: last(a, "append"),
     quietConsole: a.flags.has("quiet-console"),
+    compression,
     zstdLevel: level ? Number(level) : undefined,
+    codeCache: !a.flags.has("no-code-cache"),
     modules: [...DEFAULT_MODULES, ...(a.values.get("module") ?? [])],
     extraFiles: (a.values.get("extra") ?? []).map((x) => {
       const [source, dest] = x.split(":");

@@ -91,7 +91,7 @@ Deno.test({
         "EFI/BOOT/BOOTX64.EFI",
         "loader/loader.conf",
         "loader/entries/a.conf",
-        "B/initramfs.zst",
+        "B/initramfs.img",
       ]
     ) {
       assert.match(listing, new RegExp(f.replaceAll("/", "\\/"), "i"));

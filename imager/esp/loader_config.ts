@@ -12,7 +12,7 @@ export type Slot = "A" | "B";
 export function slotPaths(slot: Slot): { kernel: string; initramfs: string; entry: string } {
   return {
     kernel: `/${slot}/vmlinuz`,
-    initramfs: `/${slot}/initramfs.zst`,
+    initramfs: `/${slot}/initramfs.img`,
     entry: `/loader/entries/${slot.toLowerCase()}.conf`,
   };
 }

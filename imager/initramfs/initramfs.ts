@@ -1,7 +1,7 @@
 /**
  * Decides what the initramfs holds (Deno, the program, the native addon,
  * their libraries, kernel modules, /etc, empty mount points, extra files)
- * and writes it as a zstd-compressed cpio archive. The program to run is an
+ * and writes it as a compressed (lz4 or zstd) cpio archive. The program to run is an
  * input, so the same imager boots machined or a test stand-in.
  */
 import { type CpioOwner, writeCpio } from "../cpio.ts";
@@ -180,18 +180,41 @@ export interface InitramfsSizes {
 }
 
 /**
- * Write the tree as a cpio archive piped through `zstd -<level>` into `out`.
- * zstd's output does not depend on its thread count, so `-T0` stays reproducible.
- * @throws CommandError when zstd fails.
+ * How the initramfs is compressed. The kernel's lz4 unpacks about twice as
+ * fast as its zstd (1.3 s against 2.7 s for machined's 180 MiB under TCG),
+ * which outweighs reading a third more bytes from the ESP; zstd is smaller.
+ */
+export type InitramfsCompression = "lz4" | "zstd";
+
+/**
+ * The compressor's command line, reading the cpio on stdin and writing `out`.
+ * lz4 must use the legacy frame format (`-l`), the only one the kernel reads.
+ * Both outputs depend only on the input (zstd's not on its thread count).
+ */
+export function compressorArgs(
+  compression: InitramfsCompression,
+  level: number,
+  out: string,
+): [string, string[]] {
+  if (compression === "lz4") return ["lz4", ["-l", `-${level}`, "-q", "-f", "-", out]];
+  const args = [`-${level}`, "-T0", "-q", "-f", "--no-progress", "-o", out];
+  if (level > 19) args.unshift("--ultra");
+  return ["zstd", args];
+}
+
+/**
+ * Write the tree as a cpio archive piped through the compressor into `out`.
+ * @throws CommandError when the compressor fails.
  */
 export async function writeInitramfs(
   fs: Rootfs,
   out: string,
-  opts: { zstdLevel: number; mtime: number },
+  opts: { compression?: InitramfsCompression; level?: number; zstdLevel?: number; mtime: number },
 ): Promise<InitramfsSizes> {
-  const args = [`-${opts.zstdLevel}`, "-T0", "-q", "-f", "--no-progress", "-o", out];
-  if (opts.zstdLevel > 19) args.unshift("--ultra");
-  const child = new Deno.Command("zstd", { args, stdin: "piped", stderr: "piped" }).spawn();
+  const compression = opts.compression ?? "zstd";
+  const level = opts.level ?? opts.zstdLevel ?? 9;
+  const [command, args] = compressorArgs(compression, level, out);
+  const child = new Deno.Command(command, { args, stdin: "piped", stderr: "piped" }).spawn();
   const writer = child.stdin.getWriter();
   const entries = fs.entries();
   let cpioBytes: number;
@@ -202,7 +225,7 @@ export async function writeInitramfs(
   }
   const status = await child.output();
   if (status.code !== 0) {
-    throw new CommandError("zstd", args, status.code, new TextDecoder().decode(status.stderr));
+    throw new CommandError(command, args, status.code, new TextDecoder().decode(status.stderr));
   }
   return { cpioBytes, compressedBytes: (await Deno.stat(out)).size, entries: entries.length };
 }

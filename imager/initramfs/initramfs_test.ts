@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { addTree, LAYOUT, planInitramfs } from "./initramfs.ts";
+import { addTree, LAYOUT, planInitramfs, writeInitramfs } from "./initramfs.ts";
+import { readCpio } from "../cpio.ts";
 import { MACHINED_API_UID } from "./etc_files.ts";
 
 const text = (data: Uint8Array | undefined) => new TextDecoder().decode(data);
@@ -82,5 +83,29 @@ Deno.test("apid ships beside main.js with a DENO_DIR that machined-api owns", as
     assert.equal(pid1Cache.mode, 0o644);
   } finally {
     await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("an lz4 initramfs is in the legacy frame format the kernel reads, and round-trips", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "imager-lz4-" });
+  try {
+    await Deno.writeTextFile(`${dir}/main.js`, "console.log('main');\n");
+    const fs = await planInitramfs({
+      program: { kind: "js", file: `${dir}/main.js` },
+      deno: "/usr/bin/true",
+      init: "/usr/bin/true",
+      modules: { modulesDir: dir, release: "0.0-test", load: [] },
+      release: {},
+    });
+    const out = `${dir}/initramfs.img`;
+    const sizes = await writeInitramfs(fs, out, { compression: "lz4", level: 9, mtime: 1 });
+    const bytes = await Deno.readFile(out);
+    assert.deepEqual([...bytes.subarray(0, 4)], [0x02, 0x21, 0x4c, 0x18]); // 0x184C2102 LE
+    const cpio = await new Deno.Command("lz4", { args: ["-dc", out], stdout: "piped" }).output();
+    assert.equal(cpio.stdout.length, sizes.cpioBytes);
+    const main = readCpio(cpio.stdout).find((m) => m.path === "machined/main.js");
+    assert.equal(text(main?.data), "console.log('main');\n");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });
