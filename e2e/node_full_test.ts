@@ -13,19 +13,22 @@
  * - time: the VM's clock starts an hour behind; an SNTP responder on the host
  *   (10.0.2.2:123 from the guest) steps it by about +3600 s, and the next sync
  *   measures a small offset;
- * - services: containerd, then a payload depending on it (order from the
- *   Events history), its log, a containerd restart seen in RuntimeStatus;
+ * - services: nothing starts before /var is mounted; containerd, then a
+ *   payload depending on it (order from the Events history), its log, a
+ *   containerd restart seen in RuntimeStatus;
  * - persistence: a config applied over the API before the reboot is in force
  *   after it (ConfigStatus source is the copy on STATE), the same client
  *   certificate still works, and the payload finds the marker it wrote to
- *   /var on the first boot.
+ *   /var on the first boot;
+ * - no ControllerStatus shows a failure, before or after the reboot; after
+ *   power-off STATE and EPHEMERAL have no ext4 journal left to replay.
  *
  * The CA and the client certificate are backdated by two hours: the guest's
  * clock starts an hour behind, and TLS would otherwise refuse a certificate
  * that is "not yet valid" until the first sync.
  *
  * Figures go to bench/results/node_full.json. Run: `deno test -A e2e/node_full_test.ts`
- * (about 1.5-2 min under TCG; root for mkfs.ext4 and the SNTP port 123);
+ * (about 1.5-2 min under TCG; root, for the SNTP responder on port 123);
  * `E2E_VERBOSE_CONSOLE=1` keeps the kernel's messages in build/e2e/full/qemu/console.log.
  */
 import assert from "node:assert/strict";
