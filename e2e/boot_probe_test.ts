@@ -8,15 +8,9 @@
 import assert from "node:assert/strict";
 import { buildImage } from "../imager/build_image.ts";
 import { startVm } from "../imager/qemu/vm.ts";
+import { freePort } from "./helpers.ts";
 
 const TIMEOUT_MS = 180_000;
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
 
 Deno.test({
   name: "the imager's image boots the stand-in init as PID 1 under TCG and forwards its port",

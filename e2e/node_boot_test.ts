@@ -18,8 +18,7 @@ import {
   generateNodeBundle,
   issueClientCertificate,
 } from "../pki/mod.ts";
-import { runMachinectl } from "../machinectl/cli.ts";
-import { bufferIo } from "../machinectl/io.ts";
+import { freePort, isRunning, machinectl, parseDocs } from "./helpers.ts";
 
 const TIMEOUT_MS = 600_000;
 const HOSTNAME = "e2e-node";
@@ -28,20 +27,6 @@ const RSS = /machined: rss machined_kib=(\d+) apid_kib=(\d+)/;
 const FAIL = /Kernel panic|machined: FATAL|machined-init: FATAL/;
 
 const hasQemu = await Deno.stat("/usr/bin/qemu-system-x86_64").then(() => true, () => false);
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
-}
-
-/** Runs machinectl against the VM; returns exit code and output. */
-async function machinectl(config: string, port: number, ...args: string[]) {
-  const io = bufferIo();
-  const code = await runMachinectl(["--config", config, "-e", `127.0.0.1:${port}`, ...args], io);
-  return { code, out: io.stdout.join("\n"), err: io.stderr.join("\n") };
-}
 
 /** Polls `get TYPE -o json` until `pred` holds (the node's API answers; bounded). */
 async function waitForResource(
@@ -57,7 +42,7 @@ async function waitForResource(
     const r = await machinectl(config, port, "get", ...args, "-o", "json");
     last = r.out + r.err;
     if (r.code === 0 && r.out.trim()) {
-      const docs = JSON.parse(`[${r.out.replace(/\}\n\{/g, "},{")}]`);
+      const docs = parseDocs(r.out);
       if (pred(docs)) return docs;
     }
     await new Promise((res) => setTimeout(res, 1000));
@@ -196,13 +181,3 @@ Deno.test({
     if (await isRunning(vm.state.pid)) await vm.stop({ gracefulMs: 1000 });
   }
 });
-
-async function isRunning(pid: number): Promise<boolean> {
-  try {
-    await Deno.stat(`/proc/${pid}`);
-    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-    return !/\) Z /.test(stat);
-  } catch {
-    return false;
-  }
-}

@@ -40,12 +40,11 @@ import { buildImage } from "../imager/build_image.ts";
 import { startVm, type Vm } from "../imager/qemu/vm.ts";
 import { generateNodeBundle } from "../pki/mod.ts";
 import { connectToNode, type NodeConnection } from "../machinectl/connection.ts";
-import { runMachinectl } from "../machinectl/cli.ts";
-import { bufferIo } from "../machinectl/io.ts";
 import { fromProtoResource } from "../api/mapping/resource_mapping.ts";
 import type { MachineResource } from "../resources/mod.ts";
 import { startSntpResponder } from "../controllers/time/sntp_responder.ts";
 import { readGpt } from "../platform/block/gpt.ts";
+import { freePort, isRunning, machinectl, parseDocs } from "./helpers.ts";
 
 const WORK = "build/e2e/full";
 const HOSTNAME = "e2e-full";
@@ -105,13 +104,6 @@ function machineConfig(
       ca: { crt: ca.certPem, key: ca.keyPem },
     },
   });
-}
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
 }
 
 async function sha256(path: string): Promise<string> {
@@ -278,22 +270,11 @@ class NodeApi {
   }
 }
 
-/** Runs machinectl against the VM; returns exit code and output. */
-async function machinectl(config: string, port: number, ...args: string[]) {
-  const io = bufferIo();
-  const code = await runMachinectl(["--config", config, "-e", `127.0.0.1:${port}`, ...args], io);
-  return { code, out: io.stdout.join("\n"), err: io.stderr.join("\n") };
-}
-
 /** `get TYPE -o json` as objects. */
 async function getJson(config: string, port: number, ...args: string[]) {
   const r = await machinectl(config, port, "get", ...args, "-o", "json");
   assert.equal(r.code, 0, `get ${args.join(" ")}: ${r.err}`);
-  return r.out.trim()
-    ? JSON.parse(`[${r.out.replace(/\}\n\{/g, "},{")}]`) as Array<
-      { metadata: { id: string }; spec: Record<string, unknown> }
-    >
-    : [];
+  return parseDocs(r.out);
 }
 
 /**
@@ -809,13 +790,4 @@ async function ext4NeedsRecovery(image: string): Promise<Record<string, boolean>
     out[p.name] = (v.getUint32(0x60, true) & 0x4) !== 0; // INCOMPAT_RECOVER
   }
   return out;
-}
-
-async function isRunning(pid: number): Promise<boolean> {
-  try {
-    const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-    return !/\) Z /.test(stat);
-  } catch {
-    return false;
-  }
 }

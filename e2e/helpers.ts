@@ -1,0 +1,41 @@
+/**
+ * What the QEMU tests share: a free host port, machinectl run in-process
+ * against the VM, and `get -o json` parsed into documents.
+ */
+import { runMachinectl } from "../machinectl/cli.ts";
+import { bufferIo } from "../machinectl/io.ts";
+
+/** A TCP port on 127.0.0.1 nobody listens on right now. */
+export function freePort(): number {
+  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (l.addr as Deno.NetAddr).port;
+  l.close();
+  return port;
+}
+
+/** Runs machinectl against the VM's forwarded port; returns exit code and output. */
+export async function machinectl(config: string, port: number, ...args: string[]) {
+  const io = bufferIo();
+  const code = await runMachinectl(["--config", config, "-e", `127.0.0.1:${port}`, ...args], io);
+  return { code, out: io.stdout.join("\n"), err: io.stderr.join("\n") };
+}
+
+/** One resource as `get -o json` prints it. */
+export interface ResourceDoc {
+  metadata: { id: string };
+  spec: Record<string, unknown>;
+}
+
+/** Parses the concatenated JSON documents of `get -o json`. */
+export function parseDocs(out: string): ResourceDoc[] {
+  return out.trim() ? JSON.parse(`[${out.replace(/\}\n\{/g, "},{")}]`) : [];
+}
+
+/** True while a (daemonized, so not our child) process exists and is not a zombie. */
+export async function isRunning(pid: number): Promise<boolean> {
+  try {
+    return !/\) Z /.test(await Deno.readTextFile(`/proc/${pid}/stat`));
+  } catch {
+    return false;
+  }
+}
