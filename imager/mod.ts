@@ -1,7 +1,7 @@
 /**
  * The imager: builds a bootable x86_64 UEFI disk image for machined entirely
  * in userspace (GPT by platform/block's shared encoder, FAT32 ESP via
- * dosfstools/mtools, systemd-boot, A/B slots each with the pinned Debian cloud kernel and a zstd cpio
+ * dosfstools/mtools, systemd-boot, A/B slots each with the pinned Debian cloud kernel and an lz4 (or zstd) cpio
  * initramfs holding Deno and the program PID 1 runs), and runs it under QEMU.
  *
  * @example
