@@ -36,8 +36,8 @@ import { ProcSysctlBackend } from "../controllers/kernel/mod.ts";
 export const IMAGE_PATHS = {
   modules: "/etc/machined/modules",
   pki: "/etc/machined/pki",
-  /** apid's DENO_DIR (owned by machined-api), beside /machined/apid.js. */
-  apidDenoDir: "/var/cache/deno-apid",
+  /** apid's DENO_DIR (owned by machined-api), beside /machined/apid.js, outside /var. */
+  apidDenoDir: "/machined/deno-apid",
 } as const;
 
 /** Runtime directories machined owns. */

@@ -29,9 +29,10 @@ export const LAYOUT = {
   /**
    * apid's own DENO_DIR, owned by machined-api: Deno opens its caches
    * read-write (SQLite WAL) and ignores a cache it cannot write, and apid must
-   * not be able to write the cache PID 1 runs from.
+   * not be able to write the cache PID 1 runs from. Outside /var, which
+   * EPHEMERAL covers once mounted, so a restarted apid still finds it.
    */
-  apidDenoDir: "/var/cache/deno-apid",
+  apidDenoDir: "/machined/deno-apid",
   modulesList: "/etc/machined/modules",
   config: "/etc/machined/config.yaml",
   pki: "/etc/machined/pki",
