@@ -52,7 +52,7 @@ export interface ImageOptions {
   /**
    * Ship Deno caches warmed at build time (V8 code cache, dependency
    * analysis) for the program and apid, at the DENO_DIRs they run with
-   * (see code_cache.ts). Off gives byte-reproducible images.
+   * (see code_cache.ts). Reproducible either way.
    * @default true
    */
   codeCache?: boolean;

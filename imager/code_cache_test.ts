@@ -41,3 +41,41 @@ Deno.test("warmDenoDir caches a program under its node path, with no side effect
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("warmDenoDir is reproducible: the same program gives the same cache bytes", async () => {
+  const root = await Deno.makeTempDir({ prefix: "imager-warm-repro-" });
+  try {
+    const program = `${root}/main.js`;
+    await Deno.writeTextFile(
+      program,
+      `import { join } from "node:path";\nimport http2 from "node:http2";\n` +
+        `export const f = (a) => join(a, String(typeof http2));\n`,
+    );
+    const hashes: string[][] = [];
+    for (const out of ["one", "two"]) {
+      const r = await warmDenoDir({
+        deno: Deno.execPath(),
+        program,
+        nodePath: "/machined/main.js",
+        denoDir: `${root}/${out}`,
+      });
+      assert.equal(r.programCached, true, "the program's own entry is stable and kept");
+      const files: string[] = [];
+      for await (const e of Deno.readDir(r.denoDir)) files.push(e.name);
+      hashes.push(
+        await Promise.all(
+          files.sort().map(async (f) => {
+            const d = await crypto.subtle.digest(
+              "SHA-256",
+              await Deno.readFile(`${r.denoDir}/${f}`),
+            );
+            return `${f}:${Array.from(new Uint8Array(d), (b) => b.toString(16)).join("")}`;
+          }),
+        ),
+      );
+    }
+    assert.deepEqual(hashes[0], hashes[1]);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
