@@ -90,7 +90,11 @@ export async function warmDenoDir(o: WarmOptions): Promise<WarmResult> {
       const kept = stableRows(readRows(a, table), readRows(b, table), hostUrl, nodeUrl, {
         programOnly: o.reproducible === true && table === "codecache",
       });
-      writeRows(`${denoDir}/${file}`, schemaOf(a, table), table, kept);
+      // Deno validates a cache file by its `info` table (the CLI version); keep it.
+      writeDatabase(`${denoDir}/${file}`, schemaOf(a), {
+        info: readRows(a, "info"),
+        [table]: kept,
+      });
       if (table === "codecache") {
         codeCacheEntries = kept.length;
         programCached = kept.some((r) => r.specifier === nodeUrl);
@@ -135,12 +139,14 @@ function readRows(path: string, table: string): Row[] {
   }
 }
 
-function schemaOf(path: string, table: string): string {
+/** The CREATE TABLE statements of a database's own tables, by name. */
+function schemaOf(path: string): Map<string, string> {
   const db = new DatabaseSync(path);
   try {
-    const r = db.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?")
-      .get(table) as { sql: string };
-    return r.sql;
+    const rows = db.prepare(
+      "SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'",
+    ).all() as Array<{ name: string; sql: string }>;
+    return new Map(rows.map((r) => [r.name, r.sql]));
   } finally {
     db.close();
   }
@@ -173,24 +179,33 @@ export function stableRows(
     .sort((x, y) => (x.specifier < y.specifier ? -1 : x.specifier > y.specifier ? 1 : 0));
 }
 
-/** Writes `rows` into a fresh database with `schema`, in order, compacted: deterministic bytes. */
-function writeRows(path: string, schema: string, table: string, rows: Row[]): void {
+/**
+ * Writes a fresh database with `schema`'s tables, each filled with `rows[table]`
+ * in the given order, then compacted: the same rows give the same bytes.
+ */
+function writeDatabase(
+  path: string,
+  schema: Map<string, string>,
+  rows: Record<string, Row[]>,
+): void {
   const db = new DatabaseSync(path);
   try {
     db.exec("PRAGMA journal_mode=DELETE;");
-    db.exec(schema);
-    if (rows.length > 0) {
-      const columns = Object.keys(rows[0]);
+    db.exec("BEGIN");
+    for (const [table, sql] of [...schema].sort(([x], [y]) => (x < y ? -1 : 1))) {
+      db.exec(sql);
+      const list = rows[table] ?? [];
+      if (list.length === 0) continue;
+      const columns = Object.keys(list[0]);
       const insert = db.prepare(
         `INSERT INTO ${table} (${columns.join(", ")}) VALUES (${
           columns.map(() => "?").join(", ")
         })`,
       );
-      db.exec("BEGIN");
       // deno-lint-ignore no-explicit-any
-      for (const r of rows) insert.run(...columns.map((c) => r[c] as any));
-      db.exec("COMMIT");
+      for (const r of list) insert.run(...columns.map((c) => r[c] as any));
     }
+    db.exec("COMMIT");
     db.exec("VACUUM;");
   } finally {
     db.close();

@@ -33,6 +33,11 @@ Deno.test("warmDenoDir caches a program under its node path, with no side effect
       const specs = (db.prepare(`SELECT specifier FROM ${DENO_CACHE_TABLES.v8_code_cache_v2}`)
         .all() as Array<{ specifier: string }>).map((x) => x.specifier);
       assert.ok(specs.includes("file:///machined/main.js"));
+      // Deno discards a cache file whose `info` does not name its version.
+      const info = db.prepare("SELECT value FROM info WHERE key = 'CLI_VERSION'").get() as {
+        value: string;
+      };
+      assert.equal(info.value, Deno.version.deno);
       assert.equal(specs.filter((s) => s.startsWith(`file://${root}`)).length, 0);
     } finally {
       db.close();
