@@ -52,15 +52,11 @@ export interface ImageOptions {
   /**
    * Ship Deno caches warmed at build time (V8 code cache, dependency
    * analysis) for the program and apid, at the DENO_DIRs they run with
-   * (see code_cache.ts); see also `reproducible`.
+   * (see code_cache.ts); reproducible like the rest of the image.
    * @default true
    */
   codeCache?: boolean;
-  /**
-   * Byte-identical output for identical inputs: the code cache then holds the
-   * program's V8 entry only (Deno's own modules compile at boot). @default false
-   */
-  reproducible?: boolean;
+
   /** Machine config baked in at /etc/machined/config.yaml. */
   config?: string;
   /** PKI directory baked in at /etc/machined/pki. */
@@ -225,7 +221,6 @@ export async function buildImage(options: ImageOptions = {}): Promise<ImageResul
   // they are added after the fingerprint (their bytes differ between builds).
   const print = await fingerprint(rootfs.entries(), {
     codeCache,
-    reproducible: options.reproducible ?? false,
     cmdline,
     size,
     espSize,
@@ -265,7 +260,6 @@ export async function buildImage(options: ImageOptions = {}): Promise<ImageResul
             program: w.file,
             nodePath: w.node,
             denoDir: `${workDir}${w.dir}`,
-            reproducible: options.reproducible,
           }),
         (r) =>
           `${r.codeCacheEntries} entries${r.programCached ? "" : " (program NOT cached)"}, ${

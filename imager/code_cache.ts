@@ -12,15 +12,14 @@
  *
  * V8 checks its own version and flags when it reads a cache entry and
  * recompiles on a mismatch, so a stale cache costs time, never correctness.
- * The program is warmed from a path that depends only on its bytes (V8's
- * entry records it), twice, and only rows both runs produced identically are
- * written, into fresh databases in a fixed order. V8's entries for Deno's own
- * `ext:` modules still vary from run to run (measured: 23 of 158 took 2 to 4
- * distinct values over 4 runs), so by default two builds can differ in those
- * entries only. `reproducible` ships the program's V8 entry alone, and the
- * same inputs give the same bytes; the `ext:` modules then compile on the
- * node (measured under TCG: QEMU start → API ready 15.6 s with them, 20.2 s
- * without).
+ * Reproducible: V8's entries for Deno's own `ext:` modules vary from run to
+ * run (measured: 23 of 158 took 2 to 4 distinct values over 4 runs), and the
+ * program's entry records the path it was compiled from. So the program is
+ * warmed from a path that depends only on its bytes, twice; only the program's
+ * V8 entry ships (when both runs agree), with the dependency and Node analysis
+ * caches (when both runs agree), written into fresh databases in a fixed
+ * order: the same inputs give the same bytes. Deno's `ext:` modules compile on
+ * the node; shipping them too saved only 0.5 s of a 17 s boot under TCG.
  */
 import { DatabaseSync } from "node:sqlite";
 import { pathToFileURL } from "node:url";
@@ -43,8 +42,6 @@ export interface WarmOptions {
   nodePath: string;
   /** Staging DENO_DIR to (re)create. */
   denoDir: string;
-  /** Ship only the program's V8 entry, so the output is byte-reproducible. @default false */
-  reproducible?: boolean;
 }
 
 /** What was cached. */
@@ -88,7 +85,7 @@ export async function warmDenoDir(o: WarmOptions): Promise<WarmResult> {
       const [a, b] = runs.map((dir) => `${dir}/${file}`);
       if (!(await exists(a)) || !(await exists(b))) continue;
       const kept = stableRows(readRows(a, table), readRows(b, table), hostUrl, nodeUrl, {
-        programOnly: o.reproducible === true && table === "codecache",
+        programOnly: table === "codecache",
       });
       // Deno validates a cache file by its `info` table (the CLI version); keep it.
       writeDatabase(`${denoDir}/${file}`, schemaOf(a), {

@@ -47,7 +47,7 @@ Deno.test("warmDenoDir caches a program under its node path, with no side effect
   }
 });
 
-Deno.test("warmDenoDir with reproducible: the same program gives the same cache bytes", async () => {
+Deno.test("warmDenoDir is reproducible: the same program gives the same cache bytes", async () => {
   const root = await Deno.makeTempDir({ prefix: "imager-warm-repro-" });
   try {
     const program = `${root}/main.js`;
@@ -63,7 +63,6 @@ Deno.test("warmDenoDir with reproducible: the same program gives the same cache 
         program,
         nodePath: "/machined/main.js",
         denoDir: `${root}/${out}`,
-        reproducible: true,
       });
       assert.equal(r.programCached, true, "the program's own entry is stable and kept");
       const files: string[] = [];

@@ -3,7 +3,7 @@
  *
  *   deno task image [--program main.ts | --binary PATH] [--config FILE] [--pki DIR]
  *     [--size 2GiB] [--esp-size 512MiB] [--out build/machined.img] [--append "args"]
- *     [--quiet-console] [--compression lz4|zstd] [--zstd-level 9] [--no-code-cache] [--reproducible]
+ *     [--quiet-console] [--compression lz4|zstd] [--zstd-level 9] [--no-code-cache]
  *     [--module NAME]... [--extra SRC:DEST]... [--native-addon PATH|none] [--force]
  */
 import { buildImage, type ImageOptions } from "./build_image.ts";
@@ -13,7 +13,7 @@ import { DEFAULT_MODULES } from "./versions.ts";
 
 /** Flags and options shared by the image, up and down tasks. */
 export const IMAGE_ARGS = {
-  flags: ["quiet-console", "force", "help", "no-node-extras", "no-code-cache", "reproducible"],
+  flags: ["quiet-console", "force", "help", "no-node-extras", "no-code-cache"],
   options: [
     "program",
     "binary",
@@ -53,7 +53,6 @@ export function imageOptions(a: ParsedArgs): ImageOptions {
     compression,
     zstdLevel: level ? Number(level) : undefined,
     codeCache: !a.flags.has("no-code-cache"),
-    reproducible: a.flags.has("reproducible"),
     modules: [...DEFAULT_MODULES, ...(a.values.get("module") ?? [])],
     extraFiles: (a.values.get("extra") ?? []).map((x) => {
       const [source, dest] = x.split(":");
