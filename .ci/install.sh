@@ -8,15 +8,22 @@ ROOT=$(pwd)
 DENO_VERSION=2.9.3
 mkdir -p .ci/bin
 
-if ! [ -x .ci/bin/deno ] || [ "$(.ci/bin/deno --version | head -1 | awk '{print $2}')" != "$DENO_VERSION" ]; then
-  echo "installing deno@$DENO_VERSION from npm"
-  tmp=$(mktemp -d)
-  (cd "$tmp" && npm init -y >/dev/null && npm install --no-audit --no-fund "deno@$DENO_VERSION" >/dev/null)
-  real=$(find "$tmp/node_modules/@deno" -type f -name deno | head -1)
+deno_version_of() { "$1" --version 2>/dev/null | head -1 | awk '{print $2}'; }
+if ! [ -x .ci/bin/deno ] || [ "$(deno_version_of .ci/bin/deno)" != "$DENO_VERSION" ]; then
   mkdir -p "$ROOT/.ci/deno-$DENO_VERSION"
-  cp "$real" "$ROOT/.ci/deno-$DENO_VERSION/deno"
+  existing=$(command -v deno || true)
+  if [ -n "$existing" ] && [ "$(deno_version_of "$existing")" = "$DENO_VERSION" ]; then
+    echo "using the deno $DENO_VERSION already on PATH ($existing)"
+    cp "$(readlink -f "$existing")" "$ROOT/.ci/deno-$DENO_VERSION/deno"
+  else
+    echo "installing deno@$DENO_VERSION from npm"
+    tmp=$(mktemp -d)
+    (cd "$tmp" && npm init -y >/dev/null &&
+      npm install --prefer-offline --no-audit --no-fund "deno@$DENO_VERSION" >/dev/null)
+    cp "$(find "$tmp/node_modules/@deno" -type f -name deno | head -1)" "$ROOT/.ci/deno-$DENO_VERSION/deno"
+    rm -rf "$tmp"
+  fi
   ln -sf "$ROOT/.ci/deno-$DENO_VERSION/deno" .ci/bin/deno
-  rm -rf "$tmp"
 fi
 
 # Debian packages: the list is the union of every *DEBIAN_PACKAGES file in the tree.
@@ -27,7 +34,7 @@ for p in $pkgs; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
 done
 # The imager downloads the pinned kernel package with apt-get: the lists must exist.
-if [ ${#missing[@]} -gt 0 ] || ! ls /var/lib/apt/lists/*_Packages >/dev/null 2>&1; then
+if [ ${#missing[@]} -gt 0 ] || ! ls /var/lib/apt/lists/*Packages* >/dev/null 2>&1; then
   apt-get update -qq >/dev/null
 fi
 if [ ${#missing[@]} -gt 0 ]; then

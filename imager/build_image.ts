@@ -52,8 +52,11 @@ export interface ImageOptions {
   /**
    * Ship Deno caches warmed at build time (V8 code cache, dependency
    * analysis) for the program and apid, at the DENO_DIRs they run with
-   * (see code_cache.ts); reproducible like the rest of the image.
-   * @default true
+   * (see code_cache.ts); reproducible like the rest of the image. Warming
+   * imports the program on the build host, so only a program whose top level
+   * has no side effects may use it (machined's main.ts guards on
+   * `import.meta.main`; a stand-in init that mounts and serves must not).
+   * @default true for machined's main.ts, false for any other program
    */
   codeCache?: boolean;
 
@@ -91,7 +94,7 @@ export interface ImageOptions {
   deno?: string;
   /** The addon to ship; "auto" ships native-ops/machined_native_ops.node when built. @default "auto" */
   nativeAddon?: string | "auto" | "none";
-  /** @default "build/cache" */
+  /** Downloaded inputs (the kernel package). @default ~/.cache/machined/imager (see defaultCacheDir) */
   cacheDir?: string;
   /** @default KERNEL */
   kernel?: KernelPin;
@@ -119,6 +122,16 @@ const LZ4_LEVEL = 9;
 const REPO_MAIN = new URL("../main.ts", import.meta.url).pathname;
 const REPO_APID = new URL("../api/apid/main.ts", import.meta.url).pathname;
 
+/**
+ * Where downloaded inputs (the pinned kernel package) are kept: per user and
+ * outside the checkout, like cargo's or Deno's caches, so fresh clones and CI
+ * reuse a download instead of fetching it again.
+ */
+export function defaultCacheDir(): string {
+  const base = Deno.env.get("XDG_CACHE_HOME") ?? `${Deno.env.get("HOME") ?? "/root"}/.cache`;
+  return `${base}/machined/imager`;
+}
+
 /** Whether `program` is this repository's main.ts (machined itself). */
 async function isMachinedMain(program: string): Promise<boolean> {
   const real = await Deno.realPath(program).catch(() => undefined);
@@ -134,7 +147,7 @@ export async function buildImage(options: ImageOptions = {}): Promise<ImageResul
   const p = options.progress ?? createProgress();
   const out = options.out ?? "build/machined.img";
   const workDir = `${dirname(out)}/work/${basename(out)}`;
-  const cacheDir = options.cacheDir ?? "build/cache";
+  const cacheDir = options.cacheDir ?? defaultCacheDir();
   const pin = options.kernel ?? KERNEL;
   const deno = await Deno.realPath(options.deno ?? Deno.execPath());
   const size = options.size ?? 2n << 30n;
@@ -155,10 +168,11 @@ export async function buildImage(options: ImageOptions = {}): Promise<ImageResul
       ),
     (r) => `${r.kind} ${"file" in r ? r.file : r.dir}`,
   );
+  const machinedMain = !options.binary && await isMachinedMain(options.program ?? "main.ts");
   const apidEntry = options.binary
     ? null
     : options.apid === undefined
-    ? (await isMachinedMain(options.program ?? "main.ts") ? REPO_APID : null)
+    ? (machinedMain ? REPO_APID : null)
     : options.apid;
   const apid = apidEntry && program.kind === "js"
     ? await p.step(
@@ -216,7 +230,7 @@ export async function buildImage(options: ImageOptions = {}): Promise<ImageResul
     quiet: options.quietConsole,
     append: options.append,
   });
-  const codeCache = (options.codeCache ?? true) && program.kind === "js";
+  const codeCache = (options.codeCache ?? machinedMain) && program.kind === "js";
   // The warmed caches derive from the program and Deno, both fingerprinted, so
   // they are added after the fingerprint (their bytes differ between builds).
   const print = await fingerprint(rootfs.entries(), {

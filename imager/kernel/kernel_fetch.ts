@@ -27,9 +27,15 @@ export async function fetchKernel(pin: KernelPin, cacheDir: string): Promise<Fet
   };
   if (await exists(`${root}/.complete`)) return out;
   await Deno.mkdir(cacheDir, { recursive: true });
-  const deb = `${cacheDir}/${pin.package}_${pin.version.replaceAll(":", "%3a")}_amd64.deb`;
+  const file = `${pin.package}_${pin.version.replaceAll(":", "%3a")}_amd64.deb`;
+  const deb = `${cacheDir}/${file}`;
   if (!(await exists(deb))) {
-    await run("apt-get", ["download", `${pin.package}=${pin.version}`], { cwd: cacheDir });
+    // apt's own archive may hold it already (apt-get install left it there).
+    if (await exists(`/var/cache/apt/archives/${file}`)) {
+      await Deno.copyFile(`/var/cache/apt/archives/${file}`, deb);
+    } else {
+      await run("apt-get", ["download", `${pin.package}=${pin.version}`], { cwd: cacheDir });
+    }
   }
   await Deno.remove(root, { recursive: true }).catch(() => {});
   await run("dpkg-deb", ["-x", deb, root]);
