@@ -1,6 +1,7 @@
 /**
  * What the QEMU tests share: a free host port, machinectl run in-process
- * against the VM, and `get -o json` parsed into documents.
+ * against the VM, and `get -o json` parsed into documents. (Whether QEMU still
+ * runs is imager/qemu/vm.ts's `isRunning`.)
  */
 import { runMachinectl } from "../machinectl/cli.ts";
 import { bufferIo } from "../machinectl/io.ts";
@@ -29,13 +30,4 @@ export interface ResourceDoc {
 /** Parses the concatenated JSON documents of `get -o json`. */
 export function parseDocs(out: string): ResourceDoc[] {
   return out.trim() ? JSON.parse(`[${out.replace(/\}\n\{/g, "},{")}]`) : [];
-}
-
-/** True while a (daemonized, so not our child) process exists and is not a zombie. */
-export async function isRunning(pid: number): Promise<boolean> {
-  try {
-    return !/\) Z /.test(await Deno.readTextFile(`/proc/${pid}/stat`));
-  } catch {
-    return false;
-  }
 }

@@ -11,14 +11,14 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { buildImage } from "../imager/build_image.ts";
-import { startVm, type Vm } from "../imager/qemu/vm.ts";
+import { isRunning, startVm, type Vm } from "../imager/qemu/vm.ts";
 import { renderConfigTemplate } from "../config/mod.ts";
 import {
   createCertificateAuthority,
   generateNodeBundle,
   issueClientCertificate,
 } from "../pki/mod.ts";
-import { freePort, isRunning, machinectl, parseDocs } from "./helpers.ts";
+import { freePort, machinectl, parseDocs } from "./helpers.ts";
 
 const TIMEOUT_MS = 600_000;
 const HOSTNAME = "e2e-node";

@@ -37,14 +37,14 @@ import { join } from "node:path";
 import { stringify } from "yaml";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { buildImage } from "../imager/build_image.ts";
-import { startVm, type Vm } from "../imager/qemu/vm.ts";
+import { isRunning, startVm, type Vm } from "../imager/qemu/vm.ts";
 import { generateNodeBundle } from "../pki/mod.ts";
 import { connectToNode, type NodeConnection } from "../machinectl/connection.ts";
 import { fromProtoResource } from "../api/mapping/resource_mapping.ts";
 import type { MachineResource } from "../resources/mod.ts";
 import { startSntpResponder } from "../controllers/time/sntp_responder.ts";
 import { readGpt } from "../platform/block/gpt.ts";
-import { freePort, isRunning, machinectl, parseDocs } from "./helpers.ts";
+import { freePort, machinectl, parseDocs } from "./helpers.ts";
 
 const WORK = "build/e2e/full";
 const HOSTNAME = "e2e-full";
