@@ -107,8 +107,6 @@ async function main(): Promise<void> {
       hostname: "127.0.0.1",
       port: 0,
       maxConcurrentStreams: 256,
-      names: [],
-      addresses: [],
     },
   });
   const apid = new Deno.Command(spec.argv[0], {

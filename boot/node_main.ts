@@ -151,8 +151,6 @@ export async function bootNode(
     runDir: RUN_PATHS.root,
     listen,
     processBackend: backends.process,
-    names: [hostname, "localhost"],
-    addresses: ["127.0.0.1", "::1"],
     endpoints: () => [listen.replace(/^0\.0\.0\.0:/, "127.0.0.1:")],
     dropUser: Deno.uid() === 0,
     services: domains.supervisor,

@@ -102,8 +102,6 @@ export async function runDevMode(o: DevOptions): Promise<number> {
     runDir: join(stateDir, "run"),
     listen: o.listen,
     processBackend,
-    names: [hostname, "localhost"],
-    addresses: ["127.0.0.1", "::1"],
     endpoints: () => [o.listen],
     dropUser: false,
     services: domains.supervisor,

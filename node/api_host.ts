@@ -33,9 +33,6 @@ export interface ApiHostOptions {
   listen: string;
   processBackend: ProcessBackend;
   actions: NodeActions;
-  /** DNS names and addresses the server certificate covers. */
-  names: readonly string[];
-  addresses: readonly string[];
   /** Endpoints written into client configs issued over the API. */
   endpoints: () => readonly string[];
   /** Service control and logs (the supervisor); RPCs answer Unimplemented without. */
@@ -93,8 +90,6 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
         socketPath,
         hostname,
         port,
-        names: o.names,
-        addresses: o.addresses,
       },
       dropUser: o.dropUser,
       ...o.apidEntry,

@@ -18,9 +18,6 @@ export interface ApidOptions {
   readonly readMaxBytes: number;
   readonly writeMaxBytes: number;
   readonly maxConcurrentStreams: number;
-  /** The node's DNS names and addresses, which a renewed server certificate must cover. */
-  readonly names: readonly string[];
-  readonly addresses: readonly string[];
 }
 
 /** Defaults of every optional flag. */
@@ -34,7 +31,7 @@ export const APID_DEFAULTS = {
 
 /**
  * Parses `--pki-dir D --socket S [--listen host:port] [--read-max-bytes N]
- * [--write-max-bytes N] [--max-concurrent-streams N] [--name N]... [--address A]...`.
+ * [--write-max-bytes N] [--max-concurrent-streams N] `.
  * @throws TypeError for a missing or malformed flag.
  */
 export function parseApidArgs(args: readonly string[]): ApidOptions {
@@ -47,8 +44,6 @@ export function parseApidArgs(args: readonly string[]): ApidOptions {
       "read-max-bytes": { type: "string" },
       "write-max-bytes": { type: "string" },
       "max-concurrent-streams": { type: "string" },
-      name: { type: "string", multiple: true },
-      address: { type: "string", multiple: true },
     },
     strict: true,
   });
@@ -91,8 +86,6 @@ export function parseApidArgs(args: readonly string[]): ApidOptions {
       values["max-concurrent-streams"],
       APID_DEFAULTS.maxConcurrentStreams,
     ),
-    names: values.name ?? [],
-    addresses: values.address ?? [],
   };
 }
 
@@ -106,8 +99,6 @@ export function apidArgs(o: ApidOptions): string[] {
     `--read-max-bytes=${o.readMaxBytes}`,
     `--write-max-bytes=${o.writeMaxBytes}`,
     `--max-concurrent-streams=${o.maxConcurrentStreams}`,
-    ...o.names.map((n) => `--name=${n}`),
-    ...o.addresses.map((a) => `--address=${a}`),
   ];
 }
 

@@ -15,8 +15,6 @@
  *       ...APID_DEFAULTS,
  *       pkiDir: "/system/state/pki",
  *       socketPath: "/system/run/machined/api.sock",
- *       names: ["node-1"],
- *       addresses: ["10.0.0.5"],
  *     },
  *     dropUser: true,
  *   }),

@@ -44,8 +44,6 @@ const supervisor = new ApidSupervisor({
       socketPath,
       hostname: "127.0.0.1",
       port: Number(portText),
-      names: ["localhost"],
-      addresses: ["127.0.0.1"],
     },
   }),
   initialBackoffMs: 100,
