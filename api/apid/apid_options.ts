@@ -4,6 +4,7 @@
  */
 import { parseArgs } from "node:util";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../server/internal_server.ts";
+import { apidGrants } from "./privileges.ts";
 
 /** Everything apid is told at start. */
 export interface ApidOptions {
@@ -103,16 +104,19 @@ export function apidArgs(o: ApidOptions): string[] {
 }
 
 /**
- * The Deno permission flags apid needs and nothing more: read its PKI directory
- * (revoked once loaded) and the socket, write the socket (connecting to a Unix
- * socket needs it), and listen on its host.
+ * The Deno permission flags apid needs and nothing more, rendered from
+ * {@link apidGrants}: read its PKI directory (revoked once loaded) and the
+ * socket, write the socket (connecting to a Unix socket needs it), and listen
+ * on its host.
  */
 export function apidPermissionFlags(o: ApidOptions): string[] {
-  const host = o.hostname.includes(":") ? `[${o.hostname}]` : o.hostname;
+  const grants = apidGrants(o);
+  const of = (name: string) =>
+    grants.filter((g) => g.name === name).map((g) => "path" in g ? g.path : g.host).join(",");
   return [
     "--no-prompt",
-    `--allow-read=${o.pkiDir},${o.socketPath}`,
-    `--allow-write=${o.socketPath}`,
-    `--allow-net=${o.port === 0 ? host : `${host}:${o.port}`},unix:${o.socketPath}`,
+    `--allow-read=${of("read")}`,
+    `--allow-write=${of("write")}`,
+    `--allow-net=${of("net")}`,
   ];
 }

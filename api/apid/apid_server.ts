@@ -71,8 +71,6 @@ export interface ApidServer {
   readonly hostname: string;
   /** Open client connections. */
   readonly sessions: number;
-  /** Swap the server certificate for new connections (renewal). */
-  setCertificate(server: KeyedCertificate): void;
   /** Stop accepting, end every connection. Idempotent. */
   close(): Promise<void>;
 }
@@ -157,14 +155,6 @@ export async function startApidServer(options: ApidServerOptions): Promise<ApidS
     hostname,
     get sessions() {
       return sessions.size;
-    },
-    setCertificate(next) {
-      server.setSecureContext({
-        key: next.keyPem,
-        cert: next.certPem,
-        ca: options.ca.certPem,
-        minVersion: "TLSv1.3",
-      });
     },
     close() {
       closing ??= (async () => {

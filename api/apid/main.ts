@@ -32,19 +32,22 @@ export async function main(args: readonly string[] = Deno.args): Promise<number>
     writeMaxBytes: options.writeMaxBytes,
     maxConcurrentStreams: options.maxConcurrentStreams,
   });
-  const privileges = await dropPrivileges(options.pkiDir, options.socketPath);
+  const privileges = await dropPrivileges(options);
+  // Listen before saying ready: a supervisor may send SIGTERM as soon as it reads the line.
+  const { promise: stopped, resolve } = Promise.withResolvers<string>();
+  const stop = (signal: string) => () => resolve(signal);
+  Deno.addSignalListener("SIGTERM", stop("SIGTERM"));
+  Deno.addSignalListener("SIGINT", stop("SIGINT"));
   console.log(JSON.stringify({
     apid: "ready",
     pid: Deno.pid,
     port: server.port,
     hostname: server.hostname,
+    revoked: privileges.revoked,
     kept: privileges.kept,
+    unscoped: privileges.unscoped,
   }));
 
-  const { promise: stopped, resolve } = Promise.withResolvers<string>();
-  const stop = (signal: string) => () => resolve(signal);
-  Deno.addSignalListener("SIGTERM", stop("SIGTERM"));
-  Deno.addSignalListener("SIGINT", stop("SIGINT"));
   const signal = await stopped;
   await Promise.race([server.close(), new Promise((r) => setTimeout(r, 2000))]);
   console.error(`apid: stopped on ${signal}`);

@@ -49,7 +49,7 @@ export {
   type ApidSupervisorOptions,
 } from "./supervisor.ts";
 export { type ApidPki, loadApidPki } from "./load_apid_pki.ts";
-export { dropPrivileges, type PrivilegeReport } from "./privileges.ts";
+export { type ApidGrant, apidGrants, dropPrivileges, type PrivilegeReport } from "./privileges.ts";
 export { createPeerVerifier, type PeerVerifier } from "./peer_identity.ts";
 export { createReflectionIndex, type ReflectionIndex } from "./reflection.ts";
 export { createForwardingService, createUpstreamTransport } from "./forwarder.ts";
