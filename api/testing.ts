@@ -30,6 +30,7 @@ import {
 } from "./server/mod.ts";
 import { type ApidServer, startApidServer } from "./apid/apid_server.ts";
 import { FakeKmsgBackend } from "../platform/kmsg/mod.ts";
+import { createLogger, type Logger, type LogRing } from "../logs/mod.ts";
 import {
   FakeLogSource,
   FakeServiceControl,
@@ -171,12 +172,14 @@ export interface ApiFixture {
   readonly events: EventBus;
   /** Behind the service RPCs: containerd and payload, running. */
   readonly services: FakeServiceControl;
-  /** Behind Logs: empty until a test pushes lines. */
+  /** Behind Logs: `machined` (the logger's ring); services have none until a test pushes lines. */
   readonly logs: FakeLogSource;
   /** Behind Dmesg: empty until a test logs records. */
   readonly kernelLog: FakeKmsgBackend;
   /** Behind ApplyConfiguration. */
   readonly configs: RecordingConfigApplier;
+  /** machined's logger (silent): its ring is what `machinectl logs machined` serves. */
+  readonly logger: Logger & { ring: LogRing };
   readonly internal: InternalApiServer;
   readonly apid: ApidServer;
   readonly socketPath: string;
@@ -210,6 +213,8 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
   const logs = new FakeLogSource();
   const kernelLog = new FakeKmsgBackend();
   const configs = new RecordingConfigApplier();
+  const logger = createLogger({ console: false });
+  logs.serve("machined", logger.ring);
   const socketPath = join(pki.dir, "run", "api.sock");
   const internal = await startInternalApiServer({
     socketPath,
@@ -218,6 +223,7 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
       actions,
       events,
       clientConfigs: createClientConfigIssuer(pki.ca, () => ["127.0.0.1"]),
+      audit: logger,
       ...(options.nodeServices === false ? {} : { services, logs, kernelLog, configs }),
     },
   });
@@ -242,6 +248,7 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
     logs,
     kernelLog,
     configs,
+    logger,
     internal,
     apid,
     socketPath,

@@ -132,6 +132,12 @@ export class FakeLogSource implements LogSource {
     ring.push(stream, text);
   }
 
+  /** Serves an existing ring as `id`'s log (the fixture serves machined's logger as `machined`). */
+  serve(id: string, ring: LogRing): this {
+    this.#rings.set(id, ring);
+    return this;
+  }
+
   /** Readers currently iterating. */
   get readers(): number {
     return this.#readers;

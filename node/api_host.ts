@@ -77,6 +77,7 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
       logs: o.services,
       kernelLog: o.kernelLog,
       configs: o.configs,
+      audit: o.machined.logger,
     },
     socketGroup: o.dropUser ? 50000 : undefined,
   });

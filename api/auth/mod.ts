@@ -12,8 +12,10 @@
 export {
   authorize,
   isAllowed,
+  isMutating,
   type MachineMethod,
   METHOD_ROLES,
+  MUTATING,
   neededRole,
   OPEN_SERVICES,
   roleSatisfies,

@@ -29,6 +29,38 @@ export const METHOD_ROLES: { readonly [M in MachineMethod]: Role } = {
   applyConfiguration: "os:admin",
 };
 
+/**
+ * Whether each RPC changes the node. machined writes one audit line to its
+ * log (`machinectl logs machined`) for every call of a mutating RPC, with the
+ * caller's CN, role and certificate serial (api/server/audit.ts). Typed over
+ * every method, so a new RPC does not compile until it is classified.
+ * ApplyConfiguration counts as mutating even as a dry run (logged with
+ * `dryRun=true`).
+ */
+export const MUTATING: { readonly [M in MachineMethod]: boolean } = {
+  version: false,
+  get: false,
+  list: false,
+  watch: false,
+  events: false,
+  reboot: true,
+  shutdown: true,
+  generateClientConfiguration: true,
+  serviceList: false,
+  serviceStart: true,
+  serviceStop: true,
+  serviceRestart: true,
+  logs: false,
+  dmesg: false,
+  applyConfiguration: true,
+};
+
+/** Whether an RPC, by its proto name (`Reboot`), is {@link MUTATING}; false for unknown ones. */
+export function isMutating(method: string): boolean {
+  const local = MachineService.methods.find((m) => m.name === method)?.localName;
+  return local !== undefined && MUTATING[local as MachineMethod];
+}
+
 /** Services any authenticated client may call (gRPC reflection). */
 export const OPEN_SERVICES: readonly string[] = [
   "grpc.reflection.v1.ServerReflection",

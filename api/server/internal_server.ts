@@ -13,6 +13,7 @@ import { MachineService } from "../gen/machined/v1/machine_pb.ts";
 import { callerKey, identityFromHeaders } from "../auth/identity.ts";
 import { authorize } from "../auth/rbac.ts";
 import { errorMappingInterceptor } from "./errors.ts";
+import { createAuditInterceptor } from "./audit.ts";
 import { createMachineService, type MachineServiceDeps } from "./machine_service.ts";
 
 /** 4 MiB: the default bound on one message in either direction. */
@@ -67,7 +68,11 @@ export async function startInternalApiServer(
     grpcWeb: false,
     readMaxBytes: options.readMaxBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
     writeMaxBytes: options.writeMaxBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
-    interceptors: [errorMappingInterceptor, trustedIdentityInterceptor],
+    interceptors: [
+      errorMappingInterceptor,
+      ...(options.deps.audit ? [createAuditInterceptor(options.deps.audit)] : []),
+      trustedIdentityInterceptor,
+    ],
     contextValues: (req) =>
       createContextValues().set(
         callerKey,

@@ -33,6 +33,7 @@ import { type CallerIdentity, callerKey } from "../auth/identity.ts";
 import type { NodeActions } from "./node_actions.ts";
 import type { EventSource } from "./event_source.ts";
 import type { ClientConfigIssuer } from "./client_config_issuer.ts";
+import type { AuditLog } from "./audit.ts";
 import { createNodeServiceHandlers, type NodeServiceDeps } from "./node_service_handlers.ts";
 
 /** Namespace value meaning "every namespace" in List and Watch. */
@@ -48,6 +49,11 @@ export interface MachineServiceDeps extends NodeServiceDeps {
   readonly actions: NodeActions;
   readonly events: EventSource;
   readonly clientConfigs: ClientConfigIssuer;
+  /**
+   * machined's logger, for the audit line of every mutating call (audit.ts).
+   * machined always passes it; tests may leave it out (no audit lines).
+   */
+  readonly audit?: AuditLog;
 }
 
 /** The MachineService implementation over machined's store and actions. */

@@ -28,6 +28,7 @@ export {
   type IssueClientConfigParams,
   type IssuedClientConfig,
 } from "./client_config_issuer.ts";
+export { type AuditLog, createAuditInterceptor } from "./audit.ts";
 export { codeOf, errorMappingInterceptor, toConnectError } from "./errors.ts";
 export {
   isUnknownIdError,
