@@ -14,6 +14,7 @@ import {
   type KernelLog,
   type LogSource,
   type NodeActions,
+  nodeApiEndpoints,
   type ServiceControl,
 } from "../api/server/mod.ts";
 import { type InternalApiServer, startInternalApiServer } from "../api/server/internal_server.ts";
@@ -33,7 +34,11 @@ export interface ApiHostOptions {
   listen: string;
   processBackend: ProcessBackend;
   actions: NodeActions;
-  /** Endpoints written into client configs issued over the API. */
+  /**
+   * Endpoints written into client configs issued over the API when the node
+   * has no usable address of its own; otherwise they are the node's
+   * addresses (AddressStatus) with the listen port (`nodeApiEndpoints`).
+   */
   endpoints: () => readonly string[];
   /** Service control and logs (the supervisor); RPCs answer Unimplemented without. */
   services?: ServiceControl & LogSource;
@@ -72,7 +77,10 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
       store: o.machined.store,
       actions: o.actions,
       events: o.machined.events,
-      clientConfigs: createClientConfigIssuer(o.pki.ca, o.endpoints),
+      clientConfigs: createClientConfigIssuer(
+        o.pki.ca,
+        () => nodeApiEndpoints(o.machined.store, o.listen, o.endpoints),
+      ),
       services: o.services,
       logs: o.services,
       kernelLog: o.kernelLog,

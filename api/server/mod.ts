@@ -29,6 +29,7 @@ export {
   type IssuedClientConfig,
 } from "./client_config_issuer.ts";
 export { type AuditLog, createAuditInterceptor } from "./audit.ts";
+export { apiEndpoints, nodeApiEndpoints } from "./node_endpoints.ts";
 export { codeOf, errorMappingInterceptor, toConnectError } from "./errors.ts";
 export {
   isUnknownIdError,
