@@ -4,10 +4,38 @@
  */
 import {
   type CertificateAuthority,
+  DAY_MS,
   generateClientConfig,
   type Role,
   stringifyClientConfig,
 } from "../../pki/mod.ts";
+
+/**
+ * The longest client certificate GenerateClientConfiguration issues: one
+ * year, which is also the lifetime when a request names none. A request for
+ * longer is refused (InvalidArgument), not shortened: a caller who asked for
+ * two years must not believe they got them. Longer-lived certificates can
+ * only come from the secrets bundle, offline (`machinectl gen client`).
+ */
+export const MAX_API_CLIENT_CERT_LIFETIME_MS = 365 * DAY_MS;
+
+/**
+ * The lifetime to issue for a requested one (ms; undefined: the default).
+ * @throws RangeError (InvalidArgument over the API) when it is not positive
+ *   or exceeds {@link MAX_API_CLIENT_CERT_LIFETIME_MS}.
+ */
+export function clientCertLifetimeMs(requestedMs: number | undefined): number {
+  if (requestedMs === undefined) return MAX_API_CLIENT_CERT_LIFETIME_MS;
+  if (!(requestedMs > 0)) throw new RangeError(`Lifetime must be positive, got ${requestedMs} ms`);
+  if (requestedMs > MAX_API_CLIENT_CERT_LIFETIME_MS) {
+    throw new RangeError(
+      `Lifetime ${requestedMs} ms (${(requestedMs / DAY_MS).toFixed(1)} days) exceeds the cap ` +
+        `of ${MAX_API_CLIENT_CERT_LIFETIME_MS} ms (365 days) for client certificates issued ` +
+        `over the API`,
+    );
+  }
+  return requestedMs;
+}
 
 /** What the RPC returns. */
 export interface IssuedClientConfig {
@@ -23,12 +51,16 @@ export interface IssueClientConfigParams {
   readonly name: string;
   /** Empty means the node's own endpoints. */
   readonly endpoints: readonly string[];
+  /** @default one year; at most {@link MAX_API_CLIENT_CERT_LIFETIME_MS} */
   readonly lifetimeMs?: number;
 }
 
 /** Issues client configs. */
 export interface ClientConfigIssuer {
-  /** @throws RangeError for an empty name or no endpoints at all. */
+  /**
+   * @throws RangeError for an empty name, no endpoints at all, or a lifetime
+   *   that is not positive or above the cap.
+   */
   issue(params: IssueClientConfigParams): Promise<IssuedClientConfig>;
 }
 
@@ -48,7 +80,7 @@ export function createClientConfigIssuer(
         role: params.role,
         name: params.name,
         endpoints,
-        lifetimeMs: params.lifetimeMs,
+        lifetimeMs: clientCertLifetimeMs(params.lifetimeMs),
       });
       const ctx = config.contexts[config.context!];
       return {

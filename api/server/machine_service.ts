@@ -32,7 +32,7 @@ import {
 import { type CallerIdentity, callerKey } from "../auth/identity.ts";
 import type { NodeActions } from "./node_actions.ts";
 import type { EventSource } from "./event_source.ts";
-import type { ClientConfigIssuer } from "./client_config_issuer.ts";
+import { clientCertLifetimeMs, type ClientConfigIssuer } from "./client_config_issuer.ts";
 import type { AuditLog } from "./audit.ts";
 import { createNodeServiceHandlers, type NodeServiceDeps } from "./node_service_handlers.ts";
 
@@ -133,8 +133,13 @@ export function createMachineService(
       const role = roleFromProto(req.role);
       if (req.name.trim() === "") throw invalid("GenerateClientConfiguration needs a name");
       const lifetimeMs = req.lifetime ? durationMs(req.lifetime) : undefined;
-      if (lifetimeMs !== undefined && lifetimeMs <= 0) {
-        throw invalid(`Lifetime must be positive, got ${lifetimeMs} ms`);
+      // Checked before any key is made: InvalidArgument past the cap.
+      if (lifetimeMs !== undefined) {
+        try {
+          clientCertLifetimeMs(lifetimeMs);
+        } catch (e) {
+          throw invalid((e as Error).message);
+        }
       }
       const issued = await clientConfigs.issue({
         role,

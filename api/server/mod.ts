@@ -23,10 +23,12 @@
 export type { ActionRequester, NodeActions, VersionInfo } from "./node_actions.ts";
 export type { EventSource } from "./event_source.ts";
 export {
+  clientCertLifetimeMs,
   type ClientConfigIssuer,
   createClientConfigIssuer,
   type IssueClientConfigParams,
   type IssuedClientConfig,
+  MAX_API_CLIENT_CERT_LIFETIME_MS,
 } from "./client_config_issuer.ts";
 export { type AuditLog, createAuditInterceptor } from "./audit.ts";
 export { apiEndpoints, nodeApiEndpoints } from "./node_endpoints.ts";
