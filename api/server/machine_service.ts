@@ -24,6 +24,7 @@ import {
   type ResourceType,
 } from "../../resources/mod.ts";
 import {
+  type AnyMachineResource,
   roleFromProto,
   selectorFromProto,
   toProtoResource,
@@ -34,6 +35,9 @@ import type { NodeActions } from "./node_actions.ts";
 import type { EventSource } from "./event_source.ts";
 import { clientCertLifetimeMs, type ClientConfigIssuer } from "./client_config_issuer.ts";
 import type { AuditLog } from "./audit.ts";
+import { redactResource } from "./redaction.ts";
+import type { WatchEvent } from "../../runtime/mod.ts";
+import type { Role } from "../../pki/role.ts";
 import { createNodeServiceHandlers, type NodeServiceDeps } from "./node_service_handlers.ts";
 
 /** Namespace value meaning "every namespace" in List and Watch. */
@@ -68,22 +72,26 @@ export function createMachineService(
       return create(VersionResponseSchema, await actions.version());
     },
 
-    get(req) {
+    get(req, ctx) {
       const type = requireType(req.type);
       if (req.id === "") throw invalid("Get needs an id");
       const namespace = req.namespace || RESOURCE_DESCRIPTORS[type].namespace;
+      const role = callerRole(ctx);
       return create(GetResponseSchema, {
-        resource: toProtoResource(store.get(type, namespace, req.id)),
+        resource: toProtoResource(redactResource(store.get(type, namespace, req.id), role)),
       });
     },
 
-    list(req) {
+    list(req, ctx) {
       const type = requireType(req.type);
       const resources = store.list(type, {
         namespace: namespaceFilter(type, req.namespace),
         labels: selectorFromProto(req.selector),
       });
-      return create(ListResponseSchema, { resources: resources.map((r) => toProtoResource(r)) });
+      const role = callerRole(ctx);
+      return create(ListResponseSchema, {
+        resources: resources.map((r) => toProtoResource(redactResource(r, role))),
+      });
     },
 
     async *watch(req, ctx) {
@@ -94,7 +102,8 @@ export function createMachineService(
         signal: ctx.signal,
       });
       try {
-        for await (const event of watch) yield watchEventToProto(event);
+        const role = callerRole(ctx);
+        for await (const event of watch) yield watchEventToProto(redactEvent(event, role));
       } finally {
         watch.close();
       }
@@ -167,6 +176,29 @@ export function requireType(name: string): ResourceType {
 function namespaceFilter(type: ResourceType, namespace: string): string | undefined {
   if (namespace === ALL_NAMESPACES) return undefined;
   return namespace || RESOURCE_DESCRIPTORS[type].namespace;
+}
+
+function callerRole(ctx: HandlerContext): Role | undefined {
+  return ctx.values.get(callerKey)?.role;
+}
+
+function redactEvent(
+  event: WatchEvent<AnyMachineResource>,
+  role: Role | undefined,
+): WatchEvent<AnyMachineResource> {
+  switch (event.kind) {
+    case "created":
+    case "destroyed":
+      return { ...event, resource: redactResource(event.resource, role) };
+    case "updated":
+      return {
+        ...event,
+        resource: redactResource(event.resource, role),
+        old: redactResource(event.old, role),
+      };
+    default:
+      return event;
+  }
 }
 
 function requester(ctx: HandlerContext): { name: string; role: string } {

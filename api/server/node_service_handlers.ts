@@ -20,7 +20,8 @@ import { serviceInfoToProto } from "../mapping/services_mapping.ts";
 import { type CallerIdentity, callerKey } from "../auth/identity.ts";
 import { type ConfigApplier, configRejectionMessage } from "./config_applier.ts";
 import { type KernelLog, readKernelLog } from "./kernel_log.ts";
-import type { LogSource, ServiceControl } from "./service_control.ts";
+import type { LogSource, ServiceControl, ServiceView } from "./service_control.ts";
+import { redactServiceSpec, visibilityOf } from "./redaction.ts";
 
 /** The optional dependencies of these handlers. */
 export interface NodeServiceDeps {
@@ -48,31 +49,35 @@ export function createNodeServiceHandlers(
   deps: NodeServiceDeps,
 ): Pick<ServiceImpl<typeof MachineService>, NodeServiceMethods> {
   const services = () => need(deps.services, "the service RPCs", "a service supervisor");
+  // Every ServiceInfo leaves through here, redacted for the caller's role.
+  const info = (view: ServiceView, ctx: HandlerContext) =>
+    serviceInfoToProto({
+      ...view,
+      spec: redactServiceSpec(view.spec, visibilityOf(ctx.values.get(callerKey)?.role)),
+    });
   return {
-    serviceList() {
+    serviceList(_req, ctx) {
       return create(ServiceListResponseSchema, {
-        services: services().list().map(serviceInfoToProto),
+        services: services().list().map((s) => info(s, ctx)),
       });
     },
 
-    async serviceStart(req) {
+    async serviceStart(req, ctx) {
       const ctl = services();
       await ctl.start(requireId("ServiceStart", req.id));
-      return create(ServiceStartResponseSchema, { service: serviceInfoToProto(ctl.get(req.id)) });
+      return create(ServiceStartResponseSchema, { service: info(ctl.get(req.id), ctx) });
     },
 
-    async serviceStop(req) {
+    async serviceStop(req, ctx) {
       const ctl = services();
       await ctl.stop(requireId("ServiceStop", req.id));
-      return create(ServiceStopResponseSchema, { service: serviceInfoToProto(ctl.get(req.id)) });
+      return create(ServiceStopResponseSchema, { service: info(ctl.get(req.id), ctx) });
     },
 
-    async serviceRestart(req) {
+    async serviceRestart(req, ctx) {
       const ctl = services();
       await ctl.restart(requireId("ServiceRestart", req.id));
-      return create(ServiceRestartResponseSchema, {
-        service: serviceInfoToProto(ctl.get(req.id)),
-      });
+      return create(ServiceRestartResponseSchema, { service: info(ctl.get(req.id), ctx) });
     },
 
     async *logs(req, ctx) {

@@ -1,0 +1,125 @@
+/**
+ * What each role may see of a resource: the one place machined's API redacts
+ * secrets before a resource leaves it (Get, List, Watch, and the ServiceInfo
+ * of the service RPCs). The rules:
+ *
+ * - **Service environment values** (ServiceSpec `env`, and `machine.services[].env`
+ *   inside MachineConfig) are where tokens live: a reader sees each variable's
+ *   name with the value replaced by {@link REDACTED}; operators and admins see
+ *   the values (they can restart the service, and admins can replace the config).
+ * - **The CA private key** (`machine.ca.key` inside MachineConfig) is redacted for
+ *   every role, admins included: it mints admin certificates and is never
+ *   needed over the API (the node holds it; `machinectl gen` works offline
+ *   from the secrets bundle).
+ *
+ * The table is typed over every resource type, so a new type does not
+ * compile until it says whether it carries secrets. Redacted copies are
+ * frozen and cached per resource object, so the mapping's per-object proto
+ * cache keeps working for every watcher.
+ */
+import type { AnyMachineResource } from "../mapping/mod.ts";
+import type {
+  MachineConfigSpec,
+  ResourceSpecs,
+  ResourceType,
+  ServiceSpecSpec,
+} from "../../resources/mod.ts";
+import type { Role } from "../../pki/role.ts";
+import { roleSatisfies } from "../auth/rbac.ts";
+
+/** The value shown in place of a secret. */
+export const REDACTED = "(redacted)";
+
+/** What a caller may see: readers get less than operators and admins. */
+export type Visibility = "reader" | "privileged";
+
+/** The visibility of `role`; no role at all sees what a reader sees. */
+export function visibilityOf(role: Role | undefined): Visibility {
+  return role !== undefined && roleSatisfies(role, "os:operator") ? "privileged" : "reader";
+}
+
+type Redactor<K extends ResourceType> = (spec: ResourceSpecs[K], v: Visibility) => ResourceSpecs[K];
+
+/** Per resource type: how its spec is redacted, or null when it carries no secret. */
+export const REDACTIONS: { readonly [K in ResourceType]: Redactor<K> | null } = {
+  MachineConfig: (spec, v) => redactMachineConfig(spec, v),
+  ConfigStatus: null,
+  MachineStatus: null,
+  ControllerStatus: null,
+  ServiceSpec: (spec, v) => redactServiceSpec(spec, v),
+  ServiceStatus: null,
+  RuntimeStatus: null,
+  LinkSpec: null,
+  AddressSpec: null,
+  RouteSpec: null,
+  HostnameSpec: null,
+  ResolverSpec: null,
+  LinkStatus: null,
+  AddressStatus: null,
+  RouteStatus: null,
+  ResolverStatus: null,
+  HostnameStatus: null,
+  DhcpLease: null,
+  TimeStatus: null,
+  KernelParamStatus: null,
+  KernelModuleStatus: null,
+  DiskStatus: null,
+  DiscoveredVolume: null,
+  VolumeSpec: null,
+  VolumeStatus: null,
+  MountStatus: null,
+  ProvisioningRecord: null,
+};
+
+const cache: Record<Visibility, WeakMap<object, AnyMachineResource>> = {
+  reader: new WeakMap(),
+  privileged: new WeakMap(),
+};
+
+/**
+ * `resource` as `role` may see it: the same object when nothing is hidden,
+ * else a frozen copy with the secrets replaced by {@link REDACTED}.
+ */
+export function redactResource<R extends AnyMachineResource>(
+  resource: R,
+  role: Role | undefined,
+): R {
+  const redact = REDACTIONS[resource.metadata.type] as Redactor<ResourceType> | null;
+  if (!redact) return resource;
+  const v = visibilityOf(role);
+  const hit = cache[v].get(resource);
+  if (hit) return hit as R;
+  const spec = redact(resource.spec as ResourceSpecs[ResourceType], v);
+  const out = (spec === resource.spec ? resource : Object.freeze({ ...resource, spec })) as R;
+  if (Object.isFrozen(resource)) cache[v].set(resource, out);
+  return out;
+}
+
+/** A service's env as `v` may see it: names always, values only when privileged. */
+export function redactEnv(
+  env: Readonly<Record<string, string>>,
+  v: Visibility,
+): Readonly<Record<string, string>> {
+  if (v === "privileged" || Object.keys(env).length === 0) return env;
+  return Object.fromEntries(Object.keys(env).map((k) => [k, REDACTED]));
+}
+
+/** ServiceSpec (and ServiceInfo's spec) as `v` may see it. */
+export function redactServiceSpec(spec: ServiceSpecSpec, v: Visibility): ServiceSpecSpec {
+  const env = redactEnv(spec.env, v);
+  return env === spec.env ? spec : { ...spec, env };
+}
+
+/** MachineConfig without the CA key (for everyone) and, for readers, without env values. */
+export function redactMachineConfig(spec: MachineConfigSpec, v: Visibility): MachineConfigSpec {
+  const machine = spec.config.machine;
+  const services = v === "privileged"
+    ? machine.services
+    : machine.services.map((s) => ({ ...s, env: { ...redactEnv(s.env, v) } }));
+  const ca = machine.ca ? { ...machine.ca, key: REDACTED } : machine.ca;
+  if (services === machine.services && ca === machine.ca) return spec;
+  return {
+    ...spec,
+    config: { ...spec.config, machine: { ...machine, services, ...(ca ? { ca } : {}) } },
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * Redaction per role, through apid: readers see service environment names
+ * but not values (ServiceSpec over Get/List/Watch, MachineConfig, ServiceList);
+ * operators and admins see the values; nobody sees the CA private key.
+ */
+import { deepEqual, equal, ok } from "node:assert/strict";
+import type { JsonObject } from "@bufbuild/protobuf";
+import { parseMachineConfig } from "../../config/mod.ts";
+import type { Role } from "../../pki/mod.ts";
+import type { MachineConfigSpec, ServiceSpecSpec } from "../../resources/mod.ts";
+import { fakeServiceSpec, startApiFixture } from "../testing.ts";
+import type { Resource } from "../gen/machined/v1/resources_pb.ts";
+import { REDACTED, redactResource } from "./redaction.ts";
+
+const ROLES: Role[] = ["os:admin", "os:operator", "os:reader"];
+const ENV = { API_TOKEN: "s3cret", LOG_LEVEL: "debug" };
+const HIDDEN = { API_TOKEN: REDACTED, LOG_LEVEL: REDACTED };
+
+function configYaml(caCrt: string, caKey: string): string {
+  const indent = (pem: string) => pem.trim().split("\n").map((l) => `      ${l}`).join("\n");
+  return `version: v1alpha1
+machine:
+  hostname: n1
+  services:
+    - id: web
+      command: ["/bin/web"]
+      env:
+        API_TOKEN: s3cret
+        LOG_LEVEL: debug
+  ca:
+    crt: |
+${indent(caCrt)}
+    key: |
+${indent(caKey)}
+`;
+}
+
+function envOf(r: Resource | undefined): unknown {
+  if (r?.spec.case !== "serviceSpec") throw new Error(`not a ServiceSpec: ${r?.spec.case}`);
+  return { ...r.spec.value.env };
+}
+
+function machineOf(r: Resource | undefined): JsonObject {
+  if (r?.spec.case !== "machineConfig") throw new Error(`not a MachineConfig: ${r?.spec.case}`);
+  return (r.spec.value.config as JsonObject).machine as JsonObject;
+}
+
+Deno.test("RBAC redaction: env values are hidden from readers only; the CA key from everyone", async () => {
+  const f = await startApiFixture();
+  const parsed = parseMachineConfig(configYaml(f.pki.ca.certPem, f.pki.ca.keyPem), "test.yaml");
+  if (!parsed.ok) throw new Error(parsed.errors.map((e) => e.format()).join("\n"));
+  f.store.create({
+    type: "MachineConfig",
+    namespace: "config",
+    id: "v1alpha1",
+    owner: "test",
+    spec: { source: "test.yaml", config: parsed.config } satisfies MachineConfigSpec,
+  });
+  const web: ServiceSpecSpec = { ...fakeServiceSpec(["/bin/web"]), env: ENV };
+  f.store.create({
+    type: "ServiceSpec",
+    namespace: "runtime",
+    id: "web",
+    owner: "test",
+    spec: web,
+  });
+  f.services.add("web", web);
+  try {
+    for (const role of ROLES) {
+      const c = f.client(f.pki.clients[role]).api;
+      const want = role === "os:reader" ? HIDDEN : ENV;
+
+      const got = await c.get({ type: "ServiceSpec", id: "web" });
+      deepEqual(envOf(got.resource), want, `${role} Get ServiceSpec`);
+      const listed = await c.list({ type: "ServiceSpec" });
+      deepEqual(
+        envOf(listed.resources.find((r) => r.metadata?.id === "web")),
+        want,
+        `${role} List`,
+      );
+      for await (const e of c.watch({ type: "ServiceSpec", id: "web" })) {
+        if (e.event.case !== "created") throw new Error(`first watch event ${e.event.case}`);
+        deepEqual(envOf(e.event.value), want, `${role} Watch`);
+        break;
+      }
+      const svc = (await c.serviceList({})).services.find((s) => s.id === "web");
+      deepEqual({ ...svc?.spec?.env }, want, `${role} ServiceList`);
+
+      const mc = machineOf((await c.get({ type: "mc", id: "v1alpha1" })).resource);
+      const ca = mc.ca as JsonObject;
+      equal(ca.key, REDACTED, `${role} never sees the CA key`);
+      equal(ca.crt, f.pki.ca.certPem.trim() + "\n", `${role} sees the CA certificate`);
+      const services = mc.services as JsonObject[];
+      deepEqual(services[0].env, want, `${role} MachineConfig env`);
+      const listedMc = machineOf((await c.list({ type: "mc" })).resources[0]);
+      equal((listedMc.ca as JsonObject).key, REDACTED, `${role} List MachineConfig`);
+    }
+    // The operator's ServiceRestart answer carries values; no reader can call it.
+    const op = f.client(f.pki.clients["os:operator"]).api;
+    deepEqual({ ...(await op.serviceRestart({ id: "web" })).service?.spec?.env }, ENV);
+    // And the store itself is untouched.
+    deepEqual(f.store.get("ServiceSpec", "runtime", "web").spec.env, ENV);
+  } finally {
+    await f.close();
+  }
+});
+
+Deno.test("redaction shares one frozen copy per resource and visibility", () => {
+  const r = Object.freeze({
+    metadata: { type: "ServiceSpec" as const } as never,
+    spec: Object.freeze({ ...fakeServiceSpec(["/x"]), env: { A: "1" } }),
+  });
+  const a = redactResource(r, "os:reader");
+  ok(a !== r && Object.isFrozen(a));
+  equal(redactResource(r, "os:reader"), a);
+  equal(redactResource(r, "os:operator"), r, "privileged callers get the resource itself");
+  const status = Object.freeze({ metadata: { type: "MachineStatus" as const } as never, spec: {} });
+  equal(redactResource(status as never, "os:reader"), status);
+});
