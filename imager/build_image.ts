@@ -27,6 +27,7 @@ import { createProgress, formatBytes, type Progress } from "./progress.ts";
 import { run } from "./run.ts";
 import { buildInit } from "./init_binary.ts";
 import { nodeExtras } from "./node_extras.ts";
+import { sourceRevisionOf } from "./source_revision.ts";
 import {
   DEFAULT_MODULES,
   KERNEL,
@@ -206,6 +207,7 @@ export async function buildImage(options: ImageOptions = {}): Promise<ImageResul
   const denoVersion = program.kind === "binary"
     ? "none"
     : (await run(deno, ["--version"])).split("\n")[0];
+  const commit = await sourceRevisionOf();
   const rootfs = await p.step("layout", () =>
     planInitramfs({
       program,
@@ -222,7 +224,11 @@ export async function buildImage(options: ImageOptions = {}): Promise<ImageResul
       config: options.config,
       pkiDir: options.pki,
       extraFiles: [...extras.present, ...(options.extraFiles ?? [])],
-      release: { kernel: `${pin.package}=${pin.version}`, deno: denoVersion },
+      release: {
+        kernel: `${pin.package}=${pin.version}`,
+        deno: denoVersion,
+        commit,
+      },
     }), (fs) => `${fs.entries().length} entries${addon ? ", with native addon" : ""}`);
 
   const cmdline = kernelCmdline({

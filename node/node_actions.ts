@@ -5,26 +5,34 @@
  */
 import type { ActionRequester, NodeActions } from "../api/server/mod.ts";
 import type { Logger } from "../logs/mod.ts";
-import { MACHINED_VERSION } from "./version.ts";
+import { MACHINED_VERSION, sourceRevision } from "./version.ts";
 
 /** What the API asked for. */
 export type PowerRequest = "reboot" | "poweroff";
 
-/** Builds the actions; `onPower` runs shortly after the RPC has answered. */
+/**
+ * Builds the actions; `onPower` runs shortly after the RPC has answered.
+ * `hostname` is the fallback for Version (the API reports HostnameStatus, the
+ * kernel's live name, when the store has it). The source revision is looked
+ * up once, from now (see {@link sourceRevision}), unless `commit` gives it.
+ */
 export function nodeActions(deps: {
   hostname: () => string;
   logger: Logger;
   onPower: (request: PowerRequest, by: ActionRequester) => void;
+  /** @default sourceRevision() */
+  commit?: () => Promise<string>;
 }): NodeActions {
+  const commit = (deps.commit ?? sourceRevision)().catch(() => "unknown");
   const request = (what: PowerRequest) => (by: ActionRequester) => {
     deps.logger.info("power", `${what} requested over the API`, { ...by });
     setTimeout(() => deps.onPower(what, by), 100);
     return Promise.resolve();
   };
   return {
-    version: () => ({
+    version: async () => ({
       version: MACHINED_VERSION,
-      commit: "",
+      commit: await commit,
       denoVersion: Deno.version.deno,
       os: Deno.build.os,
       arch: Deno.build.arch,

@@ -69,7 +69,11 @@ export function createMachineService(
     ...createNodeServiceHandlers(deps),
 
     async version() {
-      return create(VersionResponseSchema, await actions.version());
+      const info = await actions.version();
+      // The kernel's hostname as last read back (HostnameStatus), so a hostname
+      // applied over the API shows; NodeActions' answer until it is known.
+      const live = store.list("HostnameStatus")[0]?.spec.hostname;
+      return create(VersionResponseSchema, { ...info, hostname: live || info.hostname });
     },
 
     get(req, ctx) {
