@@ -103,6 +103,8 @@ Deno.test({
     const version = await machinectl(clientConfig, port, "version");
     assert.equal(version.code, 0, version.err);
     assert.match(version.out, new RegExp(`hostname ${HOSTNAME}`));
+    // The image records the git revision it was built from (imager/source_revision.ts).
+    assert.match(version.out, /machined \S+ \([0-9a-f]{40}(-dirty)?\)/);
     await waitForResource(
       clientConfig,
       port,
