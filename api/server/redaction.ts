@@ -115,7 +115,7 @@ export function redactMachineConfig(spec: MachineConfigSpec, v: Visibility): Mac
   const machine = spec.config.machine;
   const services = v === "privileged"
     ? machine.services
-    : machine.services.map((s) => ({ ...s, env: { ...redactEnv(s.env, v) } }));
+    : (machine.services ?? []).map((s) => ({ ...s, env: { ...redactEnv(s.env ?? {}, v) } }));
   const ca = machine.ca ? { ...machine.ca, key: REDACTED } : machine.ca;
   if (services === machine.services && ca === machine.ca) return spec;
   return {
