@@ -32,7 +32,7 @@ function creds(f: ApiFixture, who: string): string[] {
 }
 
 Deno.test({
-  name: "grpcurl: reflection list/describe and native gRPC calls",
+  name: "grpcurl: reflection list/describe and native gRPC calls (needs ~/go/bin/grpcurl)",
   ignore: !haveGrpcurl,
   fn: async () => {
     const f = await startApiFixture();

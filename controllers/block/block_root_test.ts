@@ -51,7 +51,8 @@ const skip = Deno.uid() !== 0 ? "not root" : missing.length ? `missing ${missing
 if (!insideTestNamespace("block")) {
   if (skip) console.log(`skipping block root tests: ${skip}`);
   Deno.test({
-    name: "block controllers on loop devices, in a private mount namespace",
+    name: "block controllers on loop devices, in a private mount namespace " +
+      "(needs root, the native addon, losetup, mkfs.ext4, mkfs.xfs, mkfs.fat, blkid, sgdisk)",
     ignore: skip !== "",
     fn: async () => {
       const r = await rerunInNamespace(

@@ -27,7 +27,8 @@ async function ip(...args: string[]): Promise<void> {
 }
 
 Deno.test({
-  name: "network controllers in a namespace: static config, and a DHCP lease from dnsmasq",
+  name: "network controllers in a namespace: static config, and a DHCP lease from dnsmasq " +
+    "(needs root, the native addon, dnsmasq)",
   ignore: !root || !haveAddon || !dnsmasq,
   sanitizeResources: false, // dnsmasq's piped stderr is read to its end after kill
   async fn() {

@@ -34,10 +34,13 @@ const loadSkip = !isRoot
   ? "neither dummy nor loop exists"
   : "";
 
-kmodBackendConformance("NativeKmodBackend", () => new NativeKmodBackend(), { ignore: !isRoot });
+kmodBackendConformance("NativeKmodBackend (needs root)", () => new NativeKmodBackend(), {
+  ignore: !isRoot,
+});
 
 Deno.test({
-  name: "NativeKmodBackend: a file that is not a kernel or module is refused with a typed error",
+  name: "NativeKmodBackend: a file that is not a kernel or module is refused with a typed error " +
+    "(needs root)",
   ignore: !isRoot,
   fn: async () => {
     const kmod = new NativeKmodBackend();

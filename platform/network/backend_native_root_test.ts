@@ -10,7 +10,8 @@ const addon = new URL("../../native-ops/machined_native_ops.node", import.meta.u
 const haveAddon = await Deno.stat(addon).then(() => true, () => false);
 
 Deno.test({
-  name: "native network backend passes conformance inside a network namespace",
+  name: "native network backend passes conformance inside a network namespace " +
+    "(needs root, the native addon)",
   ignore: !root || !haveAddon,
   async fn() {
     const ns = `machined-test-${crypto.randomUUID().slice(0, 8)}`;

@@ -36,7 +36,7 @@ const programs: ProcessPrograms = {
 };
 
 processBackendConformance(
-  "NativeProcessBackend",
+  "NativeProcessBackend (needs root)",
   () => Promise.resolve({ backend: nativeProcessBackend(), programs }),
   { ignore: !isRoot },
 );
@@ -50,11 +50,18 @@ async function output(h: ProcessHandle): Promise<{ out: string[]; exit: ProcessE
   return { out, exit };
 }
 
-/** A root-only test; `ignore` adds a further condition (its reason belongs in `name`). */
-function rootTest(name: string, fn: () => Promise<void>, ignore = false) {
+/**
+ * A test that needs root and, when `missing` is given, more (ignored while
+ * `missing` is true); what it needs is part of its name.
+ */
+function rootTest(
+  name: string,
+  fn: () => Promise<void>,
+  more?: { needs: string; missing: boolean },
+) {
   Deno.test({
-    name: `native process: ${name}`,
-    ignore: !isRoot || ignore,
+    name: `native process: ${name} (needs root${more ? `, ${more.needs}` : ""})`,
+    ignore: !isRoot || (more?.missing ?? false),
     fn: async () => {
       try {
         await fn();
@@ -159,7 +166,7 @@ async function cgroup2Root(): Promise<string | undefined> {
 
 const cgroup2 = isRoot ? await cgroup2Root() : undefined;
 
-rootTest("joins a cgroup v2 directory before exec (needs a cgroup2 mount)", async () => {
+rootTest("joins a cgroup v2 directory before exec", async () => {
   const dir = `${cgroup2}/machined-test-${Deno.pid}`;
   await Deno.mkdir(dir);
   try {
@@ -170,7 +177,7 @@ rootTest("joins a cgroup v2 directory before exec (needs a cgroup2 mount)", asyn
   } finally {
     await Deno.remove(dir);
   }
-}, cgroup2 === undefined);
+}, { needs: "a cgroup2 mount", missing: cgroup2 === undefined });
 
 rootTest("spawn latency (fork + exec + reap of /bin/true)", async () => {
   const backend = nativeProcessBackend();
