@@ -31,7 +31,7 @@ const PING = "/proc/sys/net/ipv4/ping_group_range";
 if (!insideTestNamespace("net")) {
   if (!isRoot) console.log("skipping real sysctl tests: unshare --net needs root");
   Deno.test({
-    name: "sysctls through /proc/sys in a private network namespace",
+    name: "sysctls through /proc/sys in a private network namespace (needs root)",
     ignore: !isRoot,
     fn: async () => {
       const before = [await Deno.readTextFile(FORWARD), await Deno.readTextFile(PING)];
