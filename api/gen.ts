@@ -1,5 +1,6 @@
 /**
  * `deno task gen`: `buf lint`, then `buf generate` (api/gen from api/proto).
+ * `deno run -A api/gen.ts cri` does the same for cri/ (cri/gen from cri/proto).
  *
  * buf starts the protoc-gen-es plugin as `deno run ...` (api/buf.gen.yaml) by a
  * PATH lookup. On a fresh clone Deno lives only in .ci/bin, not on PATH, so the
@@ -39,9 +40,10 @@ export async function runBuf(args: string[], cwd: string): Promise<BufResult> {
 }
 
 if (import.meta.main) {
-  const api = new URL(".", import.meta.url).pathname;
+  // A directory holding buf.yaml and buf.gen.yaml, relative to the repository.
+  const dir = new URL(`../${Deno.args[0] ?? "api"}/`, import.meta.url).pathname;
   for (const cmd of ["lint", "generate"]) {
-    const r = await runBuf([cmd], api);
+    const r = await runBuf([cmd], dir);
     if (r.text) console.log(r.text.trimEnd());
     if (r.code !== 0) {
       console.error(`buf ${cmd} failed (exit ${r.code})`);
