@@ -3,13 +3,24 @@
 
 strip_colours() { sed -E 's/\x1b\[[0-9;]*m//g' "$1"; }
 
+# The log without what tests printed: deno shows a test's own output between
+# "------- output -------" and "----- output end -----" (after "./f => name ..."
+# on the same line with --parallel). Tests that re-run a suite in a namespace
+# print its summary there, which must not count twice.
+runner_lines() {
+  strip_colours "$1" | awk '
+    /^------- output -------$/ { inside = 1; next }
+    inside && /----- output end -----$/ { inside = 0; next }
+    !inside'
+}
+
 # "passed failed skipped" summed over every summary line in the log.
 #   deno test:  "ok | 12 passed (3 steps) | 0 failed | 2 ignored (1 step) (5s)"
 #   cargo test: "test result: ok. 5 passed; 0 failed; 1 ignored; ..."
 # Skipped counts ignored tests and ignored steps; passed and failed count
 # tests, as the runners do.
 log_counts() {
-  strip_colours "$1" | awk '
+  runner_lines "$1" | awk '
     /^(ok|FAILED) \| [0-9]+ passed/ {
       for (i = 1; i <= NF; i++) {
         if ($(i + 1) ~ /^passed/) p += $i
@@ -33,7 +44,7 @@ log_counts() {
 # The names of the tests and steps deno reported as ignored, one per line, as
 # printed before " ... ignored" (with "./file => " in front in --parallel runs).
 ignored_tests() {
-  strip_colours "$1" | sed -nE 's/^[[:space:]]*(.*) \.\.\. ignored( \([^)]*\))?[[:space:]]*$/\1/p'
+  runner_lines "$1" | sed -nE 's/^[[:space:]]*(.*) \.\.\. ignored( \([^)]*\))?[[:space:]]*$/\1/p'
 }
 
 # The ignored tests of a log that no pattern of the allow-list file matches.

@@ -39,6 +39,9 @@ const SERIAL_LOG = `running 3 tests from ./a_test.ts
 needs a tool (needs sgdisk) ... \x1b[33mignored\x1b[0m (0ms)
 pass ... ok (1ms)
 steps ...
+------- output -------
+ok | 4 passed | 0 failed (4s)
+----- output end -----
   mkfs.xfs x (needs mkfs.xfs) ... ignored (0ms)
   ok step ... ok (0ms)
 steps ... ok (1ms)
@@ -47,7 +50,12 @@ NativeKmodBackend: load a harmless module with its dependencies (ignored: the ke
 \x1b[32mok\x1b[0m | 2 passed (1 step) | 0 failed | 2 ignored (1 step) (63ms)
 `;
 
-const PARALLEL_LOG = `./b_test.ts => a (needs root) ... ignored (0ms)
+const PARALLEL_LOG = `------- output -------
+ok | 4 passed | 0 failed (4s)
+inner (needs z) ... ignored (0ms)
+./b_test.ts => reruns itself ...----- output end -----
+./b_test.ts => reruns itself ... ok (5s)
+./b_test.ts => a (needs root) ... ignored (0ms)
 ./b_test.ts => s ... st (needs y) ... ignored (0ms)
 ./b_test.ts => fine ... ok (1ms)
 
@@ -55,7 +63,7 @@ FAILED | 7 passed | 1 failed | 1 ignored (1 step) (2s)
 test result: ok. 5 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.01s
 `;
 
-Deno.test("ci tally: deno and cargo summaries add up; ignored steps count as skipped", async () => {
+Deno.test("ci tally: summaries add up (not those a test printed); ignored steps are skipped", async () => {
   await withFiles({ serial: SERIAL_LOG, parallel: PARALLEL_LOG }, async (p) => {
     assert.equal(await call("log_counts", [p("serial")]), "2 0 3\n");
     assert.equal(await call("log_counts", [p("parallel")]), "12 1 3\n");
