@@ -47,6 +47,13 @@ if command -v rustup >/dev/null; then
 fi
 
 if ! command -v grpcurl >/dev/null && ! [ -x "$HOME/go/bin/grpcurl" ]; then
-  echo "installing grpcurl"
-  GOFLAGS=-mod=mod go install github.com/fullstorydev/grpcurl/cmd/grpcurl@v1.9.3
+  if command -v go >/dev/null || [ -x /usr/local/go/bin/go ]; then
+    echo "installing grpcurl"
+    GOFLAGS=-mod=mod "$(command -v go || echo /usr/local/go/bin/go)" install \
+      github.com/fullstorydev/grpcurl/cmd/grpcurl@v1.9.3
+  else
+    # Not fatal: api/apid/cli_tools_test.ts then ignores its grpcurl test and says so
+    # (and .ci/run with CI=true fails on that skip).
+    echo "not installing grpcurl: no Go toolchain (go install needs one)"
+  fi
 fi

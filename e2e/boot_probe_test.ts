@@ -13,7 +13,8 @@ import { freePort } from "./helpers.ts";
 const TIMEOUT_MS = 180_000;
 
 Deno.test({
-  name: "the imager's image boots the stand-in init as PID 1 under TCG and forwards its port",
+  name: "the imager's image boots the stand-in init as PID 1 under TCG and forwards its port " +
+    "(needs qemu-system-x86_64)",
   ignore: !(await Deno.stat("/usr/bin/qemu-system-x86_64").then(() => true, () => false)),
 }, async () => {
   const deadline = AbortSignal.timeout(TIMEOUT_MS);

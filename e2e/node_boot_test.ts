@@ -51,7 +51,8 @@ async function waitForResource(
 }
 
 Deno.test({
-  name: "a machined image boots in QEMU as PID 1 and is driven through the API",
+  name: "a machined image boots in QEMU as PID 1 and is driven through the API " +
+    "(needs qemu-system-x86_64)",
   ignore: !hasQemu,
   sanitizeOps: false,
   sanitizeResources: false,

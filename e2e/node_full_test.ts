@@ -295,7 +295,8 @@ const byId = (rs: Array<{ id: string; spec: Record<string, unknown> }>, id: stri
   rs.find((r) => r.id === id)?.spec;
 
 Deno.test({
-  name: "a full node in QEMU: network, disks, kernel, time, services, persistence across reboot",
+  name: "a full node in QEMU: network, disks, kernel, time, services, persistence across reboot " +
+    "(needs qemu-system-x86_64)",
   ignore: !hasQemu,
   sanitizeOps: false,
   sanitizeResources: false,

@@ -33,12 +33,17 @@ Deno.test("a slow subscriber gets an explicit overflow, never blocking emit", as
   assert.equal(bus.subscriberCount, 0);
 });
 
-Deno.test("whenSubscribers resolves once enough subscribers are attached", async () => {
+Deno.test("whenSubscribers resolves once enough subscribers are attached, not before", async () => {
   const bus = new EventBus();
-  const waiting = bus.whenSubscribers(2);
+  let resolvedWith = -1;
+  const waiting = bus.whenSubscribers(2).then(() => resolvedWith = bus.subscriberCount);
   const a = bus.subscribe();
+  // Let every queued microtask and a macrotask run: one subscriber must not resolve it.
+  await new Promise((r) => setTimeout(r, 0));
+  assert.equal(resolvedWith, -1, "resolved with only one subscriber");
   const b = bus.subscribe();
   await waiting;
+  assert.equal(resolvedWith, 2);
   a.close();
   b.close();
 });

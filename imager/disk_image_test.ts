@@ -142,11 +142,12 @@ Deno.test("readImageGpt verifies a table written to a sparse file, and a file gr
   }
 });
 
-Deno.test("sgdisk finds no problem in the image's GPT", async () => {
-  if (!(await Deno.stat("/usr/sbin/sgdisk").then(() => true, () => false))) {
-    console.log("skipping: sgdisk not installed");
-    return;
-  }
+const haveSgdisk = await Deno.stat("/usr/sbin/sgdisk").then(() => true, () => false);
+
+Deno.test({
+  name: "sgdisk finds no problem in the image's GPT (needs sgdisk from gdisk)",
+  ignore: !haveSgdisk,
+}, async () => {
   const path = await Deno.makeTempFile({ suffix: ".img" });
   try {
     await Deno.writeFile(path, image());

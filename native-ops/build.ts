@@ -46,9 +46,26 @@ export function needsBuild(options: { force?: boolean; ifMissing?: boolean } = {
   return have < newestSource();
 }
 
+/**
+ * The cargo to run: the one on PATH, else rustup's default place
+ * (`$CARGO_HOME/bin`, `~/.cargo/bin`), which a fresh shell may not have on PATH.
+ */
+export function cargoPath(env = (k: string) => Deno.env.get(k)): string {
+  const dirs = (env("PATH") ?? "").split(":").filter((d) => d !== "");
+  const home = env("CARGO_HOME") ?? (env("HOME") ? `${env("HOME")}/.cargo` : undefined);
+  for (const dir of [...dirs, ...(home ? [`${home}/bin`] : [])]) {
+    try {
+      if (Deno.statSync(`${dir}/cargo`).isFile) return `${dir}/cargo`;
+    } catch {
+      // not here
+    }
+  }
+  return "cargo";
+}
+
 /** Run cargo and copy the library into place. */
 export async function buildAddon(): Promise<void> {
-  const cargo = new Deno.Command("cargo", {
+  const cargo = new Deno.Command(cargoPath(), {
     args: ["build", "--release"],
     cwd: crate,
     stdout: "inherit",

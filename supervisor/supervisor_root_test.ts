@@ -51,7 +51,7 @@ function rootTest(
   cgroups?: NativeCgroupBackend,
 ) {
   Deno.test({
-    name: `supervisor (native): ${name}`,
+    name: `supervisor (native): ${name} (needs root)`,
     ignore: !isRoot,
     fn: async () => {
       const store = new Store<ResourceSpecs>();
@@ -115,7 +115,7 @@ if (isRoot && !scratch) console.log("skipping the cgroup OOM test: no writable m
 Deno.test({
   name: `supervisor (native): memory.max OOM-kills a service that allocates past it (${
     scratch?.kind ?? "none"
-  })`,
+  }; needs root, a writable memory cgroup)`,
   ignore: !scratch,
   fn: async () => {
     const cgroups = new NativeCgroupBackend(scratch!.root);

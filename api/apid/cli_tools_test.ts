@@ -32,7 +32,7 @@ function creds(f: ApiFixture, who: string): string[] {
 }
 
 Deno.test({
-  name: "grpcurl: reflection list/describe and native gRPC calls",
+  name: "grpcurl: reflection list/describe and native gRPC calls (needs ~/go/bin/grpcurl)",
   ignore: !haveGrpcurl,
   fn: async () => {
     const f = await startApiFixture();
@@ -78,7 +78,12 @@ Deno.test({
   },
 });
 
-Deno.test("curl: Connect JSON over HTTP/2 and HTTP/1.1", async () => {
+const haveCurl = await Deno.stat("/usr/bin/curl").then(() => true, () => false);
+
+Deno.test({
+  name: "curl: Connect JSON over HTTP/2 and HTTP/1.1 (needs curl)",
+  ignore: !haveCurl,
+}, async () => {
   const f = await startApiFixture();
   try {
     const d = f.pki.dir;

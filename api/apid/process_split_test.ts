@@ -116,7 +116,8 @@ async function hammerThenSlam(pki: TestPki, port: number, count: number): Promis
 }
 
 Deno.test({
-  name: "process split: deno#36788 pattern and killing apid never take machined down",
+  name: "process split: deno#36788 pattern and killing apid never take machined down " +
+    "(needs the native addon)",
   ignore: !haveAddon,
   fn: async () => {
     const pki = await createTestPki();

@@ -76,7 +76,7 @@ Deno.test("device kinds by name", () => {
 });
 
 Deno.test({
-  name: "the host's sysfs reads without error",
+  name: "the host's sysfs reads without error (needs /sys/block)",
   ignore: !(await Deno.stat("/sys/block").then(() => true, () => false)),
   fn: async () => {
     for (const d of await readSysfsDisks("/sys")) {

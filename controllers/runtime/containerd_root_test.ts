@@ -28,7 +28,9 @@ else if (!hasBinary) {
 }
 
 Deno.test({
-  name: "containerd (real): RuntimeReady via CRI, not-ready when killed, ready again after restart",
+  name:
+    "containerd (real): RuntimeReady via CRI, not-ready when killed, ready again after restart " +
+    "(needs root, containerd and runc)",
   ignore: !isRoot || !hasBinary,
   fn: async () => {
     const dir = await Deno.makeTempDir({ prefix: "ctd-" });

@@ -2,7 +2,7 @@
  * SNTP against a real NTP server: Debian's chronyd in server mode on
  * loopback (`local stratum 1`, `-x` so it never touches the clock), queried
  * through the real UDP transport. Root because chronyd's privileged setup
- * expects it; skipped without root or without chronyd. The host's clock is
+ * expects it; ignored without root or without chronyd. The host's clock is
  * only read (native backend); every step lands on a {@link WallClockFake}.
  */
 import assert from "node:assert/strict";
@@ -100,7 +100,8 @@ async function startChrony() {
 }
 
 Deno.test({
-  name: "SNTP against chronyd: the native clock reads within 50 ms of the server",
+  name: "SNTP against chronyd: the native clock reads within 50 ms of the server " +
+    "(needs root, chronyd)",
   ignore: skip !== undefined,
   fn: async () => {
     const chrony = await startChrony();
@@ -122,7 +123,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "TimeSyncController steps a fake clock an hour behind chronyd, never the host's",
+  name: "TimeSyncController steps a fake clock an hour behind chronyd, never the host's " +
+    "(needs root, chronyd)",
   ignore: skip !== undefined,
   fn: async () => {
     const chrony = await startChrony();

@@ -64,27 +64,32 @@ async function teardown(env: BlockEnv): Promise<void> {
   files.delete(env.disk);
 }
 
-if (!skip) {
-  registerBlockConformance("native block backend (loop device)", { setup, teardown });
+registerBlockConformance(
+  "native block backend (loop device; needs root, the addon, losetup)",
+  { setup, teardown },
+  { ignore: skip !== "" },
+);
 
-  Deno.test("native block: probes ext4 made on a partition", async () => {
-    const env = await setup();
-    try {
-      const table = sampleTable();
-      await backend!.writeGpt(env.disk, table);
-      await backend!.rereadPartitions(env.disk);
-      const part = `${env.disk}p2`;
-      await node(part);
-      await run("mkfs.ext4", ["-q", "-L", "STATE", part]);
-      const uuid = await run("blkid", ["-s", "UUID", "-o", "value", part]);
-      const want = { type: "ext4", label: "STATE", uuid };
-      assert.deepEqual(await backend!.probe(part), want);
-      const offset = table.partitions[1].firstLba * 512;
-      assert.deepEqual(await backend!.probe(env.disk, offset), want);
-      const g = await backend!.geometry(part);
-      assert.equal(g.size, (table.partitions[1].lastLba - table.partitions[1].firstLba + 1) * 512);
-    } finally {
-      await teardown(env);
-    }
-  });
-}
+Deno.test({
+  name: "native block: probes ext4 made on a partition (needs root, the addon, losetup)",
+  ignore: skip !== "",
+}, async () => {
+  const env = await setup();
+  try {
+    const table = sampleTable();
+    await backend!.writeGpt(env.disk, table);
+    await backend!.rereadPartitions(env.disk);
+    const part = `${env.disk}p2`;
+    await node(part);
+    await run("mkfs.ext4", ["-q", "-L", "STATE", part]);
+    const uuid = await run("blkid", ["-s", "UUID", "-o", "value", part]);
+    const want = { type: "ext4", label: "STATE", uuid };
+    assert.deepEqual(await backend!.probe(part), want);
+    const offset = table.partitions[1].firstLba * 512;
+    assert.deepEqual(await backend!.probe(env.disk, offset), want);
+    const g = await backend!.geometry(part);
+    assert.equal(g.size, (table.partitions[1].lastLba - table.partitions[1].firstLba + 1) * 512);
+  } finally {
+    await teardown(env);
+  }
+});

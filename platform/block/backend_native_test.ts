@@ -12,7 +12,7 @@ const haveAddon = await Deno.stat(addon).then(() => true, () => false);
 if (!haveAddon) console.log("skipping native block image tests: addon not built");
 
 Deno.test({
-  name: "native block: image files are disks without a kernel view",
+  name: "native block: image files are disks without a kernel view (needs the native addon)",
   ignore: !haveAddon,
   async fn() {
     const dir = await Deno.makeTempDir({ prefix: "blkimg-" });

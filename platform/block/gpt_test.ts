@@ -160,6 +160,7 @@ Deno.test("gpt: arbitrary tables round-trip", async () => {
 async function have(cmd: string): Promise<boolean> {
   return await Deno.stat(`/usr/sbin/${cmd}`).then(() => true, () => false);
 }
+const haveSgdisk = await have("sgdisk") && await have("sfdisk");
 
 async function run(cmd: string, args: string[]) {
   const out = await new Deno.Command(cmd, { args, stdout: "piped", stderr: "piped" }).output();
@@ -168,11 +169,11 @@ async function run(cmd: string, args: string[]) {
   return text;
 }
 
-Deno.test("gpt: sgdisk and sfdisk accept what we write, and we read what they write", async () => {
-  if (!(await have("sgdisk")) || !(await have("sfdisk"))) {
-    console.log("skipping: sgdisk/sfdisk not installed");
-    return;
-  }
+Deno.test({
+  name: "gpt: sgdisk and sfdisk accept what we write, and we read what they write " +
+    "(needs sgdisk from gdisk, sfdisk from fdisk)",
+  ignore: !haveSgdisk,
+}, async () => {
   const dir = await Deno.makeTempDir({ prefix: "gpt-" });
   const file = `${dir}/disk.img`;
   try {

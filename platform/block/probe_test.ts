@@ -47,43 +47,45 @@ const MKFS: Array<[string, number, (f: string) => string[]]> = [
   ["mkswap", 8 << 20, (f) => ["mkswap", "-L", "LBL", f]],
 ];
 
-Deno.test("probe: agrees with blkid on freshly made filesystems", async (t) => {
-  if (!(await tool("blkid"))) {
-    console.log("skipping: blkid not installed");
-    return;
-  }
+const haveBlkid = await tool("blkid");
+const haveMkfs = new Map(await Promise.all(MKFS.map(async ([m]) => [m, await tool(m)] as const)));
+
+Deno.test({
+  name: "probe: agrees with blkid on freshly made filesystems (needs blkid from util-linux)",
+  ignore: !haveBlkid,
+}, async (t) => {
   const dir = await Deno.makeTempDir({ prefix: "probe-" });
   try {
     for (const [mkfs, size, argv] of MKFS) {
-      if (!(await tool(mkfs))) {
-        console.log(`skipping ${mkfs}: not installed`);
-        continue;
-      }
-      await t.step(`${argv("x").join(" ")}`, async () => {
-        const file = `${dir}/img`;
-        await Deno.remove(file).catch(() => {});
-        const f = await Deno.open(file, { create: true, write: true });
-        await f.truncate(size);
-        f.close();
-        const [cmd, ...args] = argv(file);
-        await run(cmd, args);
-        const blkid = Object.fromEntries(
-          (await run("blkid", ["-o", "export", file])).trim().split("\n").map((l) => {
-            const i = l.indexOf("=");
-            return [l.slice(0, i), l.slice(i + 1)];
-          }),
-        );
-        const head = new Uint8Array(PROBE_BYTES);
-        const r = await Deno.open(file, { read: true });
-        let got = 0;
-        while (got < head.length) {
-          const n = await r.read(head.subarray(got));
-          if (n === null) break;
-          got += n;
-        }
-        r.close();
-        const fs = probeSuperblock(head);
-        assert.deepEqual(fs, { type: blkid.TYPE, label: blkid.LABEL, uuid: blkid.UUID });
+      await t.step({
+        name: `${argv("x").join(" ")} (needs ${mkfs})`,
+        ignore: !haveMkfs.get(mkfs),
+        fn: async () => {
+          const file = `${dir}/img`;
+          await Deno.remove(file).catch(() => {});
+          const f = await Deno.open(file, { create: true, write: true });
+          await f.truncate(size);
+          f.close();
+          const [cmd, ...args] = argv(file);
+          await run(cmd, args);
+          const blkid = Object.fromEntries(
+            (await run("blkid", ["-o", "export", file])).trim().split("\n").map((l) => {
+              const i = l.indexOf("=");
+              return [l.slice(0, i), l.slice(i + 1)];
+            }),
+          );
+          const head = new Uint8Array(PROBE_BYTES);
+          const r = await Deno.open(file, { read: true });
+          let got = 0;
+          while (got < head.length) {
+            const n = await r.read(head.subarray(got));
+            if (n === null) break;
+            got += n;
+          }
+          r.close();
+          const fs = probeSuperblock(head);
+          assert.deepEqual(fs, { type: blkid.TYPE, label: blkid.LABEL, uuid: blkid.UUID });
+        },
       });
     }
   } finally {

@@ -13,7 +13,7 @@ if (!isRoot) console.log("skipping native cgroup tests: creating cgroups needs r
 else if (!scratch) console.log("skipping native cgroup tests: no writable cgroup hierarchy");
 
 cgroupBackendConformance(
-  `NativeCgroupBackend (${scratch?.kind ?? "none"})`,
+  `NativeCgroupBackend (${scratch?.kind ?? "none"}; needs root, a writable cgroup hierarchy)`,
   () =>
     Promise.resolve({
       backend: new NativeCgroupBackend(scratch!.root),

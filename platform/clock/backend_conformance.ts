@@ -48,9 +48,17 @@ export function clockBackendConformance(
     );
   });
 
-  if (!options.mutates) return;
+  // Registered either way, so a read-only run counts it as ignored rather than hiding it.
+  const mutating = (title: string, fn: (b: ClockBackend) => Promise<void> | void) =>
+    Deno.test({
+      name: `${name}: ${title}${
+        options.mutates ? "" : " (sets the clock: never on the build host)"
+      }`,
+      ignore: options.ignore || !options.mutates,
+      fn: () => fn(make()),
+    });
 
-  test("step, slew and status change the clock and state", async (b) => {
+  mutating("step, slew and status change the clock and state", async (b) => {
     await b.setRealtime({ sec: 1_800_000_000, nsec: 5 });
     assert.equal(b.read("realtime").sec, 1_800_000_000);
     const s = b.adjust({ status: STA.PLL, offsetNs: 1_000_000, maxErrorUs: 1000 });

@@ -11,7 +11,7 @@ if (!isRoot) console.log("skipping native kmsg tests: /dev/kmsg needs root");
 else if (!hasKmsg) console.log("skipping native kmsg tests: no /dev/kmsg");
 
 kmsgBackendConformance(
-  "NativeKmsgBackend",
+  "NativeKmsgBackend (needs root, /dev/kmsg)",
   () =>
     Promise.resolve({
       backend: new NativeKmsgBackend(),

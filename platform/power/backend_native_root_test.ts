@@ -2,7 +2,7 @@
  * reboot(2) for real, safely: each case runs power_in_pidns.ts as PID 1 of a
  * throwaway PID namespace, where the kernel answers restart with SIGHUP and
  * power-off with SIGINT to that namespace's init (and Ctrl-Alt-Del or kexec
- * with EINVAL) instead of touching the machine. Needs root; skipped otherwise.
+ * with EINVAL) instead of touching the machine. Needs root; ignored otherwise.
  */
 import assert from "node:assert/strict";
 import { rerunInNamespace } from "../rerun_in_namespace.ts";
@@ -12,11 +12,13 @@ import { powerBackendConformance } from "./backend_conformance.ts";
 const isRoot = Deno.uid() === 0;
 if (!isRoot) console.log("skipping native power tests: reboot(2) needs root");
 
-powerBackendConformance("NativePowerBackend", () => new NativePowerBackend(), { ignore: !isRoot });
+powerBackendConformance("NativePowerBackend (needs root)", () => new NativePowerBackend(), {
+  ignore: !isRoot,
+});
 
 for (const [cmd, signal] of [["restart", "SIGHUP"], ["poweroff", "SIGINT"]] as const) {
   Deno.test({
-    name: `NativePowerBackend: ${cmd} ends the PID namespace's init with ${signal}`,
+    name: `NativePowerBackend: ${cmd} ends the PID namespace's init with ${signal} (needs root)`,
     ignore: !isRoot,
     fn: async () => {
       const inner = new URL("./power_in_pidns.ts", import.meta.url);

@@ -1,6 +1,6 @@
 /**
  * The native process backend against the kernel. Needs root for uid/gid
- * changes, cgroup placement and subreaper adoption; skipped otherwise.
+ * changes, cgroup placement and subreaper adoption; ignored otherwise.
  */
 import assert from "node:assert/strict";
 import { isSysError } from "../../native-ops/mod.ts";
@@ -36,7 +36,7 @@ const programs: ProcessPrograms = {
 };
 
 processBackendConformance(
-  "NativeProcessBackend",
+  "NativeProcessBackend (needs root)",
   () => Promise.resolve({ backend: nativeProcessBackend(), programs }),
   { ignore: !isRoot },
 );
@@ -50,10 +50,18 @@ async function output(h: ProcessHandle): Promise<{ out: string[]; exit: ProcessE
   return { out, exit };
 }
 
-function rootTest(name: string, fn: () => Promise<void>) {
+/**
+ * A test that needs root and, when `missing` is given, more (ignored while
+ * `missing` is true); what it needs is part of its name.
+ */
+function rootTest(
+  name: string,
+  fn: () => Promise<void>,
+  more?: { needs: string; missing: boolean },
+) {
   Deno.test({
-    name: `native process: ${name}`,
-    ignore: !isRoot,
+    name: `native process: ${name} (needs root${more ? `, ${more.needs}` : ""})`,
+    ignore: !isRoot || (more?.missing ?? false),
     fn: async () => {
       try {
         await fn();
@@ -156,15 +164,11 @@ async function cgroup2Root(): Promise<string | undefined> {
   }
 }
 
+const cgroup2 = isRoot ? await cgroup2Root() : undefined;
+
 rootTest("joins a cgroup v2 directory before exec", async () => {
-  const root = await cgroup2Root();
-  if (!root) return console.log("skipping cgroup placement: no cgroup2 mount");
-  const dir = `${root}/machined-test-${Deno.pid}`;
-  try {
-    await Deno.mkdir(dir);
-  } catch (e) {
-    return console.log(`skipping cgroup placement: cannot create ${dir}: ${e}`);
-  }
+  const dir = `${cgroup2}/machined-test-${Deno.pid}`;
+  await Deno.mkdir(dir);
   try {
     const h = await nativeProcessBackend().spawn({ ...sh("cat /proc/self/cgroup"), cgroup: dir });
     const { out, exit } = await output(h);
@@ -173,7 +177,7 @@ rootTest("joins a cgroup v2 directory before exec", async () => {
   } finally {
     await Deno.remove(dir);
   }
-});
+}, { needs: "a cgroup2 mount", missing: cgroup2 === undefined });
 
 rootTest("spawn latency (fork + exec + reap of /bin/true)", async () => {
   const backend = nativeProcessBackend();
