@@ -18,7 +18,10 @@ export interface ApidPkiMaterial {
 
 /** The only files {@link prepareApidPki} leaves in apid's directory. */
 export const APID_PKI_FILES: readonly string[] = [
-  PKI_FILES.caCert, PKI_FILES.serverCert, PKI_FILES.serverKey];
+  PKI_FILES.caCert,
+  PKI_FILES.serverCert,
+  PKI_FILES.serverKey,
+];
 
 /**
  * Writes ca.crt, server.crt and server.key into `dir` (0700), each 0600, owned

@@ -20,7 +20,13 @@ Deno.test("wanted names: hostname, cert_sans split into DNS and IP, every dialab
     ],
   });
   assert.deepEqual(names.hostnames, ["node-1", "node-1.example.org", "*.pods.example.org"]);
-  assert.deepEqual(names.addresses, ["10.0.0.5", "127.0.0.1", "2001:db8::1", "203.0.113.10", "fd00::5"]);
+  assert.deepEqual(names.addresses, [
+    "10.0.0.5",
+    "127.0.0.1",
+    "2001:db8::1",
+    "203.0.113.10",
+    "fd00::5",
+  ]);
   assert.deepEqual(sanList(names), [
     "dns:*.pods.example.org",
     "dns:localhost",

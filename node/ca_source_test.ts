@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { renderConfigTemplate } from "../config/mod.ts";
 import { createCertificateAuthority } from "../pki/mod.ts";
-import { caSectionOf, type CaPem, chooseCaSource, MAX_CA_SEARCH_BYTES } from "./ca_source.ts";
+import { type CaPem, caSectionOf, chooseCaSource, MAX_CA_SEARCH_BYTES } from "./ca_source.ts";
 
 const pem = (n: string): CaPem => ({ certPem: `cert ${n}`, keyPem: `key ${n}` });
 

@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { writeFileAtomic } from "../pki/mod.ts";
-import { parseMachineConfig } from "../config/mod.ts";
+import { type MachineConfig, parseMachineConfig } from "../config/mod.ts";
 import type { ConfigApplier } from "../api/server/mod.ts";
 import { applyConfigText, type ConfigLoad, toIssue } from "./config_loader.ts";
 import type { Machined } from "./machined.ts";
@@ -14,13 +14,42 @@ import type { Machined } from "./machined.ts";
 /** The config text in force and where it lives. */
 export class ConfigKeeper {
   #text?: string;
+  #config?: MachineConfig;
+  #rejected?: string;
+  #stateText?: string;
   #stateDir?: string;
+  #listeners = new Set<() => void | Promise<void>>();
 
   constructor(readonly machined: Machined) {}
 
   /** The accepted config text, if any. */
   get text(): string | undefined {
     return this.#text;
+  }
+
+  /** The config in force, secrets included (the store's copy is redacted). */
+  get config(): MachineConfig | undefined {
+    return this.#config;
+  }
+
+  /** The invalid text the node booted with, while no valid config is in force. */
+  get rejectedText(): string | undefined {
+    return this.#config ? undefined : this.#rejected;
+  }
+
+  /** The config text persisted on STATE (the last good one), once STATE is mounted. */
+  get stateText(): string | undefined {
+    return this.#stateText;
+  }
+
+  /**
+   * Calls `listener` after the config in force, the rejected text or the
+   * STATE copy changed (node/api_pki.ts follows the CA this way); returns an
+   * unsubscribe function.
+   */
+  onChange(listener: () => void | Promise<void>): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
   }
 
   /**
@@ -40,10 +69,18 @@ export class ConfigKeeper {
       if (options.dryRun) return { state: "valid", config: r.config };
     }
     const r = await applyConfigText(this.machined.store, text, source);
-    if (r.state !== "valid") return r;
+    if (r.state !== "valid") {
+      if (r.state === "invalid") {
+        this.#rejected = text;
+        await this.#changed();
+      }
+      return r;
+    }
     this.#text = text;
+    this.#config = r.config;
     await this.#persist();
     if (this.machined.stage.get() === "maintenance") this.machined.stage.set("running");
+    await this.#changed();
     return r;
   }
 
@@ -65,6 +102,7 @@ export class ConfigKeeper {
     } catch (e) {
       if (!(e instanceof Deno.errors.NotFound)) throw e;
     }
+    this.#stateText = onState;
     if (onState !== undefined && onState !== this.#text) {
       const r = await this.apply(onState, path);
       if (r.state === "valid") {
@@ -77,12 +115,24 @@ export class ConfigKeeper {
       );
     }
     await this.#persist();
+    await this.#changed();
   }
 
   async #persist(): Promise<void> {
     if (!this.#stateDir || this.#text === undefined) return;
     await writeFileAtomic(join(this.#stateDir, "config.yaml"), this.#text, { mode: 0o600 });
+    this.#stateText = this.#text;
     this.machined.logger.info("config", "config persisted on STATE");
+  }
+
+  async #changed(): Promise<void> {
+    for (const l of this.#listeners) {
+      try {
+        await l();
+      } catch (e) {
+        this.machined.logger.error("config", "a config listener failed", { error: e });
+      }
+    }
   }
 }
 
