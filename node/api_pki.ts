@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { join } from "node:path";
 import { prepareApidPki } from "../boot/apid_pki.ts";
 import {
   type CertificateAuthority,
@@ -18,6 +19,8 @@ import {
   type KeyedCertificate,
   loadOrCreateNodePki,
   type NodePki,
+  pathExists,
+  PKI_FILES,
   type RenewerClock,
   renewServerCertificate,
   type ServerCertRenewer,
@@ -191,6 +194,9 @@ export async function startNodeApiPki(o: NodeApiPkiOptions): Promise<NodeApiPki>
     if (!ca || ca.certPem.trim() !== choice.ca.certPem.trim()) {
       let pki: NodePki;
       try {
+        // Only machined may enter the directory that holds the CA key.
+        await Deno.mkdir(o.pkiDir, { recursive: true, mode: 0o700 });
+        await Deno.chmod(o.pkiDir, 0o700);
         pki = await loadOrCreateNodePki(o.pkiDir, { ...wanted, ca: choice.ca });
       } catch (e) {
         const reason = `cannot use ${describeCaSource(choice.source)}: ${(e as Error).message}`;
@@ -253,5 +259,14 @@ export async function startNodeApiPki(o: NodeApiPkiOptions): Promise<NodeApiPki>
       abort.abort();
       renewer?.stop();
     },
+  };
+}
+
+/** The CA an image carries in `dir` (ca.crt and ca.key), or undefined when it carries none. */
+export async function readImageCa(dir: string): Promise<CaPem | undefined> {
+  if (!(await pathExists(join(dir, PKI_FILES.caKey)))) return undefined;
+  return {
+    certPem: await Deno.readTextFile(join(dir, PKI_FILES.caCert)),
+    keyPem: await Deno.readTextFile(join(dir, PKI_FILES.caKey)),
   };
 }

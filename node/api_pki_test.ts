@@ -34,7 +34,7 @@ function newMachined() {
   return new Machined({ mode: "dev", pid1: false, logger: createLogger({ console: false }) });
 }
 
-async function configText(ca: CertificateAuthority | undefined, hostname = "node-1") {
+function configText(ca: CertificateAuthority | undefined, hostname = "node-1") {
   return renderConfigTemplate({
     hostname,
     ...(ca ? { ca: { certPem: ca.certPem, keyPem: ca.keyPem } } : {}),
@@ -130,7 +130,7 @@ Deno.test("a node booted with a typo config serves mTLS with that config's CA an
   const keeper = new ConfigKeeper(m);
   const api = inProcessApi(m, keeper, dir, join(dir, "apid-pki"));
   const ca = await createCertificateAuthority();
-  const good = await configText(ca);
+  const good = configText(ca);
   const typo = good.replace("hostname: node-1", "hostnme: node-1");
   assert.equal((await keeper.apply(typo, "image")).state, "invalid");
   m.stage.set("maintenance");
@@ -187,7 +187,7 @@ Deno.test("no CA anywhere: the API does not start and MachineStatus says why", a
   const m = newMachined();
   m.start();
   const keeper = new ConfigKeeper(m);
-  assert.equal((await keeper.apply(await configText(undefined), "image")).state, "valid");
+  assert.equal((await keeper.apply(configText(undefined), "image")).state, "valid");
   m.stage.set("running");
   const api = fakeApi();
   const pki = await startNodeApiPki({
@@ -227,7 +227,7 @@ Deno.test("a typo config without a CA waits for STATE: its last good config brin
   m.start();
   const keeper = new ConfigKeeper(m);
   const ca = await createCertificateAuthority();
-  const typo = (await configText(undefined)).replace("hostname:", "hostnme:");
+  const typo = (configText(undefined)).replace("hostname:", "hostnme:");
   assert.equal((await keeper.apply(typo, "image")).state, "invalid");
   m.stage.set("maintenance");
   const api = fakeApi();
@@ -244,7 +244,7 @@ Deno.test("a typo config without a CA waits for STATE: its last good config brin
     assert.equal(pki.apiStarted, false);
     const state = join(dir, "state");
     await Deno.mkdir(state);
-    await Deno.writeTextFile(join(state, "config.yaml"), await configText(ca));
+    await Deno.writeTextFile(join(state, "config.yaml"), configText(ca));
     await keeper.stateMounted(state);
     await waitForResource(
       m.store,
@@ -271,7 +271,7 @@ Deno.test("an address arriving after boot re-issues the server certificate once,
   m.start();
   const keeper = new ConfigKeeper(m);
   const ca = await createCertificateAuthority();
-  const text = (await configText(ca)).replace(
+  const text = (configText(ca)).replace(
     /cert_sans: \[\]/,
     "cert_sans: [node-1.example.org, 203.0.113.10]",
   );

@@ -57,20 +57,23 @@ export class ConfigKeeper {
    * persisted on STATE when mounted, and moves a node in maintenance to running.
    * An invalid one changes nothing but ConfigStatus (nothing at all with
    * `recordInvalid: false`, for callers that get the errors back). `dryRun` only validates.
+   * `publicSource` names a place every process can read (the kernel command
+   * line): a config there holding the CA key is refused.
    */
   async apply(
     text: string,
     source: string,
-    options: { dryRun?: boolean; recordInvalid?: boolean } = {},
+    options: { dryRun?: boolean; recordInvalid?: boolean; publicSource?: string } = {},
   ): Promise<ConfigLoad> {
     if (options.dryRun || options.recordInvalid === false) {
       const r = parseMachineConfig(text, source);
       if (!r.ok) return { state: "invalid", errors: r.errors };
       if (options.dryRun) return { state: "valid", config: r.config };
     }
-    const r = await applyConfigText(this.machined.store, text, source);
+    const r = await applyConfigText(this.machined.store, text, source, options);
     if (r.state !== "valid") {
-      if (r.state === "invalid") {
+      // A config refused for a leaked CA key never lends its CA (node/ca_source.ts).
+      if (r.state === "invalid" && !options.publicSource) {
         this.#rejected = text;
         await this.#changed();
       }
