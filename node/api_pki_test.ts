@@ -333,3 +333,36 @@ Deno.test("an address arriving after boot re-issues the server certificate once,
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a config with another CA, applied while the node runs, moves the API to that CA", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "machined-newca-" });
+  const m = newMachined();
+  m.start();
+  const keeper = new ConfigKeeper(m);
+  const [first, second] = [await createCertificateAuthority(), await createCertificateAuthority()];
+  assert.equal((await keeper.apply(configText(first), "image")).state, "valid");
+  const api = fakeApi();
+  const pki = await startNodeApiPki({
+    machined: m,
+    keeper,
+    pkiDir: join(dir, "pki"),
+    apidPkiDir: join(dir, "apid-pki"),
+    fallbackHostname: "machined",
+    startApi: (p) => api.startApi(p),
+    debounceMs: 10,
+  });
+  try {
+    const changed = nextEvent(m, "caChanged");
+    assert.equal((await keeper.apply(configText(second), "api")).state, "valid");
+    await changed;
+    await pki.reconcileNow();
+    assert.equal(api.restarts, 1);
+    assert.equal(await Deno.readTextFile(join(dir, "apid-pki", "ca.crt")), second.certPem);
+    assert.equal(await Deno.readTextFile(join(dir, "pki", "ca.crt")), second.certPem);
+    assert.equal(api.started[0].ca.certPem, second.certPem, "issued client configs follow");
+  } finally {
+    pki.stop();
+    await m.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
