@@ -318,8 +318,13 @@ Deno.test({
       assert.match(before.err, /IP: 10\.98\.0\.2 is not in the cert's list/);
 
       const reissued = await h.waitFor("certificateReissued");
+      const t0 = performance.now();
       assert.match(reissued.sans ?? "", /ip:10\.98\.0\.2(,|$)/);
       await h.waitFor("ready");
+      const restartMs = Math.round(performance.now() - t0);
+      console.log(
+        JSON.stringify({ figure: "apid ready after certificate re-issue", ms: restartMs }),
+      );
       const after = await machinectlIn(operator, clientPath, "get", "machinestatus");
       assert.equal(after.code, 0, after.err);
       assert.match(after.out, /MachineStatus/);
