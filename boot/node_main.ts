@@ -147,7 +147,9 @@ export async function bootNode(
     keeper,
     pkiDir: RUN_PATHS.pki,
     apidPkiDir: RUN_PATHS.apidPki,
-    imageCa: await readImageCa(IMAGE_PATHS.pki),
+    imageCa: await readImageCa(IMAGE_PATHS.pki, (error) => {
+      logger.error("pki", `cannot read the image's CA in ${IMAGE_PATHS.pki}`, { error });
+    }),
     fallbackHostname: "machined",
     startApi: async (pki) => {
       const host = api = await startApiHost({

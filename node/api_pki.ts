@@ -262,11 +262,23 @@ export async function startNodeApiPki(o: NodeApiPkiOptions): Promise<NodeApiPki>
   };
 }
 
-/** The CA an image carries in `dir` (ca.crt and ca.key), or undefined when it carries none. */
-export async function readImageCa(dir: string): Promise<CaPem | undefined> {
-  if (!(await pathExists(join(dir, PKI_FILES.caKey)))) return undefined;
-  return {
-    certPem: await Deno.readTextFile(join(dir, PKI_FILES.caCert)),
-    keyPem: await Deno.readTextFile(join(dir, PKI_FILES.caKey)),
-  };
+/**
+ * The CA an image carries in `dir` (ca.crt and ca.key), or undefined when it
+ * carries none or it cannot be read (reported to `onError`): boot goes on, and
+ * the next source in the order is used.
+ */
+export async function readImageCa(
+  dir: string,
+  onError: (error: unknown) => void = () => {},
+): Promise<CaPem | undefined> {
+  try {
+    if (!(await pathExists(join(dir, PKI_FILES.caKey)))) return undefined;
+    return {
+      certPem: await Deno.readTextFile(join(dir, PKI_FILES.caCert)),
+      keyPem: await Deno.readTextFile(join(dir, PKI_FILES.caKey)),
+    };
+  } catch (e) {
+    onError(e);
+    return undefined;
+  }
 }

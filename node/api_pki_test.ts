@@ -26,7 +26,7 @@ import { bufferIo } from "../machinectl/io.ts";
 import type { MachineEvent } from "../events/mod.ts";
 import { ADDRESS_STATUS } from "../resources/mod.ts";
 import { certificateSanList } from "./api_server_names.ts";
-import { type ApiHandle, startNodeApiPki } from "./api_pki.ts";
+import { type ApiHandle, readImageCa, startNodeApiPki } from "./api_pki.ts";
 import { configApplier, ConfigKeeper } from "./config_keeper.ts";
 import { Machined } from "./machined.ts";
 
@@ -360,6 +360,60 @@ Deno.test("a config with another CA, applied while the node runs, moves the API 
     assert.equal(await Deno.readTextFile(join(dir, "apid-pki", "ca.crt")), second.certPem);
     assert.equal(await Deno.readTextFile(join(dir, "pki", "ca.crt")), second.certPem);
     assert.equal(api.started[0].ca.certPem, second.certPem, "issued client configs follow");
+  } finally {
+    pki.stop();
+    await m.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("readImageCa: none, a readable pair, and a broken pair reported, never thrown", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "machined-image-pki-" });
+  try {
+    assert.equal(await readImageCa(join(dir, "absent")), undefined);
+    await Deno.writeTextFile(join(dir, "ca.key"), "key");
+    const errors: unknown[] = [];
+    assert.equal(await readImageCa(dir, (e) => errors.push(e)), undefined);
+    assert.ok(errors[0] instanceof Deno.errors.NotFound, "ca.crt is missing");
+    await Deno.writeTextFile(join(dir, "ca.crt"), "crt");
+    assert.deepEqual(await readImageCa(dir), { certPem: "crt", keyPem: "key" });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("a config CA whose key does not fit its certificate: no API, and MachineStatus says why", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "machined-badca-" });
+  const m = newMachined();
+  m.start();
+  const keeper = new ConfigKeeper(m);
+  const [a, b] = [await createCertificateAuthority(), await createCertificateAuthority()];
+  const text = renderConfigTemplate({
+    hostname: "node-1",
+    ca: { certPem: a.certPem, keyPem: b.keyPem },
+  });
+  assert.equal((await keeper.apply(text, "image")).state, "valid");
+  const api = fakeApi();
+  const pki = await startNodeApiPki({
+    machined: m,
+    keeper,
+    pkiDir: join(dir, "pki"),
+    apidPkiDir: join(dir, "apid-pki"),
+    fallbackHostname: "machined",
+    startApi: (p) => api.startApi(p),
+    debounceMs: 10,
+  });
+  try {
+    assert.equal(pki.apiStarted, false);
+    const st = await waitForResource(
+      m.store,
+      "MachineStatus",
+      (r) => r.spec.unmetConditions.some((c) => c.name === "api"),
+    );
+    assert.match(
+      st.spec.unmetConditions.find((c) => c.name === "api")!.reason,
+      /cannot use the CA of the config in force/,
+    );
   } finally {
     pki.stop();
     await m.stop();
