@@ -316,6 +316,7 @@ Deno.test({
       );
       assert.notEqual(before.code, 0, before.out);
       assert.match(before.err, /IP: 10\.98\.0\.2 is not in the cert's list/);
+      assert.match(before.err, /presented a certificate that does not name the address dialled/);
 
       const reissued = await h.waitFor("certificateReissued");
       const t0 = performance.now();
