@@ -170,6 +170,16 @@ export async function startNodeApiPki(o: NodeApiPkiOptions): Promise<NodeApiPki>
     });
   };
 
+  /** The API cannot start: say so in MachineStatus, and once in the log. */
+  const refuse = (reason: string) => {
+    const text = `the API is not started: ${reason}`;
+    if (machined.conditions.list().some((c) => c.name === API_CONDITION && c.reason === text)) {
+      return;
+    }
+    machined.conditions.set(API_CONDITION, text);
+    machined.logger.warn("pki", text);
+  };
+
   const reconcile = async () => {
     if (stopped) return;
     const choice = chooseCaSource({
@@ -182,11 +192,7 @@ export async function startNodeApiPki(o: NodeApiPkiOptions): Promise<NodeApiPki>
     });
     if (choice.source === "none") {
       if (!ca) {
-        machined.conditions.set(
-          API_CONDITION,
-          `the API is not started: ${describeCaSource("none")} ` +
-            "(give the node a config or an image with machine.ca; see docs/api.md)",
-        );
+        refuse(`${describeCaSource("none")} (give the node a config or an image with machine.ca)`);
       }
       return; // a CA in use stays in use: nothing better is known
     }
@@ -200,8 +206,8 @@ export async function startNodeApiPki(o: NodeApiPkiOptions): Promise<NodeApiPki>
         pki = await loadOrCreateNodePki(o.pkiDir, { ...wanted, ca: choice.ca });
       } catch (e) {
         const reason = `cannot use ${describeCaSource(choice.source)}: ${(e as Error).message}`;
-        if (!ca) machined.conditions.set(API_CONDITION, `the API is not started: ${reason}`);
-        machined.logger.error("pki", reason, { error: e });
+        if (!ca) refuse(reason);
+        else machined.logger.error("pki", reason, { error: e });
         return;
       }
       const changed = ca !== undefined;
