@@ -157,7 +157,13 @@ export async function startNodeApiPki(o: NodeApiPkiOptions): Promise<NodeApiPki>
     });
     const sans = sanList(wanted);
     if (!api) {
-      api = await o.startApi({ dir: o.pkiDir, ca: caView, server: next, written: [] });
+      try {
+        api = await o.startApi({ dir: o.pkiDir, ca: caView, server: next, written: [] });
+      } catch (e) {
+        refuse(`it failed to start: ${(e as Error).message}`); // retried on the next change
+        throw e;
+      }
+      machined.conditions.set(API_CONDITION, undefined);
       machined.logger.info("pki", `API started with ${describeCaSource(caSource)}`, {
         sans: sans.join(","),
       });
@@ -225,6 +231,8 @@ export async function startNodeApiPki(o: NodeApiPkiOptions): Promise<NodeApiPki>
     if (server && !certificateNamesExactly(server.cert, wanted)) {
       const next = await renewServerCertificate({ ca, ...wanted, dir: o.pkiDir });
       await install(next, wanted, "certificateReissued");
+    } else if (server && !api) {
+      await install(server, wanted, "certificateIssued"); // an earlier start failed
     }
   };
 

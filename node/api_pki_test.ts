@@ -420,3 +420,45 @@ Deno.test("a config CA whose key does not fit its certificate: no API, and Machi
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("an API that fails to start is reported and started on the next evaluation", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "machined-apifail-" });
+  const m = newMachined();
+  m.start();
+  const keeper = new ConfigKeeper(m);
+  assert.equal(
+    (await keeper.apply(configText(await createCertificateAuthority()), "image")).state,
+    "valid",
+  );
+  const api = fakeApi();
+  let fail = true;
+  const pki = await startNodeApiPki({
+    machined: m,
+    keeper,
+    pkiDir: join(dir, "pki"),
+    apidPkiDir: join(dir, "apid-pki"),
+    fallbackHostname: "machined",
+    startApi: (p) => fail ? Promise.reject(new Error("socket in use")) : api.startApi(p),
+    debounceMs: 10,
+  });
+  try {
+    assert.equal(pki.apiStarted, false);
+    await waitForResource(
+      m.store,
+      "MachineStatus",
+      (r) => r.spec.unmetConditions.some((c) => /failed to start: socket in use/.test(c.reason)),
+    );
+    fail = false;
+    await pki.reconcileNow();
+    assert.ok(pki.apiStarted);
+    await waitForResource(
+      m.store,
+      "MachineStatus",
+      (r) => !r.spec.unmetConditions.some((c) => c.name === "api"),
+    );
+  } finally {
+    pki.stop();
+    await m.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
