@@ -462,3 +462,35 @@ Deno.test("an API that fails to start is reported and started on the next evalua
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a CA in use stays in use when the config that fixes a typo has none", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "machined-keepca-" });
+  const m = newMachined();
+  m.start();
+  const keeper = new ConfigKeeper(m);
+  const ca = await createCertificateAuthority();
+  const typo = configText(ca).replace("hostname: node-1", "hostnme: node-1");
+  assert.equal((await keeper.apply(typo, "image")).state, "invalid");
+  const api = fakeApi();
+  const pki = await startNodeApiPki({
+    machined: m,
+    keeper,
+    pkiDir: join(dir, "pki"),
+    apidPkiDir: join(dir, "apid-pki"),
+    fallbackHostname: "machined",
+    startApi: (p) => api.startApi(p),
+    debounceMs: 10,
+  });
+  try {
+    assert.equal(pki.caSource, "badConfig");
+    assert.equal((await keeper.apply(configText(undefined), "api")).state, "valid");
+    await pki.reconcileNow();
+    assert.ok(pki.apiStarted);
+    assert.equal(await Deno.readTextFile(join(dir, "apid-pki", "ca.crt")), ca.certPem);
+    assert.ok(!m.conditions.list().some((c) => c.name === "api"));
+  } finally {
+    pki.stop();
+    await m.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
