@@ -5,7 +5,6 @@
  * then the controllers, then wait for a shutdown request. PID 1 never exits:
  * a fatal error reboots the node after a delay.
  */
-import { join } from "node:path";
 import { createLogger, type Logger, type LogRing } from "../logs/mod.ts";
 import { nativeBackends, type NodeBackends } from "../node/backends.ts";
 import { Machined } from "../node/machined.ts";
@@ -13,20 +12,15 @@ import { readFirstConfig, recordMissingConfig } from "../node/config_loader.ts";
 import { configApplier, ConfigKeeper } from "../node/config_keeper.ts";
 import { NativeKmsgBackend } from "../platform/kmsg/mod.ts";
 import { followVolumes } from "../node/volume_hooks.ts";
-import { startApiHost } from "../node/api_host.ts";
-import {
-  createServerCertRenewer,
-  loadOrCreateNodePki,
-  type NodePki,
-  pathExists,
-} from "../pki/mod.ts";
+import { type ApiHost, startApiHost } from "../node/api_host.ts";
+import { readImageCa, startNodeApiPki } from "../node/api_pki.ts";
+import { pathExists } from "../pki/mod.ts";
 import type { MachineConfig } from "../config/mod.ts";
 import { configCandidates, parseCmdline } from "./cmdline.ts";
 import { delegateCgroupControllers, EARLY_MOUNTS, mountEarly } from "./early_mounts.ts";
 import { fatalReboot, installPid1Guards } from "./pid1_guard.ts";
 import { runSequence, task } from "./sequence.ts";
 import { type PowerAction, shutdownNode } from "./shutdown.ts";
-import { prepareApidPki } from "./apid_pki.ts";
 import { nodeActions } from "../node/node_actions.ts";
 import { rssKiB, uptimeSeconds } from "../node/proc_stats.ts";
 import { createNodeDomains, NODE_PATHS } from "../node/domains.ts";
@@ -123,7 +117,9 @@ export async function bootNode(
           logger.warn("boot", "no config found: maintenance", { tried: sources.paths.join(",") });
           return;
         }
-        const loaded = await keeper.apply(found.text, found.path);
+        // /proc/cmdline is world-readable: a config there may not carry the CA key.
+        const publicSource = found.path === "cmdline" ? "kernel command line" : undefined;
+        const loaded = await keeper.apply(found.text, found.path, { publicSource });
         if (loaded.state === "valid") config = loaded.config;
         else if (loaded.state === "invalid") {
           logger.warn("boot", "invalid config: maintenance", {
@@ -138,76 +134,61 @@ export async function bootNode(
   // apid (another user) must be able to traverse /run/machined to its own files.
   await Deno.mkdir(RUN_PATHS.root, { recursive: true, mode: 0o755 });
   await Deno.chmod(RUN_PATHS.root, 0o755);
-  const pki = await nodePki(hostname, config, logger);
-  await prepareApidPki(pki, RUN_PATHS.apidPki);
 
   let shutdownRequest!: (action: PowerAction) => void;
   const requested = new Promise<PowerAction>((r) => (shutdownRequest = r));
   const listen = config?.machine.api?.listen ?? "0.0.0.0:50000";
-  const api = await startApiHost({
+  let api: ApiHost | undefined;
+  // machined, not apid, holds the CA key (node/api_pki.ts): it picks the CA,
+  // issues and re-issues the server certificate and restarts apid with it.
+  // Without any CA the API does not start (MachineStatus says so).
+  const apiPki = await startNodeApiPki({
     machined,
-    pki,
-    pkiDir: RUN_PATHS.apidPki,
-    runDir: RUN_PATHS.root,
-    listen,
-    processBackend: backends.process,
-    endpoints: () => [listen.replace(/^0\.0\.0\.0:/, "127.0.0.1:")],
-    dropUser: Deno.uid() === 0,
-    services: domains.supervisor,
-    kernelLog: new NativeKmsgBackend(),
-    configs: configApplier(keeper),
-    apidEntry: bundledApidEntry(),
-    actions: nodeActions({
-      hostname: () => hostname,
-      logger,
-      onPower: (what) => shutdownRequest(what),
+    keeper,
+    pkiDir: RUN_PATHS.pki,
+    apidPkiDir: RUN_PATHS.apidPki,
+    imageCa: await readImageCa(IMAGE_PATHS.pki, (error) => {
+      logger.error("pki", `cannot read the image's CA in ${IMAGE_PATHS.pki}`, { error });
     }),
+    fallbackHostname: "machined",
+    startApi: async (pki) => {
+      const host = api = await startApiHost({
+        machined,
+        pki,
+        pkiDir: RUN_PATHS.apidPki,
+        runDir: RUN_PATHS.root,
+        listen,
+        processBackend: backends.process,
+        endpoints: () => [listen.replace(/^0\.0\.0\.0:/, "127.0.0.1:")],
+        dropUser: Deno.uid() === 0,
+        services: domains.supervisor,
+        kernelLog: new NativeKmsgBackend(),
+        configs: configApplier(keeper),
+        apidEntry: bundledApidEntry(),
+        actions: nodeActions({
+          hostname: () => hostname,
+          logger,
+          onPower: (what) => shutdownRequest(what),
+        }),
+      });
+      reportApiReady(host, started, logger);
+      return {
+        async restartApid() {
+          await host.supervisor.stop();
+          host.supervisor.start();
+        },
+      };
+    },
   });
   // The controllers start once apid is spawned: they would otherwise hold the
   // one JS thread while the server certificate is made (2-3 s under TCG), and
   // apid's own start (a separate process) then overlaps their first reconciles.
   machined.start();
-  // machined, not apid, holds the CA key: it renews the server certificate and
-  // restarts apid with the new pair.
-  const renewer = createServerCertRenewer({
-    ca: pki.ca,
-    current: pki.server,
-    hostnames: [hostname, "localhost"],
-    addresses: ["127.0.0.1", "::1"],
-    dir: RUN_PATHS.pki,
-    onRenewed: async (server) => {
-      await prepareApidPki({ ...pki, server }, RUN_PATHS.apidPki);
-      await api.supervisor.stop();
-      api.supervisor.start();
-      events.emit(
-        "api",
-        "apid",
-        "certificateRenewed",
-        "server certificate renewed; apid restarted",
-      );
-    },
-    onError: (e) => logger.error("pki", "server certificate renewal failed", { error: e }),
-  });
   // Ctrl-Alt-Del arrives as SIGINT once routed to a signal.
   Deno.addSignalListener("SIGINT", () => shutdownRequest("reboot"));
   Deno.addSignalListener("SIGTERM", () => shutdownRequest("poweroff"));
 
   machined.stage.set(config ? "running" : "maintenance");
-  api.ready().then(async ({ port, pid }) => {
-    const ms = (performance.now() - started).toFixed(0);
-    const uptime = await uptimeSeconds();
-    logger.info("boot", `API ready on port ${port}`, { msSinceMachinedStart: ms, uptime });
-    // One machine-readable line on the console for boot measurements (e2e reads it).
-    console.log(
-      `machined: API ready pid=${Deno.pid} port=${port} machined_ms=${ms} uptime_s=${uptime}`,
-    );
-    setTimeout(async () => {
-      console.log(
-        `machined: rss machined_kib=${await rssKiB()} apid_kib=${await rssKiB(pid)}`,
-      );
-    }, 5_000);
-  });
-
   const action = await requested;
   await shutdownNode(action, {
     machined,
@@ -215,8 +196,8 @@ export async function bootNode(
     mount: backends.mount,
     stopServices: () => domains.stopServices(),
     stopApi: () => {
-      renewer.stop();
-      return api.stop();
+      apiPki.stop();
+      return api?.stop() ?? Promise.resolve();
     },
     afterControllers: () => {
       stopFollowingVolumes();
@@ -246,26 +227,20 @@ async function loadImageModules(backends: NodeBackends, logger: Logger): Promise
   logger.info("boot", "image modules loaded", { listed: paths.length, loaded });
 }
 
-/** The CA comes from the config, else the image; the server certificate is made at boot. */
-async function nodePki(
-  hostname: string,
-  config: MachineConfig | undefined,
-  logger: Logger,
-): Promise<NodePki> {
-  let ca = config?.machine.ca
-    ? { certPem: config.machine.ca.crt, keyPem: config.machine.ca.key }
-    : undefined;
-  if (!ca && await pathExists(join(IMAGE_PATHS.pki, "ca.key"))) {
-    ca = {
-      certPem: await Deno.readTextFile(join(IMAGE_PATHS.pki, "ca.crt")),
-      keyPem: await Deno.readTextFile(join(IMAGE_PATHS.pki, "ca.key")),
-    };
-  }
-  if (!ca) logger.warn("boot", "no CA in the config or the image: creating one for this boot");
-  return await loadOrCreateNodePki(RUN_PATHS.pki, {
-    hostnames: [hostname, "localhost"],
-    addresses: ["127.0.0.1", "::1"],
-    ca,
+/** One machine-readable line on the console when the API is ready (e2e reads it), then RSS. */
+function reportApiReady(api: ApiHost, started: number, logger: Logger): void {
+  api.ready().then(async ({ port, pid }) => {
+    const ms = (performance.now() - started).toFixed(0);
+    const uptime = await uptimeSeconds();
+    logger.info("boot", `API ready on port ${port}`, { msSinceMachinedStart: ms, uptime });
+    console.log(
+      `machined: API ready pid=${Deno.pid} port=${port} machined_ms=${ms} uptime_s=${uptime}`,
+    );
+    setTimeout(async () => {
+      console.log(
+        `machined: rss machined_kib=${await rssKiB()} apid_kib=${await rssKiB(pid)}`,
+      );
+    }, 5_000);
   });
 }
 

@@ -20,6 +20,7 @@ import { startApiHost } from "../node/api_host.ts";
 import { configApplier, ConfigKeeper } from "../node/config_keeper.ts";
 import { Machined } from "../node/machined.ts";
 import { watchConfigFile } from "./config_watch.ts";
+import { prepareApidPki } from "../boot/apid_pki.ts";
 import { nodeActions } from "../node/node_actions.ts";
 
 /** What `main.ts dev` takes. */
@@ -77,6 +78,9 @@ export async function runDevMode(o: DevOptions): Promise<number> {
       ? { certPem: load.config.machine.ca.crt, keyPem: load.config.machine.ca.key }
       : undefined,
   });
+  // apid gets the CA certificate and its server pair only, never the CA key.
+  const apidPkiDir = join(stateDir, "run", "apid-pki");
+  await prepareApidPki(pki, apidPkiDir);
   const clientConfigPath = join(stateDir, "machinectl.yaml");
   if (!(await pathExists(clientConfigPath))) {
     await writeClientConfig(
@@ -98,7 +102,7 @@ export async function runDevMode(o: DevOptions): Promise<number> {
   const api = await startApiHost({
     machined,
     pki,
-    pkiDir,
+    pkiDir: apidPkiDir,
     runDir: join(stateDir, "run"),
     listen: o.listen,
     processBackend,

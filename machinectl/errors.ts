@@ -24,6 +24,10 @@ export function describeError(e: unknown, endpoint?: string): string {
     ) {
       return `the node${where} rejected this client certificate (${cause.trim()})`;
     }
+    if (isNameMismatch(cause)) {
+      return `the node${where} presented a certificate that does not name the address dialled ` +
+        `(${cause.trim()}); the node adds its addresses and machine.api.cert_sans to it`;
+    }
     if (isTlsServerUntrusted(cause)) {
       return `the node${where} presented a certificate this context's CA does not trust (${cause.trim()})`;
     }
@@ -59,6 +63,11 @@ function causeText(e: unknown): string {
 
 function isTlsRejection(text: string): boolean {
   return /certificate required|bad certificate|unknown ca|certificate unknown|certificate expired|unsupported certificate|alert.*(certificate|handshake)|peer.*certificate|CertificateRequired|BadCertificate|UnknownCA|access denied|decrypt error/i
+    .test(text);
+}
+
+function isNameMismatch(text: string): boolean {
+  return /does not match certificate's altnames|ERR_TLS_CERT_ALTNAME_INVALID|NotValidForName/i
     .test(text);
 }
 

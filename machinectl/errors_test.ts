@@ -30,3 +30,14 @@ Deno.test("an unreachable endpoint says so", () => {
 Deno.test("CLI errors pass through as they are", () => {
   assert.equal(describeError(new CliError("no client config")), "no client config");
 });
+
+Deno.test("a server certificate that does not name the address says so", () => {
+  const e = new ConnectError(
+    "Hostname/IP does not match certificate's altnames: IP: 10.0.0.5 is not in the cert's list: 127.0.0.1, ::1",
+    Code.Internal,
+  );
+  assert.match(
+    describeError(e, "10.0.0.5:50000"),
+    /^the node at 10\.0\.0\.5:50000 presented a certificate that does not name the address dialled \(.*IP: 10\.0\.0\.5 is not in the cert's list/,
+  );
+});

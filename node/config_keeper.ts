@@ -6,7 +6,7 @@
  */
 import { join } from "node:path";
 import { writeFileAtomic } from "../pki/mod.ts";
-import { parseMachineConfig } from "../config/mod.ts";
+import { type MachineConfig, parseMachineConfig } from "../config/mod.ts";
 import type { ConfigApplier } from "../api/server/mod.ts";
 import { applyConfigText, type ConfigLoad, toIssue } from "./config_loader.ts";
 import type { Machined } from "./machined.ts";
@@ -14,7 +14,11 @@ import type { Machined } from "./machined.ts";
 /** The config text in force and where it lives. */
 export class ConfigKeeper {
   #text?: string;
+  #config?: MachineConfig;
+  #rejected?: string;
+  #stateText?: string;
   #stateDir?: string;
+  #listeners = new Set<() => void | Promise<void>>();
 
   constructor(readonly machined: Machined) {}
 
@@ -23,27 +27,63 @@ export class ConfigKeeper {
     return this.#text;
   }
 
+  /** The config in force, secrets included (the store's copy is redacted). */
+  get config(): MachineConfig | undefined {
+    return this.#config;
+  }
+
+  /** The invalid text the node booted with, while no valid config is in force. */
+  get rejectedText(): string | undefined {
+    return this.#config ? undefined : this.#rejected;
+  }
+
+  /** The config text persisted on STATE (the last good one), once STATE is mounted. */
+  get stateText(): string | undefined {
+    return this.#stateText;
+  }
+
+  /**
+   * Calls `listener` after the config in force, the rejected text or the
+   * STATE copy changed (node/api_pki.ts follows the CA this way); returns an
+   * unsubscribe function.
+   */
+  onChange(listener: () => void | Promise<void>): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
   /**
    * Validates and applies `text`. A valid config replaces the one in force, is
    * persisted on STATE when mounted, and moves a node in maintenance to running.
    * An invalid one changes nothing but ConfigStatus (nothing at all with
    * `recordInvalid: false`, for callers that get the errors back). `dryRun` only validates.
+   * `publicSource` names a place every process can read (the kernel command
+   * line): a config there holding the CA key is refused.
    */
   async apply(
     text: string,
     source: string,
-    options: { dryRun?: boolean; recordInvalid?: boolean } = {},
+    options: { dryRun?: boolean; recordInvalid?: boolean; publicSource?: string } = {},
   ): Promise<ConfigLoad> {
     if (options.dryRun || options.recordInvalid === false) {
       const r = parseMachineConfig(text, source);
       if (!r.ok) return { state: "invalid", errors: r.errors };
       if (options.dryRun) return { state: "valid", config: r.config };
     }
-    const r = await applyConfigText(this.machined.store, text, source);
-    if (r.state !== "valid") return r;
+    const r = await applyConfigText(this.machined.store, text, source, options);
+    if (r.state !== "valid") {
+      // A config refused for a leaked CA key never lends its CA (node/ca_source.ts).
+      if (r.state === "invalid" && !options.publicSource) {
+        this.#rejected = text;
+        await this.#changed();
+      }
+      return r;
+    }
     this.#text = text;
+    this.#config = r.config;
     await this.#persist();
     if (this.machined.stage.get() === "maintenance") this.machined.stage.set("running");
+    await this.#changed();
     return r;
   }
 
@@ -65,6 +105,7 @@ export class ConfigKeeper {
     } catch (e) {
       if (!(e instanceof Deno.errors.NotFound)) throw e;
     }
+    this.#stateText = onState;
     if (onState !== undefined && onState !== this.#text) {
       const r = await this.apply(onState, path);
       if (r.state === "valid") {
@@ -77,12 +118,24 @@ export class ConfigKeeper {
       );
     }
     await this.#persist();
+    await this.#changed();
   }
 
   async #persist(): Promise<void> {
     if (!this.#stateDir || this.#text === undefined) return;
     await writeFileAtomic(join(this.#stateDir, "config.yaml"), this.#text, { mode: 0o600 });
+    this.#stateText = this.#text;
     this.machined.logger.info("config", "config persisted on STATE");
+  }
+
+  async #changed(): Promise<void> {
+    for (const l of this.#listeners) {
+      try {
+        await l();
+      } catch (e) {
+        this.machined.logger.error("config", "a config listener failed", { error: e });
+      }
+    }
   }
 }
 

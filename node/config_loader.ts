@@ -16,6 +16,7 @@ import {
   type MachineStore,
 } from "../resources/mod.ts";
 import type { MachineConfig } from "../config/schema/machine_config.ts";
+import { forbiddenSecretError } from "./config_secrets.ts";
 
 /** The owner of MachineConfig and ConfigStatus. */
 export const CONFIG_OWNER = "config.Loader";
@@ -26,12 +27,29 @@ export type ConfigLoad =
   | { state: "invalid"; errors: ConfigError[] }
   | { state: "missing" };
 
+/** Options of {@link applyConfigText}. */
+export interface ApplyConfigTextOptions {
+  /**
+   * The text came from a place every process can read (the kernel command
+   * line): a CA private key in it refuses the whole config.
+   */
+  publicSource?: string;
+}
+
 /** Parses `text` (from `source`) and records the outcome in the store. */
 export async function applyConfigText(
   store: MachineStore,
   text: string,
   source: string,
+  options: ApplyConfigTextOptions = {},
 ): Promise<ConfigLoad> {
+  const secret = options.publicSource
+    ? forbiddenSecretError(text, source, options.publicSource)
+    : undefined;
+  if (secret) {
+    await writeStatus(store, { state: "invalid", source, errors: [toIssue(secret)] });
+    return { state: "invalid", errors: [secret] };
+  }
   const parsed = parseMachineConfig(text, source);
   if (!parsed.ok) {
     await writeStatus(store, { state: "invalid", source, errors: parsed.errors.map(toIssue) });

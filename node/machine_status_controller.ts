@@ -32,6 +32,8 @@ export function machineStatusController(
     stage: StageCell;
     pid1: boolean;
     mode: "node" | "dev";
+    /** Conditions raised outside the controllers. @default none */
+    conditions?: () => readonly UnmetCondition[];
     controllers: () => ReadonlyArray<{ name: string; spec: ControllerStatusSpec }>;
   },
 ): MachineController {
@@ -44,7 +46,10 @@ export function machineStatusController(
       const controllers = deps.controllers().filter((c) => c.name !== MACHINE_STATUS_CONTROLLER);
       await ctx.apply(
         { type: MACHINE_STATUS, namespace: "runtime", id: MACHINE_STATUS_ID },
-        machineStatus(deps.stage.get(), config, controllers, deps),
+        machineStatus(deps.stage.get(), config, controllers, {
+          ...deps,
+          extra: deps.conditions?.() ?? [],
+        }),
       );
     },
   };
@@ -55,7 +60,7 @@ export function machineStatus(
   stage: MachineStage,
   config: ConfigStatusSpec | undefined,
   controllers: ReadonlyArray<{ name: string; spec: ControllerStatusSpec }>,
-  facts: { pid1: boolean; mode: "node" | "dev" },
+  facts: { pid1: boolean; mode: "node" | "dev"; extra?: readonly UnmetCondition[] },
 ): MachineStatusSpec {
   const unmet: UnmetCondition[] = [];
   if (!config) unmet.push({ name: "config", reason: "no machine config loaded yet" });
@@ -74,6 +79,7 @@ export function machineStatus(
       unmet.push({ name: `controller/${c.name}`, reason: c.spec.lastError || "failing" });
     }
   }
+  unmet.push(...(facts.extra ?? []));
   if (stage === "booting") unmet.push({ name: "boot", reason: "boot sequence still running" });
   return {
     stage,

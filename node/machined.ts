@@ -10,6 +10,7 @@ import { type Clock, ControllerRuntime, Store, systemClock } from "../runtime/mo
 import { controllerStatusPublisher } from "./controller_status.ts";
 import { MACHINE_STATUS_CONTROLLER, machineStatusController } from "./machine_status_controller.ts";
 import { StageCell } from "./stage.ts";
+import { ConditionCell } from "./conditions.ts";
 
 /** How machined runs: as a node's PID 1, or unprivileged on a laptop. */
 export type RunMode = "node" | "dev";
@@ -30,10 +31,13 @@ export class Machined {
   readonly runtime: ControllerRuntime<ResourceSpecs>;
   readonly events = new EventBus();
   readonly stage = new StageCell();
+  /** Unmet conditions raised outside the controllers (shown in MachineStatus). */
+  readonly conditions = new ConditionCell();
   readonly logger: Logger & { ring: LogRing };
   readonly mode: RunMode;
   readonly pid1: boolean;
   #unsubscribeStage?: () => void;
+  #unsubscribeConditions?: () => void;
   #started = false;
 
   constructor(options: MachinedOptions) {
@@ -68,6 +72,7 @@ export class Machined {
       stage: this.stage,
       pid1: options.pid1,
       mode: options.mode,
+      conditions: () => this.conditions.list(),
       controllers: () =>
         this.store.list(CONTROLLER_STATUS).map((r) => ({ name: r.metadata.id, spec: r.spec })),
     }));
@@ -86,12 +91,16 @@ export class Machined {
       this.events.emit("phase", "machine", stage, `machine stage is now ${stage}`);
       this.runtime.trigger(MACHINE_STATUS_CONTROLLER);
     });
+    this.#unsubscribeConditions = this.conditions.onChange(() =>
+      this.runtime.trigger(MACHINE_STATUS_CONTROLLER)
+    );
     this.runtime.start();
   }
 
   /** Stops the controllers gracefully. */
   async stop(): Promise<void> {
     this.#unsubscribeStage?.();
+    this.#unsubscribeConditions?.();
     await this.runtime.stop();
   }
 }
