@@ -68,6 +68,23 @@ export async function warmDenoDir(o: WarmOptions): Promise<WarmResult> {
   const source = await Deno.readFile(o.program);
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", source));
   const stable = `/tmp/machined-warm-${Array.from(digest.slice(0, 8), hex).join("")}`;
+  // Two builds (or tests) warming the same program share that path: hold it alone.
+  const lock = await Deno.open(`${stable}.lock`, { create: true, write: true });
+  await lock.lock(true);
+  try {
+    return await warmAt(o, denoDir, stable, source);
+  } finally {
+    await lock.unlock();
+    lock.close();
+  }
+}
+
+async function warmAt(
+  o: WarmOptions,
+  denoDir: string,
+  stable: string,
+  source: Uint8Array,
+): Promise<WarmResult> {
   await Deno.mkdir(stable, { recursive: true });
   const stableProgram = `${stable}/${o.nodePath.split("/").pop()}`;
   await Deno.writeFile(stableProgram, source);
