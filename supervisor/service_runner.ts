@@ -193,7 +193,7 @@ export class ServiceRunner {
       await this.#afterEnd(spec, 0, null, `start failed: ${message(e)}`);
       return;
     }
-    const startedAt = this.host.clock.now();
+    const startedAt = this.host.clock.monotonic();
     const { exit, reason, killedAfterGrace } = await this.#watch(spec, launched);
     await this.#signal(launched.handle.pid, "SIGKILL"); // whatever is left of the group
     const lastExit = {
@@ -204,7 +204,7 @@ export class ServiceRunner {
     };
     this.#set({ pid: null, lastExit });
     if (reason === "unhealthy") {
-      const ranMs = this.host.clock.now() - startedAt;
+      const ranMs = this.host.clock.monotonic() - startedAt;
       await this.#afterEnd(spec, ranMs, exit, STOP_MESSAGES.unhealthy.replace("restarting: ", ""));
       return;
     }
@@ -218,7 +218,7 @@ export class ServiceRunner {
       });
       return;
     }
-    await this.#afterEnd(spec, this.host.clock.now() - startedAt, exit, describeExit(exit));
+    await this.#afterEnd(spec, this.host.clock.monotonic() - startedAt, exit, describeExit(exit));
   }
 
   /** Watches a running process until it exits or something asks it to stop. */
