@@ -28,6 +28,11 @@ export interface ServiceLogsOptions {
   /** Rotation of the files in the log directory. */
   rotation?: RotationOptions;
   now?: () => number;
+  /**
+   * Writing `id`'s log file started failing (`error`) or works again
+   * (undefined); the lines still reach the ring.
+   */
+  onFileHealth?: (id: string, path: string, error: unknown | undefined) => void;
 }
 
 /** Options of {@link ServiceLogs.read}. */
@@ -124,7 +129,12 @@ export class ServiceLogs {
     if (this.#dir === undefined) return undefined;
     let file = this.#files.get(id);
     if (!file) {
-      file = new RotatingLogFile(`${this.#dir}/${id}.log`, this.#options.rotation);
+      const path = `${this.#dir}/${id}.log`;
+      const onFileHealth = this.#options.onFileHealth;
+      file = new RotatingLogFile(path, {
+        ...this.#options.rotation,
+        onHealth: onFileHealth ? (error) => onFileHealth(id, path, error) : undefined,
+      });
       this.#files.set(id, file);
     }
     return file;

@@ -78,6 +78,7 @@ export class ServiceRunner {
       lastExit: null,
       message: "",
       since: host.clock.now(),
+      logFileError: "",
     };
     this.#loop = this.#run();
   }
@@ -377,6 +378,11 @@ export class ServiceRunner {
     this.#ready = ready;
     this.#set({ ...changes, healthy: ready });
     if (flipped) this.host.readinessChanged(this.id);
+  }
+
+  /** Records whether the service's log file can be written (see ServiceStatusSpec.logFileError). */
+  setLogFileError(error: string): void {
+    this.#set({ logFileError: error });
   }
 
   #set(changes: Partial<ServiceStatusSpec>): void {
