@@ -6,7 +6,7 @@
  * a fatal error reboots the node after a delay.
  */
 import { join } from "node:path";
-import { createLogger, type Logger, type LogRing } from "../logs/mod.ts";
+import { createLogger, type Logger, type RingLogger } from "../logs/mod.ts";
 import { nativeBackends, type NodeBackends } from "../node/backends.ts";
 import { Machined } from "../node/machined.ts";
 import { readFirstConfig, recordMissingConfig } from "../node/config_loader.ts";
@@ -65,11 +65,11 @@ export const RUN_PATHS = {
 export interface RunNodeDeps {
   /** The privileged backends (the addon loads here, so this may throw). */
   createBackends: () => NodeBackends;
-  bootNode: (backends: NodeBackends, logger: Logger & { ring: LogRing }) => Promise<PowerAction>;
+  bootNode: (backends: NodeBackends, logger: RingLogger) => Promise<PowerAction>;
   fatalReboot: (error: unknown, power: PowerBackend, logger: Logger) => Promise<unknown>;
   /** The power backend for the fatal path when `createBackends` itself threw. */
   fallbackPower: () => PowerBackend;
-  createLogger: () => Logger & { ring: LogRing };
+  createLogger: () => RingLogger;
   installGuards: (logger: Logger) => void;
   /** What PID 1 does once there is nothing left to do: idle forever. */
   idle: () => Promise<void>;
@@ -135,7 +135,7 @@ function fallbackPower(deps: RunNodeDeps, logger: Logger): PowerBackend {
 /** Boots the node and resolves when a shutdown has been carried out. */
 export async function bootNode(
   backends: NodeBackends,
-  logger: Logger & { ring: LogRing },
+  logger: RingLogger,
 ): Promise<PowerAction> {
   const started = performance.now();
   const machined = new Machined({

@@ -4,7 +4,7 @@
  * these, registers the domain controllers, and starts it.
  */
 import { EventBus } from "../events/mod.ts";
-import { createLogger, type Logger, type LogRing } from "../logs/mod.ts";
+import { createLogger, type RingLogger } from "../logs/mod.ts";
 import { CONTROLLER_STATUS, type MachineController, type ResourceSpecs } from "../resources/mod.ts";
 import { type Clock, ControllerRuntime, Store, systemClock } from "../runtime/mod.ts";
 import { controllerStatusPublisher } from "./controller_status.ts";
@@ -19,7 +19,7 @@ export interface MachinedOptions {
   mode: RunMode;
   pid1: boolean;
   clock?: Clock;
-  logger?: Logger & { ring: LogRing };
+  logger?: RingLogger;
   /** Domain controllers to run besides the core ones. */
   controllers?: readonly MachineController[];
 }
@@ -30,7 +30,7 @@ export class Machined {
   readonly runtime: ControllerRuntime<ResourceSpecs>;
   readonly events = new EventBus();
   readonly stage = new StageCell();
-  readonly logger: Logger & { ring: LogRing };
+  readonly logger: RingLogger;
   readonly mode: RunMode;
   readonly pid1: boolean;
   #unsubscribeStage?: () => void;

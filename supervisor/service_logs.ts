@@ -49,6 +49,7 @@ export class ServiceLogs {
   #rings = new Map<string, LogRing>();
   #files = new Map<string, RotatingLogFile>();
   #dir?: string;
+  #ringLines?: number;
   readonly #options: ServiceLogsOptions;
 
   constructor(options: ServiceLogsOptions = {}) {
@@ -76,11 +77,25 @@ export class ServiceLogs {
     }
   }
 
+  /** Lines kept per service ring. */
+  get ringLines(): number {
+    return this.#ringLines ?? this.#options.ringLines ?? 2000;
+  }
+
+  /**
+   * Changes the lines kept per service, live: every existing ring is resized
+   * (shrinking keeps the newest lines) and new rings get the new size.
+   */
+  setRingLines(lines: number): void {
+    this.#ringLines = lines;
+    for (const ring of this.#rings.values()) ring.resize(lines);
+  }
+
   /** The ring of `id`, created on first use. */
   ring(id: string): LogRing {
     let ring = this.#rings.get(id);
     if (!ring) {
-      ring = new LogRing(this.#options.ringLines ?? 2000, this.#options.now);
+      ring = new LogRing(this.ringLines, this.#options.now);
       this.#rings.set(id, ring);
     }
     return ring;

@@ -172,6 +172,11 @@ export class Supervisor {
     return this.#logs.read(id, options);
   }
 
+  /** Lines kept in memory per service (`machine.logging.ring_lines`), applied live to every ring. */
+  setRingLines(lines: number): void {
+    this.#logs.setRingLines(lines);
+  }
+
   /** Starts (or stops) writing service logs to files under `dir`, e.g. /var/log. */
   setLogDirectory(dir: string | undefined): Promise<void> {
     return this.#logs.setDirectory(dir);
