@@ -65,6 +65,7 @@ export class FakeServiceControl implements ServiceControl {
         lastExit: null,
         message: "",
         since: 1_700_000_000_000,
+        logFileError: "",
         ...status,
       },
     });

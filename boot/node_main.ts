@@ -5,7 +5,8 @@
  * then the controllers, then wait for a shutdown request. PID 1 never exits:
  * a fatal error reboots the node after a delay.
  */
-import { createLogger, type Logger, type LogRing } from "../logs/mod.ts";
+import { join } from "node:path";
+import { createLogger, type Logger, type RingLogger } from "../logs/mod.ts";
 import { nativeBackends, type NodeBackends } from "../node/backends.ts";
 import { Machined } from "../node/machined.ts";
 import { readFirstConfig, recordMissingConfig } from "../node/config_loader.ts";
@@ -19,6 +20,7 @@ import type { MachineConfig } from "../config/mod.ts";
 import { configCandidates, parseCmdline } from "./cmdline.ts";
 import { delegateCgroupControllers, EARLY_MOUNTS, mountEarly } from "./early_mounts.ts";
 import { fatalReboot, installPid1Guards } from "./pid1_guard.ts";
+import { NativePowerBackend, type PowerBackend } from "../platform/power/mod.ts";
 import { runSequence, task } from "./sequence.ts";
 import { type PowerAction, shutdownNode } from "./shutdown.ts";
 import { nodeActions } from "../node/node_actions.ts";
@@ -34,6 +36,19 @@ export const IMAGE_PATHS = {
   apidDenoDir: "/machined/deno-apid",
 } as const;
 
+/**
+ * Deadlines of the boot steps. An optional step that overruns is left behind;
+ * a required one (the early mounts, the config) fails boot to the fatal path.
+ */
+export const BOOT_DEADLINES_MS = {
+  mountFilesystems: 30_000,
+  cgroups: 10_000,
+  ctrlAltDel: 5_000,
+  cmdline: 5_000,
+  imageModules: 60_000,
+  loadConfig: 60_000,
+} as const;
+
 /** Runtime directories machined owns. */
 export const RUN_PATHS = {
   root: "/run/machined",
@@ -41,25 +56,81 @@ export const RUN_PATHS = {
   apidPki: "/run/machined/apid-pki",
 } as const;
 
-/** The PID 1 entry: never returns while the machine runs. */
-export async function runNode(): Promise<number> {
-  const logger = createLogger();
-  installPid1Guards(logger);
-  const backends = nativeBackends();
+/** What {@link runNode} is made of; tests replace pieces to drive PID 1's failure paths. */
+export interface RunNodeDeps {
+  /** The privileged backends (the addon loads here, so this may throw). */
+  createBackends: () => NodeBackends;
+  bootNode: (backends: NodeBackends, logger: RingLogger) => Promise<PowerAction>;
+  fatalReboot: (error: unknown, power: PowerBackend, logger: Logger) => Promise<unknown>;
+  /** The power backend for the fatal path when `createBackends` itself threw. */
+  fallbackPower: () => PowerBackend;
+  createLogger: () => RingLogger;
+  installGuards: (logger: Logger) => void;
+  /** What PID 1 does once there is nothing left to do: idle forever. */
+  idle: () => Promise<void>;
+}
+
+const RUN_NODE_DEPS: RunNodeDeps = {
+  createBackends: nativeBackends,
+  bootNode,
+  fatalReboot,
+  fallbackPower: () => new NativePowerBackend(),
+  createLogger: () => createLogger(),
+  installGuards: installPid1Guards,
+  idle: async () => {
+    for (;;) await new Promise((r) => setTimeout(r, 3_600_000));
+  },
+};
+
+/**
+ * The PID 1 entry: never returns while the machine runs. Everything after the
+ * logger (guards, backends, boot, shutdown) runs inside one guard, so nothing
+ * in PID 1's start can throw past it: any error goes to the fatal path (a
+ * reboot after a delay), never out of PID 1 (a kernel panic).
+ */
+export async function runNode(overrides: Partial<RunNodeDeps> = {}): Promise<number> {
+  const deps = { ...RUN_NODE_DEPS, ...overrides };
+  const logger = deps.createLogger();
+  let backends: NodeBackends | undefined;
   try {
-    const action = await bootNode(backends, logger);
+    deps.installGuards(logger);
+    backends = deps.createBackends();
+    const action = await deps.bootNode(backends, logger);
     logger.info("pid1", `machine going down: ${action}`);
   } catch (e) {
-    await fatalReboot(e, backends.power, logger);
+    try {
+      await deps.fatalReboot(e, backends?.power ?? fallbackPower(deps, logger), logger);
+    } catch (fatal) {
+      logger.error("pid1", "the fatal path failed", { error: fatal });
+    }
   }
   // reboot(2) does not return; if it somehow did, idle rather than exit.
-  for (;;) await new Promise((r) => setTimeout(r, 3_600_000));
+  await deps.idle();
+  return 1;
+}
+
+/** A power backend for the fatal path; one whose calls fail when even that cannot load. */
+function fallbackPower(deps: RunNodeDeps, logger: Logger): PowerBackend {
+  try {
+    return deps.fallbackPower();
+  } catch (e) {
+    logger.error("pid1", "no power backend: cannot reboot", { error: e });
+    const fail = () => Promise.reject(e);
+    return {
+      sync: fail,
+      restart: fail,
+      powerOff: fail,
+      halt: fail,
+      kexec: fail,
+      setCtrlAltDel: fail,
+    };
+  }
 }
 
 /** Boots the node and resolves when a shutdown has been carried out. */
 export async function bootNode(
   backends: NodeBackends,
-  logger: Logger & { ring: LogRing },
+  logger: RingLogger,
 ): Promise<PowerAction> {
   const started = performance.now();
   const machined = new Machined({
@@ -89,7 +160,7 @@ export async function bootNode(
       tasks: [task("mountFilesystems", async () => {
         const mounted = await mountEarly(backends.mount);
         logger.info("boot", "mounted", { targets: mounted.join(",") });
-      })],
+      }, { deadlineMs: BOOT_DEADLINES_MS.mountFilesystems })],
     },
     {
       name: "kernel",
@@ -97,12 +168,18 @@ export async function bootNode(
         task("cgroups", async () => {
           const c = await delegateCgroupControllers();
           logger.info("boot", "cgroup controllers delegated", { controllers: c.join(",") });
-        }, { optional: true }),
-        task("ctrlAltDel", () => backends.power.setCtrlAltDel("signal"), { optional: true }),
+        }, { optional: true, deadlineMs: BOOT_DEADLINES_MS.cgroups }),
+        task("ctrlAltDel", () => backends.power.setCtrlAltDel("signal"), {
+          optional: true,
+          deadlineMs: BOOT_DEADLINES_MS.ctrlAltDel,
+        }),
         task("cmdline", async () => {
           cmdline = parseCmdline(await Deno.readTextFile("/proc/cmdline"));
-        }, { optional: true }),
-        task("imageModules", () => loadImageModules(backends, logger), { optional: true }),
+        }, { optional: true, deadlineMs: BOOT_DEADLINES_MS.cmdline }),
+        task("imageModules", () => loadImageModules(backends, logger), {
+          optional: true,
+          deadlineMs: BOOT_DEADLINES_MS.imageModules,
+        }),
       ],
     },
     {
@@ -126,7 +203,7 @@ export async function bootNode(
             errors: loaded.errors.map((e) => e.format()).join("; "),
           });
         }
-      })],
+      }, { deadlineMs: BOOT_DEADLINES_MS.loadConfig })],
     },
   ], { events, logger });
 

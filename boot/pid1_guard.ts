@@ -18,6 +18,9 @@ export function installPid1Guards(logger: Logger): void {
   });
 }
 
+/** How long the fatal path waits for sync(2) before it reboots anyway. */
+export const FATAL_SYNC_DEADLINE_MS = 30_000;
+
 /**
  * The last resort: print why to the console, wait so a human can read it, then
  * reboot. Never returns.
@@ -32,7 +35,8 @@ export async function fatalReboot(
   console.error(`machined: FATAL: ${describe(error)}\nmachined: rebooting in ${delayMs / 1000} s`);
   await new Promise((r) => setTimeout(r, delayMs));
   try {
-    await power.sync();
+    // A hung sync (a stuck device) must not keep the node from rebooting.
+    await Promise.race([power.sync(), new Promise((r) => setTimeout(r, FATAL_SYNC_DEADLINE_MS))]);
     await power.restart();
   } catch (e) {
     logger.error("pid1", "reboot failed", { error: describe(e) });

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { EventBus } from "../events/mod.ts";
 import { createLogger } from "../logs/mod.ts";
-import { runSequence, SequenceError, task } from "./sequence.ts";
+import { FakeClock } from "../runtime/clock.ts";
+import { DeadlineError, runSequence, SequenceError, task } from "./sequence.ts";
 
 const deps = () => ({ events: new EventBus(), logger: createLogger({ console: false }) });
 
@@ -52,4 +53,53 @@ Deno.test("a required task failure stops the sequence with context; optional one
   );
   assert.equal(ran, false);
   assert.ok(d.events.history().some((e) => e.subject === "optional" && e.action === "failed"));
+});
+
+Deno.test("an optional task past its deadline is reported as overran and the sequence goes on", async () => {
+  const d = deps();
+  const clock = new FakeClock();
+  let aborted: unknown;
+  let after = false;
+  const done = runSequence("shutdown", [
+    {
+      name: "stop",
+      tasks: [task("hung", (signal) =>
+        new Promise<void>(() => {
+          signal.addEventListener("abort", () => (aborted = signal.reason));
+        }), { optional: true, deadlineMs: 5_000 })],
+    },
+    { name: "sync", tasks: [task("sync", () => void (after = true))] },
+  ], { ...d, clock });
+  await clock.waitForSleepers(1);
+  await clock.advance(5_000);
+  await done;
+  assert.ok(after, "the next phase ran");
+  assert.ok(aborted instanceof DeadlineError, "the hung task's signal was aborted");
+  const overran = d.events.history().find((e) => e.action === "overran");
+  assert.equal(overran?.subject, "hung");
+  assert.equal(overran?.fields?.deadlineMs, "5000");
+});
+
+Deno.test("a required task past its deadline fails the sequence with a DeadlineError", async () => {
+  const d = deps();
+  const clock = new FakeClock();
+  const done = runSequence("boot", [
+    {
+      name: "config",
+      tasks: [task("loadConfig", () => new Promise(() => {}), { deadlineMs: 10 })],
+    },
+  ], { ...d, clock });
+  await clock.waitForSleepers(1);
+  await clock.advance(10);
+  await assert.rejects(
+    () => done,
+    (e: unknown) =>
+      e instanceof SequenceError && e.task === "loadConfig" && e.cause instanceof DeadlineError,
+  );
+});
+
+Deno.test("a task that settles in time cancels its deadline (no timer left behind)", async () => {
+  const d = deps();
+  await runSequence("boot", [{ name: "p", tasks: [task("quick", () => {})] }], d);
+  assert.ok(!d.events.history().some((e) => e.action === "overran"));
 });

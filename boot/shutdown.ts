@@ -2,14 +2,42 @@
  * The shutdown sequence, shared by SIGTERM/SIGINT/Ctrl-Alt-Del and the Reboot
  * and Shutdown RPCs: stop services in reverse dependency order (while the API
  * still answers, so a grace-period kill is visible), stop apid, stop the
- * controllers, close what they leave (service log files, DHCP leases), sync, unmount in reverse order (detaching what stays busy), and
- * finally reboot(2). Every step is best effort: a failing step is reported and
- * the machine still goes down.
+ * controllers, close what they leave (service log files, DHCP leases), sync,
+ * unmount in reverse order (detaching what stays busy), and finally reboot(2).
+ * Every step is best effort and has a deadline ({@link SHUTDOWN_DEADLINES_MS}):
+ * a failing or hung step is reported (`failed`, or `overran`) and the machine
+ * still syncs and goes down.
  */
 import type { MountBackend } from "../platform/mount/mod.ts";
 import type { PowerBackend } from "../platform/power/mod.ts";
 import type { Machined } from "../node/machined.ts";
+import type { Clock } from "../runtime/clock.ts";
 import { runSequence, task } from "./sequence.ts";
+
+/** The shutdown steps, in order. */
+export type ShutdownStep =
+  | "stopServices"
+  | "stopApi"
+  | "stopControllers"
+  | "afterControllers"
+  | "sync"
+  | "unmount"
+  | "syncAgain";
+
+/**
+ * How long each step may take before it is abandoned. stopServices covers the
+ * services' grace periods (SIGTERM, then SIGKILL) in reverse dependency order;
+ * a hung sync is abandoned too, since reboot(2) must still be reached.
+ */
+export const SHUTDOWN_DEADLINES_MS: Readonly<Record<ShutdownStep, number>> = {
+  stopServices: 90_000,
+  stopApi: 10_000,
+  stopControllers: 15_000,
+  afterControllers: 15_000,
+  sync: 30_000,
+  unmount: 30_000,
+  syncAgain: 30_000,
+};
 
 /** What ends the sequence. */
 export type PowerAction = "reboot" | "poweroff";
@@ -29,6 +57,10 @@ export interface ShutdownDeps {
   keepMounted: readonly string[];
   /** Skip reboot(2) (tests). */
   dryRun?: boolean;
+  /** Overrides of {@link SHUTDOWN_DEADLINES_MS} (tests). */
+  deadlinesMs?: Partial<Record<ShutdownStep, number>>;
+  /** The clock deadlines run on. @default systemClock */
+  clock?: Clock;
 }
 
 /** Mount points to unmount, deepest and latest first. Pure. */
@@ -48,31 +80,38 @@ export async function shutdownNode(action: PowerAction, deps: ShutdownDeps): Pro
   const { machined } = deps;
   machined.stage.set(action === "reboot" ? "rebooting" : "shuttingDown");
   machined.events.emit("power", action, "started", `${action} requested`);
-  const optional = { optional: true };
+  const limits = { ...SHUTDOWN_DEADLINES_MS, ...deps.deadlinesMs };
+  const step = (name: ShutdownStep) => ({ optional: true, deadlineMs: limits[name] });
   try {
     await runSequence(action, [
       {
         name: "stopServices",
-        tasks: deps.stopServices ? [task("stopServices", deps.stopServices, optional)] : [],
+        tasks: deps.stopServices
+          ? [task("stopServices", deps.stopServices, step("stopServices"))]
+          : [],
       },
-      { name: "stopApi", tasks: deps.stopApi ? [task("stopApi", deps.stopApi, optional)] : [] },
+      {
+        name: "stopApi",
+        tasks: deps.stopApi ? [task("stopApi", deps.stopApi, step("stopApi"))] : [],
+      },
       {
         name: "stopControllers",
-        tasks: [task("stopControllers", () => machined.stop(), optional)],
+        tasks: [task("stopControllers", () => machined.stop(), step("stopControllers"))],
       },
       {
         // Closes what still holds the volumes (service log files) and sends DHCP releases.
         name: "afterControllers",
         tasks: deps.afterControllers
-          ? [task("afterControllers", deps.afterControllers, optional)]
+          ? [task("afterControllers", deps.afterControllers, step("afterControllers"))]
           : [],
       },
-      { name: "sync", tasks: [task("sync", () => deps.power.sync(), optional)] },
+      { name: "sync", tasks: [task("sync", () => deps.power.sync(), step("sync"))] },
       {
         name: "unmount",
-        tasks: [task("unmount", async () => {
+        tasks: [task("unmount", async (signal) => {
           const order = unmountOrder(await deps.mount.mounts(), deps.keepMounted);
           for (const target of order) {
+            if (signal.aborted) break; // overran: the rest is left to reboot(2)
             try {
               const how = await deps.mount.unmount(target, { detach: true });
               machined.logger.info("shutdown", `unmounted ${target}`, { how });
@@ -80,10 +119,10 @@ export async function shutdownNode(action: PowerAction, deps: ShutdownDeps): Pro
               machined.logger.warn("shutdown", `cannot unmount ${target}`, { error: e });
             }
           }
-        }, optional)],
+        }, step("unmount"))],
       },
-      { name: "syncAgain", tasks: [task("sync", () => deps.power.sync(), optional)] },
-    ], { events: machined.events, logger: machined.logger });
+      { name: "syncAgain", tasks: [task("sync", () => deps.power.sync(), step("syncAgain"))] },
+    ], { events: machined.events, logger: machined.logger, clock: deps.clock });
   } catch (e) {
     machined.logger.error("shutdown", "sequence failed; going down anyway", { error: e });
   }

@@ -73,3 +73,32 @@ Deno.test("shutdown stops services before the API, syncs, unmounts, then reboots
   ]);
   assert.ok(power.syncs >= 2, "synced before and after unmounting");
 });
+
+Deno.test("shutdown with a hung stopServices and a hung unmount still syncs and reboots in bounded time", async () => {
+  const machined = new Machined({
+    mode: "node",
+    pid1: true,
+    logger: createLogger({ console: false }),
+  });
+  machined.start();
+  const power = new FakePowerBackend();
+  const mount = new FakeMountBackend();
+  // A stuck unmount: listing the mounts never returns.
+  mount.mounts = () => new Promise(() => {});
+  const t0 = performance.now();
+  void shutdownNode("poweroff", {
+    machined,
+    power,
+    mount,
+    stopServices: () => new Promise(() => {}), // an unkillable service
+    keepMounted: ["/proc", "/sys", "/dev"],
+    deadlinesMs: { stopServices: 50, unmount: 50 },
+  });
+  assert.equal(await power.ended(), "powered-off");
+  const ms = performance.now() - t0;
+  assert.ok(ms < 2_000, `went down in ${ms.toFixed(0)} ms`);
+  assert.ok(power.syncs >= 2, "synced before and after the hung unmount");
+  const overran = machined.events.history().filter((e) => e.action === "overran")
+    .map((e) => e.subject);
+  assert.deepEqual(overran, ["stopServices", "unmount"]);
+});

@@ -124,6 +124,8 @@ async function run(cmd: string, args: string[]): Promise<void> {
 interface Ev {
   seq: number;
   time: number;
+  /** machined's monotonic milliseconds: differences are durations, across clock steps. */
+  monoMs: number;
   kind: string;
   subject: string;
   action: string;
@@ -157,6 +159,7 @@ class NodeApi {
         this.events.push({
           seq: Number(e.seq),
           time: e.time ? timestampDate(e.time).getTime() : 0,
+          monoMs: e.monoMs,
           kind: e.kind,
           subject: e.subject,
           action: e.action,
@@ -278,17 +281,11 @@ async function getJson(config: string, port: number, ...args: string[]) {
 }
 
 /**
- * Wall-clock events across a clock step: `b.time - a.time`, less the step
- * when the `stepped` event lies between them.
+ * The time from event `a` to event `b` on machined's monotonic clock. Their
+ * wall-clock `time`s are no measure: the SNTP step between them moves it.
  */
-function elapsedMs(events: Ev[], a: Ev, b: Ev): number {
-  let d = b.time - a.time;
-  for (const s of events) {
-    if (s.action !== "stepped" || s.seq <= a.seq || s.seq > b.seq) continue;
-    const m = /stepped by (-?[\d.]+) ms/.exec(s.message);
-    if (m) d -= Number(m[1]);
-  }
-  return Math.round(d);
+function elapsedMs(a: Ev, b: Ev): number {
+  return Math.round(b.monoMs - a.monoMs);
 }
 
 const byId = (rs: Array<{ id: string; spec: Record<string, unknown> }>, id: string) =>
@@ -428,7 +425,7 @@ Deno.test({
         (e) => e.subject === "dhcp/eth0" && e.action === "acquired",
         "dhcp acquired",
       );
-      figures.machinedStartToDhcpLeaseMs = elapsedMs(a.events, boot, acquired);
+      figures.machinedStartToDhcpLeaseMs = elapsedMs(boot, acquired);
     });
 
     await step(
@@ -471,7 +468,7 @@ Deno.test({
           (e) => e.subject === "mount /var" && e.action === "done",
           "/var mounted",
         );
-        figures.provisioningMs = elapsedMs(a.events, decided, mounted);
+        figures.provisioningMs = elapsedMs(decided, mounted);
       },
     );
 
@@ -556,8 +553,8 @@ Deno.test({
         "/var mounted",
       );
       assert.ok(varReady.seq < cStart.seq, "no service starts before /var is mounted");
-      figures.containerdStartToRuntimeReadyMs = elapsedMs(a.events, cStart, cReady);
-      figures.runtimeReadyToPayloadStartMs = elapsedMs(a.events, cReady, pStart);
+      figures.containerdStartToRuntimeReadyMs = elapsedMs(cStart, cReady);
+      figures.runtimeReadyToPayloadStartMs = elapsedMs(cReady, pStart);
 
       const deadline = Date.now() + 60_000;
       let logs = { code: 1, out: "", err: "" };
@@ -608,7 +605,7 @@ Deno.test({
       const down = a.events.find((x) =>
         x.seq > seqBefore && x.subject === "containerd" && x.action !== "ready"
       );
-      if (down) figures.containerdRestartToReadyMs = elapsedMs(a.events, down, back);
+      if (down) figures.containerdRestartToReadyMs = elapsedMs(down, back);
     });
 
     await step("apply a config over the API (persisted on STATE)", async () => {

@@ -22,8 +22,14 @@ export type MachineEventKind =
 export interface MachineEvent {
   /** Monotonic sequence number, from 1. */
   readonly seq: number;
-  /** Epoch milliseconds. */
+  /** Epoch milliseconds (wall clock: it jumps when the clock is stepped). */
   readonly time: number;
+  /**
+   * Milliseconds on machined's monotonic clock (`performance.now()`, from its
+   * start): the difference of two events' `monoMs` is a true duration, across
+   * clock steps.
+   */
+  readonly monoMs: number;
   readonly kind: MachineEventKind;
   /** The phase, task, service or controller the event concerns. */
   readonly subject: string;
@@ -52,7 +58,11 @@ export class EventBus {
   #subscribers = new Set<Subscriber>();
   #waiters: Array<{ count: number; resolve: () => void }> = [];
 
-  constructor(readonly historySize = 1000, readonly now: () => number = Date.now) {}
+  constructor(
+    readonly historySize = 1000,
+    readonly now: () => number = Date.now,
+    readonly monotonic: () => number = () => performance.now(),
+  ) {}
 
   /** Records and fans out an event; returns it with its sequence number. */
   emit(
@@ -65,6 +75,7 @@ export class EventBus {
     const event: MachineEvent = Object.freeze({
       seq: ++this.#seq,
       time: this.now(),
+      monoMs: this.monotonic(),
       kind,
       subject,
       action,
@@ -162,6 +173,7 @@ class Subscriber implements AsyncIterableIterator<MachineEvent> {
       const value: MachineEvent = Object.freeze({
         seq: 0,
         time: this.now(),
+        monoMs: performance.now(),
         kind: "overflow",
         subject: "",
         action: "dropped",

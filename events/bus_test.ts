@@ -56,3 +56,15 @@ Deno.test("aborting the signal ends a waiting subscriber", async () => {
   abort.abort();
   assert.equal((await pending).done, true);
 });
+
+Deno.test("events carry a monotonic time: durations between them survive a wall-clock step", () => {
+  let wall = Date.UTC(2026, 0, 1);
+  let mono = 1_000;
+  const bus = new EventBus(100, () => wall, () => mono);
+  const a = bus.emit("task", "provision", "started");
+  wall -= 3_600_000; // SNTP steps the clock back an hour
+  mono += 250;
+  const b = bus.emit("task", "provision", "done");
+  assert.equal(b.time - a.time, -3_600_000, "wall-clock differences are not durations");
+  assert.equal(b.monoMs - a.monoMs, 250);
+});

@@ -55,8 +55,8 @@ async function shutdownOverApi(vm: Vm, clientConfig: string, timeoutMs: number):
     console.error(`[down] Shutdown over the API failed (${(e as Error).message}); using QMP`);
     return false;
   }
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
     if (!(await isRunning(vm.state.pid))) return true;
     await new Promise((r) => setTimeout(r, 500));
   }

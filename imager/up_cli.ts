@@ -111,9 +111,9 @@ if (import.meta.main) {
 /** Calls Version until it succeeds; returns the node's hostname. */
 async function waitForApi(clientConfig: string, port: number, timeoutMs: number): Promise<string> {
   const creds = resolveCredentials(await readClientConfig(clientConfig));
-  const deadline = Date.now() + timeoutMs;
+  const deadline = performance.now() + timeoutMs;
   let last: unknown;
-  while (Date.now() < deadline) {
+  while (performance.now() < deadline) {
     const client = createMachineClient({ ...creds, endpoint: `127.0.0.1:${port}` });
     try {
       const v = await client.api.version({}, { timeoutMs: 5_000 });

@@ -25,13 +25,23 @@ export function formatFields(fields: Record<string, unknown> = {}): string {
     .join(" ");
 }
 
+/** machined's logger: its ring, and a level that can change while it runs. */
+export interface RingLogger extends Logger {
+  readonly ring: LogRing;
+  /** The least severe level written (`machine.logging.level`). */
+  readonly level: Level;
+  /** Changes the level from the next message on. */
+  setLevel(level: Level): void;
+}
+
 /** Creates the logger; `console` may be silenced for tests. */
 export function createLogger(
   options: { ring?: LogRing; console?: boolean; minLevel?: Level } = {},
-): Logger & { ring: LogRing } {
+): RingLogger {
   const ring = options.ring ?? new LogRing(5000);
   const order: Record<Level, number> = { debug: 0, info: 1, warn: 2, error: 3 };
-  const min = order[options.minLevel ?? "info"];
+  let level: Level = options.minLevel ?? "info";
+  let min = order[level];
   const log = (
     level: Level,
     subject: string,
@@ -50,6 +60,14 @@ export function createLogger(
   };
   return {
     ring,
+    get level() {
+      return level;
+    },
+    setLevel(next: Level) {
+      if (!(next in order)) throw new RangeError(`unknown log level "${next}"`);
+      level = next;
+      min = order[next];
+    },
     log,
     info: (s, m, f) => log("info", s, m, f),
     warn: (s, m, f) => log("warn", s, m, f),

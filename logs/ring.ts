@@ -18,10 +18,32 @@ export class LogRing {
   #next = 0;
   #seq = 0;
   #followers = new Set<(line: LogLine) => void>();
+  #capacity: number;
 
-  constructor(readonly capacity = 2000, readonly now: () => number = Date.now) {
+  constructor(capacity = 2000, readonly now: () => number = Date.now) {
     if (capacity < 1) throw new RangeError(`LogRing capacity must be at least 1, got ${capacity}`);
+    this.#capacity = capacity;
     this.#lines = new Array(capacity);
+  }
+
+  /** Lines kept. */
+  get capacity(): number {
+    return this.#capacity;
+  }
+
+  /**
+   * Changes how many lines are kept, live: growing keeps every line, shrinking
+   * keeps the newest `capacity`. Followers are unaffected.
+   * @throws RangeError when `capacity` is below 1.
+   */
+  resize(capacity: number): void {
+    if (capacity < 1) throw new RangeError(`LogRing capacity must be at least 1, got ${capacity}`);
+    if (capacity === this.#capacity) return;
+    const kept = this.tail(capacity);
+    this.#capacity = capacity;
+    this.#lines = new Array(capacity);
+    kept.forEach((l, i) => (this.#lines[i] = l));
+    this.#next = kept.length % capacity;
   }
 
   /** Appends a line (overwriting the oldest when full) and notifies followers. */

@@ -20,6 +20,7 @@ import {
 } from "./commands/service.ts";
 import { validateCommand } from "./commands/validate.ts";
 import { versionCommand } from "./commands/version.ts";
+import { suggest } from "../config/suggest.ts";
 import { describeError } from "./errors.ts";
 import { CliError, consoleIo, type Io } from "./io.ts";
 
@@ -58,15 +59,8 @@ export async function runMachinectl(
   options: RunOptions = {},
 ): Promise<number> {
   // Global flags may come before the command: `machinectl --config X get ms`.
-  const { command, rest } = findCommand(argv);
-  if (!command) {
-    if (argv.length === 0 || argv.includes("--help") || argv.includes("-h") || argv[0] === "help") {
-      io.out(help());
-      return argv.length === 0 ? 2 : 0;
-    }
-    io.err(`unknown command "${argv.filter((a) => !a.startsWith("-"))[0] ?? argv[0]}"\n${help()}`);
-    return 2;
-  }
+  const { command, rest, words } = findCommand(argv);
+  if (!command) return noCommand(argv, words, io);
   let parsed;
   try {
     parsed = parseArgs({
@@ -98,7 +92,28 @@ export async function runMachinectl(
   }
 }
 
-function findCommand(argv: readonly string[]): { command?: Command; rest: string[] } {
+/**
+ * No command matched: top-level help when none was named (`--help`, `help`),
+ * else an error naming the unknown word with a did-you-mean, whatever flags
+ * follow it (`machinectl upgrade --help` is an error, not help).
+ */
+function noCommand(argv: readonly string[], words: readonly string[], io: Io): number {
+  if (words.length === 0 || words[0] === "help") {
+    io.out(help());
+    const asked = words[0] === "help" || argv.includes("--help") || argv.includes("-h");
+    return asked ? 0 : 2;
+  }
+  const names = COMMANDS.flatMap((c) => [c.name, ...(c.aliases ?? [])]);
+  const near = suggest(words[0], names.map((n) => n.split(" ")[0])) ??
+    suggest(words.slice(0, 2).join(" "), names);
+  const hint = near ? `; did you mean "${near}"?` : "";
+  io.err(`unknown command "${words[0]}"${hint}\n${help()}`);
+  return 2;
+}
+
+function findCommand(
+  argv: readonly string[],
+): { command?: Command; rest: string[]; words: string[] } {
   const words: number[] = [];
   for (let i = 0; i < argv.length && words.length < 2; i++) {
     const a = argv[i];
@@ -111,16 +126,20 @@ function findCommand(argv: readonly string[]): { command?: Command; rest: string
   }
   const two = words.length === 2 ? `${argv[words[0]]} ${argv[words[1]]}` : undefined;
   const byTwo = two ? COMMANDS.find((c) => named(c, two)) : undefined;
+  const wordList = words.map((i) => argv[i]);
   if (byTwo) {
     return {
       command: byTwo,
       rest: argv.filter((_, i) => i !== words[0] && i !== words[1]),
+      words: wordList,
     };
   }
   const one = words.length > 0 ? argv[words[0]] : undefined;
   const byOne = one === undefined ? undefined : COMMANDS.find((c) => named(c, one));
-  if (byOne) return { command: byOne, rest: argv.filter((_, i) => i !== words[0]) };
-  return { rest: [...argv] };
+  if (byOne) {
+    return { command: byOne, rest: argv.filter((_, i) => i !== words[0]), words: wordList };
+  }
+  return { rest: [...argv], words: wordList };
 }
 
 function named(c: Command, name: string): boolean {

@@ -94,3 +94,22 @@ Deno.test("gen config writes a valid machine config, secrets and a client config
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("an unknown command is an error with a did-you-mean, whatever flags follow it", async () => {
+  let io = bufferIo();
+  assert.equal(await runMachinectl(["upgrade", "--help"], io), 2);
+  assert.match(io.stderr[0], /^unknown command "upgrade"/);
+  assert.deepEqual(io.stdout, [], "no top-level help on stdout");
+  io = bufferIo();
+  assert.equal(await runMachinectl(["evnets", "-h"], io), 2);
+  assert.match(io.stderr[0], /unknown command "evnets"; did you mean "events"\?/);
+  io = bufferIo();
+  assert.equal(await runMachinectl(["--config", "x.yaml", "rebot", "--help"], io), 2);
+  assert.match(io.stderr[0], /unknown command "rebot"; did you mean "reboot"\?/);
+  io = bufferIo();
+  assert.equal(await runMachinectl(["help"], io), 0);
+  assert.match(io.stdout.join("\n"), /commands:/);
+  io = bufferIo();
+  assert.equal(await runMachinectl(["--config", "x.yaml", "--help"], io), 0);
+  assert.match(io.stdout.join("\n"), /commands:/);
+});

@@ -15,6 +15,7 @@ import { createSupervisor, type Supervisor } from "../supervisor/mod.ts";
 import type { NodeBackends } from "./backends.ts";
 import type { Machined } from "./machined.ts";
 import { varMountedGate } from "./var_gate.ts";
+import { followLoggingConfig } from "./logging_config.ts";
 
 /** Where a domain keeps its files; dev mode points these into its state dir. */
 export interface DomainPaths {
@@ -84,6 +85,7 @@ export function createNodeDomains(
     logs: { machinedLog: logger.ring },
     ...(options.servicesWaitForVar ? { startGate: varMountedGate(machined.store) } : {}),
   });
+  const stopFollowingLogging = followLoggingConfig(machined.store, { logger, supervisor });
   return {
     controllers: [
       ...network.controllers,
@@ -101,6 +103,7 @@ export function createNodeDomains(
     supervisor,
     stopServices: () => supervisor.stopAll(),
     async shutdown() {
+      stopFollowingLogging();
       await network.shutdown();
       await supervisor.close();
     },

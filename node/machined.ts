@@ -4,7 +4,7 @@
  * these, registers the domain controllers, and starts it.
  */
 import { EventBus } from "../events/mod.ts";
-import { createLogger, type Logger, type LogRing } from "../logs/mod.ts";
+import { createLogger, type RingLogger } from "../logs/mod.ts";
 import { CONTROLLER_STATUS, type MachineController, type ResourceSpecs } from "../resources/mod.ts";
 import { type Clock, ControllerRuntime, Store, systemClock } from "../runtime/mod.ts";
 import { controllerStatusPublisher } from "./controller_status.ts";
@@ -20,7 +20,7 @@ export interface MachinedOptions {
   mode: RunMode;
   pid1: boolean;
   clock?: Clock;
-  logger?: Logger & { ring: LogRing };
+  logger?: RingLogger;
   /** Domain controllers to run besides the core ones. */
   controllers?: readonly MachineController[];
 }
@@ -33,7 +33,7 @@ export class Machined {
   readonly stage = new StageCell();
   /** Unmet conditions raised outside the controllers (shown in MachineStatus). */
   readonly conditions = new ConditionCell();
-  readonly logger: Logger & { ring: LogRing };
+  readonly logger: RingLogger;
   readonly mode: RunMode;
   readonly pid1: boolean;
   #unsubscribeStage?: () => void;

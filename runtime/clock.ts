@@ -3,17 +3,23 @@
  * sleeping. Production uses {@link systemClock}; tests use {@link FakeClock}.
  */
 
-/** Wall time and cancellable sleeps. */
+/** Wall time, monotonic time and cancellable sleeps. */
 export interface Clock {
-  /** Milliseconds since the epoch. */
+  /** Milliseconds since the epoch: for timestamps, never for durations (it jumps when stepped). */
   now(): number;
+  /**
+   * Milliseconds on a clock that never jumps (arbitrary origin): durations and
+   * deadlines are differences of this, so an SNTP step cannot bend them.
+   */
+  monotonic(): number;
   /** Resolves after `ms`, or rejects with the signal's reason when aborted. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
 }
 
-/** The real clock, backed by `Date.now` and `setTimeout`. */
+/** The real clock, backed by `Date.now`, `performance.now` and `setTimeout`. */
 export const systemClock: Clock = {
   now: () => Date.now(),
+  monotonic: () => performance.now(),
   sleep(ms, signal) {
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
@@ -42,6 +48,7 @@ interface Sleeper {
  */
 export class FakeClock implements Clock {
   #now: number;
+  #wallOffset = 0;
   #seq = 0;
   #sleepers: Sleeper[] = [];
   #waiters: Array<() => void> = [];
@@ -51,7 +58,17 @@ export class FakeClock implements Clock {
   }
 
   now(): number {
+    return this.#now + this.#wallOffset;
+  }
+
+  /** Moves with {@link advance}; unlike `now()`, never with {@link stepWall}. */
+  monotonic(): number {
     return this.#now;
+  }
+
+  /** Steps the wall clock by `ms` (as SNTP does), leaving monotonic time and sleeps alone. */
+  stepWall(ms: number): void {
+    this.#wallOffset += ms;
   }
 
   /** How many sleeps are pending (tests wait for code to reach a sleep). */
@@ -87,9 +104,9 @@ export class FakeClock implements Clock {
 
   /** Resolves once at least `count` sleeps are pending. */
   async waitForSleepers(count = 1, timeoutMs = 5000): Promise<void> {
-    const deadline = Date.now() + timeoutMs;
+    const deadline = performance.now() + timeoutMs;
     while (this.#sleepers.length < count) {
-      if (Date.now() > deadline) {
+      if (performance.now() > deadline) {
         throw new Error(`Timed out waiting for ${count} pending sleeps`);
       }
       await new Promise<void>((resolve) => {

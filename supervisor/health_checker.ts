@@ -32,7 +32,7 @@ export interface HealthCheckerOptions {
 
 /** Probes until `signal` aborts; never throws. */
 export async function runHealthChecker(o: HealthCheckerOptions): Promise<void> {
-  const started = o.clock.now();
+  const started = o.clock.monotonic();
   let healthy = false;
   let passes = 0;
   let failures = 0;
@@ -48,7 +48,7 @@ export async function runHealthChecker(o: HealthCheckerOptions): Promise<void> {
       }
     } else {
       passes = 0;
-      const counts = o.clock.now() - started >= o.spec.startPeriodMs;
+      const counts = o.clock.monotonic() - started >= o.spec.startPeriodMs;
       if (counts) failures++;
       if (healthy && failures >= o.spec.failureThreshold) healthy = false;
       if (!healthy) {
@@ -56,7 +56,7 @@ export async function runHealthChecker(o: HealthCheckerOptions): Promise<void> {
       }
     }
     try {
-      const starting = !healthy && o.clock.now() - started < o.spec.startPeriodMs;
+      const starting = !healthy && o.clock.monotonic() - started < o.spec.startPeriodMs;
       const interval = starting ? o.spec.startIntervalMs ?? o.spec.intervalMs : o.spec.intervalMs;
       await o.clock.sleep(interval, o.signal);
     } catch {

@@ -11,6 +11,11 @@ export interface RotationOptions {
   maxBytes?: number;
   /** Rotated files kept besides the current one. @default 3 */
   keep?: number;
+  /**
+   * Called when writing starts failing (with the error) and when it works
+   * again (with undefined), so the owner can surface it; never per line.
+   */
+  onHealth?: (error: unknown | undefined) => void;
 }
 
 /** One rotating log file; {@link close} it. */
@@ -22,10 +27,16 @@ export class RotatingLogFile {
   #size = 0;
   #writing?: Promise<void>;
   #closed = false;
-  /** The last write error, kept so a full disk does not throw into the service's log pump. */
+  /**
+   * The current write error (undefined once a write succeeds again): a full
+   * disk must not throw into the service's log pump, so it is kept here and
+   * reported through `onHealth`.
+   */
   lastError?: unknown;
+  readonly #onHealth?: (error: unknown | undefined) => void;
 
   constructor(readonly path: string, options: RotationOptions = {}) {
+    this.#onHealth = options.onHealth;
     this.maxBytes = options.maxBytes ?? 4 << 20;
     this.keep = options.keep ?? 3;
     if (this.maxBytes < 1) throw new RangeError(`maxBytes must be positive, got ${this.maxBytes}`);
@@ -66,9 +77,20 @@ export class RotatingLogFile {
           this.#size += bytes.length;
         }
       }
+      if (this.lastError !== undefined) {
+        this.lastError = undefined;
+        this.#onHealth?.(undefined);
+      }
     } catch (e) {
+      const first = this.lastError === undefined;
       this.lastError = e;
       this.#pending = [];
+      // The file may be gone or broken: reopen on the next append.
+      try {
+        this.#file?.close();
+      } catch { /* already closed */ }
+      this.#file = undefined;
+      if (first) this.#onHealth?.(e);
     } finally {
       this.#writing = undefined;
     }

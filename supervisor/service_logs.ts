@@ -28,6 +28,11 @@ export interface ServiceLogsOptions {
   /** Rotation of the files in the log directory. */
   rotation?: RotationOptions;
   now?: () => number;
+  /**
+   * Writing `id`'s log file started failing (`error`) or works again
+   * (undefined); the lines still reach the ring.
+   */
+  onFileHealth?: (id: string, path: string, error: unknown | undefined) => void;
 }
 
 /** Options of {@link ServiceLogs.read}. */
@@ -44,6 +49,7 @@ export class ServiceLogs {
   #rings = new Map<string, LogRing>();
   #files = new Map<string, RotatingLogFile>();
   #dir?: string;
+  #ringLines?: number;
   readonly #options: ServiceLogsOptions;
 
   constructor(options: ServiceLogsOptions = {}) {
@@ -71,11 +77,25 @@ export class ServiceLogs {
     }
   }
 
+  /** Lines kept per service ring. */
+  get ringLines(): number {
+    return this.#ringLines ?? this.#options.ringLines ?? 2000;
+  }
+
+  /**
+   * Changes the lines kept per service, live: every existing ring is resized
+   * (shrinking keeps the newest lines) and new rings get the new size.
+   */
+  setRingLines(lines: number): void {
+    this.#ringLines = lines;
+    for (const ring of this.#rings.values()) ring.resize(lines);
+  }
+
   /** The ring of `id`, created on first use. */
   ring(id: string): LogRing {
     let ring = this.#rings.get(id);
     if (!ring) {
-      ring = new LogRing(this.#options.ringLines ?? 2000, this.#options.now);
+      ring = new LogRing(this.ringLines, this.#options.now);
       this.#rings.set(id, ring);
     }
     return ring;
@@ -124,7 +144,12 @@ export class ServiceLogs {
     if (this.#dir === undefined) return undefined;
     let file = this.#files.get(id);
     if (!file) {
-      file = new RotatingLogFile(`${this.#dir}/${id}.log`, this.#options.rotation);
+      const path = `${this.#dir}/${id}.log`;
+      const onFileHealth = this.#options.onFileHealth;
+      file = new RotatingLogFile(path, {
+        ...this.#options.rotation,
+        onHealth: onFileHealth ? (error) => onFileHealth(id, path, error) : undefined,
+      });
       this.#files.set(id, file);
     }
     return file;

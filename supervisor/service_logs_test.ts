@@ -74,3 +74,46 @@ Deno.test("a rotating file with keep 0 truncates instead of keeping old files", 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("a log file that cannot be written is reported once, then again when it recovers", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "svc-logs-" });
+  try {
+    const health: Array<[string, string, string]> = [];
+    const logs = new ServiceLogs({
+      now: () => 0,
+      onFileHealth: (id, path, e) => health.push([id, path, e ? (e as Error).name : "ok"]),
+    });
+    await Deno.mkdir(`${dir}/a.log`); // the file's path is taken by a directory: EISDIR
+    await logs.setDirectory(dir);
+    logs.push("a", "stdout", "one");
+    await logs.flush();
+    logs.push("a", "stdout", "two");
+    await logs.flush();
+    assert.deepEqual(
+      health,
+      [["a", `${dir}/a.log`, "IsADirectory"]],
+      "reported once, not per line",
+    );
+    assert.equal(logs.ring("a").tail().length, 2, "the ring still has every line");
+    await Deno.remove(`${dir}/a.log`);
+    logs.push("a", "stdout", "three");
+    await logs.flush();
+    assert.deepEqual(health.at(-1), ["a", `${dir}/a.log`, "ok"]);
+    assert.match(Deno.readTextFileSync(`${dir}/a.log`), /three/);
+    await logs.close();
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("ring_lines resizes every service ring live and sizes new ones", () => {
+  const logs = new ServiceLogs({ ringLines: 5, now: () => 0 });
+  for (let i = 0; i < 5; i++) logs.push("a", "stdout", `a${i}`);
+  logs.setRingLines(3);
+  assert.deepEqual(logs.ring("a").tail().map((l) => l.text), ["a2", "a3", "a4"], "newest kept");
+  assert.equal(logs.ring("b").capacity, 3, "new rings get the new size");
+  logs.setRingLines(10);
+  for (let i = 5; i < 12; i++) logs.push("a", "stdout", `a${i}`);
+  assert.equal(logs.ring("a").tail().length, 10, "grown rings keep more lines");
+  assert.equal(logs.ring("a").tail().at(-1)?.text, "a11");
+});

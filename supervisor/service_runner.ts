@@ -78,6 +78,7 @@ export class ServiceRunner {
       lastExit: null,
       message: "",
       since: host.clock.now(),
+      logFileError: "",
     };
     this.#loop = this.#run();
   }
@@ -193,7 +194,7 @@ export class ServiceRunner {
       await this.#afterEnd(spec, 0, null, `start failed: ${message(e)}`);
       return;
     }
-    const startedAt = this.host.clock.now();
+    const startedAt = this.host.clock.monotonic();
     const { exit, reason, killedAfterGrace } = await this.#watch(spec, launched);
     await this.#signal(launched.handle.pid, "SIGKILL"); // whatever is left of the group
     const lastExit = {
@@ -204,7 +205,7 @@ export class ServiceRunner {
     };
     this.#set({ pid: null, lastExit });
     if (reason === "unhealthy") {
-      const ranMs = this.host.clock.now() - startedAt;
+      const ranMs = this.host.clock.monotonic() - startedAt;
       await this.#afterEnd(spec, ranMs, exit, STOP_MESSAGES.unhealthy.replace("restarting: ", ""));
       return;
     }
@@ -218,7 +219,7 @@ export class ServiceRunner {
       });
       return;
     }
-    await this.#afterEnd(spec, this.host.clock.now() - startedAt, exit, describeExit(exit));
+    await this.#afterEnd(spec, this.host.clock.monotonic() - startedAt, exit, describeExit(exit));
   }
 
   /** Watches a running process until it exits or something asks it to stop. */
@@ -377,6 +378,11 @@ export class ServiceRunner {
     this.#ready = ready;
     this.#set({ ...changes, healthy: ready });
     if (flipped) this.host.readinessChanged(this.id);
+  }
+
+  /** Records whether the service's log file can be written (see ServiceStatusSpec.logFileError). */
+  setLogFileError(error: string): void {
+    this.#set({ logFileError: error });
   }
 
   #set(changes: Partial<ServiceStatusSpec>): void {

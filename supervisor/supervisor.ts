@@ -97,7 +97,11 @@ export class Supervisor {
 
   constructor(private readonly deps: SupervisorDeps) {
     const clock = deps.clock ?? systemClock;
-    this.#logs = new ServiceLogs({ now: () => clock.now(), ...deps.logs });
+    this.#logs = new ServiceLogs({
+      now: () => clock.now(),
+      onFileHealth: (id, path, error) => this.#logFileHealth(id, path, error),
+      ...deps.logs,
+    });
     const prober = deps.prober ?? createProber({
       process: deps.process,
       cri: (socket) => this.#criClient(socket),
@@ -166,6 +170,11 @@ export class Supervisor {
    */
   logs(id: string, options: LogReadOptions = {}): AsyncIterable<LogLine> {
     return this.#logs.read(id, options);
+  }
+
+  /** Lines kept in memory per service (`machine.logging.ring_lines`), applied live to every ring. */
+  setRingLines(lines: number): void {
+    this.#logs.setRingLines(lines);
   }
 
   /** Starts (or stops) writing service logs to files under `dir`, e.g. /var/log. */
@@ -259,6 +268,20 @@ export class Supervisor {
     if (!this.#runners.has(runner.id)) await this.#logs.drop(runner.id);
     this.deps.events?.emit("service", runner.id, "removed", "service removed from the config");
     for (const r of this.#runners.values()) r.poke();
+  }
+
+  /** A log file started failing or works again: a ServiceStatus field and an event. */
+  #logFileHealth(id: string, path: string, error: unknown | undefined): void {
+    const text = error === undefined
+      ? ""
+      : `cannot write ${path}: ${error instanceof Error ? error.message : String(error)}`;
+    this.#runners.get(id)?.setLogFileError(text);
+    if (error === undefined) {
+      this.deps.events?.emit("service", id, "logFileRecovered", `writing ${path} again`);
+    } else {
+      this.deps.events?.emit("service", id, "logFileFailed", text, { path });
+      this.deps.logger?.warn("supervisor", `log file of ${id} cannot be written`, { path, error });
+    }
   }
 
   #publish(id: string, status: ServiceStatusSpec, previous: ServiceStatusSpec | undefined): void {

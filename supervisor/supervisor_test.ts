@@ -380,3 +380,21 @@ Deno.test("the start gate holds every service in waiting until recheck finds it 
     await f.close();
   }
 });
+
+Deno.test("a log file write failure is a ServiceStatus field and an event", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "svc-logdir-" });
+  await Deno.mkdir(`${dir}/talk.log`); // unwritable: a directory where the file goes
+  const f = supervisorFixture({ logDir: dir });
+  try {
+    f.process.define("/bin/talk", (p) => p.writeLine("stdout", "hello"));
+    f.setSpec("talk", serviceSpec({ command: ["/bin/talk"] }));
+    const st = await f.status("talk", (s) => s.logFileError !== "");
+    assert.match(st.logFileError, /cannot write .*talk\.log/);
+    const ev = f.events.history().find((e) => e.action === "logFileFailed");
+    assert.equal(ev?.subject, "talk");
+    assert.equal(ev?.fields?.path, `${dir}/talk.log`);
+  } finally {
+    await f.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

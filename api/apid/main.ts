@@ -2,8 +2,10 @@
  * apid: the API front end as its own process. Reads the CA certificate and its
  * server pair, binds the API port, drops the Deno permissions it no longer
  * needs, and forwards every call to machined over the Unix socket. It holds no
- * CA key: machined renews the server certificate and restarts apid. Prints one JSON line `{"apid":"ready",...}` on stdout
- * once serving, for the supervisor. Exits 0 on SIGTERM/SIGINT, 2 on bad flags.
+ * CA key: machined renews the server certificate and restarts apid. Prints one
+ * JSON line `{"apid":"ready",...}` on stdout
+ * once serving, for the supervisor. Exits 0 on SIGTERM/SIGINT or when its parent
+ * (machined) is gone, 2 on bad flags.
  *
  * Run by api/apid/supervisor.ts; see apidPermissionFlags for its flags.
  */
@@ -11,6 +13,7 @@ import { parseApidArgs } from "./apid_options.ts";
 import { startApidServer } from "./apid_server.ts";
 import { loadApidPki } from "./load_apid_pki.ts";
 import { dropPrivileges } from "./privileges.ts";
+import { watchParent } from "./parent_watch.ts";
 
 /** Runs apid with `args` (its flags); resolves with the exit code. */
 export async function main(args: readonly string[] = Deno.args): Promise<number> {
@@ -48,7 +51,10 @@ export async function main(args: readonly string[] = Deno.args): Promise<number>
     unscoped: privileges.unscoped,
   }));
 
+  // machined gone (re-parented): stop rather than serve with no upstream.
+  const stopWatching = watchParent(stop("parent exit"));
   const signal = await stopped;
+  stopWatching();
   await Promise.race([server.close(), new Promise((r) => setTimeout(r, 2000))]);
   console.error(`apid: stopped on ${signal}`);
   return 0;

@@ -106,7 +106,7 @@ export class ApidSupervisor {
   async #spawn(): Promise<void> {
     this.#backoff = undefined;
     if (this.#stopping) return;
-    const started = this.#o.clock.now();
+    const started = this.#o.clock.monotonic();
     let handle;
     try {
       handle = await this.#o.backend.spawn(this.#o.spec);
@@ -124,7 +124,7 @@ export class ApidSupervisor {
     const exit = await handle.exited;
     this.#pid = undefined;
     this.#exited = undefined;
-    if (this.#o.clock.now() - started >= this.#o.resetAfterMs) this.#failures = 0;
+    if (this.#o.clock.monotonic() - started >= this.#o.resetAfterMs) this.#failures = 0;
     if (this.#stopping) {
       this.#o.onEvent?.({ kind: "exited", exit, restartInMs: null });
       return;

@@ -161,6 +161,7 @@ function sampleStore() {
     lastExit: { code: null, signal: "SIGKILL", time: 5, killedAfterGrace: true },
     message: "m",
     since: 7,
+    logFileError: "cannot write /var/log/containerd.log: No space left on device",
   });
   net("ServiceStatus", "payload", {
     state: "running",
@@ -170,6 +171,7 @@ function sampleStore() {
     lastExit: null,
     message: "",
     since: 1,
+    logFileError: "",
   });
   net("RuntimeStatus", "containerd", {
     ready: true,

@@ -162,6 +162,7 @@ export function serviceStatusToProto(s: ServiceStatusSpec): pb.ServiceStatusSpec
       : undefined,
     message: s.message,
     since: s.since,
+    logFileError: s.logFileError,
   });
 }
 
@@ -182,6 +183,7 @@ export function serviceStatusFromProto(m: pb.ServiceStatusSpec): ServiceStatusSp
       : null,
     message: m.message,
     since: m.since,
+    logFileError: m.logFileError,
   };
 }
 

@@ -127,6 +127,7 @@ export function createMachineService(
             seq: BigInt(e.seq),
             fields: { ...e.fields },
             time: timestampFromDate(new Date(e.time)),
+            monoMs: e.monoMs,
           },
         });
       }

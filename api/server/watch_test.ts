@@ -90,6 +90,8 @@ Deno.test("Events stream delivers published machine events with kind filter", as
     equal(r.value!.event!.action, "ready");
     equal(r.value!.event!.fields.pid, "42");
     equal(r.value!.event!.seq, 2n);
+    const sent = f.events.history().find((e) => e.seq === 2)!;
+    equal(r.value!.event!.monoMs, sent.monoMs, "the monotonic time travels with the event");
     ac.abort();
     await it.return?.();
     c.close();

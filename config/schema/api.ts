@@ -54,13 +54,20 @@ export const ApiSchema = mapping({
 /** `machine.logging`. */
 export const LoggingSchema = mapping({
   level: v.optional(
-    v.pipe(choice(["debug", "info", "warn", "error"]), v.description("machined's own log level.")),
+    v.pipe(
+      choice(["debug", "info", "warn", "error"]),
+      v.description(
+        "machined's own log level: messages below it are dropped (console and `machinectl logs machined`). A change applies at once.",
+      ),
+    ),
     "info",
   ),
   ring_lines: v.optional(
     v.pipe(
       intRange(100, 1000000, "ring_lines"),
-      v.description("Lines kept in memory per service for `machinectl logs`."),
+      v.description(
+        "Lines kept in memory per service for `machinectl logs`. A change resizes every service's ring at once (shrinking keeps the newest lines).",
+      ),
     ),
     2000,
   ),

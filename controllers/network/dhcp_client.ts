@@ -28,7 +28,7 @@ export type DhcpClientState =
   | "renewing"
   | "rebinding";
 
-/** An acknowledged lease; times are epoch ms on the controller's clock. */
+/** An acknowledged lease; times are monotonic ms on the controller's clock (`clock.monotonic()`). */
 export interface Lease {
   address: string;
   prefixLen: number;
@@ -42,6 +42,8 @@ export interface Lease {
   renewAt: number;
   rebindAt: number;
   expiresAt: number;
+  /** Epoch ms minus monotonic ms when the lease was bound: turns its times into wall time for display. */
+  wallOffsetMs?: number;
 }
 
 /** Dependencies and tunables. */
@@ -99,7 +101,7 @@ export class DhcpClient {
   }
 
   /**
-   * Do what is due at `clock.now()` and return the ms until the next step is due.
+   * Do what is due at `clock.monotonic()` and return the ms until the next step is due.
    * An aborted `signal` closes the socket and ends a pending wait.
    * @throws SysError from the socket (e.g. ENETUNREACH while the link is down)
    */
@@ -137,7 +139,7 @@ export class DhcpClient {
   }
 
   async #advance(clock: Clock, signal: AbortSignal): Promise<number> {
-    const now = clock.now();
+    const now = clock.monotonic();
     const lease = this.#lease;
     if (lease && now >= lease.expiresAt) {
       this.#drop("expired");
@@ -192,7 +194,7 @@ export class DhcpClient {
       this.#o.onChange?.("nak");
       return this.#backoff();
     }
-    this.#bind(reply, clock.now(), "acquired");
+    this.#bind(reply, clock, "acquired");
     return 0;
   }
 
@@ -208,19 +210,23 @@ export class DhcpClient {
     await this.#send(msg, server);
     const reply = await this.#reply(msg.xid, ["ack", "nak"], signal);
     if (reply?.type === "ack") {
-      this.#bind(reply, clock.now(), "renewed");
+      this.#bind(reply, clock, "renewed");
       return 0;
     }
     if (reply?.type === "nak") {
       this.#drop("nak");
       return 0;
     }
-    const left = until - clock.now();
+    const left = until - clock.monotonic();
     return left <= 0 ? 0 : Math.min(left, Math.max(left / 2, MIN_RENEW_RETRY));
   }
 
-  #bind(ack: DhcpMessage, now: number, what: "acquired" | "renewed"): void {
-    this.#lease = leaseFromAck(ack, now, this.#lease?.server);
+  #bind(ack: DhcpMessage, clock: Clock, what: "acquired" | "renewed"): void {
+    const now = clock.monotonic();
+    this.#lease = {
+      ...leaseFromAck(ack, now, this.#lease?.server),
+      wallOffsetMs: clock.now() - now,
+    };
     this.#state = "bound";
     this.#attempts = 0;
     this.#offer = undefined;
@@ -276,9 +282,9 @@ export class DhcpClient {
     const onAbort = () => this.close();
     signal.addEventListener("abort", onAbort, { once: true });
     try {
-      const deadline = Date.now() + (this.#o.replyTimeoutMs ?? 3000);
+      const deadline = performance.now() + (this.#o.replyTimeoutMs ?? 3000);
       while (!signal.aborted) {
-        const left = deadline - Date.now();
+        const left = deadline - performance.now();
         if (left <= 0) return undefined;
         const d = await socket.receive(left);
         if (!d) return undefined;

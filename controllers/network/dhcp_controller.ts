@@ -60,7 +60,7 @@ export class DhcpClientController implements MachineController {
       }
       const client = this.#client(link, status);
       const due = this.#due.get(link) ?? 0;
-      const now = ctx.clock.now();
+      const now = ctx.clock.monotonic();
       if (now < due) {
         // Re-run by an unrelated change: nothing is due, so no early retransmission.
         next = Math.min(next, due - now);
@@ -69,7 +69,7 @@ export class DhcpClientController implements MachineController {
       }
       try {
         const wait = await client.step(ctx.clock, ctx.signal);
-        this.#due.set(link, ctx.clock.now() + wait);
+        this.#due.set(link, ctx.clock.monotonic() + wait);
         next = Math.min(next, wait);
       } catch (e) {
         if (!hasErrno(e, "ENETUNREACH", "ENODEV", "ENETDOWN")) throw e;
@@ -128,7 +128,9 @@ export function leaseSpec(
 ): DhcpLeaseSpec {
   const shown = state === "init" ? "selecting" : state;
   if (!lease) return { link, state: shown };
-  const iso = (ms: number) => Number.isFinite(ms) ? new Date(ms).toISOString() : "never";
+  // Lease times are monotonic; shown as the wall time they stood for when the lease was bound.
+  const wall = lease.wallOffsetMs ?? 0;
+  const iso = (ms: number) => Number.isFinite(ms) ? new Date(ms + wall).toISOString() : "never";
   return {
     link,
     state: shown,

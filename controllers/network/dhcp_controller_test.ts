@@ -154,6 +154,21 @@ Deno.test("DHCP: without an answer to renewals, rebinding at T2 broadcasts and r
     assert.equal(lease.spec.state, "bound");
   }));
 
+Deno.test("DHCP: a wall-clock step (SNTP) neither expires nor renews a lease early", () =>
+  withRig(async (rig) => {
+    const { env, server } = rig;
+    await env.setConfig(DHCP_ETH0);
+    env.start();
+    await bound(rig);
+    rig.clock.stepWall(2 * 3600_000); // past the whole 1 h lease on the wall clock
+    await advance(rig, 1_000);
+    const lease = env.store.get("DhcpLease", "network", "eth0").spec;
+    assert.equal(lease.state, "bound", "the lease still runs on monotonic time");
+    assert.equal(server.count("request", "unicast"), 0, "no early renewal");
+    assert.equal(lease.expiresAt, new Date(T0 + 3600_000).toISOString(), "shown as bound");
+    assert.equal(await nextTimer(rig), 1800_000 - 1_000, "T1 is still due on schedule");
+  }));
+
 Deno.test("DHCP: a lease nobody renews expires and its address and route are removed", () =>
   withRig(async (rig) => {
     const { env, server } = rig;

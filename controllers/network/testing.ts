@@ -92,11 +92,11 @@ export async function networkTestEnv(
     },
     stats: (name) => latest.get(name),
     async waitStats(name, pred) {
-      const deadline = Date.now() + 5000;
+      const deadline = performance.now() + 5000;
       for (;;) {
         const s = latest.get(name);
         if (s && pred(s)) return s;
-        if (Date.now() > deadline) throw new Error(`Timed out waiting for stats of ${name}`);
+        if (performance.now() > deadline) throw new Error(`Timed out waiting for stats of ${name}`);
         await new Promise<void>((resolve) => {
           const t = setTimeout(resolve, 100);
           waiters.push(() => {

@@ -21,6 +21,7 @@ const status = (state: ServiceStatusSpec["state"]): ServiceStatusSpec => ({
   lastExit: null,
   message: "",
   since: 0,
+  logFileError: "",
 });
 
 Deno.test("RuntimeStatus maps CRI conditions, follows the probe, and drops at once when containerd stops", async () => {

@@ -120,7 +120,7 @@ async function settleStatus(qmpSocket: string, ms: number): Promise<string> {
   const qmp = await connectQmp(qmpSocket);
   try {
     let status = "";
-    for (const deadline = Date.now() + ms; Date.now() < deadline;) {
+    for (const deadline = performance.now() + ms; performance.now() < deadline;) {
       status = ((await qmp.execute("query-status")) as { status: string }).status;
       if (status === "internal-error") break;
       await delay(250);
@@ -287,9 +287,9 @@ function vmHandle(state: VmState, stateFile: string): Vm {
     async waitForPort(opts = {}) {
       const timeoutMs = opts.timeoutMs ?? 60_000;
       const port = opts.port ?? state.hostPort;
-      const deadline = Date.now() + timeoutMs;
-      while (Date.now() < deadline) {
-        const got = await probePort(port, Math.min(2000, deadline - Date.now()));
+      const deadline = performance.now() + timeoutMs;
+      while (performance.now() < deadline) {
+        const got = await probePort(port, Math.min(2000, deadline - performance.now()));
         if (got) return got;
         await delay(250);
       }

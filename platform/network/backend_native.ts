@@ -194,10 +194,10 @@ class NativeSubscription implements NetworkSubscription {
   constructor(private readonly inner: NlSubscription) {}
 
   async nextEvent(timeoutMs: number): Promise<NetworkEvent | undefined> {
-    const deadline = Date.now() + timeoutMs;
+    const deadline = performance.now() + timeoutMs;
     while (this.#queue.length === 0) {
       if (this.#closed) return undefined;
-      const left = deadline - Date.now();
+      const left = deadline - performance.now();
       if (left <= 0) return undefined;
       const batch = await sys(this.inner.next(left));
       if (batch === null) {

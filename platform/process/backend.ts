@@ -30,6 +30,12 @@ export interface ProcessSpec {
   newSession?: boolean;
   /** Set PR_SET_NO_NEW_PRIVS so setuid binaries cannot gain privileges. */
   noNewPrivs?: boolean;
+  /**
+   * The child gets SIGKILL when machined dies (PR_SET_PDEATHSIG, set between
+   * fork and exec), so nothing machined starts outlives it.
+   * @default true
+   */
+  dieWithMachined?: boolean;
   /** A cgroup v2 directory the child joins before exec. */
   cgroup?: string;
   /** @default "pipe" */

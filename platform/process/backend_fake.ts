@@ -162,6 +162,7 @@ export interface FakeProcessBackendOptions {
 
 const realTimers: Clock = {
   now: () => Date.now(),
+  monotonic: () => performance.now(),
   sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
 };
 

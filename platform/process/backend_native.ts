@@ -43,6 +43,8 @@ interface ProcessNative {
     groups?: number[];
     newSession?: boolean;
     noNewPrivs?: boolean;
+    /** 0: outlive machined; unset: SIGKILL when machined dies. */
+    parentDeathSignal?: number;
     cgroup?: string;
     stdout?: string;
     stderr?: string;
@@ -134,6 +136,7 @@ export class NativeProcessBackend implements ProcessBackend {
         groups: spec.groups,
         newSession,
         noNewPrivs: spec.noNewPrivs,
+        parentDeathSignal: spec.dieWithMachined === false ? 0 : undefined,
         cgroup: spec.cgroup,
         stdout: spec.stdout ?? "pipe",
         stderr: spec.stderr ?? "pipe",

@@ -44,6 +44,11 @@ export interface ServiceStatusSpec {
   readonly message: string;
   /** Epoch ms of the last state change. */
   readonly since: number;
+  /**
+   * Why the service's log file (`/var/log/<id>.log`) cannot be written, e.g.
+   * a full disk; empty when it can. Its lines still reach the in-memory ring.
+   */
+  readonly logFileError: string;
 }
 
 export const serviceStatusDescriptor: ResourceDescriptor<typeof SERVICE_STATUS, ServiceStatusSpec> =

@@ -25,6 +25,8 @@ pub struct SpawnRequest {
     pub new_session: Option<bool>,
     pub new_process_group: Option<bool>,
     pub no_new_privs: Option<bool>,
+    /// Signal number the child gets when machined dies (default SIGKILL; 0 lets it outlive machined).
+    pub parent_death_signal: Option<i32>,
     pub cgroup: Option<String>,
     pub stdout: Option<String>,
     pub stderr: Option<String>,
@@ -79,11 +81,16 @@ pub async fn process_spawn(req: SpawnRequest) -> napi::Result<SpawnResult> {
             new_session: req.new_session.unwrap_or(true),
             new_process_group: req.new_process_group.unwrap_or(false),
             no_new_privs: req.no_new_privs.unwrap_or(false),
+            parent_death_signal: match req.parent_death_signal {
+                None => Some(libc::SIGKILL),
+                Some(0) => None,
+                Some(sig) => Some(sig),
+            },
             cgroup: req.cgroup,
             stdout: Stdio::parse(req.stdout.as_deref())?,
             stderr: Stdio::parse(req.stderr.as_deref())?,
         };
-        let started = spawn::spawn(&spec)?;
+        let started = spawn::spawn_on_spawner_thread(spec)?;
         Ok(SpawnResult {
             pid: started.pid,
             stdout_pipe: started.stdout.map(|fd| pump.register(fd.into_raw_fd())),

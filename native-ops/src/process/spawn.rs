@@ -4,9 +4,18 @@
 //! and raw syscalls, because the parent is multithreaded (another thread may
 //! hold the malloc lock at fork time). A CLOEXEC pipe reports the failing
 //! step and errno back to the parent; EOF on it means exec succeeded.
+//!
+//! A child dies with machined: it sets `PR_SET_PDEATHSIG` (after its
+//! credentials change, which would clear it) and then checks `getppid()`
+//! against the parent it was forked from, closing the race where the parent
+//! died before the prctl. The signal fires when the forking *thread* ends, so
+//! every fork happens on one long-lived thread ([`spawn_on_spawner_thread`]),
+//! never on a worker-pool thread that retires when idle.
 
 use std::ffi::CString;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::mpsc;
+use std::sync::{Mutex, OnceLock};
 
 use super::hub::Hub;
 use crate::error::{SysErr, SysResult};
@@ -54,6 +63,8 @@ pub struct SpawnSpec {
     /// setpgid(0, 0) without a new session (ignored with `new_session`).
     pub new_process_group: bool,
     pub no_new_privs: bool,
+    /// Signal the child gets when machined (the forking thread) dies; `None` lets it outlive us.
+    pub parent_death_signal: Option<i32>,
     /// A cgroup directory; the child joins it before exec.
     pub cgroup: Option<String>,
     pub stdout: Stdio,
@@ -71,7 +82,7 @@ pub struct Spawned {
 const DEFAULT_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 /// The steps the child can fail at, named as the op of the resulting error.
-const STEPS: [&str; 11] = [
+const STEPS: [&str; 12] = [
     "sigprocmask",
     "setsid",
     "setpgid",
@@ -83,6 +94,7 @@ const STEPS: [&str; 11] = [
     "chdir",
     "prctl",
     "execve",
+    "pdeathsig",
 ];
 
 /// Find the program: as given when it has a `/`, else the first executable
@@ -159,6 +171,8 @@ struct ChildPlan<'a> {
     stdout: Option<RawFd>,
     stderr: Option<RawFd>,
     report: RawFd,
+    /// getpid() of the parent before fork, to detect that it died before the prctl.
+    parent: libc::pid_t,
 }
 
 /// Put `fd` on `target`; when they are equal, just clear CLOEXEC.
@@ -233,6 +247,15 @@ unsafe fn child(plan: &ChildPlan) -> ! {
     if let Some(cwd) = plan.cwd {
         if libc::chdir(cwd.as_ptr()) != 0 {
             fail(r, 8);
+        }
+    }
+    // After the credential changes (they clear the parent-death signal).
+    if let Some(sig) = plan.spec.parent_death_signal {
+        if libc::prctl(libc::PR_SET_PDEATHSIG, sig as libc::c_ulong, 0, 0, 0) != 0 {
+            fail(r, 11);
+        }
+        if libc::getppid() != plan.parent {
+            libc::_exit(127); // the parent died before the prctl: nobody to outlive
         }
     }
     if plan.spec.no_new_privs && libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
@@ -328,6 +351,8 @@ pub fn spawn(spec: &SpawnSpec) -> SysResult<Spawned> {
         stdout: child_fd(spec.stdout, &out),
         stderr: child_fd(spec.stderr, &err),
         report: report_write.as_raw_fd(),
+        // SAFETY: getpid never fails.
+        parent: unsafe { libc::getpid() },
     };
     // SAFETY: the child runs only `child`, which never returns.
     let pid = unsafe { libc::fork() };
@@ -363,6 +388,41 @@ pub fn spawn(spec: &SpawnSpec) -> SysResult<Spawned> {
             Err(SysErr::new(op, errno, detail))
         }
     }
+}
+
+type Job = (SpawnSpec, mpsc::Sender<SysResult<Spawned>>);
+
+static SPAWNER: OnceLock<Mutex<mpsc::Sender<Job>>> = OnceLock::new();
+
+/// [`spawn`] on the one spawner thread, which lives as long as the process, so
+/// a child's parent-death signal fires when machined dies and not when a
+/// worker thread retires. Blocks the caller until the spawn is done.
+pub fn spawn_on_spawner_thread(spec: SpawnSpec) -> SysResult<Spawned> {
+    let sender = SPAWNER.get_or_init(|| {
+        let (tx, rx) = mpsc::channel::<Job>();
+        let started = std::thread::Builder::new()
+            .name("machined-spawner".into())
+            .spawn(move || {
+                for (spec, reply) in rx {
+                    let _ = reply.send(spawn(&spec));
+                }
+            });
+        if let Err(e) = started {
+            eprintln!("machined-native: cannot start the spawner thread: {e}");
+        }
+        Mutex::new(tx)
+    });
+    let (reply, result) = mpsc::channel();
+    let sent = sender
+        .lock()
+        .map_err(|_| SysErr::new("spawn", libc::EIO, "spawner lock poisoned"))?
+        .send((spec, reply));
+    if sent.is_err() {
+        return Err(SysErr::new("spawn", libc::EAGAIN, "no spawner thread"));
+    }
+    result
+        .recv()
+        .map_err(|_| SysErr::new("spawn", libc::EIO, "spawner thread ended"))?
 }
 
 /// Read the child's failure report: `None` on EOF (exec succeeded).
@@ -411,6 +471,51 @@ mod tests {
         assert_eq!(resolve_program("/x/y", &env).unwrap(), "/x/y");
         let e = resolve_program("no-such-program-here", &env).unwrap_err();
         assert_eq!((e.op.as_str(), e.errno), ("execve", libc::ENOENT));
+    }
+
+    fn spec(argv: &[&str], death: Option<i32>) -> SpawnSpec {
+        SpawnSpec {
+            path: argv[0].to_string(),
+            argv: argv.iter().map(|a| a.to_string()).collect(),
+            env: vec!["PATH=/bin:/usr/bin".to_string()],
+            cwd: None,
+            uid: None,
+            gid: None,
+            groups: None,
+            new_session: true,
+            new_process_group: false,
+            no_new_privs: false,
+            parent_death_signal: death,
+            cgroup: None,
+            stdout: Stdio::Null,
+            stderr: Stdio::Null,
+        }
+    }
+
+    fn alive(pid: i32) -> bool {
+        // SAFETY: signal 0 only checks existence; zombies count as gone via /proc state.
+        let exists = unsafe { libc::kill(pid, 0) } == 0;
+        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        exists && !state.contains(") Z ")
+    }
+
+    #[test]
+    fn child_with_death_signal_outlives_the_calling_thread() {
+        // The calling thread ends at once; the fork happened on the spawner
+        // thread, so the parent-death signal must not fire.
+        let child = std::thread::spawn(|| {
+            spawn_on_spawner_thread(spec(&["sleep", "30"], Some(libc::SIGKILL))).unwrap()
+        })
+        .join()
+        .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        assert!(
+            alive(child.pid),
+            "child {} died with its calling thread",
+            child.pid
+        );
+        // SAFETY: our own child.
+        unsafe { libc::kill(child.pid, libc::SIGKILL) };
     }
 
     #[test]
