@@ -5,7 +5,6 @@
  * then the controllers, then wait for a shutdown request. PID 1 never exits:
  * a fatal error reboots the node after a delay.
  */
-import { join } from "node:path";
 import { createLogger, type Logger, type RingLogger } from "../logs/mod.ts";
 import { nativeBackends, type NodeBackends } from "../node/backends.ts";
 import { Machined } from "../node/machined.ts";
