@@ -1,7 +1,7 @@
 /**
  * Rules that span several fields: unique service ids and interface names,
- * known and acyclic `depends_on`, the reserved `containerd` id, one probe per
- * health check, route families, unique addresses.
+ * known and acyclic `depends_on`, the reserved `containerd` and `machined`
+ * ids, one probe per health check, route families, unique addresses.
  *
  * They run on the raw parsed YAML, not on the schema's output, so they are
  * reported together with schema errors elsewhere in the file. Each rule only
@@ -13,7 +13,7 @@
 import { formatPath, type PathSegment } from "./config_error.ts";
 import { formatIp, parseCidr, parseIp } from "./ip.ts";
 import { parseDuration } from "./schema/primitives.ts";
-import { BUILTIN_SERVICE_IDS, SERVICE_ID } from "./schema/services.ts";
+import { BUILTIN_SERVICE_IDS, RESERVED_SERVICE_IDS, SERVICE_ID } from "./schema/services.ts";
 import { suggest } from "./suggest.ts";
 import type { Target } from "./yaml_locator.ts";
 
@@ -58,6 +58,14 @@ function checkServices(machine: Obj): SemanticIssue[] {
         segments: [...base, index, "id"],
         message: `service id ${JSON.stringify(id)} is reserved for the built-in ${id}`,
         hint: `choose another id; to run after it, write depends_on: [${id}]`,
+      });
+      return;
+    }
+    if ((RESERVED_SERVICE_IDS as readonly string[]).includes(id)) {
+      issues.push({
+        segments: [...base, index, "id"],
+        message: `service id ${JSON.stringify(id)} is reserved for machined's own log`,
+        hint: "choose another id; `machinectl logs machined` shows machined itself",
       });
       return;
     }

@@ -36,8 +36,9 @@ export const CaSchema = mapping({
   key: v.pipe(
     pem("private key", PEM_KEY, "PRIVATE KEY"),
     v.description(
-      "The CA private key; the node issues its API server certificate with it. Keep the file 0600.",
+      "The CA private key; the node issues its API server certificate with it. Keep the file 0600. Secret: shown as `(redacted)`, never quoted in errors.",
     ),
+    v.metadata({ secret: true }),
   ),
 });
 
