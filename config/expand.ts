@@ -87,5 +87,10 @@ function open(source: Container, segment: PathSegment): Frame {
 function put(copy: Container, segment: PathSegment, value: unknown): void {
   if (Array.isArray(copy)) copy.push(value);
   // A "__proto__" key is data, not the prototype.
-  else Object.defineProperty(copy, segment, { value, enumerable: true, writable: true, configurable: true });
+  else {Object.defineProperty(copy, segment, {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });}
 }

@@ -1,11 +1,6 @@
 import assert from "node:assert/strict";
-import { ConfigError } from "./config_error.ts";
-import {
-  MAX_CONFIG_BYTES,
-  MAX_DEPTH,
-  MAX_EXPANDED_VALUES,
-  MAX_REPORTED_ERRORS,
-} from "./limits.ts";
+import type { ConfigError } from "./config_error.ts";
+import { MAX_CONFIG_BYTES, MAX_DEPTH, MAX_EXPANDED_VALUES, MAX_REPORTED_ERRORS } from "./limits.ts";
 import { parseMachineConfig } from "./parse_machine_config.ts";
 
 const HEAD = "version: v1alpha1\nmachine:\n  hostname: node-1\n";
@@ -28,7 +23,10 @@ Deno.test("a text over the size limit is refused before parsing, with one error"
   const [e, ...rest] = refused(text);
   assert.equal(rest.length, 0);
   assert.equal(e.kind, "limit");
-  assert.match(e.format(), /^t\.yaml:1:1: the config is at least \d+ bytes, over the limit of 262144 bytes \(256 KiB\)/);
+  assert.match(
+    e.format(),
+    /^t\.yaml:1:1: the config is at least \d+ bytes, over the limit of 262144 bytes \(256 KiB\)/,
+  );
   // Multi-byte characters count as bytes: 100k "é" (2 bytes each) is under the
   // limit in characters but over it in UTF-8.
   const wide = HEAD + `  domainname: "${"é".repeat(MAX_CONFIG_BYTES / 2)}"\n`;
@@ -62,7 +60,10 @@ Deno.test("errors past the cap are counted in one last error", () => {
   assert.equal(last.message, `and ${5_000 - MAX_REPORTED_ERRORS} more errors`);
   assert.equal(last.hint, `only the first ${MAX_REPORTED_ERRORS} are reported`);
   assert.equal(last.line, 4 + MAX_REPORTED_ERRORS + 1);
-  assert.match(errors[0].format(), /^t\.yaml:5:5: machine\.sysctls\["Bad\.k0"\]: invalid sysctl name/);
+  assert.match(
+    errors[0].format(),
+    /^t\.yaml:5:5: machine\.sysctls\["Bad\.k0"\]: invalid sysctl name/,
+  );
 });
 
 Deno.test("a self-referencing alias is a positioned error, not a stack overflow", () => {
@@ -72,7 +73,10 @@ Deno.test("a self-referencing alias is a positioned error, not a stack overflow"
   ]);
   const flow = refused(HEAD + "  services: &s [{id: a, command: [/bin/a], depends_on: *s}]\n");
   assert.equal(flow.length, 1);
-  assert.match(flow[0].format(), /^t\.yaml:4:\d+: machine\.services\[0\]\.depends_on: alias refers/);
+  assert.match(
+    flow[0].format(),
+    /^t\.yaml:4:\d+: machine\.services\[0\]\.depends_on: alias refers/,
+  );
 });
 
 Deno.test("a billion-laughs document is refused", () => {
@@ -127,7 +131,10 @@ Deno.test("nesting past the depth limit is refused with path and position", () =
 
 Deno.test("depth past the limit reached only through aliases is refused", () => {
   const level = (n: number) => "[".repeat(n) + "]".repeat(n);
-  const text = HEAD + `  sysctls:\n    a.a: &x ${level(40)}\n    a.b: [[[[[[[[[[[[[[[[[[[[[[[[*x]]]]]]]]]]]]]]]]]]]]]]]]\n`;
+  const text = HEAD +
+    `  sysctls:\n    a.a: &x ${
+      level(40)
+    }\n    a.b: [[[[[[[[[[[[[[[[[[[[[[[[*x]]]]]]]]]]]]]]]]]]]]]]]]\n`;
   const [e, ...rest] = refused(text);
   assert.equal(rest.length, 0);
   assert.equal(e.kind, "limit");

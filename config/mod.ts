@@ -38,10 +38,10 @@ export {
   MAX_REPORTED_ERRORS,
 } from "./limits.ts";
 export {
-  REDACTED,
   redactConfigError,
   redactConfigErrors,
   redactConfigSecrets,
+  REDACTED,
   SECRET_PATHS,
   type SecretPath,
   touchesSecret,

@@ -65,7 +65,9 @@ function redactAt(value: unknown, path: SecretPath): unknown {
   if (keys.length === 0) return value;
   const copy: Record<string, unknown> = { ...obj };
   for (const k of keys) {
-    copy[k] = rest.length === 0 ? (obj[k] === undefined ? undefined : REDACTED) : redactAt(obj[k], rest);
+    copy[k] = rest.length === 0
+      ? (obj[k] === undefined ? undefined : REDACTED)
+      : redactAt(obj[k], rest);
   }
   return copy;
 }
@@ -81,7 +83,8 @@ export function touchesSecret(segments: readonly PathSegment[]): boolean {
 
 const QUOTED = /"(?:[^"\\]|\\.)*"/g;
 const PRIVATE_KEY = /PRIVATE KEY/i;
-const PEM_BLOCK = /-----BEGIN[^\n"]*PRIVATE KEY-----[\s\S]*?(?:-----END[^\n"]*PRIVATE KEY-----|$)/gi;
+const PEM_BLOCK =
+  /-----BEGIN[^\n"]*PRIVATE KEY-----[\s\S]*?(?:-----END[^\n"]*PRIVATE KEY-----|$)/gi;
 
 /**
  * Kinds whose messages may quote the offending value. The others quote key
@@ -100,7 +103,13 @@ export function redactConfigError(e: ConfigError): ConfigError {
   const message = scrubText(e.message, secret);
   const hint = e.hint === undefined ? undefined : scrubText(e.hint, secret);
   const segments = e.segments.map((s) =>
-    typeof s !== "string" ? s : PRIVATE_KEY.test(s) ? REDACTED : s.length > MAX_QUOTED_CHARS ? cut(s) : s
+    typeof s !== "string"
+      ? s
+      : PRIVATE_KEY.test(s)
+      ? REDACTED
+      : s.length > MAX_QUOTED_CHARS
+      ? cut(s)
+      : s
   );
   const same = message === e.message && hint === e.hint &&
     segments.every((s, i) => s === e.segments[i]);
@@ -117,7 +126,9 @@ export function redactConfigErrors(errors: readonly ConfigError[]): ConfigError[
 function scrubText(text: string, secret: boolean): string {
   const quoted = text.replace(QUOTED, (literal) => {
     if (secret || PRIVATE_KEY.test(literal)) return JSON.stringify(REDACTED);
-    return literal.length > MAX_QUOTED_CHARS + 2 ? `${literal.slice(0, MAX_QUOTED_CHARS + 1)}…"` : literal;
+    return literal.length > MAX_QUOTED_CHARS + 2
+      ? `${literal.slice(0, MAX_QUOTED_CHARS + 1)}…"`
+      : literal;
   });
   // PEM text outside quotes (a library message, an unquoted key) goes too.
   return quoted.replace(PEM_BLOCK, REDACTED);

@@ -34,6 +34,15 @@ Deno.test("containerd is reserved as an id but may be depended on", () => {
   valid(services("{ id: a, command: [/a], depends_on: [containerd] }"));
 });
 
+Deno.test("machined is reserved as a service id: its log is machined's own", () => {
+  assert.deepEqual(
+    errors(services("{ id: a, command: [/a] }", "{ id: machined, command: [/m] }")),
+    [
+      't.yaml:6:13: machine.services[1].id: service id "machined" is reserved for machined\'s own log (choose another id; `machinectl logs machined` shows machined itself)',
+    ],
+  );
+});
+
 Deno.test("depending on containerd while it is disabled is an error", () => {
   assert.deepEqual(
     errors(
