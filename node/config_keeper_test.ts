@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { CANARY, CANARY_SHAPES } from "../config/testing.ts";
+import { CANARY, CANARY_PEM, CANARY_SHAPES } from "../config/testing.ts";
 import { createLogger } from "../logs/mod.ts";
 import { waitForResource } from "../runtime/testing.ts";
 import { configApplier, ConfigKeeper } from "./config_keeper.ts";
@@ -75,5 +75,22 @@ Deno.test("a canary key never reaches ConfigStatus, MachineStatus, the log or ev
   seen("events", m.events.history());
   assert.deepEqual(leaks, []);
   assert.equal(m.store.get("MachineConfig", "config", "v1alpha1").spec.source, "good.yaml");
+  await m.stop();
+});
+
+Deno.test("the MachineConfig resource shows the CA key as (redacted); the keeper keeps the text", async () => {
+  const { m, keeper } = await running();
+  const block = (pem: string) => "|\n" + pem.replace(/^/gm, "      ").trimEnd() + "\n";
+  const crt = "-----BEGIN CERTIFICATE-----\nMIIBszCCAVmgAwIBAgIU\n-----END CERTIFICATE-----\n";
+  const text = HEAD + `  ca:\n    crt: ${block(crt)}    key: ${block(CANARY_PEM)}`;
+  const r = await keeper.apply(text, "ca.yaml");
+  assert.equal(r.state, "valid");
+  assert.ok(r.state === "valid" && r.config.machine.ca?.key.includes(CANARY));
+  const shown = m.store.get("MachineConfig", "config", "v1alpha1").spec;
+  assert.equal(shown.source, "ca.yaml");
+  assert.equal(shown.config.machine.ca?.key, "(redacted)");
+  assert.match(shown.config.machine.ca?.crt ?? "", /BEGIN CERTIFICATE/);
+  assert.ok(!JSON.stringify(m.store.list("MachineConfig")).includes(CANARY.slice(20, 40)));
+  assert.equal(keeper.text, text);
   await m.stop();
 });
