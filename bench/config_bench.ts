@@ -68,6 +68,13 @@ export function configValidation(sizes = [1_000, 10_000, 100_000]): Figure[] {
     figures.push(validationTime(`config.validate.${n}keys`, sysctlConfig(n), rounds));
     figures.push(validationTime(`config.validate.${n}badkeys`, sysctlConfig(n, true), rounds));
   }
+  // The costliest shape per byte found: a flow list of one-character items
+  // filling the limit, every one of them an error.
+  const items = Math.floor((MAX_CONFIG_BYTES - 100) / 2);
+  const list = `version: v1alpha1\nmachine:\n  hostname: bench\n  kernel: {modules: [${
+    "1,".repeat(items)
+  }1]}\n`;
+  figures.push(validationTime(`config.validate.flowlist${items}`, list, 3));
   // Past the limit, with the limit lifted: the cost per key stays flat.
   const n = Math.max(...sizes);
   const text = sysctlConfig(n);

@@ -15,9 +15,9 @@ import {
   YAMLParseError,
   type YAMLWarning,
 } from "yaml";
-import { ConfigError } from "./config_error.ts";
+import { ConfigError, type ConfigErrorInit, formatPath } from "./config_error.ts";
 import { type ExpandProblem, expandValue } from "./expand.ts";
-import { dropExplainedMissingKeys, issueToError } from "./issue_mapper.ts";
+import { dropExplainedMissingKeys, issueToErrorInit } from "./issue_mapper.ts";
 import {
   checkDepth,
   checkSize,
@@ -37,6 +37,9 @@ import { YamlLocator } from "./yaml_locator.ts";
 export type ParseResult =
   | { ok: true; config: MachineConfig }
   | { ok: false; errors: ConfigError[] };
+
+/** Inside the parser, errors stay plain fields until the reported ones are chosen. */
+type Draft = { ok: true; config: MachineConfig } | { ok: false; errors: ConfigErrorInit[] };
 
 /** Options of {@link parseMachineConfig}. */
 export interface ParseOptions {
@@ -64,7 +67,7 @@ export function parseMachineConfig(
   source: string,
   options: ParseOptions = {},
 ): ParseResult {
-  let result: ParseResult;
+  let result: Draft;
   try {
     result = parseBounded(text, source, options.maxBytes ?? MAX_CONFIG_BYTES);
   } catch (cause) {
@@ -83,10 +86,16 @@ export function parseMachineConfig(
     );
   }
   if (result.ok) return result;
-  return { ok: false, errors: redactConfigErrors(capErrors(sortErrors(result.errors), source)) };
+  const reported = capErrors(sortErrors(result.errors), source);
+  return {
+    ok: false,
+    errors: redactConfigErrors(
+      reported.map((e) => e instanceof ConfigError ? e : new ConfigError(e)),
+    ),
+  };
 }
 
-function parseBounded(text: string, source: string, maxBytes: number): ParseResult {
+function parseBounded(text: string, source: string, maxBytes: number): Draft {
   const tooBig = checkSize(text, source, maxBytes);
   if (tooBig) return fail(tooBig);
   const lines = new LineCounter();
@@ -96,18 +105,18 @@ function parseBounded(text: string, source: string, maxBytes: number): ParseResu
   if (deep) return fail(deep);
   const doc = composeOne(tokens, text.length);
   const locator = new YamlLocator(doc, lines);
-  const syntax = [...doc.errors, ...doc.warnings].map((e) => yamlError(e, locator, source));
+  const syntax: ConfigErrorInit[] = [...doc.errors, ...doc.warnings].map((e) =>
+    yamlError(e, locator, source)
+  );
   for (const d of locator.duplicates) {
-    syntax.push(
-      new ConfigError({
-        kind: "syntax",
-        source,
-        segments: d.segments,
-        ...locator.start(d.key),
-        message: `duplicate key ${JSON.stringify(d.segments.at(-1))}`,
-        hint: `first defined at line ${locator.start(d.first).line}`,
-      }),
-    );
+    syntax.push({
+      kind: "syntax",
+      source,
+      segments: d.segments,
+      ...locator.start(d.key),
+      message: `duplicate key ${JSON.stringify(d.segments.at(-1))}`,
+      hint: `first defined at line ${locator.start(d.first).line}`,
+    });
   }
   if (syntax.length > 0) return { ok: false, errors: syntax };
 
@@ -136,20 +145,22 @@ function parseBounded(text: string, source: string, maxBytes: number): ParseResu
   raw = expanded.value;
   const result = v.safeParse(MachineConfigSchema, raw, { abortEarly: false, abortPipeEarly: true });
   const errors = dropExplainedMissingKeys(
-    (result.issues ?? []).map((issue) => issueToError(issue, MachineConfigSchema, locator, source)),
+    (result.issues ?? []).map((issue) =>
+      issueToErrorInit(issue, MachineConfigSchema, locator, source)
+    ),
   );
-  const seen = new Set(errors.map((e) => e.path));
+  const seen = new Set(errors.map((e) => formatPath(e.segments)));
   for (const issue of semanticChecks(raw)) {
-    const error = new ConfigError({
+    const error: ConfigErrorInit = {
       kind: "semantic",
       source,
       segments: issue.segments,
       ...locator.locate(issue.segments, issue.target),
       message: issue.message,
       hint: issue.hint,
-    });
+    };
     // A value the schema already rejected needs no second complaint.
-    if (!seen.has(error.path)) errors.push(error);
+    if (!seen.has(formatPath(error.segments))) errors.push(error);
   }
   if (errors.length > 0) return { ok: false, errors };
   return { ok: true, config: result.output as MachineConfig };
@@ -218,12 +229,12 @@ function expandProblem(p: ExpandProblem, locator: YamlLocator, source: string): 
   );
 }
 
-function fail(error: ConfigError): ParseResult {
+function fail(error: ConfigErrorInit): Draft {
   return { ok: false, errors: [error] };
 }
 
 /** The first {@link MAX_REPORTED_ERRORS} errors, then one counting the rest. */
-function capErrors(errors: ConfigError[], source: string): ConfigError[] {
+function capErrors(errors: ConfigErrorInit[], source: string): ConfigErrorInit[] {
   if (errors.length <= MAX_REPORTED_ERRORS) return errors;
   const next = errors[MAX_REPORTED_ERRORS];
   const more = errors.length - MAX_REPORTED_ERRORS;
@@ -277,6 +288,6 @@ function yamlError(e: YAMLError | YAMLWarning, locator: YamlLocator, source: str
   });
 }
 
-function sortErrors(errors: ConfigError[]): ConfigError[] {
+function sortErrors(errors: ConfigErrorInit[]): ConfigErrorInit[] {
   return errors.sort((a, b) => a.line - b.line || a.column - b.column);
 }
