@@ -276,15 +276,26 @@ export async function loadMachineConfig(path: string): Promise<ParseResult> {
   return parseMachineConfig(text, path);
 }
 
+/**
+ * Library messages that end with a piece of the source; a piece longer than
+ * {@link MAX_SOURCE_PIECE} is dropped (the position points at it), so a
+ * mangled PEM block cannot reach an error through them.
+ */
+const QUOTES_SOURCE = /^(Not a YAML token|Block scalar header includes extra characters): (.*)$/s;
+const MAX_SOURCE_PIECE = 8;
+
 function yamlError(e: YAMLError | YAMLWarning, locator: YamlLocator, source: string): ConfigError {
   const message = e.message.split("\n")[0].replace(/ at line \d+, column \d+:?$/, "");
+  const quoted = QUOTES_SOURCE.exec(message);
+  const cut = quoted !== null && quoted[2].length > MAX_SOURCE_PIECE;
   return new ConfigError({
     kind: "syntax",
     source,
     segments: [],
     ...locator.at(e.pos[0]),
-    message: `YAML: ${message}`,
-    cause: e,
+    message: `YAML: ${cut ? quoted[1] : message}`,
+    // The library's error repeats the piece that was dropped.
+    cause: cut ? undefined : e,
   });
 }
 

@@ -83,6 +83,7 @@ export function touchesSecret(segments: readonly PathSegment[]): boolean {
 
 const QUOTED = /"(?:[^"\\]|\\.)*"/g;
 const PRIVATE_KEY = /PRIVATE KEY/i;
+const PEM_FRAGMENT = /(?:-+(?:BEGIN |END )?)?(?:[A-Z0-9]+ )*PRIVATE KEY-*/g;
 const PEM_BLOCK =
   /-----BEGIN[^\n"]*PRIVATE KEY-----[\s\S]*?(?:-----END[^\n"]*PRIVATE KEY-----|$)/gi;
 
@@ -111,7 +112,8 @@ export function redactConfigError(e: ConfigError): ConfigError {
       ? cut(s)
       : s
   );
-  const same = message === e.message && hint === e.hint &&
+  const cause = e.cause instanceof Error ? e.cause.message : String(e.cause ?? "");
+  const same = message === e.message && hint === e.hint && !PRIVATE_KEY.test(cause) &&
     segments.every((s, i) => s === e.segments[i]);
   if (same) return e;
   const { kind, source, line, column } = e;
@@ -130,8 +132,9 @@ function scrubText(text: string, secret: boolean): string {
       ? `${literal.slice(0, MAX_QUOTED_CHARS + 1)}…"`
       : literal;
   });
-  // PEM text outside quotes (a library message, an unquoted key) goes too.
-  return quoted.replace(PEM_BLOCK, REDACTED);
+  // PEM text outside quotes (a library message, an unquoted key) goes too,
+  // down to a split header such as "EC PRIVATE KEY-----".
+  return quoted.replace(PEM_BLOCK, REDACTED).replace(PEM_FRAGMENT, REDACTED);
 }
 
 function cut(s: string): string {

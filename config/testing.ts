@@ -42,6 +42,10 @@ export const CANARY_SHAPES: Record<string, string> = {
   "as a sysctl": `  sysctls: {${JSON.stringify(CANARY_PEM)}: 1}\n`,
   "as a mapping key": `  ${JSON.stringify(CANARY_PEM)}: 1\n`,
   "in a service argv": `  services: [{id: a, command: [${JSON.stringify(CANARY_PEM)}]}]\n`,
+  "block header run into the PEM": `  ca:\n    key: |${
+    CANARY_PEM.replace(/^/gm, "      ").trimStart()
+  }`,
+  "as a document of its own": `---\n${CANARY_PEM}`,
   "bad indentation":
     `  ca:\n    key: -----BEGIN EC PRIVATE KEY-----\n${CANARY}\n  -----END EC PRIVATE KEY-----\n`,
 };
