@@ -1,9 +1,10 @@
 /**
  * `deno task bench`: runs every benchmark and prints one JSON object per line
  * (machine-readable), then writes them all to bench/results/latest.json.
- * Pass names to run a subset: `deno task bench runtime api`. The QEMU boot
+ * Pass names to run a subset: `deno task bench runtime api config`. The QEMU boot
  * figures come from `deno task e2e` (bench/results/boot.json).
  */
+import { configValidation } from "./config_bench.ts";
 import { controllerChain, type Figure, storeThroughput, watchFanout } from "./runtime_bench.ts";
 
 /** Runs bench/api_bench.ts (it spawns machined's side and apid) and flattens its JSON. */
@@ -38,6 +39,7 @@ async function apiSuite(): Promise<Figure[]> {
 
 const suites: Record<string, () => Promise<Figure[]>> = {
   api: apiSuite,
+  config: async () => await Promise.resolve(configValidation()),
   runtime: async () => [
     ...storeThroughput(),
     await watchFanout(1),

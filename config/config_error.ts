@@ -13,7 +13,8 @@ export type ConfigErrorKind =
   | "missing_key" // a required key is absent
   | "type" // a value of the wrong type
   | "value" // a value of the right type that is not allowed
-  | "semantic"; // a rule across fields: duplicates, references, cycles
+  | "semantic" // a rule across fields: duplicates, references, cycles
+  | "limit"; // past a bound on size, depth, aliases or the number of errors (config/limits.ts)
 
 /** One segment of a YAML path: a mapping key or a sequence index. */
 export type PathSegment = string | number;

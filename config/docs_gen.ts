@@ -7,7 +7,15 @@
  * @module
  */
 import { defaultDevConfig, renderConfigTemplate } from "./config_template.ts";
+import {
+  MAX_ALIAS_COUNT,
+  MAX_CONFIG_BYTES,
+  MAX_DEPTH,
+  MAX_EXPANDED_VALUES,
+  MAX_REPORTED_ERRORS,
+} from "./limits.ts";
 import { MachineConfigSchema } from "./schema/machine_config.ts";
+import { MAX_QUOTED_CHARS, REDACTED, SECRET_PATHS } from "./secrets.ts";
 import { unwrap, type Unwrapped } from "./schema_walk.ts";
 
 /** One documented field. */
@@ -107,13 +115,41 @@ it offline and \`machinectl gen config\` writes a commented starting point.
 ## Rules across fields
 
 - Service ids are unique; \`containerd\` is reserved for the built-in runtime (depending on it is
-  allowed, unless \`machine.runtime.containerd.enabled\` is false).
+  allowed, unless \`machine.runtime.containerd.enabled\` is false), and \`machined\` for machined's
+  own log (\`machinectl logs machined\`).
 - Every \`depends_on\` names a defined service, and dependencies have no cycle (the cycle is named).
 - A health check has exactly one of \`exec\`, \`tcp\`, \`http\`, and its \`timeout\` is at most its
   \`interval\`.
 - Interface names are unique and an address is assigned once across all interfaces.
 - A route's \`via\` has the family of its \`to\`; \`to: default\` needs a \`via\` to choose the family,
   and a route destination has no host bits set.
+
+## Limits
+
+A config past one of these bounds is refused with one error of kind \`limit\`, with its position,
+before the work it would cost. A machine config comes nowhere near them.
+
+- Size: at most ${MAX_CONFIG_BYTES} bytes (${MAX_CONFIG_BYTES / 1024} KiB) of UTF-8, checked before
+  parsing.
+- Depth: mappings and lists nest at most ${MAX_DEPTH} levels (a config needs about 8). The depth is
+  measured on the parser's token tree before the document is built, and again once aliases are
+  expanded.
+- Aliases: at most ${MAX_ALIAS_COUNT} alias expansions, weighted by the aliases inside what they
+  expand (the "billion laughs" guard), and at most ${MAX_EXPANDED_VALUES} values once every alias is
+  expanded. An alias inside its own anchor (\`a: &r {b: *r}\`) is a syntax error at the alias.
+- Errors: the first ${MAX_REPORTED_ERRORS}, sorted by position, then one \`and N more errors\`.
+
+## Secrets
+
+- Secret fields: ${
+  SECRET_PATHS.map((p) => `\`${p.join(".")}\``).join(", ")
+} (marked in the schema). The MachineConfig resource, which readers can list, shows them as
+  \`${REDACTED}\`.
+- An error at a secret field, inside one, or at a mapping that holds one (\`machine.ca: "..."\`)
+  never quotes the value.
+- No error quotes anything holding PEM private key text (\`PRIVATE KEY\`), whatever its path: such a
+  value, key or hint shows as \`${REDACTED}\`. Other quoted values are cut to ${MAX_QUOTED_CHARS}
+  characters.
 `;
 
 /**

@@ -6,7 +6,12 @@
  * @module
  */
 import type * as v from "valibot";
-import { ConfigError, type ConfigErrorKind, type PathSegment } from "./config_error.ts";
+import {
+  ConfigError,
+  type ConfigErrorInit,
+  type ConfigErrorKind,
+  type PathSegment,
+} from "./config_error.ts";
 import { hintFor, quote } from "./schema/hints.ts";
 import { allowedKeys, schemaAt } from "./schema_walk.ts";
 import { suggest } from "./suggest.ts";
@@ -40,6 +45,20 @@ export function issueToError(
   locator: YamlLocator,
   source: string,
 ): ConfigError {
+  return new ConfigError(issueToErrorInit(issue, schema, locator, source));
+}
+
+/**
+ * The fields of {@link issueToError}'s error, without building the Error: a
+ * file can have 100k issues, and only the first 100 are reported, so the
+ * parser sorts and cuts these before it pays for the Errors' stack traces.
+ */
+export function issueToErrorInit(
+  issue: v.BaseIssue<unknown>,
+  schema: unknown,
+  locator: YamlLocator,
+  source: string,
+): ConfigErrorInit {
   const segments: PathSegment[] = (issue.path ?? []).map((p) => p.key as PathSegment);
   const lastItem = issue.path?.at(-1) as { origin?: string } | undefined;
   const atKey = lastItem?.origin === "key";
@@ -81,14 +100,14 @@ export function issueToError(
   const pos = kind === "missing_key"
     ? locator.locate(segments)
     : locator.locate(segments, atKey ? "key" : "value");
-  return new ConfigError({ kind, source, segments, ...pos, message, hint });
+  return { kind, source, segments, ...pos, message, hint };
 }
 
 /**
  * Drops "missing required key" errors that an "unknown key" error beside them
  * already explains: `hostnme` suggesting `hostname` says it all.
  */
-export function dropExplainedMissingKeys(errors: ConfigError[]): ConfigError[] {
+export function dropExplainedMissingKeys<E extends ConfigErrorInit>(errors: E[]): E[] {
   const suggested = new Set<string>();
   for (const e of errors) {
     const near = e.kind === "unknown_key" ? /^did you mean "(.*)"\?$/.exec(e.hint ?? "") : null;

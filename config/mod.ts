@@ -24,7 +24,28 @@ export {
   formatPath,
   type PathSegment,
 } from "./config_error.ts";
-export { loadMachineConfig, parseMachineConfig, type ParseResult } from "./parse_machine_config.ts";
+export {
+  loadMachineConfig,
+  parseMachineConfig,
+  type ParseOptions,
+  type ParseResult,
+} from "./parse_machine_config.ts";
+export {
+  MAX_ALIAS_COUNT,
+  MAX_CONFIG_BYTES,
+  MAX_DEPTH,
+  MAX_EXPANDED_VALUES,
+  MAX_REPORTED_ERRORS,
+} from "./limits.ts";
+export {
+  redactConfigError,
+  redactConfigErrors,
+  redactConfigSecrets,
+  REDACTED,
+  SECRET_PATHS,
+  type SecretPath,
+  touchesSecret,
+} from "./secrets.ts";
 export {
   type ConfigTemplateOptions,
   defaultDevConfig,
@@ -39,7 +60,7 @@ export {
 } from "./schema/machine_config.ts";
 export type { InterfaceConfig, NetworkConfig, RouteConfig } from "./schema/network.ts";
 export type { HealthConfig, LimitsConfig, ServiceConfig } from "./schema/services.ts";
-export { BUILTIN_SERVICE_IDS } from "./schema/services.ts";
+export { BUILTIN_SERVICE_IDS, RESERVED_SERVICE_IDS } from "./schema/services.ts";
 export type { TimeConfig } from "./schema/time.ts";
 export type { KernelConfig } from "./schema/kernel.ts";
 export type { InstallConfig } from "./schema/install.ts";

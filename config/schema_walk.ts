@@ -20,7 +20,7 @@ interface SchemaLike {
   value?: SchemaLike;
   options?: readonly SchemaLike[];
   description?: string;
-  metadata?: { docType?: string };
+  metadata?: { docType?: string; secret?: boolean };
   examples?: readonly unknown[];
 }
 
@@ -35,12 +35,14 @@ export interface Unwrapped {
   /** The `docType` metadata, e.g. "duration"; the outermost wins. */
   docType?: string;
   examples: readonly unknown[];
+  /** Marked `secret` (key material): never shown to readers, never quoted in errors. */
+  secret: boolean;
 }
 
 /** Peels `optional` and `pipe` wrappers off a schema, collecting docs on the way. */
 export function unwrap(schema: unknown): Unwrapped {
   let s = schema as SchemaLike;
-  const out: Unwrapped = { base: s, optional: false, examples: [] };
+  const out: Unwrapped = { base: s, optional: false, examples: [], secret: false };
   for (;;) {
     if (s.type === "optional" && s.wrapped) {
       out.optional = true;
@@ -51,7 +53,10 @@ export function unwrap(schema: unknown): Unwrapped {
     if (s.pipe && s.pipe.length > 0 && s.pipe[0] !== s) {
       for (const item of s.pipe.slice(1)) {
         if (item.type === "description") out.description ??= item.description;
-        if (item.type === "metadata") out.docType ??= item.metadata?.docType;
+        if (item.type === "metadata") {
+          out.docType ??= item.metadata?.docType;
+          if (item.metadata?.secret) out.secret = true;
+        }
         if (item.type === "examples" && out.examples.length === 0) {
           out.examples = item.examples ?? [];
         }

@@ -1,7 +1,7 @@
 /**
  * Rules that span several fields: unique service ids and interface names,
- * known and acyclic `depends_on`, the reserved `containerd` id, one probe per
- * health check, route families, unique addresses.
+ * known and acyclic `depends_on`, the reserved `containerd` and `machined`
+ * ids, one probe per health check, route families, unique addresses.
  *
  * They run on the raw parsed YAML, not on the schema's output, so they are
  * reported together with schema errors elsewhere in the file. Each rule only
@@ -12,8 +12,9 @@
  */
 import { formatPath, type PathSegment } from "./config_error.ts";
 import { formatIp, parseCidr, parseIp } from "./ip.ts";
+import { MAX_REPORTED_ERRORS } from "./limits.ts";
 import { parseDuration } from "./schema/primitives.ts";
-import { BUILTIN_SERVICE_IDS, SERVICE_ID } from "./schema/services.ts";
+import { BUILTIN_SERVICE_IDS, RESERVED_SERVICE_IDS, SERVICE_ID } from "./schema/services.ts";
 import { suggest } from "./suggest.ts";
 import type { Target } from "./yaml_locator.ts";
 
@@ -50,6 +51,7 @@ function checkServices(machine: Obj): SemanticIssue[] {
   const containerdOff = obj(obj(machine.runtime)?.containerd)?.enabled === false;
   const services = list(machine.services);
   const byId = new Map<string, ServiceNode>();
+  let suggested = 0;
   services.forEach((entry, index) => {
     const id = str(obj(entry)?.id);
     if (id === undefined || !SERVICE_ID.test(id)) return;
@@ -58,6 +60,14 @@ function checkServices(machine: Obj): SemanticIssue[] {
         segments: [...base, index, "id"],
         message: `service id ${JSON.stringify(id)} is reserved for the built-in ${id}`,
         hint: `choose another id; to run after it, write depends_on: [${id}]`,
+      });
+      return;
+    }
+    if ((RESERVED_SERVICE_IDS as readonly string[]).includes(id)) {
+      issues.push({
+        segments: [...base, index, "id"],
+        message: `service id ${JSON.stringify(id)} is reserved for machined's own log`,
+        hint: "choose another id; `machinectl logs machined` shows machined itself",
       });
       return;
     }
@@ -91,7 +101,10 @@ function checkServices(machine: Obj): SemanticIssue[] {
         return;
       }
       if (!byId.has(dep)) {
-        const near = suggest(dep, [...byId.keys(), ...BUILTIN_SERVICE_IDS]);
+        // Only reported errors get a suggestion: each one scans every id.
+        const near = suggested++ < MAX_REPORTED_ERRORS
+          ? suggest(dep, [...byId.keys(), ...BUILTIN_SERVICE_IDS])
+          : undefined;
         issues.push({
           segments: where,
           message: `depends on unknown service ${JSON.stringify(dep)}`,
@@ -112,7 +125,7 @@ function checkServices(machine: Obj): SemanticIssue[] {
       segments: [...base, node.index, "depends_on", at],
       message: cycle.length === 2
         ? `service ${JSON.stringify(start)} depends on itself`
-        : `dependency cycle: ${cycle.join(" -> ")}`,
+        : `dependency cycle: ${cycleText(cycle)}`,
     });
   }
   return issues;
@@ -130,28 +143,40 @@ export function findCycles(graph: Map<string, ServiceNode>): string[][] {
   const onStack = new Set<string>();
   const components: string[][] = [];
   let counter = 0;
-  const visit = (v: string) => {
-    index.set(v, counter);
-    low.set(v, counter++);
-    stack.push(v);
-    onStack.add(v);
-    for (const { id: w } of graph.get(v)!.deps) {
-      if (!index.has(w)) {
-        visit(w);
-        low.set(v, Math.min(low.get(v)!, low.get(w)!));
-      } else if (onStack.has(w)) {
-        low.set(v, Math.min(low.get(v)!, index.get(w)!));
+  // Iterative, so a long chain of dependencies cannot overflow the stack.
+  const visit = (root: string) => {
+    const open = (v: string) => {
+      index.set(v, counter);
+      low.set(v, counter++);
+      stack.push(v);
+      onStack.add(v);
+      work.push({ v, next: 0 });
+    };
+    const work: Array<{ v: string; next: number }> = [];
+    open(root);
+    while (work.length > 0) {
+      const frame = work[work.length - 1];
+      const deps = graph.get(frame.v)!.deps;
+      if (frame.next < deps.length) {
+        const w = deps[frame.next++].id;
+        if (!index.has(w)) open(w);
+        else if (onStack.has(w)) low.set(frame.v, Math.min(low.get(frame.v)!, index.get(w)!));
+        continue;
       }
-    }
-    if (low.get(v) === index.get(v)) {
-      const component: string[] = [];
-      let w: string;
-      do {
-        w = stack.pop()!;
-        onStack.delete(w);
-        component.push(w);
-      } while (w !== v);
-      components.push(component);
+      work.pop();
+      const v = frame.v;
+      const parent = work.at(-1);
+      if (parent) low.set(parent.v, Math.min(low.get(parent.v)!, low.get(v)!));
+      if (low.get(v) === index.get(v)) {
+        const component: string[] = [];
+        let w: string;
+        do {
+          w = stack.pop()!;
+          onStack.delete(w);
+          component.push(w);
+        } while (w !== v);
+        components.push(component);
+      }
     }
   };
   const order = [...graph.values()].sort((a, b) => a.index - b.index).map((n) => n.id);
@@ -176,15 +201,14 @@ export function findCycles(graph: Map<string, ServiceNode>): string[][] {
 function pathBack(graph: Map<string, ServiceNode>, start: string, members: Set<string>): string[] {
   const parent = new Map<string, string>();
   const queue = [start];
-  while (queue.length > 0) {
-    const v = queue.shift()!;
+  for (let head = 0; head < queue.length; head++) {
+    const v = queue[head];
     for (const { id: w } of graph.get(v)!.deps) {
       if (!members.has(w)) continue;
       if (w === start) {
-        const path = [start];
-        for (let x = v; x !== start; x = parent.get(x)!) path.splice(1, 0, x);
-        path.push(start);
-        return path;
+        const back = [];
+        for (let x = v; x !== start; x = parent.get(x)!) back.push(x);
+        return [start, ...back.reverse(), start];
       }
       if (!parent.has(w)) {
         parent.set(w, v);
@@ -193,6 +217,16 @@ function pathBack(graph: Map<string, ServiceNode>, start: string, members: Set<s
     }
   }
   return [start, start];
+}
+
+/** Services a cycle's message names at most; a longer cycle shows its ends and a count. */
+const CYCLE_NAMES = 12;
+
+function cycleText(cycle: string[]): string {
+  if (cycle.length <= CYCLE_NAMES) return cycle.join(" -> ");
+  const head = cycle.slice(0, CYCLE_NAMES / 2).join(" -> ");
+  const tail = cycle.slice(-CYCLE_NAMES / 2).join(" -> ");
+  return `${head} -> (${cycle.length - CYCLE_NAMES} more) -> ${tail}`;
 }
 
 function checkHealth(health: Obj | undefined, at: PathSegment[], issues: SemanticIssue[]): void {

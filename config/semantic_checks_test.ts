@@ -34,6 +34,15 @@ Deno.test("containerd is reserved as an id but may be depended on", () => {
   valid(services("{ id: a, command: [/a], depends_on: [containerd] }"));
 });
 
+Deno.test("machined is reserved as a service id: its log is machined's own", () => {
+  assert.deepEqual(
+    errors(services("{ id: a, command: [/a] }", "{ id: machined, command: [/m] }")),
+    [
+      't.yaml:6:13: machine.services[1].id: service id "machined" is reserved for machined\'s own log (choose another id; `machinectl logs machined` shows machined itself)',
+    ],
+  );
+});
+
 Deno.test("depending on containerd while it is disabled is an error", () => {
   assert.deepEqual(
     errors(
@@ -173,4 +182,28 @@ Deno.test("a value the schema rejected is not reported again by a cross-field ru
   assert.deepEqual(errors(services("{ id: a, command: [/a], depends_on: [A] }")), [
     "t.yaml:5:44: machine.services[0].depends_on[0]: invalid service id \"A\" (lowercase letters, digits, '.', '_' and '-', at most 63 characters)",
   ]);
+});
+
+Deno.test("thousands of services: long chains, long cycles and unknown ids stay bounded errors", () => {
+  const many = (n: number, dep: (i: number) => string) =>
+    services(
+      ...Array.from(
+        { length: n },
+        (_, i) => `{ id: s${i}, command: [/a], depends_on: [${dep(i)}] }`,
+      ),
+    );
+  valid(many(3000, (i) => (i === 2999 ? "containerd" : `s${i + 1}`)));
+  const [cycle, ...rest] = errors(many(3000, (i) => `s${(i + 1) % 3000}`));
+  assert.equal(rest.length, 0);
+  assert.equal(
+    cycle,
+    "t.yaml:5:45: machine.services[0].depends_on[0]: dependency cycle: s0 -> s1 -> s2 -> s3 -> s4 -> s5 -> (2989 more) -> s2995 -> s2996 -> s2997 -> s2998 -> s2999 -> s0",
+  );
+  const unknown = errors(many(3000, (i) => `x${i}`));
+  assert.equal(unknown.length, 101);
+  assert.match(unknown[0], /depends on unknown service "x0" \(did you mean "s0"\?\)$/);
+  assert.equal(
+    unknown[100],
+    "t.yaml:105:47: and 2900 more errors (only the first 100 are reported)",
+  );
 });

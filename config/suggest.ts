@@ -44,10 +44,15 @@ export function suggest(input: string, candidates: Iterable<string>): string | u
   const budget = wanted.length >= 10 ? 3 : wanted.length >= 5 ? 2 : 1;
   let best: string | undefined;
   let bestDistance = Infinity;
-  for (const candidate of [...candidates].sort()) {
+  for (const candidate of candidates) {
     if (candidate === input) continue;
-    const d = editDistance(wanted, normalise(candidate));
-    if (d < bestDistance) [best, bestDistance] = [candidate, d];
+    const other = normalise(candidate);
+    // The distance is at least the difference in length: skip what cannot win.
+    if (Math.abs(other.length - wanted.length) > Math.min(budget, bestDistance)) continue;
+    const d = editDistance(wanted, other);
+    if (d < bestDistance || (d === bestDistance && best !== undefined && candidate < best)) {
+      [best, bestDistance] = [candidate, d];
+    }
   }
   return bestDistance <= budget ? best : undefined;
 }

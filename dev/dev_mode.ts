@@ -19,7 +19,7 @@ import { FakeSysctlBackend } from "../controllers/kernel/mod.ts";
 import { startApiHost } from "../node/api_host.ts";
 import { configApplier, ConfigKeeper } from "../node/config_keeper.ts";
 import { Machined } from "../node/machined.ts";
-import { watchConfigFile } from "./config_watch.ts";
+import { reloadConfigFile, watchConfigFile } from "./config_watch.ts";
 import { prepareApidPki } from "../boot/apid_pki.ts";
 import { nodeActions } from "../node/node_actions.ts";
 
@@ -117,10 +117,12 @@ export async function runDevMode(o: DevOptions): Promise<number> {
       onPower: (what) => stopping(0, what === "reboot" ? "rebooting" : "shuttingDown"),
     }),
   });
-  const stopWatch = watchConfigFile(configPath, async () => {
-    const r = await keeper.apply(await Deno.readTextFile(configPath), configPath);
-    machined.logger.info("config", `reloaded ${configPath}: ${r.state}`);
-  });
+  const stopWatch = watchConfigFile(
+    configPath,
+    async () => void await reloadConfigFile(keeper, configPath),
+    200,
+    (e) => machined.logger.error("config", `reloading ${configPath} failed`, { error: String(e) }),
+  );
 
   const { port } = await api.ready();
   console.log(

@@ -6,6 +6,7 @@
  */
 import type { ConfigError } from "../config/config_error.ts";
 import { parseMachineConfig } from "../config/parse_machine_config.ts";
+import { redactConfigSecrets } from "../config/secrets.ts";
 import {
   CONFIG_STATUS,
   CONFIG_STATUS_ID,
@@ -58,7 +59,9 @@ export async function applyConfigText(
   await store.modify(
     { type: MACHINE_CONFIG, namespace: "config", id: MACHINE_CONFIG_ID },
     CONFIG_OWNER,
-    () => ({ source, config: redactSecrets(parsed.config) }),
+    // No secret field (machine.ca.key) enters the store: readers can list it.
+    // Boot hands the full config to the PKI directly.
+    () => ({ source, config: redactConfigSecrets(parsed.config) }),
   );
   await writeStatus(store, { state: "valid", source, errors: [] });
   return { state: "valid", config: parsed.config };
@@ -88,18 +91,6 @@ export async function recordMissingConfig(
     source: candidates.join(", ") || "(no candidates)",
     errors: [],
   });
-}
-
-/** What stands where a secret was removed. */
-export const REDACTED = "(redacted)";
-
-/**
- * The config as it may be shown over the API: the CA key never enters the store
- * (boot hands the full config to the PKI directly).
- */
-export function redactSecrets(config: MachineConfig): MachineConfig {
-  if (!config.machine.ca) return config;
-  return { ...config, machine: { ...config.machine, ca: { ...config.machine.ca, key: REDACTED } } };
 }
 
 /** A config error as the API and ConfigStatus show it. */

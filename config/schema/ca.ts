@@ -15,13 +15,15 @@ const PEM_CERT =
 const PEM_KEY =
   /^\s*-----BEGIN (EC |RSA )?PRIVATE KEY-----\r?\n[A-Za-z0-9+/=\r\n]+-----END (EC |RSA )?PRIVATE KEY-----\s*$/;
 
-function pem(what: string, pattern: RegExp, begin: string) {
+function pem(what: string, pattern: RegExp) {
   return v.pipe(
     v.string(`expected a PEM ${what} as a string`),
     checkWithHint(
       (s: string) => pattern.test(s),
       `not a PEM ${what}`,
-      () => `paste the whole PEM block, from "-----BEGIN ${begin}-----", as a YAML "|" block`,
+      // No quotes: an error at a secret path has its quoted text redacted.
+      () =>
+        "paste the whole PEM block, BEGIN and END lines included, after a YAML | (a literal block)",
     ),
     v.metadata({ docType: `PEM ${what}` }),
   );
@@ -30,14 +32,15 @@ function pem(what: string, pattern: RegExp, begin: string) {
 /** `machine.ca`. */
 export const CaSchema = mapping({
   crt: v.pipe(
-    pem("certificate", PEM_CERT, "CERTIFICATE"),
+    pem("certificate", PEM_CERT),
     v.description("The CA certificate; clients and the API server trust it."),
   ),
   key: v.pipe(
-    pem("private key", PEM_KEY, "PRIVATE KEY"),
+    pem("private key", PEM_KEY),
     v.description(
-      "The CA private key; the node issues its API server certificate with it. Keep the file 0600.",
+      "The CA private key; the node issues its API server certificate with it. Keep the file 0600. Secret: shown as `(redacted)`, never quoted in errors.",
     ),
+    v.metadata({ secret: true }),
   ),
 });
 

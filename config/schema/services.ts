@@ -1,7 +1,7 @@
 /**
  * `machine.services`: the processes machined supervises besides its built-in
  * `containerd`. Cross-service rules (unique ids, known and acyclic
- * `depends_on`, the reserved id, exactly one health probe) are checked in
+ * `depends_on`, the reserved ids, exactly one health probe) are checked in
  * `semantic_checks.ts` so they are reported even when other fields are bad.
  *
  * @module
@@ -24,6 +24,13 @@ export const SERVICE_ID = /^[a-z0-9][a-z0-9._-]{0,62}$/;
 
 /** Ids machined provides itself; a config may depend on them but not define them. */
 export const BUILTIN_SERVICE_IDS = ["containerd"] as const;
+
+/**
+ * Ids a config may not define: the built-in services, and `machined`, the id
+ * of machined's own log (`machinectl logs machined`), which a service of that
+ * id would hide.
+ */
+export const RESERVED_SERVICE_IDS = [...BUILTIN_SERVICE_IDS, "machined"] as const;
 
 const ServiceId = v.pipe(
   v.string("expected a service id string"),
@@ -138,7 +145,7 @@ export const LimitsSchema = mapping({
 export const ServiceSchema = mapping({
   id: v.pipe(
     ServiceId,
-    v.description("Unique id. `containerd` is reserved."),
+    v.description("Unique id. `containerd` and `machined` are reserved."),
     v.examples(["payload"]),
   ),
   command: v.pipe(
