@@ -39,6 +39,8 @@ export interface UpNode {
   port: number;
   /** The hostname Version answered with. */
   hostname: string;
+  /** `performance.now()` when QEMU was started. */
+  qemuStart: number;
   /** QEMU start to the first Version answer over mutual TLS. */
   apiMs: number;
 }
@@ -74,7 +76,7 @@ export async function upNode(options: UpOptions = {}): Promise<UpNode> {
   try {
     await vm.waitForConsole(/machined: API ready/, { timeoutMs, failOn: UP_FAIL });
     const hostname = await waitForApi(bundle.paths.clientConfig, port, timeoutMs);
-    return { bundle, image, vm, port, hostname, apiMs: performance.now() - t0 };
+    return { bundle, image, vm, port, hostname, qemuStart: t0, apiMs: performance.now() - t0 };
   } catch (e) {
     await vm.stop({ gracefulMs: 0 }).catch(() => {});
     throw e;
