@@ -66,7 +66,8 @@ export async function createTapNetwork(opts: TapNetworkOptions = {}): Promise<Ta
   const [bridge, tap] = ["br0", "tap0"];
   const dir = opts.dir ?? await Deno.makeTempDir({ prefix: "machined-tap-" });
   await Deno.mkdir(dir, { recursive: true });
-  const log = `${dir}/dnsmasq.log`;
+  // Absolute: dnsmasq changes to / before it opens its log.
+  const log = `${await Deno.realPath(dir)}/dnsmasq.log`;
   await ip("netns", "add", netns);
   let server: Deno.ChildProcess | undefined;
   let closed = false;
@@ -102,7 +103,7 @@ export async function createTapNetwork(opts: TapNetworkOptions = {}): Promise<Ta
       ],
       stdin: "null",
       stdout: "null",
-      stderr: "null",
+      stderr: "piped",
     }).spawn();
     await waitForLog(log, /started, version|DHCP, IP range/, 10_000, server);
   } catch (e) {
@@ -169,13 +170,14 @@ async function waitForLog(
   timeoutMs: number,
   proc: Deno.ChildProcess,
 ): Promise<void> {
-  let exited = false;
-  proc.status.then(() => (exited = true));
+  let exited: string | undefined;
+  const stderr = new Response(proc.stderr).text().catch(() => "");
+  proc.status.then(async () => (exited = await stderr));
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline) {
     const text = await Deno.readTextFile(path).catch(() => "");
     if (pattern.test(text)) return;
-    if (exited) throw new Error(`dnsmasq exited: ${text}`);
+    if (exited !== undefined) throw new Error(`dnsmasq exited: ${exited}${text}`);
     await new Promise((r) => setTimeout(r, 100));
   }
   throw new Error(`dnsmasq did not start within ${timeoutMs} ms`);
