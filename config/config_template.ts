@@ -40,7 +40,13 @@ export interface ConfigTemplateOptions {
   /** The node CA to embed (from pki/), PEM text; omitted lets the node create one. */
   ca?: { certPem: string; keyPem: string };
   /** A payload service; omitted leaves an example commented out. */
-  payload?: { id?: string; command: string[]; dependsOnContainerd?: boolean };
+  payload?: {
+    id?: string;
+    command: string[];
+    /** Environment variables of the service. @default {} */
+    env?: Record<string, string>;
+    dependsOnContainerd?: boolean;
+  };
 }
 
 const YAML_SPECIAL = /^(true|false|null|yes|no|on|off|y|n)$/i;
@@ -105,6 +111,12 @@ export function renderConfigTemplate(options: ConfigTemplateOptions): string {
       "  services:",
       `    - id: ${q(p.id ?? "payload")}`,
       `      command: ${list(p.command)}`,
+      ...(p.env && Object.keys(p.env).length > 0
+        ? [
+          "      env:",
+          ...Object.entries(p.env).map(([k, v]) => `        ${k}: ${JSON.stringify(v)}`),
+        ]
+        : []),
       `      depends_on: ${list(p.dependsOnContainerd && containerd ? ["containerd"] : [])}`,
       "      restart: always",
       '      stop_grace_period: "10s"',

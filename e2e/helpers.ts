@@ -1,6 +1,7 @@
 /**
  * What the QEMU tests share: a free host port, machinectl run in-process
- * against the VM, and `get -o json` parsed into documents. (Whether QEMU still
+ * against the VM (or as a process inside a network namespace), and `get -o json`
+ * parsed into documents. (Whether QEMU still
  * runs is imager/qemu/vm.ts's `isRunning`.)
  */
 import { runMachinectl } from "../machinectl/cli.ts";
@@ -30,4 +31,41 @@ export interface ResourceDoc {
 /** Parses the concatenated JSON documents of `get -o json`. */
 export function parseDocs(out: string): ResourceDoc[] {
   return out.trim() ? JSON.parse(`[${out.replace(/\}\n\{/g, "},{")}]`) : [];
+}
+
+/**
+ * Runs machinectl (its own entry point, machinectl/main.ts, so the same client
+ * config, connection and TLS verification code) as a process inside the
+ * network namespace `netns`, dialing `endpoint` with no port forward between.
+ */
+export async function machinectlInNetns(
+  netns: string,
+  config: string,
+  endpoint: string,
+  ...args: string[]
+) {
+  const main = new URL("../machinectl/main.ts", import.meta.url).pathname;
+  const out = await new Deno.Command("ip", {
+    args: [
+      "netns",
+      "exec",
+      netns,
+      Deno.execPath(),
+      "run",
+      "-A",
+      "--cached-only",
+      main,
+      "--config",
+      config,
+      "-e",
+      endpoint,
+      ...args,
+    ],
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = (b: Uint8Array) => new TextDecoder().decode(b);
+  return { code: out.code, out: text(out.stdout), err: text(out.stderr) };
 }

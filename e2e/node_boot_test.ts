@@ -1,23 +1,30 @@
 /**
- * The QEMU tier: builds a machined image, boots it under TCG (OVMF →
- * systemd-boot → Debian cloud kernel → machined-init → Deno → machined as
- * PID 1) and checks it from the host through the API only: machined is PID 1,
- * MachineStatus reaches running, the config's hostname is applied, the image's
- * modules are loaded (virtio_net's link exists), apid answers only a client
- * certificate from the node CA; then `machinectl reboot` brings the node back
- * and `machinectl shutdown` powers it off (QEMU exits). Boot times and RSS go
- * to bench/results/boot.json.
+ * The QEMU tier: boots the node `deno task up` boots, through up's own
+ * functions (imager/up.ts: the generated bundle and config, the image, QEMU,
+ * the wait for the API), under TCG (OVMF → systemd-boot → Debian cloud kernel
+ * → machined-init → Deno → machined as PID 1) and checks it from the host
+ * through the API only: machined is PID 1, MachineStatus reaches running, the
+ * config's hostname is applied, STATE and EPHEMERAL are provisioned in the
+ * free space of the image's own disk with the ESP kept, containerd reaches CRI
+ * RuntimeReady and only then the sample payload starts and serves, the
+ * image's modules are loaded (virtio_net's link exists), apid answers only a
+ * client certificate from the node CA; then `machinectl reboot` brings the
+ * node back (its volumes left as they are, the payload running again) and
+ * `machinectl shutdown` powers it off (QEMU exits). Boot times and RSS go to
+ * bench/results/boot.json.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { buildImage } from "../imager/build_image.ts";
-import { isRunning, startVm, type Vm } from "../imager/qemu/vm.ts";
-import { renderConfigTemplate } from "../config/mod.ts";
+import { isRunning } from "../imager/qemu/vm.ts";
+import { upNode } from "../imager/up.ts";
+import { UP_INSTALL_DISK, UP_PAYLOAD_ID } from "../imager/up_config.ts";
 import {
   createCertificateAuthority,
-  generateNodeBundle,
   issueClientCertificate,
+  readClientConfig,
+  resolveCredentials,
 } from "../pki/mod.ts";
+import { connectToNode } from "../machinectl/connection.ts";
 import { freePort, machinectl, parseDocs } from "./helpers.ts";
 
 const TIMEOUT_MS = 600_000;
@@ -50,45 +57,152 @@ async function waitForResource(
   throw new Error(`timed out waiting for ${args.join(" ")}; last output: ${last}`);
 }
 
+/**
+ * STATE and EPHEMERAL on the image's own disk, ready and mounted, the ESP
+ * still there; on the first boot they were created, after a reboot left.
+ * Returns the seconds since QEMU started.
+ */
+async function checkVolumes(config: string, port: number, firstBoot: boolean, qemuStart: number) {
+  const vs = await waitForResource(config, port, ["volumestatus"], (d) => {
+    const failed = d.find((v) => v.spec.phase === "failed");
+    if (failed) throw new Error(`provisioning failed: ${JSON.stringify(failed)}`);
+    return ["STATE", "EPHEMERAL"].every((id) =>
+      d.find((v) => v.metadata.id === id)?.spec.phase === "ready"
+    );
+  }, 240_000);
+  const readyS = +((performance.now() - qemuStart) / 1000).toFixed(1);
+  for (const v of vs) {
+    assert.equal(v.spec.disk, UP_INSTALL_DISK, JSON.stringify(v));
+    assert.equal(v.spec.filesystem, "ext4");
+    assert.match(String(v.spec.partitionPath), /^\/dev\/vda[2-9]$/);
+    if (firstBoot) assert.ok(v.spec.created, `created this boot: ${JSON.stringify(v)}`);
+    else assert.equal(v.spec.decision, "leave", JSON.stringify(v));
+  }
+  const mounts = await waitForResource(
+    config,
+    port,
+    ["mountstatus"],
+    (d) => d.length === 2 && d.every((m) => m.spec.phase === "ready"),
+  );
+  assert.deepEqual(mounts.map((m) => m.spec.target).sort(), ["/system/state", "/var"]);
+  const [vda] = parseDocs(
+    (await machinectl(config, port, "get", "disks", "vda", "-o", "json")).out,
+  );
+  assert.equal(vda?.spec.layout, "machined", JSON.stringify(vda));
+  const [esp] = parseDocs(
+    (await machinectl(config, port, "get", "discoveredvolumes", "vda1", "-o", "json")).out,
+  );
+  assert.equal(esp?.spec.partitionLabel, "EFI", JSON.stringify(esp));
+  assert.equal(esp?.spec.filesystem, "vfat", JSON.stringify(esp));
+  return readyS;
+}
+
+/** One event of the node's history, as the test keeps it. */
+interface Ev {
+  seq: number;
+  subject: string;
+  action: string;
+}
+
+/** The node's event history (and live events) until `until` holds. */
+async function eventsUntil(
+  config: string,
+  port: number,
+  until: (evs: Ev[]) => boolean,
+  timeoutMs = 120_000,
+): Promise<Ev[]> {
+  const conn = await connectToNode({ config, endpoints: [`127.0.0.1:${port}`] });
+  const abort = new AbortController();
+  const timer = setTimeout(() => abort.abort(), timeoutMs);
+  const evs: Ev[] = [];
+  try {
+    for await (const r of conn.client.events({}, { signal: abort.signal })) {
+      if (!r.event) continue;
+      evs.push({ seq: Number(r.event.seq), subject: r.event.subject, action: r.event.action });
+      if (until(evs)) return evs;
+    }
+    throw new Error("the event stream ended");
+  } catch (e) {
+    if (abort.signal.aborted) {
+      throw new Error(`timed out; events: ${JSON.stringify(evs.slice(-30))}`, { cause: e });
+    }
+    throw e;
+  } finally {
+    clearTimeout(timer);
+    abort.abort();
+    conn.close();
+  }
+}
+
+/**
+ * containerd reaches CRI RuntimeReady, and only then the sample payload
+ * starts; it runs and logs that it serves.
+ */
+async function checkPayload(config: string, port: number) {
+  await waitForResource(config, port, ["runtimestatus"], (d) => d[0]?.spec.ready === true, 240_000);
+  await waitForResource(
+    config,
+    port,
+    ["services", UP_PAYLOAD_ID],
+    (d) => d[0]?.spec.state === "running",
+    120_000,
+  );
+  const find = (evs: Ev[], subject: string, action: string) =>
+    evs.find((e) => e.subject === subject && e.action === action);
+  const evs = await eventsUntil(
+    config,
+    port,
+    (evs) => !!find(evs, "containerd", "ready") && !!find(evs, UP_PAYLOAD_ID, "starting"),
+  );
+  const cReady = find(evs, "containerd", "ready")!;
+  const pStart = find(evs, UP_PAYLOAD_ID, "starting")!;
+  assert.ok(cReady.seq < pStart.seq, "containerd is ready before the payload starts");
+  const services = await machinectl(config, port, "get", "services");
+  assert.equal(services.code, 0, services.err);
+  assert.match(services.out, /containerd\s+\d+\s+running\s+true/);
+  assert.match(services.out, new RegExp(`${UP_PAYLOAD_ID}\\s+\\d+\\s+running\\s+true`));
+  const deadline = performance.now() + 60_000;
+  let logs = { code: 1, out: "", err: "" };
+  while (performance.now() < deadline) {
+    logs = await machinectl(config, port, "logs", UP_PAYLOAD_ID);
+    if (/hello: serving on port 8080/.test(logs.out)) break;
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  assert.match(logs.out, /hello: serving on port 8080/, logs.out + logs.err);
+}
+
 Deno.test({
-  name: "a machined image boots in QEMU as PID 1 and is driven through the API " +
-    "(needs qemu-system-x86_64)",
+  name: "the up node boots in QEMU as PID 1: volumes on its own disk, payload after containerd, " +
+    "driven through the API (needs qemu-system-x86_64)",
   ignore: !hasQemu,
   sanitizeOps: false,
   sanitizeResources: false,
 }, async () => {
   const work = "build/e2e/node";
   await Deno.remove(work, { recursive: true }).catch(() => {});
-  const bundle = await generateNodeBundle({
-    name: HOSTNAME,
-    endpoint: "127.0.0.1:50000",
-    outDir: work,
-    renderMachineConfig: ({ ca }) =>
-      renderConfigTemplate({ hostname: HOSTNAME, ca, timeDisabled: true, containerd: false }),
-  });
-  const clientConfig = bundle.paths.clientConfig;
-  const t0 = performance.now();
-  const image = await buildImage({
-    program: new URL("../main.ts", import.meta.url).pathname,
-    config: bundle.paths.machineConfig,
-    out: join(work, "node.img"),
-    quietConsole: true,
-    force: true,
-  });
   const port = freePort();
-  const qemuStart = performance.now();
-  const vm: Vm = await startVm({
-    image: image.out,
-    runDir: join(work, "qemu"),
-    hostPort: port,
-    accel: "auto",
-    snapshot: true,
+  // The same steps as `deno task up`, with the test's own directories and port.
+  const node = await upNode({
+    nodeDir: join(work, "node"),
+    name: HOSTNAME,
+    port,
+    image: {
+      program: new URL("../main.ts", import.meta.url).pathname,
+      out: join(work, "node.img"),
+      quietConsole: true,
+      force: true,
+    },
+    vm: { runDir: join(work, "qemu"), accel: "auto", snapshot: true },
+    timeoutMs: TIMEOUT_MS / 3,
   });
+  const { vm, image } = node;
+  const clientConfig = node.bundle.paths.clientConfig;
+  const caPem = resolveCredentials(await readClientConfig(clientConfig)).caPem;
   try {
-    // 1. machined is PID 1 and its API comes up.
-    const ready = await vm.waitForConsole(API_READY, { timeoutMs: TIMEOUT_MS / 3, failOn: FAIL });
-    const apiReadyS = (performance.now() - qemuStart) / 1000;
+    // 1. machined is PID 1 and its API comes up (upNode waited for both).
+    const ready = await vm.waitForConsole(API_READY, { timeoutMs: 10_000, failOn: FAIL });
     assert.equal(ready[1], "1", "machined must run as PID 1");
+    assert.equal(node.hostname, HOSTNAME);
     const rss = await vm.waitForConsole(RSS, { timeoutMs: 60_000, failOn: FAIL });
 
     // 2. MachineStatus reaches running (ready), as seen from the host over mTLS.
@@ -99,6 +213,9 @@ Deno.test({
       (d) => d[0]?.spec.stage === "running" && d[0]?.spec.pid1 === true,
     );
     assert.equal(ms.spec.mode, "node");
+    // 2b. STATE and EPHEMERAL on the boot disk; containerd, then the payload.
+    const provisionedS = await checkVolumes(clientConfig, port, true, node.qemuStart);
+    await checkPayload(clientConfig, port);
 
     // 3. The config's hostname is applied.
     const version = await machinectl(clientConfig, port, "version");
@@ -134,7 +251,7 @@ Deno.test({
     await Deno.writeTextFile(
       strangerConfig,
       `context: x\ncontexts:\n  x:\n    endpoints: ["127.0.0.1:${port}"]\n` +
-        `    ca: ${btoa(bundle.secrets.ca.certPem)}\n    crt: ${btoa(stranger.certPem)}\n` +
+        `    ca: ${btoa(caPem)}\n    crt: ${btoa(stranger.certPem)}\n` +
         `    key: ${btoa(stranger.keyPem)}\n`,
     );
     const refused = await machinectl(strangerConfig, port, "get", "machinestatus");
@@ -155,6 +272,15 @@ Deno.test({
       ["machinestatus"],
       (d) => d[0]?.spec.stage === "running",
     );
+    // The boot disk kept its volumes: the decision is now "leave", and the payload runs again.
+    await checkVolumes(clientConfig, port, false, node.qemuStart);
+    await waitForResource(
+      clientConfig,
+      port,
+      ["services", UP_PAYLOAD_ID],
+      (d) => d[0]?.spec.state === "running",
+      180_000,
+    );
 
     // 7. Shutdown powers the node off: QEMU exits by itself.
     const shutdown = await machinectl(clientConfig, port, "shutdown");
@@ -168,10 +294,11 @@ Deno.test({
     const figures = {
       at: new Date().toISOString(),
       accel: vm.state.accel,
-      imageBuildS: +((qemuStart - t0) / 1000).toFixed(1),
-      qemuStartToApiReadyS: +apiReadyS.toFixed(1),
+      imageBuildS: +image.seconds.toFixed(1),
+      qemuStartToApiAnswerS: +(node.apiMs / 1000).toFixed(1),
       kernelStartToApiReadyS: Number(ready[3]),
       machinedStartToApiReadyMs: Number(ready[2]),
+      qemuStartToVolumesReadyS: provisionedS,
       machinedRssMiB: +(Number(rss[1]) / 1024).toFixed(1),
       apidRssMiB: +(Number(rss[2]) / 1024).toFixed(1),
       imageBytes: Number(image.imageBytes),

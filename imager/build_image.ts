@@ -118,6 +118,11 @@ export interface ImageResult {
 }
 
 const REPO_ADDON = new URL("../native-ops/machined_native_ops.node", import.meta.url).pathname;
+/** The image's disk size: the ESP plus room for STATE and EPHEMERAL (about 1.5 GiB). */
+export const DEFAULT_DISK_SIZE = 2n << 30n;
+/** The ESP's size. */
+export const DEFAULT_ESP_SIZE = 512n << 20n;
+
 /** lz4 -9 (HC) unpacks as fast as -1 and is ~15% smaller; it costs ~5 s at build time. */
 const LZ4_LEVEL = 9;
 const REPO_MAIN = new URL("../main.ts", import.meta.url).pathname;
@@ -151,8 +156,8 @@ export async function buildImage(options: ImageOptions = {}): Promise<ImageResul
   const cacheDir = options.cacheDir ?? defaultCacheDir();
   const pin = options.kernel ?? KERNEL;
   const deno = await Deno.realPath(options.deno ?? Deno.execPath());
-  const size = options.size ?? 2n << 30n;
-  const espSize = options.espSize ?? 512n << 20n;
+  const size = options.size ?? DEFAULT_DISK_SIZE;
+  const espSize = options.espSize ?? DEFAULT_ESP_SIZE;
   const compression = options.compression ?? "lz4";
   const level = compression === "lz4" ? LZ4_LEVEL : options.zstdLevel ?? 9;
 

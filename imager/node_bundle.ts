@@ -5,7 +5,8 @@
  * across `up`/`down` cycles and image rebuilds.
  */
 import { join } from "node:path";
-import { renderConfigTemplate } from "../config/mod.ts";
+import { parseMachineConfig } from "../config/mod.ts";
+import { outdatedUpConfig, renderUpConfig } from "./up_config.ts";
 import {
   addContext,
   BUNDLE_FILES,
@@ -23,26 +24,43 @@ export interface NodeBundlePaths {
   clientConfig: string;
 }
 
+/** What {@link ensureNodeBundle} found or made. */
+export interface NodeBundle {
+  paths: NodeBundlePaths;
+  created: boolean;
+  /**
+   * Set when a reused bundle's machine config is not what `deno task up`
+   * generates today (an older version made it): why, for the operator.
+   */
+  outdated?: string;
+}
+
 /**
  * Returns the bundle in `dir`, generating it (hostname `name`, endpoint
- * 127.0.0.1:`port`) when it does not exist yet.
+ * 127.0.0.1:`port`, config from {@link renderUpConfig}) when it does not
+ * exist yet. A reused bundle is never rewritten (its CA and client
+ * certificate keep working); an outdated one is reported in `outdated`.
  */
 export async function ensureNodeBundle(
   dir: string,
   options: { name: string; port: number },
-): Promise<{ paths: NodeBundlePaths; created: boolean }> {
+): Promise<NodeBundle> {
   const paths = {
     machineConfig: join(dir, BUNDLE_FILES.machineConfig),
     secrets: join(dir, BUNDLE_FILES.secrets),
     clientConfig: join(dir, BUNDLE_FILES.clientConfig),
   };
-  if (await pathExists(paths.machineConfig)) return { paths, created: false };
+  if (await pathExists(paths.machineConfig)) {
+    const text = await Deno.readTextFile(paths.machineConfig);
+    const parsed = parseMachineConfig(text, paths.machineConfig);
+    const outdated = parsed.ok ? outdatedUpConfig(parsed.config) : "it does not parse";
+    return { paths, created: false, ...(outdated ? { outdated } : {}) };
+  }
   await generateNodeBundle({
     name: options.name,
     endpoint: `127.0.0.1:${options.port}`,
     outDir: dir,
-    renderMachineConfig: ({ ca }) =>
-      renderConfigTemplate({ hostname: options.name, ca, certSans: ["127.0.0.1"] }),
+    renderMachineConfig: ({ ca }) => renderUpConfig({ name: options.name, ca }),
   });
   return { paths, created: true };
 }

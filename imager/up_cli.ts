@@ -8,13 +8,11 @@
  *   deno task up [image options] [--node-dir build/node] [--name machined-node] [--port 50000]
  *     [--accel auto|kvm|tcg] [--memory 1024] [--timeout 300] [--run-dir build/qemu] [--snapshot]
  */
-import { buildImage } from "./build_image.ts";
 import { last, parseArgs } from "./cli_args.ts";
 import { IMAGE_ARGS, imageOptions } from "./image_cli.ts";
-import { ensureNodeBundle, installContext } from "./node_bundle.ts";
-import { attachVm, isRunning, startVm } from "./qemu/vm.ts";
-import { readClientConfig, resolveCredentials } from "../pki/mod.ts";
-import { createMachineClient } from "../api/client/mod.ts";
+import { installContext } from "./node_bundle.ts";
+import { attachVm, isRunning } from "./qemu/vm.ts";
+import { upHints, upNode } from "./up.ts";
 
 const QEMU = "qemu-system-x86_64";
 
@@ -53,79 +51,30 @@ if (import.meta.main) {
   }
   const port = Number(last(args, "port") ?? 50000);
   const name = last(args, "name") ?? "machined-node";
-  const nodeDir = last(args, "node-dir") ?? "build/node";
-  const bundle = await ensureNodeBundle(nodeDir, { name, port });
-  console.error(
-    `[up] node ${bundle.created ? "generated" : "reused"}: ${bundle.paths.machineConfig}`,
-  );
-  const image = await buildImage({
-    ...imageOptions(args),
-    config: last(args, "config") ?? bundle.paths.machineConfig,
-  });
-  const timeoutMs = Number(last(args, "timeout") ?? 300) * 1000;
-  const t0 = performance.now();
-  const vm = await startVm({
-    image: image.out,
-    runDir,
-    hostPort: port,
-    accel: (last(args, "accel") ?? "auto") as "auto",
-    memoryMiB: Number(last(args, "memory") ?? 1024),
-    snapshot: args.flags.has("snapshot"),
-  });
-  console.error(
-    `[up] QEMU pid ${vm.state.pid} (${vm.state.accel}), console: ${vm.state.consoleLog}`,
-  );
-  try {
-    await vm.waitForConsole(/machined: API ready/, {
-      timeoutMs,
-      failOn: /Kernel panic|machined: FATAL|machined-init: FATAL/,
-    });
-    const hostname = await waitForApi(bundle.paths.clientConfig, port, timeoutMs);
-    console.error(`[up] ${hostname} answered over mutual TLS after ${secs(t0)}s`);
-  } catch (e) {
-    console.error(`[up] ${(e as Error).message}\n[up] stopping QEMU`);
-    await vm.stop({ gracefulMs: 0 });
+  const log = (line: string) => console.error(`[up] ${line}`);
+  const node = await upNode({
+    nodeDir: last(args, "node-dir") ?? "build/node",
+    name,
+    port,
+    image: { ...imageOptions(args), config: last(args, "config") },
+    vm: {
+      runDir,
+      accel: (last(args, "accel") ?? "auto") as "auto",
+      memoryMiB: Number(last(args, "memory") ?? 1024),
+      snapshot: args.flags.has("snapshot"),
+    },
+    timeoutMs: Number(last(args, "timeout") ?? 300) * 1000,
+    log,
+  }).catch((e) => {
+    log(`${(e as Error).message}\n[up] QEMU stopped`);
     Deno.exit(1);
-  }
-  const installed = await installContext(bundle.paths.clientConfig, name, port).catch((e) => {
-    console.error(`[up] could not add a context to your machinectl config: ${e.message}`);
+  });
+  log(`${node.hostname} answered over mutual TLS after ${(node.apiMs / 1000).toFixed(1)}s`);
+  const installed = await installContext(node.bundle.paths.clientConfig, name, port).catch((e) => {
+    log(`could not add a context to your machinectl config: ${e.message}`);
     return undefined;
   });
-  console.log(
-    [
-      `The node "${name}" is up; its API is at 127.0.0.1:${port} (port 50000 in the guest).`,
-      `  deno task machinectl --config ${bundle.paths.clientConfig} get machinestatus`,
-      `  deno task machinectl --config ${bundle.paths.clientConfig} get services`,
-      `  deno task machinectl --config ${bundle.paths.clientConfig} events`,
-      ...(installed
-        ? [
-          `  (context "${name}" is also current in ${installed}: plain \`machinectl get ...\` works)`,
-        ]
-        : []),
-      `  console log: tail -f ${vm.state.consoleLog}`,
-      `  stop it:     deno task down${runDir !== "build/qemu" ? ` --run-dir ${runDir}` : ""}`,
-    ].join("\n"),
-  );
-}
-
-/** Calls Version until it succeeds; returns the node's hostname. */
-async function waitForApi(clientConfig: string, port: number, timeoutMs: number): Promise<string> {
-  const creds = resolveCredentials(await readClientConfig(clientConfig));
-  const deadline = performance.now() + timeoutMs;
-  let last: unknown;
-  while (performance.now() < deadline) {
-    const client = createMachineClient({ ...creds, endpoint: `127.0.0.1:${port}` });
-    try {
-      const v = await client.api.version({}, { timeoutMs: 5_000 });
-      return v.hostname;
-    } catch (e) {
-      last = e;
-      await new Promise((r) => setTimeout(r, 1_000));
-    } finally {
-      client.close();
-    }
-  }
-  throw new Error(`the API did not answer within ${timeoutMs / 1000}s: ${String(last)}`);
+  console.log(upHints(node, name, { installedIn: installed, runDir }));
 }
 
 async function hasQemu(): Promise<boolean> {
@@ -133,8 +82,4 @@ async function hasQemu(): Promise<boolean> {
     if (await Deno.stat(`${dir}/${QEMU}`).then(() => true, () => false)) return true;
   }
   return false;
-}
-
-function secs(t0: number): string {
-  return ((performance.now() - t0) / 1000).toFixed(1);
 }

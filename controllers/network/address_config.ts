@@ -18,7 +18,7 @@ import {
   boundLeases,
   CONFIG_INPUT,
   LEASE_INPUT,
-  machineConfig,
+  networkConfig,
   specController,
 } from "./spec_transform.ts";
 
@@ -29,8 +29,7 @@ export function addressConfigController(): MachineController {
     inputs: [CONFIG_INPUT, LEASE_INPUT],
     output: ADDRESS_SPEC,
     build(ctx) {
-      const config = machineConfig(ctx);
-      if (!config) return [];
+      const config = networkConfig(ctx);
       return addressSpecs(config, boundLeases(ctx)).map((spec) => ({
         id: addressId(spec.link, spec.address, spec.prefixLen),
         spec,

@@ -9,7 +9,7 @@ import type { MachineController } from "../../resources/registry.ts";
 import { LINK_SPEC, type LinkSpecSpec } from "../../resources/network/link_spec.ts";
 import { LINK_STATUS, type LinkStatusSpec } from "../../resources/network/link_status.ts";
 import type { MachineConfig } from "../../config/mod.ts";
-import { CONFIG_INPUT, machineConfig, specController } from "./spec_transform.ts";
+import { CONFIG_INPUT, networkConfig, specController } from "./spec_transform.ts";
 
 /** Options of {@link linkConfigController}. */
 export interface LinkConfigOptions {
@@ -24,8 +24,7 @@ export function linkConfigController(options: LinkConfigOptions = {}): MachineCo
     inputs: [CONFIG_INPUT, { type: LINK_STATUS, kind: "weak" }],
     output: LINK_SPEC,
     build(ctx) {
-      const config = machineConfig(ctx);
-      if (!config) return [];
+      const config = networkConfig(ctx);
       const links = ctx.list(LINK_STATUS).map((r) => r.spec);
       return linkSpecs(config, links, options.autoDhcp ?? true).map((spec) => ({
         id: spec.name,

@@ -14,7 +14,7 @@ import {
   boundLeases,
   CONFIG_INPUT,
   LEASE_INPUT,
-  machineConfig,
+  networkConfig,
   specController,
 } from "./spec_transform.ts";
 
@@ -28,8 +28,7 @@ export function routeConfigController(): MachineController {
     inputs: [CONFIG_INPUT, LEASE_INPUT],
     output: ROUTE_SPEC,
     build(ctx) {
-      const config = machineConfig(ctx);
-      if (!config) return [];
+      const config = networkConfig(ctx);
       return routeSpecs(config, boundLeases(ctx)).map((spec) => ({ id: routeSpecId(spec), spec }));
     },
   });

@@ -9,7 +9,7 @@ import type { MachineController, ResourceSpecs, ResourceType } from "../../resou
 import { MACHINE_CONFIG, MACHINE_CONFIG_ID } from "../../resources/config/machine_config.ts";
 import { DHCP_LEASE, type DhcpLeaseSpec, leaseBound } from "../../resources/network/dhcp_lease.ts";
 import type { InputDecl, ReconcileContext } from "../../runtime/mod.ts";
-import type { MachineConfig } from "../../config/mod.ts";
+import { type MachineConfig, parseMachineConfig } from "../../config/mod.ts";
 
 /** The namespace of every network resource. */
 export const NETWORK_NAMESPACE = "network";
@@ -64,6 +64,26 @@ export const LEASE_INPUT: InputDecl<ResourceSpecs> = { type: DHCP_LEASE, kind: "
 /** The machine config in force, if any. */
 export function machineConfig(ctx: ReconcileContext<ResourceSpecs>): MachineConfig | undefined {
   return ctx.find(MACHINE_CONFIG, "config", MACHINE_CONFIG_ID)?.spec.config;
+}
+
+/**
+ * What the network controllers use while there is no valid config (the
+ * `maintenance` stage): an empty network section, so `lo` comes up and, with
+ * `autoDhcp`, the first physical link gets DHCP. A node in maintenance must
+ * stay reachable: its way out is `machinectl apply-config` over the network.
+ */
+export const MAINTENANCE_CONFIG: MachineConfig = (() => {
+  const r = parseMachineConfig(
+    "version: v1alpha1\nmachine:\n  hostname: machined\n",
+    "maintenance",
+  );
+  if (!r.ok) throw new Error("the built-in maintenance config does not parse");
+  return r.config;
+})();
+
+/** The config the network controllers follow: the one in force, else {@link MAINTENANCE_CONFIG}. */
+export function networkConfig(ctx: ReconcileContext<ResourceSpecs>): MachineConfig {
+  return machineConfig(ctx) ?? MAINTENANCE_CONFIG;
 }
 
 /** Leases that carry an address, ordered by link name. */

@@ -239,3 +239,16 @@ Deno.test("a route whose gateway changes in place is replaced, not duplicated", 
     assert.deepEqual(await staticRoutes(env), ["10.1.0.0/16 via 10.0.0.253 metric 1024"]);
     assert.equal(env.store.list("RouteSpec").length, 1);
   }));
+
+Deno.test("with no valid config (maintenance), lo comes up and the first physical link gets DHCP", () =>
+  withEnv(async (env) => {
+    env.backend.addLink({ name: "eth0" });
+    env.start();
+    const eth0 = await waitForResource(
+      env.store,
+      "LinkSpec",
+      (r) => r.metadata.id === "eth0" && r.spec.dhcp,
+    );
+    assert.equal(eth0.spec.origin, "default");
+    await waitForResource(env.store, "LinkStatus", (r) => r.metadata.id === "lo" && r.spec.up);
+  }));

@@ -33,6 +33,19 @@ export interface VmOptions {
   extraDisks?: string[];
   /** Start the guest's clock this many seconds off the host's (e.g. -3600). @default 0 */
   clockOffsetS?: number;
+  /**
+   * Run QEMU inside this network namespace (`ip netns exec`), e.g. the one a
+   * `createTapNetwork` (./tap_network.ts) made. The console, QMP and pidfile are paths, so
+   * they work from outside it; a user-network port forward then listens on the
+   * namespace's loopback, not the host's.
+   */
+  netns?: string;
+  /**
+   * Attach the NIC to this tap device (which must exist where QEMU runs, see
+   * `netns`) instead of QEMU's user network: no port forward, the guest
+   * is reached at the address it gets on the tap's network.
+   */
+  tap?: { ifname: string; mac?: string };
 }
 
 /** What is recorded in the run directory's state.json. */
@@ -173,10 +186,7 @@ async function launch(opts: VmOptions, accel: "kvm" | "tcg"): Promise<Vm> {
       `file=${absolute(d)},format=raw,if=virtio,cache=unsafe`,
     ]),
     ...(opts.clockOffsetS ? ["-rtc", `base=${rtcBase(opts.clockOffsetS)}`] : []),
-    "-netdev",
-    `user,id=net0,hostfwd=tcp:127.0.0.1:${hostPort}-:${opts.guestPort ?? 50000}`,
-    "-device",
-    "virtio-net-pci,netdev=net0,romfile=",
+    ...nicArgs(opts, hostPort),
     "-device",
     "virtio-rng-pci",
     "-chardev",
@@ -191,8 +201,11 @@ async function launch(opts: VmOptions, accel: "kvm" | "tcg"): Promise<Vm> {
   ];
   const qemu = opts.qemu ?? "qemu-system-x86_64";
   const startedAt = Date.now();
-  const out = await new Deno.Command(qemu, {
-    args,
+  const [cmd, cmdArgs] = opts.netns
+    ? ["ip", ["netns", "exec", opts.netns, qemu, ...args]]
+    : [qemu, args];
+  const out = await new Deno.Command(cmd, {
+    args: cmdArgs,
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
@@ -215,6 +228,15 @@ async function launch(opts: VmOptions, accel: "kvm" | "tcg"): Promise<Vm> {
   };
   await Deno.writeTextFile(paths.state, JSON.stringify(state, null, 2) + "\n");
   return vmHandle(state, paths.state);
+}
+
+/** The NIC: QEMU's user network with the API forwarded, or a tap device. */
+function nicArgs(opts: VmOptions, hostPort: number): string[] {
+  const mac = opts.tap?.mac ? `,mac=${opts.tap.mac}` : "";
+  const netdev = opts.tap
+    ? `tap,id=net0,ifname=${opts.tap.ifname},script=no,downscript=no`
+    : `user,id=net0,hostfwd=tcp:127.0.0.1:${hostPort}-:${opts.guestPort ?? 50000}`;
+  return ["-netdev", netdev, "-device", `virtio-net-pci,netdev=net0,romfile=${mac}`];
 }
 
 /**
