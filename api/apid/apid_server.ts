@@ -20,7 +20,13 @@ import type { CertificateAuthority, KeyedCertificate } from "../../pki/mod.ts";
 import { callerKey } from "../auth/identity.ts";
 import { authorize } from "../auth/rbac.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../server/internal_server.ts";
-import { createForwardingService, createUpstreamTransport } from "./forwarder.ts";
+import {
+  createForwardingService,
+  createUpstreamTransport,
+  responseControlKey,
+  type StreamBufferLimits,
+} from "./forwarder.ts";
+import { createSendGate, type ResponseControl } from "./send_gate.ts";
 import { createPeerVerifier, type PeerVerifier } from "./peer_identity.ts";
 import {
   createReflectionIndex,
@@ -61,6 +67,10 @@ export interface ApidServerOptions {
   readonly writeMaxBytes?: number;
   /** Concurrent streams per client connection. @default 256 */
   readonly maxConcurrentStreams?: number;
+  /** Per-stream buffer between machined and a client (stream_buffer.ts). @default STREAM_BUFFER_DEFAULTS */
+  readonly streamBuffer?: StreamBufferLimits;
+  /** Unsent response bytes per client connection before streams wait. @default 1 MiB */
+  readonly maxUnsentBytes?: number;
   /** Overrides the upstream transport (tests). @default the Unix socket transport */
   readonly upstream?: Transport;
 }
@@ -106,7 +116,7 @@ export async function startApidServer(options: ApidServerOptions): Promise<ApidS
 
   const handler = connectNodeAdapter({
     routes: (router) => {
-      router.service(MachineService, createForwardingService(upstream));
+      router.service(MachineService, createForwardingService(upstream, options.streamBuffer));
       registerReflection(router, index);
     },
     readMaxBytes,
@@ -118,9 +128,15 @@ export async function startApidServer(options: ApidServerOptions): Promise<ApidS
         identify: verifier.identify,
         session,
         socket: req.socket as TLSSocket,
-      });
+      }).set(responseControlKey, controls.get(req) ?? { overflow() {} });
     },
   });
+  const gate = createSendGate({ maxUnsentBytes: options.maxUnsentBytes });
+  const controls = new WeakMap<object, ResponseControl>();
+  const gated: typeof handler = (req, res) => {
+    controls.set(req, gate.track(req, res));
+    return handler(req, res);
+  };
 
   const sessions = new Set<Http2Session>();
   const server = http2.createSecureServer({
@@ -132,7 +148,7 @@ export async function startApidServer(options: ApidServerOptions): Promise<ApidS
     minVersion: "TLSv1.3",
     allowHTTP1: true,
     settings: { maxConcurrentStreams: options.maxConcurrentStreams ?? 256 },
-  }, handler);
+  }, gated);
   server.on("session", (session: Http2Session) => {
     sessions.add(session);
     session.on("close", () => sessions.delete(session));

@@ -3,21 +3,76 @@
  * its Unix socket as gRPC on cleartext HTTP/2, with the verified caller in
  * headers and the client's deadline and cancellation carried along. Built
  * from the service descriptor, so a new RPC is forwarded without code here.
+ * Server streams go through a bounded buffer (stream_buffer.ts): a client
+ * that stops reading gets the RPC's overflow marker and ResourceExhausted.
  */
 import * as net from "node:net";
+import { create, type DescMessage, type MessageShape, toBinary } from "@bufbuild/protobuf";
 import {
   type CallOptions,
   type Client,
   Code,
   ConnectError,
   createClient,
+  createContextKey,
   type HandlerContext,
   type ServiceImpl,
   type Transport,
 } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
-import { MachineService } from "../gen/machined/v1/machine_pb.ts";
+import {
+  DmesgResponseSchema,
+  EventsResponseSchema,
+  MachineService,
+  WatchResponseSchema,
+} from "../gen/machined/v1/machine_pb.ts";
 import { callerKey, identityToHeaders } from "../auth/identity.ts";
+import { boundedStream, type BoundedStreamOptions } from "./stream_buffer.ts";
+import type { ResponseControl } from "./send_gate.ts";
+
+/** The response of the call being handled, for a stream that overflows. */
+export const responseControlKey = createContextKey<ResponseControl>({ overflow() {} }, {
+  description: "apid response control",
+});
+
+type Methods = typeof MachineService.method;
+/** The local names of MachineService's server-streaming RPCs. */
+type StreamingMethod = {
+  [K in keyof Methods]: Methods[K]["methodKind"] extends "server_streaming" ? K : never;
+}[keyof Methods];
+
+/**
+ * The message each server stream uses to say "you lost messages"; a stream
+ * without one (Logs: its `seq` jumps) only ends with ResourceExhausted.
+ */
+const OVERFLOW_MARKERS: {
+  [K in StreamingMethod]: ((dropped: number) => unknown) | undefined;
+} = {
+  watch: (dropped) =>
+    create(WatchResponseSchema, {
+      event: { case: "overflow", value: { dropped: BigInt(dropped) } },
+    }),
+  events: (dropped) =>
+    create(EventsResponseSchema, {
+      event: {
+        kind: "overflow",
+        action: "dropped",
+        message: `${dropped} events were dropped because this client fell behind`,
+        fields: { dropped: String(dropped) },
+      },
+    }),
+  dmesg: () => create(DmesgResponseSchema, { item: { case: "lost", value: {} } }),
+  logs: undefined,
+};
+
+/** Per-stream buffer bounds (the marker and callbacks are per call). */
+export type StreamBufferLimits = Pick<
+  BoundedStreamOptions<unknown>,
+  "maxMessages" | "maxBytes" | "stallMs"
+>;
+
+/** HTTP/2 receive window per upstream stream, in bytes. */
+export const UPSTREAM_STREAM_WINDOW = 16 * 1024;
 
 /** Options of {@link createUpstreamTransport}. */
 export interface UpstreamOptions {
@@ -37,14 +92,21 @@ export function createUpstreamTransport(options: UpstreamOptions): Transport {
     // Keep the connection alive across idle periods; HTTP/2 PINGs detect a dead machined.
     idleConnectionTimeoutMs: 5 * 60 * 1000,
     pingIntervalMs: 30_000,
-    nodeOptions: { createConnection: () => net.connect(options.socketPath) },
+    nodeOptions: {
+      // A small per-stream window: a stream apid is not reading holds back machined sooner.
+      settings: { initialWindowSize: UPSTREAM_STREAM_WINDOW },
+      createConnection: () => net.connect(options.socketPath),
+    },
   });
 }
 
 type AnyMethod = (req: unknown, options?: CallOptions) => unknown;
 
 /** A MachineService implementation that forwards every call through `transport`. */
-export function createForwardingService(transport: Transport): ServiceImpl<typeof MachineService> {
+export function createForwardingService(
+  transport: Transport,
+  limits: StreamBufferLimits = {},
+): ServiceImpl<typeof MachineService> {
   const client: Client<typeof MachineService> = createClient(MachineService, transport);
   const impl: Record<string, unknown> = {};
   for (const method of MachineService.methods) {
@@ -54,8 +116,19 @@ export function createForwardingService(transport: Transport): ServiceImpl<typeo
         impl[method.localName] = (req: unknown, ctx: HandlerContext) => call(req, callOptions(ctx));
         break;
       case "server_streaming":
-        impl[method.localName] = async function* (req: unknown, ctx: HandlerContext) {
-          yield* call(req, callOptions(ctx)) as AsyncIterable<unknown>;
+        impl[method.localName] = (req: unknown, ctx: HandlerContext) => {
+          const upstream = new AbortController();
+          const cancel = () => upstream.abort(ctx.signal.reason);
+          ctx.signal.addEventListener("abort", cancel, { once: true });
+          const options = { ...callOptions(ctx), signal: upstream.signal };
+          const output = method.output as DescMessage;
+          return boundedStream(call(req, options) as AsyncIterable<unknown>, {
+            ...limits,
+            sizeOf: (m) => toBinary(output, m as MessageShape<typeof output>).byteLength,
+            overflowMarker: OVERFLOW_MARKERS[method.localName as StreamingMethod],
+            onOverflow: () => ctx.values.get(responseControlKey).overflow(),
+            cancelUpstream: cancel,
+          });
         };
         break;
       default:

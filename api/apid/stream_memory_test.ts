@@ -1,0 +1,135 @@
+/**
+ * apid's memory with clients that open server streams and never read them:
+ * 200 Watch streams on one connection that never grants flow-control window,
+ * while machined's store commits 1000 updates. apid is a real process (as on a
+ * node), so its RSS is read from /proc. Every stream's buffer is bounded
+ * (api/apid/stream_buffer.ts), so the growth stays under STREAM_MEMORY_BOUND.
+ */
+import { equal, ok } from "node:assert/strict";
+import { join } from "node:path";
+import { create, toBinary } from "@bufbuild/protobuf";
+import { WatchRequestSchema } from "../gen/machined/v1/machine_pb.ts";
+import { createClientConfigIssuer, startInternalApiServer } from "../server/mod.ts";
+import { EventBus } from "../../events/mod.ts";
+import { createTestPki, RecordingActions, seededStore, withTimeout } from "../testing.ts";
+import { apidProcessSpec } from "./apid_process_spec.ts";
+import { APID_DEFAULTS } from "./apid_options.ts";
+import { connectRawH2 } from "./testdata/raw_h2_client.ts";
+
+/**
+ * What 200 unread streams may add to apid's peak RSS (docs/api.md, "Limits").
+ * Measured on the 2-core dev machine: +52 to +205 MiB at the peak (mostly
+ * garbage and upstream receive buffers, freed once the streams overflow);
+ * before the bound +448 MiB, growing with every event.
+ */
+const STREAM_MEMORY_BOUND = 256 * 1024 * 1024;
+const STREAMS = 200;
+const EVENTS = Number(Deno.env.get("EVENTS") ?? 1000);
+
+function rssBytes(pid: number): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(Deno.readTextFileSync(`/proc/${pid}/status`));
+  return m ? Number(m[1]) * 1024 : NaN;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(what: string, ms: number, cond: () => boolean): Promise<void> {
+  await withTimeout(
+    (async () => {
+      while (!cond()) await sleep(20);
+    })(),
+    ms,
+    what,
+  );
+}
+
+Deno.test("apid: 200 unread Watch streams through 1000 events stay under the memory bound", async () => {
+  const pki = await createTestPki();
+  const store = seededStore();
+  const socketPath = join(pki.dir, "run", "api.sock");
+  const internal = await startInternalApiServer({
+    socketPath,
+    deps: {
+      store,
+      actions: new RecordingActions(),
+      events: new EventBus(),
+      clientConfigs: createClientConfigIssuer(pki.ca, () => ["127.0.0.1"]),
+    },
+  });
+  const spec = apidProcessSpec({
+    apid: { ...APID_DEFAULTS, pkiDir: pki.dir, socketPath, hostname: "127.0.0.1", port: 0 },
+  });
+  const apid = new Deno.Command(spec.argv[0], {
+    args: spec.argv.slice(1),
+    env: spec.env,
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const lines = apid.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  try {
+    const first = await withTimeout(lines.read(), 30_000, "apid ready");
+    const { port } = JSON.parse(first.value!.split("\n")[0]) as { port: number };
+    await sleep(500);
+    const base = rssBytes(apid.pid);
+
+    const reader = pki.clients["os:reader"];
+    const raw = await connectRawH2({
+      host: "127.0.0.1",
+      port,
+      ca: pki.ca.certPem,
+      cert: reader.certPem,
+      key: reader.keyPem,
+    });
+    const request = toBinary(
+      WatchRequestSchema,
+      create(WatchRequestSchema, { type: "ControllerStatus", namespace: "runtime" }),
+    );
+    for (let i = 0; i < STREAMS; i++) raw.open("/machined.v1.MachineService/Watch", request);
+    await until("every stream answered", 20_000, () => store.watchCount === STREAMS);
+
+    let peak = base;
+    const sampler = setInterval(() => peak = Math.max(peak, rssBytes(apid.pid)), 50);
+    const ptr = {
+      type: "ControllerStatus" as const,
+      namespace: "runtime",
+      id: "time.SyncController",
+    };
+    const filler = "x".repeat(1024);
+    for (let i = 0; i < EVENTS; i++) {
+      await store.modify(ptr, "test", (s) => ({ ...s!, lastError: `${i} ${filler}` }));
+      if (i % 20 === 19) await sleep(1);
+    }
+    // Nothing is read, so every stream stalls, overflows and is closed, releasing machined's watch.
+    await until("every stream closed", 30_000, () => store.watchCount === 0);
+    await until(
+      "every stream ended",
+      10_000,
+      () => [...raw.streams.values()].every((s) => s.ended),
+    );
+    await sleep(500);
+    clearInterval(sampler);
+    peak = Math.max(peak, rssBytes(apid.pid));
+    const growth = peak - base;
+    console.log(
+      `apid RSS: base ${(base / 2 ** 20).toFixed(1)} MiB, peak ${
+        (peak / 2 ** 20).toFixed(1)
+      } MiB ` +
+        `(+${
+          (growth / 2 ** 20).toFixed(1)
+        } MiB) with ${STREAMS} unread streams, ${EVENTS} events; ` +
+        `store watches left: ${store.watchCount}; streams ended: ${
+          [...raw.streams.values()].filter((s) => s.ended).length
+        }`,
+    );
+    raw.close();
+    ok(growth < STREAM_MEMORY_BOUND, `apid grew by ${growth} bytes`);
+    equal(raw.goaway, undefined);
+  } finally {
+    apid.kill("SIGTERM");
+    await apid.status;
+    await lines.cancel().catch(() => {});
+    await internal.close();
+    await Deno.remove(pki.dir, { recursive: true });
+  }
+});
