@@ -65,7 +65,7 @@ export interface ApidServerOptions {
   readonly readMaxBytes?: number;
   /** @default 4 MiB */
   readonly writeMaxBytes?: number;
-  /** Concurrent streams per client connection. @default 256 */
+  /** Concurrent streams per client connection. @default 100 */
   readonly maxConcurrentStreams?: number;
   /** Per-stream buffer between machined and a client (stream_buffer.ts). @default STREAM_BUFFER_DEFAULTS */
   readonly streamBuffer?: StreamBufferLimits;
@@ -147,7 +147,7 @@ export async function startApidServer(options: ApidServerOptions): Promise<ApidS
     rejectUnauthorized: true,
     minVersion: "TLSv1.3",
     allowHTTP1: true,
-    settings: { maxConcurrentStreams: options.maxConcurrentStreams ?? 256 },
+    settings: { maxConcurrentStreams: options.maxConcurrentStreams ?? 100 },
   }, gated);
   server.on("session", (session: Http2Session) => {
     sessions.add(session);
