@@ -25,6 +25,7 @@ Deno.test("mTLS: only a good client certificate from the node CA reaches a handl
       expired: await attempt(f.pki.expired),
       serverAuthOnly: await attempt(f.pki.serverOnly),
       noEku: await attempt(f.pki.noEku),
+      noDigitalSignature: await attempt(f.pki.noDigitalSignature),
     };
     // Refused in the TLS handshake: with TLS 1.3 the client learns it as a fatal
     // alert (no certificate) or as its first stream being reset (a bad one) ...
@@ -33,6 +34,8 @@ Deno.test("mTLS: only a good client certificate from the node CA reaches a handl
     }
     // ... or, where rustls lets it through, by verifyClientCertificate before any handler.
     equal(results.noEku, "Unauthenticated");
+    // A KeyUsage without digitalSignature: rustls does not look; apid does.
+    equal(results.noDigitalSignature, "Unauthenticated");
     deepEqual(f.actions.calls, []);
     equal(await attempt(f.pki.clients["os:admin"]), "ok");
     equal(f.actions.calls.length, 1);
