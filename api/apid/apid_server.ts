@@ -26,6 +26,7 @@ import {
   responseControlKey,
   type StreamBufferLimits,
 } from "./forwarder.ts";
+import { decodeFailuresAreInvalidArgument } from "./decode_errors.ts";
 import { createSendGate, type ResponseControl } from "./send_gate.ts";
 import { createPeerVerifier, type PeerVerifier } from "./peer_identity.ts";
 import {
@@ -118,6 +119,7 @@ export async function startApidServer(options: ApidServerOptions): Promise<ApidS
     routes: (router) => {
       router.service(MachineService, createForwardingService(upstream, options.streamBuffer));
       registerReflection(router, index);
+      decodeFailuresAreInvalidArgument(router);
     },
     readMaxBytes,
     writeMaxBytes,
