@@ -30,3 +30,16 @@ Deno.test("an unreachable endpoint says so", () => {
 Deno.test("CLI errors pass through as they are", () => {
   assert.equal(describeError(new CliError("no client config")), "no client config");
 });
+
+Deno.test("a socket the node ended during the handshake names the local reason, in one line", () => {
+  const e = new ConnectError("This socket has been ended by the other party", Code.Internal);
+  assert.equal(
+    describeError(e, "10.0.0.1:50000", "it expired on 2026-11-30T20:00:00.000Z"),
+    "the node at 10.0.0.1:50000 refused this client certificate: it expired on 2026-11-30T20:00:00.000Z",
+  );
+  // Without a local reason the refusal is still named, with what the wire said.
+  assert.match(
+    describeError(new ConnectError("read ECONNRESET", Code.Unavailable)),
+    /^the node rejected this client certificate \(.*ECONNRESET\)$/,
+  );
+});
