@@ -11,6 +11,7 @@ import type { TLSSocket } from "node:tls";
 import {
   createContextKey,
   createContextValues,
+  type HandlerContext,
   type Interceptor,
   type Transport,
 } from "@connectrpc/connect";
@@ -21,6 +22,7 @@ import { callerKey } from "../auth/identity.ts";
 import { authorize } from "../auth/rbac.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../server/internal_server.ts";
 import {
+  createDedicatedUpstream,
   createForwardingService,
   createUpstreamTransport,
   responseControlKey,
@@ -101,6 +103,23 @@ export async function startApidServer(options: ApidServerOptions): Promise<ApidS
       readMaxBytes: writeMaxBytes,
       writeMaxBytes: readMaxBytes,
     });
+  // Each client connection's server streams get an upstream connection of their own.
+  const perClient = new WeakMap<Http2Session, Transport>();
+  const streamTransport = options.upstream ? undefined : (ctx: HandlerContext) => {
+    const session = ctx.values.get(peerKey).session;
+    if (!session) return undefined;
+    let t = perClient.get(session);
+    if (!t) {
+      const own = createDedicatedUpstream({
+        socketPath: options.socketPath,
+        readMaxBytes: writeMaxBytes,
+        writeMaxBytes: readMaxBytes,
+      });
+      session.once("close", own.close);
+      perClient.set(session, t = own.transport);
+    }
+    return t;
+  };
   const verifier = createPeerVerifier(() => options.ca);
   const index = createReflectionIndex(
     [file_machined_v1_machine, ...REFLECTION_FILES],
@@ -117,7 +136,10 @@ export async function startApidServer(options: ApidServerOptions): Promise<ApidS
 
   const handler = connectNodeAdapter({
     routes: (router) => {
-      router.service(MachineService, createForwardingService(upstream, options.streamBuffer));
+      router.service(
+        MachineService,
+        createForwardingService(upstream, options.streamBuffer, streamTransport),
+      );
       registerReflection(router, index);
       decodeFailuresAreInvalidArgument(router);
     },

@@ -19,7 +19,7 @@ import {
   type ServiceImpl,
   type Transport,
 } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
+import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
 import {
   DmesgResponseSchema,
   EventsResponseSchema,
@@ -100,14 +100,54 @@ export function createUpstreamTransport(options: UpstreamOptions): Transport {
   });
 }
 
+/** A transport of its own for one call, closed when the call ends. */
+export interface DedicatedUpstream {
+  readonly transport: Transport;
+  close(): void;
+}
+
+/**
+ * An HTTP/2 connection to machined of its own, for the server streams of one
+ * client connection. machined's send gate bounds what it buffers per
+ * connection (Deno gives no per-stream back-pressure), so the streams of a
+ * client that stops reading are held back together, down to machined's
+ * bounded watch queues, and other clients' streams are not.
+ */
+export function createDedicatedUpstream(options: UpstreamOptions): DedicatedUpstream {
+  const sessionManager = new Http2SessionManager("http://machined", {
+    idleConnectionTimeoutMs: 5 * 60 * 1000,
+    pingIntervalMs: 30_000,
+  }, {
+    settings: { initialWindowSize: UPSTREAM_STREAM_WINDOW },
+    createConnection: () => net.connect(options.socketPath),
+  });
+  const transport = createGrpcTransport({
+    baseUrl: "http://machined",
+    readMaxBytes: options.readMaxBytes,
+    writeMaxBytes: options.writeMaxBytes,
+    sessionManager,
+  });
+  return { transport, close: () => sessionManager.abort() };
+}
+
 type AnyMethod = (req: unknown, options?: CallOptions) => unknown;
 
 /** A MachineService implementation that forwards every call through `transport`. */
 export function createForwardingService(
   transport: Transport,
   limits: StreamBufferLimits = {},
+  /** The transport for a call's server streams (per client connection); without it, `transport`. */
+  streamTransport?: (ctx: HandlerContext) => Transport | undefined,
 ): ServiceImpl<typeof MachineService> {
   const client: Client<typeof MachineService> = createClient(MachineService, transport);
+  const clients = new WeakMap<Transport, Record<string, AnyMethod>>();
+  const streamCall = (localName: string, ctx: HandlerContext): AnyMethod => {
+    const own = streamTransport?.(ctx);
+    if (!own) return (client as unknown as Record<string, AnyMethod>)[localName].bind(client);
+    let c = clients.get(own);
+    if (!c) clients.set(own, c = createClient(MachineService, own) as never);
+    return c[localName].bind(c);
+  };
   const impl: Record<string, unknown> = {};
   for (const method of MachineService.methods) {
     const call = (client as unknown as Record<string, AnyMethod>)[method.localName].bind(client);
@@ -122,7 +162,8 @@ export function createForwardingService(
           ctx.signal.addEventListener("abort", cancel, { once: true });
           const options = { ...callOptions(ctx), signal: upstream.signal };
           const output = method.output as DescMessage;
-          return boundedStream(call(req, options) as AsyncIterable<unknown>, {
+          const upstreamCall = streamCall(method.localName, ctx);
+          return boundedStream(upstreamCall(req, options) as AsyncIterable<unknown>, {
             ...limits,
             sizeOf: (m) => toBinary(output, m as MessageShape<typeof output>).byteLength,
             overflowMarker: OVERFLOW_MARKERS[method.localName as StreamingMethod],
