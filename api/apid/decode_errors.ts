@@ -3,7 +3,8 @@
  * undecodable protobuf body with Internal ("parse binary: ...", before any
  * interceptor runs) while it answers malformed JSON with InvalidArgument. This
  * wraps the router's handlers so both are InvalidArgument, for Connect unary
- * (HTTP 400, `invalid_argument`) and gRPC (grpc-status 3) alike.
+ * (HTTP 400, `invalid_argument`), Connect streaming (the end-stream message),
+ * gRPC (grpc-status 3) and gRPC-Web (its trailer frame) alike.
  */
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { UniversalHandler, UniversalServerResponse } from "@connectrpc/connect/protocol";
@@ -27,6 +28,10 @@ async function remap(res: UniversalServerResponse): Promise<UniversalServerRespo
   const json = res.header?.get("content-type")?.startsWith("application/json");
   if (res.status === 500 && json && res.body) return await remapConnectUnary(res, res.body);
   const body = res.body;
+  const type = res.header?.get("content-type") ?? "";
+  if (body && /^application\/(connect|grpc-web)\+/.test(type)) {
+    return { ...res, body: remapEnvelopes(body, type.includes("connect")) };
+  }
   const trailer = res.trailer;
   if (!trailer || !body) return res;
   return {
@@ -79,4 +84,50 @@ async function remapConnectUnary(
       yield body;
     })(),
   };
+}
+
+/** Rewrites the end-stream envelope (Connect: JSON; gRPC-Web: trailer lines) of a parse failure. */
+async function* remapEnvelopes(
+  body: AsyncIterable<Uint8Array>,
+  connect: boolean,
+): AsyncGenerator<Uint8Array> {
+  for await (const chunk of body) {
+    const endFlag = connect ? 0x02 : 0x80;
+    if (chunk.length < 5 || !(chunk[0] & endFlag)) {
+      yield chunk;
+      continue;
+    }
+    const text = new TextDecoder().decode(chunk.subarray(5));
+    const fixed = connect ? remapConnectEnd(text) : remapGrpcWebTrailer(text);
+    if (fixed === undefined) {
+      yield chunk;
+      continue;
+    }
+    const payload = new TextEncoder().encode(fixed);
+    const out = new Uint8Array(5 + payload.length);
+    out[0] = chunk[0];
+    new DataView(out.buffer).setUint32(1, payload.length);
+    out.set(payload, 5);
+    yield out;
+  }
+}
+
+function remapConnectEnd(text: string): string | undefined {
+  try {
+    const end = JSON.parse(text) as { error?: { code?: string; message?: string } };
+    if (end.error?.code !== "internal" || !PARSE_FAILURE.test(end.error.message ?? "")) return;
+    return JSON.stringify({ ...end, error: { ...end.error, code: "invalid_argument" } });
+  } catch {
+    return undefined;
+  }
+}
+
+function remapGrpcWebTrailer(text: string): string | undefined {
+  const headers = new Headers();
+  for (const line of text.split("\r\n")) {
+    const at = line.indexOf(":");
+    if (at > 0) headers.set(line.slice(0, at).trim(), line.slice(at + 1).trim());
+  }
+  if (!isGrpcParseFailure(headers)) return undefined;
+  return text.replace(/grpc-status:\s*13/i, "grpc-status: 3");
 }
