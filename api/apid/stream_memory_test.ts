@@ -117,7 +117,7 @@ Deno.test("apid: 200 unread Watch streams through 1000 events stay under the mem
 
     const raws = await openUnread();
     const streams = () => raws.flatMap((r) => [...r.streams.values()]);
-    const open = rssBytes(apid.pid);
+    const withStreams = rssBytes(apid.pid);
     let peak = base;
     const sampler = setInterval(() => peak = Math.max(peak, rssBytes(apid.pid)), 50);
     await commit(EVENTS);
@@ -136,9 +136,10 @@ Deno.test("apid: 200 unread Watch streams through 1000 events stay under the mem
       `apid RSS: cold ${(cold / 2 ** 20).toFixed(1)} MiB, base ${
         (base / 2 ** 20).toFixed(1)
       } MiB, peak ${(peak / 2 ** 20).toFixed(1)} MiB ` +
-        `(+${
-          (growth / 2 ** 20).toFixed(1)
-        } MiB) with ${STREAMS} unread streams, ${EVENTS} events; ` +
+        `(+${(growth / 2 ** 20).toFixed(1)} MiB; ${
+          (withStreams / 2 ** 20).toFixed(1)
+        } MiB once open) ` +
+        `with ${STREAMS} unread streams, ${EVENTS} events; ` +
         `store watches left: ${store.watchCount}; streams ended: ${
           streams().filter((s) => s.ended).length
         }`,
