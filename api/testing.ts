@@ -29,7 +29,7 @@ import {
   startInternalApiServer,
   type VersionInfo,
 } from "./server/mod.ts";
-import { type ApidServer, startApidServer } from "./apid/apid_server.ts";
+import { type ApidServer, type ApidServerOptions, startApidServer } from "./apid/apid_server.ts";
 import { FakeKmsgBackend } from "../platform/kmsg/mod.ts";
 import {
   FakeLogSource,
@@ -223,6 +223,10 @@ export interface ApiFixtureOptions {
   readMaxBytes?: number;
   writeMaxBytes?: number;
   maxConcurrentStreams?: number;
+  /** apid's per-stream buffer (stream_buffer.ts). */
+  streamBuffer?: ApidServerOptions["streamBuffer"];
+  /** apid's unsent bytes per client connection (send_gate.ts). */
+  maxUnsentBytes?: number;
   /** Start apid in-process. @default true */
   apid?: boolean;
   /** Wire services, logs, kernel log and config applier (false: those RPCs are Unimplemented). @default true */
@@ -261,6 +265,8 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
     readMaxBytes: options.readMaxBytes,
     writeMaxBytes: options.writeMaxBytes,
     maxConcurrentStreams: options.maxConcurrentStreams,
+    streamBuffer: options.streamBuffer,
+    maxUnsentBytes: options.maxUnsentBytes,
   });
   const endpoint = `127.0.0.1:${apid.port}`;
   const clients: MachineClient[] = [];

@@ -1,20 +1,23 @@
 /**
  * A hand-rolled HTTP/2 client over mTLS for tests that need a peer which
  * opens gRPC streams and then never reads them: it acknowledges SETTINGS and
- * PINGs but never sends WINDOW_UPDATE, so the server can send at most the
- * initial 64 KiB connection window. Real clients (node:http2, connect) consume
+ * PINGs but sends no WINDOW_UPDATE until told to (`grant`), so the server can
+ * send at most the initial 64 KiB connection window. Real clients (node:http2, connect) consume
  * and acknowledge on their own, which is exactly what such a test must avoid.
  */
 import * as tls from "node:tls";
 
 const PREFACE = "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 const DATA = 0x0, HEADERS = 0x1, RST_STREAM = 0x3, SETTINGS = 0x4, PING = 0x6, GOAWAY = 0x7;
+const WINDOW_UPDATE = 0x8;
 const END_STREAM = 0x1, END_HEADERS = 0x4, ACK = 0x1;
 
 /** What the server did to one stream. */
 export interface RawStreamState {
   /** DATA payload bytes received. */
   dataBytes: number;
+  /** The DATA payloads, in order. */
+  readonly data: Uint8Array[];
   /** HEADERS frames received (response headers, then trailers). */
   headerBlocks: number;
   /** The server ended the stream (trailers or DATA with END_STREAM). */
@@ -39,6 +42,8 @@ export interface RawClient {
   readonly goaway: number | undefined;
   /** Opens one gRPC call on `path` with `body` (a protobuf message, framed here). */
   open(path: string, body: Uint8Array): number;
+  /** Starts reading: grants `bytes` of flow-control window to the connection and every stream. */
+  grant(bytes: number): void;
   close(): void;
 }
 
@@ -81,6 +86,7 @@ export async function connectRawH2(o: RawClientOptions): Promise<RawClient> {
       else if (type === GOAWAY) goaway = new DataView(payload.buffer).getUint32(4);
       else if (s && type === DATA) {
         s.dataBytes += len;
+        s.data.push(payload);
         if (flags & END_STREAM) s.ended = true;
       } else if (s && type === HEADERS) {
         s.headerBlocks++;
@@ -99,7 +105,7 @@ export async function connectRawH2(o: RawClientOptions): Promise<RawClient> {
     open(path, body) {
       const id = nextId;
       nextId += 2;
-      streams.set(id, { dataBytes: 0, headerBlocks: 0, ended: false });
+      streams.set(id, { dataBytes: 0, data: [], headerBlocks: 0, ended: false });
       const block = concat(
         ...[
           [":method", "POST"],
@@ -116,6 +122,11 @@ export async function connectRawH2(o: RawClientOptions): Promise<RawClient> {
       msg.set(body, 5);
       send(DATA, END_STREAM, id, msg);
       return id;
+    },
+    grant(bytes) {
+      const update = new Uint8Array(4);
+      new DataView(update.buffer).setUint32(0, bytes);
+      for (const id of [0, ...streams.keys()]) send(WINDOW_UPDATE, 0, id, update);
     },
     close() {
       socket.destroy();
@@ -167,6 +178,18 @@ function concat(...parts: Uint8Array[]): Uint8Array<ArrayBuffer> {
   for (const p of parts) {
     out.set(p, at);
     at += p.length;
+  }
+  return out;
+}
+
+/** Splits gRPC-framed DATA bytes into messages. */
+export function grpcMessages(data: readonly Uint8Array[]): Uint8Array[] {
+  const all = concat(...data);
+  const out: Uint8Array[] = [];
+  for (let at = 0; at + 5 <= all.length;) {
+    const len = new DataView(all.buffer, all.byteOffset + at + 1, 4).getUint32(0);
+    out.push(all.slice(at + 5, at + 5 + len));
+    at += 5 + len;
   }
   return out;
 }
