@@ -73,6 +73,40 @@ export type StreamBufferLimits = Pick<
 
 /** HTTP/2 receive window per upstream stream, in bytes. */
 export const UPSTREAM_STREAM_WINDOW = 16 * 1024;
+/**
+ * The upstream connection's receive window: wide enough that streams apid is
+ * not reading (each holding up to its own window) never starve the others of
+ * connection-level credit. The per-stream window is what bounds memory.
+ */
+export const UPSTREAM_CONNECTION_WINDOW = 64 * 1024 * 1024;
+
+/** A session manager that widens each new connection's receive window. */
+class UpstreamSessionManager extends Http2SessionManager {
+  #widened = new WeakSet<object>();
+  override async request(
+    ...args: Parameters<Http2SessionManager["request"]>
+  ): ReturnType<Http2SessionManager["request"]> {
+    const stream = await super.request(...args);
+    const session = stream.session;
+    if (session && !this.#widened.has(session)) {
+      this.#widened.add(session);
+      session.setLocalWindowSize(UPSTREAM_CONNECTION_WINDOW);
+    }
+    return stream;
+  }
+}
+
+function upstreamSessionManager(socketPath: string): Http2SessionManager {
+  return new UpstreamSessionManager("http://machined", {
+    // Keep the connection alive across idle periods; HTTP/2 PINGs detect a dead machined.
+    idleConnectionTimeoutMs: 5 * 60 * 1000,
+    pingIntervalMs: 30_000,
+  }, {
+    // A small per-stream window: a stream apid is not reading holds back machined sooner.
+    settings: { initialWindowSize: UPSTREAM_STREAM_WINDOW },
+    createConnection: () => net.connect(socketPath),
+  });
+}
 
 /** Options of {@link createUpstreamTransport}. */
 export interface UpstreamOptions {
@@ -89,14 +123,7 @@ export function createUpstreamTransport(options: UpstreamOptions): Transport {
     baseUrl: "http://machined",
     readMaxBytes: options.readMaxBytes,
     writeMaxBytes: options.writeMaxBytes,
-    // Keep the connection alive across idle periods; HTTP/2 PINGs detect a dead machined.
-    idleConnectionTimeoutMs: 5 * 60 * 1000,
-    pingIntervalMs: 30_000,
-    nodeOptions: {
-      // A small per-stream window: a stream apid is not reading holds back machined sooner.
-      settings: { initialWindowSize: UPSTREAM_STREAM_WINDOW },
-      createConnection: () => net.connect(options.socketPath),
-    },
+    sessionManager: upstreamSessionManager(options.socketPath),
   });
 }
 
@@ -114,13 +141,7 @@ export interface DedicatedUpstream {
  * bounded watch queues, and other clients' streams are not.
  */
 export function createDedicatedUpstream(options: UpstreamOptions): DedicatedUpstream {
-  const sessionManager = new Http2SessionManager("http://machined", {
-    idleConnectionTimeoutMs: 5 * 60 * 1000,
-    pingIntervalMs: 30_000,
-  }, {
-    settings: { initialWindowSize: UPSTREAM_STREAM_WINDOW },
-    createConnection: () => net.connect(options.socketPath),
-  });
+  const sessionManager = upstreamSessionManager(options.socketPath);
   const transport = createGrpcTransport({
     baseUrl: "http://machined",
     readMaxBytes: options.readMaxBytes,

@@ -14,7 +14,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 export interface BoundedStreamOptions<T> {
   /** @default 16 */
   readonly maxMessages?: number;
-  /** Encoded bytes held; one message is always admitted. @default 256 KiB */
+  /** Encoded bytes held behind the head of the queue (which is always admitted). @default 256 KiB */
   readonly maxBytes?: number;
   /** How long a full queue may wait for the client. @default 10000 */
   readonly stallMs?: number;
@@ -74,7 +74,9 @@ export async function* boundedStream<T>(
     try {
       for await (const message of source) {
         if (overflowed || stopped) break;
-        const size = o.sizeOf(message);
+        // The head of the queue is always admitted, so its size matters only
+        // once others wait behind it: a stream that keeps up never pays for sizeOf.
+        const size = queue.length === 0 ? 0 : o.sizeOf(message);
         queue.push({ message, size });
         bytes += size;
         wake();
