@@ -17,6 +17,7 @@ import {
   type Role,
   x509,
 } from "../pki/mod.ts";
+import { generateKeyPair, privateKeyToPem } from "../pki/key_pem.ts";
 import { Store } from "../runtime/mod.ts";
 import type { MachineStore, ResourceSpecs } from "../resources/mod.ts";
 import { createMachineClient, type MachineClient } from "./client/mod.ts";
@@ -28,7 +29,7 @@ import {
   startInternalApiServer,
   type VersionInfo,
 } from "./server/mod.ts";
-import { type ApidServer, startApidServer } from "./apid/apid_server.ts";
+import { type ApidServer, type ApidServerOptions, startApidServer } from "./apid/apid_server.ts";
 import { FakeKmsgBackend } from "../platform/kmsg/mod.ts";
 import { createLogger, type Logger, type LogRing } from "../logs/mod.ts";
 import {
@@ -59,6 +60,34 @@ export interface TestPki {
   readonly serverOnly: KeyedCertificate;
   /** No extended key usage at all (rustls accepts it; verifyClientCertificate must not). */
   readonly noEku: KeyedCertificate;
+  /** clientAuth and an admin role, but a KeyUsage of keyEncipherment only (no digitalSignature). */
+  readonly noDigitalSignature: KeyedCertificate;
+}
+
+/** A clientAuth admin certificate whose KeyUsage lacks digitalSignature (issueLeafCertificate always sets it). */
+async function issueWithoutDigitalSignature(ca: CertificateAuthority): Promise<KeyedCertificate> {
+  const keys = await generateKeyPair();
+  const cert = await x509.X509CertificateGenerator.create({
+    serialNumber: "0badc0de01",
+    subject: [{ O: ["os:admin"] }, { CN: ["no-digital-signature"] }],
+    issuer: ca.cert.subjectName,
+    notBefore: new Date(Date.now() - 5 * 60_000),
+    notAfter: new Date(Date.now() + DAY_MS),
+    publicKey: keys.publicKey,
+    signingKey: ca.key,
+    signingAlgorithm: { name: "ECDSA", hash: "SHA-256" },
+    extensions: [
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.KeyUsagesExtension(x509.KeyUsageFlags.keyEncipherment, true),
+      new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.clientAuth], false),
+    ],
+  });
+  return {
+    cert,
+    certPem: cert.toString("pem"),
+    key: keys.privateKey,
+    keyPem: await privateKeyToPem(keys.privateKey),
+  };
 }
 
 /** Writes the PKI into a fresh temp dir (ca.crt, ca.key, server.crt, server.key). */
@@ -95,16 +124,18 @@ export async function createTestPki(): Promise<TestPki> {
     subject: [{ O: ["os:admin"] }, { CN: ["no-eku"] }],
     extendedKeyUsages: [],
   });
+  const noDigitalSignature = await issueWithoutDigitalSignature(ca);
   await Deno.writeTextFile(join(dir, "ca.crt"), ca.certPem);
   await Deno.writeTextFile(join(dir, "ca.key"), ca.keyPem, { mode: 0o600 });
   await Deno.writeTextFile(join(dir, "server.crt"), server.certPem);
   await Deno.writeTextFile(join(dir, "server.key"), server.keyPem, { mode: 0o600 });
-  for (const [name, c] of Object.entries({ ...clients, otherCa, expired, serverOnly, noEku })) {
+  const bad = { otherCa, expired, serverOnly, noEku, noDigitalSignature };
+  for (const [name, c] of Object.entries({ ...clients, ...bad })) {
     const base = name.replace(":", "-");
     await Deno.writeTextFile(join(dir, `${base}.crt`), c.certPem);
     await Deno.writeTextFile(join(dir, `${base}.key`), c.keyPem);
   }
-  return { dir, ca, server, clients, otherCa, expired, serverOnly, noEku };
+  return { dir, ca, server, clients, ...bad };
 }
 
 /** Node actions that record what was asked. */
@@ -195,6 +226,10 @@ export interface ApiFixtureOptions {
   readMaxBytes?: number;
   writeMaxBytes?: number;
   maxConcurrentStreams?: number;
+  /** apid's per-stream buffer (stream_buffer.ts). */
+  streamBuffer?: ApidServerOptions["streamBuffer"];
+  /** apid's unsent bytes per client connection (send_gate.ts). */
+  maxUnsentBytes?: number;
   /** Start apid in-process. @default true */
   apid?: boolean;
   /** Wire services, logs, kernel log and config applier (false: those RPCs are Unimplemented). @default true */
@@ -236,6 +271,8 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
     readMaxBytes: options.readMaxBytes,
     writeMaxBytes: options.writeMaxBytes,
     maxConcurrentStreams: options.maxConcurrentStreams,
+    streamBuffer: options.streamBuffer,
+    maxUnsentBytes: options.maxUnsentBytes,
   });
   const endpoint = `127.0.0.1:${apid.port}`;
   const clients: MachineClient[] = [];

@@ -234,6 +234,7 @@ export async function bootNode(
         pkiDir: RUN_PATHS.apidPki,
         runDir: RUN_PATHS.root,
         listen,
+        api: config?.machine.api,
         processBackend: backends.process,
         endpoints: () => [listen.replace(/^0\.0\.0\.0:/, "127.0.0.1:")],
         dropUser: Deno.uid() === 0,

@@ -105,6 +105,7 @@ export async function runDevMode(o: DevOptions): Promise<number> {
     pkiDir: apidPkiDir,
     runDir: join(stateDir, "run"),
     listen: o.listen,
+    api: load.state === "valid" ? load.config.machine.api : undefined,
     processBackend,
     endpoints: () => [o.listen],
     dropUser: false,

@@ -22,6 +22,8 @@ import { validateCommand } from "./commands/validate.ts";
 import { versionCommand } from "./commands/version.ts";
 import { suggest } from "../config/suggest.ts";
 import { describeError } from "./errors.ts";
+import { diagnoseFromFlags } from "./certificate_diagnosis.ts";
+import type { ConnectionFlags } from "./connection.ts";
 import { CliError, consoleIo, type Io } from "./io.ts";
 
 /** Every command, in help order. */
@@ -87,7 +89,10 @@ export async function runMachinectl(
       signal: options.signal,
     });
   } catch (e) {
-    io.err(`error: ${describeError(e, endpointHint(parsed.values))}`);
+    const refusal = e instanceof CliError
+      ? undefined
+      : await diagnoseFromFlags(parsed.values as ConnectionFlags);
+    io.err(`error: ${describeError(e, endpointHint(parsed.values), refusal)}`);
     return e instanceof CliError ? e.exitCode : 1;
   }
 }

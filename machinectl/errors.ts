@@ -1,16 +1,24 @@
 /**
- * Turns any failure into one clear line for the operator: TLS refusals,
- * permission denials (role and method), unreachable endpoints, and API codes.
+ * Turns any failure into one clear line for the operator: TLS refusals (with
+ * the reason machinectl found in its own certificate, since the node sends no
+ * TLS alert), permission denials (role and method), unreachable endpoints,
+ * and API codes.
  */
 import { Code, ConnectError } from "@connectrpc/connect";
 import { CliError } from "./io.ts";
 
-/** One line describing `e`, given the endpoint that was being called. */
-export function describeError(e: unknown, endpoint?: string): string {
+/**
+ * One line describing `e`, given the endpoint that was being called and, for
+ * a refused handshake, what is wrong with this client's certificate (see
+ * diagnoseClientCertificate).
+ */
+export function describeError(e: unknown, endpoint?: string, refusal?: string): string {
   if (e instanceof CliError) return e.message;
   const where = endpoint ? ` at ${endpoint}` : "";
+  const refused = refusal ? `the node${where} refused this client certificate: ${refusal}` : "";
   if (e instanceof ConnectError) {
     const cause = causeText(e);
+    if (refused && isRefusedHandshake(e, cause)) return refused;
     if (e.code === Code.PermissionDenied) return `permission denied: ${e.rawMessage}`;
     if (e.code === Code.Unauthenticated) {
       return `the node${where} did not accept this client: ${e.rawMessage}`;
@@ -43,11 +51,24 @@ export function describeError(e: unknown, endpoint?: string): string {
   }
   if (e instanceof Error) {
     const text = `${e.message} ${causeText(e)}`;
+    if (refused && (isTlsRejection(text) || isPeerClosed(text))) return refused;
     if (isTlsRejection(text)) return `the node${where} rejected this client certificate`;
     if (isUnreachable(text)) return `cannot reach the node${where}: ${e.message}`;
     return e.message;
   }
   return String(e);
+}
+
+/** What a handshake the server refused without an alert looks like to connect-node. */
+export function isRefusedHandshake(e: ConnectError, cause = causeText(e)): boolean {
+  return isTlsRejection(cause) || isPeerClosed(cause) ||
+    (e.code === Code.Canceled || e.code === Code.Unavailable) &&
+      /error code CANCEL|ECONNRESET|connection reset|socket hang up/i.test(cause);
+}
+
+function isPeerClosed(text: string): boolean {
+  return /socket has been ended by the other party|unexpected eof|ECONNRESET|socket hang up/i
+    .test(text);
 }
 
 function causeText(e: unknown): string {

@@ -41,3 +41,16 @@ Deno.test("a server certificate that does not name the address says so", () => {
     /^the node at 10\.0\.0\.5:50000 presented a certificate that does not name the address dialled \(.*IP: 10\.0\.0\.5 is not in the cert's list/,
   );
 });
+
+Deno.test("a socket the node ended during the handshake names the local reason, in one line", () => {
+  const e = new ConnectError("This socket has been ended by the other party", Code.Internal);
+  assert.equal(
+    describeError(e, "10.0.0.1:50000", "it expired on 2026-11-30T20:00:00.000Z"),
+    "the node at 10.0.0.1:50000 refused this client certificate: it expired on 2026-11-30T20:00:00.000Z",
+  );
+  // Without a local reason the refusal is still named, with what the wire said.
+  assert.match(
+    describeError(new ConnectError("read ECONNRESET", Code.Unavailable)),
+    /^the node rejected this client certificate \(.*ECONNRESET\)$/,
+  );
+});

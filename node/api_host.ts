@@ -6,7 +6,8 @@
  */
 import { join } from "node:path";
 import { apidProcessSpec } from "../api/apid/apid_process_spec.ts";
-import { APID_DEFAULTS } from "../api/apid/apid_options.ts";
+import { APID_DEFAULTS, apidLimitsFromConfig } from "../api/apid/apid_options.ts";
+import type { ApiConfig } from "../config/schema/api.ts";
 import { ApidSupervisor, type ApidSupervisorEvent } from "../api/apid/supervisor.ts";
 import {
   type ConfigApplier,
@@ -32,6 +33,8 @@ export interface ApiHostOptions {
   runDir: string;
   /** `host:port` apid listens on. */
   listen: string;
+  /** `machine.api`: message size and stream limits (defaults without). */
+  api?: Pick<ApiConfig, "max_message_bytes" | "max_concurrent_streams">;
   processBackend: ProcessBackend;
   actions: NodeActions;
   /**
@@ -71,6 +74,7 @@ export interface ApiHost {
 export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
   const socketPath = join(o.runDir, "machined-api.sock");
   await Deno.mkdir(o.runDir, { recursive: true });
+  const limits = apidLimitsFromConfig(o.api);
   const internal = await startInternalApiServer({
     socketPath,
     deps: {
@@ -88,6 +92,8 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
       audit: o.machined.logger,
     },
     socketGroup: o.dropUser ? 50000 : undefined,
+    readMaxBytes: limits.readMaxBytes,
+    writeMaxBytes: limits.writeMaxBytes,
   });
   const [hostname, port] = splitListen(o.listen);
   const supervisor = new ApidSupervisor({
@@ -95,6 +101,7 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
     spec: apidProcessSpec({
       apid: {
         ...APID_DEFAULTS,
+        ...limits,
         pkiDir: o.pkiDir,
         socketPath,
         hostname,

@@ -5,6 +5,7 @@
 import { parseArgs } from "node:util";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../server/internal_server.ts";
 import { apidGrants } from "./privileges.ts";
+import type { ApiConfig } from "../../config/schema/api.ts";
 
 /** Everything apid is told at start. */
 export interface ApidOptions {
@@ -27,8 +28,29 @@ export const APID_DEFAULTS = {
   port: 50000,
   readMaxBytes: DEFAULT_MAX_MESSAGE_BYTES,
   writeMaxBytes: DEFAULT_MAX_MESSAGE_BYTES,
-  maxConcurrentStreams: 256,
+  maxConcurrentStreams: 100,
 } as const;
+
+/** The limits the machine config sets (`machine.api`). */
+export type ApidLimits = Pick<
+  ApidOptions,
+  "readMaxBytes" | "writeMaxBytes" | "maxConcurrentStreams"
+>;
+
+/**
+ * `machine.api.max_message_bytes` bounds messages both ways;
+ * `machine.api.max_concurrent_streams` is the HTTP/2 setting per client
+ * connection. Without a config, apid's defaults (which equal the schema's).
+ */
+export function apidLimitsFromConfig(
+  api: Pick<ApiConfig, "max_message_bytes" | "max_concurrent_streams"> | undefined,
+): ApidLimits {
+  return {
+    readMaxBytes: api?.max_message_bytes ?? APID_DEFAULTS.readMaxBytes,
+    writeMaxBytes: api?.max_message_bytes ?? APID_DEFAULTS.writeMaxBytes,
+    maxConcurrentStreams: api?.max_concurrent_streams ?? APID_DEFAULTS.maxConcurrentStreams,
+  };
+}
 
 /**
  * Parses `--pki-dir D --socket S [--listen host:port] [--read-max-bytes N]

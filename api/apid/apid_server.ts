@@ -11,6 +11,7 @@ import type { TLSSocket } from "node:tls";
 import {
   createContextKey,
   createContextValues,
+  type HandlerContext,
   type Interceptor,
   type Transport,
 } from "@connectrpc/connect";
@@ -20,7 +21,15 @@ import type { CertificateAuthority, KeyedCertificate } from "../../pki/mod.ts";
 import { callerKey } from "../auth/identity.ts";
 import { authorize } from "../auth/rbac.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../server/internal_server.ts";
-import { createForwardingService, createUpstreamTransport } from "./forwarder.ts";
+import {
+  createDedicatedUpstream,
+  createForwardingService,
+  createUpstreamTransport,
+  responseControlKey,
+  type StreamBufferLimits,
+} from "./forwarder.ts";
+import { decodeFailuresAreInvalidArgument } from "./decode_errors.ts";
+import { createSendGate, type ResponseControl } from "./send_gate.ts";
 import { createPeerVerifier, type PeerVerifier } from "./peer_identity.ts";
 import {
   createReflectionIndex,
@@ -59,8 +68,12 @@ export interface ApidServerOptions {
   readonly readMaxBytes?: number;
   /** @default 4 MiB */
   readonly writeMaxBytes?: number;
-  /** Concurrent streams per client connection. @default 256 */
+  /** Concurrent streams per client connection. @default 100 */
   readonly maxConcurrentStreams?: number;
+  /** Per-stream buffer between machined and a client (stream_buffer.ts). @default STREAM_BUFFER_DEFAULTS */
+  readonly streamBuffer?: StreamBufferLimits;
+  /** Unsent response bytes per client connection before streams wait. @default 1 MiB */
+  readonly maxUnsentBytes?: number;
   /** Overrides the upstream transport (tests). @default the Unix socket transport */
   readonly upstream?: Transport;
 }
@@ -88,6 +101,23 @@ export async function startApidServer(options: ApidServerOptions): Promise<ApidS
       readMaxBytes: writeMaxBytes,
       writeMaxBytes: readMaxBytes,
     });
+  // Each client connection's server streams get an upstream connection of their own.
+  const perClient = new WeakMap<Http2Session, Transport>();
+  const streamTransport = options.upstream ? undefined : (ctx: HandlerContext) => {
+    const session = ctx.values.get(peerKey).session;
+    if (!session) return undefined;
+    let t = perClient.get(session);
+    if (!t) {
+      const own = createDedicatedUpstream({
+        socketPath: options.socketPath,
+        readMaxBytes: writeMaxBytes,
+        writeMaxBytes: readMaxBytes,
+      });
+      session.once("close", own.close);
+      perClient.set(session, t = own.transport);
+    }
+    return t;
+  };
   const verifier = createPeerVerifier(() => options.ca);
   const index = createReflectionIndex(
     [file_machined_v1_machine, ...REFLECTION_FILES],
@@ -104,8 +134,12 @@ export async function startApidServer(options: ApidServerOptions): Promise<ApidS
 
   const handler = connectNodeAdapter({
     routes: (router) => {
-      router.service(MachineService, createForwardingService(upstream));
+      router.service(
+        MachineService,
+        createForwardingService(upstream, options.streamBuffer, streamTransport),
+      );
       registerReflection(router, index);
+      decodeFailuresAreInvalidArgument(router);
     },
     readMaxBytes,
     writeMaxBytes,
@@ -116,9 +150,15 @@ export async function startApidServer(options: ApidServerOptions): Promise<ApidS
         identify: verifier.identify,
         session,
         socket: req.socket as TLSSocket,
-      });
+      }).set(responseControlKey, controls.get(req) ?? { overflow() {} });
     },
   });
+  const gate = createSendGate({ maxUnsentBytes: options.maxUnsentBytes });
+  const controls = new WeakMap<object, ResponseControl>();
+  const gated: typeof handler = (req, res) => {
+    controls.set(req, gate.track(req, res));
+    return handler(req, res);
+  };
 
   const sessions = new Set<Http2Session>();
   const server = http2.createSecureServer({
@@ -129,8 +169,8 @@ export async function startApidServer(options: ApidServerOptions): Promise<ApidS
     rejectUnauthorized: true,
     minVersion: "TLSv1.3",
     allowHTTP1: true,
-    settings: { maxConcurrentStreams: options.maxConcurrentStreams ?? 256 },
-  }, handler);
+    settings: { maxConcurrentStreams: options.maxConcurrentStreams ?? 100 },
+  }, gated);
   server.on("session", (session: Http2Session) => {
     sessions.add(session);
     session.on("close", () => sessions.delete(session));

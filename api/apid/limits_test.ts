@@ -97,11 +97,26 @@ Deno.test("limits: oversized → ResourceExhausted; malformed → the protocol's
     equal((await c.api.version({})).version, "0.1.0-test");
     c.close();
 
-    // Undecodable protobuf: gRPC's code for an unmarshal failure is Internal (as grpc-go).
-    const garbage = frame(new Uint8Array([0xff, 0xff, 0xff, 0xff, 0x0f]));
-    const r = await rawGrpc(f, "/machined.v1.MachineService/Get", garbage);
-    equal(r.status, String(Code.Internal), r.message);
+    // Undecodable protobuf is the caller's mistake: InvalidArgument, as malformed JSON.
+    const bytes = new Uint8Array([0xff, 0xff, 0xff, 0xff, 0x0f]);
+    const r = await rawGrpc(f, "/machined.v1.MachineService/Get", frame(bytes));
+    equal(r.status, String(Code.InvalidArgument), r.message);
     ok(r.message.startsWith("parse binary"), r.message);
+    const s = await rawGrpc(f, "/machined.v1.MachineService/Watch", frame(bytes));
+    equal(s.status, String(Code.InvalidArgument), `server stream: ${s.message}`);
+    // The same body over Connect (unary, binary): HTTP 400 invalid_argument.
+    const proto = { "content-type": "application/proto" };
+    const p = await rawGrpc(f, "/machined.v1.MachineService/Get", bytes, proto);
+    equal(p.httpStatus, 400, p.body);
+    equal(JSON.parse(p.body).code, "invalid_argument", p.body);
+    // Connect streaming: the end-stream message says invalid_argument.
+    const streaming = { "content-type": "application/connect+proto" };
+    const cs = await rawGrpc(f, "/machined.v1.MachineService/Watch", frame(bytes), streaming);
+    ok(cs.body.includes('"code":"invalid_argument"'), cs.body);
+    // gRPC-Web: the trailer frame in the body says grpc-status 3.
+    const web = { "content-type": "application/grpc-web+proto" };
+    const gw = await rawGrpc(f, "/machined.v1.MachineService/Get", frame(bytes), web);
+    ok(/grpc-status: ?3\r\n/.test(gw.body), JSON.stringify(gw.body));
     // A truncated frame (length says 100, 3 bytes follow).
     const truncated = new Uint8Array([0, 0, 0, 0, 100, 1, 2, 3]);
     const t = await rawGrpc(f, "/machined.v1.MachineService/Get", truncated);

@@ -3,8 +3,10 @@
  * clients without a certificate, with one from another CA, expired, or
  * without the clientAuth usage; pki's verifyClientCertificate closes what
  * rustls lets through (a certificate with no EKU at all, such as a CA's) and
- * reads the role. The result is cached per HTTP/2 session, so a keep-alive
- * client pays for one verification.
+ * reads the role; apid then requires a KeyUsage extension, when present, to
+ * allow digitalSignature (a TLS 1.3 client signs the handshake with its key,
+ * and rustls does not check KeyUsage). The result is cached per HTTP/2
+ * session, so a keep-alive client pays for one verification.
  */
 import type { Http2Session } from "node:http2";
 import type { TLSSocket } from "node:tls";
@@ -13,6 +15,7 @@ import {
   type CertificateAuthority,
   ClientCertificateError,
   verifyClientCertificate,
+  x509,
 } from "../../pki/mod.ts";
 import type { CallerIdentity } from "../auth/identity.ts";
 
@@ -33,7 +36,9 @@ export function createPeerVerifier(ca: () => Pick<CertificateAuthority, "cert">)
   const cache = new WeakMap<Http2Session, Promise<CallerIdentity>>();
   const verify = async (socket: TLSSocket | undefined): Promise<CallerIdentity> => {
     try {
-      const identity = await verifyClientCertificate(socket?.getPeerCertificate?.(), ca());
+      const peer = socket?.getPeerCertificate?.();
+      const identity = await verifyClientCertificate(peer, ca());
+      requireDigitalSignature(peer as { raw?: Uint8Array } | undefined);
       return { name: identity.name, role: identity.role, serialNumber: identity.serialNumber };
     } catch (e) {
       if (e instanceof ClientCertificateError) {
@@ -53,4 +58,19 @@ export function createPeerVerifier(ca: () => Pick<CertificateAuthority, "cert">)
       return found;
     },
   };
+}
+
+/**
+ * A present KeyUsage must allow digitalSignature.
+ * @throws ConnectError Unauthenticated naming the certificate and its usages.
+ */
+export function requireDigitalSignature(peer: { raw?: Uint8Array } | undefined): void {
+  if (!peer?.raw) return;
+  const cert = new x509.X509Certificate(new Uint8Array(peer.raw));
+  const ku = cert.getExtension(x509.KeyUsagesExtension);
+  if (!ku || (ku.usages & x509.KeyUsageFlags.digitalSignature)) return;
+  throw new ConnectError(
+    `Client certificate "${cert.subject}" has a key usage without digitalSignature`,
+    Code.Unauthenticated,
+  );
 }

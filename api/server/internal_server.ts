@@ -14,6 +14,7 @@ import { callerKey, identityFromHeaders } from "../auth/identity.ts";
 import { authorize } from "../auth/rbac.ts";
 import { errorMappingInterceptor } from "./errors.ts";
 import { createAuditInterceptor } from "./audit.ts";
+import { createSendGate } from "../apid/send_gate.ts";
 import { createMachineService, type MachineServiceDeps } from "./machine_service.ts";
 
 /** 4 MiB: the default bound on one message in either direction. */
@@ -80,9 +81,16 @@ export async function startInternalApiServer(
       ),
   });
   const sessions = new Set<Http2Session>();
+  // Deno's HTTP/2 server buffers writes without bound; the gate holds a
+  // connection's streams past 256 KiB unsent (apid gives each server stream
+  // its own connection, so a stream apid stops reading is held back alone).
+  const gate = createSendGate({ maxUnsentBytes: 256 * 1024 });
   const server = http2.createServer({
     settings: { maxConcurrentStreams: options.maxConcurrentStreams ?? 100_000 },
-  }, handler);
+  }, (req, res) => {
+    gate.track(req, res);
+    return handler(req, res);
+  });
   server.on("session", (session: Http2Session) => {
     sessions.add(session);
     session.on("close", () => sessions.delete(session));
