@@ -5,6 +5,7 @@
 import { parseArgs } from "node:util";
 import type { Command } from "./command.ts";
 import { applyConfigCommand } from "./commands/apply_config.ts";
+import { dashboardCommand } from "./dashboard/mod.ts";
 import { configAddCommand, configContextsCommand, configUseCommand } from "./commands/config.ts";
 import { dmesgCommand } from "./commands/dmesg.ts";
 import { eventsCommand } from "./commands/events.ts";
@@ -35,6 +36,7 @@ export const COMMANDS: readonly Command[] = [
   logsCommand,
   dmesgCommand,
   eventsCommand,
+  dashboardCommand,
   rebootCommand,
   shutdownCommand,
   applyConfigCommand,
