@@ -155,8 +155,10 @@ function bytes(n: number): string {
   return `${v.toFixed(i === 0 ? 0 : 1)} ${units[i]}`;
 }
 
+/** Control characters (C0, DEL, C1) become spaces: a log line cannot move the cursor. */
 function oneLine(text: string): string {
-  return text.replace(/[\x00-\x1f\x7f]+/g, " ");
+  // deno-lint-ignore no-control-regex
+  return text.replace(/[\x00-\x1f\x7f-\x9f]+/g, " ");
 }
 
 /** Cuts a row to the width, marking the cut with `…`. */
