@@ -35,7 +35,9 @@ export function renderDashboard(s: DashboardState, size: ScreenSize): string[] {
   const eventBudget = Math.ceil(left / 2);
   rows.push(...section("SERVICES", services, serviceBudget, width, "head"));
   rows.push(...section("EVENTS", eventRows(s), eventBudget, width, "tail"));
-  rows.push(...section("LOGS (machined)", s.logs.map((l) => l.text), left - eventBudget, width));
+  rows.push(
+    ...section("LOGS (machined)", s.logs.map((l) => oneLine(l.text)), left - eventBudget, width),
+  );
   return rows.slice(0, height).map((r) => fit(r, width));
 }
 
