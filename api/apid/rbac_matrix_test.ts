@@ -34,6 +34,8 @@ const EXPECTED: { [M in MachineMethod]: Record<Role, "ok" | "PermissionDenied"> 
     "os:operator": "PermissionDenied",
     "os:reader": "PermissionDenied",
   },
+  memory: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
+  stats: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
 };
 
 /** One call of each RPC; streams read their first message, then cancel. */
@@ -76,6 +78,8 @@ function calls(
     dmesg: () => first(c.api.dmesg({})),
     applyConfiguration: () =>
       c.api.applyConfiguration({ configYaml: "version: v1alpha1\nmachine:\n  hostname: n\n" }),
+    memory: () => c.api.memory({}),
+    stats: () => c.api.stats({}),
   };
 }
 

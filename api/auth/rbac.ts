@@ -27,6 +27,8 @@ export const METHOD_ROLES: { readonly [M in MachineMethod]: Role } = {
   logs: "os:reader",
   dmesg: "os:reader",
   applyConfiguration: "os:admin",
+  memory: "os:reader",
+  stats: "os:reader",
 };
 
 /**
@@ -53,6 +55,8 @@ export const MUTATING: { readonly [M in MachineMethod]: boolean } = {
   logs: false,
   dmesg: false,
   applyConfiguration: true,
+  memory: false,
+  stats: false,
 };
 
 /** Whether an RPC, by its proto name (`Reboot`), is {@link MUTATING}; false for unknown ones. */
