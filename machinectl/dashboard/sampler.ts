@@ -1,22 +1,62 @@
 /**
- * CPU and memory for the dashboard: no stream exists for them, so they are
- * polled every 2 s. A poll that fails because the node is gone ends the
- * session (which is also how a node that vanished without closing its
- * connection is noticed).
+ * CPU and memory for the dashboard: no stream exists for them, so the Stats
+ * and Memory RPCs are polled every 2 s. A poll the node refuses (an older
+ * node without them: Unimplemented) is shown as the reason and polling goes
+ * on; a poll that fails because the node is gone ends the session, which is
+ * also how a node that vanished without closing its connection is noticed.
  */
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { MemoryResponse, StatsResponse } from "../../api/gen/machined/v1/machine_pb.ts";
+import { describeError } from "../errors.ts";
+import { sleep } from "./sources.ts";
+import type { Sample } from "./state.ts";
 import type { Dispatch, MachineApi } from "./streams.ts";
 
 /** How often CPU and memory are read. */
 export const SAMPLE_EVERY_MS = 2_000;
+/** A poll slower than this means the node is gone. */
+const POLL_TIMEOUT_MS = 5_000;
 
-/** A sampler for {@link followNode}: polls until aborted, throws when the node is gone. */
-export function createSampler(dispatch: Dispatch, everyMs: number) {
+/**
+ * A sampler for followNode: polls until `signal` aborts (then throws, as a
+ * session's parts end by throwing), or throws the failure that shows the
+ * node is gone.
+ */
+export function createSampler(dispatch: Dispatch, everyMs = SAMPLE_EVERY_MS) {
   return async (api: MachineApi, signal: AbortSignal): Promise<never> => {
     while (true) {
-      await api.version({}, { signal, timeoutMs: 10_000 });
-      dispatch({ type: "sampleError", error: "this node has no Stats RPC" });
-      await new Promise((r) => setTimeout(r, everyMs));
+      try {
+        const [stats, memory] = await Promise.all([
+          api.stats({}, { signal, timeoutMs: POLL_TIMEOUT_MS }),
+          api.memory({}, { signal, timeoutMs: POLL_TIMEOUT_MS }),
+        ]);
+        dispatch({ type: "sample", sample: sampleOf(stats, memory) });
+      } catch (e) {
+        if (!refused(e) || signal.aborted) throw e;
+        dispatch({ type: "sampleError", error: describeError(e) });
+      }
+      await sleep(everyMs, signal);
       if (signal.aborted) throw new Error("sampling stopped");
     }
   };
+}
+
+/** The dashboard's reading from one Stats and one Memory answer. */
+export function sampleOf(stats: StatsResponse, memory: MemoryResponse): Sample {
+  const busy = stats.cpuTotal?.usagePercent;
+  const total = Number(memory.meminfo?.totalBytes ?? 0n);
+  const available = Number(memory.meminfo?.availableBytes ?? 0n);
+  return {
+    cpu: busy === undefined ? null : busy / 100,
+    cores: stats.cpus.length,
+    load1: stats.load?.load1 ?? 0,
+    memUsedBytes: Math.max(0, total - available),
+    memTotalBytes: total,
+  };
+}
+
+/** The node answered but will not give samples: keep the session, show why. */
+function refused(e: unknown): boolean {
+  return e instanceof ConnectError &&
+    (e.code === Code.Unimplemented || e.code === Code.PermissionDenied);
 }

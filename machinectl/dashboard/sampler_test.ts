@@ -1,0 +1,61 @@
+import { deepEqual, equal, match, rejects } from "node:assert/strict";
+import { startApiFixture, withTimeout } from "../../api/testing.ts";
+import { createSampler } from "./sampler.ts";
+import type { DashboardAction } from "./state.ts";
+
+/** Runs the sampler until `count` actions came, then stops it; returns them. */
+async function sampleActions(fixtureOptions: Parameters<typeof startApiFixture>[0], count: number) {
+  const f = await startApiFixture(fixtureOptions);
+  const abort = new AbortController();
+  const actions: DashboardAction[] = [];
+  let enough!: () => void;
+  const got = new Promise<void>((r) => (enough = r));
+  try {
+    const c = f.client();
+    const run = createSampler((a) => {
+      actions.push(a);
+      if (actions.length === count) enough();
+    }, 10)(c.api, abort.signal).catch((e) => e);
+    await withTimeout(got, 10_000, `${count} sampler actions`);
+    abort.abort();
+    const end = await withTimeout(run, 5_000, "the sampler ends on abort");
+    match(String(end), /sampling stopped|abort/i);
+    return actions;
+  } finally {
+    abort.abort();
+    await f.close();
+  }
+}
+
+Deno.test("sampler: Stats and Memory become one sample (the first without a CPU share)", async () => {
+  const [first] = await sampleActions({}, 1);
+  deepEqual(first, {
+    type: "sample",
+    sample: {
+      cpu: null,
+      cores: 2,
+      load1: 0.5,
+      memUsedBytes: 500_000 * 1024,
+      memTotalBytes: 2_000_000 * 1024,
+    },
+  });
+});
+
+Deno.test("sampler: a node without Stats is shown as the reason and polling goes on", async () => {
+  const actions = await sampleActions({ nodeServices: false }, 2);
+  equal(actions.length, 2);
+  for (const a of actions) {
+    equal(a.type, "sampleError");
+    match((a as { error: string }).error, /Unimplemented/);
+  }
+});
+
+Deno.test("sampler: a node that is gone ends the session", async () => {
+  const f = await startApiFixture();
+  const c = f.client();
+  await f.close();
+  await rejects(
+    withTimeout(createSampler(() => {}, 10)(c.api, new AbortController().signal), 10_000, "fail"),
+    /ECONNREFUSED|unavailable|refused/i,
+  );
+});
