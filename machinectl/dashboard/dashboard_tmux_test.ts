@@ -3,7 +3,8 @@
  * against a dev-mode node, read back with `capture-pane`. The screen shows
  * the node, follows a hostname change and a service restart, shows
  * "reconnecting…" while the node is down and the new boot once it is back on
- * the same port, and `q` ends it with exit status 0.
+ * the same port, lays itself out again when the terminal shrinks, and `q`
+ * (or Ctrl-C) ends it with exit status 0 and the terminal restored.
  */
 import { match, ok } from "node:assert/strict";
 import { join } from "node:path";
@@ -168,6 +169,14 @@ Deno.test({
       const apidReady = screen.match(/api +apid +ready/g) ?? [];
       ok(apidReady.length === 1, `only the new boot's events are shown:\n${screen}`);
 
+      // A smaller terminal: the screen is laid out again for it (SIGWINCH).
+      await tmux.run("resize-window", "-t", tmux.session, "-x", "80", "-y", "24");
+      screen = await tmux.waitFor(
+        "the layout for 80x24",
+        (s) => /^─ SERVICES ─{69}$/m.test(s) && s.split("\n").every((l) => [...l].length <= 80),
+        10_000,
+      );
+
       await tmux.run("send-keys", "-t", tmux.session, "q");
       const dead = await waitForDeadPane(tmux);
       match(
@@ -175,6 +184,15 @@ Deno.test({
         /^1 0$/,
         `the dashboard exited with status 0, pane: ${dead}\n${await tmux.screen()}`,
       );
+      // The alternate screen is left: what the terminal showed before is back.
+      const after = await tmux.screen();
+      ok(!after.includes("─ SERVICES"), `the terminal is restored:\n${after}`);
+
+      // Ctrl-C quits as well (raw mode: it arrives as a key, not as SIGINT).
+      await tmux.run("respawn-pane", "-t", tmux.session, cmd);
+      await tmux.waitFor("the dashboard again", (s) => /^stage running {3}ready/m.test(s));
+      await tmux.run("send-keys", "-t", tmux.session, "C-c");
+      match(await waitForDeadPane(tmux), /^1 0$/, "Ctrl-C: exit status 0");
     } finally {
       await tmux.kill();
       await node.stop();

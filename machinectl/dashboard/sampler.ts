@@ -15,20 +15,24 @@ import type { Dispatch, MachineApi } from "./streams.ts";
 /** How often CPU and memory are read. */
 export const SAMPLE_EVERY_MS = 2_000;
 /** A poll slower than this means the node is gone. */
-const POLL_TIMEOUT_MS = 5_000;
+export const POLL_TIMEOUT_MS = 5_000;
 
 /**
  * A sampler for followNode: polls until `signal` aborts (then throws, as a
  * session's parts end by throwing), or throws the failure that shows the
  * node is gone.
  */
-export function createSampler(dispatch: Dispatch, everyMs = SAMPLE_EVERY_MS) {
+export function createSampler(
+  dispatch: Dispatch,
+  everyMs = SAMPLE_EVERY_MS,
+  timeoutMs = POLL_TIMEOUT_MS,
+) {
   return async (api: MachineApi, signal: AbortSignal): Promise<never> => {
     while (true) {
       try {
         const [stats, memory] = await Promise.all([
-          api.stats({}, { signal, timeoutMs: POLL_TIMEOUT_MS }),
-          api.memory({}, { signal, timeoutMs: POLL_TIMEOUT_MS }),
+          api.stats({}, { signal, timeoutMs }),
+          api.memory({}, { signal, timeoutMs }),
         ]);
         dispatch({ type: "sample", sample: sampleOf(stats, memory) });
       } catch (e) {

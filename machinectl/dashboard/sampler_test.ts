@@ -1,5 +1,7 @@
-import { deepEqual, equal, match, rejects } from "node:assert/strict";
-import { startApiFixture, withTimeout } from "../../api/testing.ts";
+import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { createMachineClient } from "../../api/client/mod.ts";
+import { createTestPki, startApiFixture, withTimeout } from "../../api/testing.ts";
 import { createSampler } from "./sampler.ts";
 import type { DashboardAction } from "./state.ts";
 
@@ -58,4 +60,34 @@ Deno.test("sampler: a node that is gone ends the session", async () => {
     withTimeout(createSampler(() => {}, 10)(c.api, new AbortController().signal), 10_000, "fail"),
     /ECONNREFUSED|unavailable|refused/i,
   );
+});
+
+Deno.test("sampler: a node that accepts but never answers ends the session after the poll timeout", async () => {
+  const pki = await createTestPki();
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const held: Deno.Conn[] = [];
+  const accepting = (async () => {
+    for await (const c of listener) held.push(c);
+  })().catch(() => {});
+  const { port } = listener.addr as Deno.NetAddr;
+  const c = createMachineClient({
+    endpoint: `127.0.0.1:${port}`,
+    caPem: pki.ca.certPem,
+    certPem: pki.clients["os:reader"].certPem,
+    keyPem: pki.clients["os:reader"].keyPem,
+  });
+  try {
+    const t0 = performance.now();
+    const e = await createSampler(() => {}, 10, 300)(c.api, new AbortController().signal)
+      .catch((e) => e);
+    const ms = performance.now() - t0;
+    equal(e instanceof ConnectError && e.code, Code.DeadlineExceeded, String(e));
+    ok(ms < 5_000, `ended after ${ms.toFixed(0)} ms`);
+  } finally {
+    c.close();
+    listener.close();
+    await accepting;
+    for (const h of held) h.close();
+    await Deno.remove(pki.dir, { recursive: true });
+  }
 });

@@ -26,7 +26,7 @@ export interface Terminal {
 /** Takes over the console. @throws Error when stdout or stdin is not a terminal. */
 export function openTerminal(): Terminal {
   if (!Deno.stdout.isTerminal() || !Deno.stdin.isTerminal()) {
-    throw new Error("the dashboard needs a terminal on stdin and stdout");
+    throw new Error("needs a terminal on stdin and stdout, not a pipe or a file");
   }
   const encoder = new TextEncoder();
   const write = (text: string) => {
