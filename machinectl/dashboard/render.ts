@@ -34,11 +34,14 @@ export function renderDashboard(s: DashboardState, size: ScreenSize): string[] {
   const left = rest - serviceBudget;
   const eventBudget = Math.ceil(left / 2);
   rows.push(...section("SERVICES", services, serviceBudget, width, "head"));
-  rows.push(...section("EVENTS", eventRows(s), eventBudget, width, "tail"));
-  rows.push(
-    ...section("LOGS (machined)", s.logs.map((l) => oneLine(l.text)), left - eventBudget, width),
-  );
+  rows.push(...section(title("EVENTS", s.refused.events), eventRows(s), eventBudget, width));
+  const logs = s.logs.map((l) => oneLine(l.text));
+  rows.push(...section(title("LOGS (machined)", s.refused.logs), logs, left - eventBudget, width));
   return rows.slice(0, height).map((r) => fit(r, width));
+}
+
+function title(name: string, refused: string | undefined): string {
+  return refused === undefined ? name : `${name}: unavailable: ${oneLine(refused)}`;
 }
 
 function titleRow(s: DashboardState, width: number): string {

@@ -154,3 +154,10 @@ Deno.test("sparkline: newest right, padded left, clamped, one cell per value", (
   equal(sparkline([1], 0), "");
   deepEqual([...sparkline(Array(100).fill(0.5), 40)].length, 40);
 });
+
+Deno.test("renderDashboard: a stream the node refuses is named in its section's title", () => {
+  const s = reduce(state(), { type: "refused", stream: "logs", error: "Unimplemented: no logs" });
+  const rows = renderDashboard(s, { width: 100, height: 30 });
+  ok(rows.some((r) => /^─ LOGS \(machined\): unavailable: Unimplemented: no logs ─+$/.test(r)));
+  ok(rows.some((r) => /^─ EVENTS ─+$/.test(r)));
+});

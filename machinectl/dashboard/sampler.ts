@@ -5,12 +5,11 @@
  * on; a poll that fails because the node is gone ends the session, which is
  * also how a node that vanished without closing its connection is noticed.
  */
-import { Code, ConnectError } from "@connectrpc/connect";
 import type { MemoryResponse, StatsResponse } from "../../api/gen/machined/v1/machine_pb.ts";
 import { describeError } from "../errors.ts";
 import { sleep } from "./sources.ts";
 import type { Sample } from "./state.ts";
-import type { Dispatch, MachineApi } from "./streams.ts";
+import { type Dispatch, type MachineApi, refused } from "./streams.ts";
 
 /** How often CPU and memory are read. */
 export const SAMPLE_EVERY_MS = 2_000;
@@ -57,10 +56,4 @@ export function sampleOf(stats: StatsResponse, memory: MemoryResponse): Sample {
     memUsedBytes: Math.max(0, total - available),
     memTotalBytes: total,
   };
-}
-
-/** The node answered but will not give samples: keep the session, show why. */
-function refused(e: unknown): boolean {
-  return e instanceof ConnectError &&
-    (e.code === Code.Unimplemented || e.code === Code.PermissionDenied);
 }

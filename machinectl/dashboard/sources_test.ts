@@ -131,3 +131,31 @@ Deno.test("followNode: retries with backoff, follows the streams, reconnects, se
 Deno.test("backoffMs: 250 ms doubling to at most 5 s", () => {
   deepEqual([1, 2, 3, 4, 5, 6, 20].map(backoffMs), [250, 500, 1000, 2000, 4000, 5000, 5000]);
 });
+
+Deno.test("followNode: a node that refuses the Logs stream stays connected and says so", async () => {
+  const f = await startApiFixture({ nodeServices: false });
+  const abort = new AbortController();
+  const rec = recorder(f.endpoint);
+  try {
+    f.events.emit("service", "containerd", "ready", "running");
+    const loop = followNode({
+      connect: () => {
+        const c = f.client();
+        return Promise.resolve({ client: c.api, endpoint: f.endpoint, close: c.close });
+      },
+      dispatch: rec.dispatch,
+      signal: abort.signal,
+      sampler: idleSampler,
+    });
+    await rec.until((s) => s.refused.logs !== undefined, "logs refused");
+    match(rec.state.refused.logs!, /Unimplemented/);
+    f.events.emit("service", "containerd", "stopping", "");
+    await rec.until((s) => s.events.length === 2, "events still flow");
+    equal(rec.actions.filter((a) => a.type === "disconnected").length, 0);
+    abort.abort();
+    await withTimeout(loop, 5_000, "the loop ends on abort");
+  } finally {
+    abort.abort();
+    await f.close();
+  }
+});

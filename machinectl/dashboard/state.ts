@@ -88,9 +88,14 @@ export interface DashboardState {
   readonly lastSample: Sample | null;
   /** Why CPU/memory cannot be shown, e.g. a node without the Stats RPC. */
   readonly sampleError: string | null;
+  /** Why the node refuses a stream the screen shows (an older node, a narrower role). */
+  readonly refused: Readonly<Partial<Record<OptionalStream, string>>>;
   /** Epoch ms, for the clock and "ago" texts. */
   readonly now: number;
 }
+
+/** Streams the dashboard does without when the node refuses them. */
+export type OptionalStream = "events" | "logs";
 
 /** What can happen to the state. */
 export type DashboardAction =
@@ -119,6 +124,7 @@ export type DashboardAction =
   | { readonly type: "log"; readonly line: LogLine }
   | { readonly type: "sample"; readonly sample: Sample }
   | { readonly type: "sampleError"; readonly error: string }
+  | { readonly type: "refused"; readonly stream: OptionalStream; readonly error: string }
   | { readonly type: "tick"; readonly now: number };
 
 /** The state before anything is known. */
@@ -140,6 +146,7 @@ export function initialState(endpoint: string, now: number): DashboardState {
     mem: [],
     lastSample: null,
     sampleError: null,
+    refused: {},
     now,
   };
 }
@@ -187,6 +194,8 @@ export function reduce(s: DashboardState, a: DashboardAction): DashboardState {
       return onSample(s, a.sample);
     case "sampleError":
       return { ...s, sampleError: a.error };
+    case "refused":
+      return { ...s, refused: { ...s.refused, [a.stream]: a.error } };
     case "tick":
       return { ...s, now: a.now };
   }

@@ -5,7 +5,7 @@
  * session ends when any of them ends or fails; the connection loop
  * (sources.ts) then reconnects.
  */
-import type { Client } from "@connectrpc/connect";
+import { type Client, Code, ConnectError } from "@connectrpc/connect";
 import { timestampMs } from "@bufbuild/protobuf/wkt";
 import type { MachineService } from "../../api/gen/machined/v1/machine_pb.ts";
 import { fromProtoResource, logEntryFromProto } from "../../api/mapping/mod.ts";
@@ -16,7 +16,8 @@ import type {
   MachineStatusSpec,
   ServiceStatusSpec,
 } from "../../resources/mod.ts";
-import type { DashboardAction } from "./state.ts";
+import { describeError } from "../errors.ts";
+import type { DashboardAction, OptionalStream } from "./state.ts";
 
 /** The node's API as the dashboard uses it. */
 export type MachineApi = Client<typeof MachineService>;
@@ -61,14 +62,43 @@ export async function runSession(
       watch(api, "HostnameStatus", inner.signal, (r) => {
         dispatch({ type: "hostname", hostname: (r.spec as HostnameStatusSpec).hostname });
       }).then(ended("HostnameStatus watch")),
-      events(api, inner.signal, dispatch).then(ended("Events")),
-      logs(api, inner.signal, dispatch).then(ended("Logs")),
+      optional("events", events(api, inner.signal, dispatch), inner.signal, dispatch)
+        .then(ended("Events")),
+      optional("logs", logs(api, inner.signal, dispatch), inner.signal, dispatch)
+        .then(ended("Logs")),
       sampler(api, inner.signal),
     ]);
   } finally {
     signal.removeEventListener("abort", stop);
     inner.abort();
   }
+}
+
+/**
+ * A stream the node refuses (Unimplemented, PermissionDenied, NotFound) is
+ * shown as refused and the session goes on without it; reconnecting would
+ * only be refused again. Any other failure ends the session.
+ */
+async function optional(
+  stream: OptionalStream,
+  run: Promise<void>,
+  signal: AbortSignal,
+  dispatch: Dispatch,
+): Promise<void> {
+  try {
+    await run;
+  } catch (e) {
+    if (!refused(e) || signal.aborted) throw e;
+    dispatch({ type: "refused", stream, error: describeError(e) });
+    await new Promise((r) => signal.addEventListener("abort", r, { once: true }));
+    throw e;
+  }
+}
+
+/** The node answered, and the answer is no: asking again will not change it. */
+export function refused(e: unknown): boolean {
+  return e instanceof ConnectError &&
+    [Code.Unimplemented, Code.PermissionDenied, Code.NotFound].includes(e.code);
 }
 
 /** The boot, then the stage; a MachineStatus created anew is a new boot. */
