@@ -132,7 +132,7 @@ Deno.test({
       );
       const pid = /^ {2}payload +running +ok +\d+ +(\d+)/m.exec(screen)![1];
       match(screen, /^connected since \d\d:\d\d:\d\d$/m);
-      match(screen, /^MEM .*%  [\d.]+ [KMG]iB \/ [\d.]+ [KMG]iB$/m);
+      match(screen, /^MEM .*% {2}[\d.]+ [KMG]iB \/ [\d.]+ [KMG]iB$/m);
       match(screen, /^─ LOGS \(machined\) ─+\n(.|\n)*apid: ready/m);
 
       // Things change on the node: the screen follows from the streams.
