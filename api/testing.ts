@@ -241,6 +241,7 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
       clientConfigs: createClientConfigIssuer(pki.ca, () => ["127.0.0.1"]),
       audit: logger,
       timeQuerier: options.timeQuerier,
+      secrets: () => services.list().flatMap((s) => Object.values(s.spec.env)),
       ...(options.nodeServices === false ? {} : { services, logs, kernelLog, configs, observer }),
     },
   });

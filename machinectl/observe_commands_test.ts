@@ -109,7 +109,7 @@ Deno.test("machinectl stats, mounts, cgroups, netstat: tables", () =>
     let r = await run("stats");
     equal(r.code, 0, r.err);
     match(r.out, /^load average: 0\.50 0\.25 0\.10\s+tasks: 2\/180\s+uptime: 20m34s/);
-    match(r.out, /^cpu1\s+-\s+/m);
+    match(r.out, /^cpu1\s+0\.0\s+/m, "a second sample was taken for USAGE%");
     match(r.out, /^vda\s+100\s+1\.0 MiB\s+200\s+2\.0 MiB\s+0\s+0\.1s$/m);
     match(r.out, /^eth0\s+488 KiB\s+400\s+1\s+2\s+244 KiB\s+300\s+0\s+1$/m);
     r = await run("mounts");

@@ -99,6 +99,7 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
       configs: o.configs,
       observer,
       timeQuerier: createSntpTimeQuerier(),
+      secrets: () => (o.services?.list() ?? []).flatMap((s) => Object.values(s.spec.env)),
       audit: o.machined.logger,
     },
     socketGroup: o.dropUser ? 50000 : undefined,

@@ -22,11 +22,18 @@ import { ProcError } from "../../platform/procfs/mod.ts";
 import { type MachineStore, TIME_STATUS, TIME_STATUS_ID } from "../../resources/mod.ts";
 import { timeStatusToProto } from "../mapping/system_mapping.ts";
 import { parseTimeServer, type TimeQuerier } from "./time_query.ts";
+import { redactArgv, visibilityOf } from "./redaction.ts";
+import { callerKey } from "../auth/identity.ts";
 
 /** The dependencies of these handlers. */
 export interface ObserveDeps {
   /** /proc joined with machined's services (Memory, Stats...). */
   readonly observer?: Observer;
+  /**
+   * Values readers may not see (every service's env values), hidden in the
+   * command lines Processes shows them (redaction.ts, redactArgv).
+   */
+  readonly secrets?: () => readonly string[];
   /** Time's on-demand SNTP query; without it a Time request naming a server is Unimplemented. */
   readonly timeQuerier?: TimeQuerier;
 }
@@ -83,8 +90,10 @@ export function createObserveHandlers(
       });
     },
 
-    async processes() {
+    async processes(_req, ctx) {
       const r = await procCall(() => observer("Processes").processReport());
+      const visibility = visibilityOf(ctx.values.get(callerKey)?.role);
+      const secrets = visibility === "privileged" ? [] : deps.secrets?.() ?? [];
       return create(ProcessesResponseSchema, {
         processes: r.processes.map((p) => ({
           pid: p.pid,
@@ -96,7 +105,7 @@ export function createObserveHandlers(
           rssBytes: u64(p.rssBytes),
           pssBytes: p.pssBytes === undefined ? undefined : u64(p.pssBytes),
           command: p.comm,
-          args: [...p.argv],
+          args: redactArgv(p.argv, secrets, visibility),
           owner: p.owner,
           uid: p.uid,
           startSeconds: p.startSeconds,

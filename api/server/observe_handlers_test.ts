@@ -1,6 +1,6 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { startApiFixture } from "../testing.ts";
+import { fakeServiceSpec, startApiFixture } from "../testing.ts";
 
 Deno.test("Memory over the API: meminfo and each component's processes, for a reader", async () => {
   const f = await startApiFixture();
@@ -157,6 +157,20 @@ Deno.test("Time with a server but no SNTP client answers Unimplemented", async (
   try {
     const e = await f.client().api.time({ server: "pool.ntp.org" }).catch((e) => e);
     equal(e.code, Code.Unimplemented);
+  } finally {
+    await f.close();
+  }
+});
+
+Deno.test("Processes: a service env value on a command line is hidden from readers only", async () => {
+  const f = await startApiFixture();
+  try {
+    f.services.add("web", { ...fakeServiceSpec(["/bin/web"]), env: { TOKEN: "s3cret" } });
+    const args = async (role: "os:reader" | "os:operator") =>
+      (await f.client(f.pki.clients[role]).api.processes({})).processes.find((p) => p.pid === 40)!
+        .args;
+    deepEqual(await args("os:reader"), ["/bin/payload", "--token=(redacted)"]);
+    deepEqual(await args("os:operator"), ["/bin/payload", "--token=s3cret"]);
   } finally {
     await f.close();
   }

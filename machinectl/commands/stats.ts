@@ -26,7 +26,12 @@ export const statsCommand: Command = {
     noArgs("stats", args);
     const format = outputFormat(flags.output);
     using conn = await connectToNode(flags);
-    const r = await conn.client.stats({}, { timeoutMs: 15_000 });
+    let r = await conn.client.stats({}, { timeoutMs: 15_000 });
+    if (r.sampleIntervalMs === undefined) {
+      // The node's first sample: take a second one so USAGE% means something.
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      r = await conn.client.stats({}, { timeoutMs: 15_000 });
+    }
     io.out(format === "table" ? formatStats(r) : formatDocument(r, format));
     return 0;
   },
