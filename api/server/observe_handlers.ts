@@ -40,6 +40,12 @@ export interface ObserveDeps {
 
 type ObserveMethods = "memory" | "stats" | "processes" | "mounts" | "cgroups" | "time" | "netstat";
 
+/**
+ * Caps that keep an answer under apid's 4 MiB message limit on any node:
+ * 1 KiB of argv per process × 3000 processes, 20000 sockets of ~100 bytes.
+ */
+export const OBSERVE_LIMITS = { argvBytes: 1024, processes: 3000, sockets: 20_000 } as const;
+
 /** How long Time waits for the named server. */
 const TIME_QUERY_TIMEOUT_MS = 3000;
 
@@ -94,8 +100,10 @@ export function createObserveHandlers(
       const r = await procCall(() => observer("Processes").processReport());
       const visibility = visibilityOf(ctx.values.get(callerKey)?.role);
       const secrets = visibility === "privileged" ? [] : deps.secrets?.() ?? [];
+      const kept = r.processes.slice(0, OBSERVE_LIMITS.processes);
       return create(ProcessesResponseSchema, {
-        processes: r.processes.map((p) => ({
+        omitted: r.processes.length - kept.length,
+        processes: kept.map((p) => ({
           pid: p.pid,
           ppid: p.ppid,
           state: p.state,
@@ -105,7 +113,7 @@ export function createObserveHandlers(
           rssBytes: u64(p.rssBytes),
           pssBytes: p.pssBytes === undefined ? undefined : u64(p.pssBytes),
           command: p.comm,
-          args: redactArgv(p.argv, secrets, visibility),
+          args: capArgv(redactArgv(p.argv, secrets, visibility), OBSERVE_LIMITS.argvBytes),
           owner: p.owner,
           uid: p.uid,
           startSeconds: p.startSeconds,
@@ -185,8 +193,10 @@ export function createObserveHandlers(
 
     async netstat() {
       const r = await procCall(() => observer("Netstat").sockets());
+      const kept = r.slice(0, OBSERVE_LIMITS.sockets);
       return create(NetstatResponseSchema, {
-        sockets: r.map((s) => ({
+        omitted: r.length - kept.length,
+        sockets: kept.map((s) => ({
           ...s,
           inode: u64(s.inode),
           txQueue: u64(s.txQueue),
@@ -195,6 +205,21 @@ export function createObserveHandlers(
       });
     },
   };
+}
+
+/** argv cut to `max` characters in all; the last kept argument then ends in `...`. Pure. */
+export function capArgv(argv: readonly string[], max: number): string[] {
+  const out: string[] = [];
+  let used = 0;
+  for (const arg of argv) {
+    if (used + arg.length > max) {
+      out.push(arg.slice(0, Math.max(0, max - used)) + "...");
+      return out;
+    }
+    out.push(arg);
+    used += arg.length;
+  }
+  return out;
 }
 
 function u64Map(r: Readonly<Record<string, number>>): Record<string, bigint> {

@@ -1,6 +1,7 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { fakeServiceSpec, startApiFixture } from "../testing.ts";
+import { capArgv, OBSERVE_LIMITS } from "./observe_handlers.ts";
 
 Deno.test("Memory over the API: meminfo and each component's processes, for a reader", async () => {
   const f = await startApiFixture();
@@ -171,6 +172,23 @@ Deno.test("Processes: a service env value on a command line is hidden from reade
         .args;
     deepEqual(await args("os:reader"), ["/bin/payload", "--token=(redacted)"]);
     deepEqual(await args("os:operator"), ["/bin/payload", "--token=s3cret"]);
+  } finally {
+    await f.close();
+  }
+});
+
+Deno.test("Processes and Netstat stay under the message limit: argv cut, the rest counted", async () => {
+  deepEqual(capArgv(["ab", "cdef", "gh"], 4), ["ab", "cd..."]);
+  deepEqual(capArgv(["ab"], 4), ["ab"]);
+  const f = await startApiFixture();
+  try {
+    f.proc.addProcess({ pid: 500, argv: ["/bin/long", "x".repeat(5000)] });
+    for (let pid = 1000; pid < 1000 + OBSERVE_LIMITS.processes; pid++) f.proc.addProcess({ pid });
+    const r = await f.client().api.processes({});
+    equal(r.processes.length, OBSERVE_LIMITS.processes);
+    equal(r.omitted, 8, "the 8 highest pids are left out");
+    const long = r.processes.find((p) => p.pid === 500)!;
+    equal(long.args.join("").length, OBSERVE_LIMITS.argvBytes + 3);
   } finally {
     await f.close();
   }

@@ -6,7 +6,7 @@
  * @module
  */
 import { isProcDenied, isProcGone, type ProcBackend } from "./backend.ts";
-import { listPids } from "./process.ts";
+import { listPids, mapConcurrent } from "./process.ts";
 
 /** The socket tables read, in order. */
 export const SOCKET_PROTOCOLS = ["tcp", "tcp6", "udp", "udp6"] as const;
@@ -141,23 +141,28 @@ export async function readSockets(proc: ProcBackend): Promise<SocketInfo[]> {
  * wins for a socket shared across a fork). Unreadable fds are skipped.
  */
 export async function socketOwners(proc: ProcBackend): Promise<Map<number, number>> {
-  const owners = new Map<number, number>();
-  for (const pid of await listPids(proc)) {
+  const perPid = await mapConcurrent(await listPids(proc), async (pid) => {
+    const inodes: number[] = [];
     let fds: string[];
     try {
       fds = await proc.list(`${pid}/fd`);
     } catch (e) {
-      if (isProcGone(e) || isProcDenied(e)) continue;
+      if (isProcGone(e) || isProcDenied(e)) return { pid, inodes };
       throw e;
     }
     for (const fd of fds) {
       try {
         const m = /^socket:\[(\d+)\]$/.exec(await proc.readLink(`${pid}/fd/${fd}`));
-        if (m && !owners.has(Number(m[1]))) owners.set(Number(m[1]), pid);
+        if (m) inodes.push(Number(m[1]));
       } catch (e) {
         if (!isProcGone(e) && !isProcDenied(e)) throw e;
       }
     }
+    return { pid, inodes };
+  });
+  const owners = new Map<number, number>();
+  for (const { pid, inodes } of perPid) {
+    for (const inode of inodes) if (!owners.has(inode)) owners.set(inode, pid);
   }
   return owners;
 }
