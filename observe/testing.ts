@@ -24,7 +24,7 @@ export const SAMPLE_PROC_FILES: Readonly<Record<string, string>> = {
   "self/mountinfo": "22 1 0:21 / / rw,relatime shared:1 - ext4 /dev/vda3 rw,errors=remount-ro\n" +
     "23 22 0:22 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:2 - cgroup2 cgroup2 rw\n" +
     "24 22 0:23 / /var/lib/my\\040data rw,relatime shared:3 - xfs /dev/vda5 rw,attr2\n",
-  "self/cgroup": "0::/\n",
+  "self/cgroup": "0::/machined.slice\n",
   "net/tcp":
     "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n" +
     "   0: 00000000:C350 00000000:0000 0A 00000000:00000000 00:00000000 00000000 50000        0 1001 1 0 100 0 0 10 0\n" +
@@ -112,7 +112,12 @@ export function seededCgroups(): FakeProcBackend {
       cg.setFile(path === "" ? f : `${path}/${f}`, text);
     }
   };
-  write("", { "cgroup.procs": "1\n", "cpu.stat": "usage_usec 9000000\nuser_usec 6000000\n" });
+  write("", { "cgroup.procs": "\n" });
+  write("machined.slice", {
+    "cgroup.procs": "1\n",
+    "memory.current": "83886080\n",
+    "cpu.stat": "usage_usec 9000000\nuser_usec 6000000\n",
+  });
   write("machined/containerd", {
     "cgroup.procs": "30\n31\n",
     "memory.current": "50331648\n",

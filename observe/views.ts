@@ -48,7 +48,8 @@ export interface CgroupReport extends CgroupStats {
 }
 
 /**
- * machined's own cgroup, then each service's that exists, by owner.
+ * machined's own cgroup (unless it is the root cgroup, which has no counters
+ * of its own), then each service's that exists, by owner.
  * @param cgroups a backend rooted at /sys/fs/cgroup
  * @param serviceRoot where service cgroups live, e.g. `/machined`
  */
@@ -60,8 +61,11 @@ export async function readServiceCgroups(
 ): Promise<CgroupReport[]> {
   const out: CgroupReport[] = [];
   const own = parseCgroupV2(await proc.readText("self/cgroup").catch(() => ""));
+  // The root cgroup (PID 1 on a node) has no memory.current or pids.current of its own.
   const entries: [string, string][] = [
-    ["machined", own.replace(/^\//, "")],
+    ...(own === "" || own === "/"
+      ? []
+      : [["machined", own.replace(/^\//, "")] as [string, string]]),
     ...serviceIds.map((id): [string, string] => [id, `${serviceRoot.replace(/^\//, "")}/${id}`]),
   ];
   for (const [owner, path] of entries) {

@@ -95,7 +95,7 @@ Deno.test("Cgroups over the API: machined's and each service's counters", async 
     const r = await f.client().api.cgroups({});
     deepEqual(r.cgroups.map((c) => `${c.owner}=${c.path}`), [
       "containerd=machined/containerd",
-      "machined=",
+      "machined=machined.slice",
       "payload=machined/payload",
     ]);
     const payload = r.cgroups.find((c) => c.owner === "payload")!;
