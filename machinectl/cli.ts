@@ -21,6 +21,13 @@ import {
 } from "./commands/service.ts";
 import { validateCommand } from "./commands/validate.ts";
 import { versionCommand } from "./commands/version.ts";
+import { memoryCommand } from "./commands/memory.ts";
+import { processesCommand } from "./commands/processes.ts";
+import { mountsCommand } from "./commands/mounts.ts";
+import { statsCommand } from "./commands/stats.ts";
+import { cgroupsCommand } from "./commands/cgroups.ts";
+import { timeCommand } from "./commands/time.ts";
+import { netstatCommand } from "./commands/netstat.ts";
 import { suggest } from "../config/suggest.ts";
 import { describeError } from "./errors.ts";
 import { CliError, consoleIo, type Io } from "./io.ts";
@@ -36,6 +43,13 @@ export const COMMANDS: readonly Command[] = [
   logsCommand,
   dmesgCommand,
   eventsCommand,
+  memoryCommand,
+  processesCommand,
+  mountsCommand,
+  statsCommand,
+  cgroupsCommand,
+  timeCommand,
+  netstatCommand,
   dashboardCommand,
   rebootCommand,
   shutdownCommand,

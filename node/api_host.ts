@@ -22,7 +22,8 @@ import type { NodePki } from "../pki/mod.ts";
 import type { ProcessBackend } from "../platform/process/mod.ts";
 import type { Machined } from "./machined.ts";
 import { Observer } from "../observe/mod.ts";
-import { NativeProcBackend } from "../platform/procfs/mod.ts";
+import { nativeFsUsage, NativeProcBackend } from "../platform/procfs/mod.ts";
+import { createSntpTimeQuerier } from "./time_querier.ts";
 
 /** Options of {@link startApiHost}. */
 export interface ApiHostOptions {
@@ -79,6 +80,8 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
     proc: new NativeProcBackend(),
     services: () => (o.services?.list() ?? []).map((s) => ({ id: s.id, pid: s.status.pid })),
     components: () => ({ machined: Deno.pid, apid: started.supervisor?.pid }),
+    cgroups: new NativeProcBackend("/sys/fs/cgroup"),
+    fsUsage: nativeFsUsage,
   });
   const internal = await startInternalApiServer({
     socketPath,
@@ -95,6 +98,8 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
       kernelLog: o.kernelLog,
       configs: o.configs,
       observer,
+      timeQuerier: createSntpTimeQuerier(),
+      secrets: () => (o.services?.list() ?? []).flatMap((s) => Object.values(s.spec.env)),
       audit: o.machined.logger,
     },
     socketGroup: o.dropUser ? 50000 : undefined,

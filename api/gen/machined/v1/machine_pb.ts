@@ -15,13 +15,15 @@ import type { ConfigIssue, ConfigState, Resource } from "./resources_pb.ts";
 import { file_machined_v1_resources } from "./resources_pb.ts";
 import type { ServiceSpecSpec, ServiceStatusSpec } from "./services_pb.ts";
 import { file_machined_v1_services } from "./services_pb.ts";
+import type { TimeStatusSpec } from "./time_pb.ts";
+import { file_machined_v1_time } from "./time_pb.ts";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file machined/v1/machine.proto.
  */
 export const file_machined_v1_machine: GenFile = /*@__PURE__*/
-  fileDesc("ChltYWNoaW5lZC92MS9tYWNoaW5lLnByb3RvEgttYWNoaW5lZC52MSIQCg5WZXJzaW9uUmVxdWVzdCJ0Cg9WZXJzaW9uUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoCRIOCgZjb21taXQYAiABKAkSFAoMZGVub192ZXJzaW9uGAMgASgJEgoKAm9zGAQgASgJEgwKBGFyY2gYBSABKAkSEAoIaG9zdG5hbWUYBiABKAkiOQoKR2V0UmVxdWVzdBIMCgR0eXBlGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRIKCgJpZBgDIAEoCSI2CgtHZXRSZXNwb25zZRInCghyZXNvdXJjZRgBIAEoCzIVLm1hY2hpbmVkLnYxLlJlc291cmNlIkoKCUxhYmVsVGVybRILCgNrZXkYASABKAkSIAoCb3AYAiABKA4yFC5tYWNoaW5lZC52MS5MYWJlbE9wEg4KBnZhbHVlcxgDIAMoCSJYCgtMaXN0UmVxdWVzdBIMCgR0eXBlGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRIoCghzZWxlY3RvchgDIAMoCzIWLm1hY2hpbmVkLnYxLkxhYmVsVGVybSI4CgxMaXN0UmVzcG9uc2USKAoJcmVzb3VyY2VzGAEgAygLMhUubWFjaGluZWQudjEuUmVzb3VyY2UiOwoMV2F0Y2hSZXF1ZXN0EgwKBHR5cGUYASABKAkSEQoJbmFtZXNwYWNlGAIgASgJEgoKAmlkGAMgASgJIl0KDlJlc291cmNlVXBkYXRlEicKCHJlc291cmNlGAEgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2USIgoDb2xkGAIgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2UiDgoMQm9vdHN0cmFwcGVkIhsKCE92ZXJmbG93Eg8KB2Ryb3BwZWQYASABKAQi/AEKDVdhdGNoUmVzcG9uc2USKAoHY3JlYXRlZBgBIAEoCzIVLm1hY2hpbmVkLnYxLlJlc291cmNlSAASLgoHdXBkYXRlZBgCIAEoCzIbLm1hY2hpbmVkLnYxLlJlc291cmNlVXBkYXRlSAASKgoJZGVzdHJveWVkGAMgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2VIABIxCgxib290c3RyYXBwZWQYBCABKAsyGS5tYWNoaW5lZC52MS5Cb290c3RyYXBwZWRIABIpCghvdmVyZmxvdxgFIAEoCzIVLm1hY2hpbmVkLnYxLk92ZXJmbG93SABCBwoFZXZlbnQiOgoNRXZlbnRzUmVxdWVzdBINCgVraW5kcxgBIAMoCRIRCgR0YWlsGAIgASgNSACIAQFCBwoFX3RhaWwigAIKDE1hY2hpbmVFdmVudBIMCgRraW5kGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSKAoEdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHc3ViamVjdBgEIAEoCRIOCgZhY3Rpb24YBSABKAkSDwoDc2VxGAYgASgEQgIwAhI1CgZmaWVsZHMYByADKAsyJS5tYWNoaW5lZC52MS5NYWNoaW5lRXZlbnQuRmllbGRzRW50cnkSDwoHbW9ub19tcxgIIAEoARotCgtGaWVsZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIjoKDkV2ZW50c1Jlc3BvbnNlEigKBWV2ZW50GAEgASgLMhkubWFjaGluZWQudjEuTWFjaGluZUV2ZW50Ig8KDVJlYm9vdFJlcXVlc3QiEAoOUmVib290UmVzcG9uc2UiEQoPU2h1dGRvd25SZXF1ZXN0IhIKEFNodXRkb3duUmVzcG9uc2UikwEKIkdlbmVyYXRlQ2xpZW50Q29uZmlndXJhdGlvblJlcXVlc3QSHwoEcm9sZRgBIAEoDjIRLm1hY2hpbmVkLnYxLlJvbGUSDAoEbmFtZRgCIAEoCRIRCgllbmRwb2ludHMYAyADKAkSKwoIbGlmZXRpbWUYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24ibAojR2VuZXJhdGVDbGllbnRDb25maWd1cmF0aW9uUmVzcG9uc2USEwoLY29uZmlnX3lhbWwYASABKAkSDgoGY2FfcGVtGAIgASgJEg8KB2NydF9wZW0YAyABKAkSDwoHa2V5X3BlbRgEIAEoCSJ1CgtTZXJ2aWNlSW5mbxIKCgJpZBgBIAEoCRIqCgRzcGVjGAIgASgLMhwubWFjaGluZWQudjEuU2VydmljZVNwZWNTcGVjEi4KBnN0YXR1cxgDIAEoCzIeLm1hY2hpbmVkLnYxLlNlcnZpY2VTdGF0dXNTcGVjIhQKElNlcnZpY2VMaXN0UmVxdWVzdCJBChNTZXJ2aWNlTGlzdFJlc3BvbnNlEioKCHNlcnZpY2VzGAEgAygLMhgubWFjaGluZWQudjEuU2VydmljZUluZm8iIQoTU2VydmljZVN0YXJ0UmVxdWVzdBIKCgJpZBgBIAEoCSJBChRTZXJ2aWNlU3RhcnRSZXNwb25zZRIpCgdzZXJ2aWNlGAEgASgLMhgubWFjaGluZWQudjEuU2VydmljZUluZm8iIAoSU2VydmljZVN0b3BSZXF1ZXN0EgoKAmlkGAEgASgJIkAKE1NlcnZpY2VTdG9wUmVzcG9uc2USKQoHc2VydmljZRgBIAEoCzIYLm1hY2hpbmVkLnYxLlNlcnZpY2VJbmZvIiMKFVNlcnZpY2VSZXN0YXJ0UmVxdWVzdBIKCgJpZBgBIAEoCSJDChZTZXJ2aWNlUmVzdGFydFJlc3BvbnNlEikKB3NlcnZpY2UYASABKAsyGC5tYWNoaW5lZC52MS5TZXJ2aWNlSW5mbyJFCgtMb2dzUmVxdWVzdBIKCgJpZBgBIAEoCRIRCgR0YWlsGAIgASgNSACIAQESDgoGZm9sbG93GAMgASgIQgcKBV90YWlsInsKDExvZ3NSZXNwb25zZRILCgNzZXEYASABKAQSKAoEdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJgoGc3RyZWFtGAMgASgOMhYubWFjaGluZWQudjEuTG9nU3RyZWFtEgwKBHRleHQYBCABKAkiOgoMRG1lc2dSZXF1ZXN0Eg4KBmZvbGxvdxgBIAEoCBIRCgR0YWlsGAIgASgNSACIAQFCBwoFX3RhaWwi0wEKD0tlcm5lbExvZ1JlY29yZBINCgVsZXZlbBgBIAEoDRIQCghmYWNpbGl0eRgCIAEoDRILCgNzZXEYAyABKAQSDAoEdXNlYxgEIAEoBBINCgVmbGFncxgFIAEoCRIMCgR0ZXh0GAYgASgJEjgKBmZpZWxkcxgHIAMoCzIoLm1hY2hpbmVkLnYxLktlcm5lbExvZ1JlY29yZC5GaWVsZHNFbnRyeRotCgtGaWVsZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIg4KDEtlcm5lbExvZ0dhcCJyCg1EbWVzZ1Jlc3BvbnNlEi4KBnJlY29yZBgBIAEoCzIcLm1hY2hpbmVkLnYxLktlcm5lbExvZ1JlY29yZEgAEikKBGxvc3QYAiABKAsyGS5tYWNoaW5lZC52MS5LZXJuZWxMb2dHYXBIAEIGCgRpdGVtIkEKGUFwcGx5Q29uZmlndXJhdGlvblJlcXVlc3QSEwoLY29uZmlnX3lhbWwYASABKAkSDwoHZHJ5X3J1bhgCIAEoCCKAAQoaQXBwbHlDb25maWd1cmF0aW9uUmVzcG9uc2USJwoFc3RhdGUYASABKA4yGC5tYWNoaW5lZC52MS5Db25maWdTdGF0ZRIoCgZlcnJvcnMYAiADKAsyGC5tYWNoaW5lZC52MS5Db25maWdJc3N1ZRIPCgdhcHBsaWVkGAMgASgIIg8KDU1lbW9yeVJlcXVlc3QioQIKB01lbUluZm8SEwoLdG90YWxfYnl0ZXMYASABKAQSEgoKZnJlZV9ieXRlcxgCIAEoBBIXCg9hdmFpbGFibGVfYnl0ZXMYAyABKAQSFQoNYnVmZmVyc19ieXRlcxgEIAEoBBIUCgxjYWNoZWRfYnl0ZXMYBSABKAQSEwoLc2htZW1fYnl0ZXMYBiABKAQSGAoQc3dhcF90b3RhbF9ieXRlcxgHIAEoBBIXCg9zd2FwX2ZyZWVfYnl0ZXMYCCABKAQSMAoGZmllbGRzGAkgAygLMiAubWFjaGluZWQudjEuTWVtSW5mby5GaWVsZHNFbnRyeRotCgtGaWVsZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAQ6AjgBInUKDVByb2Nlc3NNZW1vcnkSCwoDcGlkGAEgASgNEg0KBW93bmVyGAIgASgJEg8KB2NvbW1hbmQYAyABKAkSEQoJcnNzX2J5dGVzGAQgASgEEhYKCXBzc19ieXRlcxgFIAEoBEgAiAEBQgwKCl9wc3NfYnl0ZXMiVQoLT3duZXJNZW1vcnkSDQoFb3duZXIYASABKAkSEQoJcHJvY2Vzc2VzGAIgASgNEhEKCXJzc19ieXRlcxgDIAEoBBIRCglwc3NfYnl0ZXMYBCABKAQikAEKDk1lbW9yeVJlc3BvbnNlEiUKB21lbWluZm8YASABKAsyFC5tYWNoaW5lZC52MS5NZW1JbmZvEi0KCXByb2Nlc3NlcxgCIAMoCzIaLm1hY2hpbmVkLnYxLlByb2Nlc3NNZW1vcnkSKAoGb3duZXJzGAMgAygLMhgubWFjaGluZWQudjEuT3duZXJNZW1vcnkiDgoMU3RhdHNSZXF1ZXN0IlsKC0xvYWRBdmVyYWdlEg0KBWxvYWQxGAEgASgBEg0KBWxvYWQ1GAIgASgBEg4KBmxvYWQxNRgDIAEoARIPCgdydW5uaW5nGAQgASgNEg0KBXRvdGFsGAUgASgNIrwBCghDcHVUaW1lcxILCgNjcHUYASABKAkSDAoEdXNlchgCIAEoARIMCgRuaWNlGAMgASgBEg4KBnN5c3RlbRgEIAEoARIMCgRpZGxlGAUgASgBEg4KBmlvd2FpdBgGIAEoARILCgNpcnEYByABKAESDwoHc29mdGlycRgIIAEoARINCgVzdGVhbBgJIAEoARIaCg11c2FnZV9wZXJjZW50GAogASgBSACIAQFCEAoOX3VzYWdlX3BlcmNlbnQihwEKCURpc2tTdGF0cxIOCgZkZXZpY2UYASABKAkSDQoFcmVhZHMYAiABKAQSEgoKcmVhZF9ieXRlcxgDIAEoBBIOCgZ3cml0ZXMYBCABKAQSFQoNd3JpdHRlbl9ieXRlcxgFIAEoBBIRCglpbl9mbGlnaHQYBiABKAQSDQoFaW9fbXMYByABKAQitQEKC05ldERldlN0YXRzEgwKBGxpbmsYASABKAkSEAoIcnhfYnl0ZXMYAiABKAQSEgoKcnhfcGFja2V0cxgDIAEoBBIRCglyeF9lcnJvcnMYBCABKAQSEgoKcnhfZHJvcHBlZBgFIAEoBBIQCgh0eF9ieXRlcxgGIAEoBBISCgp0eF9wYWNrZXRzGAcgASgEEhEKCXR4X2Vycm9ycxgIIAEoBBISCgp0eF9kcm9wcGVkGAkgASgEIpEDCg1TdGF0c1Jlc3BvbnNlEiYKBGxvYWQYASABKAsyGC5tYWNoaW5lZC52MS5Mb2FkQXZlcmFnZRIoCgljcHVfdG90YWwYAiABKAsyFS5tYWNoaW5lZC52MS5DcHVUaW1lcxIjCgRjcHVzGAMgAygLMhUubWFjaGluZWQudjEuQ3B1VGltZXMSJQoFZGlza3MYBCADKAsyFi5tYWNoaW5lZC52MS5EaXNrU3RhdHMSJwoFbGlua3MYBSADKAsyGC5tYWNoaW5lZC52MS5OZXREZXZTdGF0cxIWCg51cHRpbWVfc2Vjb25kcxgGIAEoARIYChBjb250ZXh0X3N3aXRjaGVzGAcgASgEEhkKEXByb2Nlc3Nlc19jcmVhdGVkGAggASgEEhkKEXByb2Nlc3Nlc19ydW5uaW5nGAkgASgNEhkKEXByb2Nlc3Nlc19ibG9ja2VkGAogASgNEh8KEnNhbXBsZV9pbnRlcnZhbF9tcxgLIAEoAUgAiAEBQhUKE19zYW1wbGVfaW50ZXJ2YWxfbXMqjgEKB0xhYmVsT3ASGAoUTEFCRUxfT1BfVU5TUEVDSUZJRUQQABITCg9MQUJFTF9PUF9FWElTVFMQARIXChNMQUJFTF9PUF9OT1RfRVhJU1RTEAISEgoOTEFCRUxfT1BfRVFVQUwQAxIWChJMQUJFTF9PUF9OT1RfRVFVQUwQBBIPCgtMQUJFTF9PUF9JThAFKlAKBFJvbGUSFAoQUk9MRV9VTlNQRUNJRklFRBAAEg4KClJPTEVfQURNSU4QARIRCg1ST0xFX09QRVJBVE9SEAISDwoLUk9MRV9SRUFERVIQAyppCglMb2dTdHJlYW0SGgoWTE9HX1NUUkVBTV9VTlNQRUNJRklFRBAAEhUKEUxPR19TVFJFQU1fU1RET1VUEAESFQoRTE9HX1NUUkVBTV9TVERFUlIQAhISCg5MT0dfU1RSRUFNX0xPRxADMqIKCg5NYWNoaW5lU2VydmljZRJECgdWZXJzaW9uEhsubWFjaGluZWQudjEuVmVyc2lvblJlcXVlc3QaHC5tYWNoaW5lZC52MS5WZXJzaW9uUmVzcG9uc2USOAoDR2V0EhcubWFjaGluZWQudjEuR2V0UmVxdWVzdBoYLm1hY2hpbmVkLnYxLkdldFJlc3BvbnNlEjsKBExpc3QSGC5tYWNoaW5lZC52MS5MaXN0UmVxdWVzdBoZLm1hY2hpbmVkLnYxLkxpc3RSZXNwb25zZRJACgVXYXRjaBIZLm1hY2hpbmVkLnYxLldhdGNoUmVxdWVzdBoaLm1hY2hpbmVkLnYxLldhdGNoUmVzcG9uc2UwARJDCgZFdmVudHMSGi5tYWNoaW5lZC52MS5FdmVudHNSZXF1ZXN0GhsubWFjaGluZWQudjEuRXZlbnRzUmVzcG9uc2UwARJBCgZSZWJvb3QSGi5tYWNoaW5lZC52MS5SZWJvb3RSZXF1ZXN0GhsubWFjaGluZWQudjEuUmVib290UmVzcG9uc2USRwoIU2h1dGRvd24SHC5tYWNoaW5lZC52MS5TaHV0ZG93blJlcXVlc3QaHS5tYWNoaW5lZC52MS5TaHV0ZG93blJlc3BvbnNlEoABChtHZW5lcmF0ZUNsaWVudENvbmZpZ3VyYXRpb24SLy5tYWNoaW5lZC52MS5HZW5lcmF0ZUNsaWVudENvbmZpZ3VyYXRpb25SZXF1ZXN0GjAubWFjaGluZWQudjEuR2VuZXJhdGVDbGllbnRDb25maWd1cmF0aW9uUmVzcG9uc2USUAoLU2VydmljZUxpc3QSHy5tYWNoaW5lZC52MS5TZXJ2aWNlTGlzdFJlcXVlc3QaIC5tYWNoaW5lZC52MS5TZXJ2aWNlTGlzdFJlc3BvbnNlElMKDFNlcnZpY2VTdGFydBIgLm1hY2hpbmVkLnYxLlNlcnZpY2VTdGFydFJlcXVlc3QaIS5tYWNoaW5lZC52MS5TZXJ2aWNlU3RhcnRSZXNwb25zZRJQCgtTZXJ2aWNlU3RvcBIfLm1hY2hpbmVkLnYxLlNlcnZpY2VTdG9wUmVxdWVzdBogLm1hY2hpbmVkLnYxLlNlcnZpY2VTdG9wUmVzcG9uc2USWQoOU2VydmljZVJlc3RhcnQSIi5tYWNoaW5lZC52MS5TZXJ2aWNlUmVzdGFydFJlcXVlc3QaIy5tYWNoaW5lZC52MS5TZXJ2aWNlUmVzdGFydFJlc3BvbnNlEj0KBExvZ3MSGC5tYWNoaW5lZC52MS5Mb2dzUmVxdWVzdBoZLm1hY2hpbmVkLnYxLkxvZ3NSZXNwb25zZTABEkAKBURtZXNnEhkubWFjaGluZWQudjEuRG1lc2dSZXF1ZXN0GhoubWFjaGluZWQudjEuRG1lc2dSZXNwb25zZTABEmUKEkFwcGx5Q29uZmlndXJhdGlvbhImLm1hY2hpbmVkLnYxLkFwcGx5Q29uZmlndXJhdGlvblJlcXVlc3QaJy5tYWNoaW5lZC52MS5BcHBseUNvbmZpZ3VyYXRpb25SZXNwb25zZRJBCgZNZW1vcnkSGi5tYWNoaW5lZC52MS5NZW1vcnlSZXF1ZXN0GhsubWFjaGluZWQudjEuTWVtb3J5UmVzcG9uc2USPgoFU3RhdHMSGS5tYWNoaW5lZC52MS5TdGF0c1JlcXVlc3QaGi5tYWNoaW5lZC52MS5TdGF0c1Jlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_machined_v1_resources, file_machined_v1_services]);
+  fileDesc("ChltYWNoaW5lZC92MS9tYWNoaW5lLnByb3RvEgttYWNoaW5lZC52MSIQCg5WZXJzaW9uUmVxdWVzdCJ0Cg9WZXJzaW9uUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoCRIOCgZjb21taXQYAiABKAkSFAoMZGVub192ZXJzaW9uGAMgASgJEgoKAm9zGAQgASgJEgwKBGFyY2gYBSABKAkSEAoIaG9zdG5hbWUYBiABKAkiOQoKR2V0UmVxdWVzdBIMCgR0eXBlGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRIKCgJpZBgDIAEoCSI2CgtHZXRSZXNwb25zZRInCghyZXNvdXJjZRgBIAEoCzIVLm1hY2hpbmVkLnYxLlJlc291cmNlIkoKCUxhYmVsVGVybRILCgNrZXkYASABKAkSIAoCb3AYAiABKA4yFC5tYWNoaW5lZC52MS5MYWJlbE9wEg4KBnZhbHVlcxgDIAMoCSJYCgtMaXN0UmVxdWVzdBIMCgR0eXBlGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRIoCghzZWxlY3RvchgDIAMoCzIWLm1hY2hpbmVkLnYxLkxhYmVsVGVybSI4CgxMaXN0UmVzcG9uc2USKAoJcmVzb3VyY2VzGAEgAygLMhUubWFjaGluZWQudjEuUmVzb3VyY2UiOwoMV2F0Y2hSZXF1ZXN0EgwKBHR5cGUYASABKAkSEQoJbmFtZXNwYWNlGAIgASgJEgoKAmlkGAMgASgJIl0KDlJlc291cmNlVXBkYXRlEicKCHJlc291cmNlGAEgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2USIgoDb2xkGAIgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2UiDgoMQm9vdHN0cmFwcGVkIhsKCE92ZXJmbG93Eg8KB2Ryb3BwZWQYASABKAQi/AEKDVdhdGNoUmVzcG9uc2USKAoHY3JlYXRlZBgBIAEoCzIVLm1hY2hpbmVkLnYxLlJlc291cmNlSAASLgoHdXBkYXRlZBgCIAEoCzIbLm1hY2hpbmVkLnYxLlJlc291cmNlVXBkYXRlSAASKgoJZGVzdHJveWVkGAMgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2VIABIxCgxib290c3RyYXBwZWQYBCABKAsyGS5tYWNoaW5lZC52MS5Cb290c3RyYXBwZWRIABIpCghvdmVyZmxvdxgFIAEoCzIVLm1hY2hpbmVkLnYxLk92ZXJmbG93SABCBwoFZXZlbnQiOgoNRXZlbnRzUmVxdWVzdBINCgVraW5kcxgBIAMoCRIRCgR0YWlsGAIgASgNSACIAQFCBwoFX3RhaWwigAIKDE1hY2hpbmVFdmVudBIMCgRraW5kGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSKAoEdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHc3ViamVjdBgEIAEoCRIOCgZhY3Rpb24YBSABKAkSDwoDc2VxGAYgASgEQgIwAhI1CgZmaWVsZHMYByADKAsyJS5tYWNoaW5lZC52MS5NYWNoaW5lRXZlbnQuRmllbGRzRW50cnkSDwoHbW9ub19tcxgIIAEoARotCgtGaWVsZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIjoKDkV2ZW50c1Jlc3BvbnNlEigKBWV2ZW50GAEgASgLMhkubWFjaGluZWQudjEuTWFjaGluZUV2ZW50Ig8KDVJlYm9vdFJlcXVlc3QiEAoOUmVib290UmVzcG9uc2UiEQoPU2h1dGRvd25SZXF1ZXN0IhIKEFNodXRkb3duUmVzcG9uc2UikwEKIkdlbmVyYXRlQ2xpZW50Q29uZmlndXJhdGlvblJlcXVlc3QSHwoEcm9sZRgBIAEoDjIRLm1hY2hpbmVkLnYxLlJvbGUSDAoEbmFtZRgCIAEoCRIRCgllbmRwb2ludHMYAyADKAkSKwoIbGlmZXRpbWUYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24ibAojR2VuZXJhdGVDbGllbnRDb25maWd1cmF0aW9uUmVzcG9uc2USEwoLY29uZmlnX3lhbWwYASABKAkSDgoGY2FfcGVtGAIgASgJEg8KB2NydF9wZW0YAyABKAkSDwoHa2V5X3BlbRgEIAEoCSJ1CgtTZXJ2aWNlSW5mbxIKCgJpZBgBIAEoCRIqCgRzcGVjGAIgASgLMhwubWFjaGluZWQudjEuU2VydmljZVNwZWNTcGVjEi4KBnN0YXR1cxgDIAEoCzIeLm1hY2hpbmVkLnYxLlNlcnZpY2VTdGF0dXNTcGVjIhQKElNlcnZpY2VMaXN0UmVxdWVzdCJBChNTZXJ2aWNlTGlzdFJlc3BvbnNlEioKCHNlcnZpY2VzGAEgAygLMhgubWFjaGluZWQudjEuU2VydmljZUluZm8iIQoTU2VydmljZVN0YXJ0UmVxdWVzdBIKCgJpZBgBIAEoCSJBChRTZXJ2aWNlU3RhcnRSZXNwb25zZRIpCgdzZXJ2aWNlGAEgASgLMhgubWFjaGluZWQudjEuU2VydmljZUluZm8iIAoSU2VydmljZVN0b3BSZXF1ZXN0EgoKAmlkGAEgASgJIkAKE1NlcnZpY2VTdG9wUmVzcG9uc2USKQoHc2VydmljZRgBIAEoCzIYLm1hY2hpbmVkLnYxLlNlcnZpY2VJbmZvIiMKFVNlcnZpY2VSZXN0YXJ0UmVxdWVzdBIKCgJpZBgBIAEoCSJDChZTZXJ2aWNlUmVzdGFydFJlc3BvbnNlEikKB3NlcnZpY2UYASABKAsyGC5tYWNoaW5lZC52MS5TZXJ2aWNlSW5mbyJFCgtMb2dzUmVxdWVzdBIKCgJpZBgBIAEoCRIRCgR0YWlsGAIgASgNSACIAQESDgoGZm9sbG93GAMgASgIQgcKBV90YWlsInsKDExvZ3NSZXNwb25zZRILCgNzZXEYASABKAQSKAoEdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJgoGc3RyZWFtGAMgASgOMhYubWFjaGluZWQudjEuTG9nU3RyZWFtEgwKBHRleHQYBCABKAkiOgoMRG1lc2dSZXF1ZXN0Eg4KBmZvbGxvdxgBIAEoCBIRCgR0YWlsGAIgASgNSACIAQFCBwoFX3RhaWwi0wEKD0tlcm5lbExvZ1JlY29yZBINCgVsZXZlbBgBIAEoDRIQCghmYWNpbGl0eRgCIAEoDRILCgNzZXEYAyABKAQSDAoEdXNlYxgEIAEoBBINCgVmbGFncxgFIAEoCRIMCgR0ZXh0GAYgASgJEjgKBmZpZWxkcxgHIAMoCzIoLm1hY2hpbmVkLnYxLktlcm5lbExvZ1JlY29yZC5GaWVsZHNFbnRyeRotCgtGaWVsZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIg4KDEtlcm5lbExvZ0dhcCJyCg1EbWVzZ1Jlc3BvbnNlEi4KBnJlY29yZBgBIAEoCzIcLm1hY2hpbmVkLnYxLktlcm5lbExvZ1JlY29yZEgAEikKBGxvc3QYAiABKAsyGS5tYWNoaW5lZC52MS5LZXJuZWxMb2dHYXBIAEIGCgRpdGVtIkEKGUFwcGx5Q29uZmlndXJhdGlvblJlcXVlc3QSEwoLY29uZmlnX3lhbWwYASABKAkSDwoHZHJ5X3J1bhgCIAEoCCKAAQoaQXBwbHlDb25maWd1cmF0aW9uUmVzcG9uc2USJwoFc3RhdGUYASABKA4yGC5tYWNoaW5lZC52MS5Db25maWdTdGF0ZRIoCgZlcnJvcnMYAiADKAsyGC5tYWNoaW5lZC52MS5Db25maWdJc3N1ZRIPCgdhcHBsaWVkGAMgASgIIg8KDU1lbW9yeVJlcXVlc3QioQIKB01lbUluZm8SEwoLdG90YWxfYnl0ZXMYASABKAQSEgoKZnJlZV9ieXRlcxgCIAEoBBIXCg9hdmFpbGFibGVfYnl0ZXMYAyABKAQSFQoNYnVmZmVyc19ieXRlcxgEIAEoBBIUCgxjYWNoZWRfYnl0ZXMYBSABKAQSEwoLc2htZW1fYnl0ZXMYBiABKAQSGAoQc3dhcF90b3RhbF9ieXRlcxgHIAEoBBIXCg9zd2FwX2ZyZWVfYnl0ZXMYCCABKAQSMAoGZmllbGRzGAkgAygLMiAubWFjaGluZWQudjEuTWVtSW5mby5GaWVsZHNFbnRyeRotCgtGaWVsZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAQ6AjgBInUKDVByb2Nlc3NNZW1vcnkSCwoDcGlkGAEgASgNEg0KBW93bmVyGAIgASgJEg8KB2NvbW1hbmQYAyABKAkSEQoJcnNzX2J5dGVzGAQgASgEEhYKCXBzc19ieXRlcxgFIAEoBEgAiAEBQgwKCl9wc3NfYnl0ZXMiVQoLT3duZXJNZW1vcnkSDQoFb3duZXIYASABKAkSEQoJcHJvY2Vzc2VzGAIgASgNEhEKCXJzc19ieXRlcxgDIAEoBBIRCglwc3NfYnl0ZXMYBCABKAQikAEKDk1lbW9yeVJlc3BvbnNlEiUKB21lbWluZm8YASABKAsyFC5tYWNoaW5lZC52MS5NZW1JbmZvEi0KCXByb2Nlc3NlcxgCIAMoCzIaLm1hY2hpbmVkLnYxLlByb2Nlc3NNZW1vcnkSKAoGb3duZXJzGAMgAygLMhgubWFjaGluZWQudjEuT3duZXJNZW1vcnkiDgoMU3RhdHNSZXF1ZXN0IlsKC0xvYWRBdmVyYWdlEg0KBWxvYWQxGAEgASgBEg0KBWxvYWQ1GAIgASgBEg4KBmxvYWQxNRgDIAEoARIPCgdydW5uaW5nGAQgASgNEg0KBXRvdGFsGAUgASgNIrwBCghDcHVUaW1lcxILCgNjcHUYASABKAkSDAoEdXNlchgCIAEoARIMCgRuaWNlGAMgASgBEg4KBnN5c3RlbRgEIAEoARIMCgRpZGxlGAUgASgBEg4KBmlvd2FpdBgGIAEoARILCgNpcnEYByABKAESDwoHc29mdGlycRgIIAEoARINCgVzdGVhbBgJIAEoARIaCg11c2FnZV9wZXJjZW50GAogASgBSACIAQFCEAoOX3VzYWdlX3BlcmNlbnQihwEKCURpc2tTdGF0cxIOCgZkZXZpY2UYASABKAkSDQoFcmVhZHMYAiABKAQSEgoKcmVhZF9ieXRlcxgDIAEoBBIOCgZ3cml0ZXMYBCABKAQSFQoNd3JpdHRlbl9ieXRlcxgFIAEoBBIRCglpbl9mbGlnaHQYBiABKAQSDQoFaW9fbXMYByABKAQitQEKC05ldERldlN0YXRzEgwKBGxpbmsYASABKAkSEAoIcnhfYnl0ZXMYAiABKAQSEgoKcnhfcGFja2V0cxgDIAEoBBIRCglyeF9lcnJvcnMYBCABKAQSEgoKcnhfZHJvcHBlZBgFIAEoBBIQCgh0eF9ieXRlcxgGIAEoBBISCgp0eF9wYWNrZXRzGAcgASgEEhEKCXR4X2Vycm9ycxgIIAEoBBISCgp0eF9kcm9wcGVkGAkgASgEIpEDCg1TdGF0c1Jlc3BvbnNlEiYKBGxvYWQYASABKAsyGC5tYWNoaW5lZC52MS5Mb2FkQXZlcmFnZRIoCgljcHVfdG90YWwYAiABKAsyFS5tYWNoaW5lZC52MS5DcHVUaW1lcxIjCgRjcHVzGAMgAygLMhUubWFjaGluZWQudjEuQ3B1VGltZXMSJQoFZGlza3MYBCADKAsyFi5tYWNoaW5lZC52MS5EaXNrU3RhdHMSJwoFbGlua3MYBSADKAsyGC5tYWNoaW5lZC52MS5OZXREZXZTdGF0cxIWCg51cHRpbWVfc2Vjb25kcxgGIAEoARIYChBjb250ZXh0X3N3aXRjaGVzGAcgASgEEhkKEXByb2Nlc3Nlc19jcmVhdGVkGAggASgEEhkKEXByb2Nlc3Nlc19ydW5uaW5nGAkgASgNEhkKEXByb2Nlc3Nlc19ibG9ja2VkGAogASgNEh8KEnNhbXBsZV9pbnRlcnZhbF9tcxgLIAEoAUgAiAEBQhUKE19zYW1wbGVfaW50ZXJ2YWxfbXMiEgoQUHJvY2Vzc2VzUmVxdWVzdCKOAgoHUHJvY2VzcxILCgNwaWQYASABKA0SDAoEcHBpZBgCIAEoDRINCgVzdGF0ZRgDIAEoCRIPCgd0aHJlYWRzGAQgASgNEhMKC2NwdV9zZWNvbmRzGAUgASgBEhgKC2NwdV9wZXJjZW50GAYgASgBSACIAQESEQoJcnNzX2J5dGVzGAcgASgEEhYKCXBzc19ieXRlcxgIIAEoBEgBiAEBEg8KB2NvbW1hbmQYCSABKAkSDAoEYXJncxgKIAMoCRINCgVvd25lchgLIAEoCRILCgN1aWQYDCABKA0SFQoNc3RhcnRfc2Vjb25kcxgNIAEoAUIOCgxfY3B1X3BlcmNlbnRCDAoKX3Bzc19ieXRlcyKFAQoRUHJvY2Vzc2VzUmVzcG9uc2USJwoJcHJvY2Vzc2VzGAEgAygLMhQubWFjaGluZWQudjEuUHJvY2VzcxIfChJzYW1wbGVfaW50ZXJ2YWxfbXMYAiABKAFIAIgBARIPCgdvbWl0dGVkGAMgASgNQhUKE19zYW1wbGVfaW50ZXJ2YWxfbXMiDwoNTW91bnRzUmVxdWVzdCLKAQoFTW91bnQSDgoGc291cmNlGAEgASgJEg4KBnRhcmdldBgCIAEoCRIOCgZmc3R5cGUYAyABKAkSDwoHb3B0aW9ucxgEIAEoCRIXCgpzaXplX2J5dGVzGAUgASgESACIAQESFwoKdXNlZF9ieXRlcxgGIAEoBEgBiAEBEhwKD2F2YWlsYWJsZV9ieXRlcxgHIAEoBEgCiAEBQg0KC19zaXplX2J5dGVzQg0KC191c2VkX2J5dGVzQhIKEF9hdmFpbGFibGVfYnl0ZXMiNAoOTW91bnRzUmVzcG9uc2USIgoGbW91bnRzGAEgAygLMhIubWFjaGluZWQudjEuTW91bnQiEAoOQ2dyb3Vwc1JlcXVlc3QiiAMKBkNncm91cBINCgVvd25lchgBIAEoCRIMCgRwYXRoGAIgASgJEhwKFG1lbW9yeV9jdXJyZW50X2J5dGVzGAMgASgEEh0KEG1lbW9yeV9tYXhfYnl0ZXMYBCABKARIAIgBARI8Cg1tZW1vcnlfZXZlbnRzGAUgAygLMiUubWFjaGluZWQudjEuQ2dyb3VwLk1lbW9yeUV2ZW50c0VudHJ5EjIKCGNwdV9zdGF0GAYgAygLMiAubWFjaGluZWQudjEuQ2dyb3VwLkNwdVN0YXRFbnRyeRIUCgxwaWRzX2N1cnJlbnQYByABKAQSFQoIcGlkc19tYXgYCCABKARIAYgBARozChFNZW1vcnlFdmVudHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAQ6AjgBGi4KDENwdVN0YXRFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAQ6AjgBQhMKEV9tZW1vcnlfbWF4X2J5dGVzQgsKCV9waWRzX21heCI3Cg9DZ3JvdXBzUmVzcG9uc2USJAoHY2dyb3VwcxgBIAMoCzITLm1hY2hpbmVkLnYxLkNncm91cCIdCgtUaW1lUmVxdWVzdBIOCgZzZXJ2ZXIYASABKAkiYgoJVGltZVF1ZXJ5Eg4KBnNlcnZlchgBIAEoCRIPCgdhZGRyZXNzGAIgASgJEg8KB3N0cmF0dW0YAyABKA0SEQoJb2Zmc2V0X21zGAQgASgBEhAKCGRlbGF5X21zGAUgASgBImIKDFRpbWVSZXNwb25zZRIrCgZzdGF0dXMYASABKAsyGy5tYWNoaW5lZC52MS5UaW1lU3RhdHVzU3BlYxIlCgVxdWVyeRgCIAEoCzIWLm1hY2hpbmVkLnYxLlRpbWVRdWVyeSIQCg5OZXRzdGF0UmVxdWVzdCLuAQoGU29ja2V0EhAKCHByb3RvY29sGAEgASgJEhUKDWxvY2FsX2FkZHJlc3MYAiABKAkSEgoKbG9jYWxfcG9ydBgDIAEoDRIWCg5yZW1vdGVfYWRkcmVzcxgEIAEoCRITCgtyZW1vdGVfcG9ydBgFIAEoDRINCgVzdGF0ZRgGIAEoCRILCgN1aWQYByABKA0SDQoFaW5vZGUYCCABKAQSCwoDcGlkGAkgASgNEg8KB2NvbW1hbmQYCiABKAkSDQoFb3duZXIYCyABKAkSEAoIdHhfcXVldWUYDCABKAQSEAoIcnhfcXVldWUYDSABKAQiSAoPTmV0c3RhdFJlc3BvbnNlEiQKB3NvY2tldHMYASADKAsyEy5tYWNoaW5lZC52MS5Tb2NrZXQSDwoHb21pdHRlZBgCIAEoDSqOAQoHTGFiZWxPcBIYChRMQUJFTF9PUF9VTlNQRUNJRklFRBAAEhMKD0xBQkVMX09QX0VYSVNUUxABEhcKE0xBQkVMX09QX05PVF9FWElTVFMQAhISCg5MQUJFTF9PUF9FUVVBTBADEhYKEkxBQkVMX09QX05PVF9FUVVBTBAEEg8KC0xBQkVMX09QX0lOEAUqUAoEUm9sZRIUChBST0xFX1VOU1BFQ0lGSUVEEAASDgoKUk9MRV9BRE1JThABEhEKDVJPTEVfT1BFUkFUT1IQAhIPCgtST0xFX1JFQURFUhADKmkKCUxvZ1N0cmVhbRIaChZMT0dfU1RSRUFNX1VOU1BFQ0lGSUVEEAASFQoRTE9HX1NUUkVBTV9TVERPVVQQARIVChFMT0dfU1RSRUFNX1NUREVSUhACEhIKDkxPR19TVFJFQU1fTE9HEAMy+gwKDk1hY2hpbmVTZXJ2aWNlEkQKB1ZlcnNpb24SGy5tYWNoaW5lZC52MS5WZXJzaW9uUmVxdWVzdBocLm1hY2hpbmVkLnYxLlZlcnNpb25SZXNwb25zZRI4CgNHZXQSFy5tYWNoaW5lZC52MS5HZXRSZXF1ZXN0GhgubWFjaGluZWQudjEuR2V0UmVzcG9uc2USOwoETGlzdBIYLm1hY2hpbmVkLnYxLkxpc3RSZXF1ZXN0GhkubWFjaGluZWQudjEuTGlzdFJlc3BvbnNlEkAKBVdhdGNoEhkubWFjaGluZWQudjEuV2F0Y2hSZXF1ZXN0GhoubWFjaGluZWQudjEuV2F0Y2hSZXNwb25zZTABEkMKBkV2ZW50cxIaLm1hY2hpbmVkLnYxLkV2ZW50c1JlcXVlc3QaGy5tYWNoaW5lZC52MS5FdmVudHNSZXNwb25zZTABEkEKBlJlYm9vdBIaLm1hY2hpbmVkLnYxLlJlYm9vdFJlcXVlc3QaGy5tYWNoaW5lZC52MS5SZWJvb3RSZXNwb25zZRJHCghTaHV0ZG93bhIcLm1hY2hpbmVkLnYxLlNodXRkb3duUmVxdWVzdBodLm1hY2hpbmVkLnYxLlNodXRkb3duUmVzcG9uc2USgAEKG0dlbmVyYXRlQ2xpZW50Q29uZmlndXJhdGlvbhIvLm1hY2hpbmVkLnYxLkdlbmVyYXRlQ2xpZW50Q29uZmlndXJhdGlvblJlcXVlc3QaMC5tYWNoaW5lZC52MS5HZW5lcmF0ZUNsaWVudENvbmZpZ3VyYXRpb25SZXNwb25zZRJQCgtTZXJ2aWNlTGlzdBIfLm1hY2hpbmVkLnYxLlNlcnZpY2VMaXN0UmVxdWVzdBogLm1hY2hpbmVkLnYxLlNlcnZpY2VMaXN0UmVzcG9uc2USUwoMU2VydmljZVN0YXJ0EiAubWFjaGluZWQudjEuU2VydmljZVN0YXJ0UmVxdWVzdBohLm1hY2hpbmVkLnYxLlNlcnZpY2VTdGFydFJlc3BvbnNlElAKC1NlcnZpY2VTdG9wEh8ubWFjaGluZWQudjEuU2VydmljZVN0b3BSZXF1ZXN0GiAubWFjaGluZWQudjEuU2VydmljZVN0b3BSZXNwb25zZRJZCg5TZXJ2aWNlUmVzdGFydBIiLm1hY2hpbmVkLnYxLlNlcnZpY2VSZXN0YXJ0UmVxdWVzdBojLm1hY2hpbmVkLnYxLlNlcnZpY2VSZXN0YXJ0UmVzcG9uc2USPQoETG9ncxIYLm1hY2hpbmVkLnYxLkxvZ3NSZXF1ZXN0GhkubWFjaGluZWQudjEuTG9nc1Jlc3BvbnNlMAESQAoFRG1lc2cSGS5tYWNoaW5lZC52MS5EbWVzZ1JlcXVlc3QaGi5tYWNoaW5lZC52MS5EbWVzZ1Jlc3BvbnNlMAESZQoSQXBwbHlDb25maWd1cmF0aW9uEiYubWFjaGluZWQudjEuQXBwbHlDb25maWd1cmF0aW9uUmVxdWVzdBonLm1hY2hpbmVkLnYxLkFwcGx5Q29uZmlndXJhdGlvblJlc3BvbnNlEkEKBk1lbW9yeRIaLm1hY2hpbmVkLnYxLk1lbW9yeVJlcXVlc3QaGy5tYWNoaW5lZC52MS5NZW1vcnlSZXNwb25zZRI+CgVTdGF0cxIZLm1hY2hpbmVkLnYxLlN0YXRzUmVxdWVzdBoaLm1hY2hpbmVkLnYxLlN0YXRzUmVzcG9uc2USSgoJUHJvY2Vzc2VzEh0ubWFjaGluZWQudjEuUHJvY2Vzc2VzUmVxdWVzdBoeLm1hY2hpbmVkLnYxLlByb2Nlc3Nlc1Jlc3BvbnNlEkEKBk1vdW50cxIaLm1hY2hpbmVkLnYxLk1vdW50c1JlcXVlc3QaGy5tYWNoaW5lZC52MS5Nb3VudHNSZXNwb25zZRJECgdDZ3JvdXBzEhsubWFjaGluZWQudjEuQ2dyb3Vwc1JlcXVlc3QaHC5tYWNoaW5lZC52MS5DZ3JvdXBzUmVzcG9uc2USOwoEVGltZRIYLm1hY2hpbmVkLnYxLlRpbWVSZXF1ZXN0GhkubWFjaGluZWQudjEuVGltZVJlc3BvbnNlEkQKB05ldHN0YXQSGy5tYWNoaW5lZC52MS5OZXRzdGF0UmVxdWVzdBocLm1hY2hpbmVkLnYxLk5ldHN0YXRSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_machined_v1_resources, file_machined_v1_services, file_machined_v1_time]);
 
 /**
  * Request of Version.
@@ -1580,6 +1582,560 @@ export const StatsResponseSchema: GenMessage<StatsResponse> = /*@__PURE__*/
   messageDesc(file_machined_v1_machine, 48);
 
 /**
+ * Request of Processes.
+ *
+ * @generated from message machined.v1.ProcessesRequest
+ */
+export type ProcessesRequest = Message<"machined.v1.ProcessesRequest"> & {
+};
+
+/**
+ * Describes the message machined.v1.ProcessesRequest.
+ * Use `create(ProcessesRequestSchema)` to create a new message.
+ */
+export const ProcessesRequestSchema: GenMessage<ProcessesRequest> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 49);
+
+/**
+ * One process (/proc/PID).
+ *
+ * @generated from message machined.v1.Process
+ */
+export type Process = Message<"machined.v1.Process"> & {
+  /**
+   * @generated from field: uint32 pid = 1;
+   */
+  pid: number;
+
+  /**
+   * @generated from field: uint32 ppid = 2;
+   */
+  ppid: number;
+
+  /**
+   * R running, S sleeping, D disk wait, Z zombie, T stopped, I idle...
+   *
+   * @generated from field: string state = 3;
+   */
+  state: string;
+
+  /**
+   * @generated from field: uint32 threads = 4;
+   */
+  threads: number;
+
+  /**
+   * User plus system CPU time since it started, in seconds.
+   *
+   * @generated from field: double cpu_seconds = 5;
+   */
+  cpuSeconds: number;
+
+  /**
+   * CPU share since an earlier sample (100 = one core); unset for a process
+   * not seen in that sample, and on the first call.
+   *
+   * @generated from field: optional double cpu_percent = 6;
+   */
+  cpuPercent?: number | undefined;
+
+  /**
+   * @generated from field: uint64 rss_bytes = 7;
+   */
+  rssBytes: bigint;
+
+  /**
+   * Unset where smaps_rollup is not readable.
+   *
+   * @generated from field: optional uint64 pss_bytes = 8;
+   */
+  pssBytes?: bigint | undefined;
+
+  /**
+   * /proc/PID/comm.
+   *
+   * @generated from field: string command = 9;
+   */
+  command: string;
+
+  /**
+   * The command line (argv); empty for kernel threads. The environment is never
+   * shown. Cut at 1 KiB in all, the last kept argument then ending in `...`.
+   *
+   * @generated from field: repeated string args = 10;
+   */
+  args: string[];
+
+  /**
+   * `machined`, `apid`, a service id, or empty.
+   *
+   * @generated from field: string owner = 11;
+   */
+  owner: string;
+
+  /**
+   * @generated from field: uint32 uid = 12;
+   */
+  uid: number;
+
+  /**
+   * Seconds after boot at which it started.
+   *
+   * @generated from field: double start_seconds = 13;
+   */
+  startSeconds: number;
+};
+
+/**
+ * Describes the message machined.v1.Process.
+ * Use `create(ProcessSchema)` to create a new message.
+ */
+export const ProcessSchema: GenMessage<Process> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 50);
+
+/**
+ * Response of Processes, by pid.
+ *
+ * @generated from message machined.v1.ProcessesResponse
+ */
+export type ProcessesResponse = Message<"machined.v1.ProcessesResponse"> & {
+  /**
+   * @generated from field: repeated machined.v1.Process processes = 1;
+   */
+  processes: Process[];
+
+  /**
+   * Milliseconds the cpu_percent values cover; unset on the first call.
+   *
+   * @generated from field: optional double sample_interval_ms = 2;
+   */
+  sampleIntervalMs?: number | undefined;
+
+  /**
+   * Processes left out past the cap (the highest pids), so the answer stays
+   * under the API's message limit.
+   *
+   * @generated from field: uint32 omitted = 3;
+   */
+  omitted: number;
+};
+
+/**
+ * Describes the message machined.v1.ProcessesResponse.
+ * Use `create(ProcessesResponseSchema)` to create a new message.
+ */
+export const ProcessesResponseSchema: GenMessage<ProcessesResponse> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 51);
+
+/**
+ * Request of Mounts.
+ *
+ * @generated from message machined.v1.MountsRequest
+ */
+export type MountsRequest = Message<"machined.v1.MountsRequest"> & {
+};
+
+/**
+ * Describes the message machined.v1.MountsRequest.
+ * Use `create(MountsRequestSchema)` to create a new message.
+ */
+export const MountsRequestSchema: GenMessage<MountsRequest> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 52);
+
+/**
+ * One mount (/proc/self/mountinfo) and its filesystem's use.
+ *
+ * @generated from message machined.v1.Mount
+ */
+export type Mount = Message<"machined.v1.Mount"> & {
+  /**
+   * @generated from field: string source = 1;
+   */
+  source: string;
+
+  /**
+   * @generated from field: string target = 2;
+   */
+  target: string;
+
+  /**
+   * @generated from field: string fstype = 3;
+   */
+  fstype: string;
+
+  /**
+   * Per-mount then per-superblock options, comma-separated.
+   *
+   * @generated from field: string options = 4;
+   */
+  options: string;
+
+  /**
+   * Unset where the filesystem's size cannot be read.
+   *
+   * @generated from field: optional uint64 size_bytes = 5;
+   */
+  sizeBytes?: bigint | undefined;
+
+  /**
+   * @generated from field: optional uint64 used_bytes = 6;
+   */
+  usedBytes?: bigint | undefined;
+
+  /**
+   * @generated from field: optional uint64 available_bytes = 7;
+   */
+  availableBytes?: bigint | undefined;
+};
+
+/**
+ * Describes the message machined.v1.Mount.
+ * Use `create(MountSchema)` to create a new message.
+ */
+export const MountSchema: GenMessage<Mount> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 53);
+
+/**
+ * Response of Mounts, in mount order.
+ *
+ * @generated from message machined.v1.MountsResponse
+ */
+export type MountsResponse = Message<"machined.v1.MountsResponse"> & {
+  /**
+   * @generated from field: repeated machined.v1.Mount mounts = 1;
+   */
+  mounts: Mount[];
+};
+
+/**
+ * Describes the message machined.v1.MountsResponse.
+ * Use `create(MountsResponseSchema)` to create a new message.
+ */
+export const MountsResponseSchema: GenMessage<MountsResponse> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 54);
+
+/**
+ * Request of Cgroups.
+ *
+ * @generated from message machined.v1.CgroupsRequest
+ */
+export type CgroupsRequest = Message<"machined.v1.CgroupsRequest"> & {
+};
+
+/**
+ * Describes the message machined.v1.CgroupsRequest.
+ * Use `create(CgroupsRequestSchema)` to create a new message.
+ */
+export const CgroupsRequestSchema: GenMessage<CgroupsRequest> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 55);
+
+/**
+ * One cgroup's counters (cgroup v2 files).
+ *
+ * @generated from message machined.v1.Cgroup
+ */
+export type Cgroup = Message<"machined.v1.Cgroup"> & {
+  /**
+   * A service id, or `machined` for machined's own cgroup.
+   *
+   * @generated from field: string owner = 1;
+   */
+  owner: string;
+
+  /**
+   * The path under /sys/fs/cgroup.
+   *
+   * @generated from field: string path = 2;
+   */
+  path: string;
+
+  /**
+   * @generated from field: uint64 memory_current_bytes = 3;
+   */
+  memoryCurrentBytes: bigint;
+
+  /**
+   * Unset when `max` (no limit) or not available.
+   *
+   * @generated from field: optional uint64 memory_max_bytes = 4;
+   */
+  memoryMaxBytes?: bigint | undefined;
+
+  /**
+   * memory.events: low, high, max, oom, oom_kill...
+   *
+   * @generated from field: map<string, uint64> memory_events = 5;
+   */
+  memoryEvents: { [key: string]: bigint };
+
+  /**
+   * cpu.stat: usage_usec, user_usec, system_usec, nr_throttled...
+   *
+   * @generated from field: map<string, uint64> cpu_stat = 6;
+   */
+  cpuStat: { [key: string]: bigint };
+
+  /**
+   * @generated from field: uint64 pids_current = 7;
+   */
+  pidsCurrent: bigint;
+
+  /**
+   * Unset when `max` or not available.
+   *
+   * @generated from field: optional uint64 pids_max = 8;
+   */
+  pidsMax?: bigint | undefined;
+};
+
+/**
+ * Describes the message machined.v1.Cgroup.
+ * Use `create(CgroupSchema)` to create a new message.
+ */
+export const CgroupSchema: GenMessage<Cgroup> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 56);
+
+/**
+ * Response of Cgroups, by owner.
+ *
+ * @generated from message machined.v1.CgroupsResponse
+ */
+export type CgroupsResponse = Message<"machined.v1.CgroupsResponse"> & {
+  /**
+   * @generated from field: repeated machined.v1.Cgroup cgroups = 1;
+   */
+  cgroups: Cgroup[];
+};
+
+/**
+ * Describes the message machined.v1.CgroupsResponse.
+ * Use `create(CgroupsResponseSchema)` to create a new message.
+ */
+export const CgroupsResponseSchema: GenMessage<CgroupsResponse> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 57);
+
+/**
+ * Request of Time.
+ *
+ * @generated from message machined.v1.TimeRequest
+ */
+export type TimeRequest = Message<"machined.v1.TimeRequest"> & {
+  /**
+   * `host` or `host:port` (`[v6]:port`) to measure the clock against now;
+   * empty: only the status.
+   *
+   * @generated from field: string server = 1;
+   */
+  server: string;
+};
+
+/**
+ * Describes the message machined.v1.TimeRequest.
+ * Use `create(TimeRequestSchema)` to create a new message.
+ */
+export const TimeRequestSchema: GenMessage<TimeRequest> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 58);
+
+/**
+ * An on-demand SNTP measurement.
+ *
+ * @generated from message machined.v1.TimeQuery
+ */
+export type TimeQuery = Message<"machined.v1.TimeQuery"> & {
+  /**
+   * @generated from field: string server = 1;
+   */
+  server: string;
+
+  /**
+   * The address that answered.
+   *
+   * @generated from field: string address = 2;
+   */
+  address: string;
+
+  /**
+   * @generated from field: uint32 stratum = 3;
+   */
+  stratum: number;
+
+  /**
+   * Server time minus local time, in ms.
+   *
+   * @generated from field: double offset_ms = 4;
+   */
+  offsetMs: number;
+
+  /**
+   * Round trip, in ms.
+   *
+   * @generated from field: double delay_ms = 5;
+   */
+  delayMs: number;
+};
+
+/**
+ * Describes the message machined.v1.TimeQuery.
+ * Use `create(TimeQuerySchema)` to create a new message.
+ */
+export const TimeQuerySchema: GenMessage<TimeQuery> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 59);
+
+/**
+ * Response of Time.
+ *
+ * @generated from message machined.v1.TimeResponse
+ */
+export type TimeResponse = Message<"machined.v1.TimeResponse"> & {
+  /**
+   * The TimeStatus resource (unset before the time controller wrote it).
+   *
+   * @generated from field: machined.v1.TimeStatusSpec status = 1;
+   */
+  status?: TimeStatusSpec | undefined;
+
+  /**
+   * Set when the request named a server.
+   *
+   * @generated from field: machined.v1.TimeQuery query = 2;
+   */
+  query?: TimeQuery | undefined;
+};
+
+/**
+ * Describes the message machined.v1.TimeResponse.
+ * Use `create(TimeResponseSchema)` to create a new message.
+ */
+export const TimeResponseSchema: GenMessage<TimeResponse> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 60);
+
+/**
+ * Request of Netstat.
+ *
+ * @generated from message machined.v1.NetstatRequest
+ */
+export type NetstatRequest = Message<"machined.v1.NetstatRequest"> & {
+};
+
+/**
+ * Describes the message machined.v1.NetstatRequest.
+ * Use `create(NetstatRequestSchema)` to create a new message.
+ */
+export const NetstatRequestSchema: GenMessage<NetstatRequest> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 61);
+
+/**
+ * One socket (/proc/net/tcp, tcp6, udp, udp6).
+ *
+ * @generated from message machined.v1.Socket
+ */
+export type Socket = Message<"machined.v1.Socket"> & {
+  /**
+   * tcp, tcp6, udp, udp6.
+   *
+   * @generated from field: string protocol = 1;
+   */
+  protocol: string;
+
+  /**
+   * @generated from field: string local_address = 2;
+   */
+  localAddress: string;
+
+  /**
+   * @generated from field: uint32 local_port = 3;
+   */
+  localPort: number;
+
+  /**
+   * @generated from field: string remote_address = 4;
+   */
+  remoteAddress: string;
+
+  /**
+   * @generated from field: uint32 remote_port = 5;
+   */
+  remotePort: number;
+
+  /**
+   * LISTEN, ESTABLISHED, TIME_WAIT... (UDP: CLOSE unbound, ESTABLISHED connected).
+   *
+   * @generated from field: string state = 6;
+   */
+  state: string;
+
+  /**
+   * @generated from field: uint32 uid = 7;
+   */
+  uid: number;
+
+  /**
+   * @generated from field: uint64 inode = 8;
+   */
+  inode: bigint;
+
+  /**
+   * The process holding it (0 when none was found: another user's without root, or in the kernel).
+   *
+   * @generated from field: uint32 pid = 9;
+   */
+  pid: number;
+
+  /**
+   * @generated from field: string command = 10;
+   */
+  command: string;
+
+  /**
+   * @generated from field: string owner = 11;
+   */
+  owner: string;
+
+  /**
+   * @generated from field: uint64 tx_queue = 12;
+   */
+  txQueue: bigint;
+
+  /**
+   * @generated from field: uint64 rx_queue = 13;
+   */
+  rxQueue: bigint;
+};
+
+/**
+ * Describes the message machined.v1.Socket.
+ * Use `create(SocketSchema)` to create a new message.
+ */
+export const SocketSchema: GenMessage<Socket> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 62);
+
+/**
+ * Response of Netstat.
+ *
+ * @generated from message machined.v1.NetstatResponse
+ */
+export type NetstatResponse = Message<"machined.v1.NetstatResponse"> & {
+  /**
+   * @generated from field: repeated machined.v1.Socket sockets = 1;
+   */
+  sockets: Socket[];
+
+  /**
+   * Sockets left out past the cap, so the answer stays under the API's message limit.
+   *
+   * @generated from field: uint32 omitted = 2;
+   */
+  omitted: number;
+};
+
+/**
+ * Describes the message machined.v1.NetstatResponse.
+ * Use `create(NetstatResponseSchema)` to create a new message.
+ */
+export const NetstatResponseSchema: GenMessage<NetstatResponse> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 63);
+
+/**
  * How a label term compares.
  *
  * @generated from enum machined.v1.LabelOp
@@ -1876,6 +2432,56 @@ export const MachineService: GenService<{
     methodKind: "unary";
     input: typeof StatsRequestSchema;
     output: typeof StatsResponseSchema;
+  },
+  /**
+   * Every process: pid, state, threads, CPU time and share, RSS, PSS, argv, its service.
+   *
+   * @generated from rpc machined.v1.MachineService.Processes
+   */
+  processes: {
+    methodKind: "unary";
+    input: typeof ProcessesRequestSchema;
+    output: typeof ProcessesResponseSchema;
+  },
+  /**
+   * Every mount: source, target, type, options, size and use.
+   *
+   * @generated from rpc machined.v1.MachineService.Mounts
+   */
+  mounts: {
+    methodKind: "unary";
+    input: typeof MountsRequestSchema;
+    output: typeof MountsResponseSchema;
+  },
+  /**
+   * Each service's cgroup (and machined's): memory, CPU and pid counters.
+   *
+   * @generated from rpc machined.v1.MachineService.Cgroups
+   */
+  cgroups: {
+    methodKind: "unary";
+    input: typeof CgroupsRequestSchema;
+    output: typeof CgroupsResponseSchema;
+  },
+  /**
+   * The SNTP status and, given a server, the clock's offset from it measured now.
+   *
+   * @generated from rpc machined.v1.MachineService.Time
+   */
+  time: {
+    methodKind: "unary";
+    input: typeof TimeRequestSchema;
+    output: typeof TimeResponseSchema;
+  },
+  /**
+   * Open TCP and UDP sockets with the process that holds each.
+   *
+   * @generated from rpc machined.v1.MachineService.Netstat
+   */
+  netstat: {
+    methodKind: "unary";
+    input: typeof NetstatRequestSchema;
+    output: typeof NetstatResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_machined_v1_machine, 0);
