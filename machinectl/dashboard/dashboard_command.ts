@@ -15,6 +15,7 @@ import { openTerminal, type Terminal } from "./terminal.ts";
 /** Repaints at most this often however fast the streams go. */
 const PAINT_EVERY_MS = 100;
 
+/** The `dashboard` command; it needs a terminal (exit 2 otherwise) and gives it back as it was. */
 export const dashboardCommand: Command = {
   name: "dashboard",
   usage: "dashboard",
