@@ -129,7 +129,7 @@ Deno.test({
         (s) =>
           /^machined-dev {2}127\.0\.0\.1:\d+/m.test(s) && /^stage running {3}ready/m.test(s) &&
           /^ {2}payload +running +ok +0 +\d+/m.test(s) && /phase +machine +running/.test(s) &&
-          /^CPU .*% +load [\d.]+ +\d+ cores$/m.test(s),
+          /^CPU .*% +load [\d.]+ +\d+ cores( [▁-█]+)?$/m.test(s),
       );
       const pid = /^ {2}payload +running +ok +\d+ +(\d+)/m.exec(screen)![1];
       match(screen, /^connected since \d\d:\d\d:\d\d$/m);

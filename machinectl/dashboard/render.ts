@@ -96,9 +96,15 @@ function resourceRows(s: DashboardState, width: number): string[] {
   const share = total > 0 ? ((used / total) * 100).toFixed(0) : "?";
   return [
     `CPU  ${sparkline(s.cpu, graph)} ${cpuText}  load ${sample.load1.toFixed(2)}  ` +
-    `${sample.cores} cores`,
+    `${sample.cores} cores${perCore(sample.perCore)}`,
     `MEM  ${sparkline(s.mem, graph)} ${share.padStart(3)}%  ${bytes(used)} / ${bytes(total)}`,
   ];
+}
+
+/** One cell per core (the first 64), a glance at whether one core is pinned. */
+function perCore(shares: readonly number[]): string {
+  const shown = shares.slice(0, 64);
+  return shown.length === 0 ? "" : ` ${sparkline(shown, shown.length)}`;
 }
 
 function serviceRows(s: DashboardState): string[] {

@@ -51,6 +51,7 @@ Deno.test("renderDashboard: the whole screen at 80x24", () => {
       sample: {
         cpu: 0.5,
         cores: 2,
+        perCore: [0.25, 0.75],
         load1: 0.75,
         memUsedBytes: 512 << 20,
         memTotalBytes: 2 * 1024 ** 3,
@@ -63,7 +64,7 @@ Deno.test("renderDashboard: the whole screen at 80x24", () => {
   equal(rows[0], "node-1  10.0.0.5:50000  machined 0.1.0" + " ".repeat(34) + "12:00:05");
   equal(rows[1], "stage running   ready   mode node");
   equal(rows[2], "connected since 12:00:00");
-  equal(rows[4], `CPU  ${" ".repeat(39)}▅  50%  load 0.75  2 cores`);
+  equal(rows[4], `CPU  ${" ".repeat(39)}▅  50%  load 0.75  2 cores ▃▇`, "one cell per core");
   equal(rows[5], `MEM  ${" ".repeat(39)}▃  25%  512.0 MiB / 2.0 GiB`);
   match(rows[7], /^─ SERVICES ─+$/);
   match(rows[8], /^ {2}ID +STATE +HEALTH +RESTARTS +PID +MESSAGE$/);

@@ -52,6 +52,7 @@ export function sampleOf(stats: StatsResponse, memory: MemoryResponse): Sample {
   return {
     cpu: busy === undefined ? null : busy / 100,
     cores: stats.cpus.length,
+    perCore: stats.cpus.flatMap((c) => c.usagePercent === undefined ? [] : [c.usagePercent / 100]),
     load1: stats.load?.load1 ?? 0,
     memUsedBytes: Math.max(0, total - available),
     memTotalBytes: total,

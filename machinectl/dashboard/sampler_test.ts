@@ -2,7 +2,9 @@ import { deepEqual, equal, match, ok, rejects } from "node:assert/strict";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { createMachineClient } from "../../api/client/mod.ts";
 import { createTestPki, startApiFixture, withTimeout } from "../../api/testing.ts";
-import { createSampler } from "./sampler.ts";
+import { create } from "@bufbuild/protobuf";
+import { MemoryResponseSchema, StatsResponseSchema } from "../../api/gen/machined/v1/machine_pb.ts";
+import { createSampler, sampleOf } from "./sampler.ts";
 import type { DashboardAction } from "./state.ts";
 
 /** Runs the sampler until `count` actions came, then stops it; returns them. */
@@ -36,6 +38,7 @@ Deno.test("sampler: Stats and Memory become one sample (the first without a CPU 
     sample: {
       cpu: null,
       cores: 2,
+      perCore: [],
       load1: 0.5,
       memUsedBytes: 500_000 * 1024,
       memTotalBytes: 2_000_000 * 1024,
@@ -90,4 +93,23 @@ Deno.test("sampler: a node that accepts but never answers ends the session after
     for (const h of held) h.close();
     await Deno.remove(pki.dir, { recursive: true });
   }
+});
+
+Deno.test("sampleOf: CPU shares in total and per core once the node has an earlier sample", () => {
+  const stats = create(StatsResponseSchema, {
+    load: { load1: 1.5 },
+    cpuTotal: { cpu: "cpu", usagePercent: 40 },
+    cpus: [{ cpu: "cpu0", usagePercent: 80 }, { cpu: "cpu1", usagePercent: 0 }],
+  });
+  const memory = create(MemoryResponseSchema, {
+    meminfo: { totalBytes: 4096n, availableBytes: 1024n },
+  });
+  deepEqual(sampleOf(stats, memory), {
+    cpu: 0.4,
+    cores: 2,
+    perCore: [0.8, 0],
+    load1: 1.5,
+    memUsedBytes: 3072,
+    memTotalBytes: 4096,
+  });
 });

@@ -47,6 +47,8 @@ export interface Sample {
   /** Busy share of all cores since the previous sample, 0..1; null for the first. */
   readonly cpu: number | null;
   readonly cores: number;
+  /** Busy share of each core since the previous sample, 0..1, in order; empty for the first. */
+  readonly perCore: readonly number[];
   readonly load1: number;
   readonly memUsedBytes: number;
   readonly memTotalBytes: number;

@@ -16,7 +16,7 @@ function run(actions: DashboardAction[], s: DashboardState = initialState("n:500
 
 const sample = (cpu: number | null, used: number) => ({
   type: "sample" as const,
-  sample: { cpu, cores: 2, load1: 0.5, memUsedBytes: used, memTotalBytes: 1000 },
+  sample: { cpu, cores: 2, perCore: [], load1: 0.5, memUsedBytes: used, memTotalBytes: 1000 },
 });
 
 const event = (seq: number, subject = "payload") => ({
