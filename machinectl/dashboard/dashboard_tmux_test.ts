@@ -129,12 +129,12 @@ Deno.test({
         (s) =>
           /^machined-dev {2}127\.0\.0\.1:\d+/m.test(s) && /^stage running {3}ready/m.test(s) &&
           /^ {2}payload +running +ok +0 +\d+/m.test(s) && /phase +machine +running/.test(s) &&
-          /^CPU .*% +load [\d.]+ +\d+ cores( [▁-█]+)?$/m.test(s),
+          /^CPU .*% +load [\d.]+ +\d+ cores( [▁-█]+)?$/m.test(s) &&
+          /^─ LOGS \(machined\) ─+\n(.|\n)*apid: ready/m.test(s),
       );
       const pid = /^ {2}payload +running +ok +\d+ +(\d+)/m.exec(screen)![1];
       match(screen, /^connected since \d\d:\d\d:\d\d$/m);
       match(screen, /^MEM .*% {2}[\d.]+ [KMG]iB \/ [\d.]+ [KMG]iB$/m);
-      match(screen, /^─ LOGS \(machined\) ─+\n(.|\n)*apid: ready/m);
 
       // Things change on the node: the screen follows from the streams.
       {
@@ -165,7 +165,8 @@ Deno.test({
         "the new boot",
         (s) =>
           /^connected since \d\d:\d\d:\d\d {3}rebooted at \d\d:\d\d:\d\d$/m.test(s) &&
-          /^stage running {3}ready/m.test(s) && /^ {2}payload +running/m.test(s),
+          /^stage running {3}ready/m.test(s) && /^ {2}payload +running/m.test(s) &&
+          /api +apid +ready/.test(s),
       );
       const apidReady = screen.match(/api +apid +ready/g) ?? [];
       ok(apidReady.length === 1, `only the new boot's events are shown:\n${screen}`);
