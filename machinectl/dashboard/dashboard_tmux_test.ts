@@ -21,13 +21,16 @@ const HAS_TMUX = (() => {
   }
 })();
 
-/** A private tmux server (its own socket), so nothing else's sessions are touched. */
+/**
+ * A private tmux server on a socket in the test's own directory, so nothing
+ * else's sessions are touched and removing the directory leaves nothing behind.
+ */
 class Tmux {
-  readonly socket = `machined-dash-${crypto.randomUUID().slice(0, 8)}`;
+  constructor(readonly socket: string) {}
   readonly session = "dash";
 
   async run(...args: string[]): Promise<string> {
-    const out = await new Deno.Command("tmux", { args: ["-L", this.socket, ...args] }).output();
+    const out = await new Deno.Command("tmux", { args: ["-S", this.socket, ...args] }).output();
     const text = new TextDecoder().decode(out.stdout);
     if (!out.success) {
       throw new Error(`tmux ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
@@ -113,7 +116,7 @@ Deno.test({
   async fn() {
     const state = await Deno.makeTempDir({ prefix: "machined-dash-" });
     const port = freePort();
-    const tmux = new Tmux();
+    const tmux = new Tmux(join(state, "tmux.sock"));
     let node = await startDevNode(state, port);
     try {
       const config = join(state, "machinectl.yaml");
