@@ -31,6 +31,10 @@ import {
 } from "./server/mod.ts";
 import { type ApidServer, type ApidServerOptions, startApidServer } from "./apid/apid_server.ts";
 import { FakeKmsgBackend } from "../platform/kmsg/mod.ts";
+import type { FakeProcBackend } from "../platform/procfs/mod.ts";
+import { Observer } from "../observe/mod.ts";
+import { fakeFsUsage, SAMPLE_PIDS, seededCgroups, seededProc } from "../observe/testing.ts";
+import type { TimeQuerier } from "./server/time_query.ts";
 import { createLogger, type Logger, type LogRing } from "../logs/mod.ts";
 import {
   FakeLogSource,
@@ -209,6 +213,8 @@ export interface ApiFixture {
   readonly kernelLog: FakeKmsgBackend;
   /** Behind ApplyConfiguration. */
   readonly configs: RecordingConfigApplier;
+  /** Behind the observability RPCs (Memory, Stats...): observe/testing.ts's sample node. */
+  readonly proc: FakeProcBackend;
   /** machined's logger (silent): its ring is what `machinectl logs machined` serves. */
   readonly logger: Logger & { ring: LogRing };
   readonly internal: InternalApiServer;
@@ -232,6 +238,8 @@ export interface ApiFixtureOptions {
   maxUnsentBytes?: number;
   /** Start apid in-process. @default true */
   apid?: boolean;
+  /** Behind Time's on-demand query; none: a Time request naming a server is Unimplemented. */
+  timeQuerier?: TimeQuerier;
   /** Wire services, logs, kernel log and config applier (false: those RPCs are Unimplemented). @default true */
   nodeServices?: boolean;
 }
@@ -248,6 +256,14 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
   const logs = new FakeLogSource();
   const kernelLog = new FakeKmsgBackend();
   const configs = new RecordingConfigApplier();
+  const proc = seededProc();
+  const observer = new Observer({
+    proc,
+    services: () => services.list().map((s) => ({ id: s.id, pid: s.status.pid })),
+    components: () => ({ machined: SAMPLE_PIDS.machined, apid: SAMPLE_PIDS.apid }),
+    cgroups: seededCgroups(),
+    fsUsage: fakeFsUsage,
+  });
   const logger = createLogger({ console: false });
   logs.serve("machined", logger.ring);
   const socketPath = join(pki.dir, "run", "api.sock");
@@ -259,7 +275,9 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
       events,
       clientConfigs: createClientConfigIssuer(pki.ca, () => ["127.0.0.1"]),
       audit: logger,
-      ...(options.nodeServices === false ? {} : { services, logs, kernelLog, configs }),
+      timeQuerier: options.timeQuerier,
+      secrets: () => services.list().flatMap((s) => Object.values(s.spec.env)),
+      ...(options.nodeServices === false ? {} : { services, logs, kernelLog, configs, observer }),
     },
   });
   const apid = await startApidServer({
@@ -285,6 +303,7 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
     logs,
     kernelLog,
     configs,
+    proc,
     logger,
     internal,
     apid,

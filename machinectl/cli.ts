@@ -5,6 +5,7 @@
 import { parseArgs } from "node:util";
 import type { Command } from "./command.ts";
 import { applyConfigCommand } from "./commands/apply_config.ts";
+import { dashboardCommand } from "./dashboard/mod.ts";
 import { configAddCommand, configContextsCommand, configUseCommand } from "./commands/config.ts";
 import { dmesgCommand } from "./commands/dmesg.ts";
 import { eventsCommand } from "./commands/events.ts";
@@ -20,6 +21,13 @@ import {
 } from "./commands/service.ts";
 import { validateCommand } from "./commands/validate.ts";
 import { versionCommand } from "./commands/version.ts";
+import { memoryCommand } from "./commands/memory.ts";
+import { processesCommand } from "./commands/processes.ts";
+import { mountsCommand } from "./commands/mounts.ts";
+import { statsCommand } from "./commands/stats.ts";
+import { cgroupsCommand } from "./commands/cgroups.ts";
+import { timeCommand } from "./commands/time.ts";
+import { netstatCommand } from "./commands/netstat.ts";
 import { suggest } from "../config/suggest.ts";
 import { describeError } from "./errors.ts";
 import { diagnoseFromFlags } from "./certificate_diagnosis.ts";
@@ -37,6 +45,14 @@ export const COMMANDS: readonly Command[] = [
   logsCommand,
   dmesgCommand,
   eventsCommand,
+  memoryCommand,
+  processesCommand,
+  mountsCommand,
+  statsCommand,
+  cgroupsCommand,
+  timeCommand,
+  netstatCommand,
+  dashboardCommand,
   rebootCommand,
   shutdownCommand,
   applyConfigCommand,

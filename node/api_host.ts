@@ -22,6 +22,9 @@ import { type InternalApiServer, startInternalApiServer } from "../api/server/in
 import type { NodePki } from "../pki/mod.ts";
 import type { ProcessBackend } from "../platform/process/mod.ts";
 import type { Machined } from "./machined.ts";
+import { Observer } from "../observe/mod.ts";
+import { nativeFsUsage, NativeProcBackend } from "../platform/procfs/mod.ts";
+import { createSntpTimeQuerier } from "./time_querier.ts";
 
 /** Options of {@link startApiHost}. */
 export interface ApiHostOptions {
@@ -75,6 +78,15 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
   const socketPath = join(o.runDir, "machined-api.sock");
   await Deno.mkdir(o.runDir, { recursive: true });
   const limits = apidLimitsFromConfig(o.api);
+  const started: { supervisor?: ApidSupervisor } = {};
+  // The host's /proc in dev mode (read-only), the node's on a node.
+  const observer = new Observer({
+    proc: new NativeProcBackend(),
+    services: () => (o.services?.list() ?? []).map((s) => ({ id: s.id, pid: s.status.pid })),
+    components: () => ({ machined: Deno.pid, apid: started.supervisor?.pid }),
+    cgroups: new NativeProcBackend("/sys/fs/cgroup"),
+    fsUsage: nativeFsUsage,
+  });
   const internal = await startInternalApiServer({
     socketPath,
     deps: {
@@ -89,6 +101,9 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
       logs: o.services,
       kernelLog: o.kernelLog,
       configs: o.configs,
+      observer,
+      timeQuerier: createSntpTimeQuerier(),
+      secrets: () => (o.services?.list() ?? []).flatMap((s) => Object.values(s.spec.env)),
       audit: o.machined.logger,
     },
     socketGroup: o.dropUser ? 50000 : undefined,
@@ -96,7 +111,7 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
     writeMaxBytes: limits.writeMaxBytes,
   });
   const [hostname, port] = splitListen(o.listen);
-  const supervisor = new ApidSupervisor({
+  const supervisor = started.supervisor = new ApidSupervisor({
     backend: o.processBackend,
     spec: apidProcessSpec({
       apid: {

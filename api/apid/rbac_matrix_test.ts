@@ -34,6 +34,13 @@ const EXPECTED: { [M in MachineMethod]: Record<Role, "ok" | "PermissionDenied"> 
     "os:operator": "PermissionDenied",
     "os:reader": "PermissionDenied",
   },
+  memory: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
+  stats: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
+  processes: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
+  mounts: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
+  cgroups: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
+  time: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
+  netstat: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
 };
 
 /** One call of each RPC; streams read their first message, then cancel. */
@@ -76,6 +83,13 @@ function calls(
     dmesg: () => first(c.api.dmesg({})),
     applyConfiguration: () =>
       c.api.applyConfiguration({ configYaml: "version: v1alpha1\nmachine:\n  hostname: n\n" }),
+    memory: () => c.api.memory({}),
+    stats: () => c.api.stats({}),
+    processes: () => c.api.processes({}),
+    mounts: () => c.api.mounts({}),
+    cgroups: () => c.api.cgroups({}),
+    time: () => c.api.time({}),
+    netstat: () => c.api.netstat({}),
   };
 }
 

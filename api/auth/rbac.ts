@@ -27,6 +27,13 @@ export const METHOD_ROLES: { readonly [M in MachineMethod]: Role } = {
   logs: "os:reader",
   dmesg: "os:reader",
   applyConfiguration: "os:admin",
+  memory: "os:reader",
+  stats: "os:reader",
+  processes: "os:reader",
+  mounts: "os:reader",
+  cgroups: "os:reader",
+  time: "os:reader",
+  netstat: "os:reader",
 };
 
 /**
@@ -53,6 +60,13 @@ export const MUTATING: { readonly [M in MachineMethod]: boolean } = {
   logs: false,
   dmesg: false,
   applyConfiguration: true,
+  memory: false,
+  stats: false,
+  processes: false,
+  mounts: false,
+  cgroups: false,
+  time: false,
+  netstat: false,
 };
 
 /** Whether an RPC, by its proto name (`Reboot`), is {@link MUTATING}; false for unknown ones. */

@@ -27,6 +27,13 @@ const CONTRACT: Record<string, { role: Role; mutating: boolean }> = {
   Logs: { role: "os:reader", mutating: false },
   Dmesg: { role: "os:reader", mutating: false },
   ApplyConfiguration: { role: "os:admin", mutating: true },
+  Memory: { role: "os:reader", mutating: false },
+  Stats: { role: "os:reader", mutating: false },
+  Processes: { role: "os:reader", mutating: false },
+  Mounts: { role: "os:reader", mutating: false },
+  Cgroups: { role: "os:reader", mutating: false },
+  Time: { role: "os:reader", mutating: false },
+  Netstat: { role: "os:reader", mutating: false },
 };
 
 /** Which roles may call an RPC needing `least`, spelled out. */
