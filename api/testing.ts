@@ -22,6 +22,7 @@ import type { MachineStore, ResourceSpecs } from "../resources/mod.ts";
 import { createMachineClient, type MachineClient } from "./client/mod.ts";
 import {
   type ActionRequester,
+  type ConfigApplier,
   createClientConfigIssuer,
   type InternalApiServer,
   type NodeActions,
@@ -199,12 +200,16 @@ export interface ApiFixtureOptions {
   apid?: boolean;
   /** Wire services, logs, kernel log and config applier (false: those RPCs are Unimplemented). @default true */
   nodeServices?: boolean;
+  /** Serve this store instead of a seeded one (e.g. a Machined's). */
+  store?: MachineStore;
+  /** Serve ApplyConfiguration with this applier (`configs` is then unused). */
+  configApplier?: ConfigApplier;
 }
 
 /** Starts machined's internal server and apid in-process over a fresh PKI. */
 export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<ApiFixture> {
   const pki = await createTestPki();
-  const store = seededStore();
+  const store = options.store ?? seededStore();
   const actions = new RecordingActions();
   const events = new EventBus();
   const services = new FakeServiceControl()
@@ -224,7 +229,9 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
       events,
       clientConfigs: createClientConfigIssuer(pki.ca, () => ["127.0.0.1"]),
       audit: logger,
-      ...(options.nodeServices === false ? {} : { services, logs, kernelLog, configs }),
+      ...(options.nodeServices === false
+        ? {}
+        : { services, logs, kernelLog, configs: options.configApplier ?? configs }),
     },
   });
   const apid = await startApidServer({

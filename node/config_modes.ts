@@ -4,8 +4,9 @@
  * (persist, then reboot through the node's actions), `staged` (persist for
  * the next boot only), `auto` (no-reboot when it can, else reboot) and `try`
  * (apply in memory only; the config in force before it comes back at the
- * deadline unless confirmed). A try is never written to STATE, so a reboot
- * during one boots the persisted config. Which changes need a reboot is
+ * deadline unless confirmed: the persisted one, unless a staged config is
+ * pending). A try is never written to STATE, so a reboot during one boots the
+ * persisted config. Which changes need a reboot is
  * config/apply_class.ts; MachineConfig's `pending` shows a try or staged config.
  */
 import { type ApplyClass, applyClassOf, configDiff, parseMachineConfig, rebootFields } from "../config/mod.ts";
@@ -120,9 +121,9 @@ export class ConfigModes implements ConfigApplier {
     if (mode === "reboot" && !this.deps.reboot) {
       throw new ApplyRefusedError("Cannot apply with mode reboot: this machined cannot reboot");
     }
-    if (mode === "try" && this.#staged()) {
+    if (mode === "try" && this.keeper.config === undefined) {
       throw new ApplyRefusedError(
-        "Cannot apply with mode try while a staged config is pending (reboot into it first, or apply again)",
+        "Cannot apply with mode try: no config is in force to revert to",
         changed,
       );
     }
@@ -144,7 +145,7 @@ export class ConfigModes implements ConfigApplier {
     const clock = this.keeper.machined.clock;
     const abort = new AbortController();
     const deadline = new Date(clock.now() + timeoutMs).toISOString();
-    this.#try = { base: base ?? text, text, changed, deadline, abort };
+    this.#try = { base: base!, text, changed, deadline, abort };
     await this.#live(text, false);
     clock.sleep(timeoutMs, abort.signal).then(
       () => this.#expire(abort),
