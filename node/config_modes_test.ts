@@ -55,6 +55,8 @@ async function boot(image: string, o: { stateDir?: string; state?: boolean } = {
     async [Symbol.asyncDispose]() {
       modes.dispose();
       await m.stop();
+      // A dir the caller passed is shared with a later boot; the temp dir is left to the OS then.
+      if (o.stateDir === undefined) await Deno.remove(stateDir, { recursive: true });
     },
   };
 }
@@ -235,4 +237,20 @@ Deno.test("an invalid config is refused in every mode with its errors", async ()
     assert.ok(r.errors.length > 0);
   }
   assert.equal(n.reboots.length, 0);
+});
+
+Deno.test("a try applied again replaces the first (new deadline) and keeps its revert point", async () => {
+  await using n = await boot(cfg("a"));
+  await n.modes.apply(cfg("b"), { dryRun: false, by: BY, mode: "try", tryTimeoutMs: 10_000 });
+  await n.clock.advance(5_000);
+  await n.modes.apply(cfg("c"), { dryRun: false, by: BY, mode: "try", tryTimeoutMs: 10_000 });
+  await n.clock.advance(6_000);
+  assert.equal(n.keeper.config?.machine.hostname, "c", "the first deadline no longer counts");
+  const back = waitForResource(
+    n.m.store,
+    "MachineConfig",
+    (x) => x.spec.config.machine.hostname === "a" && !x.spec.pending,
+  );
+  await n.clock.advance(4_000);
+  await back;
 });
