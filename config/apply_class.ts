@@ -29,7 +29,8 @@ export const APPLY_CLASSES: { readonly [K in Section]-?: SectionClass<K> } = {
   hostname: LIVE, // network.HostnameConfigController
   domainname: LIVE, // hostname and resolver controllers
   install: {
-    reboot: "the install disk and its provisioning are decided at boot; volumes are never unmounted",
+    reboot:
+      "the install disk and its provisioning are decided at boot; volumes are never unmounted",
   },
   network: LIVE, // network controllers
   time: LIVE, // time.TimeSyncController

@@ -16,7 +16,9 @@ Deno.test("configDiff: equal configs differ nowhere", () => {
 });
 
 Deno.test("configDiff names each changed leaf, added and removed sections, and whole lists", () => {
-  const a = parse(BASE + "  sysctls:\n    net.ipv4.ip_forward: '1'\n  api:\n    cert_sans: [a.example]\n");
+  const a = parse(
+    BASE + "  sysctls:\n    net.ipv4.ip_forward: '1'\n  api:\n    cert_sans: [a.example]\n",
+  );
   const b = parse(
     "version: v1alpha1\nmachine:\n  hostname: node-2\n  install:\n    disk: /dev/vda\n" +
       "  api:\n    listen: 0.0.0.0:50001\n    cert_sans: [a.example, b.example]\n",

@@ -21,7 +21,12 @@ const cfg = (hostname: string, extra = "") =>
 async function setup() {
   const dir = await Deno.makeTempDir();
   const clock = new FakeClock();
-  const m = new Machined({ mode: "dev", pid1: false, clock, logger: createLogger({ console: false }) });
+  const m = new Machined({
+    mode: "dev",
+    pid1: false,
+    clock,
+    logger: createLogger({ console: false }),
+  });
   m.start();
   const keeper = new ConfigKeeper(m);
   const reboots: string[] = [];

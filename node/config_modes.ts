@@ -9,12 +9,18 @@
  * persisted config. Which changes need a reboot is
  * config/apply_class.ts; MachineConfig's `pending` shows a try or staged config.
  */
-import { type ApplyClass, applyClassOf, configDiff, parseMachineConfig, rebootFields } from "../config/mod.ts";
+import {
+  type ApplyClass,
+  applyClassOf,
+  configDiff,
+  parseMachineConfig,
+  rebootFields,
+} from "../config/mod.ts";
 import {
   type ActionRequester,
+  ApplyRefusedError,
   type ConfigApplier,
   type ConfigApplyResult,
-  ApplyRefusedError,
 } from "../api/server/mod.ts";
 import type { ConfigPending } from "../resources/mod.ts";
 import type { ConfigKeeper } from "./config_keeper.ts";
@@ -127,7 +133,9 @@ export class ConfigModes implements ConfigApplier {
         changed,
       );
     }
-    if (timeoutMs !== undefined && (timeoutMs < TRY_TIMEOUT_MS.min || timeoutMs > TRY_TIMEOUT_MS.max)) {
+    if (
+      timeoutMs !== undefined && (timeoutMs < TRY_TIMEOUT_MS.min || timeoutMs > TRY_TIMEOUT_MS.max)
+    ) {
       throw new RangeError(
         `try timeout ${timeoutMs} ms is outside ${TRY_TIMEOUT_MS.min}..${TRY_TIMEOUT_MS.max} ms`,
       );
@@ -160,7 +168,12 @@ export class ConfigModes implements ConfigApplier {
     const m = this.keeper.machined;
     try {
       await this.#live(t.base, false);
-      m.events.emit("config", "machine", "reverted", "the try config expired; back to the persisted one");
+      m.events.emit(
+        "config",
+        "machine",
+        "reverted",
+        "the try config expired; back to the persisted one",
+      );
       m.logger.info("config", "try expired: reverted to the persisted config");
     } catch (e) {
       m.logger.error("config", "cannot revert an expired try config", { error: e });

@@ -25,9 +25,9 @@ import {
 import { serviceInfoToProto } from "../mapping/services_mapping.ts";
 import { type CallerIdentity, callerKey } from "../auth/identity.ts";
 import {
+  ApplyRefusedError,
   type ConfigApplier,
   type ConfigApplyResult,
-  ApplyRefusedError,
   configRejectionMessage,
 } from "./config_applier.ts";
 import { type KernelLog, readKernelLog } from "./kernel_log.ts";

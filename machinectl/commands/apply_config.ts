@@ -67,10 +67,11 @@ export const applyConfigCommand: Command = {
         { timeoutMs: 60_000 },
       );
       if (r.state === ConfigState.VALID) {
+        const used = modeName(r.mode);
         io.out(
           dryRun
-            ? `${file}: valid; would apply with mode ${modeName(r.mode)}; nothing changed (dry run on ${conn.endpoint})`
-            : `${file}: applied with mode ${modeName(r.mode)} on ${conn.endpoint}`,
+            ? `${file}: valid; would apply with mode ${used}; nothing changed (dry run on ${conn.endpoint})`
+            : `${file}: applied with mode ${used} on ${conn.endpoint}`,
         );
         printChanged(r, io);
         return 0;
