@@ -59,7 +59,7 @@ const CLOCK_OFFSET_S = -3600;
 const API_READY = /machined: API ready pid=(\d+) port=\d+ machined_ms=(\d+) uptime_s=([\d.]+)/;
 const FAIL = /Kernel panic|machined: FATAL|machined-init: FATAL|soft lockup/;
 /** The whole run's budget; every wait also ends when it runs out or the guest fails. */
-const BUDGET_MS = 11 * 60_000;
+const BUDGET_MS = 15 * 60_000;
 const MODULE = "dummy";
 const SYSCTL = "net.ipv4.ip_forward";
 /** Added by the config applied over the API before the reboot. */
@@ -787,7 +787,7 @@ Deno.test({
       assert.equal(reboot.code, 0, reboot.err);
       await vm.waitForConsole(
         new RegExp(`${API_READY.source}[\\s\\S]*${API_READY.source}`),
-        { timeoutMs: 240_000, failOn: FAIL },
+        { timeoutMs: 420_000, failOn: FAIL },
       );
       const b = api = await NodeApi.open(clientConfig, port, guard.signal);
       await b.waitFor(
