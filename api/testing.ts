@@ -23,6 +23,7 @@ import type { MachineStore, ResourceSpecs } from "../resources/mod.ts";
 import { createMachineClient, type MachineClient } from "./client/mod.ts";
 import {
   type ActionRequester,
+  type ConfigApplier,
   createClientConfigIssuer,
   type InternalApiServer,
   type NodeActions,
@@ -242,12 +243,16 @@ export interface ApiFixtureOptions {
   timeQuerier?: TimeQuerier;
   /** Wire services, logs, kernel log and config applier (false: those RPCs are Unimplemented). @default true */
   nodeServices?: boolean;
+  /** Serve this store instead of a seeded one (e.g. a Machined's). */
+  store?: MachineStore;
+  /** Serve ApplyConfiguration with this applier (`configs` is then unused). */
+  configApplier?: ConfigApplier;
 }
 
 /** Starts machined's internal server and apid in-process over a fresh PKI. */
 export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<ApiFixture> {
   const pki = await createTestPki();
-  const store = seededStore();
+  const store = options.store ?? seededStore();
   const actions = new RecordingActions();
   const events = new EventBus();
   const services = new FakeServiceControl()
@@ -277,7 +282,9 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
       audit: logger,
       timeQuerier: options.timeQuerier,
       secrets: () => services.list().flatMap((s) => Object.values(s.spec.env)),
-      ...(options.nodeServices === false ? {} : { services, logs, kernelLog, configs, observer }),
+      ...(options.nodeServices === false
+        ? {}
+        : { services, logs, kernelLog, configs: options.configApplier ?? configs, observer }),
     },
   });
   const apid = await startApidServer({

@@ -8,6 +8,7 @@ import { parseMachineConfig } from "../config/parse_machine_config.ts";
 import { LogRing } from "../logs/mod.ts";
 import type { ServiceSpecSpec, ServiceStatusSpec } from "../resources/mod.ts";
 import type {
+  ActionRequester,
   ConfigApplier,
   ConfigApplyOptions,
   ConfigApplyResult,
@@ -194,6 +195,12 @@ export class RecordingConfigApplier implements ConfigApplier {
     }
     if (options.dryRun) this.dryRuns.push(text);
     else this.applied.push({ text, by: `${options.by.name}/${options.by.role}` });
-    return Promise.resolve({ state: "valid", errors: [] });
+    const mode = options.mode === undefined || options.mode === "auto" ? "no-reboot" : options.mode;
+    return Promise.resolve({ state: "valid", errors: [], mode, changed: [], rebootFields: [] });
+  }
+
+  confirm(by: ActionRequester): Promise<ConfigApplyResult> {
+    this.applied.push({ text: "(confirm)", by: `${by.name}/${by.role}` });
+    return Promise.resolve({ state: "valid", errors: [], mode: "try", changed: [] });
   }
 }

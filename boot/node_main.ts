@@ -9,7 +9,8 @@ import { createLogger, type Logger, type RingLogger } from "../logs/mod.ts";
 import { nativeBackends, type NodeBackends } from "../node/backends.ts";
 import { Machined } from "../node/machined.ts";
 import { readFirstConfig, recordMissingConfig } from "../node/config_loader.ts";
-import { configApplier, ConfigKeeper } from "../node/config_keeper.ts";
+import { ConfigKeeper } from "../node/config_keeper.ts";
+import { configApplier } from "../node/config_modes.ts";
 import { NativeKmsgBackend } from "../platform/kmsg/mod.ts";
 import { followVolumes } from "../node/volume_hooks.ts";
 import { type ApiHost, startApiHost } from "../node/api_host.ts";
@@ -218,6 +219,13 @@ export async function bootNode(
   // machined, not apid, holds the CA key (node/api_pki.ts): it picks the CA,
   // issues and re-issues the server certificate and restarts apid with it.
   // Without any CA the API does not start (MachineStatus says so).
+  const actions = nodeActions({
+    hostname: () => hostname,
+    logger,
+    onPower: (what) => shutdownRequest(what),
+  });
+  // A `reboot` apply reboots through the same path as the Reboot RPC.
+  const configs = configApplier(keeper, { reboot: (by) => actions.reboot(by) });
   const apiPki = await startNodeApiPki({
     machined,
     keeper,
@@ -240,13 +248,9 @@ export async function bootNode(
         dropUser: Deno.uid() === 0,
         services: domains.supervisor,
         kernelLog: new NativeKmsgBackend(),
-        configs: configApplier(keeper),
+        configs,
         apidEntry: bundledApidEntry(),
-        actions: nodeActions({
-          hostname: () => hostname,
-          logger,
-          onPower: (what) => shutdownRequest(what),
-        }),
+        actions,
       });
       reportApiReady(host, started, logger);
       return {

@@ -77,3 +77,11 @@ export {
   parseHostPort,
   parseIp,
 } from "./ip.ts";
+export { configDiff, deepEqual } from "./config_diff.ts";
+export {
+  APPLY_CLASSES,
+  type ApplyClass,
+  applyClassOf,
+  rebootFields,
+  type SectionClass,
+} from "./apply_class.ts";

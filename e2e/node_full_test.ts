@@ -7,8 +7,9 @@
  * - disks: a blank second disk (the install disk) gets STATE and EPHEMERAL,
  *   formatted and mounted; a third disk holding someone's ext4 filesystem is
  *   classified `foreign` by discovery, and at the end, named as the install
- *   disk by `apply-config`, is refused (`foreign-data`). Its bytes are hashed
- *   before the VM starts and after it has powered off: they must not change;
+ *   disk by `apply-config --mode no-reboot`, is refused (the install disk is
+ *   chosen at boot: the reply names `machine.install.disk`). Its bytes are
+ *   hashed before the VM starts and after it has powered off: they must not change;
  * - kernel: a sysctl and a module from the config, applied and loaded;
  * - time: the VM's clock starts an hour behind; an SNTP responder on the host
  *   (10.0.2.2:123 from the guest) steps it by about +3600 s, and the next sync
@@ -18,6 +19,11 @@
  *   containerd restart seen in RuntimeStatus;
  * - observe: `machinectl memory` and `ps` attribute processes to machined
  *   (PID 1), apid, containerd and the payload, with RSS, PSS and CPU shares;
+ * - apply modes: a `try` (a sysctl) applies live, shows as pending in
+ *   MachineConfig and reverts when its timeout passes; then a `staged` config
+ *   (a new sysctl) is persisted but not applied, and a second `try` is
+ *   running when the node reboots: the reboot boots the persisted (staged)
+ *   config, with nothing pending;
  * - persistence: a config applied over the API before the reboot is in force
  *   after it (ConfigStatus source is the copy on STATE), the same client
  *   certificate still works, and the payload finds the marker it wrote to
@@ -38,6 +44,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { stringify } from "yaml";
 import { timestampDate } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { buildImage } from "../imager/build_image.ts";
 import { isRunning, startVm, type Vm } from "../imager/qemu/vm.ts";
 import { generateNodeBundle } from "../pki/mod.ts";
@@ -54,11 +61,13 @@ const CLOCK_OFFSET_S = -3600;
 const API_READY = /machined: API ready pid=(\d+) port=\d+ machined_ms=(\d+) uptime_s=([\d.]+)/;
 const FAIL = /Kernel panic|machined: FATAL|machined-init: FATAL|soft lockup/;
 /** The whole run's budget; every wait also ends when it runs out or the guest fails. */
-const BUDGET_MS = 9 * 60_000;
+const BUDGET_MS = 15 * 60_000;
 const MODULE = "dummy";
 const SYSCTL = "net.ipv4.ip_forward";
 /** Added by the config applied over the API before the reboot. */
 const SYSCTL_AFTER = "net.core.somaxconn";
+/** Added by the staged config: applied only after the reboot. */
+const SYSCTL_STAGED = "net.ipv4.tcp_keepalive_time";
 
 const hasQemu = await Deno.stat("/usr/bin/qemu-system-x86_64").then(() => true, () => false);
 
@@ -153,24 +162,35 @@ class NodeApi {
     return new NodeApi(conn, guard);
   }
 
+  /**
+   * Follows Events from the start of the node's history; a stream cut by an
+   * apid restart (the server certificate is re-issued once DHCP gives the node
+   * its address) is reopened, and replayed events already seen are skipped.
+   */
   async #followEvents(): Promise<void> {
-    try {
-      for await (const r of this.conn.client.events({}, { signal: this.#abort.signal })) {
-        const e = r.event;
-        if (!e) continue;
-        this.events.push({
-          seq: Number(e.seq),
-          time: e.time ? timestampDate(e.time).getTime() : 0,
-          monoMs: e.monoMs,
-          kind: e.kind,
-          subject: e.subject,
-          action: e.action,
-          message: e.message,
-        });
-        for (const w of this.#eventWaiters) w();
+    let last = -1;
+    while (!this.#abort.signal.aborted) {
+      try {
+        for await (const r of this.conn.client.events({}, { signal: this.#abort.signal })) {
+          const e = r.event;
+          if (!e || Number(e.seq) <= last) continue;
+          last = Number(e.seq);
+          this.events.push({
+            seq: Number(e.seq),
+            time: e.time ? timestampDate(e.time).getTime() : 0,
+            monoMs: e.monoMs,
+            kind: e.kind,
+            subject: e.subject,
+            action: e.action,
+            message: e.message,
+          });
+          for (const w of this.#eventWaiters) w();
+        }
+      } catch (e) {
+        if (this.#abort.signal.aborted) return;
+        console.error(`events stream ended: ${e}; reopening`);
       }
-    } catch (e) {
-      if (!this.#abort.signal.aborted) console.error(`events stream ended: ${e}`);
+      await new Promise((r) => setTimeout(r, 1000));
     }
   }
 
@@ -197,11 +217,22 @@ class NodeApi {
     }
   }
 
+  /** List, retried a few times across an apid restart (see {@link waitFor}). */
   async list(type: string): Promise<MachineResource[]> {
-    const r = await this.conn.client.list({ type, namespace: "", selector: [] }, {
-      timeoutMs: 15_000,
-    });
-    return r.resources.map(fromProtoResource);
+    for (let attempt = 1;; attempt++) {
+      try {
+        const r = await this.conn.client.list({ type, namespace: "", selector: [] }, {
+          timeoutMs: 15_000,
+        });
+        return r.resources.map(fromProtoResource);
+      } catch (e) {
+        if (attempt >= 5 || !(e instanceof ConnectError) || e.code === Code.PermissionDenied) {
+          throw e;
+        }
+        this.guard.throwIfAborted();
+        await new Promise((r) => setTimeout(r, 1000));
+      }
+    }
   }
 
   /**
@@ -229,39 +260,48 @@ class NodeApi {
       });
     };
     try {
-      for await (
-        const ev of this.conn.client.watch({ type, namespace: "", id: "" }, {
-          signal: abort.signal,
-        })
-      ) {
-        const e = ev.event;
-        if (e.case === "created") put(e.value);
-        else if (e.case === "updated") put(e.value.resource);
-        else if (e.case === "destroyed") current.delete(e.value.metadata?.id ?? "");
-        else if (e.case === "bootstrapped") bootstrapped = true;
-        else if (e.case === "overflow") {
-          current.clear();
-          for (const r of await this.list(type)) {
-            current.set(r.metadata.id, {
-              id: r.metadata.id,
-              spec: r.spec as unknown as Record<string, unknown>,
-            });
+      for (;;) {
+        try {
+          for await (
+            const ev of this.conn.client.watch({ type, namespace: "", id: "" }, {
+              signal: abort.signal,
+            })
+          ) {
+            const e = ev.event;
+            if (e.case === "created") put(e.value);
+            else if (e.case === "updated") put(e.value.resource);
+            else if (e.case === "destroyed") current.delete(e.value.metadata?.id ?? "");
+            else if (e.case === "bootstrapped") bootstrapped = true;
+            else if (e.case === "overflow") {
+              current.clear();
+              for (const r of await this.list(type)) {
+                current.set(r.metadata.id, {
+                  id: r.metadata.id,
+                  spec: r.spec as unknown as Record<string, unknown>,
+                });
+              }
+            }
+            if (!bootstrapped) continue;
+            const got = check([...current.values()]);
+            if (got !== undefined) return got;
           }
+          throw new Error(`the watch of ${type} ended while waiting for ${what}`);
+        } catch (e) {
+          this.guard.throwIfAborted();
+          if (abort.signal.aborted) {
+            throw new Error(
+              `timed out after ${timeoutMs} ms waiting for ${what}; ${type} is: ` +
+                JSON.stringify([...current.values()]),
+            );
+          }
+          // apid restarts when the server certificate is re-issued: watch again.
+          if (!(e instanceof ConnectError) || e.code === Code.PermissionDenied) throw e;
+          console.error(`watch of ${type} cut (${e.message}); watching again`);
+          await new Promise((r) => setTimeout(r, 1000));
+          current.clear();
+          bootstrapped = false;
         }
-        if (!bootstrapped) continue;
-        const got = check([...current.values()]);
-        if (got !== undefined) return got;
       }
-      throw new Error(`the watch of ${type} ended while waiting for ${what}`);
-    } catch (e) {
-      this.guard.throwIfAborted();
-      if (abort.signal.aborted) {
-        throw new Error(
-          `timed out after ${timeoutMs} ms waiting for ${what}; ${type} is: ` +
-            JSON.stringify([...current.values()]),
-        );
-      }
-      throw e;
     } finally {
       clearTimeout(timer);
       this.#abort.signal.removeEventListener("abort", stop);
@@ -659,6 +699,119 @@ Deno.test({
       assert.equal(cs.spec.source, "api");
     });
 
+    await step(
+      "apply modes: a try applies live, is pending, and reverts at its timeout",
+      async () => {
+        const file = join(WORK, "config-try.yaml");
+        await Deno.writeTextFile(
+          file,
+          machineConfig(ca, { extraSysctls: { [SYSCTL_AFTER]: "2345" } }),
+        );
+        const t0 = performance.now();
+        const r = await machinectl(
+          clientConfig,
+          port,
+          "apply-config",
+          "-f",
+          file,
+          "--mode",
+          "try",
+          "--timeout",
+          "20s",
+        );
+        assert.equal(r.code, 0, r.err + r.out);
+        assert.match(r.out, /applied with mode try/);
+        assert.match(
+          r.out,
+          new RegExp(`changed: machine\\.sysctls\\.${SYSCTL_AFTER.replaceAll(".", "\\.")}`),
+        );
+        await a.waitFor(
+          "KernelParamStatus",
+          (rs) => {
+            const s = byId(rs, SYSCTL_AFTER);
+            return s?.current === "2345" ? s : undefined;
+          },
+          `${SYSCTL_AFTER} tried live`,
+          30_000,
+        );
+        const [mc] = await getJson(clientConfig, port, "machineconfig");
+        assert.equal(
+          (mc.spec.pending as { mode?: string } | undefined)?.mode,
+          "try",
+          JSON.stringify(mc.spec.pending),
+        );
+        await a.waitFor(
+          "KernelParamStatus",
+          (rs) => {
+            const s = byId(rs, SYSCTL_AFTER);
+            return s?.current === "1234" ? s : undefined;
+          },
+          `${SYSCTL_AFTER} reverted`,
+          90_000,
+        );
+        figures.tryRevertedAfterS = +((performance.now() - t0) / 1000).toFixed(1);
+        const [after] = await getJson(clientConfig, port, "machineconfig");
+        assert.equal(after.spec.pending, undefined);
+      },
+    );
+
+    await step(
+      "apply modes: staged is persisted, not applied; then a try is left running",
+      async () => {
+        const staged = join(WORK, "config-staged.yaml");
+        await Deno.writeTextFile(
+          staged,
+          machineConfig(ca, { extraSysctls: { [SYSCTL_AFTER]: "1234", [SYSCTL_STAGED]: "600" } }),
+        );
+        let r = await machinectl(
+          clientConfig,
+          port,
+          "apply-config",
+          "-f",
+          staged,
+          "--mode",
+          "staged",
+        );
+        assert.equal(r.code, 0, r.err + r.out);
+        assert.match(r.out, /applied with mode staged/);
+        let [mc] = await getJson(clientConfig, port, "machineconfig");
+        assert.deepEqual(mc.spec.pending, {
+          mode: "staged",
+          changed: [`machine.sysctls.${SYSCTL_STAGED}`],
+        });
+        const tried = join(WORK, "config-try-2.yaml");
+        await Deno.writeTextFile(
+          tried,
+          machineConfig(ca, { extraSysctls: { [SYSCTL_AFTER]: "999" } }),
+        );
+        r = await machinectl(
+          clientConfig,
+          port,
+          "apply-config",
+          "-f",
+          tried,
+          "--mode",
+          "try",
+          "--timeout",
+          "10m",
+        );
+        assert.equal(r.code, 0, r.err + r.out);
+        await a.waitFor(
+          "KernelParamStatus",
+          (rs) => {
+            const s = byId(rs, SYSCTL_AFTER);
+            return s?.current === "999" ? s : undefined;
+          },
+          `${SYSCTL_AFTER} tried live`,
+          30_000,
+        );
+        const params = await a.list("KernelParamStatus");
+        assert.ok(!params.some((p) => p.metadata.id === SYSCTL_STAGED), "staged is not applied");
+        [mc] = await getJson(clientConfig, port, "machineconfig");
+        assert.equal((mc.spec.pending as { mode?: string } | undefined)?.mode, "try");
+      },
+    );
+
     await step("no controller has failed so far", () => controllersHealthy(a));
 
     await step("reboot: config, certificate and /var survive", async () => {
@@ -669,7 +822,7 @@ Deno.test({
       assert.equal(reboot.code, 0, reboot.err);
       await vm.waitForConsole(
         new RegExp(`${API_READY.source}[\\s\\S]*${API_READY.source}`),
-        { timeoutMs: 240_000, failOn: FAIL },
+        { timeoutMs: 420_000, failOn: FAIL },
       );
       const b = api = await NodeApi.open(clientConfig, port, guard.signal);
       await b.waitFor(
@@ -699,7 +852,13 @@ Deno.test({
       await b.waitFor("KernelParamStatus", (rs) => {
         const s = byId(rs, SYSCTL_AFTER);
         return s?.applied && s.current === "1234" ? s : undefined;
-      }, `${SYSCTL_AFTER} applied after the reboot`);
+      }, `${SYSCTL_AFTER} applied after the reboot (the persisted config, not the try)`);
+      await b.waitFor("KernelParamStatus", (rs) => {
+        const s = byId(rs, SYSCTL_STAGED);
+        return s?.applied && s.current === "600" ? s : undefined;
+      }, `${SYSCTL_STAGED} (staged) applied after the reboot`);
+      const [mc] = await getJson(clientConfig, port, "machineconfig");
+      assert.equal(mc.spec.pending, undefined, "nothing pending after the reboot");
       const deadline = Date.now() + 120_000;
       let logs = { code: 1, out: "", err: "" };
       while (Date.now() < deadline) {
@@ -720,39 +879,45 @@ Deno.test({
 
     await step("no controller has failed after the reboot", () => controllersHealthy(api!));
 
-    await step("refusal: the foreign disk named as install disk is refused", async () => {
-      const b = api!;
-      const file = join(WORK, "config-3.yaml");
-      await Deno.writeTextFile(
-        file,
-        machineConfig(ca, { installDisk: "/dev/vdc", extraSysctls: { [SYSCTL_AFTER]: "1234" } }),
-      );
-      const r = await machinectl(clientConfig, port, "apply-config", "-f", file);
-      assert.equal(r.code, 0, r.err + r.out);
-      const vs = await b.waitFor(
-        "VolumeStatus",
-        (rs) => {
-          const s = byId(rs, "STATE");
-          return s?.disk === "/dev/vdc" && s.decision === "refuse" ? s : undefined;
-        },
-        "vdc refused",
-        60_000,
-      );
-      assert.equal((vs.error as { code: string } | null)?.code, "foreign-data", JSON.stringify(vs));
-      const [vdc] = await getJson(clientConfig, port, "disks", "vdc");
-      assert.equal(vdc.spec.layout, "foreign");
-      // The refusal changes nothing: /var stays mounted from vdb, the services keep running.
-      const mounts = await getJson(clientConfig, port, "mountstatus");
-      assert.deepEqual(
-        mounts.map((m) => [m.metadata.id, m.spec.mounted, m.spec.source]).sort(),
-        [["EPHEMERAL", true, "/dev/vdb2"], ["STATE", true, "/dev/vdb1"]],
-      );
-      const svcs = await getJson(clientConfig, port, "services");
-      assert.deepEqual(svcs.map((x) => [x.metadata.id, x.spec.state]).sort(), [
-        ["containerd", "running"],
-        ["payload", "running"],
-      ]);
-    });
+    await step(
+      "refusal: no-reboot naming the foreign disk as install disk is refused",
+      async () => {
+        const file = join(WORK, "config-3.yaml");
+        await Deno.writeTextFile(
+          file,
+          machineConfig(ca, {
+            installDisk: "/dev/vdc",
+            extraSysctls: { [SYSCTL_AFTER]: "1234", [SYSCTL_STAGED]: "600" },
+          }),
+        );
+        const r = await machinectl(
+          clientConfig,
+          port,
+          "apply-config",
+          "-f",
+          file,
+          "--mode",
+          "no-reboot",
+        );
+        assert.equal(r.code, 1, r.err + r.out);
+        assert.match(r.err, /needs a reboot: machine\.install\.disk/);
+        const [vs] = await getJson(clientConfig, port, "volumestatus", "STATE");
+        assert.equal(vs.spec.disk, "/dev/vdb", JSON.stringify(vs.spec));
+        const [vdc] = await getJson(clientConfig, port, "disks", "vdc");
+        assert.equal(vdc.spec.layout, "foreign");
+        // The refusal changes nothing: /var stays mounted from vdb, the services keep running.
+        const mounts = await getJson(clientConfig, port, "mountstatus");
+        assert.deepEqual(
+          mounts.map((m) => [m.metadata.id, m.spec.mounted, m.spec.source]).sort(),
+          [["EPHEMERAL", true, "/dev/vdb2"], ["STATE", true, "/dev/vdb1"]],
+        );
+        const svcs = await getJson(clientConfig, port, "services");
+        assert.deepEqual(svcs.map((x) => [x.metadata.id, x.spec.state]).sort(), [
+          ["containerd", "running"],
+          ["payload", "running"],
+        ]);
+      },
+    );
 
     await step("shutdown: QEMU exits; the foreign disk is byte-for-byte unchanged", async () => {
       if (api) {

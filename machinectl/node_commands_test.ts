@@ -170,11 +170,11 @@ Deno.test("machinectl apply-config: applied, dry run, every error with line:col 
 
     let r = await run(admin, "apply-config", "-f", good, "--dry-run");
     equal(r.code, 0, r.err);
-    match(r.out, /good\.yaml: valid; nothing changed \(dry run/);
+    match(r.out, /good\.yaml: valid; would apply with mode no-reboot; nothing changed \(dry run/);
     equal(f.configs.applied.length, 0);
     r = await run(admin, "apply-config", "-f", good);
     equal(r.code, 0, r.err);
-    match(r.out, /good\.yaml: applied on 127\.0\.0\.1:\d+/);
+    match(r.out, /good\.yaml: applied with mode no-reboot on 127\.0\.0\.1:\d+/);
     equal(f.configs.applied.length, 1);
 
     for (const dry of [false, true]) {

@@ -27,7 +27,8 @@ import type { MachineEvent } from "../events/mod.ts";
 import { ADDRESS_STATUS } from "../resources/mod.ts";
 import { certificateSanList } from "./api_server_names.ts";
 import { type ApiHandle, readImageCa, startNodeApiPki } from "./api_pki.ts";
-import { configApplier, ConfigKeeper } from "./config_keeper.ts";
+import { ConfigKeeper } from "./config_keeper.ts";
+import { configApplier } from "./config_modes.ts";
 import { Machined } from "./machined.ts";
 
 function newMachined() {

@@ -7,8 +7,7 @@
 import { join } from "node:path";
 import { writeFileAtomic } from "../pki/mod.ts";
 import { type MachineConfig, parseMachineConfig } from "../config/mod.ts";
-import type { ConfigApplier } from "../api/server/mod.ts";
-import { applyConfigText, type ConfigLoad, toIssue } from "./config_loader.ts";
+import { applyConfigText, type ConfigLoad } from "./config_loader.ts";
 import type { Machined } from "./machined.ts";
 
 /** The config text in force and where it lives. */
@@ -63,7 +62,13 @@ export class ConfigKeeper {
   async apply(
     text: string,
     source: string,
-    options: { dryRun?: boolean; recordInvalid?: boolean; publicSource?: string } = {},
+    options: {
+      dryRun?: boolean;
+      recordInvalid?: boolean;
+      publicSource?: string;
+      /** Write it to STATE (false for a `try`, which must never be persisted). @default true */
+      persist?: boolean;
+    } = {},
   ): Promise<ConfigLoad> {
     if (options.dryRun || options.recordInvalid === false) {
       const r = parseMachineConfig(text, source);
@@ -81,7 +86,7 @@ export class ConfigKeeper {
     }
     this.#text = text;
     this.#config = r.config;
-    await this.#persist();
+    if (options.persist !== false) await this.#persist();
     if (this.machined.stage.get() === "maintenance") this.machined.stage.set("running");
     await this.#changed();
     return r;
@@ -121,10 +126,36 @@ export class ConfigKeeper {
     await this.#changed();
   }
 
+  /** Whether STATE is mounted, so that a config can be persisted for the next boot. */
+  get canPersist(): boolean {
+    return this.#stateDir !== undefined;
+  }
+
+  /**
+   * Persists `text` (already validated) on STATE for the next boot without
+   * putting it in force: a `staged` or `reboot` apply.
+   * @throws Error when STATE is not mounted
+   */
+  async stage(text: string): Promise<void> {
+    if (!this.#stateDir) throw new Error("Cannot stage a config: STATE is not mounted");
+    await this.#write(text);
+    await this.#changed();
+  }
+
+  /** Persists the config in force (a confirmed `try`). */
+  async persistRunning(): Promise<void> {
+    await this.#persist();
+    await this.#changed();
+  }
+
   async #persist(): Promise<void> {
     if (!this.#stateDir || this.#text === undefined) return;
-    await writeFileAtomic(join(this.#stateDir, "config.yaml"), this.#text, { mode: 0o600 });
-    this.#stateText = this.#text;
+    await this.#write(this.#text);
+  }
+
+  async #write(text: string): Promise<void> {
+    await writeFileAtomic(join(this.#stateDir!, "config.yaml"), text, { mode: 0o600 });
+    this.#stateText = text;
     this.machined.logger.info("config", "config persisted on STATE");
   }
 
@@ -137,24 +168,4 @@ export class ConfigKeeper {
       }
     }
   }
-}
-
-/** The API's ApplyConfiguration, over a keeper: refused configs change nothing. */
-export function configApplier(keeper: ConfigKeeper): ConfigApplier {
-  return {
-    async apply(text, { dryRun, by }) {
-      const r = await keeper.apply(text, "api", { dryRun, recordInvalid: false });
-      if (r.state === "valid" && !dryRun) {
-        keeper.machined.events.emit(
-          "config",
-          "machine",
-          "applied",
-          `applied by ${by.name} (${by.role})`,
-        );
-      }
-      return r.state === "invalid"
-        ? { state: "invalid", errors: r.errors.map(toIssue) }
-        : { state: "valid", errors: [] };
-    },
-  };
 }

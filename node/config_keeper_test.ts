@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { CANARY, CANARY_PEM, CANARY_SHAPES } from "../config/testing.ts";
 import { createLogger } from "../logs/mod.ts";
 import { waitForResource } from "../runtime/testing.ts";
-import { configApplier, ConfigKeeper } from "./config_keeper.ts";
+import { ConfigKeeper } from "./config_keeper.ts";
+import { configApplier } from "./config_modes.ts";
 import { Machined } from "./machined.ts";
 
 const HEAD = "version: v1alpha1\nmachine:\n  hostname: node-1\n";

@@ -7,10 +7,12 @@
 import type { ConfigError } from "../config/config_error.ts";
 import { parseMachineConfig } from "../config/parse_machine_config.ts";
 import { redactConfigSecrets } from "../config/secrets.ts";
+import { deepEqual } from "../config/config_diff.ts";
 import {
   CONFIG_STATUS,
   CONFIG_STATUS_ID,
   type ConfigIssue,
+  type ConfigPending,
   type ConfigStatusSpec,
   MACHINE_CONFIG,
   MACHINE_CONFIG_ID,
@@ -109,5 +111,25 @@ async function writeStatus(store: MachineStore, spec: ConfigStatusSpec): Promise
     { type: CONFIG_STATUS, namespace: "config", id: CONFIG_STATUS_ID },
     CONFIG_OWNER,
     () => spec,
+  );
+}
+
+/**
+ * Sets MachineConfig's `pending` (a try or staged config; node/config_modes.ts),
+ * keeping the running config. Nothing without a MachineConfig, or when unchanged.
+ */
+export async function setConfigPending(
+  store: MachineStore,
+  pending: ConfigPending | undefined,
+): Promise<void> {
+  const cur = store.find(MACHINE_CONFIG, "config", MACHINE_CONFIG_ID);
+  if (!cur || deepEqual(cur.spec.pending, pending)) return;
+  await store.modify(
+    { type: MACHINE_CONFIG, namespace: "config", id: MACHINE_CONFIG_ID },
+    CONFIG_OWNER,
+    (spec) => {
+      const { pending: _old, ...rest } = spec!;
+      return pending ? { ...rest, pending } : rest;
+    },
   );
 }

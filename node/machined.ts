@@ -34,6 +34,8 @@ export class Machined {
   /** Unmet conditions raised outside the controllers (shown in MachineStatus). */
   readonly conditions = new ConditionCell();
   readonly logger: RingLogger;
+  /** The clock the store and runtime use (a fake one in tests). */
+  readonly clock: Clock;
   readonly mode: RunMode;
   readonly pid1: boolean;
   #unsubscribeStage?: () => void;
@@ -43,7 +45,7 @@ export class Machined {
   constructor(options: MachinedOptions) {
     this.mode = options.mode;
     this.pid1 = options.pid1;
-    const clock = options.clock ?? systemClock;
+    const clock = this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? createLogger();
     this.store = new Store<ResourceSpecs>({ clock });
     const publish = controllerStatusPublisher(this.store, () => this.runtime.graph());

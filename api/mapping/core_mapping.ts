@@ -18,6 +18,7 @@ import {
   MetadataSchema,
 } from "../gen/machined/v1/resources_pb.ts";
 import type {
+  ConfigPending,
   ConfigStatusSpec,
   ControllerStatusSpec,
   MachineConfigSpec,
@@ -27,6 +28,8 @@ import type {
 import type { Metadata } from "../../runtime/mod.ts";
 import type { MachineConfig } from "../../config/schema/machine_config.ts";
 import {
+  applyModeFromProto,
+  applyModeToProto,
   configStateFromProto,
   configStateToProto,
   controllerStateFromProto,
@@ -78,14 +81,37 @@ export function machineConfigToProto(s: MachineConfigSpec): ProtoMachineConfigSp
   return create(MachineConfigSpecSchema, {
     source: s.source,
     config: json,
+    ...(s.pending ? { pending: pendingToProto(s.pending) } : {}),
   });
+}
+
+function pendingToProto(p: ConfigPending) {
+  return {
+    mode: applyModeToProto(p.mode),
+    changed: [...p.changed],
+    ...(p.deadline ? { deadline: timestampFromDate(new Date(p.deadline)) } : {}),
+  };
 }
 
 /** Proto → MachineConfig. */
 export function machineConfigFromProto(s: ProtoMachineConfigSpec): MachineConfigSpec {
   const config = s.config ?? {};
   // The server sends only configs that passed parseMachineConfig.
-  return { source: s.source, config: config as unknown as MachineConfig };
+  const p = s.pending;
+  const mode = p ? applyModeFromProto(p.mode) : undefined;
+  return {
+    source: s.source,
+    config: config as unknown as MachineConfig,
+    ...(p && (mode === "try" || mode === "staged")
+      ? {
+        pending: {
+          mode,
+          changed: [...p.changed],
+          ...(p.deadline ? { deadline: timestampDate(p.deadline).toISOString() } : {}),
+        },
+      }
+      : {}),
+  };
 }
 
 /** ConfigStatus → proto. */

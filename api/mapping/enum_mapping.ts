@@ -4,6 +4,7 @@
  * fails type-checking here; reverse lookups reject UNSPECIFIED and unknown numbers.
  */
 import {
+  ApplyMode as ProtoApplyMode,
   ConfigState,
   ControllerState,
   MachineMode,
@@ -12,6 +13,7 @@ import {
 } from "../gen/machined/v1/resources_pb.ts";
 import { Role as ProtoRole } from "../gen/machined/v1/machine_pb.ts";
 import type {
+  ApplyMode,
   ConfigStatusSpec,
   ControllerStatusSpec,
   MachineStage as Stage,
@@ -56,6 +58,20 @@ export const configStateFromProto: (s: ConfigState) => ConfigStatusSpec["state"]
   CONFIG_STATES,
   "config state",
 );
+
+const APPLY_MODES: EnumTable<ApplyMode, ProtoApplyMode> = {
+  auto: ProtoApplyMode.AUTO,
+  "no-reboot": ProtoApplyMode.NO_REBOOT,
+  reboot: ProtoApplyMode.REBOOT,
+  staged: ProtoApplyMode.STAGED,
+  try: ProtoApplyMode.TRY,
+};
+/** Apply mode → proto. */
+export const applyModeToProto = (m: ApplyMode): ProtoApplyMode => APPLY_MODES[m];
+const applyModeBack = reverse(APPLY_MODES, "apply mode");
+/** Proto → apply mode; UNSPECIFIED is `auto`. @throws ResourceMappingError */
+export const applyModeFromProto = (m: ProtoApplyMode): ApplyMode =>
+  m === ProtoApplyMode.UNSPECIFIED ? "auto" : applyModeBack(m);
 
 const STAGES: EnumTable<Stage, MachineStage> = {
   booting: MachineStage.BOOTING,

@@ -3,6 +3,7 @@ import { clone, create } from "@bufbuild/protobuf";
 import { LabelOp, LabelTermSchema } from "../gen/machined/v1/machine_pb.ts";
 import { ResourceSchema } from "../gen/machined/v1/resources_pb.ts";
 import { Store } from "../../runtime/mod.ts";
+import { machineConfigFromProto, machineConfigToProto } from "./core_mapping.ts";
 import { type MachineResource, RESOURCE_TYPES, type ResourceSpecs } from "../../resources/mod.ts";
 import { parseLabelSelector } from "../../runtime/mod.ts";
 import {
@@ -497,4 +498,21 @@ Deno.test("block specs map enums, absent errors and byte counts beyond 2^32", ()
   if (ms.spec.case !== "mountStatus") throw new Error(ms.spec.case);
   ms.spec.value.volume = 0;
   throws(() => fromProtoResource(ms), ResourceMappingError);
+});
+
+Deno.test("MachineConfig's pending try (with its deadline) and staged round-trip", () => {
+  const config = {
+    version: "v1alpha1",
+    machine: { hostname: "n" },
+  } as unknown as ResourceSpecs["MachineConfig"]["config"];
+  for (
+    const pending of [
+      { mode: "try", changed: ["machine.hostname"], deadline: "2026-01-01T00:01:00.000Z" },
+      { mode: "staged", changed: ["machine.api.listen"] },
+      undefined,
+    ] as const
+  ) {
+    const spec = { source: "api", config, ...(pending ? { pending } : {}) };
+    deepEqual(machineConfigFromProto(machineConfigToProto(spec)), spec);
+  }
 });

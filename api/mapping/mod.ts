@@ -24,6 +24,8 @@ export {
 } from "./log_mapping.ts";
 export { type EnumPair, enumPair } from "./enum_pair.ts";
 export {
+  applyModeFromProto,
+  applyModeToProto,
   configStateFromProto,
   configStateToProto,
   controllerStateFromProto,

@@ -2,7 +2,7 @@
  * The audit trail of the API: machined writes one line to its own log (the
  * `machined` log, `machinectl logs machined`) for every call of a mutating
  * RPC (api/auth/rbac.ts `MUTATING`), naming the caller's certificate CN, role
- * and serial as apid verified them, what was asked (service id, dry run,
+ * and serial as apid verified them, what was asked (service id, dry run, apply mode or confirm,
  * issued role and name) and how it ended (`ok` or the Connect code). Refused
  * calls are logged too: the interceptor sits outside machined's RBAC check.
  */
@@ -11,7 +11,7 @@ import { Code, type Interceptor } from "@connectrpc/connect";
 import type { Duration } from "@bufbuild/protobuf/wkt";
 import { callerKey } from "../auth/identity.ts";
 import { isMutating, type MachineMethod } from "../auth/rbac.ts";
-import { roleFromProto } from "../mapping/mod.ts";
+import { applyModeFromProto, roleFromProto } from "../mapping/mod.ts";
 import { codeOf } from "./errors.ts";
 
 /** Where audit lines go: machined's logger (subject `audit`). */
@@ -29,7 +29,11 @@ const DETAILS: Partial<Record<MachineMethod, Details>> = {
   serviceStart: serviceId,
   serviceStop: serviceId,
   serviceRestart: serviceId,
-  applyConfiguration: (m) => ({ dryRun: m.dryRun === true }),
+  applyConfiguration: (m) => ({
+    dryRun: m.dryRun === true,
+    ...(m.mode ? { mode: auditMode(m.mode as number) } : {}),
+    ...(m.confirm ? { confirm: true } : {}),
+  }),
   generateClientConfiguration: (m) => ({
     issuedRole: issuedRole(m.role as number),
     issuedName: m.name,
@@ -71,5 +75,13 @@ function issuedRole(role: number): string {
     return roleFromProto(role);
   } catch {
     return `unknown(${role})`;
+  }
+}
+
+function auditMode(mode: number): string {
+  try {
+    return applyModeFromProto(mode);
+  } catch {
+    return `unknown(${mode})`;
   }
 }

@@ -7,6 +7,7 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { durationFromMs } from "@bufbuild/protobuf/wkt";
 import { Role as ProtoRole } from "../gen/machined/v1/machine_pb.ts";
+import { ApplyMode } from "../gen/machined/v1/resources_pb.ts";
 import { outcome, startApiFixture } from "../testing.ts";
 import type { MachineClient } from "../client/mod.ts";
 import { formatFields } from "../../logs/mod.ts";
@@ -30,6 +31,11 @@ Deno.test("every mutating RPC leaves an audit line with CN, role and serial", as
       configYaml: "version: v1alpha1\nmachine:\n  hostname: n\n",
       dryRun: true,
     });
+    await admin.api.applyConfiguration({
+      configYaml: "version: v1alpha1\nmachine:\n  hostname: n\n",
+      mode: ApplyMode.TRY,
+    });
+    await admin.api.applyConfiguration({ confirm: true });
     await admin.api.generateClientConfiguration({
       role: ProtoRole.READER,
       name: "bob",
@@ -46,6 +52,8 @@ Deno.test("every mutating RPC leaves an audit line with CN, role and serial", as
       `[warn] audit: ServiceStop ${who("os:operator")} id=nope outcome=NotFound`,
       `[info] audit: Reboot ${who("os:operator")} outcome=ok`,
       `[info] audit: ApplyConfiguration ${who("os:admin")} dryRun=true outcome=ok`,
+      `[info] audit: ApplyConfiguration ${who("os:admin")} dryRun=false mode=try outcome=ok`,
+      `[info] audit: ApplyConfiguration ${who("os:admin")} dryRun=false confirm=true outcome=ok`,
       `[info] audit: GenerateClientConfiguration ${who("os:admin")} issuedRole=os:reader ` +
       `issuedName=bob lifetimeMs=3600000 outcome=ok`,
     ]);

@@ -3,7 +3,7 @@
  * unless it is a dry run, put it in force. machined implements it over
  * config/ and its config loader; the API only reports the outcome.
  */
-import type { ConfigIssue } from "../../resources/mod.ts";
+import type { ApplyMode, ConfigIssue } from "../../resources/mod.ts";
 import type { ActionRequester } from "./node_actions.ts";
 
 /** Options of {@link ConfigApplier.apply}. */
@@ -12,12 +12,39 @@ export interface ConfigApplyOptions {
   readonly dryRun: boolean;
   /** Who asked, for the event log. */
   readonly by: ActionRequester;
+  /** How to put it in force. @default "auto" */
+  readonly mode?: ApplyMode;
+  /** `try` only: how long until the node reverts unless confirmed. @default 60_000 */
+  readonly tryTimeoutMs?: number;
 }
 
 /** The outcome: `valid` (and in force unless a dry run) or `invalid` with every error. */
 export interface ConfigApplyResult {
   readonly state: "valid" | "invalid";
   readonly errors: readonly ConfigIssue[];
+  /** The mode used (`auto` resolved); absent for an invalid config. */
+  readonly mode?: Exclude<ApplyMode, "auto">;
+  /** Dotted paths that differ from the running config. */
+  readonly changed?: readonly string[];
+  /** Those of `changed` that need a reboot. */
+  readonly rebootFields?: readonly string[];
+}
+
+/**
+ * A valid config that the asked mode cannot apply: a change needs a reboot
+ * (`no-reboot`, `try`), STATE is not there to persist on (`staged`, `reboot`),
+ * or no try is pending to confirm. The API answers FailedPrecondition with
+ * the fields.
+ */
+export class ApplyRefusedError extends Error {
+  override readonly name = "ApplyRefusedError";
+  constructor(
+    message: string,
+    readonly changed: readonly string[] = [],
+    readonly rebootFields: readonly string[] = [],
+  ) {
+    super(message);
+  }
 }
 
 /**
@@ -27,6 +54,11 @@ export interface ConfigApplyResult {
  */
 export interface ConfigApplier {
   apply(text: string, options: ConfigApplyOptions): Promise<ConfigApplyResult>;
+  /**
+   * Persists the pending `try` config, which then stays.
+   * @throws ApplyRefusedError when no try is pending
+   */
+  confirm(by: ActionRequester): Promise<ConfigApplyResult>;
 }
 
 /** One error as `line:col: path: message (hint)`. */

@@ -51,6 +51,7 @@ export {
   type ReadKernelLogOptions,
 } from "./kernel_log.ts";
 export {
+  ApplyRefusedError,
   type ConfigApplier,
   type ConfigApplyOptions,
   type ConfigApplyResult,

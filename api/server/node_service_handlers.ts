@@ -15,10 +15,21 @@ import {
   ServiceStartResponseSchema,
   ServiceStopResponseSchema,
 } from "../gen/machined/v1/machine_pb.ts";
-import { configStateToProto, kernelLogToProto, logEntryToProto } from "../mapping/mod.ts";
+import {
+  applyModeFromProto,
+  applyModeToProto,
+  configStateToProto,
+  kernelLogToProto,
+  logEntryToProto,
+} from "../mapping/mod.ts";
 import { serviceInfoToProto } from "../mapping/services_mapping.ts";
 import { type CallerIdentity, callerKey } from "../auth/identity.ts";
-import { type ConfigApplier, configRejectionMessage } from "./config_applier.ts";
+import {
+  ApplyRefusedError,
+  type ConfigApplier,
+  type ConfigApplyResult,
+  configRejectionMessage,
+} from "./config_applier.ts";
 import { type KernelLog, readKernelLog } from "./kernel_log.ts";
 import type { LogSource, ServiceControl, ServiceView } from "./service_control.ts";
 import { redactServiceSpec, visibilityOf } from "./redaction.ts";
@@ -99,18 +110,27 @@ export function createNodeServiceHandlers(
 
     async applyConfiguration(req, ctx) {
       const applier = need(deps.configs, "ApplyConfiguration", "a config applier");
+      if (req.confirm) {
+        if (req.configYaml.trim() !== "" || req.dryRun) {
+          throw new ConnectError(
+            "ApplyConfiguration with confirm takes no config_yaml and no dry_run",
+            Code.InvalidArgument,
+          );
+        }
+        return applyResponse(await refused(() => applier.confirm(requester(ctx))), false);
+      }
       if (req.configYaml.trim() === "") {
         throw new ConnectError("ApplyConfiguration needs config_yaml", Code.InvalidArgument);
       }
-      const result = await applier.apply(req.configYaml, {
-        dryRun: req.dryRun,
-        by: requester(ctx),
-      });
-      const response = create(ApplyConfigurationResponseSchema, {
-        state: configStateToProto(result.state),
-        errors: result.errors.map((e) => ({ ...e })),
-        applied: result.state === "valid" && !req.dryRun,
-      });
+      const result = await refused(() =>
+        applier.apply(req.configYaml, {
+          dryRun: req.dryRun,
+          by: requester(ctx),
+          mode: applyModeFromProto(req.mode),
+          ...(req.tryTimeoutMs ? { tryTimeoutMs: req.tryTimeoutMs } : {}),
+        })
+      );
+      const response = applyResponse(result, req.dryRun);
       if (result.state === "invalid" && !req.dryRun) {
         // The errors ride along as a detail, so clients need not parse the message.
         throw new ConnectError(
@@ -123,6 +143,36 @@ export function createNodeServiceHandlers(
       return response;
     },
   };
+}
+
+function applyResponse(r: ConfigApplyResult, dryRun: boolean) {
+  return create(ApplyConfigurationResponseSchema, {
+    state: configStateToProto(r.state),
+    errors: r.errors.map((e) => ({ ...e })),
+    applied: r.state === "valid" && !dryRun,
+    ...(r.mode ? { mode: applyModeToProto(r.mode) } : {}),
+    changed: [...(r.changed ?? [])],
+    rebootFields: [...(r.rebootFields ?? [])],
+  });
+}
+
+/**
+ * A mode that cannot apply becomes FailedPrecondition, with the changed and
+ * reboot-only fields as a detail.
+ */
+async function refused<T>(f: () => Promise<T>): Promise<T> {
+  try {
+    return await f();
+  } catch (e) {
+    if (!(e instanceof ApplyRefusedError)) throw e;
+    throw new ConnectError(e.message, Code.FailedPrecondition, undefined, [{
+      desc: ApplyConfigurationResponseSchema,
+      value: create(ApplyConfigurationResponseSchema, {
+        changed: [...e.changed],
+        rebootFields: [...e.rebootFields],
+      }),
+    }], e);
+  }
 }
 
 /**

@@ -1,30 +1,57 @@
 /**
- * `machinectl apply-config -f FILE [--dry-run]` (admin role): sends a machine
- * config to the node, which validates it and puts it in force. An invalid
- * config changes nothing; every error is printed as `FILE:line:col: path:
- * message (hint)`, as `validate` does, and the exit code is 1.
+ * `machinectl apply-config -f FILE [--mode MODE] [--timeout 1m] [--dry-run]`
+ * and `machinectl apply-config --confirm` (admin role): sends a machine config
+ * to the node, which validates it and puts it in force the way MODE says
+ * (auto, no-reboot, reboot, staged, try; docs/api.md). An invalid config
+ * changes nothing; every error is printed as `FILE:line:col: path: message
+ * (hint)`, as `validate` does, and the exit code is 1. A mode the change does
+ * not allow (no-reboot with a reboot-only field) prints the fields, exit 1.
  */
 import { Code, ConnectError } from "@connectrpc/connect";
-import { ApplyConfigurationResponseSchema } from "../../api/gen/machined/v1/machine_pb.ts";
+import {
+  type ApplyConfigurationResponse,
+  ApplyConfigurationResponseSchema,
+} from "../../api/gen/machined/v1/machine_pb.ts";
 import type { ConfigIssue } from "../../api/gen/machined/v1/resources_pb.ts";
-import { ConfigState } from "../../api/gen/machined/v1/resources_pb.ts";
+import { ApplyMode, ConfigState } from "../../api/gen/machined/v1/resources_pb.ts";
+import { parseDuration } from "../../config/mod.ts";
 import { type Command, CONNECTION_FLAGS } from "../command.ts";
 import { connectToNode } from "../connection.ts";
 import { CliError, type Io } from "../io.ts";
 
+const USAGE =
+  "usage: machinectl apply-config -f FILE [--mode auto|no-reboot|reboot|staged|try] [--timeout 1m] [--dry-run]\n" +
+  "       machinectl apply-config --confirm";
+
+/** The CLI's mode names ⇄ the proto's. */
+export const MODES: Readonly<Record<string, ApplyMode>> = {
+  auto: ApplyMode.AUTO,
+  "no-reboot": ApplyMode.NO_REBOOT,
+  reboot: ApplyMode.REBOOT,
+  staged: ApplyMode.STAGED,
+  try: ApplyMode.TRY,
+};
+
 export const applyConfigCommand: Command = {
   name: "apply-config",
-  usage: "apply-config -f FILE [--dry-run]",
-  summary: "Send a machine config to the node (validated there; --dry-run changes nothing)",
+  usage: "apply-config -f FILE [--mode MODE] [--timeout 1m] [--dry-run] | --confirm",
+  summary: "Send a machine config to the node (modes: auto, no-reboot, reboot, staged, try)",
   connects: true,
   flags: {
     ...CONNECTION_FLAGS,
     file: { type: "string", short: "f", description: "machine config file" },
+    mode: { type: "string", description: "auto (default), no-reboot, reboot, staged or try" },
+    timeout: { type: "string", description: "try only: revert after this long (default 1m)" },
+    confirm: { type: "boolean", description: "keep the pending try config (persist it)" },
     "dry-run": { type: "boolean", description: "only validate on the node" },
   },
   async run({ flags, args, io }) {
+    if (flags.confirm) return await confirm(flags, args, io);
     const file: string | undefined = flags.file ?? args[0];
-    if (!file) throw new CliError("usage: machinectl apply-config -f FILE [--dry-run]", 2);
+    if (!file) throw new CliError(USAGE, 2);
+    const mode = MODES[flags.mode ?? "auto"];
+    if (mode === undefined) throw new CliError(`unknown mode "${flags.mode}"\n${USAGE}`, 2);
+    const tryTimeoutMs = timeoutOf(flags.timeout, mode);
     let text: string;
     try {
       text = await Deno.readTextFile(file);
@@ -36,19 +63,24 @@ export const applyConfigCommand: Command = {
     let errors: readonly ConfigIssue[];
     try {
       const r = await conn.client.applyConfiguration(
-        { configYaml: text, dryRun },
+        { configYaml: text, dryRun, mode, tryTimeoutMs },
         { timeoutMs: 60_000 },
       );
       if (r.state === ConfigState.VALID) {
+        const used = modeName(r.mode);
         io.out(
           dryRun
-            ? `${file}: valid; nothing changed (dry run on ${conn.endpoint})`
-            : `${file}: applied on ${conn.endpoint}`,
+            ? `${file}: valid; would apply with mode ${used}; nothing changed (dry run on ${conn.endpoint})`
+            : `${file}: applied with mode ${used} on ${conn.endpoint}`,
         );
+        printChanged(r, io);
         return 0;
       }
       errors = r.errors;
     } catch (e) {
+      if (e instanceof ConnectError && e.code === Code.FailedPrecondition) {
+        return refusedMode(file, e, io);
+      }
       const details = e instanceof ConnectError && e.code === Code.InvalidArgument
         ? e.findDetails(ApplyConfigurationResponseSchema)
         : [];
@@ -59,6 +91,59 @@ export const applyConfigCommand: Command = {
     return 1;
   },
 };
+
+async function confirm(
+  flags: Record<string, unknown>,
+  args: readonly string[],
+  io: Io,
+): Promise<number> {
+  if (flags.file || args.length > 0 || flags.mode || flags["dry-run"]) {
+    throw new CliError(`--confirm takes no file, mode or --dry-run\n${USAGE}`, 2);
+  }
+  using conn = await connectToNode(flags);
+  try {
+    const r = await conn.client.applyConfiguration({ confirm: true }, { timeoutMs: 60_000 });
+    io.out(`the try config is confirmed and persisted on ${conn.endpoint}`);
+    printChanged(r, io);
+    return 0;
+  } catch (e) {
+    if (e instanceof ConnectError && e.code === Code.FailedPrecondition) {
+      io.err(e.rawMessage);
+      return 1;
+    }
+    throw e;
+  }
+}
+
+/** `--timeout` in ms (try only); 0 lets the node pick its default. */
+function timeoutOf(flag: string | undefined, mode: ApplyMode): number {
+  if (flag === undefined) return 0;
+  if (mode !== ApplyMode.TRY) throw new CliError(`--timeout is for --mode try only\n${USAGE}`, 2);
+  const ms = parseDuration(flag);
+  if (ms === undefined || ms <= 0) {
+    throw new CliError(`invalid --timeout "${flag}" (expected a duration such as 30s or 2m)`, 2);
+  }
+  return ms;
+}
+
+function modeName(m: ApplyMode): string {
+  return Object.entries(MODES).find(([, v]) => v === m)?.[0] ?? "auto";
+}
+
+function printChanged(r: ApplyConfigurationResponse, io: Io): void {
+  if (r.changed.length === 0) io.out("changed: nothing");
+  for (const p of r.changed) {
+    io.out(`changed: ${p}${r.rebootFields.includes(p) ? " (needs a reboot)" : ""}`);
+  }
+}
+
+function refusedMode(file: string, e: ConnectError, io: Io): number {
+  io.err(`${file}: ${e.rawMessage}`);
+  const d = e.findDetails(ApplyConfigurationResponseSchema)[0];
+  for (const p of d?.rebootFields ?? []) io.err(`${file}: needs a reboot: ${p}`);
+  io.err(`${file}: the node kept its config; use --mode reboot, staged or auto`);
+  return 1;
+}
 
 function printErrors(file: string, errors: readonly ConfigIssue[], dryRun: boolean, io: Io): void {
   for (const e of errors) {

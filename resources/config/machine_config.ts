@@ -10,11 +10,30 @@ export const MACHINE_CONFIG = "MachineConfig";
 /** The single MachineConfig's id. */
 export const MACHINE_CONFIG_ID = "v1alpha1";
 
+/** How ApplyConfiguration puts a config in force (docs/api.md, "Apply modes"). */
+export type ApplyMode = "auto" | "no-reboot" | "reboot" | "staged" | "try";
+
+/**
+ * A config that is running but not persisted (`try`: reverted at `deadline`
+ * unless confirmed) or persisted on STATE but not running (`staged`: the next
+ * boot runs it).
+ */
+export interface ConfigPending {
+  readonly mode: "try" | "staged";
+  /** Dotted paths it changes: against the persisted config (try) or the running one (staged). */
+  readonly changed: readonly string[];
+  /** `try` only: when the node reverts, as an ISO 8601 wall-clock time. */
+  readonly deadline?: string;
+}
+
 /** The parsed config plus where it came from. */
 export interface MachineConfigSpec {
   /** File path, `cmdline`, `image`, or `api`. */
   readonly source: string;
+  /** The config running now. */
   readonly config: MachineConfig;
+  /** A try or staged config, when one is pending. */
+  readonly pending?: ConfigPending;
 }
 
 export const machineConfigDescriptor: ResourceDescriptor<typeof MACHINE_CONFIG, MachineConfigSpec> =
@@ -26,5 +45,13 @@ export const machineConfigDescriptor: ResourceDescriptor<typeof MACHINE_CONFIG, 
     columns: [
       { header: "SOURCE", value: (s) => s.source },
       { header: "HOSTNAME", value: (s) => s.config.machine.hostname ?? "" },
+      { header: "PENDING", value: pendingColumn },
     ],
   };
+
+/** `try until 2026-…`, `staged`, or empty. */
+function pendingColumn(s: MachineConfigSpec): string {
+  const p = s.pending;
+  if (!p) return "";
+  return p.mode === "try" ? `try until ${p.deadline ?? "?"}` : "staged (next boot)";
+}

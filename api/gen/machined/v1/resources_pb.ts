@@ -26,7 +26,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file machined/v1/resources.proto.
  */
 export const file_machined_v1_resources: GenFile = /*@__PURE__*/
-  fileDesc("ChttYWNoaW5lZC92MS9yZXNvdXJjZXMucHJvdG8SC21hY2hpbmVkLnYxIsoCCghNZXRhZGF0YRIRCgluYW1lc3BhY2UYASABKAkSDAoEdHlwZRgCIAEoCRIKCgJpZBgDIAEoCRIPCgd2ZXJzaW9uGAQgASgEEg0KBW93bmVyGAUgASgJEiEKBXBoYXNlGAYgASgOMhIubWFjaGluZWQudjEuUGhhc2USEgoKZmluYWxpemVycxgHIAMoCRIxCgZsYWJlbHMYCCADKAsyIS5tYWNoaW5lZC52MS5NZXRhZGF0YS5MYWJlbHNFbnRyeRIrCgdjcmVhdGVkGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIrCgd1cGRhdGVkGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIr0MCghSZXNvdXJjZRInCghtZXRhZGF0YRgBIAEoCzIVLm1hY2hpbmVkLnYxLk1ldGFkYXRhEjgKDm1hY2hpbmVfY29uZmlnGAIgASgLMh4ubWFjaGluZWQudjEuTWFjaGluZUNvbmZpZ1NwZWNIABI2Cg1jb25maWdfc3RhdHVzGAMgASgLMh0ubWFjaGluZWQudjEuQ29uZmlnU3RhdHVzU3BlY0gAEjgKDm1hY2hpbmVfc3RhdHVzGAQgASgLMh4ubWFjaGluZWQudjEuTWFjaGluZVN0YXR1c1NwZWNIABI+ChFjb250cm9sbGVyX3N0YXR1cxgFIAEoCzIhLm1hY2hpbmVkLnYxLkNvbnRyb2xsZXJTdGF0dXNTcGVjSAASLgoJbGlua19zcGVjGAYgASgLMhkubWFjaGluZWQudjEuTGlua1NwZWNTcGVjSAASNAoMYWRkcmVzc19zcGVjGAcgASgLMhwubWFjaGluZWQudjEuQWRkcmVzc1NwZWNTcGVjSAASMAoKcm91dGVfc3BlYxgIIAEoCzIaLm1hY2hpbmVkLnYxLlJvdXRlU3BlY1NwZWNIABI2Cg1ob3N0bmFtZV9zcGVjGAkgASgLMh0ubWFjaGluZWQudjEuSG9zdG5hbWVTcGVjU3BlY0gAEjYKDXJlc29sdmVyX3NwZWMYCiABKAsyHS5tYWNoaW5lZC52MS5SZXNvbHZlclNwZWNTcGVjSAASMgoLbGlua19zdGF0dXMYCyABKAsyGy5tYWNoaW5lZC52MS5MaW5rU3RhdHVzU3BlY0gAEjgKDmFkZHJlc3Nfc3RhdHVzGAwgASgLMh4ubWFjaGluZWQudjEuQWRkcmVzc1N0YXR1c1NwZWNIABI0Cgxyb3V0ZV9zdGF0dXMYDSABKAsyHC5tYWNoaW5lZC52MS5Sb3V0ZVN0YXR1c1NwZWNIABI6Cg9yZXNvbHZlcl9zdGF0dXMYDiABKAsyHy5tYWNoaW5lZC52MS5SZXNvbHZlclN0YXR1c1NwZWNIABI6Cg9ob3N0bmFtZV9zdGF0dXMYDyABKAsyHy5tYWNoaW5lZC52MS5Ib3N0bmFtZVN0YXR1c1NwZWNIABIwCgpkaGNwX2xlYXNlGBAgASgLMhoubWFjaGluZWQudjEuRGhjcExlYXNlU3BlY0gAEjQKDHNlcnZpY2Vfc3BlYxgRIAEoCzIcLm1hY2hpbmVkLnYxLlNlcnZpY2VTcGVjU3BlY0gAEjgKDnNlcnZpY2Vfc3RhdHVzGBIgASgLMh4ubWFjaGluZWQudjEuU2VydmljZVN0YXR1c1NwZWNIABI4Cg5ydW50aW1lX3N0YXR1cxgTIAEoCzIeLm1hY2hpbmVkLnYxLlJ1bnRpbWVTdGF0dXNTcGVjSAASMgoLdGltZV9zdGF0dXMYFCABKAsyGy5tYWNoaW5lZC52MS5UaW1lU3RhdHVzU3BlY0gAEkEKE2tlcm5lbF9wYXJhbV9zdGF0dXMYFSABKAsyIi5tYWNoaW5lZC52MS5LZXJuZWxQYXJhbVN0YXR1c1NwZWNIABJDChRrZXJuZWxfbW9kdWxlX3N0YXR1cxgWIAEoCzIjLm1hY2hpbmVkLnYxLktlcm5lbE1vZHVsZVN0YXR1c1NwZWNIABIyCgtkaXNrX3N0YXR1cxgXIAEoCzIbLm1hY2hpbmVkLnYxLkRpc2tTdGF0dXNTcGVjSAASPgoRZGlzY292ZXJlZF92b2x1bWUYGCABKAsyIS5tYWNoaW5lZC52MS5EaXNjb3ZlcmVkVm9sdW1lU3BlY0gAEjIKC3ZvbHVtZV9zcGVjGBkgASgLMhsubWFjaGluZWQudjEuVm9sdW1lU3BlY1NwZWNIABI2Cg12b2x1bWVfc3RhdHVzGBogASgLMh0ubWFjaGluZWQudjEuVm9sdW1lU3RhdHVzU3BlY0gAEjQKDG1vdW50X3N0YXR1cxgbIAEoCzIcLm1hY2hpbmVkLnYxLk1vdW50U3RhdHVzU3BlY0gAEkIKE3Byb3Zpc2lvbmluZ19yZWNvcmQYHCABKAsyIy5tYWNoaW5lZC52MS5Qcm92aXNpb25pbmdSZWNvcmRTcGVjSABCBgoEc3BlYyJMChFNYWNoaW5lQ29uZmlnU3BlYxIOCgZzb3VyY2UYASABKAkSJwoGY29uZmlnGAIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCJmCgtDb25maWdJc3N1ZRIMCgRwYXRoGAEgASgJEgwKBGxpbmUYAiABKA0SDgoGY29sdW1uGAMgASgNEg8KB21lc3NhZ2UYBCABKAkSEQoEaGludBgFIAEoCUgAiAEBQgcKBV9oaW50InUKEENvbmZpZ1N0YXR1c1NwZWMSJwoFc3RhdGUYASABKA4yGC5tYWNoaW5lZC52MS5Db25maWdTdGF0ZRIOCgZzb3VyY2UYAiABKAkSKAoGZXJyb3JzGAMgAygLMhgubWFjaGluZWQudjEuQ29uZmlnSXNzdWUiLgoOVW5tZXRDb25kaXRpb24SDAoEbmFtZRgBIAEoCRIOCgZyZWFzb24YAiABKAkiuQEKEU1hY2hpbmVTdGF0dXNTcGVjEigKBXN0YWdlGAEgASgOMhkubWFjaGluZWQudjEuTWFjaGluZVN0YWdlEg0KBXJlYWR5GAIgASgIEjUKEHVubWV0X2NvbmRpdGlvbnMYAyADKAsyGy5tYWNoaW5lZC52MS5Vbm1ldENvbmRpdGlvbhIMCgRwaWQxGAQgASgIEiYKBG1vZGUYBSABKA4yGC5tYWNoaW5lZC52MS5NYWNoaW5lTW9kZSLuAQoUQ29udHJvbGxlclN0YXR1c1NwZWMSKwoFc3RhdGUYASABKA4yHC5tYWNoaW5lZC52MS5Db250cm9sbGVyU3RhdGUSEgoKcmVjb25jaWxlcxgCIAEoBBIQCghmYWlsdXJlcxgDIAEoBBIcChRjb25zZWN1dGl2ZV9mYWlsdXJlcxgEIAEoBBISCgpsYXN0X2Vycm9yGAUgASgJEhYKDmxhc3RfcmVjb25jaWxlGAYgASgJEhgKEGxhc3RfZHVyYXRpb25fbXMYByABKAESDgoGaW5wdXRzGAggAygJEg8KB291dHB1dHMYCSADKAkqSQoFUGhhc2USFQoRUEhBU0VfVU5TUEVDSUZJRUQQABIRCg1QSEFTRV9SVU5OSU5HEAESFgoSUEhBU0VfVEVBUklOR19ET1dOEAIqdwoLQ29uZmlnU3RhdGUSHAoYQ09ORklHX1NUQVRFX1VOU1BFQ0lGSUVEEAASFgoSQ09ORklHX1NUQVRFX1ZBTElEEAESGAoUQ09ORklHX1NUQVRFX0lOVkFMSUQQAhIYChRDT05GSUdfU1RBVEVfTUlTU0lORxADKsABCgxNYWNoaW5lU3RhZ2USHQoZTUFDSElORV9TVEFHRV9VTlNQRUNJRklFRBAAEhkKFU1BQ0hJTkVfU1RBR0VfQk9PVElORxABEhkKFU1BQ0hJTkVfU1RBR0VfUlVOTklORxACEh0KGU1BQ0hJTkVfU1RBR0VfTUFJTlRFTkFOQ0UQAxIbChdNQUNISU5FX1NUQUdFX1JFQk9PVElORxAEEh8KG01BQ0hJTkVfU1RBR0VfU0hVVFRJTkdfRE9XThAFKlgKC01hY2hpbmVNb2RlEhwKGE1BQ0hJTkVfTU9ERV9VTlNQRUNJRklFRBAAEhUKEU1BQ0hJTkVfTU9ERV9OT0RFEAESFAoQTUFDSElORV9NT0RFX0RFVhACKqgBCg9Db250cm9sbGVyU3RhdGUSIAocQ09OVFJPTExFUl9TVEFURV9VTlNQRUNJRklFRBAAEhkKFUNPTlRST0xMRVJfU1RBVEVfSURMRRABEhwKGENPTlRST0xMRVJfU1RBVEVfUlVOTklORxACEhwKGENPTlRST0xMRVJfU1RBVEVfQkFDS09GRhADEhwKGENPTlRST0xMRVJfU1RBVEVfU1RPUFBFRBAEYgZwcm90bzM", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_machined_v1_block, file_machined_v1_kernel, file_machined_v1_network, file_machined_v1_services, file_machined_v1_time]);
+  fileDesc("ChttYWNoaW5lZC92MS9yZXNvdXJjZXMucHJvdG8SC21hY2hpbmVkLnYxIsoCCghNZXRhZGF0YRIRCgluYW1lc3BhY2UYASABKAkSDAoEdHlwZRgCIAEoCRIKCgJpZBgDIAEoCRIPCgd2ZXJzaW9uGAQgASgEEg0KBW93bmVyGAUgASgJEiEKBXBoYXNlGAYgASgOMhIubWFjaGluZWQudjEuUGhhc2USEgoKZmluYWxpemVycxgHIAMoCRIxCgZsYWJlbHMYCCADKAsyIS5tYWNoaW5lZC52MS5NZXRhZGF0YS5MYWJlbHNFbnRyeRIrCgdjcmVhdGVkGAkgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIrCgd1cGRhdGVkGAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIr0MCghSZXNvdXJjZRInCghtZXRhZGF0YRgBIAEoCzIVLm1hY2hpbmVkLnYxLk1ldGFkYXRhEjgKDm1hY2hpbmVfY29uZmlnGAIgASgLMh4ubWFjaGluZWQudjEuTWFjaGluZUNvbmZpZ1NwZWNIABI2Cg1jb25maWdfc3RhdHVzGAMgASgLMh0ubWFjaGluZWQudjEuQ29uZmlnU3RhdHVzU3BlY0gAEjgKDm1hY2hpbmVfc3RhdHVzGAQgASgLMh4ubWFjaGluZWQudjEuTWFjaGluZVN0YXR1c1NwZWNIABI+ChFjb250cm9sbGVyX3N0YXR1cxgFIAEoCzIhLm1hY2hpbmVkLnYxLkNvbnRyb2xsZXJTdGF0dXNTcGVjSAASLgoJbGlua19zcGVjGAYgASgLMhkubWFjaGluZWQudjEuTGlua1NwZWNTcGVjSAASNAoMYWRkcmVzc19zcGVjGAcgASgLMhwubWFjaGluZWQudjEuQWRkcmVzc1NwZWNTcGVjSAASMAoKcm91dGVfc3BlYxgIIAEoCzIaLm1hY2hpbmVkLnYxLlJvdXRlU3BlY1NwZWNIABI2Cg1ob3N0bmFtZV9zcGVjGAkgASgLMh0ubWFjaGluZWQudjEuSG9zdG5hbWVTcGVjU3BlY0gAEjYKDXJlc29sdmVyX3NwZWMYCiABKAsyHS5tYWNoaW5lZC52MS5SZXNvbHZlclNwZWNTcGVjSAASMgoLbGlua19zdGF0dXMYCyABKAsyGy5tYWNoaW5lZC52MS5MaW5rU3RhdHVzU3BlY0gAEjgKDmFkZHJlc3Nfc3RhdHVzGAwgASgLMh4ubWFjaGluZWQudjEuQWRkcmVzc1N0YXR1c1NwZWNIABI0Cgxyb3V0ZV9zdGF0dXMYDSABKAsyHC5tYWNoaW5lZC52MS5Sb3V0ZVN0YXR1c1NwZWNIABI6Cg9yZXNvbHZlcl9zdGF0dXMYDiABKAsyHy5tYWNoaW5lZC52MS5SZXNvbHZlclN0YXR1c1NwZWNIABI6Cg9ob3N0bmFtZV9zdGF0dXMYDyABKAsyHy5tYWNoaW5lZC52MS5Ib3N0bmFtZVN0YXR1c1NwZWNIABIwCgpkaGNwX2xlYXNlGBAgASgLMhoubWFjaGluZWQudjEuRGhjcExlYXNlU3BlY0gAEjQKDHNlcnZpY2Vfc3BlYxgRIAEoCzIcLm1hY2hpbmVkLnYxLlNlcnZpY2VTcGVjU3BlY0gAEjgKDnNlcnZpY2Vfc3RhdHVzGBIgASgLMh4ubWFjaGluZWQudjEuU2VydmljZVN0YXR1c1NwZWNIABI4Cg5ydW50aW1lX3N0YXR1cxgTIAEoCzIeLm1hY2hpbmVkLnYxLlJ1bnRpbWVTdGF0dXNTcGVjSAASMgoLdGltZV9zdGF0dXMYFCABKAsyGy5tYWNoaW5lZC52MS5UaW1lU3RhdHVzU3BlY0gAEkEKE2tlcm5lbF9wYXJhbV9zdGF0dXMYFSABKAsyIi5tYWNoaW5lZC52MS5LZXJuZWxQYXJhbVN0YXR1c1NwZWNIABJDChRrZXJuZWxfbW9kdWxlX3N0YXR1cxgWIAEoCzIjLm1hY2hpbmVkLnYxLktlcm5lbE1vZHVsZVN0YXR1c1NwZWNIABIyCgtkaXNrX3N0YXR1cxgXIAEoCzIbLm1hY2hpbmVkLnYxLkRpc2tTdGF0dXNTcGVjSAASPgoRZGlzY292ZXJlZF92b2x1bWUYGCABKAsyIS5tYWNoaW5lZC52MS5EaXNjb3ZlcmVkVm9sdW1lU3BlY0gAEjIKC3ZvbHVtZV9zcGVjGBkgASgLMhsubWFjaGluZWQudjEuVm9sdW1lU3BlY1NwZWNIABI2Cg12b2x1bWVfc3RhdHVzGBogASgLMh0ubWFjaGluZWQudjEuVm9sdW1lU3RhdHVzU3BlY0gAEjQKDG1vdW50X3N0YXR1cxgbIAEoCzIcLm1hY2hpbmVkLnYxLk1vdW50U3RhdHVzU3BlY0gAEkIKE3Byb3Zpc2lvbmluZ19yZWNvcmQYHCABKAsyIy5tYWNoaW5lZC52MS5Qcm92aXNpb25pbmdSZWNvcmRTcGVjSABCBgoEc3BlYyKKAQoRTWFjaGluZUNvbmZpZ1NwZWMSDgoGc291cmNlGAEgASgJEicKBmNvbmZpZxgCIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSMAoHcGVuZGluZxgDIAEoCzIaLm1hY2hpbmVkLnYxLkNvbmZpZ1BlbmRpbmdIAIgBAUIKCghfcGVuZGluZyKGAQoNQ29uZmlnUGVuZGluZxIkCgRtb2RlGAEgASgOMhYubWFjaGluZWQudjEuQXBwbHlNb2RlEg8KB2NoYW5nZWQYAiADKAkSMQoIZGVhZGxpbmUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wSACIAQFCCwoJX2RlYWRsaW5lImYKC0NvbmZpZ0lzc3VlEgwKBHBhdGgYASABKAkSDAoEbGluZRgCIAEoDRIOCgZjb2x1bW4YAyABKA0SDwoHbWVzc2FnZRgEIAEoCRIRCgRoaW50GAUgASgJSACIAQFCBwoFX2hpbnQidQoQQ29uZmlnU3RhdHVzU3BlYxInCgVzdGF0ZRgBIAEoDjIYLm1hY2hpbmVkLnYxLkNvbmZpZ1N0YXRlEg4KBnNvdXJjZRgCIAEoCRIoCgZlcnJvcnMYAyADKAsyGC5tYWNoaW5lZC52MS5Db25maWdJc3N1ZSIuCg5Vbm1ldENvbmRpdGlvbhIMCgRuYW1lGAEgASgJEg4KBnJlYXNvbhgCIAEoCSK5AQoRTWFjaGluZVN0YXR1c1NwZWMSKAoFc3RhZ2UYASABKA4yGS5tYWNoaW5lZC52MS5NYWNoaW5lU3RhZ2USDQoFcmVhZHkYAiABKAgSNQoQdW5tZXRfY29uZGl0aW9ucxgDIAMoCzIbLm1hY2hpbmVkLnYxLlVubWV0Q29uZGl0aW9uEgwKBHBpZDEYBCABKAgSJgoEbW9kZRgFIAEoDjIYLm1hY2hpbmVkLnYxLk1hY2hpbmVNb2RlIu4BChRDb250cm9sbGVyU3RhdHVzU3BlYxIrCgVzdGF0ZRgBIAEoDjIcLm1hY2hpbmVkLnYxLkNvbnRyb2xsZXJTdGF0ZRISCgpyZWNvbmNpbGVzGAIgASgEEhAKCGZhaWx1cmVzGAMgASgEEhwKFGNvbnNlY3V0aXZlX2ZhaWx1cmVzGAQgASgEEhIKCmxhc3RfZXJyb3IYBSABKAkSFgoObGFzdF9yZWNvbmNpbGUYBiABKAkSGAoQbGFzdF9kdXJhdGlvbl9tcxgHIAEoARIOCgZpbnB1dHMYCCADKAkSDwoHb3V0cHV0cxgJIAMoCSpJCgVQaGFzZRIVChFQSEFTRV9VTlNQRUNJRklFRBAAEhEKDVBIQVNFX1JVTk5JTkcQARIWChJQSEFTRV9URUFSSU5HX0RPV04QAiqYAQoJQXBwbHlNb2RlEhoKFkFQUExZX01PREVfVU5TUEVDSUZJRUQQABITCg9BUFBMWV9NT0RFX0FVVE8QARIYChRBUFBMWV9NT0RFX05PX1JFQk9PVBACEhUKEUFQUExZX01PREVfUkVCT09UEAMSFQoRQVBQTFlfTU9ERV9TVEFHRUQQBBISCg5BUFBMWV9NT0RFX1RSWRAFKncKC0NvbmZpZ1N0YXRlEhwKGENPTkZJR19TVEFURV9VTlNQRUNJRklFRBAAEhYKEkNPTkZJR19TVEFURV9WQUxJRBABEhgKFENPTkZJR19TVEFURV9JTlZBTElEEAISGAoUQ09ORklHX1NUQVRFX01JU1NJTkcQAyrAAQoMTWFjaGluZVN0YWdlEh0KGU1BQ0hJTkVfU1RBR0VfVU5TUEVDSUZJRUQQABIZChVNQUNISU5FX1NUQUdFX0JPT1RJTkcQARIZChVNQUNISU5FX1NUQUdFX1JVTk5JTkcQAhIdChlNQUNISU5FX1NUQUdFX01BSU5URU5BTkNFEAMSGwoXTUFDSElORV9TVEFHRV9SRUJPT1RJTkcQBBIfChtNQUNISU5FX1NUQUdFX1NIVVRUSU5HX0RPV04QBSpYCgtNYWNoaW5lTW9kZRIcChhNQUNISU5FX01PREVfVU5TUEVDSUZJRUQQABIVChFNQUNISU5FX01PREVfTk9ERRABEhQKEE1BQ0hJTkVfTU9ERV9ERVYQAiqoAQoPQ29udHJvbGxlclN0YXRlEiAKHENPTlRST0xMRVJfU1RBVEVfVU5TUEVDSUZJRUQQABIZChVDT05UUk9MTEVSX1NUQVRFX0lETEUQARIcChhDT05UUk9MTEVSX1NUQVRFX1JVTk5JTkcQAhIcChhDT05UUk9MTEVSX1NUQVRFX0JBQ0tPRkYQAxIcChhDT05UUk9MTEVSX1NUQVRFX1NUT1BQRUQQBGIGcHJvdG8z", [file_google_protobuf_struct, file_google_protobuf_timestamp, file_machined_v1_block, file_machined_v1_kernel, file_machined_v1_network, file_machined_v1_services, file_machined_v1_time]);
 
 /**
  * What the store keeps for every resource.
@@ -303,6 +303,14 @@ export type MachineConfigSpec = Message<"machined.v1.MachineConfigSpec"> & {
    * @generated from field: google.protobuf.Struct config = 2;
    */
   config?: JsonObject | undefined;
+
+  /**
+   * A config applied with mode TRY (running, not persisted) or STAGED
+   * (persisted for the next boot, not running); absent when none is.
+   *
+   * @generated from field: optional machined.v1.ConfigPending pending = 3;
+   */
+  pending?: ConfigPending | undefined;
 };
 
 /**
@@ -311,6 +319,41 @@ export type MachineConfigSpec = Message<"machined.v1.MachineConfigSpec"> & {
  */
 export const MachineConfigSpecSchema: GenMessage<MachineConfigSpec> = /*@__PURE__*/
   messageDesc(file_machined_v1_resources, 2);
+
+/**
+ * A config that is running but not persisted (TRY) or persisted but not running (STAGED).
+ *
+ * @generated from message machined.v1.ConfigPending
+ */
+export type ConfigPending = Message<"machined.v1.ConfigPending"> & {
+  /**
+   * APPLY_MODE_TRY or APPLY_MODE_STAGED.
+   *
+   * @generated from field: machined.v1.ApplyMode mode = 1;
+   */
+  mode: ApplyMode;
+
+  /**
+   * The fields it changes against the persisted config (TRY) or the running one (STAGED).
+   *
+   * @generated from field: repeated string changed = 2;
+   */
+  changed: string[];
+
+  /**
+   * TRY only: when the node reverts to the persisted config unless confirmed.
+   *
+   * @generated from field: optional google.protobuf.Timestamp deadline = 3;
+   */
+  deadline?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message machined.v1.ConfigPending.
+ * Use `create(ConfigPendingSchema)` to create a new message.
+ */
+export const ConfigPendingSchema: GenMessage<ConfigPending> = /*@__PURE__*/
+  messageDesc(file_machined_v1_resources, 3);
 
 /**
  * One config error with where it is.
@@ -349,7 +392,7 @@ export type ConfigIssue = Message<"machined.v1.ConfigIssue"> & {
  * Use `create(ConfigIssueSchema)` to create a new message.
  */
 export const ConfigIssueSchema: GenMessage<ConfigIssue> = /*@__PURE__*/
-  messageDesc(file_machined_v1_resources, 3);
+  messageDesc(file_machined_v1_resources, 4);
 
 /**
  * ConfigStatus: whether the machine config is valid, with every error when it is not.
@@ -378,7 +421,7 @@ export type ConfigStatusSpec = Message<"machined.v1.ConfigStatusSpec"> & {
  * Use `create(ConfigStatusSpecSchema)` to create a new message.
  */
 export const ConfigStatusSpecSchema: GenMessage<ConfigStatusSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_resources, 4);
+  messageDesc(file_machined_v1_resources, 5);
 
 /**
  * A condition that keeps the node from being ready, with why.
@@ -402,7 +445,7 @@ export type UnmetCondition = Message<"machined.v1.UnmetCondition"> & {
  * Use `create(UnmetConditionSchema)` to create a new message.
  */
 export const UnmetConditionSchema: GenMessage<UnmetCondition> = /*@__PURE__*/
-  messageDesc(file_machined_v1_resources, 5);
+  messageDesc(file_machined_v1_resources, 6);
 
 /**
  * MachineStatus: boot stage and readiness of the node.
@@ -441,7 +484,7 @@ export type MachineStatusSpec = Message<"machined.v1.MachineStatusSpec"> & {
  * Use `create(MachineStatusSpecSchema)` to create a new message.
  */
 export const MachineStatusSpecSchema: GenMessage<MachineStatusSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_resources, 6);
+  messageDesc(file_machined_v1_resources, 7);
 
 /**
  * ControllerStatus: health of each controller.
@@ -502,7 +545,7 @@ export type ControllerStatusSpec = Message<"machined.v1.ControllerStatusSpec"> &
  * Use `create(ControllerStatusSpecSchema)` to create a new message.
  */
 export const ControllerStatusSpecSchema: GenMessage<ControllerStatusSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_resources, 7);
+  messageDesc(file_machined_v1_resources, 8);
 
 /**
  * Lifecycle phase of a resource.
@@ -535,6 +578,59 @@ export const PhaseSchema: GenEnum<Phase> = /*@__PURE__*/
   enumDesc(file_machined_v1_resources, 0);
 
 /**
+ * How ApplyConfiguration puts a config in force (docs/api.md).
+ *
+ * @generated from enum machined.v1.ApplyMode
+ */
+export enum ApplyMode {
+  /**
+   * AUTO: NO_REBOOT when every change applies live, else REBOOT.
+   *
+   * @generated from enum value: APPLY_MODE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: APPLY_MODE_AUTO = 1;
+   */
+  AUTO = 1,
+
+  /**
+   * Persist and apply live; refused when a change needs a reboot.
+   *
+   * @generated from enum value: APPLY_MODE_NO_REBOOT = 2;
+   */
+  NO_REBOOT = 2,
+
+  /**
+   * Persist, then reboot into it.
+   *
+   * @generated from enum value: APPLY_MODE_REBOOT = 3;
+   */
+  REBOOT = 3,
+
+  /**
+   * Persist for the next boot only.
+   *
+   * @generated from enum value: APPLY_MODE_STAGED = 4;
+   */
+  STAGED = 4,
+
+  /**
+   * Apply live, in memory only; reverted at the deadline unless confirmed.
+   *
+   * @generated from enum value: APPLY_MODE_TRY = 5;
+   */
+  TRY = 5,
+}
+
+/**
+ * Describes the enum machined.v1.ApplyMode.
+ */
+export const ApplyModeSchema: GenEnum<ApplyMode> = /*@__PURE__*/
+  enumDesc(file_machined_v1_resources, 1);
+
+/**
  * Whether the node has a config.
  *
  * @generated from enum machined.v1.ConfigState
@@ -565,7 +661,7 @@ export enum ConfigState {
  * Describes the enum machined.v1.ConfigState.
  */
 export const ConfigStateSchema: GenEnum<ConfigState> = /*@__PURE__*/
-  enumDesc(file_machined_v1_resources, 1);
+  enumDesc(file_machined_v1_resources, 2);
 
 /**
  * Where the node is in its life.
@@ -608,7 +704,7 @@ export enum MachineStage {
  * Describes the enum machined.v1.MachineStage.
  */
 export const MachineStageSchema: GenEnum<MachineStage> = /*@__PURE__*/
-  enumDesc(file_machined_v1_resources, 2);
+  enumDesc(file_machined_v1_resources, 3);
 
 /**
  * How machined runs.
@@ -640,7 +736,7 @@ export enum MachineMode {
  * Describes the enum machined.v1.MachineMode.
  */
 export const MachineModeSchema: GenEnum<MachineMode> = /*@__PURE__*/
-  enumDesc(file_machined_v1_resources, 3);
+  enumDesc(file_machined_v1_resources, 4);
 
 /**
  * State of a controller.
@@ -678,5 +774,5 @@ export enum ControllerState {
  * Describes the enum machined.v1.ControllerState.
  */
 export const ControllerStateSchema: GenEnum<ControllerState> = /*@__PURE__*/
-  enumDesc(file_machined_v1_resources, 4);
+  enumDesc(file_machined_v1_resources, 5);
 
