@@ -21,7 +21,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file machined/v1/machine.proto.
  */
 export const file_machined_v1_machine: GenFile = /*@__PURE__*/
-  fileDesc("ChltYWNoaW5lZC92MS9tYWNoaW5lLnByb3RvEgttYWNoaW5lZC52MSIQCg5WZXJzaW9uUmVxdWVzdCJ0Cg9WZXJzaW9uUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoCRIOCgZjb21taXQYAiABKAkSFAoMZGVub192ZXJzaW9uGAMgASgJEgoKAm9zGAQgASgJEgwKBGFyY2gYBSABKAkSEAoIaG9zdG5hbWUYBiABKAkiOQoKR2V0UmVxdWVzdBIMCgR0eXBlGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRIKCgJpZBgDIAEoCSI2CgtHZXRSZXNwb25zZRInCghyZXNvdXJjZRgBIAEoCzIVLm1hY2hpbmVkLnYxLlJlc291cmNlIkoKCUxhYmVsVGVybRILCgNrZXkYASABKAkSIAoCb3AYAiABKA4yFC5tYWNoaW5lZC52MS5MYWJlbE9wEg4KBnZhbHVlcxgDIAMoCSJYCgtMaXN0UmVxdWVzdBIMCgR0eXBlGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRIoCghzZWxlY3RvchgDIAMoCzIWLm1hY2hpbmVkLnYxLkxhYmVsVGVybSI4CgxMaXN0UmVzcG9uc2USKAoJcmVzb3VyY2VzGAEgAygLMhUubWFjaGluZWQudjEuUmVzb3VyY2UiOwoMV2F0Y2hSZXF1ZXN0EgwKBHR5cGUYASABKAkSEQoJbmFtZXNwYWNlGAIgASgJEgoKAmlkGAMgASgJIl0KDlJlc291cmNlVXBkYXRlEicKCHJlc291cmNlGAEgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2USIgoDb2xkGAIgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2UiDgoMQm9vdHN0cmFwcGVkIhsKCE92ZXJmbG93Eg8KB2Ryb3BwZWQYASABKAQi/AEKDVdhdGNoUmVzcG9uc2USKAoHY3JlYXRlZBgBIAEoCzIVLm1hY2hpbmVkLnYxLlJlc291cmNlSAASLgoHdXBkYXRlZBgCIAEoCzIbLm1hY2hpbmVkLnYxLlJlc291cmNlVXBkYXRlSAASKgoJZGVzdHJveWVkGAMgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2VIABIxCgxib290c3RyYXBwZWQYBCABKAsyGS5tYWNoaW5lZC52MS5Cb290c3RyYXBwZWRIABIpCghvdmVyZmxvdxgFIAEoCzIVLm1hY2hpbmVkLnYxLk92ZXJmbG93SABCBwoFZXZlbnQiOgoNRXZlbnRzUmVxdWVzdBINCgVraW5kcxgBIAMoCRIRCgR0YWlsGAIgASgNSACIAQFCBwoFX3RhaWwigAIKDE1hY2hpbmVFdmVudBIMCgRraW5kGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSKAoEdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHc3ViamVjdBgEIAEoCRIOCgZhY3Rpb24YBSABKAkSDwoDc2VxGAYgASgEQgIwAhI1CgZmaWVsZHMYByADKAsyJS5tYWNoaW5lZC52MS5NYWNoaW5lRXZlbnQuRmllbGRzRW50cnkSDwoHbW9ub19tcxgIIAEoARotCgtGaWVsZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIjoKDkV2ZW50c1Jlc3BvbnNlEigKBWV2ZW50GAEgASgLMhkubWFjaGluZWQudjEuTWFjaGluZUV2ZW50Ig8KDVJlYm9vdFJlcXVlc3QiEAoOUmVib290UmVzcG9uc2UiEQoPU2h1dGRvd25SZXF1ZXN0IhIKEFNodXRkb3duUmVzcG9uc2UikwEKIkdlbmVyYXRlQ2xpZW50Q29uZmlndXJhdGlvblJlcXVlc3QSHwoEcm9sZRgBIAEoDjIRLm1hY2hpbmVkLnYxLlJvbGUSDAoEbmFtZRgCIAEoCRIRCgllbmRwb2ludHMYAyADKAkSKwoIbGlmZXRpbWUYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24ibAojR2VuZXJhdGVDbGllbnRDb25maWd1cmF0aW9uUmVzcG9uc2USEwoLY29uZmlnX3lhbWwYASABKAkSDgoGY2FfcGVtGAIgASgJEg8KB2NydF9wZW0YAyABKAkSDwoHa2V5X3BlbRgEIAEoCSJ1CgtTZXJ2aWNlSW5mbxIKCgJpZBgBIAEoCRIqCgRzcGVjGAIgASgLMhwubWFjaGluZWQudjEuU2VydmljZVNwZWNTcGVjEi4KBnN0YXR1cxgDIAEoCzIeLm1hY2hpbmVkLnYxLlNlcnZpY2VTdGF0dXNTcGVjIhQKElNlcnZpY2VMaXN0UmVxdWVzdCJBChNTZXJ2aWNlTGlzdFJlc3BvbnNlEioKCHNlcnZpY2VzGAEgAygLMhgubWFjaGluZWQudjEuU2VydmljZUluZm8iIQoTU2VydmljZVN0YXJ0UmVxdWVzdBIKCgJpZBgBIAEoCSJBChRTZXJ2aWNlU3RhcnRSZXNwb25zZRIpCgdzZXJ2aWNlGAEgASgLMhgubWFjaGluZWQudjEuU2VydmljZUluZm8iIAoSU2VydmljZVN0b3BSZXF1ZXN0EgoKAmlkGAEgASgJIkAKE1NlcnZpY2VTdG9wUmVzcG9uc2USKQoHc2VydmljZRgBIAEoCzIYLm1hY2hpbmVkLnYxLlNlcnZpY2VJbmZvIiMKFVNlcnZpY2VSZXN0YXJ0UmVxdWVzdBIKCgJpZBgBIAEoCSJDChZTZXJ2aWNlUmVzdGFydFJlc3BvbnNlEikKB3NlcnZpY2UYASABKAsyGC5tYWNoaW5lZC52MS5TZXJ2aWNlSW5mbyJFCgtMb2dzUmVxdWVzdBIKCgJpZBgBIAEoCRIRCgR0YWlsGAIgASgNSACIAQESDgoGZm9sbG93GAMgASgIQgcKBV90YWlsInsKDExvZ3NSZXNwb25zZRILCgNzZXEYASABKAQSKAoEdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJgoGc3RyZWFtGAMgASgOMhYubWFjaGluZWQudjEuTG9nU3RyZWFtEgwKBHRleHQYBCABKAkiOgoMRG1lc2dSZXF1ZXN0Eg4KBmZvbGxvdxgBIAEoCBIRCgR0YWlsGAIgASgNSACIAQFCBwoFX3RhaWwi0wEKD0tlcm5lbExvZ1JlY29yZBINCgVsZXZlbBgBIAEoDRIQCghmYWNpbGl0eRgCIAEoDRILCgNzZXEYAyABKAQSDAoEdXNlYxgEIAEoBBINCgVmbGFncxgFIAEoCRIMCgR0ZXh0GAYgASgJEjgKBmZpZWxkcxgHIAMoCzIoLm1hY2hpbmVkLnYxLktlcm5lbExvZ1JlY29yZC5GaWVsZHNFbnRyeRotCgtGaWVsZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIg4KDEtlcm5lbExvZ0dhcCJyCg1EbWVzZ1Jlc3BvbnNlEi4KBnJlY29yZBgBIAEoCzIcLm1hY2hpbmVkLnYxLktlcm5lbExvZ1JlY29yZEgAEikKBGxvc3QYAiABKAsyGS5tYWNoaW5lZC52MS5LZXJuZWxMb2dHYXBIAEIGCgRpdGVtIkEKGUFwcGx5Q29uZmlndXJhdGlvblJlcXVlc3QSEwoLY29uZmlnX3lhbWwYASABKAkSDwoHZHJ5X3J1bhgCIAEoCCKAAQoaQXBwbHlDb25maWd1cmF0aW9uUmVzcG9uc2USJwoFc3RhdGUYASABKA4yGC5tYWNoaW5lZC52MS5Db25maWdTdGF0ZRIoCgZlcnJvcnMYAiADKAsyGC5tYWNoaW5lZC52MS5Db25maWdJc3N1ZRIPCgdhcHBsaWVkGAMgASgIKo4BCgdMYWJlbE9wEhgKFExBQkVMX09QX1VOU1BFQ0lGSUVEEAASEwoPTEFCRUxfT1BfRVhJU1RTEAESFwoTTEFCRUxfT1BfTk9UX0VYSVNUUxACEhIKDkxBQkVMX09QX0VRVUFMEAMSFgoSTEFCRUxfT1BfTk9UX0VRVUFMEAQSDwoLTEFCRUxfT1BfSU4QBSpQCgRSb2xlEhQKEFJPTEVfVU5TUEVDSUZJRUQQABIOCgpST0xFX0FETUlOEAESEQoNUk9MRV9PUEVSQVRPUhACEg8KC1JPTEVfUkVBREVSEAMqaQoJTG9nU3RyZWFtEhoKFkxPR19TVFJFQU1fVU5TUEVDSUZJRUQQABIVChFMT0dfU1RSRUFNX1NURE9VVBABEhUKEUxPR19TVFJFQU1fU1RERVJSEAISEgoOTE9HX1NUUkVBTV9MT0cQAzKfCQoOTWFjaGluZVNlcnZpY2USRAoHVmVyc2lvbhIbLm1hY2hpbmVkLnYxLlZlcnNpb25SZXF1ZXN0GhwubWFjaGluZWQudjEuVmVyc2lvblJlc3BvbnNlEjgKA0dldBIXLm1hY2hpbmVkLnYxLkdldFJlcXVlc3QaGC5tYWNoaW5lZC52MS5HZXRSZXNwb25zZRI7CgRMaXN0EhgubWFjaGluZWQudjEuTGlzdFJlcXVlc3QaGS5tYWNoaW5lZC52MS5MaXN0UmVzcG9uc2USQAoFV2F0Y2gSGS5tYWNoaW5lZC52MS5XYXRjaFJlcXVlc3QaGi5tYWNoaW5lZC52MS5XYXRjaFJlc3BvbnNlMAESQwoGRXZlbnRzEhoubWFjaGluZWQudjEuRXZlbnRzUmVxdWVzdBobLm1hY2hpbmVkLnYxLkV2ZW50c1Jlc3BvbnNlMAESQQoGUmVib290EhoubWFjaGluZWQudjEuUmVib290UmVxdWVzdBobLm1hY2hpbmVkLnYxLlJlYm9vdFJlc3BvbnNlEkcKCFNodXRkb3duEhwubWFjaGluZWQudjEuU2h1dGRvd25SZXF1ZXN0Gh0ubWFjaGluZWQudjEuU2h1dGRvd25SZXNwb25zZRKAAQobR2VuZXJhdGVDbGllbnRDb25maWd1cmF0aW9uEi8ubWFjaGluZWQudjEuR2VuZXJhdGVDbGllbnRDb25maWd1cmF0aW9uUmVxdWVzdBowLm1hY2hpbmVkLnYxLkdlbmVyYXRlQ2xpZW50Q29uZmlndXJhdGlvblJlc3BvbnNlElAKC1NlcnZpY2VMaXN0Eh8ubWFjaGluZWQudjEuU2VydmljZUxpc3RSZXF1ZXN0GiAubWFjaGluZWQudjEuU2VydmljZUxpc3RSZXNwb25zZRJTCgxTZXJ2aWNlU3RhcnQSIC5tYWNoaW5lZC52MS5TZXJ2aWNlU3RhcnRSZXF1ZXN0GiEubWFjaGluZWQudjEuU2VydmljZVN0YXJ0UmVzcG9uc2USUAoLU2VydmljZVN0b3ASHy5tYWNoaW5lZC52MS5TZXJ2aWNlU3RvcFJlcXVlc3QaIC5tYWNoaW5lZC52MS5TZXJ2aWNlU3RvcFJlc3BvbnNlElkKDlNlcnZpY2VSZXN0YXJ0EiIubWFjaGluZWQudjEuU2VydmljZVJlc3RhcnRSZXF1ZXN0GiMubWFjaGluZWQudjEuU2VydmljZVJlc3RhcnRSZXNwb25zZRI9CgRMb2dzEhgubWFjaGluZWQudjEuTG9nc1JlcXVlc3QaGS5tYWNoaW5lZC52MS5Mb2dzUmVzcG9uc2UwARJACgVEbWVzZxIZLm1hY2hpbmVkLnYxLkRtZXNnUmVxdWVzdBoaLm1hY2hpbmVkLnYxLkRtZXNnUmVzcG9uc2UwARJlChJBcHBseUNvbmZpZ3VyYXRpb24SJi5tYWNoaW5lZC52MS5BcHBseUNvbmZpZ3VyYXRpb25SZXF1ZXN0GicubWFjaGluZWQudjEuQXBwbHlDb25maWd1cmF0aW9uUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_machined_v1_resources, file_machined_v1_services]);
+  fileDesc("ChltYWNoaW5lZC92MS9tYWNoaW5lLnByb3RvEgttYWNoaW5lZC52MSIQCg5WZXJzaW9uUmVxdWVzdCKFAQoPVmVyc2lvblJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAkSDgoGY29tbWl0GAIgASgJEhQKDGRlbm9fdmVyc2lvbhgDIAEoCRIKCgJvcxgEIAEoCRIMCgRhcmNoGAUgASgJEhAKCGhvc3RuYW1lGAYgASgJEg8KB2Jvb3RfaWQYByABKAkiOQoKR2V0UmVxdWVzdBIMCgR0eXBlGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRIKCgJpZBgDIAEoCSI2CgtHZXRSZXNwb25zZRInCghyZXNvdXJjZRgBIAEoCzIVLm1hY2hpbmVkLnYxLlJlc291cmNlIkoKCUxhYmVsVGVybRILCgNrZXkYASABKAkSIAoCb3AYAiABKA4yFC5tYWNoaW5lZC52MS5MYWJlbE9wEg4KBnZhbHVlcxgDIAMoCSJYCgtMaXN0UmVxdWVzdBIMCgR0eXBlGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRIoCghzZWxlY3RvchgDIAMoCzIWLm1hY2hpbmVkLnYxLkxhYmVsVGVybSI4CgxMaXN0UmVzcG9uc2USKAoJcmVzb3VyY2VzGAEgAygLMhUubWFjaGluZWQudjEuUmVzb3VyY2UiOwoMV2F0Y2hSZXF1ZXN0EgwKBHR5cGUYASABKAkSEQoJbmFtZXNwYWNlGAIgASgJEgoKAmlkGAMgASgJIl0KDlJlc291cmNlVXBkYXRlEicKCHJlc291cmNlGAEgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2USIgoDb2xkGAIgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2UiDgoMQm9vdHN0cmFwcGVkIhsKCE92ZXJmbG93Eg8KB2Ryb3BwZWQYASABKAQi/AEKDVdhdGNoUmVzcG9uc2USKAoHY3JlYXRlZBgBIAEoCzIVLm1hY2hpbmVkLnYxLlJlc291cmNlSAASLgoHdXBkYXRlZBgCIAEoCzIbLm1hY2hpbmVkLnYxLlJlc291cmNlVXBkYXRlSAASKgoJZGVzdHJveWVkGAMgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2VIABIxCgxib290c3RyYXBwZWQYBCABKAsyGS5tYWNoaW5lZC52MS5Cb290c3RyYXBwZWRIABIpCghvdmVyZmxvdxgFIAEoCzIVLm1hY2hpbmVkLnYxLk92ZXJmbG93SABCBwoFZXZlbnQiOgoNRXZlbnRzUmVxdWVzdBINCgVraW5kcxgBIAMoCRIRCgR0YWlsGAIgASgNSACIAQFCBwoFX3RhaWwigAIKDE1hY2hpbmVFdmVudBIMCgRraW5kGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSKAoEdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHc3ViamVjdBgEIAEoCRIOCgZhY3Rpb24YBSABKAkSDwoDc2VxGAYgASgEQgIwAhI1CgZmaWVsZHMYByADKAsyJS5tYWNoaW5lZC52MS5NYWNoaW5lRXZlbnQuRmllbGRzRW50cnkSDwoHbW9ub19tcxgIIAEoARotCgtGaWVsZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIjoKDkV2ZW50c1Jlc3BvbnNlEigKBWV2ZW50GAEgASgLMhkubWFjaGluZWQudjEuTWFjaGluZUV2ZW50Ig8KDVJlYm9vdFJlcXVlc3QiEAoOUmVib290UmVzcG9uc2UiEQoPU2h1dGRvd25SZXF1ZXN0IhIKEFNodXRkb3duUmVzcG9uc2UiWgoMUmVzZXRSZXF1ZXN0EhEKCWNoYWxsZW5nZRgBIAEoCRIkCgRtb2RlGAIgASgOMhYubWFjaGluZWQudjEuUmVzZXRNb2RlEhEKCXBvd2VyX29mZhgDIAEoCCJjCg5SZXNldFBhcnRpdGlvbhINCgVsYWJlbBgBIAEoCRIMCgRkaXNrGAIgASgJEgwKBGd1aWQYAyABKAkSFgoKc2l6ZV9ieXRlcxgEIAEoBEICMAISDgoGbnVtYmVyGAUgASgNItsBCg1SZXNldFJlc3BvbnNlEi8KCnBhcnRpdGlvbnMYASADKAsyGy5tYWNoaW5lZC52MS5SZXNldFBhcnRpdGlvbhIRCgljaGFsbGVuZ2UYAiABKAkSKwoHZXhwaXJlcxgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYm9vdF9pZBgEIAEoCRIQCghhY2NlcHRlZBgFIAEoCBIQCghwcm9ncmVzcxgGIAEoCRIkCgRtb2RlGAcgASgOMhYubWFjaGluZWQudjEuUmVzZXRNb2RlIpMBCiJHZW5lcmF0ZUNsaWVudENvbmZpZ3VyYXRpb25SZXF1ZXN0Eh8KBHJvbGUYASABKA4yES5tYWNoaW5lZC52MS5Sb2xlEgwKBG5hbWUYAiABKAkSEQoJZW5kcG9pbnRzGAMgAygJEisKCGxpZmV0aW1lGAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uImwKI0dlbmVyYXRlQ2xpZW50Q29uZmlndXJhdGlvblJlc3BvbnNlEhMKC2NvbmZpZ195YW1sGAEgASgJEg4KBmNhX3BlbRgCIAEoCRIPCgdjcnRfcGVtGAMgASgJEg8KB2tleV9wZW0YBCABKAkidQoLU2VydmljZUluZm8SCgoCaWQYASABKAkSKgoEc3BlYxgCIAEoCzIcLm1hY2hpbmVkLnYxLlNlcnZpY2VTcGVjU3BlYxIuCgZzdGF0dXMYAyABKAsyHi5tYWNoaW5lZC52MS5TZXJ2aWNlU3RhdHVzU3BlYyIUChJTZXJ2aWNlTGlzdFJlcXVlc3QiQQoTU2VydmljZUxpc3RSZXNwb25zZRIqCghzZXJ2aWNlcxgBIAMoCzIYLm1hY2hpbmVkLnYxLlNlcnZpY2VJbmZvIiEKE1NlcnZpY2VTdGFydFJlcXVlc3QSCgoCaWQYASABKAkiQQoUU2VydmljZVN0YXJ0UmVzcG9uc2USKQoHc2VydmljZRgBIAEoCzIYLm1hY2hpbmVkLnYxLlNlcnZpY2VJbmZvIiAKElNlcnZpY2VTdG9wUmVxdWVzdBIKCgJpZBgBIAEoCSJAChNTZXJ2aWNlU3RvcFJlc3BvbnNlEikKB3NlcnZpY2UYASABKAsyGC5tYWNoaW5lZC52MS5TZXJ2aWNlSW5mbyIjChVTZXJ2aWNlUmVzdGFydFJlcXVlc3QSCgoCaWQYASABKAkiQwoWU2VydmljZVJlc3RhcnRSZXNwb25zZRIpCgdzZXJ2aWNlGAEgASgLMhgubWFjaGluZWQudjEuU2VydmljZUluZm8iRQoLTG9nc1JlcXVlc3QSCgoCaWQYASABKAkSEQoEdGFpbBgCIAEoDUgAiAEBEg4KBmZvbGxvdxgDIAEoCEIHCgVfdGFpbCJ7CgxMb2dzUmVzcG9uc2USCwoDc2VxGAEgASgEEigKBHRpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiYKBnN0cmVhbRgDIAEoDjIWLm1hY2hpbmVkLnYxLkxvZ1N0cmVhbRIMCgR0ZXh0GAQgASgJIjoKDERtZXNnUmVxdWVzdBIOCgZmb2xsb3cYASABKAgSEQoEdGFpbBgCIAEoDUgAiAEBQgcKBV90YWlsItMBCg9LZXJuZWxMb2dSZWNvcmQSDQoFbGV2ZWwYASABKA0SEAoIZmFjaWxpdHkYAiABKA0SCwoDc2VxGAMgASgEEgwKBHVzZWMYBCABKAQSDQoFZmxhZ3MYBSABKAkSDAoEdGV4dBgGIAEoCRI4CgZmaWVsZHMYByADKAsyKC5tYWNoaW5lZC52MS5LZXJuZWxMb2dSZWNvcmQuRmllbGRzRW50cnkaLQoLRmllbGRzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASIOCgxLZXJuZWxMb2dHYXAicgoNRG1lc2dSZXNwb25zZRIuCgZyZWNvcmQYASABKAsyHC5tYWNoaW5lZC52MS5LZXJuZWxMb2dSZWNvcmRIABIpCgRsb3N0GAIgASgLMhkubWFjaGluZWQudjEuS2VybmVsTG9nR2FwSABCBgoEaXRlbSJBChlBcHBseUNvbmZpZ3VyYXRpb25SZXF1ZXN0EhMKC2NvbmZpZ195YW1sGAEgASgJEg8KB2RyeV9ydW4YAiABKAgigAEKGkFwcGx5Q29uZmlndXJhdGlvblJlc3BvbnNlEicKBXN0YXRlGAEgASgOMhgubWFjaGluZWQudjEuQ29uZmlnU3RhdGUSKAoGZXJyb3JzGAIgAygLMhgubWFjaGluZWQudjEuQ29uZmlnSXNzdWUSDwoHYXBwbGllZBgDIAEoCCqOAQoHTGFiZWxPcBIYChRMQUJFTF9PUF9VTlNQRUNJRklFRBAAEhMKD0xBQkVMX09QX0VYSVNUUxABEhcKE0xBQkVMX09QX05PVF9FWElTVFMQAhISCg5MQUJFTF9PUF9FUVVBTBADEhYKEkxBQkVMX09QX05PVF9FUVVBTBAEEg8KC0xBQkVMX09QX0lOEAUqVwoJUmVzZXRNb2RlEhoKFlJFU0VUX01PREVfVU5TUEVDSUZJRUQQABIXChNSRVNFVF9NT0RFX0dSQUNFRlVMEAESFQoRUkVTRVRfTU9ERV9GT1JDRUQQAipQCgRSb2xlEhQKEFJPTEVfVU5TUEVDSUZJRUQQABIOCgpST0xFX0FETUlOEAESEQoNUk9MRV9PUEVSQVRPUhACEg8KC1JPTEVfUkVBREVSEAMqaQoJTG9nU3RyZWFtEhoKFkxPR19TVFJFQU1fVU5TUEVDSUZJRUQQABIVChFMT0dfU1RSRUFNX1NURE9VVBABEhUKEUxPR19TVFJFQU1fU1RERVJSEAISEgoOTE9HX1NUUkVBTV9MT0cQAzLfCQoOTWFjaGluZVNlcnZpY2USRAoHVmVyc2lvbhIbLm1hY2hpbmVkLnYxLlZlcnNpb25SZXF1ZXN0GhwubWFjaGluZWQudjEuVmVyc2lvblJlc3BvbnNlEjgKA0dldBIXLm1hY2hpbmVkLnYxLkdldFJlcXVlc3QaGC5tYWNoaW5lZC52MS5HZXRSZXNwb25zZRI7CgRMaXN0EhgubWFjaGluZWQudjEuTGlzdFJlcXVlc3QaGS5tYWNoaW5lZC52MS5MaXN0UmVzcG9uc2USQAoFV2F0Y2gSGS5tYWNoaW5lZC52MS5XYXRjaFJlcXVlc3QaGi5tYWNoaW5lZC52MS5XYXRjaFJlc3BvbnNlMAESQwoGRXZlbnRzEhoubWFjaGluZWQudjEuRXZlbnRzUmVxdWVzdBobLm1hY2hpbmVkLnYxLkV2ZW50c1Jlc3BvbnNlMAESQQoGUmVib290EhoubWFjaGluZWQudjEuUmVib290UmVxdWVzdBobLm1hY2hpbmVkLnYxLlJlYm9vdFJlc3BvbnNlEkcKCFNodXRkb3duEhwubWFjaGluZWQudjEuU2h1dGRvd25SZXF1ZXN0Gh0ubWFjaGluZWQudjEuU2h1dGRvd25SZXNwb25zZRI+CgVSZXNldBIZLm1hY2hpbmVkLnYxLlJlc2V0UmVxdWVzdBoaLm1hY2hpbmVkLnYxLlJlc2V0UmVzcG9uc2USgAEKG0dlbmVyYXRlQ2xpZW50Q29uZmlndXJhdGlvbhIvLm1hY2hpbmVkLnYxLkdlbmVyYXRlQ2xpZW50Q29uZmlndXJhdGlvblJlcXVlc3QaMC5tYWNoaW5lZC52MS5HZW5lcmF0ZUNsaWVudENvbmZpZ3VyYXRpb25SZXNwb25zZRJQCgtTZXJ2aWNlTGlzdBIfLm1hY2hpbmVkLnYxLlNlcnZpY2VMaXN0UmVxdWVzdBogLm1hY2hpbmVkLnYxLlNlcnZpY2VMaXN0UmVzcG9uc2USUwoMU2VydmljZVN0YXJ0EiAubWFjaGluZWQudjEuU2VydmljZVN0YXJ0UmVxdWVzdBohLm1hY2hpbmVkLnYxLlNlcnZpY2VTdGFydFJlc3BvbnNlElAKC1NlcnZpY2VTdG9wEh8ubWFjaGluZWQudjEuU2VydmljZVN0b3BSZXF1ZXN0GiAubWFjaGluZWQudjEuU2VydmljZVN0b3BSZXNwb25zZRJZCg5TZXJ2aWNlUmVzdGFydBIiLm1hY2hpbmVkLnYxLlNlcnZpY2VSZXN0YXJ0UmVxdWVzdBojLm1hY2hpbmVkLnYxLlNlcnZpY2VSZXN0YXJ0UmVzcG9uc2USPQoETG9ncxIYLm1hY2hpbmVkLnYxLkxvZ3NSZXF1ZXN0GhkubWFjaGluZWQudjEuTG9nc1Jlc3BvbnNlMAESQAoFRG1lc2cSGS5tYWNoaW5lZC52MS5EbWVzZ1JlcXVlc3QaGi5tYWNoaW5lZC52MS5EbWVzZ1Jlc3BvbnNlMAESZQoSQXBwbHlDb25maWd1cmF0aW9uEiYubWFjaGluZWQudjEuQXBwbHlDb25maWd1cmF0aW9uUmVxdWVzdBonLm1hY2hpbmVkLnYxLkFwcGx5Q29uZmlndXJhdGlvblJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_machined_v1_resources, file_machined_v1_services]);
 
 /**
  * Request of Version.
@@ -83,6 +83,14 @@ export type VersionResponse = Message<"machined.v1.VersionResponse"> & {
    * @generated from field: string hostname = 6;
    */
   hostname: string;
+
+  /**
+   * The kernel's boot id (/proc/sys/kernel/random/boot_id): changes on every
+   * boot, so a client can tell that a reboot happened.
+   *
+   * @generated from field: string boot_id = 7;
+   */
+  bootId: string;
 };
 
 /**
@@ -546,6 +554,149 @@ export const ShutdownResponseSchema: GenMessage<ShutdownResponse> = /*@__PURE__*
   messageDesc(file_machined_v1_machine, 18);
 
 /**
+ * Request of Reset.
+ *
+ * @generated from message machined.v1.ResetRequest
+ */
+export type ResetRequest = Message<"machined.v1.ResetRequest"> & {
+  /**
+   * Empty: only answer what would be wiped and a challenge (nothing changes).
+   * The challenge of that answer: wipe, if it still holds (same boot, same
+   * partitions, not expired), else FailedPrecondition and nothing changes.
+   *
+   * @generated from field: string challenge = 1;
+   */
+  challenge: string;
+
+  /**
+   * @generated from field: machined.v1.ResetMode mode = 2;
+   */
+  mode: ResetMode;
+
+  /**
+   * Power off afterwards instead of rebooting.
+   *
+   * @generated from field: bool power_off = 3;
+   */
+  powerOff: boolean;
+};
+
+/**
+ * Describes the message machined.v1.ResetRequest.
+ * Use `create(ResetRequestSchema)` to create a new message.
+ */
+export const ResetRequestSchema: GenMessage<ResetRequest> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 19);
+
+/**
+ * A partition a reset would wipe, as the provisioner recorded it.
+ *
+ * @generated from message machined.v1.ResetPartition
+ */
+export type ResetPartition = Message<"machined.v1.ResetPartition"> & {
+  /**
+   * GPT partition name: STATE or EPHEMERAL.
+   *
+   * @generated from field: string label = 1;
+   */
+  label: string;
+
+  /**
+   * The disk's device node, e.g. /dev/vda.
+   *
+   * @generated from field: string disk = 2;
+   */
+  disk: string;
+
+  /**
+   * Unique partition GUID.
+   *
+   * @generated from field: string guid = 3;
+   */
+  guid: string;
+
+  /**
+   * @generated from field: uint64 size_bytes = 4 [jstype = JS_NUMBER];
+   */
+  sizeBytes: bigint;
+
+  /**
+   * @generated from field: uint32 number = 5;
+   */
+  number: number;
+};
+
+/**
+ * Describes the message machined.v1.ResetPartition.
+ * Use `create(ResetPartitionSchema)` to create a new message.
+ */
+export const ResetPartitionSchema: GenMessage<ResetPartition> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 20);
+
+/**
+ * Response of Reset.
+ *
+ * @generated from message machined.v1.ResetResponse
+ */
+export type ResetResponse = Message<"machined.v1.ResetResponse"> & {
+  /**
+   * What is (or would be) wiped.
+   *
+   * @generated from field: repeated machined.v1.ResetPartition partitions = 1;
+   */
+  partitions: ResetPartition[];
+
+  /**
+   * The first phase's challenge; empty once accepted.
+   *
+   * @generated from field: string challenge = 2;
+   */
+  challenge: string;
+
+  /**
+   * When the challenge expires.
+   *
+   * @generated from field: google.protobuf.Timestamp expires = 3;
+   */
+  expires?: Timestamp | undefined;
+
+  /**
+   * The boot the challenge is bound to (and that the reset ends).
+   *
+   * @generated from field: string boot_id = 4;
+   */
+  bootId: string;
+
+  /**
+   * True when this call started the reset (or one was already under way).
+   *
+   * @generated from field: bool accepted = 5;
+   */
+  accepted: boolean;
+
+  /**
+   * The reset's current step when one is under way (e.g. `stopServices`).
+   *
+   * @generated from field: string progress = 6;
+   */
+  progress: string;
+
+  /**
+   * GRACEFUL or FORCED, once accepted.
+   *
+   * @generated from field: machined.v1.ResetMode mode = 7;
+   */
+  mode: ResetMode;
+};
+
+/**
+ * Describes the message machined.v1.ResetResponse.
+ * Use `create(ResetResponseSchema)` to create a new message.
+ */
+export const ResetResponseSchema: GenMessage<ResetResponse> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 21);
+
+/**
  * Request of GenerateClientConfiguration.
  *
  * @generated from message machined.v1.GenerateClientConfigurationRequest
@@ -583,7 +734,7 @@ export type GenerateClientConfigurationRequest = Message<"machined.v1.GenerateCl
  * Use `create(GenerateClientConfigurationRequestSchema)` to create a new message.
  */
 export const GenerateClientConfigurationRequestSchema: GenMessage<GenerateClientConfigurationRequest> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 19);
+  messageDesc(file_machined_v1_machine, 22);
 
 /**
  * Response of GenerateClientConfiguration.
@@ -619,7 +770,7 @@ export type GenerateClientConfigurationResponse = Message<"machined.v1.GenerateC
  * Use `create(GenerateClientConfigurationResponseSchema)` to create a new message.
  */
 export const GenerateClientConfigurationResponseSchema: GenMessage<GenerateClientConfigurationResponse> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 20);
+  messageDesc(file_machined_v1_machine, 23);
 
 /**
  * A supervised service: its id, how it runs, and its state.
@@ -648,7 +799,7 @@ export type ServiceInfo = Message<"machined.v1.ServiceInfo"> & {
  * Use `create(ServiceInfoSchema)` to create a new message.
  */
 export const ServiceInfoSchema: GenMessage<ServiceInfo> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 21);
+  messageDesc(file_machined_v1_machine, 24);
 
 /**
  * Request of ServiceList.
@@ -663,7 +814,7 @@ export type ServiceListRequest = Message<"machined.v1.ServiceListRequest"> & {
  * Use `create(ServiceListRequestSchema)` to create a new message.
  */
 export const ServiceListRequestSchema: GenMessage<ServiceListRequest> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 22);
+  messageDesc(file_machined_v1_machine, 25);
 
 /**
  * Response of ServiceList, ordered by id.
@@ -682,7 +833,7 @@ export type ServiceListResponse = Message<"machined.v1.ServiceListResponse"> & {
  * Use `create(ServiceListResponseSchema)` to create a new message.
  */
 export const ServiceListResponseSchema: GenMessage<ServiceListResponse> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 23);
+  messageDesc(file_machined_v1_machine, 26);
 
 /**
  * Request of ServiceStart.
@@ -701,7 +852,7 @@ export type ServiceStartRequest = Message<"machined.v1.ServiceStartRequest"> & {
  * Use `create(ServiceStartRequestSchema)` to create a new message.
  */
 export const ServiceStartRequestSchema: GenMessage<ServiceStartRequest> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 24);
+  messageDesc(file_machined_v1_machine, 27);
 
 /**
  * Response of ServiceStart: the service as it was when the start was accepted.
@@ -720,7 +871,7 @@ export type ServiceStartResponse = Message<"machined.v1.ServiceStartResponse"> &
  * Use `create(ServiceStartResponseSchema)` to create a new message.
  */
 export const ServiceStartResponseSchema: GenMessage<ServiceStartResponse> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 25);
+  messageDesc(file_machined_v1_machine, 28);
 
 /**
  * Request of ServiceStop.
@@ -739,7 +890,7 @@ export type ServiceStopRequest = Message<"machined.v1.ServiceStopRequest"> & {
  * Use `create(ServiceStopRequestSchema)` to create a new message.
  */
 export const ServiceStopRequestSchema: GenMessage<ServiceStopRequest> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 26);
+  messageDesc(file_machined_v1_machine, 29);
 
 /**
  * Response of ServiceStop: the service once it is down.
@@ -758,7 +909,7 @@ export type ServiceStopResponse = Message<"machined.v1.ServiceStopResponse"> & {
  * Use `create(ServiceStopResponseSchema)` to create a new message.
  */
 export const ServiceStopResponseSchema: GenMessage<ServiceStopResponse> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 27);
+  messageDesc(file_machined_v1_machine, 30);
 
 /**
  * Request of ServiceRestart.
@@ -777,7 +928,7 @@ export type ServiceRestartRequest = Message<"machined.v1.ServiceRestartRequest">
  * Use `create(ServiceRestartRequestSchema)` to create a new message.
  */
 export const ServiceRestartRequestSchema: GenMessage<ServiceRestartRequest> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 28);
+  messageDesc(file_machined_v1_machine, 31);
 
 /**
  * Response of ServiceRestart: the service as it was when the restart was accepted.
@@ -796,7 +947,7 @@ export type ServiceRestartResponse = Message<"machined.v1.ServiceRestartResponse
  * Use `create(ServiceRestartResponseSchema)` to create a new message.
  */
 export const ServiceRestartResponseSchema: GenMessage<ServiceRestartResponse> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 29);
+  messageDesc(file_machined_v1_machine, 32);
 
 /**
  * Request of Logs.
@@ -831,7 +982,7 @@ export type LogsRequest = Message<"machined.v1.LogsRequest"> & {
  * Use `create(LogsRequestSchema)` to create a new message.
  */
 export const LogsRequestSchema: GenMessage<LogsRequest> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 30);
+  messageDesc(file_machined_v1_machine, 33);
 
 /**
  * One line of a Logs stream.
@@ -867,7 +1018,7 @@ export type LogsResponse = Message<"machined.v1.LogsResponse"> & {
  * Use `create(LogsResponseSchema)` to create a new message.
  */
 export const LogsResponseSchema: GenMessage<LogsResponse> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 31);
+  messageDesc(file_machined_v1_machine, 34);
 
 /**
  * Request of Dmesg.
@@ -895,7 +1046,7 @@ export type DmesgRequest = Message<"machined.v1.DmesgRequest"> & {
  * Use `create(DmesgRequestSchema)` to create a new message.
  */
 export const DmesgRequestSchema: GenMessage<DmesgRequest> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 32);
+  messageDesc(file_machined_v1_machine, 35);
 
 /**
  * One kernel log record (/dev/kmsg).
@@ -956,7 +1107,7 @@ export type KernelLogRecord = Message<"machined.v1.KernelLogRecord"> & {
  * Use `create(KernelLogRecordSchema)` to create a new message.
  */
 export const KernelLogRecordSchema: GenMessage<KernelLogRecord> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 33);
+  messageDesc(file_machined_v1_machine, 36);
 
 /**
  * The kernel overwrote records before they were read.
@@ -971,7 +1122,7 @@ export type KernelLogGap = Message<"machined.v1.KernelLogGap"> & {
  * Use `create(KernelLogGapSchema)` to create a new message.
  */
 export const KernelLogGapSchema: GenMessage<KernelLogGap> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 34);
+  messageDesc(file_machined_v1_machine, 37);
 
 /**
  * One item of a Dmesg stream.
@@ -1002,7 +1153,7 @@ export type DmesgResponse = Message<"machined.v1.DmesgResponse"> & {
  * Use `create(DmesgResponseSchema)` to create a new message.
  */
 export const DmesgResponseSchema: GenMessage<DmesgResponse> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 35);
+  messageDesc(file_machined_v1_machine, 38);
 
 /**
  * Request of ApplyConfiguration.
@@ -1030,7 +1181,7 @@ export type ApplyConfigurationRequest = Message<"machined.v1.ApplyConfigurationR
  * Use `create(ApplyConfigurationRequestSchema)` to create a new message.
  */
 export const ApplyConfigurationRequestSchema: GenMessage<ApplyConfigurationRequest> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 36);
+  messageDesc(file_machined_v1_machine, 39);
 
 /**
  * Response of ApplyConfiguration. A config that is not valid is refused with
@@ -1066,7 +1217,7 @@ export type ApplyConfigurationResponse = Message<"machined.v1.ApplyConfiguration
  * Use `create(ApplyConfigurationResponseSchema)` to create a new message.
  */
 export const ApplyConfigurationResponseSchema: GenMessage<ApplyConfigurationResponse> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 37);
+  messageDesc(file_machined_v1_machine, 40);
 
 /**
  * How a label term compares.
@@ -1116,6 +1267,41 @@ export const LabelOpSchema: GenEnum<LabelOp> = /*@__PURE__*/
   enumDesc(file_machined_v1_machine, 0);
 
 /**
+ * How a reset stops the node before wiping.
+ *
+ * @generated from enum machined.v1.ResetMode
+ */
+export enum ResetMode {
+  /**
+   * GRACEFUL.
+   *
+   * @generated from enum value: RESET_MODE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Stop services with their grace periods (the payload first), falling
+   * through to FORCED at the graceful deadline.
+   *
+   * @generated from enum value: RESET_MODE_GRACEFUL = 1;
+   */
+  GRACEFUL = 1,
+
+  /**
+   * Kill every service at once.
+   *
+   * @generated from enum value: RESET_MODE_FORCED = 2;
+   */
+  FORCED = 2,
+}
+
+/**
+ * Describes the enum machined.v1.ResetMode.
+ */
+export const ResetModeSchema: GenEnum<ResetMode> = /*@__PURE__*/
+  enumDesc(file_machined_v1_machine, 1);
+
+/**
  * An API role, carried in a client certificate's O=.
  *
  * @generated from enum machined.v1.Role
@@ -1152,7 +1338,7 @@ export enum Role {
  * Describes the enum machined.v1.Role.
  */
 export const RoleSchema: GenEnum<Role> = /*@__PURE__*/
-  enumDesc(file_machined_v1_machine, 1);
+  enumDesc(file_machined_v1_machine, 2);
 
 /**
  * Where a log line came from.
@@ -1187,7 +1373,7 @@ export enum LogStream {
  * Describes the enum machined.v1.LogStream.
  */
 export const LogStreamSchema: GenEnum<LogStream> = /*@__PURE__*/
-  enumDesc(file_machined_v1_machine, 2);
+  enumDesc(file_machined_v1_machine, 3);
 
 /**
  * The node management service.
@@ -1264,6 +1450,19 @@ export const MachineService: GenService<{
     methodKind: "unary";
     input: typeof ShutdownRequestSchema;
     output: typeof ShutdownResponseSchema;
+  },
+  /**
+   * Wipe STATE and EPHEMERAL (only what the provisioner recorded) and reboot
+   * or power off, with consent checked here: a call without a challenge only
+   * answers what would be wiped and a challenge; the call echoing it wipes.
+   * Role: admin.
+   *
+   * @generated from rpc machined.v1.MachineService.Reset
+   */
+  reset: {
+    methodKind: "unary";
+    input: typeof ResetRequestSchema;
+    output: typeof ResetResponseSchema;
   },
   /**
    * Issue a client certificate for a role and return a client config. Role: admin.
