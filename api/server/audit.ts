@@ -30,6 +30,8 @@ const DETAILS: Partial<Record<MachineMethod, Details>> = {
   serviceStop: serviceId,
   serviceRestart: serviceId,
   applyConfiguration: (m) => ({ dryRun: m.dryRun === true }),
+  // The first phase (no challenge) only previews; the second wipes.
+  reset: (m) => ({ confirm: m.challenge !== "", mode: m.mode as number, powerOff: m.powerOff }),
   generateClientConfiguration: (m) => ({
     issuedRole: issuedRole(m.role as number),
     issuedName: m.name,

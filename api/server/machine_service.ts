@@ -39,6 +39,7 @@ import { redactResource } from "./redaction.ts";
 import type { WatchEvent } from "../../runtime/mod.ts";
 import type { Role } from "../../pki/role.ts";
 import { createNodeServiceHandlers, type NodeServiceDeps } from "./node_service_handlers.ts";
+import { createResetHandler } from "./reset_handler.ts";
 
 /** Namespace value meaning "every namespace" in List and Watch. */
 export const ALL_NAMESPACES = "*";
@@ -67,6 +68,7 @@ export function createMachineService(
   const { store, actions, events, clientConfigs } = deps;
   return {
     ...createNodeServiceHandlers(deps),
+    ...createResetHandler(actions),
 
     async version() {
       const info = await actions.version();
