@@ -17,8 +17,8 @@ import type {
 import { ResetRefusedError } from "../../api/server/mod.ts";
 import {
   type RecordOnDisk,
-  resetTargets,
   type ResetTarget,
+  resetTargets,
 } from "../../controllers/block/reset_plan.ts";
 import type { BlockBackend } from "../../platform/block/mod.ts";
 import type { BootIdSource } from "../../platform/identity/boot_id.ts";
@@ -49,6 +49,8 @@ export interface ResetCoordinatorDeps {
   logger: Logger;
   /** Runs the reset (the shutdown sequence with a wipe); called at most once. */
   start: (plan: ResetPlan) => void;
+  /** Why a reset cannot start now (the node is already going down); undefined when it can. */
+  busy?: () => string | undefined;
   /** @default a new ResetChallenger (5 min) */
   challenger?: ResetChallenger;
 }
@@ -82,6 +84,8 @@ export class ResetCoordinator {
   async request(req: ResetRequestData, by: ActionRequester): Promise<ResetAnswer> {
     const bootId = await this.deps.bootId.bootId();
     if (this.#running) return this.#progress(bootId);
+    const busy = this.deps.busy?.();
+    if (busy) throw new ResetRefusedError("failed-precondition", `Cannot reset: ${busy}`);
     const { record, targets } = await this.#targets();
     const claims = { node: this.deps.node(), bootId, partitions: targets.map((t) => t.guid) };
     const partitions = targets.map(({ label, disk, guid, sizeBytes, number }) => ({
@@ -114,7 +118,15 @@ export class ResetCoordinator {
     this.deps.logger.info("reset", "reset accepted", { ...by, mode: req.mode });
     // After the reply has left, like Reboot.
     setTimeout(() => this.deps.start(plan), 100);
-    return { partitions, challenge: "", expires: 0, bootId, accepted: true, progress: "accepted", mode: req.mode };
+    return {
+      partitions,
+      challenge: "",
+      expires: 0,
+      bootId,
+      accepted: true,
+      progress: "accepted",
+      mode: req.mode,
+    };
   }
 
   #progress(bootId: string): ResetAnswer {
