@@ -164,6 +164,6 @@ Deno.test("waitForNode: back on a new boot id, gone after a silence, else the la
       events: { seen: ["power reset step unmount"] },
       probe: () => Promise.resolve(undefined),
     }),
-    /did not come back within 0 s; last events seen:\n  power reset step unmount/,
+    /did not come back within 0 s; last events seen:\n {2}power reset step unmount/,
   );
 });

@@ -10,7 +10,7 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ResetMode, type ResetResponse } from "../../api/gen/machined/v1/machine_pb.ts";
 import { VolumePhase } from "../../api/gen/machined/v1/block_pb.ts";
-import { connectToNode, type NodeConnection } from "../connection.ts";
+import { type ConnectionFlags, connectToNode, type NodeConnection } from "../connection.ts";
 import { type Command, CONNECTION_FLAGS } from "../command.ts";
 import { CliError, type Io } from "../io.ts";
 import { parseTimeout, waitForNode, watchEvents } from "./wait_node.ts";
@@ -116,9 +116,8 @@ async function confirm(io: Io): Promise<boolean> {
 }
 
 /** The node came back with new STATE and EPHEMERAL (their GUIDs changed). */
-// deno-lint-ignore no-explicit-any
 async function checkReprovisioned(
-  flags: Record<string, any>,
+  flags: ConnectionFlags,
   p: ResetResponse,
   io: Io,
   ms: number,
