@@ -88,7 +88,7 @@ async function resetConfig(machineConfig: string, out: string): Promise<string> 
   return out;
 }
 
-async function poll<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 240_000) {
+async function poll<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 400_000) {
   const deadline = performance.now() + timeoutMs;
   let last: unknown;
   while (performance.now() < deadline) {
@@ -137,7 +137,7 @@ Deno.test({
       config,
     },
     vm: { runDir: join(work, "qemu"), accel: "auto", snapshot: false, extraDisks: [dataDisk] },
-    timeoutMs: 200_000,
+    timeoutMs: 400_000,
   });
   const { vm } = node;
   const cc = node.bundle.paths.clientConfig;
@@ -199,7 +199,7 @@ Deno.test({
 
     // 2. Graceful reset with a crash-looping service.
     let t0 = performance.now();
-    const graceful = await mc("reset", "--yes", "--timeout", "5m");
+    const graceful = await mc("reset", "--yes", "--timeout", "8m");
     assert.equal(graceful.code, 0, graceful.out + graceful.err);
     figures.gracefulBackS = +((performance.now() - t0) / 1000).toFixed(1);
     assert.match(graceful.out, /node back at .* \(boot /);
@@ -216,11 +216,11 @@ Deno.test({
     assert.match(await markerLine(boot2), /markers: none/, "the marker of the boot before is gone");
 
     // 3. Reboot --wait, then a forced reset while the new boot is still under way.
-    const reboot = await mc("reboot", "--wait", "--timeout", "4m");
+    const reboot = await mc("reboot", "--wait", "--timeout", "8m");
     assert.equal(reboot.code, 0, reboot.out + reboot.err);
     assert.match(reboot.out, /node back at .* after [\d.]+ s \(boot /);
     t0 = performance.now();
-    const forced = await mc("reset", "--yes", "--graceful=false", "--timeout", "5m");
+    const forced = await mc("reset", "--yes", "--graceful=false", "--timeout", "8m");
     assert.equal(forced.code, 0, forced.out + forced.err);
     assert.match(forced.out, /reset accepted \(forced\)/);
     figures.forcedDuringBootBackS = +((performance.now() - t0) / 1000).toFixed(1);
@@ -230,7 +230,7 @@ Deno.test({
     assert.match(await markerLine(boot4), /markers: none/);
 
     // 4. Shutdown --wait; then the ESP and the data disk are as they were.
-    const shutdown = await mc("shutdown", "--wait", "--timeout", "2m");
+    const shutdown = await mc("shutdown", "--wait", "--timeout", "4m");
     assert.equal(shutdown.code, 0, shutdown.out + shutdown.err);
     await poll(
       "QEMU to exit",
