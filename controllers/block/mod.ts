@@ -123,9 +123,9 @@ export { CommandError } from "./run_command.ts";
 export { readSysfsDisks, type SysfsDisk } from "./sysfs_disks.ts";
 export {
   type RecordOnDisk,
-  resetTargets,
   type ResetTarget,
+  resetTargets,
   wipeRanges,
-  type WipeResult,
   wipeResetTargets,
+  type WipeResult,
 } from "./reset_plan.ts";
