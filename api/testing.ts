@@ -27,6 +27,8 @@ import {
   createClientConfigIssuer,
   type InternalApiServer,
   type NodeActions,
+  type ResetAnswer,
+  type ResetRequestData,
   startInternalApiServer,
   type VersionInfo,
 } from "./server/mod.ts";
@@ -145,7 +147,16 @@ export async function createTestPki(): Promise<TestPki> {
 
 /** Node actions that record what was asked. */
 export class RecordingActions implements NodeActions {
-  readonly calls: { action: "reboot" | "shutdown"; by: ActionRequester }[] = [];
+  readonly calls: { action: "reboot" | "shutdown" | "reset"; by: ActionRequester }[] = [];
+  /** What `reset` answers (a preview by default). */
+  resetAnswer: ResetAnswer = {
+    partitions: [],
+    challenge: "test-challenge",
+    expires: 0,
+    bootId: "test-boot",
+    accepted: false,
+    progress: "",
+  };
   version(): VersionInfo {
     return {
       version: "0.1.0-test",
@@ -163,6 +174,10 @@ export class RecordingActions implements NodeActions {
   shutdown(by: ActionRequester): Promise<void> {
     this.calls.push({ action: "shutdown", by });
     return Promise.resolve();
+  }
+  reset(_request: ResetRequestData, by: ActionRequester): Promise<ResetAnswer> {
+    this.calls.push({ action: "reset", by });
+    return Promise.resolve(this.resetAnswer);
   }
 }
 

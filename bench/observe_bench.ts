@@ -4,7 +4,7 @@
  * Netstat must grow linearly, so 10× the processes costs about 10× the time.
  */
 import { Observer } from "../observe/mod.ts";
-import { FakeProcBackend } from "../platform/procfs/mod.ts";
+import type { FakeProcBackend } from "../platform/procfs/mod.ts";
 import { seededProc } from "../observe/testing.ts";
 import type { Figure } from "./runtime_bench.ts";
 

@@ -24,6 +24,8 @@ import { NativePowerBackend, type PowerBackend } from "../platform/power/mod.ts"
 import { runSequence, task } from "./sequence.ts";
 import { type PowerAction, shutdownNode } from "./shutdown.ts";
 import { nodeActions } from "../node/node_actions.ts";
+import { nodeReset } from "../node/reset/mod.ts";
+import { ProcBootIdSource } from "../platform/identity/mod.ts";
 import { rssKiB, uptimeSeconds } from "../node/proc_stats.ts";
 import { createNodeDomains, NODE_PATHS } from "../node/domains.ts";
 import { ProcSysctlBackend } from "../controllers/kernel/mod.ts";
@@ -213,7 +215,19 @@ export async function bootNode(
   await Deno.chmod(RUN_PATHS.root, 0o755);
 
   let shutdownRequest!: (action: PowerAction) => void;
-  const requested = new Promise<PowerAction>((r) => (shutdownRequest = r));
+  let shuttingDown = false;
+  const requested = new Promise<PowerAction>((r) => (shutdownRequest = r))
+    .finally(() => (shuttingDown = true));
+  const bootId = new ProcBootIdSource();
+  const reset = nodeReset({
+    machined,
+    block: backends.block,
+    bootId,
+    node: () => hostname,
+    requestPower: (what) => shutdownRequest(what),
+    shuttingDown: () => shuttingDown,
+    serviceCgroups: NODE_PATHS.serviceCgroups,
+  });
   const listen = config?.machine.api?.listen ?? "0.0.0.0:50000";
   let api: ApiHost | undefined;
   // machined, not apid, holds the CA key (node/api_pki.ts): it picks the CA,
@@ -223,6 +237,8 @@ export async function bootNode(
     hostname: () => hostname,
     logger,
     onPower: (what) => shutdownRequest(what),
+    bootId: () => bootId.bootId(),
+    reset: (r, by) => reset.coordinator.request(r, by),
   });
   // A `reboot` apply reboots through the same path as the Reboot RPC.
   const configs = configApplier(keeper, { reboot: (by) => actions.reboot(by) });
@@ -285,6 +301,7 @@ export async function bootNode(
       return domains.shutdown();
     },
     keepMounted: EARLY_MOUNTS.map((m) => m.target),
+    reset: reset.sequence(),
   });
   return action;
 }

@@ -12,7 +12,7 @@ import type { MountBackend } from "../platform/mount/mod.ts";
 import type { PowerBackend } from "../platform/power/mod.ts";
 import type { Machined } from "../node/machined.ts";
 import type { Clock } from "../runtime/clock.ts";
-import { runSequence, task } from "./sequence.ts";
+import { type Phase, runSequence, task } from "./sequence.ts";
 
 /** The shutdown steps, in order. */
 export type ShutdownStep =
@@ -22,6 +22,7 @@ export type ShutdownStep =
   | "afterControllers"
   | "sync"
   | "unmount"
+  | "wipe"
   | "syncAgain";
 
 /**
@@ -36,8 +37,30 @@ export const SHUTDOWN_DEADLINES_MS: Readonly<Record<ShutdownStep, number>> = {
   afterControllers: 15_000,
   sync: 30_000,
   unmount: 30_000,
+  wipe: 120_000,
   syncAgain: 30_000,
 };
+
+/** How long a forced stop waits for the killed services to be reaped. */
+export const FORCED_STOP_WAIT_MS = 10_000;
+
+/**
+ * A reset carried out by the shutdown sequence: its stopServices step is
+ * graceful (the services' grace periods, the payload first) until
+ * `gracefulDeadlineMs`, then forced (every service process killed at once);
+ * a forced reset kills at once. A `wipe` step runs once the volumes are
+ * unmounted (detached when busy), then the node reboots or powers off.
+ */
+export interface ResetSequence {
+  readonly mode: "graceful" | "forced";
+  readonly gracefulDeadlineMs: number;
+  /** Kills every service process at once (cgroup.kill). */
+  forceKill(): Promise<void>;
+  /** Wipes what was consented to. */
+  wipe(): Promise<void>;
+  /** Called as each phase starts (a reset's progress). */
+  onStep?(phase: string): void;
+}
 
 /** What ends the sequence. */
 export type PowerAction = "reboot" | "poweroff";
@@ -61,6 +84,8 @@ export interface ShutdownDeps {
   deadlinesMs?: Partial<Record<ShutdownStep, number>>;
   /** The clock deadlines run on. @default systemClock */
   clock?: Clock;
+  /** Makes this shutdown a reset. */
+  reset?: ResetSequence;
 }
 
 /** Mount points to unmount, deepest and latest first. Pure. */
@@ -82,47 +107,64 @@ export async function shutdownNode(action: PowerAction, deps: ShutdownDeps): Pro
   machined.events.emit("power", action, "started", `${action} requested`);
   const limits = { ...SHUTDOWN_DEADLINES_MS, ...deps.deadlinesMs };
   const step = (name: ShutdownStep) => ({ optional: true, deadlineMs: limits[name] });
+  const { reset } = deps;
+  const stopServices = reset && deps.stopServices
+    ? stopForReset(reset, deps.stopServices, machined)
+    : deps.stopServices;
+  const stopLimit = reset
+    ? {
+      optional: true,
+      deadlineMs: (reset.mode === "graceful" ? reset.gracefulDeadlineMs : 0) +
+        FORCED_STOP_WAIT_MS + 5_000,
+    }
+    : step("stopServices");
   try {
-    await runSequence(action, [
-      {
-        name: "stopServices",
-        tasks: deps.stopServices
-          ? [task("stopServices", deps.stopServices, step("stopServices"))]
-          : [],
-      },
-      {
-        name: "stopApi",
-        tasks: deps.stopApi ? [task("stopApi", deps.stopApi, step("stopApi"))] : [],
-      },
-      {
-        name: "stopControllers",
-        tasks: [task("stopControllers", () => machined.stop(), step("stopControllers"))],
-      },
-      {
-        // Closes what still holds the volumes (service log files) and sends DHCP releases.
-        name: "afterControllers",
-        tasks: deps.afterControllers
-          ? [task("afterControllers", deps.afterControllers, step("afterControllers"))]
-          : [],
-      },
-      { name: "sync", tasks: [task("sync", () => deps.power.sync(), step("sync"))] },
-      {
-        name: "unmount",
-        tasks: [task("unmount", async (signal) => {
-          const order = unmountOrder(await deps.mount.mounts(), deps.keepMounted);
-          for (const target of order) {
-            if (signal.aborted) break; // overran: the rest is left to reboot(2)
-            try {
-              const how = await deps.mount.unmount(target, { detach: true });
-              machined.logger.info("shutdown", `unmounted ${target}`, { how });
-            } catch (e) {
-              machined.logger.warn("shutdown", `cannot unmount ${target}`, { error: e });
+    await runSequence(
+      reset ? `reset-${action}` : action,
+      withSteps([
+        {
+          name: "stopServices",
+          tasks: stopServices ? [task("stopServices", stopServices, stopLimit)] : [],
+        },
+        {
+          name: "stopApi",
+          tasks: deps.stopApi ? [task("stopApi", deps.stopApi, step("stopApi"))] : [],
+        },
+        {
+          name: "stopControllers",
+          tasks: [task("stopControllers", () => machined.stop(), step("stopControllers"))],
+        },
+        {
+          // Closes what still holds the volumes (service log files) and sends DHCP releases.
+          name: "afterControllers",
+          tasks: deps.afterControllers
+            ? [task("afterControllers", deps.afterControllers, step("afterControllers"))]
+            : [],
+        },
+        { name: "sync", tasks: [task("sync", () => deps.power.sync(), step("sync"))] },
+        {
+          name: "unmount",
+          tasks: [task("unmount", async (signal) => {
+            const order = unmountOrder(await deps.mount.mounts(), deps.keepMounted);
+            for (const target of order) {
+              if (signal.aborted) break; // overran: the rest is left to reboot(2)
+              try {
+                const how = await deps.mount.unmount(target, { detach: true });
+                machined.logger.info("shutdown", `unmounted ${target}`, { how });
+              } catch (e) {
+                machined.logger.warn("shutdown", `cannot unmount ${target}`, { error: e });
+              }
             }
-          }
-        }, step("unmount"))],
-      },
-      { name: "syncAgain", tasks: [task("sync", () => deps.power.sync(), step("syncAgain"))] },
-    ], { events: machined.events, logger: machined.logger, clock: deps.clock });
+          }, step("unmount"))],
+        },
+        // Only in a reset: the volumes are unmounted (or detached) by now.
+        ...(reset
+          ? [{ name: "wipe", tasks: [task("wipe", () => reset.wipe(), step("wipe"))] }]
+          : []),
+        { name: "syncAgain", tasks: [task("sync", () => deps.power.sync(), step("syncAgain"))] },
+      ], reset?.onStep),
+      { events: machined.events, logger: machined.logger, clock: deps.clock },
+    );
   } catch (e) {
     machined.logger.error("shutdown", "sequence failed; going down anyway", { error: e });
   }
@@ -130,4 +172,50 @@ export async function shutdownNode(action: PowerAction, deps: ShutdownDeps): Pro
   machined.logger.info("shutdown", action === "reboot" ? "rebooting now" : "powering off now");
   if (action === "reboot") await deps.power.restart();
   else await deps.power.powerOff();
+}
+
+/** Graceful until the deadline, then (or at once when forced) kill everything. */
+function stopForReset(
+  reset: ResetSequence,
+  stop: () => Promise<void>,
+  machined: Machined,
+): () => Promise<void> {
+  return async () => {
+    const stopping = stop().catch((e) => {
+      machined.logger.warn("reset", "stopping services failed", { error: e });
+    });
+    const within = (ms: number) =>
+      new Promise<boolean>((resolve) => {
+        const t = setTimeout(() => resolve(false), ms);
+        stopping.then(() => {
+          clearTimeout(t);
+          resolve(true);
+        });
+      });
+    if (reset.mode === "graceful") {
+      if (await within(reset.gracefulDeadlineMs)) return;
+      machined.events.emit("power", "reset", "forced", "graceful stop overran: killing", {
+        deadlineMs: String(reset.gracefulDeadlineMs),
+      });
+    }
+    await reset.forceKill().catch((e) => {
+      machined.logger.warn("reset", "cannot kill the services", { error: e });
+    });
+    await within(FORCED_STOP_WAIT_MS);
+  };
+}
+
+/** Reports each phase as it starts (a reset's progress). Pure wrapper. */
+function withSteps(phases: Phase[], onStep?: (phase: string) => void): Phase[] {
+  if (!onStep) return phases;
+  return phases.map((p) => ({
+    ...p,
+    tasks: p.tasks.map((t, i) => ({
+      ...t,
+      run: (signal: AbortSignal) => {
+        if (i === 0) onStep(p.name);
+        return t.run(signal);
+      },
+    })),
+  }));
 }

@@ -13,6 +13,7 @@ import { genClientCommand, genConfigCommand } from "./commands/gen.ts";
 import { getCommand } from "./commands/get.ts";
 import { logsCommand } from "./commands/logs.ts";
 import { rebootCommand, shutdownCommand } from "./commands/power.ts";
+import { resetCommand } from "./commands/reset.ts";
 import {
   serviceCommand,
   serviceRestartCommand,
@@ -55,6 +56,7 @@ export const COMMANDS: readonly Command[] = [
   dashboardCommand,
   rebootCommand,
   shutdownCommand,
+  resetCommand,
   applyConfigCommand,
   validateCommand,
   genConfigCommand,
@@ -80,9 +82,10 @@ export async function runMachinectl(
   const { command, rest, words } = findCommand(argv);
   if (!command) return noCommand(argv, words, io);
   let parsed;
+  const booleans = booleanValues(rest, command);
   try {
     parsed = parseArgs({
-      args: [...rest],
+      args: booleans.args,
       options: { ...command.flags, help: { type: "boolean", short: "h" } },
       allowPositionals: true,
       strict: true,
@@ -99,7 +102,7 @@ export async function runMachinectl(
   }
   try {
     return await command.run({
-      flags: parsed.values,
+      flags: { ...parsed.values, ...booleans.set },
       args: parsed.positionals,
       io,
       signal: options.signal,
@@ -193,4 +196,23 @@ function flagHelp(command: Command): string {
       `  ${f.description}${f.default !== undefined ? ` (default ${f.default})` : ""}`
     )
     .join("\n");
+}
+
+/**
+ * `--flag=false` / `--flag=true` for a boolean flag (parseArgs takes no value
+ * for booleans): returns the arguments without them and what they set, so
+ * `reset --wait=false` works. Pure.
+ */
+export function booleanValues(
+  args: readonly string[],
+  command: Command,
+): { args: string[]; set: Record<string, boolean> } {
+  const out: string[] = [];
+  const set: Record<string, boolean> = {};
+  for (const a of args) {
+    const m = /^--([\w-]+)=(true|false)$/.exec(a);
+    if (m && command.flags[m[1]]?.type === "boolean") set[m[1]] = m[2] === "true";
+    else out.push(a);
+  }
+  return { args: out, set };
 }

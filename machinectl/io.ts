@@ -2,12 +2,15 @@
 export interface Io {
   out(text: string): void;
   err(text: string): void;
+  /** Asks a question on the terminal; null when there is none (or no answer). */
+  ask?(question: string): Promise<string | null>;
 }
 
 /** The console. */
 export const consoleIo: Io = {
   out: (t) => console.log(t),
   err: (t) => console.error(t),
+  ask: (q) => Promise.resolve(Deno.stdin.isTerminal() ? prompt(q) : null),
 };
 
 /** Collects output for tests. */

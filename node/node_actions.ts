@@ -3,7 +3,12 @@
  * power requests handed to whoever runs the machine (the PID 1 shutdown
  * sequence, or dev mode's exit). Requests take effect just after the reply.
  */
-import type { ActionRequester, NodeActions } from "../api/server/mod.ts";
+import type {
+  ActionRequester,
+  NodeActions,
+  ResetAnswer,
+  ResetRequestData,
+} from "../api/server/mod.ts";
 import type { Logger } from "../logs/mod.ts";
 import { MACHINED_VERSION, sourceRevision } from "./version.ts";
 
@@ -22,6 +27,10 @@ export function nodeActions(deps: {
   onPower: (request: PowerRequest, by: ActionRequester) => void;
   /** @default sourceRevision() */
   commit?: () => Promise<string>;
+  /** The kernel's boot id for Version; empty when absent. */
+  bootId?: () => Promise<string>;
+  /** The Reset RPC; absent means Unimplemented. */
+  reset?: (request: ResetRequestData, by: ActionRequester) => Promise<ResetAnswer>;
 }): NodeActions {
   const commit = (deps.commit ?? sourceRevision)().catch(() => "unknown");
   const request = (what: PowerRequest) => (by: ActionRequester) => {
@@ -37,8 +46,10 @@ export function nodeActions(deps: {
       os: Deno.build.os,
       arch: Deno.build.arch,
       hostname: deps.hostname(),
+      bootId: deps.bootId ? await deps.bootId().catch(() => "") : "",
     }),
     reboot: request("reboot"),
     shutdown: request("poweroff"),
+    ...(deps.reset ? { reset: deps.reset } : {}),
   };
 }

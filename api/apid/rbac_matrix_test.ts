@@ -18,6 +18,7 @@ const EXPECTED: { [M in MachineMethod]: Record<Role, "ok" | "PermissionDenied"> 
   events: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
   reboot: { "os:admin": "ok", "os:operator": "ok", "os:reader": "PermissionDenied" },
   shutdown: { "os:admin": "ok", "os:operator": "ok", "os:reader": "PermissionDenied" },
+  reset: { "os:admin": "ok", "os:operator": "PermissionDenied", "os:reader": "PermissionDenied" },
   generateClientConfiguration: {
     "os:admin": "ok",
     "os:operator": "PermissionDenied",
@@ -73,6 +74,7 @@ function calls(
     },
     reboot: () => c.api.reboot({}),
     shutdown: () => c.api.shutdown({}),
+    reset: () => c.api.reset({}),
     generateClientConfiguration: () =>
       c.api.generateClientConfiguration({ role: ProtoRole.READER, name: "bob" }),
     serviceList: () => c.api.serviceList({}),
@@ -114,6 +116,7 @@ Deno.test("RBAC: every role × every RPC", async () => {
     deepEqual(f.actions.calls.map((c) => `${c.action}:${c.by.role}`), [
       "reboot:os:admin",
       "shutdown:os:admin",
+      "reset:os:admin",
       "reboot:os:operator",
       "shutdown:os:operator",
     ]);

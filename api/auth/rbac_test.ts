@@ -19,6 +19,7 @@ const CONTRACT: Record<string, { role: Role; mutating: boolean }> = {
   Events: { role: "os:reader", mutating: false },
   Reboot: { role: "os:operator", mutating: true },
   Shutdown: { role: "os:operator", mutating: true },
+  Reset: { role: "os:admin", mutating: true },
   GenerateClientConfiguration: { role: "os:admin", mutating: true },
   ServiceList: { role: "os:reader", mutating: false },
   ServiceStart: { role: "os:operator", mutating: true },
@@ -69,8 +70,8 @@ Deno.test("every RPC needs exactly its contracted role and is classified as cont
 });
 
 Deno.test("unknown RPCs and services are refused; reflection is open", () => {
-  ok(!isAllowed("os:admin", MachineService.typeName, "Reset"));
-  ok(!isMutating("Reset"));
+  ok(!isAllowed("os:admin", MachineService.typeName, "Wipe"));
+  ok(!isMutating("Wipe"));
   ok(!isAllowed("os:admin", "other.Service", "Version"));
   ok(isAllowed("os:reader", "grpc.reflection.v1.ServerReflection", "ServerReflectionInfo"));
   ok(isAllowed("os:reader", "grpc.reflection.v1alpha.ServerReflection", "ServerReflectionInfo"));

@@ -34,6 +34,8 @@ const DETAILS: Partial<Record<MachineMethod, Details>> = {
     ...(m.mode ? { mode: auditMode(m.mode as number) } : {}),
     ...(m.confirm ? { confirm: true } : {}),
   }),
+  // The first phase (no challenge) only previews; the second wipes.
+  reset: (m) => ({ confirm: m.challenge !== "", mode: m.mode as number, powerOff: m.powerOff }),
   generateClientConfiguration: (m) => ({
     issuedRole: issuedRole(m.role as number),
     issuedName: m.name,

@@ -40,6 +40,7 @@ import type { WatchEvent } from "../../runtime/mod.ts";
 import type { Role } from "../../pki/role.ts";
 import { createNodeServiceHandlers, type NodeServiceDeps } from "./node_service_handlers.ts";
 import { createObserveHandlers, type ObserveDeps } from "./observe_handlers.ts";
+import { createResetHandler } from "./reset_handler.ts";
 
 /** Namespace value meaning "every namespace" in List and Watch. */
 export const ALL_NAMESPACES = "*";
@@ -69,6 +70,7 @@ export function createMachineService(
   return {
     ...createNodeServiceHandlers(deps),
     ...createObserveHandlers(deps),
+    ...createResetHandler(actions),
 
     async version() {
       const info = await actions.version();

@@ -20,7 +20,16 @@
  * ```
  * @module
  */
-export type { ActionRequester, NodeActions, VersionInfo } from "./node_actions.ts";
+export {
+  type ActionRequester,
+  type NodeActions,
+  type ResetAnswer,
+  type ResetMode,
+  type ResetPartitionInfo,
+  ResetRefusedError,
+  type ResetRequestData,
+  type VersionInfo,
+} from "./node_actions.ts";
 export type { EventSource } from "./event_source.ts";
 export {
   clientCertLifetimeMs,

@@ -121,3 +121,11 @@ export { readRecordFile, type RecordContent, RecordFileError } from "./record_fi
 export { ProvisionError } from "./provision_error.ts";
 export { CommandError } from "./run_command.ts";
 export { readSysfsDisks, type SysfsDisk } from "./sysfs_disks.ts";
+export {
+  type RecordOnDisk,
+  type ResetTarget,
+  resetTargets,
+  wipeRanges,
+  wipeResetTargets,
+  type WipeResult,
+} from "./reset_plan.ts";

@@ -1,31 +1,58 @@
-/** `machinectl reboot` and `machinectl shutdown` (operator role). */
+/**
+ * `machinectl reboot` and `machinectl shutdown` (operator role). With
+ * `--wait`, they wait until the node is back with a new boot id (reboot) or
+ * has stopped answering (shutdown), and report it; a node that does not within
+ * `--timeout` is an error listing the last events seen.
+ */
 import { connectToNode } from "../connection.ts";
 import { type Command, CONNECTION_FLAGS } from "../command.ts";
+import type { Io } from "../io.ts";
+import { parseTimeout, WAIT_FLAGS, waitForNode, watchEvents } from "./wait_node.ts";
 
 export const rebootCommand: Command = {
   name: "reboot",
-  usage: "reboot",
+  usage: "reboot [--wait] [--timeout 10m]",
   summary: "Reboot the node (stops services, syncs, unmounts, reboots)",
   connects: true,
-  flags: { ...CONNECTION_FLAGS },
-  async run({ flags, io }) {
-    using conn = await connectToNode(flags);
-    await conn.client.reboot({}, { timeoutMs: 15_000 });
-    io.out(`reboot requested (${conn.endpoint})`);
-    return 0;
-  },
+  flags: { ...CONNECTION_FLAGS, ...WAIT_FLAGS },
+  run: ({ flags, io }) => power("reboot", flags, io),
 };
 
 export const shutdownCommand: Command = {
   name: "shutdown",
-  usage: "shutdown",
+  usage: "shutdown [--wait] [--timeout 10m]",
   summary: "Power the node off (stops services, syncs, unmounts, powers off)",
   connects: true,
-  flags: { ...CONNECTION_FLAGS },
-  async run({ flags, io }) {
-    using conn = await connectToNode(flags);
-    await conn.client.shutdown({}, { timeoutMs: 15_000 });
-    io.out(`shutdown requested (${conn.endpoint})`);
-    return 0;
-  },
+  flags: { ...CONNECTION_FLAGS, ...WAIT_FLAGS },
+  run: ({ flags, io }) => power("shutdown", flags, io),
 };
+
+// deno-lint-ignore no-explicit-any
+async function power(what: "reboot" | "shutdown", flags: Record<string, any>, io: Io) {
+  const timeoutMs = parseTimeout(flags.timeout ?? "10m");
+  using conn = await connectToNode(flags);
+  const oldBootId = flags.wait ? (await conn.client.version({}, { timeoutMs: 15_000 })).bootId : "";
+  const events = flags.wait ? watchEvents(conn) : undefined;
+  const started = performance.now();
+  try {
+    if (what === "reboot") await conn.client.reboot({}, { timeoutMs: 15_000 });
+    else await conn.client.shutdown({}, { timeoutMs: 15_000 });
+    io.out(`${what} requested (${conn.endpoint})`);
+    if (!flags.wait) return 0;
+    const r = await waitForNode(flags, {
+      oldBootId,
+      until: what === "reboot" ? "back" : "gone",
+      timeoutMs,
+      events,
+      started,
+    });
+    io.out(
+      r.outcome === "back"
+        ? `node back at ${conn.endpoint} after ${r.seconds.toFixed(1)} s (boot ${r.bootId})`
+        : `node down after ${r.seconds.toFixed(1)} s (${conn.endpoint} no longer answers)`,
+    );
+    return 0;
+  } finally {
+    await events?.stop();
+  }
+}

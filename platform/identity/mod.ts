@@ -14,3 +14,4 @@ export { type IdentityBackend, MAX_UTS_NAME } from "./backend.ts";
 export { NativeIdentityBackend } from "./backend_native.ts";
 export { FakeIdentityBackend } from "./backend_fake.ts";
 export { identityBackendConformance } from "./backend_conformance.ts";
+export { type BootIdSource, FakeBootIdSource, PROC_BOOT_ID, ProcBootIdSource } from "./boot_id.ts";

@@ -23,7 +23,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file machined/v1/machine.proto.
  */
 export const file_machined_v1_machine: GenFile = /*@__PURE__*/
-  fileDesc("ChltYWNoaW5lZC92MS9tYWNoaW5lLnByb3RvEgttYWNoaW5lZC52MSIQCg5WZXJzaW9uUmVxdWVzdCJ0Cg9WZXJzaW9uUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoCRIOCgZjb21taXQYAiABKAkSFAoMZGVub192ZXJzaW9uGAMgASgJEgoKAm9zGAQgASgJEgwKBGFyY2gYBSABKAkSEAoIaG9zdG5hbWUYBiABKAkiOQoKR2V0UmVxdWVzdBIMCgR0eXBlGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRIKCgJpZBgDIAEoCSI2CgtHZXRSZXNwb25zZRInCghyZXNvdXJjZRgBIAEoCzIVLm1hY2hpbmVkLnYxLlJlc291cmNlIkoKCUxhYmVsVGVybRILCgNrZXkYASABKAkSIAoCb3AYAiABKA4yFC5tYWNoaW5lZC52MS5MYWJlbE9wEg4KBnZhbHVlcxgDIAMoCSJYCgtMaXN0UmVxdWVzdBIMCgR0eXBlGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRIoCghzZWxlY3RvchgDIAMoCzIWLm1hY2hpbmVkLnYxLkxhYmVsVGVybSI4CgxMaXN0UmVzcG9uc2USKAoJcmVzb3VyY2VzGAEgAygLMhUubWFjaGluZWQudjEuUmVzb3VyY2UiOwoMV2F0Y2hSZXF1ZXN0EgwKBHR5cGUYASABKAkSEQoJbmFtZXNwYWNlGAIgASgJEgoKAmlkGAMgASgJIl0KDlJlc291cmNlVXBkYXRlEicKCHJlc291cmNlGAEgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2USIgoDb2xkGAIgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2UiDgoMQm9vdHN0cmFwcGVkIhsKCE92ZXJmbG93Eg8KB2Ryb3BwZWQYASABKAQi/AEKDVdhdGNoUmVzcG9uc2USKAoHY3JlYXRlZBgBIAEoCzIVLm1hY2hpbmVkLnYxLlJlc291cmNlSAASLgoHdXBkYXRlZBgCIAEoCzIbLm1hY2hpbmVkLnYxLlJlc291cmNlVXBkYXRlSAASKgoJZGVzdHJveWVkGAMgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2VIABIxCgxib290c3RyYXBwZWQYBCABKAsyGS5tYWNoaW5lZC52MS5Cb290c3RyYXBwZWRIABIpCghvdmVyZmxvdxgFIAEoCzIVLm1hY2hpbmVkLnYxLk92ZXJmbG93SABCBwoFZXZlbnQiOgoNRXZlbnRzUmVxdWVzdBINCgVraW5kcxgBIAMoCRIRCgR0YWlsGAIgASgNSACIAQFCBwoFX3RhaWwigAIKDE1hY2hpbmVFdmVudBIMCgRraW5kGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSKAoEdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHc3ViamVjdBgEIAEoCRIOCgZhY3Rpb24YBSABKAkSDwoDc2VxGAYgASgEQgIwAhI1CgZmaWVsZHMYByADKAsyJS5tYWNoaW5lZC52MS5NYWNoaW5lRXZlbnQuRmllbGRzRW50cnkSDwoHbW9ub19tcxgIIAEoARotCgtGaWVsZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIjoKDkV2ZW50c1Jlc3BvbnNlEigKBWV2ZW50GAEgASgLMhkubWFjaGluZWQudjEuTWFjaGluZUV2ZW50Ig8KDVJlYm9vdFJlcXVlc3QiEAoOUmVib290UmVzcG9uc2UiEQoPU2h1dGRvd25SZXF1ZXN0IhIKEFNodXRkb3duUmVzcG9uc2UikwEKIkdlbmVyYXRlQ2xpZW50Q29uZmlndXJhdGlvblJlcXVlc3QSHwoEcm9sZRgBIAEoDjIRLm1hY2hpbmVkLnYxLlJvbGUSDAoEbmFtZRgCIAEoCRIRCgllbmRwb2ludHMYAyADKAkSKwoIbGlmZXRpbWUYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24ibAojR2VuZXJhdGVDbGllbnRDb25maWd1cmF0aW9uUmVzcG9uc2USEwoLY29uZmlnX3lhbWwYASABKAkSDgoGY2FfcGVtGAIgASgJEg8KB2NydF9wZW0YAyABKAkSDwoHa2V5X3BlbRgEIAEoCSJ1CgtTZXJ2aWNlSW5mbxIKCgJpZBgBIAEoCRIqCgRzcGVjGAIgASgLMhwubWFjaGluZWQudjEuU2VydmljZVNwZWNTcGVjEi4KBnN0YXR1cxgDIAEoCzIeLm1hY2hpbmVkLnYxLlNlcnZpY2VTdGF0dXNTcGVjIhQKElNlcnZpY2VMaXN0UmVxdWVzdCJBChNTZXJ2aWNlTGlzdFJlc3BvbnNlEioKCHNlcnZpY2VzGAEgAygLMhgubWFjaGluZWQudjEuU2VydmljZUluZm8iIQoTU2VydmljZVN0YXJ0UmVxdWVzdBIKCgJpZBgBIAEoCSJBChRTZXJ2aWNlU3RhcnRSZXNwb25zZRIpCgdzZXJ2aWNlGAEgASgLMhgubWFjaGluZWQudjEuU2VydmljZUluZm8iIAoSU2VydmljZVN0b3BSZXF1ZXN0EgoKAmlkGAEgASgJIkAKE1NlcnZpY2VTdG9wUmVzcG9uc2USKQoHc2VydmljZRgBIAEoCzIYLm1hY2hpbmVkLnYxLlNlcnZpY2VJbmZvIiMKFVNlcnZpY2VSZXN0YXJ0UmVxdWVzdBIKCgJpZBgBIAEoCSJDChZTZXJ2aWNlUmVzdGFydFJlc3BvbnNlEikKB3NlcnZpY2UYASABKAsyGC5tYWNoaW5lZC52MS5TZXJ2aWNlSW5mbyJFCgtMb2dzUmVxdWVzdBIKCgJpZBgBIAEoCRIRCgR0YWlsGAIgASgNSACIAQESDgoGZm9sbG93GAMgASgIQgcKBV90YWlsInsKDExvZ3NSZXNwb25zZRILCgNzZXEYASABKAQSKAoEdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJgoGc3RyZWFtGAMgASgOMhYubWFjaGluZWQudjEuTG9nU3RyZWFtEgwKBHRleHQYBCABKAkiOgoMRG1lc2dSZXF1ZXN0Eg4KBmZvbGxvdxgBIAEoCBIRCgR0YWlsGAIgASgNSACIAQFCBwoFX3RhaWwi0wEKD0tlcm5lbExvZ1JlY29yZBINCgVsZXZlbBgBIAEoDRIQCghmYWNpbGl0eRgCIAEoDRILCgNzZXEYAyABKAQSDAoEdXNlYxgEIAEoBBINCgVmbGFncxgFIAEoCRIMCgR0ZXh0GAYgASgJEjgKBmZpZWxkcxgHIAMoCzIoLm1hY2hpbmVkLnYxLktlcm5lbExvZ1JlY29yZC5GaWVsZHNFbnRyeRotCgtGaWVsZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIg4KDEtlcm5lbExvZ0dhcCJyCg1EbWVzZ1Jlc3BvbnNlEi4KBnJlY29yZBgBIAEoCzIcLm1hY2hpbmVkLnYxLktlcm5lbExvZ1JlY29yZEgAEikKBGxvc3QYAiABKAsyGS5tYWNoaW5lZC52MS5LZXJuZWxMb2dHYXBIAEIGCgRpdGVtIpABChlBcHBseUNvbmZpZ3VyYXRpb25SZXF1ZXN0EhMKC2NvbmZpZ195YW1sGAEgASgJEg8KB2RyeV9ydW4YAiABKAgSJAoEbW9kZRgDIAEoDjIWLm1hY2hpbmVkLnYxLkFwcGx5TW9kZRIWCg50cnlfdGltZW91dF9tcxgEIAEoDRIPCgdjb25maXJtGAUgASgIIs4BChpBcHBseUNvbmZpZ3VyYXRpb25SZXNwb25zZRInCgVzdGF0ZRgBIAEoDjIYLm1hY2hpbmVkLnYxLkNvbmZpZ1N0YXRlEigKBmVycm9ycxgCIAMoCzIYLm1hY2hpbmVkLnYxLkNvbmZpZ0lzc3VlEg8KB2FwcGxpZWQYAyABKAgSJAoEbW9kZRgEIAEoDjIWLm1hY2hpbmVkLnYxLkFwcGx5TW9kZRIPCgdjaGFuZ2VkGAUgAygJEhUKDXJlYm9vdF9maWVsZHMYBiADKAkiDwoNTWVtb3J5UmVxdWVzdCKhAgoHTWVtSW5mbxITCgt0b3RhbF9ieXRlcxgBIAEoBBISCgpmcmVlX2J5dGVzGAIgASgEEhcKD2F2YWlsYWJsZV9ieXRlcxgDIAEoBBIVCg1idWZmZXJzX2J5dGVzGAQgASgEEhQKDGNhY2hlZF9ieXRlcxgFIAEoBBITCgtzaG1lbV9ieXRlcxgGIAEoBBIYChBzd2FwX3RvdGFsX2J5dGVzGAcgASgEEhcKD3N3YXBfZnJlZV9ieXRlcxgIIAEoBBIwCgZmaWVsZHMYCSADKAsyIC5tYWNoaW5lZC52MS5NZW1JbmZvLkZpZWxkc0VudHJ5Gi0KC0ZpZWxkc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoBDoCOAEidQoNUHJvY2Vzc01lbW9yeRILCgNwaWQYASABKA0SDQoFb3duZXIYAiABKAkSDwoHY29tbWFuZBgDIAEoCRIRCglyc3NfYnl0ZXMYBCABKAQSFgoJcHNzX2J5dGVzGAUgASgESACIAQFCDAoKX3Bzc19ieXRlcyJVCgtPd25lck1lbW9yeRINCgVvd25lchgBIAEoCRIRCglwcm9jZXNzZXMYAiABKA0SEQoJcnNzX2J5dGVzGAMgASgEEhEKCXBzc19ieXRlcxgEIAEoBCKQAQoOTWVtb3J5UmVzcG9uc2USJQoHbWVtaW5mbxgBIAEoCzIULm1hY2hpbmVkLnYxLk1lbUluZm8SLQoJcHJvY2Vzc2VzGAIgAygLMhoubWFjaGluZWQudjEuUHJvY2Vzc01lbW9yeRIoCgZvd25lcnMYAyADKAsyGC5tYWNoaW5lZC52MS5Pd25lck1lbW9yeSIOCgxTdGF0c1JlcXVlc3QiWwoLTG9hZEF2ZXJhZ2USDQoFbG9hZDEYASABKAESDQoFbG9hZDUYAiABKAESDgoGbG9hZDE1GAMgASgBEg8KB3J1bm5pbmcYBCABKA0SDQoFdG90YWwYBSABKA0ivAEKCENwdVRpbWVzEgsKA2NwdRgBIAEoCRIMCgR1c2VyGAIgASgBEgwKBG5pY2UYAyABKAESDgoGc3lzdGVtGAQgASgBEgwKBGlkbGUYBSABKAESDgoGaW93YWl0GAYgASgBEgsKA2lycRgHIAEoARIPCgdzb2Z0aXJxGAggASgBEg0KBXN0ZWFsGAkgASgBEhoKDXVzYWdlX3BlcmNlbnQYCiABKAFIAIgBAUIQCg5fdXNhZ2VfcGVyY2VudCKHAQoJRGlza1N0YXRzEg4KBmRldmljZRgBIAEoCRINCgVyZWFkcxgCIAEoBBISCgpyZWFkX2J5dGVzGAMgASgEEg4KBndyaXRlcxgEIAEoBBIVCg13cml0dGVuX2J5dGVzGAUgASgEEhEKCWluX2ZsaWdodBgGIAEoBBINCgVpb19tcxgHIAEoBCK1AQoLTmV0RGV2U3RhdHMSDAoEbGluaxgBIAEoCRIQCghyeF9ieXRlcxgCIAEoBBISCgpyeF9wYWNrZXRzGAMgASgEEhEKCXJ4X2Vycm9ycxgEIAEoBBISCgpyeF9kcm9wcGVkGAUgASgEEhAKCHR4X2J5dGVzGAYgASgEEhIKCnR4X3BhY2tldHMYByABKAQSEQoJdHhfZXJyb3JzGAggASgEEhIKCnR4X2Ryb3BwZWQYCSABKAQikQMKDVN0YXRzUmVzcG9uc2USJgoEbG9hZBgBIAEoCzIYLm1hY2hpbmVkLnYxLkxvYWRBdmVyYWdlEigKCWNwdV90b3RhbBgCIAEoCzIVLm1hY2hpbmVkLnYxLkNwdVRpbWVzEiMKBGNwdXMYAyADKAsyFS5tYWNoaW5lZC52MS5DcHVUaW1lcxIlCgVkaXNrcxgEIAMoCzIWLm1hY2hpbmVkLnYxLkRpc2tTdGF0cxInCgVsaW5rcxgFIAMoCzIYLm1hY2hpbmVkLnYxLk5ldERldlN0YXRzEhYKDnVwdGltZV9zZWNvbmRzGAYgASgBEhgKEGNvbnRleHRfc3dpdGNoZXMYByABKAQSGQoRcHJvY2Vzc2VzX2NyZWF0ZWQYCCABKAQSGQoRcHJvY2Vzc2VzX3J1bm5pbmcYCSABKA0SGQoRcHJvY2Vzc2VzX2Jsb2NrZWQYCiABKA0SHwoSc2FtcGxlX2ludGVydmFsX21zGAsgASgBSACIAQFCFQoTX3NhbXBsZV9pbnRlcnZhbF9tcyISChBQcm9jZXNzZXNSZXF1ZXN0Io4CCgdQcm9jZXNzEgsKA3BpZBgBIAEoDRIMCgRwcGlkGAIgASgNEg0KBXN0YXRlGAMgASgJEg8KB3RocmVhZHMYBCABKA0SEwoLY3B1X3NlY29uZHMYBSABKAESGAoLY3B1X3BlcmNlbnQYBiABKAFIAIgBARIRCglyc3NfYnl0ZXMYByABKAQSFgoJcHNzX2J5dGVzGAggASgESAGIAQESDwoHY29tbWFuZBgJIAEoCRIMCgRhcmdzGAogAygJEg0KBW93bmVyGAsgASgJEgsKA3VpZBgMIAEoDRIVCg1zdGFydF9zZWNvbmRzGA0gASgBQg4KDF9jcHVfcGVyY2VudEIMCgpfcHNzX2J5dGVzIoUBChFQcm9jZXNzZXNSZXNwb25zZRInCglwcm9jZXNzZXMYASADKAsyFC5tYWNoaW5lZC52MS5Qcm9jZXNzEh8KEnNhbXBsZV9pbnRlcnZhbF9tcxgCIAEoAUgAiAEBEg8KB29taXR0ZWQYAyABKA1CFQoTX3NhbXBsZV9pbnRlcnZhbF9tcyIPCg1Nb3VudHNSZXF1ZXN0IsoBCgVNb3VudBIOCgZzb3VyY2UYASABKAkSDgoGdGFyZ2V0GAIgASgJEg4KBmZzdHlwZRgDIAEoCRIPCgdvcHRpb25zGAQgASgJEhcKCnNpemVfYnl0ZXMYBSABKARIAIgBARIXCgp1c2VkX2J5dGVzGAYgASgESAGIAQESHAoPYXZhaWxhYmxlX2J5dGVzGAcgASgESAKIAQFCDQoLX3NpemVfYnl0ZXNCDQoLX3VzZWRfYnl0ZXNCEgoQX2F2YWlsYWJsZV9ieXRlcyI0Cg5Nb3VudHNSZXNwb25zZRIiCgZtb3VudHMYASADKAsyEi5tYWNoaW5lZC52MS5Nb3VudCIQCg5DZ3JvdXBzUmVxdWVzdCKIAwoGQ2dyb3VwEg0KBW93bmVyGAEgASgJEgwKBHBhdGgYAiABKAkSHAoUbWVtb3J5X2N1cnJlbnRfYnl0ZXMYAyABKAQSHQoQbWVtb3J5X21heF9ieXRlcxgEIAEoBEgAiAEBEjwKDW1lbW9yeV9ldmVudHMYBSADKAsyJS5tYWNoaW5lZC52MS5DZ3JvdXAuTWVtb3J5RXZlbnRzRW50cnkSMgoIY3B1X3N0YXQYBiADKAsyIC5tYWNoaW5lZC52MS5DZ3JvdXAuQ3B1U3RhdEVudHJ5EhQKDHBpZHNfY3VycmVudBgHIAEoBBIVCghwaWRzX21heBgIIAEoBEgBiAEBGjMKEU1lbW9yeUV2ZW50c0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoBDoCOAEaLgoMQ3B1U3RhdEVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoBDoCOAFCEwoRX21lbW9yeV9tYXhfYnl0ZXNCCwoJX3BpZHNfbWF4IjcKD0Nncm91cHNSZXNwb25zZRIkCgdjZ3JvdXBzGAEgAygLMhMubWFjaGluZWQudjEuQ2dyb3VwIh0KC1RpbWVSZXF1ZXN0Eg4KBnNlcnZlchgBIAEoCSJiCglUaW1lUXVlcnkSDgoGc2VydmVyGAEgASgJEg8KB2FkZHJlc3MYAiABKAkSDwoHc3RyYXR1bRgDIAEoDRIRCglvZmZzZXRfbXMYBCABKAESEAoIZGVsYXlfbXMYBSABKAEiYgoMVGltZVJlc3BvbnNlEisKBnN0YXR1cxgBIAEoCzIbLm1hY2hpbmVkLnYxLlRpbWVTdGF0dXNTcGVjEiUKBXF1ZXJ5GAIgASgLMhYubWFjaGluZWQudjEuVGltZVF1ZXJ5IhAKDk5ldHN0YXRSZXF1ZXN0Iu4BCgZTb2NrZXQSEAoIcHJvdG9jb2wYASABKAkSFQoNbG9jYWxfYWRkcmVzcxgCIAEoCRISCgpsb2NhbF9wb3J0GAMgASgNEhYKDnJlbW90ZV9hZGRyZXNzGAQgASgJEhMKC3JlbW90ZV9wb3J0GAUgASgNEg0KBXN0YXRlGAYgASgJEgsKA3VpZBgHIAEoDRINCgVpbm9kZRgIIAEoBBILCgNwaWQYCSABKA0SDwoHY29tbWFuZBgKIAEoCRINCgVvd25lchgLIAEoCRIQCgh0eF9xdWV1ZRgMIAEoBBIQCghyeF9xdWV1ZRgNIAEoBCJICg9OZXRzdGF0UmVzcG9uc2USJAoHc29ja2V0cxgBIAMoCzITLm1hY2hpbmVkLnYxLlNvY2tldBIPCgdvbWl0dGVkGAIgASgNKo4BCgdMYWJlbE9wEhgKFExBQkVMX09QX1VOU1BFQ0lGSUVEEAASEwoPTEFCRUxfT1BfRVhJU1RTEAESFwoTTEFCRUxfT1BfTk9UX0VYSVNUUxACEhIKDkxBQkVMX09QX0VRVUFMEAMSFgoSTEFCRUxfT1BfTk9UX0VRVUFMEAQSDwoLTEFCRUxfT1BfSU4QBSpQCgRSb2xlEhQKEFJPTEVfVU5TUEVDSUZJRUQQABIOCgpST0xFX0FETUlOEAESEQoNUk9MRV9PUEVSQVRPUhACEg8KC1JPTEVfUkVBREVSEAMqaQoJTG9nU3RyZWFtEhoKFkxPR19TVFJFQU1fVU5TUEVDSUZJRUQQABIVChFMT0dfU1RSRUFNX1NURE9VVBABEhUKEUxPR19TVFJFQU1fU1RERVJSEAISEgoOTE9HX1NUUkVBTV9MT0cQAzL6DAoOTWFjaGluZVNlcnZpY2USRAoHVmVyc2lvbhIbLm1hY2hpbmVkLnYxLlZlcnNpb25SZXF1ZXN0GhwubWFjaGluZWQudjEuVmVyc2lvblJlc3BvbnNlEjgKA0dldBIXLm1hY2hpbmVkLnYxLkdldFJlcXVlc3QaGC5tYWNoaW5lZC52MS5HZXRSZXNwb25zZRI7CgRMaXN0EhgubWFjaGluZWQudjEuTGlzdFJlcXVlc3QaGS5tYWNoaW5lZC52MS5MaXN0UmVzcG9uc2USQAoFV2F0Y2gSGS5tYWNoaW5lZC52MS5XYXRjaFJlcXVlc3QaGi5tYWNoaW5lZC52MS5XYXRjaFJlc3BvbnNlMAESQwoGRXZlbnRzEhoubWFjaGluZWQudjEuRXZlbnRzUmVxdWVzdBobLm1hY2hpbmVkLnYxLkV2ZW50c1Jlc3BvbnNlMAESQQoGUmVib290EhoubWFjaGluZWQudjEuUmVib290UmVxdWVzdBobLm1hY2hpbmVkLnYxLlJlYm9vdFJlc3BvbnNlEkcKCFNodXRkb3duEhwubWFjaGluZWQudjEuU2h1dGRvd25SZXF1ZXN0Gh0ubWFjaGluZWQudjEuU2h1dGRvd25SZXNwb25zZRKAAQobR2VuZXJhdGVDbGllbnRDb25maWd1cmF0aW9uEi8ubWFjaGluZWQudjEuR2VuZXJhdGVDbGllbnRDb25maWd1cmF0aW9uUmVxdWVzdBowLm1hY2hpbmVkLnYxLkdlbmVyYXRlQ2xpZW50Q29uZmlndXJhdGlvblJlc3BvbnNlElAKC1NlcnZpY2VMaXN0Eh8ubWFjaGluZWQudjEuU2VydmljZUxpc3RSZXF1ZXN0GiAubWFjaGluZWQudjEuU2VydmljZUxpc3RSZXNwb25zZRJTCgxTZXJ2aWNlU3RhcnQSIC5tYWNoaW5lZC52MS5TZXJ2aWNlU3RhcnRSZXF1ZXN0GiEubWFjaGluZWQudjEuU2VydmljZVN0YXJ0UmVzcG9uc2USUAoLU2VydmljZVN0b3ASHy5tYWNoaW5lZC52MS5TZXJ2aWNlU3RvcFJlcXVlc3QaIC5tYWNoaW5lZC52MS5TZXJ2aWNlU3RvcFJlc3BvbnNlElkKDlNlcnZpY2VSZXN0YXJ0EiIubWFjaGluZWQudjEuU2VydmljZVJlc3RhcnRSZXF1ZXN0GiMubWFjaGluZWQudjEuU2VydmljZVJlc3RhcnRSZXNwb25zZRI9CgRMb2dzEhgubWFjaGluZWQudjEuTG9nc1JlcXVlc3QaGS5tYWNoaW5lZC52MS5Mb2dzUmVzcG9uc2UwARJACgVEbWVzZxIZLm1hY2hpbmVkLnYxLkRtZXNnUmVxdWVzdBoaLm1hY2hpbmVkLnYxLkRtZXNnUmVzcG9uc2UwARJlChJBcHBseUNvbmZpZ3VyYXRpb24SJi5tYWNoaW5lZC52MS5BcHBseUNvbmZpZ3VyYXRpb25SZXF1ZXN0GicubWFjaGluZWQudjEuQXBwbHlDb25maWd1cmF0aW9uUmVzcG9uc2USQQoGTWVtb3J5EhoubWFjaGluZWQudjEuTWVtb3J5UmVxdWVzdBobLm1hY2hpbmVkLnYxLk1lbW9yeVJlc3BvbnNlEj4KBVN0YXRzEhkubWFjaGluZWQudjEuU3RhdHNSZXF1ZXN0GhoubWFjaGluZWQudjEuU3RhdHNSZXNwb25zZRJKCglQcm9jZXNzZXMSHS5tYWNoaW5lZC52MS5Qcm9jZXNzZXNSZXF1ZXN0Gh4ubWFjaGluZWQudjEuUHJvY2Vzc2VzUmVzcG9uc2USQQoGTW91bnRzEhoubWFjaGluZWQudjEuTW91bnRzUmVxdWVzdBobLm1hY2hpbmVkLnYxLk1vdW50c1Jlc3BvbnNlEkQKB0Nncm91cHMSGy5tYWNoaW5lZC52MS5DZ3JvdXBzUmVxdWVzdBocLm1hY2hpbmVkLnYxLkNncm91cHNSZXNwb25zZRI7CgRUaW1lEhgubWFjaGluZWQudjEuVGltZVJlcXVlc3QaGS5tYWNoaW5lZC52MS5UaW1lUmVzcG9uc2USRAoHTmV0c3RhdBIbLm1hY2hpbmVkLnYxLk5ldHN0YXRSZXF1ZXN0GhwubWFjaGluZWQudjEuTmV0c3RhdFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_machined_v1_resources, file_machined_v1_services, file_machined_v1_time]);
+  fileDesc("ChltYWNoaW5lZC92MS9tYWNoaW5lLnByb3RvEgttYWNoaW5lZC52MSIQCg5WZXJzaW9uUmVxdWVzdCKFAQoPVmVyc2lvblJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAkSDgoGY29tbWl0GAIgASgJEhQKDGRlbm9fdmVyc2lvbhgDIAEoCRIKCgJvcxgEIAEoCRIMCgRhcmNoGAUgASgJEhAKCGhvc3RuYW1lGAYgASgJEg8KB2Jvb3RfaWQYByABKAkiOQoKR2V0UmVxdWVzdBIMCgR0eXBlGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRIKCgJpZBgDIAEoCSI2CgtHZXRSZXNwb25zZRInCghyZXNvdXJjZRgBIAEoCzIVLm1hY2hpbmVkLnYxLlJlc291cmNlIkoKCUxhYmVsVGVybRILCgNrZXkYASABKAkSIAoCb3AYAiABKA4yFC5tYWNoaW5lZC52MS5MYWJlbE9wEg4KBnZhbHVlcxgDIAMoCSJYCgtMaXN0UmVxdWVzdBIMCgR0eXBlGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRIoCghzZWxlY3RvchgDIAMoCzIWLm1hY2hpbmVkLnYxLkxhYmVsVGVybSI4CgxMaXN0UmVzcG9uc2USKAoJcmVzb3VyY2VzGAEgAygLMhUubWFjaGluZWQudjEuUmVzb3VyY2UiOwoMV2F0Y2hSZXF1ZXN0EgwKBHR5cGUYASABKAkSEQoJbmFtZXNwYWNlGAIgASgJEgoKAmlkGAMgASgJIl0KDlJlc291cmNlVXBkYXRlEicKCHJlc291cmNlGAEgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2USIgoDb2xkGAIgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2UiDgoMQm9vdHN0cmFwcGVkIhsKCE92ZXJmbG93Eg8KB2Ryb3BwZWQYASABKAQi/AEKDVdhdGNoUmVzcG9uc2USKAoHY3JlYXRlZBgBIAEoCzIVLm1hY2hpbmVkLnYxLlJlc291cmNlSAASLgoHdXBkYXRlZBgCIAEoCzIbLm1hY2hpbmVkLnYxLlJlc291cmNlVXBkYXRlSAASKgoJZGVzdHJveWVkGAMgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2VIABIxCgxib290c3RyYXBwZWQYBCABKAsyGS5tYWNoaW5lZC52MS5Cb290c3RyYXBwZWRIABIpCghvdmVyZmxvdxgFIAEoCzIVLm1hY2hpbmVkLnYxLk92ZXJmbG93SABCBwoFZXZlbnQiOgoNRXZlbnRzUmVxdWVzdBINCgVraW5kcxgBIAMoCRIRCgR0YWlsGAIgASgNSACIAQFCBwoFX3RhaWwigAIKDE1hY2hpbmVFdmVudBIMCgRraW5kGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSKAoEdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHc3ViamVjdBgEIAEoCRIOCgZhY3Rpb24YBSABKAkSDwoDc2VxGAYgASgEQgIwAhI1CgZmaWVsZHMYByADKAsyJS5tYWNoaW5lZC52MS5NYWNoaW5lRXZlbnQuRmllbGRzRW50cnkSDwoHbW9ub19tcxgIIAEoARotCgtGaWVsZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIjoKDkV2ZW50c1Jlc3BvbnNlEigKBWV2ZW50GAEgASgLMhkubWFjaGluZWQudjEuTWFjaGluZUV2ZW50Ig8KDVJlYm9vdFJlcXVlc3QiEAoOUmVib290UmVzcG9uc2UiEQoPU2h1dGRvd25SZXF1ZXN0IhIKEFNodXRkb3duUmVzcG9uc2UiWgoMUmVzZXRSZXF1ZXN0EhEKCWNoYWxsZW5nZRgBIAEoCRIkCgRtb2RlGAIgASgOMhYubWFjaGluZWQudjEuUmVzZXRNb2RlEhEKCXBvd2VyX29mZhgDIAEoCCJjCg5SZXNldFBhcnRpdGlvbhINCgVsYWJlbBgBIAEoCRIMCgRkaXNrGAIgASgJEgwKBGd1aWQYAyABKAkSFgoKc2l6ZV9ieXRlcxgEIAEoBEICMAISDgoGbnVtYmVyGAUgASgNItsBCg1SZXNldFJlc3BvbnNlEi8KCnBhcnRpdGlvbnMYASADKAsyGy5tYWNoaW5lZC52MS5SZXNldFBhcnRpdGlvbhIRCgljaGFsbGVuZ2UYAiABKAkSKwoHZXhwaXJlcxgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYm9vdF9pZBgEIAEoCRIQCghhY2NlcHRlZBgFIAEoCBIQCghwcm9ncmVzcxgGIAEoCRIkCgRtb2RlGAcgASgOMhYubWFjaGluZWQudjEuUmVzZXRNb2RlIpMBCiJHZW5lcmF0ZUNsaWVudENvbmZpZ3VyYXRpb25SZXF1ZXN0Eh8KBHJvbGUYASABKA4yES5tYWNoaW5lZC52MS5Sb2xlEgwKBG5hbWUYAiABKAkSEQoJZW5kcG9pbnRzGAMgAygJEisKCGxpZmV0aW1lGAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uImwKI0dlbmVyYXRlQ2xpZW50Q29uZmlndXJhdGlvblJlc3BvbnNlEhMKC2NvbmZpZ195YW1sGAEgASgJEg4KBmNhX3BlbRgCIAEoCRIPCgdjcnRfcGVtGAMgASgJEg8KB2tleV9wZW0YBCABKAkidQoLU2VydmljZUluZm8SCgoCaWQYASABKAkSKgoEc3BlYxgCIAEoCzIcLm1hY2hpbmVkLnYxLlNlcnZpY2VTcGVjU3BlYxIuCgZzdGF0dXMYAyABKAsyHi5tYWNoaW5lZC52MS5TZXJ2aWNlU3RhdHVzU3BlYyIUChJTZXJ2aWNlTGlzdFJlcXVlc3QiQQoTU2VydmljZUxpc3RSZXNwb25zZRIqCghzZXJ2aWNlcxgBIAMoCzIYLm1hY2hpbmVkLnYxLlNlcnZpY2VJbmZvIiEKE1NlcnZpY2VTdGFydFJlcXVlc3QSCgoCaWQYASABKAkiQQoUU2VydmljZVN0YXJ0UmVzcG9uc2USKQoHc2VydmljZRgBIAEoCzIYLm1hY2hpbmVkLnYxLlNlcnZpY2VJbmZvIiAKElNlcnZpY2VTdG9wUmVxdWVzdBIKCgJpZBgBIAEoCSJAChNTZXJ2aWNlU3RvcFJlc3BvbnNlEikKB3NlcnZpY2UYASABKAsyGC5tYWNoaW5lZC52MS5TZXJ2aWNlSW5mbyIjChVTZXJ2aWNlUmVzdGFydFJlcXVlc3QSCgoCaWQYASABKAkiQwoWU2VydmljZVJlc3RhcnRSZXNwb25zZRIpCgdzZXJ2aWNlGAEgASgLMhgubWFjaGluZWQudjEuU2VydmljZUluZm8iRQoLTG9nc1JlcXVlc3QSCgoCaWQYASABKAkSEQoEdGFpbBgCIAEoDUgAiAEBEg4KBmZvbGxvdxgDIAEoCEIHCgVfdGFpbCJ7CgxMb2dzUmVzcG9uc2USCwoDc2VxGAEgASgEEigKBHRpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiYKBnN0cmVhbRgDIAEoDjIWLm1hY2hpbmVkLnYxLkxvZ1N0cmVhbRIMCgR0ZXh0GAQgASgJIjoKDERtZXNnUmVxdWVzdBIOCgZmb2xsb3cYASABKAgSEQoEdGFpbBgCIAEoDUgAiAEBQgcKBV90YWlsItMBCg9LZXJuZWxMb2dSZWNvcmQSDQoFbGV2ZWwYASABKA0SEAoIZmFjaWxpdHkYAiABKA0SCwoDc2VxGAMgASgEEgwKBHVzZWMYBCABKAQSDQoFZmxhZ3MYBSABKAkSDAoEdGV4dBgGIAEoCRI4CgZmaWVsZHMYByADKAsyKC5tYWNoaW5lZC52MS5LZXJuZWxMb2dSZWNvcmQuRmllbGRzRW50cnkaLQoLRmllbGRzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASIOCgxLZXJuZWxMb2dHYXAicgoNRG1lc2dSZXNwb25zZRIuCgZyZWNvcmQYASABKAsyHC5tYWNoaW5lZC52MS5LZXJuZWxMb2dSZWNvcmRIABIpCgRsb3N0GAIgASgLMhkubWFjaGluZWQudjEuS2VybmVsTG9nR2FwSABCBgoEaXRlbSKQAQoZQXBwbHlDb25maWd1cmF0aW9uUmVxdWVzdBITCgtjb25maWdfeWFtbBgBIAEoCRIPCgdkcnlfcnVuGAIgASgIEiQKBG1vZGUYAyABKA4yFi5tYWNoaW5lZC52MS5BcHBseU1vZGUSFgoOdHJ5X3RpbWVvdXRfbXMYBCABKA0SDwoHY29uZmlybRgFIAEoCCLOAQoaQXBwbHlDb25maWd1cmF0aW9uUmVzcG9uc2USJwoFc3RhdGUYASABKA4yGC5tYWNoaW5lZC52MS5Db25maWdTdGF0ZRIoCgZlcnJvcnMYAiADKAsyGC5tYWNoaW5lZC52MS5Db25maWdJc3N1ZRIPCgdhcHBsaWVkGAMgASgIEiQKBG1vZGUYBCABKA4yFi5tYWNoaW5lZC52MS5BcHBseU1vZGUSDwoHY2hhbmdlZBgFIAMoCRIVCg1yZWJvb3RfZmllbGRzGAYgAygJIg8KDU1lbW9yeVJlcXVlc3QioQIKB01lbUluZm8SEwoLdG90YWxfYnl0ZXMYASABKAQSEgoKZnJlZV9ieXRlcxgCIAEoBBIXCg9hdmFpbGFibGVfYnl0ZXMYAyABKAQSFQoNYnVmZmVyc19ieXRlcxgEIAEoBBIUCgxjYWNoZWRfYnl0ZXMYBSABKAQSEwoLc2htZW1fYnl0ZXMYBiABKAQSGAoQc3dhcF90b3RhbF9ieXRlcxgHIAEoBBIXCg9zd2FwX2ZyZWVfYnl0ZXMYCCABKAQSMAoGZmllbGRzGAkgAygLMiAubWFjaGluZWQudjEuTWVtSW5mby5GaWVsZHNFbnRyeRotCgtGaWVsZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAQ6AjgBInUKDVByb2Nlc3NNZW1vcnkSCwoDcGlkGAEgASgNEg0KBW93bmVyGAIgASgJEg8KB2NvbW1hbmQYAyABKAkSEQoJcnNzX2J5dGVzGAQgASgEEhYKCXBzc19ieXRlcxgFIAEoBEgAiAEBQgwKCl9wc3NfYnl0ZXMiVQoLT3duZXJNZW1vcnkSDQoFb3duZXIYASABKAkSEQoJcHJvY2Vzc2VzGAIgASgNEhEKCXJzc19ieXRlcxgDIAEoBBIRCglwc3NfYnl0ZXMYBCABKAQikAEKDk1lbW9yeVJlc3BvbnNlEiUKB21lbWluZm8YASABKAsyFC5tYWNoaW5lZC52MS5NZW1JbmZvEi0KCXByb2Nlc3NlcxgCIAMoCzIaLm1hY2hpbmVkLnYxLlByb2Nlc3NNZW1vcnkSKAoGb3duZXJzGAMgAygLMhgubWFjaGluZWQudjEuT3duZXJNZW1vcnkiDgoMU3RhdHNSZXF1ZXN0IlsKC0xvYWRBdmVyYWdlEg0KBWxvYWQxGAEgASgBEg0KBWxvYWQ1GAIgASgBEg4KBmxvYWQxNRgDIAEoARIPCgdydW5uaW5nGAQgASgNEg0KBXRvdGFsGAUgASgNIrwBCghDcHVUaW1lcxILCgNjcHUYASABKAkSDAoEdXNlchgCIAEoARIMCgRuaWNlGAMgASgBEg4KBnN5c3RlbRgEIAEoARIMCgRpZGxlGAUgASgBEg4KBmlvd2FpdBgGIAEoARILCgNpcnEYByABKAESDwoHc29mdGlycRgIIAEoARINCgVzdGVhbBgJIAEoARIaCg11c2FnZV9wZXJjZW50GAogASgBSACIAQFCEAoOX3VzYWdlX3BlcmNlbnQihwEKCURpc2tTdGF0cxIOCgZkZXZpY2UYASABKAkSDQoFcmVhZHMYAiABKAQSEgoKcmVhZF9ieXRlcxgDIAEoBBIOCgZ3cml0ZXMYBCABKAQSFQoNd3JpdHRlbl9ieXRlcxgFIAEoBBIRCglpbl9mbGlnaHQYBiABKAQSDQoFaW9fbXMYByABKAQitQEKC05ldERldlN0YXRzEgwKBGxpbmsYASABKAkSEAoIcnhfYnl0ZXMYAiABKAQSEgoKcnhfcGFja2V0cxgDIAEoBBIRCglyeF9lcnJvcnMYBCABKAQSEgoKcnhfZHJvcHBlZBgFIAEoBBIQCgh0eF9ieXRlcxgGIAEoBBISCgp0eF9wYWNrZXRzGAcgASgEEhEKCXR4X2Vycm9ycxgIIAEoBBISCgp0eF9kcm9wcGVkGAkgASgEIpEDCg1TdGF0c1Jlc3BvbnNlEiYKBGxvYWQYASABKAsyGC5tYWNoaW5lZC52MS5Mb2FkQXZlcmFnZRIoCgljcHVfdG90YWwYAiABKAsyFS5tYWNoaW5lZC52MS5DcHVUaW1lcxIjCgRjcHVzGAMgAygLMhUubWFjaGluZWQudjEuQ3B1VGltZXMSJQoFZGlza3MYBCADKAsyFi5tYWNoaW5lZC52MS5EaXNrU3RhdHMSJwoFbGlua3MYBSADKAsyGC5tYWNoaW5lZC52MS5OZXREZXZTdGF0cxIWCg51cHRpbWVfc2Vjb25kcxgGIAEoARIYChBjb250ZXh0X3N3aXRjaGVzGAcgASgEEhkKEXByb2Nlc3Nlc19jcmVhdGVkGAggASgEEhkKEXByb2Nlc3Nlc19ydW5uaW5nGAkgASgNEhkKEXByb2Nlc3Nlc19ibG9ja2VkGAogASgNEh8KEnNhbXBsZV9pbnRlcnZhbF9tcxgLIAEoAUgAiAEBQhUKE19zYW1wbGVfaW50ZXJ2YWxfbXMiEgoQUHJvY2Vzc2VzUmVxdWVzdCKOAgoHUHJvY2VzcxILCgNwaWQYASABKA0SDAoEcHBpZBgCIAEoDRINCgVzdGF0ZRgDIAEoCRIPCgd0aHJlYWRzGAQgASgNEhMKC2NwdV9zZWNvbmRzGAUgASgBEhgKC2NwdV9wZXJjZW50GAYgASgBSACIAQESEQoJcnNzX2J5dGVzGAcgASgEEhYKCXBzc19ieXRlcxgIIAEoBEgBiAEBEg8KB2NvbW1hbmQYCSABKAkSDAoEYXJncxgKIAMoCRINCgVvd25lchgLIAEoCRILCgN1aWQYDCABKA0SFQoNc3RhcnRfc2Vjb25kcxgNIAEoAUIOCgxfY3B1X3BlcmNlbnRCDAoKX3Bzc19ieXRlcyKFAQoRUHJvY2Vzc2VzUmVzcG9uc2USJwoJcHJvY2Vzc2VzGAEgAygLMhQubWFjaGluZWQudjEuUHJvY2VzcxIfChJzYW1wbGVfaW50ZXJ2YWxfbXMYAiABKAFIAIgBARIPCgdvbWl0dGVkGAMgASgNQhUKE19zYW1wbGVfaW50ZXJ2YWxfbXMiDwoNTW91bnRzUmVxdWVzdCLKAQoFTW91bnQSDgoGc291cmNlGAEgASgJEg4KBnRhcmdldBgCIAEoCRIOCgZmc3R5cGUYAyABKAkSDwoHb3B0aW9ucxgEIAEoCRIXCgpzaXplX2J5dGVzGAUgASgESACIAQESFwoKdXNlZF9ieXRlcxgGIAEoBEgBiAEBEhwKD2F2YWlsYWJsZV9ieXRlcxgHIAEoBEgCiAEBQg0KC19zaXplX2J5dGVzQg0KC191c2VkX2J5dGVzQhIKEF9hdmFpbGFibGVfYnl0ZXMiNAoOTW91bnRzUmVzcG9uc2USIgoGbW91bnRzGAEgAygLMhIubWFjaGluZWQudjEuTW91bnQiEAoOQ2dyb3Vwc1JlcXVlc3QiiAMKBkNncm91cBINCgVvd25lchgBIAEoCRIMCgRwYXRoGAIgASgJEhwKFG1lbW9yeV9jdXJyZW50X2J5dGVzGAMgASgEEh0KEG1lbW9yeV9tYXhfYnl0ZXMYBCABKARIAIgBARI8Cg1tZW1vcnlfZXZlbnRzGAUgAygLMiUubWFjaGluZWQudjEuQ2dyb3VwLk1lbW9yeUV2ZW50c0VudHJ5EjIKCGNwdV9zdGF0GAYgAygLMiAubWFjaGluZWQudjEuQ2dyb3VwLkNwdVN0YXRFbnRyeRIUCgxwaWRzX2N1cnJlbnQYByABKAQSFQoIcGlkc19tYXgYCCABKARIAYgBARozChFNZW1vcnlFdmVudHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAQ6AjgBGi4KDENwdVN0YXRFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAQ6AjgBQhMKEV9tZW1vcnlfbWF4X2J5dGVzQgsKCV9waWRzX21heCI3Cg9DZ3JvdXBzUmVzcG9uc2USJAoHY2dyb3VwcxgBIAMoCzITLm1hY2hpbmVkLnYxLkNncm91cCIdCgtUaW1lUmVxdWVzdBIOCgZzZXJ2ZXIYASABKAkiYgoJVGltZVF1ZXJ5Eg4KBnNlcnZlchgBIAEoCRIPCgdhZGRyZXNzGAIgASgJEg8KB3N0cmF0dW0YAyABKA0SEQoJb2Zmc2V0X21zGAQgASgBEhAKCGRlbGF5X21zGAUgASgBImIKDFRpbWVSZXNwb25zZRIrCgZzdGF0dXMYASABKAsyGy5tYWNoaW5lZC52MS5UaW1lU3RhdHVzU3BlYxIlCgVxdWVyeRgCIAEoCzIWLm1hY2hpbmVkLnYxLlRpbWVRdWVyeSIQCg5OZXRzdGF0UmVxdWVzdCLuAQoGU29ja2V0EhAKCHByb3RvY29sGAEgASgJEhUKDWxvY2FsX2FkZHJlc3MYAiABKAkSEgoKbG9jYWxfcG9ydBgDIAEoDRIWCg5yZW1vdGVfYWRkcmVzcxgEIAEoCRITCgtyZW1vdGVfcG9ydBgFIAEoDRINCgVzdGF0ZRgGIAEoCRILCgN1aWQYByABKA0SDQoFaW5vZGUYCCABKAQSCwoDcGlkGAkgASgNEg8KB2NvbW1hbmQYCiABKAkSDQoFb3duZXIYCyABKAkSEAoIdHhfcXVldWUYDCABKAQSEAoIcnhfcXVldWUYDSABKAQiSAoPTmV0c3RhdFJlc3BvbnNlEiQKB3NvY2tldHMYASADKAsyEy5tYWNoaW5lZC52MS5Tb2NrZXQSDwoHb21pdHRlZBgCIAEoDSqOAQoHTGFiZWxPcBIYChRMQUJFTF9PUF9VTlNQRUNJRklFRBAAEhMKD0xBQkVMX09QX0VYSVNUUxABEhcKE0xBQkVMX09QX05PVF9FWElTVFMQAhISCg5MQUJFTF9PUF9FUVVBTBADEhYKEkxBQkVMX09QX05PVF9FUVVBTBAEEg8KC0xBQkVMX09QX0lOEAUqVwoJUmVzZXRNb2RlEhoKFlJFU0VUX01PREVfVU5TUEVDSUZJRUQQABIXChNSRVNFVF9NT0RFX0dSQUNFRlVMEAESFQoRUkVTRVRfTU9ERV9GT1JDRUQQAipQCgRSb2xlEhQKEFJPTEVfVU5TUEVDSUZJRUQQABIOCgpST0xFX0FETUlOEAESEQoNUk9MRV9PUEVSQVRPUhACEg8KC1JPTEVfUkVBREVSEAMqaQoJTG9nU3RyZWFtEhoKFkxPR19TVFJFQU1fVU5TUEVDSUZJRUQQABIVChFMT0dfU1RSRUFNX1NURE9VVBABEhUKEUxPR19TVFJFQU1fU1RERVJSEAISEgoOTE9HX1NUUkVBTV9MT0cQAzK6DQoOTWFjaGluZVNlcnZpY2USRAoHVmVyc2lvbhIbLm1hY2hpbmVkLnYxLlZlcnNpb25SZXF1ZXN0GhwubWFjaGluZWQudjEuVmVyc2lvblJlc3BvbnNlEjgKA0dldBIXLm1hY2hpbmVkLnYxLkdldFJlcXVlc3QaGC5tYWNoaW5lZC52MS5HZXRSZXNwb25zZRI7CgRMaXN0EhgubWFjaGluZWQudjEuTGlzdFJlcXVlc3QaGS5tYWNoaW5lZC52MS5MaXN0UmVzcG9uc2USQAoFV2F0Y2gSGS5tYWNoaW5lZC52MS5XYXRjaFJlcXVlc3QaGi5tYWNoaW5lZC52MS5XYXRjaFJlc3BvbnNlMAESQwoGRXZlbnRzEhoubWFjaGluZWQudjEuRXZlbnRzUmVxdWVzdBobLm1hY2hpbmVkLnYxLkV2ZW50c1Jlc3BvbnNlMAESQQoGUmVib290EhoubWFjaGluZWQudjEuUmVib290UmVxdWVzdBobLm1hY2hpbmVkLnYxLlJlYm9vdFJlc3BvbnNlEkcKCFNodXRkb3duEhwubWFjaGluZWQudjEuU2h1dGRvd25SZXF1ZXN0Gh0ubWFjaGluZWQudjEuU2h1dGRvd25SZXNwb25zZRI+CgVSZXNldBIZLm1hY2hpbmVkLnYxLlJlc2V0UmVxdWVzdBoaLm1hY2hpbmVkLnYxLlJlc2V0UmVzcG9uc2USgAEKG0dlbmVyYXRlQ2xpZW50Q29uZmlndXJhdGlvbhIvLm1hY2hpbmVkLnYxLkdlbmVyYXRlQ2xpZW50Q29uZmlndXJhdGlvblJlcXVlc3QaMC5tYWNoaW5lZC52MS5HZW5lcmF0ZUNsaWVudENvbmZpZ3VyYXRpb25SZXNwb25zZRJQCgtTZXJ2aWNlTGlzdBIfLm1hY2hpbmVkLnYxLlNlcnZpY2VMaXN0UmVxdWVzdBogLm1hY2hpbmVkLnYxLlNlcnZpY2VMaXN0UmVzcG9uc2USUwoMU2VydmljZVN0YXJ0EiAubWFjaGluZWQudjEuU2VydmljZVN0YXJ0UmVxdWVzdBohLm1hY2hpbmVkLnYxLlNlcnZpY2VTdGFydFJlc3BvbnNlElAKC1NlcnZpY2VTdG9wEh8ubWFjaGluZWQudjEuU2VydmljZVN0b3BSZXF1ZXN0GiAubWFjaGluZWQudjEuU2VydmljZVN0b3BSZXNwb25zZRJZCg5TZXJ2aWNlUmVzdGFydBIiLm1hY2hpbmVkLnYxLlNlcnZpY2VSZXN0YXJ0UmVxdWVzdBojLm1hY2hpbmVkLnYxLlNlcnZpY2VSZXN0YXJ0UmVzcG9uc2USPQoETG9ncxIYLm1hY2hpbmVkLnYxLkxvZ3NSZXF1ZXN0GhkubWFjaGluZWQudjEuTG9nc1Jlc3BvbnNlMAESQAoFRG1lc2cSGS5tYWNoaW5lZC52MS5EbWVzZ1JlcXVlc3QaGi5tYWNoaW5lZC52MS5EbWVzZ1Jlc3BvbnNlMAESZQoSQXBwbHlDb25maWd1cmF0aW9uEiYubWFjaGluZWQudjEuQXBwbHlDb25maWd1cmF0aW9uUmVxdWVzdBonLm1hY2hpbmVkLnYxLkFwcGx5Q29uZmlndXJhdGlvblJlc3BvbnNlEkEKBk1lbW9yeRIaLm1hY2hpbmVkLnYxLk1lbW9yeVJlcXVlc3QaGy5tYWNoaW5lZC52MS5NZW1vcnlSZXNwb25zZRI+CgVTdGF0cxIZLm1hY2hpbmVkLnYxLlN0YXRzUmVxdWVzdBoaLm1hY2hpbmVkLnYxLlN0YXRzUmVzcG9uc2USSgoJUHJvY2Vzc2VzEh0ubWFjaGluZWQudjEuUHJvY2Vzc2VzUmVxdWVzdBoeLm1hY2hpbmVkLnYxLlByb2Nlc3Nlc1Jlc3BvbnNlEkEKBk1vdW50cxIaLm1hY2hpbmVkLnYxLk1vdW50c1JlcXVlc3QaGy5tYWNoaW5lZC52MS5Nb3VudHNSZXNwb25zZRJECgdDZ3JvdXBzEhsubWFjaGluZWQudjEuQ2dyb3Vwc1JlcXVlc3QaHC5tYWNoaW5lZC52MS5DZ3JvdXBzUmVzcG9uc2USOwoEVGltZRIYLm1hY2hpbmVkLnYxLlRpbWVSZXF1ZXN0GhkubWFjaGluZWQudjEuVGltZVJlc3BvbnNlEkQKB05ldHN0YXQSGy5tYWNoaW5lZC52MS5OZXRzdGF0UmVxdWVzdBocLm1hY2hpbmVkLnYxLk5ldHN0YXRSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_machined_v1_resources, file_machined_v1_services, file_machined_v1_time]);
 
 /**
  * Request of Version.
@@ -85,6 +85,14 @@ export type VersionResponse = Message<"machined.v1.VersionResponse"> & {
    * @generated from field: string hostname = 6;
    */
   hostname: string;
+
+  /**
+   * The kernel's boot id (/proc/sys/kernel/random/boot_id): changes on every
+   * boot, so a client can tell that a reboot happened.
+   *
+   * @generated from field: string boot_id = 7;
+   */
+  bootId: string;
 };
 
 /**
@@ -548,6 +556,149 @@ export const ShutdownResponseSchema: GenMessage<ShutdownResponse> = /*@__PURE__*
   messageDesc(file_machined_v1_machine, 18);
 
 /**
+ * Request of Reset.
+ *
+ * @generated from message machined.v1.ResetRequest
+ */
+export type ResetRequest = Message<"machined.v1.ResetRequest"> & {
+  /**
+   * Empty: only answer what would be wiped and a challenge (nothing changes).
+   * The challenge of that answer: wipe, if it still holds (same boot, same
+   * partitions, not expired), else FailedPrecondition and nothing changes.
+   *
+   * @generated from field: string challenge = 1;
+   */
+  challenge: string;
+
+  /**
+   * @generated from field: machined.v1.ResetMode mode = 2;
+   */
+  mode: ResetMode;
+
+  /**
+   * Power off afterwards instead of rebooting.
+   *
+   * @generated from field: bool power_off = 3;
+   */
+  powerOff: boolean;
+};
+
+/**
+ * Describes the message machined.v1.ResetRequest.
+ * Use `create(ResetRequestSchema)` to create a new message.
+ */
+export const ResetRequestSchema: GenMessage<ResetRequest> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 19);
+
+/**
+ * A partition a reset would wipe, as the provisioner recorded it.
+ *
+ * @generated from message machined.v1.ResetPartition
+ */
+export type ResetPartition = Message<"machined.v1.ResetPartition"> & {
+  /**
+   * GPT partition name: STATE or EPHEMERAL.
+   *
+   * @generated from field: string label = 1;
+   */
+  label: string;
+
+  /**
+   * The disk's device node, e.g. /dev/vda.
+   *
+   * @generated from field: string disk = 2;
+   */
+  disk: string;
+
+  /**
+   * Unique partition GUID.
+   *
+   * @generated from field: string guid = 3;
+   */
+  guid: string;
+
+  /**
+   * @generated from field: uint64 size_bytes = 4 [jstype = JS_NUMBER];
+   */
+  sizeBytes: bigint;
+
+  /**
+   * @generated from field: uint32 number = 5;
+   */
+  number: number;
+};
+
+/**
+ * Describes the message machined.v1.ResetPartition.
+ * Use `create(ResetPartitionSchema)` to create a new message.
+ */
+export const ResetPartitionSchema: GenMessage<ResetPartition> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 20);
+
+/**
+ * Response of Reset.
+ *
+ * @generated from message machined.v1.ResetResponse
+ */
+export type ResetResponse = Message<"machined.v1.ResetResponse"> & {
+  /**
+   * What is (or would be) wiped.
+   *
+   * @generated from field: repeated machined.v1.ResetPartition partitions = 1;
+   */
+  partitions: ResetPartition[];
+
+  /**
+   * The first phase's challenge; empty once accepted.
+   *
+   * @generated from field: string challenge = 2;
+   */
+  challenge: string;
+
+  /**
+   * When the challenge expires.
+   *
+   * @generated from field: google.protobuf.Timestamp expires = 3;
+   */
+  expires?: Timestamp | undefined;
+
+  /**
+   * The boot the challenge is bound to (and that the reset ends).
+   *
+   * @generated from field: string boot_id = 4;
+   */
+  bootId: string;
+
+  /**
+   * True when this call started the reset (or one was already under way).
+   *
+   * @generated from field: bool accepted = 5;
+   */
+  accepted: boolean;
+
+  /**
+   * The reset's current step when one is under way (e.g. `stopServices`).
+   *
+   * @generated from field: string progress = 6;
+   */
+  progress: string;
+
+  /**
+   * GRACEFUL or FORCED, once accepted.
+   *
+   * @generated from field: machined.v1.ResetMode mode = 7;
+   */
+  mode: ResetMode;
+};
+
+/**
+ * Describes the message machined.v1.ResetResponse.
+ * Use `create(ResetResponseSchema)` to create a new message.
+ */
+export const ResetResponseSchema: GenMessage<ResetResponse> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 21);
+
+/**
  * Request of GenerateClientConfiguration.
  *
  * @generated from message machined.v1.GenerateClientConfigurationRequest
@@ -585,7 +736,7 @@ export type GenerateClientConfigurationRequest = Message<"machined.v1.GenerateCl
  * Use `create(GenerateClientConfigurationRequestSchema)` to create a new message.
  */
 export const GenerateClientConfigurationRequestSchema: GenMessage<GenerateClientConfigurationRequest> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 19);
+  messageDesc(file_machined_v1_machine, 22);
 
 /**
  * Response of GenerateClientConfiguration.
@@ -621,7 +772,7 @@ export type GenerateClientConfigurationResponse = Message<"machined.v1.GenerateC
  * Use `create(GenerateClientConfigurationResponseSchema)` to create a new message.
  */
 export const GenerateClientConfigurationResponseSchema: GenMessage<GenerateClientConfigurationResponse> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 20);
+  messageDesc(file_machined_v1_machine, 23);
 
 /**
  * A supervised service: its id, how it runs, and its state.
@@ -650,7 +801,7 @@ export type ServiceInfo = Message<"machined.v1.ServiceInfo"> & {
  * Use `create(ServiceInfoSchema)` to create a new message.
  */
 export const ServiceInfoSchema: GenMessage<ServiceInfo> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 21);
+  messageDesc(file_machined_v1_machine, 24);
 
 /**
  * Request of ServiceList.
@@ -665,7 +816,7 @@ export type ServiceListRequest = Message<"machined.v1.ServiceListRequest"> & {
  * Use `create(ServiceListRequestSchema)` to create a new message.
  */
 export const ServiceListRequestSchema: GenMessage<ServiceListRequest> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 22);
+  messageDesc(file_machined_v1_machine, 25);
 
 /**
  * Response of ServiceList, ordered by id.
@@ -684,7 +835,7 @@ export type ServiceListResponse = Message<"machined.v1.ServiceListResponse"> & {
  * Use `create(ServiceListResponseSchema)` to create a new message.
  */
 export const ServiceListResponseSchema: GenMessage<ServiceListResponse> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 23);
+  messageDesc(file_machined_v1_machine, 26);
 
 /**
  * Request of ServiceStart.
@@ -703,7 +854,7 @@ export type ServiceStartRequest = Message<"machined.v1.ServiceStartRequest"> & {
  * Use `create(ServiceStartRequestSchema)` to create a new message.
  */
 export const ServiceStartRequestSchema: GenMessage<ServiceStartRequest> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 24);
+  messageDesc(file_machined_v1_machine, 27);
 
 /**
  * Response of ServiceStart: the service as it was when the start was accepted.
@@ -722,7 +873,7 @@ export type ServiceStartResponse = Message<"machined.v1.ServiceStartResponse"> &
  * Use `create(ServiceStartResponseSchema)` to create a new message.
  */
 export const ServiceStartResponseSchema: GenMessage<ServiceStartResponse> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 25);
+  messageDesc(file_machined_v1_machine, 28);
 
 /**
  * Request of ServiceStop.
@@ -741,7 +892,7 @@ export type ServiceStopRequest = Message<"machined.v1.ServiceStopRequest"> & {
  * Use `create(ServiceStopRequestSchema)` to create a new message.
  */
 export const ServiceStopRequestSchema: GenMessage<ServiceStopRequest> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 26);
+  messageDesc(file_machined_v1_machine, 29);
 
 /**
  * Response of ServiceStop: the service once it is down.
@@ -760,7 +911,7 @@ export type ServiceStopResponse = Message<"machined.v1.ServiceStopResponse"> & {
  * Use `create(ServiceStopResponseSchema)` to create a new message.
  */
 export const ServiceStopResponseSchema: GenMessage<ServiceStopResponse> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 27);
+  messageDesc(file_machined_v1_machine, 30);
 
 /**
  * Request of ServiceRestart.
@@ -779,7 +930,7 @@ export type ServiceRestartRequest = Message<"machined.v1.ServiceRestartRequest">
  * Use `create(ServiceRestartRequestSchema)` to create a new message.
  */
 export const ServiceRestartRequestSchema: GenMessage<ServiceRestartRequest> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 28);
+  messageDesc(file_machined_v1_machine, 31);
 
 /**
  * Response of ServiceRestart: the service as it was when the restart was accepted.
@@ -798,7 +949,7 @@ export type ServiceRestartResponse = Message<"machined.v1.ServiceRestartResponse
  * Use `create(ServiceRestartResponseSchema)` to create a new message.
  */
 export const ServiceRestartResponseSchema: GenMessage<ServiceRestartResponse> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 29);
+  messageDesc(file_machined_v1_machine, 32);
 
 /**
  * Request of Logs.
@@ -833,7 +984,7 @@ export type LogsRequest = Message<"machined.v1.LogsRequest"> & {
  * Use `create(LogsRequestSchema)` to create a new message.
  */
 export const LogsRequestSchema: GenMessage<LogsRequest> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 30);
+  messageDesc(file_machined_v1_machine, 33);
 
 /**
  * One line of a Logs stream.
@@ -869,7 +1020,7 @@ export type LogsResponse = Message<"machined.v1.LogsResponse"> & {
  * Use `create(LogsResponseSchema)` to create a new message.
  */
 export const LogsResponseSchema: GenMessage<LogsResponse> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 31);
+  messageDesc(file_machined_v1_machine, 34);
 
 /**
  * Request of Dmesg.
@@ -897,7 +1048,7 @@ export type DmesgRequest = Message<"machined.v1.DmesgRequest"> & {
  * Use `create(DmesgRequestSchema)` to create a new message.
  */
 export const DmesgRequestSchema: GenMessage<DmesgRequest> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 32);
+  messageDesc(file_machined_v1_machine, 35);
 
 /**
  * One kernel log record (/dev/kmsg).
@@ -958,7 +1109,7 @@ export type KernelLogRecord = Message<"machined.v1.KernelLogRecord"> & {
  * Use `create(KernelLogRecordSchema)` to create a new message.
  */
 export const KernelLogRecordSchema: GenMessage<KernelLogRecord> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 33);
+  messageDesc(file_machined_v1_machine, 36);
 
 /**
  * The kernel overwrote records before they were read.
@@ -973,7 +1124,7 @@ export type KernelLogGap = Message<"machined.v1.KernelLogGap"> & {
  * Use `create(KernelLogGapSchema)` to create a new message.
  */
 export const KernelLogGapSchema: GenMessage<KernelLogGap> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 34);
+  messageDesc(file_machined_v1_machine, 37);
 
 /**
  * One item of a Dmesg stream.
@@ -1004,7 +1155,7 @@ export type DmesgResponse = Message<"machined.v1.DmesgResponse"> & {
  * Use `create(DmesgResponseSchema)` to create a new message.
  */
 export const DmesgResponseSchema: GenMessage<DmesgResponse> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 35);
+  messageDesc(file_machined_v1_machine, 38);
 
 /**
  * Request of ApplyConfiguration.
@@ -1053,7 +1204,7 @@ export type ApplyConfigurationRequest = Message<"machined.v1.ApplyConfigurationR
  * Use `create(ApplyConfigurationRequestSchema)` to create a new message.
  */
 export const ApplyConfigurationRequestSchema: GenMessage<ApplyConfigurationRequest> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 36);
+  messageDesc(file_machined_v1_machine, 39);
 
 /**
  * Response of ApplyConfiguration. A config that is not valid is refused with
@@ -1111,7 +1262,7 @@ export type ApplyConfigurationResponse = Message<"machined.v1.ApplyConfiguration
  * Use `create(ApplyConfigurationResponseSchema)` to create a new message.
  */
 export const ApplyConfigurationResponseSchema: GenMessage<ApplyConfigurationResponse> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 37);
+  messageDesc(file_machined_v1_machine, 40);
 
 /**
  * Request of Memory.
@@ -1126,7 +1277,7 @@ export type MemoryRequest = Message<"machined.v1.MemoryRequest"> & {
  * Use `create(MemoryRequestSchema)` to create a new message.
  */
 export const MemoryRequestSchema: GenMessage<MemoryRequest> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 38);
+  messageDesc(file_machined_v1_machine, 41);
 
 /**
  * The system's memory as /proc/meminfo reports it, in bytes.
@@ -1188,7 +1339,7 @@ export type MemInfo = Message<"machined.v1.MemInfo"> & {
  * Use `create(MemInfoSchema)` to create a new message.
  */
 export const MemInfoSchema: GenMessage<MemInfo> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 39);
+  messageDesc(file_machined_v1_machine, 42);
 
 /**
  * One process's memory.
@@ -1237,7 +1388,7 @@ export type ProcessMemory = Message<"machined.v1.ProcessMemory"> & {
  * Use `create(ProcessMemorySchema)` to create a new message.
  */
 export const ProcessMemorySchema: GenMessage<ProcessMemory> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 40);
+  messageDesc(file_machined_v1_machine, 43);
 
 /**
  * The memory of one owner's processes together.
@@ -1273,7 +1424,7 @@ export type OwnerMemory = Message<"machined.v1.OwnerMemory"> & {
  * Use `create(OwnerMemorySchema)` to create a new message.
  */
 export const OwnerMemorySchema: GenMessage<OwnerMemory> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 41);
+  messageDesc(file_machined_v1_machine, 44);
 
 /**
  * Response of Memory.
@@ -1306,7 +1457,7 @@ export type MemoryResponse = Message<"machined.v1.MemoryResponse"> & {
  * Use `create(MemoryResponseSchema)` to create a new message.
  */
 export const MemoryResponseSchema: GenMessage<MemoryResponse> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 42);
+  messageDesc(file_machined_v1_machine, 45);
 
 /**
  * Request of Stats.
@@ -1321,7 +1472,7 @@ export type StatsRequest = Message<"machined.v1.StatsRequest"> & {
  * Use `create(StatsRequestSchema)` to create a new message.
  */
 export const StatsRequestSchema: GenMessage<StatsRequest> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 43);
+  messageDesc(file_machined_v1_machine, 46);
 
 /**
  * /proc/loadavg.
@@ -1362,7 +1513,7 @@ export type LoadAverage = Message<"machined.v1.LoadAverage"> & {
  * Use `create(LoadAverageSchema)` to create a new message.
  */
 export const LoadAverageSchema: GenMessage<LoadAverage> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 44);
+  messageDesc(file_machined_v1_machine, 47);
 
 /**
  * The time one CPU (or all, `cpu`) spent in each state since boot, in seconds.
@@ -1431,7 +1582,7 @@ export type CpuTimes = Message<"machined.v1.CpuTimes"> & {
  * Use `create(CpuTimesSchema)` to create a new message.
  */
 export const CpuTimesSchema: GenMessage<CpuTimes> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 45);
+  messageDesc(file_machined_v1_machine, 48);
 
 /**
  * One block device's I/O since boot (/proc/diskstats).
@@ -1484,7 +1635,7 @@ export type DiskStats = Message<"machined.v1.DiskStats"> & {
  * Use `create(DiskStatsSchema)` to create a new message.
  */
 export const DiskStatsSchema: GenMessage<DiskStats> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 46);
+  messageDesc(file_machined_v1_machine, 49);
 
 /**
  * One link's counters since it appeared (/proc/net/dev).
@@ -1543,7 +1694,7 @@ export type NetDevStats = Message<"machined.v1.NetDevStats"> & {
  * Use `create(NetDevStatsSchema)` to create a new message.
  */
 export const NetDevStatsSchema: GenMessage<NetDevStats> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 47);
+  messageDesc(file_machined_v1_machine, 50);
 
 /**
  * Response of Stats.
@@ -1622,7 +1773,7 @@ export type StatsResponse = Message<"machined.v1.StatsResponse"> & {
  * Use `create(StatsResponseSchema)` to create a new message.
  */
 export const StatsResponseSchema: GenMessage<StatsResponse> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 48);
+  messageDesc(file_machined_v1_machine, 51);
 
 /**
  * Request of Processes.
@@ -1637,7 +1788,7 @@ export type ProcessesRequest = Message<"machined.v1.ProcessesRequest"> & {
  * Use `create(ProcessesRequestSchema)` to create a new message.
  */
 export const ProcessesRequestSchema: GenMessage<ProcessesRequest> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 49);
+  messageDesc(file_machined_v1_machine, 52);
 
 /**
  * One process (/proc/PID).
@@ -1734,7 +1885,7 @@ export type Process = Message<"machined.v1.Process"> & {
  * Use `create(ProcessSchema)` to create a new message.
  */
 export const ProcessSchema: GenMessage<Process> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 50);
+  messageDesc(file_machined_v1_machine, 53);
 
 /**
  * Response of Processes, by pid.
@@ -1768,7 +1919,7 @@ export type ProcessesResponse = Message<"machined.v1.ProcessesResponse"> & {
  * Use `create(ProcessesResponseSchema)` to create a new message.
  */
 export const ProcessesResponseSchema: GenMessage<ProcessesResponse> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 51);
+  messageDesc(file_machined_v1_machine, 54);
 
 /**
  * Request of Mounts.
@@ -1783,7 +1934,7 @@ export type MountsRequest = Message<"machined.v1.MountsRequest"> & {
  * Use `create(MountsRequestSchema)` to create a new message.
  */
 export const MountsRequestSchema: GenMessage<MountsRequest> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 52);
+  messageDesc(file_machined_v1_machine, 55);
 
 /**
  * One mount (/proc/self/mountinfo) and its filesystem's use.
@@ -1836,7 +1987,7 @@ export type Mount = Message<"machined.v1.Mount"> & {
  * Use `create(MountSchema)` to create a new message.
  */
 export const MountSchema: GenMessage<Mount> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 53);
+  messageDesc(file_machined_v1_machine, 56);
 
 /**
  * Response of Mounts, in mount order.
@@ -1855,7 +2006,7 @@ export type MountsResponse = Message<"machined.v1.MountsResponse"> & {
  * Use `create(MountsResponseSchema)` to create a new message.
  */
 export const MountsResponseSchema: GenMessage<MountsResponse> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 54);
+  messageDesc(file_machined_v1_machine, 57);
 
 /**
  * Request of Cgroups.
@@ -1870,7 +2021,7 @@ export type CgroupsRequest = Message<"machined.v1.CgroupsRequest"> & {
  * Use `create(CgroupsRequestSchema)` to create a new message.
  */
 export const CgroupsRequestSchema: GenMessage<CgroupsRequest> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 55);
+  messageDesc(file_machined_v1_machine, 58);
 
 /**
  * One cgroup's counters (cgroup v2 files).
@@ -1936,7 +2087,7 @@ export type Cgroup = Message<"machined.v1.Cgroup"> & {
  * Use `create(CgroupSchema)` to create a new message.
  */
 export const CgroupSchema: GenMessage<Cgroup> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 56);
+  messageDesc(file_machined_v1_machine, 59);
 
 /**
  * Response of Cgroups, by owner.
@@ -1955,7 +2106,7 @@ export type CgroupsResponse = Message<"machined.v1.CgroupsResponse"> & {
  * Use `create(CgroupsResponseSchema)` to create a new message.
  */
 export const CgroupsResponseSchema: GenMessage<CgroupsResponse> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 57);
+  messageDesc(file_machined_v1_machine, 60);
 
 /**
  * Request of Time.
@@ -1977,7 +2128,7 @@ export type TimeRequest = Message<"machined.v1.TimeRequest"> & {
  * Use `create(TimeRequestSchema)` to create a new message.
  */
 export const TimeRequestSchema: GenMessage<TimeRequest> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 58);
+  messageDesc(file_machined_v1_machine, 61);
 
 /**
  * An on-demand SNTP measurement.
@@ -2022,7 +2173,7 @@ export type TimeQuery = Message<"machined.v1.TimeQuery"> & {
  * Use `create(TimeQuerySchema)` to create a new message.
  */
 export const TimeQuerySchema: GenMessage<TimeQuery> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 59);
+  messageDesc(file_machined_v1_machine, 62);
 
 /**
  * Response of Time.
@@ -2050,7 +2201,7 @@ export type TimeResponse = Message<"machined.v1.TimeResponse"> & {
  * Use `create(TimeResponseSchema)` to create a new message.
  */
 export const TimeResponseSchema: GenMessage<TimeResponse> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 60);
+  messageDesc(file_machined_v1_machine, 63);
 
 /**
  * Request of Netstat.
@@ -2065,7 +2216,7 @@ export type NetstatRequest = Message<"machined.v1.NetstatRequest"> & {
  * Use `create(NetstatRequestSchema)` to create a new message.
  */
 export const NetstatRequestSchema: GenMessage<NetstatRequest> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 61);
+  messageDesc(file_machined_v1_machine, 64);
 
 /**
  * One socket (/proc/net/tcp, tcp6, udp, udp6).
@@ -2150,7 +2301,7 @@ export type Socket = Message<"machined.v1.Socket"> & {
  * Use `create(SocketSchema)` to create a new message.
  */
 export const SocketSchema: GenMessage<Socket> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 62);
+  messageDesc(file_machined_v1_machine, 65);
 
 /**
  * Response of Netstat.
@@ -2176,7 +2327,7 @@ export type NetstatResponse = Message<"machined.v1.NetstatResponse"> & {
  * Use `create(NetstatResponseSchema)` to create a new message.
  */
 export const NetstatResponseSchema: GenMessage<NetstatResponse> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 63);
+  messageDesc(file_machined_v1_machine, 66);
 
 /**
  * How a label term compares.
@@ -2226,6 +2377,41 @@ export const LabelOpSchema: GenEnum<LabelOp> = /*@__PURE__*/
   enumDesc(file_machined_v1_machine, 0);
 
 /**
+ * How a reset stops the node before wiping.
+ *
+ * @generated from enum machined.v1.ResetMode
+ */
+export enum ResetMode {
+  /**
+   * GRACEFUL.
+   *
+   * @generated from enum value: RESET_MODE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Stop services with their grace periods (the payload first), falling
+   * through to FORCED at the graceful deadline.
+   *
+   * @generated from enum value: RESET_MODE_GRACEFUL = 1;
+   */
+  GRACEFUL = 1,
+
+  /**
+   * Kill every service at once.
+   *
+   * @generated from enum value: RESET_MODE_FORCED = 2;
+   */
+  FORCED = 2,
+}
+
+/**
+ * Describes the enum machined.v1.ResetMode.
+ */
+export const ResetModeSchema: GenEnum<ResetMode> = /*@__PURE__*/
+  enumDesc(file_machined_v1_machine, 1);
+
+/**
  * An API role, carried in a client certificate's O=.
  *
  * @generated from enum machined.v1.Role
@@ -2262,7 +2448,7 @@ export enum Role {
  * Describes the enum machined.v1.Role.
  */
 export const RoleSchema: GenEnum<Role> = /*@__PURE__*/
-  enumDesc(file_machined_v1_machine, 1);
+  enumDesc(file_machined_v1_machine, 2);
 
 /**
  * Where a log line came from.
@@ -2297,7 +2483,7 @@ export enum LogStream {
  * Describes the enum machined.v1.LogStream.
  */
 export const LogStreamSchema: GenEnum<LogStream> = /*@__PURE__*/
-  enumDesc(file_machined_v1_machine, 2);
+  enumDesc(file_machined_v1_machine, 3);
 
 /**
  * The node management service.
@@ -2374,6 +2560,19 @@ export const MachineService: GenService<{
     methodKind: "unary";
     input: typeof ShutdownRequestSchema;
     output: typeof ShutdownResponseSchema;
+  },
+  /**
+   * Wipe STATE and EPHEMERAL (only what the provisioner recorded) and reboot
+   * or power off, with consent checked here: a call without a challenge only
+   * answers what would be wiped and a challenge; the call echoing it wipes.
+   * Role: admin.
+   *
+   * @generated from rpc machined.v1.MachineService.Reset
+   */
+  reset: {
+    methodKind: "unary";
+    input: typeof ResetRequestSchema;
+    output: typeof ResetResponseSchema;
   },
   /**
    * Issue a client certificate for a role and return a client config. Role: admin.

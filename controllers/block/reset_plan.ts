@@ -1,0 +1,119 @@
+/**
+ * Reset: what it would wipe (pure, from the provisioner's record and the disk's
+ * current table) and the wipe itself. "Wipe" means: write the table again
+ * without the recorded STATE and EPHEMERAL entries (the commit point: the next
+ * boot finds only boot partitions and its provisioner `complete`s the disk,
+ * creating and recording both afresh), then zero each removed partition's
+ * first and last MiB so no stale superblock or label is left behind. Nothing
+ * outside the recorded partitions is written; the ESP and slots are kept by
+ * {@link partitionsResetMayFormat}, which never returns a boot partition.
+ * @module
+ */
+import type { BlockBackend, GptPartition, GptTable } from "../../platform/block/mod.ts";
+import type { ByteRange } from "./decide_provisioning.ts";
+import { zeroRanges } from "./execute_plan.ts";
+import { ProvisionError } from "./provision_error.ts";
+import { partitionsResetMayFormat, type RecordForReset } from "./reset_may_format.ts";
+
+const MiB = 1024 * 1024;
+
+/** One partition a reset would wipe, as an operator is shown it. */
+export interface ResetTarget {
+  /** GPT name: `STATE` or `EPHEMERAL`. */
+  readonly label: string;
+  /** The disk's device node. */
+  readonly disk: string;
+  /** Unique partition GUID, lower-case. */
+  readonly guid: string;
+  readonly number: number;
+  readonly sizeBytes: number;
+  readonly firstLba: number;
+  readonly lastLba: number;
+}
+
+/** A record with the disk it names. */
+export interface RecordOnDisk extends RecordForReset {
+  readonly disk: string;
+}
+
+/**
+ * What a reset would wipe: {@link partitionsResetMayFormat} as
+ * {@link ResetTarget}s, ordered by GUID (the order the challenge binds). Pure.
+ */
+export function resetTargets(
+  record: RecordOnDisk | undefined,
+  current: GptTable | undefined,
+  sectorSize: number,
+): ResetTarget[] {
+  return partitionsResetMayFormat(record, current).map((p) => ({
+    label: p.name,
+    disk: record!.disk,
+    guid: p.uuid.toLowerCase(),
+    number: p.number,
+    sizeBytes: (p.lastLba - p.firstLba + 1) * sectorSize,
+    firstLba: p.firstLba,
+    lastLba: p.lastLba,
+  })).sort((a, b) => a.guid < b.guid ? -1 : a.guid > b.guid ? 1 : 0);
+}
+
+/** The byte ranges a wipe zeroes: each target's first and last `zeroBytes`. Pure. */
+export function wipeRanges(
+  targets: readonly Pick<ResetTarget, "firstLba" | "lastLba">[],
+  sectorSize: number,
+  zeroBytes = MiB,
+): ByteRange[] {
+  return targets.flatMap((t) => {
+    const start = t.firstLba * sectorSize;
+    const end = (t.lastLba + 1) * sectorSize;
+    const head = { offset: start, length: Math.min(zeroBytes, end - start) };
+    const tailStart = Math.max(start + head.length, end - zeroBytes);
+    return tailStart < end ? [head, { offset: tailStart, length: end - tailStart }] : [head];
+  });
+}
+
+/** What {@link wipeResetTargets} did. */
+export interface WipeResult {
+  /** The partitions removed from the table and zeroed. */
+  wiped: ResetTarget[];
+  /** How the kernel was told (`none` when it could not be: the next boot re-reads). */
+  reread: string;
+}
+
+/**
+ * Wipe the partitions of `record` on its disk that are still exactly as
+ * recorded AND listed in `guids` (what the operator consented to): never
+ * more, whatever changed since. Reads the table afresh first.
+ * @throws ProvisionError naming the step that failed (the table write is the
+ *   commit point: before it nothing changed).
+ */
+export async function wipeResetTargets(
+  backend: BlockBackend,
+  record: RecordOnDisk,
+  guids: readonly string[],
+): Promise<WipeResult> {
+  const disk = record.disk;
+  const read = await backend.readGpt(disk);
+  const geometry = await backend.geometry(disk);
+  const allowed = new Set(guids.map((g) => g.toLowerCase()));
+  const wiped = resetTargets(record, read?.table, geometry.logicalSectorSize)
+    .filter((t) => allowed.has(t.guid));
+  if (!read || wiped.length === 0) return { wiped: [], reread: "none" };
+  const gone = new Set(wiped.map((t) => t.guid));
+  const table: GptTable = {
+    diskGuid: read.table.diskGuid,
+    partitions: read.table.partitions.filter((p: GptPartition) => !gone.has(p.uuid.toLowerCase())),
+  };
+  try {
+    await backend.writeGpt(disk, table);
+  } catch (e) {
+    throw new ProvisionError("write the partition table of", disk, { cause: e });
+  }
+  let reread = "none";
+  try {
+    reread = await backend.rereadPartitions(disk);
+  } catch {
+    // EBUSY for a lazily unmounted partition, ENOTTY for an image: the next boot re-reads.
+  }
+  await zeroRanges(backend, disk, wipeRanges(wiped, geometry.logicalSectorSize));
+  return { wiped, reread };
+}

@@ -1,0 +1,169 @@
+/**
+ * `machinectl reset` against the real apid and machined-side server, with
+ * the node's real ResetCoordinator behind it (fake disk and boot id), and the
+ * wait used by `reboot --wait` / `shutdown --wait` / `reset`.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { addContext, contextFromPem, emptyClientConfig, writeClientConfig } from "../pki/mod.ts";
+import type { Role } from "../pki/mod.ts";
+import { type ApiFixture, startApiFixture } from "../api/testing.ts";
+import { FakeBlockBackend } from "../platform/block/mod.ts";
+import { FakeBootIdSource } from "../platform/identity/boot_id.ts";
+import { part } from "../controllers/block/fake_disks.ts";
+import { PARTITION_NAME as N, PARTITION_TYPE as T } from "../controllers/block/layout.ts";
+import { ResetCoordinator, type ResetPlan } from "../node/reset/mod.ts";
+import { runMachinectl } from "./cli.ts";
+import { bufferIo } from "./io.ts";
+import { waitForNode } from "./commands/wait_node.ts";
+
+const MiB = 1024 * 1024;
+const DISK_GUID = "11111111-2222-4333-8444-555555555555";
+const esp = part(1, T.EFI_SYSTEM, N.EFI, 1, 8);
+const state = part(2, T.STATE, N.STATE, 9, 4);
+const eph = part(3, T.EPHEMERAL, N.EPHEMERAL, 13, 8);
+
+async function clientConfig(f: ApiFixture, role: Role): Promise<string> {
+  const path = join(f.pki.dir, `${role.slice(3)}.yaml`);
+  const cert = f.pki.clients[role];
+  const ctx = contextFromPem([f.endpoint], {
+    caPem: f.pki.ca.certPem,
+    certPem: cert.certPem,
+    keyPem: cert.keyPem,
+  });
+  await writeClientConfig(path, addContext(emptyClientConfig(), "test", ctx));
+  return path;
+}
+
+async function run(config: string, ...argv: string[]) {
+  const io = bufferIo();
+  const code = await runMachinectl(["--config", config, ...argv], io);
+  return { code, out: io.stdout.join("\n"), err: io.stderr.join("\n") };
+}
+
+async function withNode(fn: (f: ApiFixture, started: ResetPlan[]) => Promise<void>) {
+  const f = await startApiFixture();
+  const block = new FakeBlockBackend();
+  block.addDisk("/dev/vda", 32 * MiB);
+  await block.writeGpt("/dev/vda", { diskGuid: DISK_GUID, partitions: [esp, state, eph] });
+  f.store.create({
+    type: "ProvisioningRecord",
+    namespace: "block",
+    id: "install",
+    owner: "test",
+    spec: {
+      version: 1,
+      disk: "/dev/vda",
+      diskGuid: DISK_GUID,
+      updatedAt: 0,
+      path: "/system/state/provisioned.json",
+      partitions: [state, eph].map(({ number, uuid, type, name, firstLba, lastLba }) => ({
+        number,
+        uuid,
+        type,
+        name,
+        firstLba,
+        lastLba,
+      })),
+    },
+  });
+  const started: ResetPlan[] = [];
+  const coordinator = new ResetCoordinator({
+    store: f.store,
+    block,
+    bootId: new FakeBootIdSource("boot-1"),
+    node: () => "node-1",
+    events: f.events,
+    logger: f.logger,
+    start: (p) => started.push(p),
+  });
+  f.actions.reset = (r, by) => coordinator.request(r, by);
+  try {
+    await fn(f, started);
+  } finally {
+    await f.close();
+  }
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 200));
+
+Deno.test("machinectl reset: admin only; asks unless --yes; shows what is wiped; one reset", async () => {
+  await withNode(async (f, started) => {
+    const operator = await clientConfig(f, "os:operator");
+    let r = await run(operator, "reset", "--yes", "--wait=false");
+    assert.notEqual(r.code, 0);
+    assert.match(r.err, /PermissionDenied|may not call/);
+
+    const admin = await clientConfig(f, "os:admin");
+    r = await run(admin, "reset", "--wait=false");
+    assert.equal(r.code, 1);
+    assert.match(r.err, /needs --yes when there is no terminal/);
+    assert.match(r.out, /STATE\s+\/dev\/vda\s+\S+\s+4 MiB/);
+    assert.match(r.out, /EPHEMERAL\s+\/dev\/vda\s+\S+\s+8 MiB/);
+    assert.doesNotMatch(r.out, /EFI/);
+    await settle();
+    assert.equal(started.length, 0, "nothing without consent");
+
+    r = await run(admin, "reset", "--yes", "--wait=false", "--graceful=false", "--shutdown");
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, /reset accepted \(forced\)/);
+    await settle();
+    assert.equal(started.length, 1);
+    assert.deepEqual([started[0].mode, started[0].powerOff], ["forced", true]);
+
+    r = await run(admin, "reset", "--yes", "--wait=false");
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.out, /already under way \(step accepted\)|reset accepted/);
+    await settle();
+    assert.equal(started.length, 1);
+  });
+});
+
+Deno.test("Reset over the API: a made-up challenge is FailedPrecondition and starts nothing", async () => {
+  await withNode(async (f, started) => {
+    const c = f.client();
+    const preview = await c.api.reset({});
+    assert.equal(preview.partitions.length, 2);
+    await assert.rejects(
+      c.api.reset({ challenge: preview.challenge.slice(0, -4) + "AAAA" }),
+      (e) => e instanceof ConnectError && e.code === Code.FailedPrecondition,
+    );
+    await settle();
+    assert.equal(started.length, 0);
+  });
+});
+
+Deno.test("waitForNode: back on a new boot id, gone after a silence, else the last events", async () => {
+  const flags = {};
+  const seq = ["old", undefined, undefined, "new"];
+  const back = await waitForNode(flags, {
+    oldBootId: "old",
+    until: "back",
+    timeoutMs: 10_000,
+    pollMs: 1,
+    probe: () => Promise.resolve(seq.shift()),
+  });
+  assert.deepEqual([back.outcome, back.bootId], ["back", "new"]);
+  const answers = ["old", undefined, "old", undefined, undefined, undefined];
+  const gone = await waitForNode(flags, {
+    oldBootId: "old",
+    until: "gone",
+    timeoutMs: 10_000,
+    pollMs: 5,
+    goneAfterMs: 8,
+    probe: () => Promise.resolve(answers.length ? answers.shift() : undefined),
+  });
+  assert.equal(gone.outcome, "gone");
+  await assert.rejects(
+    waitForNode(flags, {
+      oldBootId: "old",
+      until: "back",
+      timeoutMs: 50,
+      pollMs: 5,
+      events: { seen: ["power reset step unmount"] },
+      probe: () => Promise.resolve(undefined),
+    }),
+    /did not come back within 0 s; last events seen:\n {2}power reset step unmount/,
+  );
+});
