@@ -126,7 +126,7 @@ Deno.test("limits: oversized → ResourceExhausted; malformed → the protocol's
     const j = await rawGrpc(f, "/machined.v1.MachineService/Version", utf8("{"), json);
     equal(JSON.parse(j.body).code, "invalid_argument", j.body);
     // A method that does not exist.
-    const u = await rawGrpc(f, "/machined.v1.MachineService/Reset", frame(new Uint8Array()));
+    const u = await rawGrpc(f, "/machined.v1.MachineService/NoSuchMethod", frame(new Uint8Array()));
     equal(u.httpStatus, 404); // gRPC clients read an HTTP 404 as Unimplemented
     equal(await advertisedMaxStreams(f), 8);
     equal((await f.client().api.version({})).version, "0.1.0-test");
