@@ -27,6 +27,11 @@ export const METHOD_ROLES: { readonly [M in MachineMethod]: Role } = {
   logs: "os:reader",
   dmesg: "os:reader",
   applyConfiguration: "os:admin",
+  // observability: containers, support, dependencies
+  containers: "os:reader",
+  images: "os:reader",
+  metrics: "os:reader",
+  controllerGraph: "os:reader",
 };
 
 /**
@@ -53,6 +58,11 @@ export const MUTATING: { readonly [M in MachineMethod]: boolean } = {
   logs: false,
   dmesg: false,
   applyConfiguration: true,
+  // observability: containers, support, dependencies
+  containers: false,
+  images: false,
+  metrics: false,
+  controllerGraph: false,
 };
 
 /** Whether an RPC, by its proto name (`Reboot`), is {@link MUTATING}; false for unknown ones. */

@@ -27,6 +27,11 @@ const CONTRACT: Record<string, { role: Role; mutating: boolean }> = {
   Logs: { role: "os:reader", mutating: false },
   Dmesg: { role: "os:reader", mutating: false },
   ApplyConfiguration: { role: "os:admin", mutating: true },
+  // observability: containers, support, dependencies
+  Containers: { role: "os:reader", mutating: false },
+  Images: { role: "os:reader", mutating: false },
+  Metrics: { role: "os:reader", mutating: false },
+  ControllerGraph: { role: "os:reader", mutating: false },
 };
 
 /** Which roles may call an RPC needing `least`, spelled out. */

@@ -21,7 +21,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file machined/v1/machine.proto.
  */
 export const file_machined_v1_machine: GenFile = /*@__PURE__*/
-  fileDesc("ChltYWNoaW5lZC92MS9tYWNoaW5lLnByb3RvEgttYWNoaW5lZC52MSIQCg5WZXJzaW9uUmVxdWVzdCJ0Cg9WZXJzaW9uUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoCRIOCgZjb21taXQYAiABKAkSFAoMZGVub192ZXJzaW9uGAMgASgJEgoKAm9zGAQgASgJEgwKBGFyY2gYBSABKAkSEAoIaG9zdG5hbWUYBiABKAkiOQoKR2V0UmVxdWVzdBIMCgR0eXBlGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRIKCgJpZBgDIAEoCSI2CgtHZXRSZXNwb25zZRInCghyZXNvdXJjZRgBIAEoCzIVLm1hY2hpbmVkLnYxLlJlc291cmNlIkoKCUxhYmVsVGVybRILCgNrZXkYASABKAkSIAoCb3AYAiABKA4yFC5tYWNoaW5lZC52MS5MYWJlbE9wEg4KBnZhbHVlcxgDIAMoCSJYCgtMaXN0UmVxdWVzdBIMCgR0eXBlGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRIoCghzZWxlY3RvchgDIAMoCzIWLm1hY2hpbmVkLnYxLkxhYmVsVGVybSI4CgxMaXN0UmVzcG9uc2USKAoJcmVzb3VyY2VzGAEgAygLMhUubWFjaGluZWQudjEuUmVzb3VyY2UiOwoMV2F0Y2hSZXF1ZXN0EgwKBHR5cGUYASABKAkSEQoJbmFtZXNwYWNlGAIgASgJEgoKAmlkGAMgASgJIl0KDlJlc291cmNlVXBkYXRlEicKCHJlc291cmNlGAEgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2USIgoDb2xkGAIgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2UiDgoMQm9vdHN0cmFwcGVkIhsKCE92ZXJmbG93Eg8KB2Ryb3BwZWQYASABKAQi/AEKDVdhdGNoUmVzcG9uc2USKAoHY3JlYXRlZBgBIAEoCzIVLm1hY2hpbmVkLnYxLlJlc291cmNlSAASLgoHdXBkYXRlZBgCIAEoCzIbLm1hY2hpbmVkLnYxLlJlc291cmNlVXBkYXRlSAASKgoJZGVzdHJveWVkGAMgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2VIABIxCgxib290c3RyYXBwZWQYBCABKAsyGS5tYWNoaW5lZC52MS5Cb290c3RyYXBwZWRIABIpCghvdmVyZmxvdxgFIAEoCzIVLm1hY2hpbmVkLnYxLk92ZXJmbG93SABCBwoFZXZlbnQiOgoNRXZlbnRzUmVxdWVzdBINCgVraW5kcxgBIAMoCRIRCgR0YWlsGAIgASgNSACIAQFCBwoFX3RhaWwigAIKDE1hY2hpbmVFdmVudBIMCgRraW5kGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSKAoEdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHc3ViamVjdBgEIAEoCRIOCgZhY3Rpb24YBSABKAkSDwoDc2VxGAYgASgEQgIwAhI1CgZmaWVsZHMYByADKAsyJS5tYWNoaW5lZC52MS5NYWNoaW5lRXZlbnQuRmllbGRzRW50cnkSDwoHbW9ub19tcxgIIAEoARotCgtGaWVsZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIjoKDkV2ZW50c1Jlc3BvbnNlEigKBWV2ZW50GAEgASgLMhkubWFjaGluZWQudjEuTWFjaGluZUV2ZW50Ig8KDVJlYm9vdFJlcXVlc3QiEAoOUmVib290UmVzcG9uc2UiEQoPU2h1dGRvd25SZXF1ZXN0IhIKEFNodXRkb3duUmVzcG9uc2UikwEKIkdlbmVyYXRlQ2xpZW50Q29uZmlndXJhdGlvblJlcXVlc3QSHwoEcm9sZRgBIAEoDjIRLm1hY2hpbmVkLnYxLlJvbGUSDAoEbmFtZRgCIAEoCRIRCgllbmRwb2ludHMYAyADKAkSKwoIbGlmZXRpbWUYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24ibAojR2VuZXJhdGVDbGllbnRDb25maWd1cmF0aW9uUmVzcG9uc2USEwoLY29uZmlnX3lhbWwYASABKAkSDgoGY2FfcGVtGAIgASgJEg8KB2NydF9wZW0YAyABKAkSDwoHa2V5X3BlbRgEIAEoCSJ1CgtTZXJ2aWNlSW5mbxIKCgJpZBgBIAEoCRIqCgRzcGVjGAIgASgLMhwubWFjaGluZWQudjEuU2VydmljZVNwZWNTcGVjEi4KBnN0YXR1cxgDIAEoCzIeLm1hY2hpbmVkLnYxLlNlcnZpY2VTdGF0dXNTcGVjIhQKElNlcnZpY2VMaXN0UmVxdWVzdCJBChNTZXJ2aWNlTGlzdFJlc3BvbnNlEioKCHNlcnZpY2VzGAEgAygLMhgubWFjaGluZWQudjEuU2VydmljZUluZm8iIQoTU2VydmljZVN0YXJ0UmVxdWVzdBIKCgJpZBgBIAEoCSJBChRTZXJ2aWNlU3RhcnRSZXNwb25zZRIpCgdzZXJ2aWNlGAEgASgLMhgubWFjaGluZWQudjEuU2VydmljZUluZm8iIAoSU2VydmljZVN0b3BSZXF1ZXN0EgoKAmlkGAEgASgJIkAKE1NlcnZpY2VTdG9wUmVzcG9uc2USKQoHc2VydmljZRgBIAEoCzIYLm1hY2hpbmVkLnYxLlNlcnZpY2VJbmZvIiMKFVNlcnZpY2VSZXN0YXJ0UmVxdWVzdBIKCgJpZBgBIAEoCSJDChZTZXJ2aWNlUmVzdGFydFJlc3BvbnNlEikKB3NlcnZpY2UYASABKAsyGC5tYWNoaW5lZC52MS5TZXJ2aWNlSW5mbyJFCgtMb2dzUmVxdWVzdBIKCgJpZBgBIAEoCRIRCgR0YWlsGAIgASgNSACIAQESDgoGZm9sbG93GAMgASgIQgcKBV90YWlsInsKDExvZ3NSZXNwb25zZRILCgNzZXEYASABKAQSKAoEdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJgoGc3RyZWFtGAMgASgOMhYubWFjaGluZWQudjEuTG9nU3RyZWFtEgwKBHRleHQYBCABKAkiOgoMRG1lc2dSZXF1ZXN0Eg4KBmZvbGxvdxgBIAEoCBIRCgR0YWlsGAIgASgNSACIAQFCBwoFX3RhaWwi0wEKD0tlcm5lbExvZ1JlY29yZBINCgVsZXZlbBgBIAEoDRIQCghmYWNpbGl0eRgCIAEoDRILCgNzZXEYAyABKAQSDAoEdXNlYxgEIAEoBBINCgVmbGFncxgFIAEoCRIMCgR0ZXh0GAYgASgJEjgKBmZpZWxkcxgHIAMoCzIoLm1hY2hpbmVkLnYxLktlcm5lbExvZ1JlY29yZC5GaWVsZHNFbnRyeRotCgtGaWVsZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIg4KDEtlcm5lbExvZ0dhcCJyCg1EbWVzZ1Jlc3BvbnNlEi4KBnJlY29yZBgBIAEoCzIcLm1hY2hpbmVkLnYxLktlcm5lbExvZ1JlY29yZEgAEikKBGxvc3QYAiABKAsyGS5tYWNoaW5lZC52MS5LZXJuZWxMb2dHYXBIAEIGCgRpdGVtIkEKGUFwcGx5Q29uZmlndXJhdGlvblJlcXVlc3QSEwoLY29uZmlnX3lhbWwYASABKAkSDwoHZHJ5X3J1bhgCIAEoCCKAAQoaQXBwbHlDb25maWd1cmF0aW9uUmVzcG9uc2USJwoFc3RhdGUYASABKA4yGC5tYWNoaW5lZC52MS5Db25maWdTdGF0ZRIoCgZlcnJvcnMYAiADKAsyGC5tYWNoaW5lZC52MS5Db25maWdJc3N1ZRIPCgdhcHBsaWVkGAMgASgIKo4BCgdMYWJlbE9wEhgKFExBQkVMX09QX1VOU1BFQ0lGSUVEEAASEwoPTEFCRUxfT1BfRVhJU1RTEAESFwoTTEFCRUxfT1BfTk9UX0VYSVNUUxACEhIKDkxBQkVMX09QX0VRVUFMEAMSFgoSTEFCRUxfT1BfTk9UX0VRVUFMEAQSDwoLTEFCRUxfT1BfSU4QBSpQCgRSb2xlEhQKEFJPTEVfVU5TUEVDSUZJRUQQABIOCgpST0xFX0FETUlOEAESEQoNUk9MRV9PUEVSQVRPUhACEg8KC1JPTEVfUkVBREVSEAMqaQoJTG9nU3RyZWFtEhoKFkxPR19TVFJFQU1fVU5TUEVDSUZJRUQQABIVChFMT0dfU1RSRUFNX1NURE9VVBABEhUKEUxPR19TVFJFQU1fU1RERVJSEAISEgoOTE9HX1NUUkVBTV9MT0cQAzKfCQoOTWFjaGluZVNlcnZpY2USRAoHVmVyc2lvbhIbLm1hY2hpbmVkLnYxLlZlcnNpb25SZXF1ZXN0GhwubWFjaGluZWQudjEuVmVyc2lvblJlc3BvbnNlEjgKA0dldBIXLm1hY2hpbmVkLnYxLkdldFJlcXVlc3QaGC5tYWNoaW5lZC52MS5HZXRSZXNwb25zZRI7CgRMaXN0EhgubWFjaGluZWQudjEuTGlzdFJlcXVlc3QaGS5tYWNoaW5lZC52MS5MaXN0UmVzcG9uc2USQAoFV2F0Y2gSGS5tYWNoaW5lZC52MS5XYXRjaFJlcXVlc3QaGi5tYWNoaW5lZC52MS5XYXRjaFJlc3BvbnNlMAESQwoGRXZlbnRzEhoubWFjaGluZWQudjEuRXZlbnRzUmVxdWVzdBobLm1hY2hpbmVkLnYxLkV2ZW50c1Jlc3BvbnNlMAESQQoGUmVib290EhoubWFjaGluZWQudjEuUmVib290UmVxdWVzdBobLm1hY2hpbmVkLnYxLlJlYm9vdFJlc3BvbnNlEkcKCFNodXRkb3duEhwubWFjaGluZWQudjEuU2h1dGRvd25SZXF1ZXN0Gh0ubWFjaGluZWQudjEuU2h1dGRvd25SZXNwb25zZRKAAQobR2VuZXJhdGVDbGllbnRDb25maWd1cmF0aW9uEi8ubWFjaGluZWQudjEuR2VuZXJhdGVDbGllbnRDb25maWd1cmF0aW9uUmVxdWVzdBowLm1hY2hpbmVkLnYxLkdlbmVyYXRlQ2xpZW50Q29uZmlndXJhdGlvblJlc3BvbnNlElAKC1NlcnZpY2VMaXN0Eh8ubWFjaGluZWQudjEuU2VydmljZUxpc3RSZXF1ZXN0GiAubWFjaGluZWQudjEuU2VydmljZUxpc3RSZXNwb25zZRJTCgxTZXJ2aWNlU3RhcnQSIC5tYWNoaW5lZC52MS5TZXJ2aWNlU3RhcnRSZXF1ZXN0GiEubWFjaGluZWQudjEuU2VydmljZVN0YXJ0UmVzcG9uc2USUAoLU2VydmljZVN0b3ASHy5tYWNoaW5lZC52MS5TZXJ2aWNlU3RvcFJlcXVlc3QaIC5tYWNoaW5lZC52MS5TZXJ2aWNlU3RvcFJlc3BvbnNlElkKDlNlcnZpY2VSZXN0YXJ0EiIubWFjaGluZWQudjEuU2VydmljZVJlc3RhcnRSZXF1ZXN0GiMubWFjaGluZWQudjEuU2VydmljZVJlc3RhcnRSZXNwb25zZRI9CgRMb2dzEhgubWFjaGluZWQudjEuTG9nc1JlcXVlc3QaGS5tYWNoaW5lZC52MS5Mb2dzUmVzcG9uc2UwARJACgVEbWVzZxIZLm1hY2hpbmVkLnYxLkRtZXNnUmVxdWVzdBoaLm1hY2hpbmVkLnYxLkRtZXNnUmVzcG9uc2UwARJlChJBcHBseUNvbmZpZ3VyYXRpb24SJi5tYWNoaW5lZC52MS5BcHBseUNvbmZpZ3VyYXRpb25SZXF1ZXN0GicubWFjaGluZWQudjEuQXBwbHlDb25maWd1cmF0aW9uUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_machined_v1_resources, file_machined_v1_services]);
+  fileDesc("ChltYWNoaW5lZC92MS9tYWNoaW5lLnByb3RvEgttYWNoaW5lZC52MSIQCg5WZXJzaW9uUmVxdWVzdCJ0Cg9WZXJzaW9uUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoCRIOCgZjb21taXQYAiABKAkSFAoMZGVub192ZXJzaW9uGAMgASgJEgoKAm9zGAQgASgJEgwKBGFyY2gYBSABKAkSEAoIaG9zdG5hbWUYBiABKAkiOQoKR2V0UmVxdWVzdBIMCgR0eXBlGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRIKCgJpZBgDIAEoCSI2CgtHZXRSZXNwb25zZRInCghyZXNvdXJjZRgBIAEoCzIVLm1hY2hpbmVkLnYxLlJlc291cmNlIkoKCUxhYmVsVGVybRILCgNrZXkYASABKAkSIAoCb3AYAiABKA4yFC5tYWNoaW5lZC52MS5MYWJlbE9wEg4KBnZhbHVlcxgDIAMoCSJYCgtMaXN0UmVxdWVzdBIMCgR0eXBlGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRIoCghzZWxlY3RvchgDIAMoCzIWLm1hY2hpbmVkLnYxLkxhYmVsVGVybSI4CgxMaXN0UmVzcG9uc2USKAoJcmVzb3VyY2VzGAEgAygLMhUubWFjaGluZWQudjEuUmVzb3VyY2UiOwoMV2F0Y2hSZXF1ZXN0EgwKBHR5cGUYASABKAkSEQoJbmFtZXNwYWNlGAIgASgJEgoKAmlkGAMgASgJIl0KDlJlc291cmNlVXBkYXRlEicKCHJlc291cmNlGAEgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2USIgoDb2xkGAIgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2UiDgoMQm9vdHN0cmFwcGVkIhsKCE92ZXJmbG93Eg8KB2Ryb3BwZWQYASABKAQi/AEKDVdhdGNoUmVzcG9uc2USKAoHY3JlYXRlZBgBIAEoCzIVLm1hY2hpbmVkLnYxLlJlc291cmNlSAASLgoHdXBkYXRlZBgCIAEoCzIbLm1hY2hpbmVkLnYxLlJlc291cmNlVXBkYXRlSAASKgoJZGVzdHJveWVkGAMgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2VIABIxCgxib290c3RyYXBwZWQYBCABKAsyGS5tYWNoaW5lZC52MS5Cb290c3RyYXBwZWRIABIpCghvdmVyZmxvdxgFIAEoCzIVLm1hY2hpbmVkLnYxLk92ZXJmbG93SABCBwoFZXZlbnQiOgoNRXZlbnRzUmVxdWVzdBINCgVraW5kcxgBIAMoCRIRCgR0YWlsGAIgASgNSACIAQFCBwoFX3RhaWwigAIKDE1hY2hpbmVFdmVudBIMCgRraW5kGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSKAoEdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHc3ViamVjdBgEIAEoCRIOCgZhY3Rpb24YBSABKAkSDwoDc2VxGAYgASgEQgIwAhI1CgZmaWVsZHMYByADKAsyJS5tYWNoaW5lZC52MS5NYWNoaW5lRXZlbnQuRmllbGRzRW50cnkSDwoHbW9ub19tcxgIIAEoARotCgtGaWVsZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIjoKDkV2ZW50c1Jlc3BvbnNlEigKBWV2ZW50GAEgASgLMhkubWFjaGluZWQudjEuTWFjaGluZUV2ZW50Ig8KDVJlYm9vdFJlcXVlc3QiEAoOUmVib290UmVzcG9uc2UiEQoPU2h1dGRvd25SZXF1ZXN0IhIKEFNodXRkb3duUmVzcG9uc2UikwEKIkdlbmVyYXRlQ2xpZW50Q29uZmlndXJhdGlvblJlcXVlc3QSHwoEcm9sZRgBIAEoDjIRLm1hY2hpbmVkLnYxLlJvbGUSDAoEbmFtZRgCIAEoCRIRCgllbmRwb2ludHMYAyADKAkSKwoIbGlmZXRpbWUYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24ibAojR2VuZXJhdGVDbGllbnRDb25maWd1cmF0aW9uUmVzcG9uc2USEwoLY29uZmlnX3lhbWwYASABKAkSDgoGY2FfcGVtGAIgASgJEg8KB2NydF9wZW0YAyABKAkSDwoHa2V5X3BlbRgEIAEoCSJ1CgtTZXJ2aWNlSW5mbxIKCgJpZBgBIAEoCRIqCgRzcGVjGAIgASgLMhwubWFjaGluZWQudjEuU2VydmljZVNwZWNTcGVjEi4KBnN0YXR1cxgDIAEoCzIeLm1hY2hpbmVkLnYxLlNlcnZpY2VTdGF0dXNTcGVjIhQKElNlcnZpY2VMaXN0UmVxdWVzdCJBChNTZXJ2aWNlTGlzdFJlc3BvbnNlEioKCHNlcnZpY2VzGAEgAygLMhgubWFjaGluZWQudjEuU2VydmljZUluZm8iIQoTU2VydmljZVN0YXJ0UmVxdWVzdBIKCgJpZBgBIAEoCSJBChRTZXJ2aWNlU3RhcnRSZXNwb25zZRIpCgdzZXJ2aWNlGAEgASgLMhgubWFjaGluZWQudjEuU2VydmljZUluZm8iIAoSU2VydmljZVN0b3BSZXF1ZXN0EgoKAmlkGAEgASgJIkAKE1NlcnZpY2VTdG9wUmVzcG9uc2USKQoHc2VydmljZRgBIAEoCzIYLm1hY2hpbmVkLnYxLlNlcnZpY2VJbmZvIiMKFVNlcnZpY2VSZXN0YXJ0UmVxdWVzdBIKCgJpZBgBIAEoCSJDChZTZXJ2aWNlUmVzdGFydFJlc3BvbnNlEikKB3NlcnZpY2UYASABKAsyGC5tYWNoaW5lZC52MS5TZXJ2aWNlSW5mbyJFCgtMb2dzUmVxdWVzdBIKCgJpZBgBIAEoCRIRCgR0YWlsGAIgASgNSACIAQESDgoGZm9sbG93GAMgASgIQgcKBV90YWlsInsKDExvZ3NSZXNwb25zZRILCgNzZXEYASABKAQSKAoEdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJgoGc3RyZWFtGAMgASgOMhYubWFjaGluZWQudjEuTG9nU3RyZWFtEgwKBHRleHQYBCABKAkiOgoMRG1lc2dSZXF1ZXN0Eg4KBmZvbGxvdxgBIAEoCBIRCgR0YWlsGAIgASgNSACIAQFCBwoFX3RhaWwi0wEKD0tlcm5lbExvZ1JlY29yZBINCgVsZXZlbBgBIAEoDRIQCghmYWNpbGl0eRgCIAEoDRILCgNzZXEYAyABKAQSDAoEdXNlYxgEIAEoBBINCgVmbGFncxgFIAEoCRIMCgR0ZXh0GAYgASgJEjgKBmZpZWxkcxgHIAMoCzIoLm1hY2hpbmVkLnYxLktlcm5lbExvZ1JlY29yZC5GaWVsZHNFbnRyeRotCgtGaWVsZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIg4KDEtlcm5lbExvZ0dhcCJyCg1EbWVzZ1Jlc3BvbnNlEi4KBnJlY29yZBgBIAEoCzIcLm1hY2hpbmVkLnYxLktlcm5lbExvZ1JlY29yZEgAEikKBGxvc3QYAiABKAsyGS5tYWNoaW5lZC52MS5LZXJuZWxMb2dHYXBIAEIGCgRpdGVtIkEKGUFwcGx5Q29uZmlndXJhdGlvblJlcXVlc3QSEwoLY29uZmlnX3lhbWwYASABKAkSDwoHZHJ5X3J1bhgCIAEoCCKAAQoaQXBwbHlDb25maWd1cmF0aW9uUmVzcG9uc2USJwoFc3RhdGUYASABKA4yGC5tYWNoaW5lZC52MS5Db25maWdTdGF0ZRIoCgZlcnJvcnMYAiADKAsyGC5tYWNoaW5lZC52MS5Db25maWdJc3N1ZRIPCgdhcHBsaWVkGAMgASgIIhMKEUNvbnRhaW5lcnNSZXF1ZXN0IvkBCgdQb2RJbmZvEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEQoJbmFtZXNwYWNlGAMgASgJEgsKA3VpZBgEIAEoCRINCgVzdGF0ZRgFIAEoCRIrCgdjcmVhdGVkGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgZsYWJlbHMYByADKAsyIC5tYWNoaW5lZC52MS5Qb2RJbmZvLkxhYmVsc0VudHJ5EhcKD3J1bnRpbWVfaGFuZGxlchgIIAEoCRotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIo8CCg1Db250YWluZXJJbmZvEgoKAmlkGAEgASgJEg4KBnBvZF9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEg0KBWltYWdlGAQgASgJEhEKCWltYWdlX3JlZhgFIAEoCRINCgVzdGF0ZRgGIAEoCRIrCgdjcmVhdGVkGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgdhdHRlbXB0GAggASgNEjYKBmxhYmVscxgJIAMoCzImLm1hY2hpbmVkLnYxLkNvbnRhaW5lckluZm8uTGFiZWxzRW50cnkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJ4ChJDb250YWluZXJzUmVzcG9uc2USIgoEcG9kcxgBIAMoCzIULm1hY2hpbmVkLnYxLlBvZEluZm8SLgoKY29udGFpbmVycxgCIAMoCzIaLm1hY2hpbmVkLnYxLkNvbnRhaW5lckluZm8SDgoGc29ja2V0GAMgASgJIg8KDUltYWdlc1JlcXVlc3QiXgoJSW1hZ2VJbmZvEgoKAmlkGAEgASgJEgwKBHRhZ3MYAiADKAkSDwoHZGlnZXN0cxgDIAMoCRIWCgpzaXplX2J5dGVzGAQgASgEQgIwAhIOCgZwaW5uZWQYBSABKAgiSAoOSW1hZ2VzUmVzcG9uc2USJgoGaW1hZ2VzGAEgAygLMhYubWFjaGluZWQudjEuSW1hZ2VJbmZvEg4KBnNvY2tldBgCIAEoCSIQCg5NZXRyaWNzUmVxdWVzdCIfCg9NZXRyaWNzUmVzcG9uc2USDAoEdGV4dBgBIAEoCSIYChZDb250cm9sbGVyR3JhcGhSZXF1ZXN0IioKDENvbnRyb2xsZXJJbxIMCgR0eXBlGAEgASgJEgwKBGtpbmQYAiABKAkidQoOQ29udHJvbGxlck5vZGUSDAoEbmFtZRgBIAEoCRIpCgZpbnB1dHMYAiADKAsyGS5tYWNoaW5lZC52MS5Db250cm9sbGVySW8SKgoHb3V0cHV0cxgDIAMoCzIZLm1hY2hpbmVkLnYxLkNvbnRyb2xsZXJJbyJLChdDb250cm9sbGVyR3JhcGhSZXNwb25zZRIwCgtjb250cm9sbGVycxgBIAMoCzIbLm1hY2hpbmVkLnYxLkNvbnRyb2xsZXJOb2RlKo4BCgdMYWJlbE9wEhgKFExBQkVMX09QX1VOU1BFQ0lGSUVEEAASEwoPTEFCRUxfT1BfRVhJU1RTEAESFwoTTEFCRUxfT1BfTk9UX0VYSVNUUxACEhIKDkxBQkVMX09QX0VRVUFMEAMSFgoSTEFCRUxfT1BfTk9UX0VRVUFMEAQSDwoLTEFCRUxfT1BfSU4QBSpQCgRSb2xlEhQKEFJPTEVfVU5TUEVDSUZJRUQQABIOCgpST0xFX0FETUlOEAESEQoNUk9MRV9PUEVSQVRPUhACEg8KC1JPTEVfUkVBREVSEAMqaQoJTG9nU3RyZWFtEhoKFkxPR19TVFJFQU1fVU5TUEVDSUZJRUQQABIVChFMT0dfU1RSRUFNX1NURE9VVBABEhUKEUxPR19TVFJFQU1fU1RERVJSEAISEgoOTE9HX1NUUkVBTV9MT0cQAzLVCwoOTWFjaGluZVNlcnZpY2USRAoHVmVyc2lvbhIbLm1hY2hpbmVkLnYxLlZlcnNpb25SZXF1ZXN0GhwubWFjaGluZWQudjEuVmVyc2lvblJlc3BvbnNlEjgKA0dldBIXLm1hY2hpbmVkLnYxLkdldFJlcXVlc3QaGC5tYWNoaW5lZC52MS5HZXRSZXNwb25zZRI7CgRMaXN0EhgubWFjaGluZWQudjEuTGlzdFJlcXVlc3QaGS5tYWNoaW5lZC52MS5MaXN0UmVzcG9uc2USQAoFV2F0Y2gSGS5tYWNoaW5lZC52MS5XYXRjaFJlcXVlc3QaGi5tYWNoaW5lZC52MS5XYXRjaFJlc3BvbnNlMAESQwoGRXZlbnRzEhoubWFjaGluZWQudjEuRXZlbnRzUmVxdWVzdBobLm1hY2hpbmVkLnYxLkV2ZW50c1Jlc3BvbnNlMAESQQoGUmVib290EhoubWFjaGluZWQudjEuUmVib290UmVxdWVzdBobLm1hY2hpbmVkLnYxLlJlYm9vdFJlc3BvbnNlEkcKCFNodXRkb3duEhwubWFjaGluZWQudjEuU2h1dGRvd25SZXF1ZXN0Gh0ubWFjaGluZWQudjEuU2h1dGRvd25SZXNwb25zZRKAAQobR2VuZXJhdGVDbGllbnRDb25maWd1cmF0aW9uEi8ubWFjaGluZWQudjEuR2VuZXJhdGVDbGllbnRDb25maWd1cmF0aW9uUmVxdWVzdBowLm1hY2hpbmVkLnYxLkdlbmVyYXRlQ2xpZW50Q29uZmlndXJhdGlvblJlc3BvbnNlElAKC1NlcnZpY2VMaXN0Eh8ubWFjaGluZWQudjEuU2VydmljZUxpc3RSZXF1ZXN0GiAubWFjaGluZWQudjEuU2VydmljZUxpc3RSZXNwb25zZRJTCgxTZXJ2aWNlU3RhcnQSIC5tYWNoaW5lZC52MS5TZXJ2aWNlU3RhcnRSZXF1ZXN0GiEubWFjaGluZWQudjEuU2VydmljZVN0YXJ0UmVzcG9uc2USUAoLU2VydmljZVN0b3ASHy5tYWNoaW5lZC52MS5TZXJ2aWNlU3RvcFJlcXVlc3QaIC5tYWNoaW5lZC52MS5TZXJ2aWNlU3RvcFJlc3BvbnNlElkKDlNlcnZpY2VSZXN0YXJ0EiIubWFjaGluZWQudjEuU2VydmljZVJlc3RhcnRSZXF1ZXN0GiMubWFjaGluZWQudjEuU2VydmljZVJlc3RhcnRSZXNwb25zZRI9CgRMb2dzEhgubWFjaGluZWQudjEuTG9nc1JlcXVlc3QaGS5tYWNoaW5lZC52MS5Mb2dzUmVzcG9uc2UwARJACgVEbWVzZxIZLm1hY2hpbmVkLnYxLkRtZXNnUmVxdWVzdBoaLm1hY2hpbmVkLnYxLkRtZXNnUmVzcG9uc2UwARJlChJBcHBseUNvbmZpZ3VyYXRpb24SJi5tYWNoaW5lZC52MS5BcHBseUNvbmZpZ3VyYXRpb25SZXF1ZXN0GicubWFjaGluZWQudjEuQXBwbHlDb25maWd1cmF0aW9uUmVzcG9uc2USTQoKQ29udGFpbmVycxIeLm1hY2hpbmVkLnYxLkNvbnRhaW5lcnNSZXF1ZXN0Gh8ubWFjaGluZWQudjEuQ29udGFpbmVyc1Jlc3BvbnNlEkEKBkltYWdlcxIaLm1hY2hpbmVkLnYxLkltYWdlc1JlcXVlc3QaGy5tYWNoaW5lZC52MS5JbWFnZXNSZXNwb25zZRJECgdNZXRyaWNzEhsubWFjaGluZWQudjEuTWV0cmljc1JlcXVlc3QaHC5tYWNoaW5lZC52MS5NZXRyaWNzUmVzcG9uc2USXAoPQ29udHJvbGxlckdyYXBoEiMubWFjaGluZWQudjEuQ29udHJvbGxlckdyYXBoUmVxdWVzdBokLm1hY2hpbmVkLnYxLkNvbnRyb2xsZXJHcmFwaFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_machined_v1_resources, file_machined_v1_services]);
 
 /**
  * Request of Version.
@@ -1069,6 +1069,378 @@ export const ApplyConfigurationResponseSchema: GenMessage<ApplyConfigurationResp
   messageDesc(file_machined_v1_machine, 37);
 
 /**
+ * Request of Containers.
+ *
+ * @generated from message machined.v1.ContainersRequest
+ */
+export type ContainersRequest = Message<"machined.v1.ContainersRequest"> & {
+};
+
+/**
+ * Describes the message machined.v1.ContainersRequest.
+ * Use `create(ContainersRequestSchema)` to create a new message.
+ */
+export const ContainersRequestSchema: GenMessage<ContainersRequest> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 38);
+
+/**
+ * A CRI pod sandbox.
+ *
+ * @generated from message machined.v1.PodInfo
+ */
+export type PodInfo = Message<"machined.v1.PodInfo"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string namespace = 3;
+   */
+  namespace: string;
+
+  /**
+   * @generated from field: string uid = 4;
+   */
+  uid: string;
+
+  /**
+   * `ready` or `notready`.
+   *
+   * @generated from field: string state = 5;
+   */
+  state: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created = 6;
+   */
+  created?: Timestamp | undefined;
+
+  /**
+   * @generated from field: map<string, string> labels = 7;
+   */
+  labels: { [key: string]: string };
+
+  /**
+   * @generated from field: string runtime_handler = 8;
+   */
+  runtimeHandler: string;
+};
+
+/**
+ * Describes the message machined.v1.PodInfo.
+ * Use `create(PodInfoSchema)` to create a new message.
+ */
+export const PodInfoSchema: GenMessage<PodInfo> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 39);
+
+/**
+ * A CRI container.
+ *
+ * @generated from message machined.v1.ContainerInfo
+ */
+export type ContainerInfo = Message<"machined.v1.ContainerInfo"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * The pod sandbox it runs in.
+   *
+   * @generated from field: string pod_id = 2;
+   */
+  podId: string;
+
+  /**
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * The image as asked for, and the image it resolved to.
+   *
+   * @generated from field: string image = 4;
+   */
+  image: string;
+
+  /**
+   * @generated from field: string image_ref = 5;
+   */
+  imageRef: string;
+
+  /**
+   * `created`, `running`, `exited` or `unknown`.
+   *
+   * @generated from field: string state = 6;
+   */
+  state: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created = 7;
+   */
+  created?: Timestamp | undefined;
+
+  /**
+   * @generated from field: uint32 attempt = 8;
+   */
+  attempt: number;
+
+  /**
+   * @generated from field: map<string, string> labels = 9;
+   */
+  labels: { [key: string]: string };
+};
+
+/**
+ * Describes the message machined.v1.ContainerInfo.
+ * Use `create(ContainerInfoSchema)` to create a new message.
+ */
+export const ContainerInfoSchema: GenMessage<ContainerInfo> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 40);
+
+/**
+ * Response of Containers, each list ordered by id.
+ *
+ * @generated from message machined.v1.ContainersResponse
+ */
+export type ContainersResponse = Message<"machined.v1.ContainersResponse"> & {
+  /**
+   * @generated from field: repeated machined.v1.PodInfo pods = 1;
+   */
+  pods: PodInfo[];
+
+  /**
+   * @generated from field: repeated machined.v1.ContainerInfo containers = 2;
+   */
+  containers: ContainerInfo[];
+
+  /**
+   * The CRI socket asked.
+   *
+   * @generated from field: string socket = 3;
+   */
+  socket: string;
+};
+
+/**
+ * Describes the message machined.v1.ContainersResponse.
+ * Use `create(ContainersResponseSchema)` to create a new message.
+ */
+export const ContainersResponseSchema: GenMessage<ContainersResponse> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 41);
+
+/**
+ * Request of Images.
+ *
+ * @generated from message machined.v1.ImagesRequest
+ */
+export type ImagesRequest = Message<"machined.v1.ImagesRequest"> & {
+};
+
+/**
+ * Describes the message machined.v1.ImagesRequest.
+ * Use `create(ImagesRequestSchema)` to create a new message.
+ */
+export const ImagesRequestSchema: GenMessage<ImagesRequest> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 42);
+
+/**
+ * A CRI image.
+ *
+ * @generated from message machined.v1.ImageInfo
+ */
+export type ImageInfo = Message<"machined.v1.ImageInfo"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: repeated string tags = 2;
+   */
+  tags: string[];
+
+  /**
+   * @generated from field: repeated string digests = 3;
+   */
+  digests: string[];
+
+  /**
+   * @generated from field: uint64 size_bytes = 4 [jstype = JS_NUMBER];
+   */
+  sizeBytes: bigint;
+
+  /**
+   * @generated from field: bool pinned = 5;
+   */
+  pinned: boolean;
+};
+
+/**
+ * Describes the message machined.v1.ImageInfo.
+ * Use `create(ImageInfoSchema)` to create a new message.
+ */
+export const ImageInfoSchema: GenMessage<ImageInfo> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 43);
+
+/**
+ * Response of Images, ordered by id.
+ *
+ * @generated from message machined.v1.ImagesResponse
+ */
+export type ImagesResponse = Message<"machined.v1.ImagesResponse"> & {
+  /**
+   * @generated from field: repeated machined.v1.ImageInfo images = 1;
+   */
+  images: ImageInfo[];
+
+  /**
+   * The CRI socket asked.
+   *
+   * @generated from field: string socket = 2;
+   */
+  socket: string;
+};
+
+/**
+ * Describes the message machined.v1.ImagesResponse.
+ * Use `create(ImagesResponseSchema)` to create a new message.
+ */
+export const ImagesResponseSchema: GenMessage<ImagesResponse> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 44);
+
+/**
+ * Request of Metrics.
+ *
+ * @generated from message machined.v1.MetricsRequest
+ */
+export type MetricsRequest = Message<"machined.v1.MetricsRequest"> & {
+};
+
+/**
+ * Describes the message machined.v1.MetricsRequest.
+ * Use `create(MetricsRequestSchema)` to create a new message.
+ */
+export const MetricsRequestSchema: GenMessage<MetricsRequest> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 45);
+
+/**
+ * Response of Metrics.
+ *
+ * @generated from message machined.v1.MetricsResponse
+ */
+export type MetricsResponse = Message<"machined.v1.MetricsResponse"> & {
+  /**
+   * The Prometheus text exposition format, version 0.0.4.
+   *
+   * @generated from field: string text = 1;
+   */
+  text: string;
+};
+
+/**
+ * Describes the message machined.v1.MetricsResponse.
+ * Use `create(MetricsResponseSchema)` to create a new message.
+ */
+export const MetricsResponseSchema: GenMessage<MetricsResponse> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 46);
+
+/**
+ * Request of ControllerGraph.
+ *
+ * @generated from message machined.v1.ControllerGraphRequest
+ */
+export type ControllerGraphRequest = Message<"machined.v1.ControllerGraphRequest"> & {
+};
+
+/**
+ * Describes the message machined.v1.ControllerGraphRequest.
+ * Use `create(ControllerGraphRequestSchema)` to create a new message.
+ */
+export const ControllerGraphRequestSchema: GenMessage<ControllerGraphRequest> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 47);
+
+/**
+ * A resource type a controller reads or writes, and how.
+ *
+ * @generated from message machined.v1.ControllerIo
+ */
+export type ControllerIo = Message<"machined.v1.ControllerIo"> & {
+  /**
+   * @generated from field: string type = 1;
+   */
+  type: string;
+
+  /**
+   * Inputs: `weak` or `strong`; outputs: `exclusive` or `shared`.
+   *
+   * @generated from field: string kind = 2;
+   */
+  kind: string;
+};
+
+/**
+ * Describes the message machined.v1.ControllerIo.
+ * Use `create(ControllerIoSchema)` to create a new message.
+ */
+export const ControllerIoSchema: GenMessage<ControllerIo> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 48);
+
+/**
+ * One controller of the graph.
+ *
+ * @generated from message machined.v1.ControllerNode
+ */
+export type ControllerNode = Message<"machined.v1.ControllerNode"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: repeated machined.v1.ControllerIo inputs = 2;
+   */
+  inputs: ControllerIo[];
+
+  /**
+   * @generated from field: repeated machined.v1.ControllerIo outputs = 3;
+   */
+  outputs: ControllerIo[];
+};
+
+/**
+ * Describes the message machined.v1.ControllerNode.
+ * Use `create(ControllerNodeSchema)` to create a new message.
+ */
+export const ControllerNodeSchema: GenMessage<ControllerNode> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 49);
+
+/**
+ * Response of ControllerGraph, ordered by controller name.
+ *
+ * @generated from message machined.v1.ControllerGraphResponse
+ */
+export type ControllerGraphResponse = Message<"machined.v1.ControllerGraphResponse"> & {
+  /**
+   * @generated from field: repeated machined.v1.ControllerNode controllers = 1;
+   */
+  controllers: ControllerNode[];
+};
+
+/**
+ * Describes the message machined.v1.ControllerGraphResponse.
+ * Use `create(ControllerGraphResponseSchema)` to create a new message.
+ */
+export const ControllerGraphResponseSchema: GenMessage<ControllerGraphResponse> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 50);
+
+/**
  * How a label term compares.
  *
  * @generated from enum machined.v1.LabelOp
@@ -1344,6 +1716,48 @@ export const MachineService: GenService<{
     methodKind: "unary";
     input: typeof ApplyConfigurationRequestSchema;
     output: typeof ApplyConfigurationResponseSchema;
+  },
+  /**
+   * observability: containers, support, dependencies
+   * Pod sandboxes and containers, from containerd's CRI. Role: reader.
+   *
+   * @generated from rpc machined.v1.MachineService.Containers
+   */
+  containers: {
+    methodKind: "unary";
+    input: typeof ContainersRequestSchema;
+    output: typeof ContainersResponseSchema;
+  },
+  /**
+   * Images in containerd's CRI image store. Role: reader.
+   *
+   * @generated from rpc machined.v1.MachineService.Images
+   */
+  images: {
+    methodKind: "unary";
+    input: typeof ImagesRequestSchema;
+    output: typeof ImagesResponseSchema;
+  },
+  /**
+   * Node, machined and service metrics in Prometheus text format; apid serves
+   * them as `GET /metrics`. Role: reader.
+   *
+   * @generated from rpc machined.v1.MachineService.Metrics
+   */
+  metrics: {
+    methodKind: "unary";
+    input: typeof MetricsRequestSchema;
+    output: typeof MetricsResponseSchema;
+  },
+  /**
+   * The controller graph: each controller and the resource types it reads and writes. Role: reader.
+   *
+   * @generated from rpc machined.v1.MachineService.ControllerGraph
+   */
+  controllerGraph: {
+    methodKind: "unary";
+    input: typeof ControllerGraphRequestSchema;
+    output: typeof ControllerGraphResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_machined_v1_machine, 0);
