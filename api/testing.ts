@@ -30,6 +30,9 @@ import {
 } from "./server/mod.ts";
 import { type ApidServer, startApidServer } from "./apid/apid_server.ts";
 import { FakeKmsgBackend } from "../platform/kmsg/mod.ts";
+import { createCriClient } from "../cri/cri_client.ts";
+import { type FakeCriServer, SAMPLE_LISTING, startFakeCriServer } from "../cri/fake_cri_server.ts";
+import { MetricsRegistry } from "../metrics/mod.ts";
 import { createLogger, type Logger, type LogRing } from "../logs/mod.ts";
 import {
   FakeLogSource,
@@ -178,6 +181,10 @@ export interface ApiFixture {
   readonly kernelLog: FakeKmsgBackend;
   /** Behind ApplyConfiguration. */
   readonly configs: RecordingConfigApplier;
+  /** Behind Containers and Images: a fake CRI listing SAMPLE_LISTING (RuntimeStatus names it). */
+  readonly cri: FakeCriServer;
+  /** Behind Metrics; API calls are counted into it. */
+  readonly registry: MetricsRegistry;
   /** machined's logger (silent): its ring is what `machinectl logs machined` serves. */
   readonly logger: Logger & { ring: LogRing };
   readonly internal: InternalApiServer;
@@ -216,9 +223,40 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
   const logger = createLogger({ console: false });
   logs.serve("machined", logger.ring);
   const socketPath = join(pki.dir, "run", "api.sock");
+  const cri = await startFakeCriServer(join(pki.dir, "cri.sock"));
+  Object.assign(cri, structuredClone(SAMPLE_LISTING));
+  store.create({
+    type: "RuntimeStatus",
+    namespace: "runtime",
+    id: "containerd",
+    owner: "test",
+    spec: {
+      ready: true,
+      networkReady: true,
+      runtimeName: "fake",
+      runtimeVersion: "0.0.1",
+      runtimeApiVersion: "v1",
+      socket: cri.socket,
+      lastError: "",
+      lastProbe: 0,
+      lastAnswer: 0,
+    },
+  });
+  const registry = new MetricsRegistry();
   const internal = await startInternalApiServer({
     socketPath,
+    registry,
     deps: {
+      cri: (socket) => createCriClient(socket),
+      metrics: registry,
+      graph: () => ({
+        controllers: [{
+          name: "test.A",
+          inputs: [{ type: "MachineConfig", kind: "weak" }],
+          outputs: [{ type: "MachineStatus", kind: "exclusive" }],
+        }],
+        edges: [],
+      }),
       store,
       actions,
       events,
@@ -248,6 +286,8 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
     logs,
     kernelLog,
     configs,
+    cri,
+    registry,
     logger,
     internal,
     apid,
@@ -267,6 +307,7 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
       for (const c of clients) c.close();
       await apid.close();
       await internal.close();
+      await cri.close();
       await Deno.remove(pki.dir, { recursive: true });
     },
   };

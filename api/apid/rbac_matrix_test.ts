@@ -34,6 +34,11 @@ const EXPECTED: { [M in MachineMethod]: Record<Role, "ok" | "PermissionDenied"> 
     "os:operator": "PermissionDenied",
     "os:reader": "PermissionDenied",
   },
+  // observability: containers, support, dependencies
+  containers: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
+  images: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
+  metrics: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
+  controllerGraph: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
 };
 
 /** One call of each RPC; streams read their first message, then cancel. */
@@ -76,6 +81,11 @@ function calls(
     dmesg: () => first(c.api.dmesg({})),
     applyConfiguration: () =>
       c.api.applyConfiguration({ configYaml: "version: v1alpha1\nmachine:\n  hostname: n\n" }),
+    // observability: containers, support, dependencies
+    containers: () => c.api.containers({}),
+    images: () => c.api.images({}),
+    metrics: () => c.api.metrics({}),
+    controllerGraph: () => c.api.controllerGraph({}),
   };
 }
 

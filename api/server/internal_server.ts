@@ -15,6 +15,8 @@ import { authorize } from "../auth/rbac.ts";
 import { errorMappingInterceptor } from "./errors.ts";
 import { createAuditInterceptor } from "./audit.ts";
 import { createMachineService, type MachineServiceDeps } from "./machine_service.ts";
+import { createApiMetricsInterceptor } from "./api_metrics.ts";
+import type { MetricsRegistry } from "../../metrics/mod.ts";
 
 /** 4 MiB: the default bound on one message in either direction. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
@@ -24,6 +26,8 @@ export interface InternalApiServerOptions {
   /** Unix socket path; a stale socket there is replaced. */
   readonly socketPath: string;
   readonly deps: MachineServiceDeps;
+  /** Where API calls are counted (`machined_api_*`); none when absent. */
+  readonly registry?: MetricsRegistry;
   /** Group owning the socket (apid's), set when running as root. */
   readonly socketGroup?: number;
   /** @default DEFAULT_MAX_MESSAGE_BYTES */
@@ -69,6 +73,7 @@ export async function startInternalApiServer(
     readMaxBytes: options.readMaxBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
     writeMaxBytes: options.writeMaxBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
     interceptors: [
+      ...(options.registry ? [createApiMetricsInterceptor(options.registry)] : []),
       errorMappingInterceptor,
       ...(options.deps.audit ? [createAuditInterceptor(options.deps.audit)] : []),
       trustedIdentityInterceptor,

@@ -39,6 +39,7 @@ import { redactResource } from "./redaction.ts";
 import type { WatchEvent } from "../../runtime/mod.ts";
 import type { Role } from "../../pki/role.ts";
 import { createNodeServiceHandlers, type NodeServiceDeps } from "./node_service_handlers.ts";
+import { createObservabilityHandlers, type ObservabilityDeps } from "./observability_handlers.ts";
 
 /** Namespace value meaning "every namespace" in List and Watch. */
 export const ALL_NAMESPACES = "*";
@@ -48,7 +49,7 @@ export const ALL_NAMESPACES = "*";
  * (services, logs, kernelLog, configs) are optional: an RPC whose dependency
  * is absent answers Unimplemented.
  */
-export interface MachineServiceDeps extends NodeServiceDeps {
+export interface MachineServiceDeps extends NodeServiceDeps, ObservabilityDeps {
   readonly store: MachineStore;
   readonly actions: NodeActions;
   readonly events: EventSource;
@@ -67,6 +68,7 @@ export function createMachineService(
   const { store, actions, events, clientConfigs } = deps;
   return {
     ...createNodeServiceHandlers(deps),
+    ...createObservabilityHandlers(deps),
 
     async version() {
       const info = await actions.version();
