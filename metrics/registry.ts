@@ -20,6 +20,8 @@ export interface MetricFamily {
 /** Reads families at scrape time; may be async (a /proc read). */
 export type Collector = () => MetricFamily[] | Promise<MetricFamily[]>;
 
+const COLLECTOR_ERRORS = "machined_metrics_collector_errors";
+
 /** Metric names: `[a-zA-Z_:][a-zA-Z0-9_:]*`. */
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 
@@ -132,8 +134,8 @@ export class MetricsRegistry {
   /**
    * The text exposition: every metric, then every collector's families. A
    * collector that throws is left out and counted in
-   * `machined_metrics_collector_errors_total`, so one broken reader never
-   * empties the scrape.
+   * `machined_metrics_collector_errors` (present when there are collectors),
+   * so one broken reader never empties the scrape.
    */
   async render(): Promise<string> {
     const lines: string[] = [];
@@ -146,16 +148,10 @@ export class MetricsRegistry {
         errors++;
       }
     }
-    lines.push(
-      ...family(
-        "machined_metrics_collector_errors",
-        "Collectors that failed in this scrape",
-        "gauge",
-        [
-          { value: errors },
-        ],
-      ),
-    );
+    if (this.#collectors.length > 0) {
+      const help = "Collectors that failed in this scrape";
+      lines.push(...family(COLLECTOR_ERRORS, help, "gauge", [{ value: errors }]));
+    }
     return lines.join("\n") + "\n";
   }
 
