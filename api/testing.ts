@@ -30,6 +30,9 @@ import {
 } from "./server/mod.ts";
 import { type ApidServer, startApidServer } from "./apid/apid_server.ts";
 import { FakeKmsgBackend } from "../platform/kmsg/mod.ts";
+import type { FakeProcBackend } from "../platform/procfs/mod.ts";
+import { Observer } from "../observe/mod.ts";
+import { SAMPLE_PIDS, seededProc } from "../observe/testing.ts";
 import { createCriClient } from "../cri/cri_client.ts";
 import { type FakeCriServer, SAMPLE_LISTING, startFakeCriServer } from "../cri/fake_cri_server.ts";
 import { MetricsRegistry } from "../metrics/mod.ts";
@@ -181,6 +184,8 @@ export interface ApiFixture {
   readonly kernelLog: FakeKmsgBackend;
   /** Behind ApplyConfiguration. */
   readonly configs: RecordingConfigApplier;
+  /** Behind the observability RPCs (Memory, Stats...): observe/testing.ts's sample node. */
+  readonly proc: FakeProcBackend;
   /** Behind Containers and Images: a fake CRI listing SAMPLE_LISTING (RuntimeStatus names it). */
   readonly cri: FakeCriServer;
   /** Behind Metrics; API calls are counted into it. */
@@ -220,6 +225,12 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
   const logs = new FakeLogSource();
   const kernelLog = new FakeKmsgBackend();
   const configs = new RecordingConfigApplier();
+  const proc = seededProc();
+  const observer = new Observer({
+    proc,
+    services: () => services.list().map((s) => ({ id: s.id, pid: s.status.pid })),
+    components: () => ({ machined: SAMPLE_PIDS.machined, apid: SAMPLE_PIDS.apid }),
+  });
   const logger = createLogger({ console: false });
   logs.serve("machined", logger.ring);
   const socketPath = join(pki.dir, "run", "api.sock");
@@ -262,7 +273,7 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
       events,
       clientConfigs: createClientConfigIssuer(pki.ca, () => ["127.0.0.1"]),
       audit: logger,
-      ...(options.nodeServices === false ? {} : { services, logs, kernelLog, configs }),
+      ...(options.nodeServices === false ? {} : { services, logs, kernelLog, configs, observer }),
     },
   });
   const apid = await startApidServer({
@@ -286,6 +297,7 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
     logs,
     kernelLog,
     configs,
+    proc,
     cri,
     registry,
     logger,

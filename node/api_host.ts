@@ -21,6 +21,8 @@ import { type InternalApiServer, startInternalApiServer } from "../api/server/in
 import type { NodePki } from "../pki/mod.ts";
 import type { ProcessBackend } from "../platform/process/mod.ts";
 import type { Machined } from "./machined.ts";
+import { Observer } from "../observe/mod.ts";
+import { NativeProcBackend } from "../platform/procfs/mod.ts";
 
 /** Options of {@link startApiHost}. */
 export interface ApiHostOptions {
@@ -71,6 +73,13 @@ export interface ApiHost {
 export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
   const socketPath = join(o.runDir, "machined-api.sock");
   await Deno.mkdir(o.runDir, { recursive: true });
+  const started: { supervisor?: ApidSupervisor } = {};
+  // The host's /proc in dev mode (read-only), the node's on a node.
+  const observer = new Observer({
+    proc: new NativeProcBackend(),
+    services: () => (o.services?.list() ?? []).map((s) => ({ id: s.id, pid: s.status.pid })),
+    components: () => ({ machined: Deno.pid, apid: started.supervisor?.pid }),
+  });
   const internal = await startInternalApiServer({
     socketPath,
     deps: {
@@ -85,12 +94,13 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
       logs: o.services,
       kernelLog: o.kernelLog,
       configs: o.configs,
+      observer,
       audit: o.machined.logger,
     },
     socketGroup: o.dropUser ? 50000 : undefined,
   });
   const [hostname, port] = splitListen(o.listen);
-  const supervisor = new ApidSupervisor({
+  const supervisor = started.supervisor = new ApidSupervisor({
     backend: o.processBackend,
     spec: apidProcessSpec({
       apid: {

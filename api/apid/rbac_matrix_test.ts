@@ -34,6 +34,8 @@ const EXPECTED: { [M in MachineMethod]: Record<Role, "ok" | "PermissionDenied"> 
     "os:operator": "PermissionDenied",
     "os:reader": "PermissionDenied",
   },
+  memory: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
+  stats: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
   // observability: containers, support, dependencies
   containers: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
   images: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
@@ -81,6 +83,8 @@ function calls(
     dmesg: () => first(c.api.dmesg({})),
     applyConfiguration: () =>
       c.api.applyConfiguration({ configYaml: "version: v1alpha1\nmachine:\n  hostname: n\n" }),
+    memory: () => c.api.memory({}),
+    stats: () => c.api.stats({}),
     // observability: containers, support, dependencies
     containers: () => c.api.containers({}),
     images: () => c.api.images({}),

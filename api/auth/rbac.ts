@@ -27,6 +27,8 @@ export const METHOD_ROLES: { readonly [M in MachineMethod]: Role } = {
   logs: "os:reader",
   dmesg: "os:reader",
   applyConfiguration: "os:admin",
+  memory: "os:reader",
+  stats: "os:reader",
   // observability: containers, support, dependencies
   containers: "os:reader",
   images: "os:reader",
@@ -58,6 +60,8 @@ export const MUTATING: { readonly [M in MachineMethod]: boolean } = {
   logs: false,
   dmesg: false,
   applyConfiguration: true,
+  memory: false,
+  stats: false,
   // observability: containers, support, dependencies
   containers: false,
   images: false,

@@ -27,6 +27,8 @@ const CONTRACT: Record<string, { role: Role; mutating: boolean }> = {
   Logs: { role: "os:reader", mutating: false },
   Dmesg: { role: "os:reader", mutating: false },
   ApplyConfiguration: { role: "os:admin", mutating: true },
+  Memory: { role: "os:reader", mutating: false },
+  Stats: { role: "os:reader", mutating: false },
   // observability: containers, support, dependencies
   Containers: { role: "os:reader", mutating: false },
   Images: { role: "os:reader", mutating: false },

@@ -39,6 +39,7 @@ import { redactResource } from "./redaction.ts";
 import type { WatchEvent } from "../../runtime/mod.ts";
 import type { Role } from "../../pki/role.ts";
 import { createNodeServiceHandlers, type NodeServiceDeps } from "./node_service_handlers.ts";
+import { createObserveHandlers, type ObserveDeps } from "./observe_handlers.ts";
 import { createObservabilityHandlers, type ObservabilityDeps } from "./observability_handlers.ts";
 
 /** Namespace value meaning "every namespace" in List and Watch. */
@@ -49,7 +50,7 @@ export const ALL_NAMESPACES = "*";
  * (services, logs, kernelLog, configs) are optional: an RPC whose dependency
  * is absent answers Unimplemented.
  */
-export interface MachineServiceDeps extends NodeServiceDeps, ObservabilityDeps {
+export interface MachineServiceDeps extends NodeServiceDeps, ObserveDeps, ObservabilityDeps {
   readonly store: MachineStore;
   readonly actions: NodeActions;
   readonly events: EventSource;
@@ -68,6 +69,7 @@ export function createMachineService(
   const { store, actions, events, clientConfigs } = deps;
   return {
     ...createNodeServiceHandlers(deps),
+    ...createObserveHandlers(deps),
     ...createObservabilityHandlers(deps),
 
     async version() {

@@ -21,7 +21,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file machined/v1/machine.proto.
  */
 export const file_machined_v1_machine: GenFile = /*@__PURE__*/
-  fileDesc("ChltYWNoaW5lZC92MS9tYWNoaW5lLnByb3RvEgttYWNoaW5lZC52MSIQCg5WZXJzaW9uUmVxdWVzdCJ0Cg9WZXJzaW9uUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoCRIOCgZjb21taXQYAiABKAkSFAoMZGVub192ZXJzaW9uGAMgASgJEgoKAm9zGAQgASgJEgwKBGFyY2gYBSABKAkSEAoIaG9zdG5hbWUYBiABKAkiOQoKR2V0UmVxdWVzdBIMCgR0eXBlGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRIKCgJpZBgDIAEoCSI2CgtHZXRSZXNwb25zZRInCghyZXNvdXJjZRgBIAEoCzIVLm1hY2hpbmVkLnYxLlJlc291cmNlIkoKCUxhYmVsVGVybRILCgNrZXkYASABKAkSIAoCb3AYAiABKA4yFC5tYWNoaW5lZC52MS5MYWJlbE9wEg4KBnZhbHVlcxgDIAMoCSJYCgtMaXN0UmVxdWVzdBIMCgR0eXBlGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRIoCghzZWxlY3RvchgDIAMoCzIWLm1hY2hpbmVkLnYxLkxhYmVsVGVybSI4CgxMaXN0UmVzcG9uc2USKAoJcmVzb3VyY2VzGAEgAygLMhUubWFjaGluZWQudjEuUmVzb3VyY2UiOwoMV2F0Y2hSZXF1ZXN0EgwKBHR5cGUYASABKAkSEQoJbmFtZXNwYWNlGAIgASgJEgoKAmlkGAMgASgJIl0KDlJlc291cmNlVXBkYXRlEicKCHJlc291cmNlGAEgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2USIgoDb2xkGAIgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2UiDgoMQm9vdHN0cmFwcGVkIhsKCE92ZXJmbG93Eg8KB2Ryb3BwZWQYASABKAQi/AEKDVdhdGNoUmVzcG9uc2USKAoHY3JlYXRlZBgBIAEoCzIVLm1hY2hpbmVkLnYxLlJlc291cmNlSAASLgoHdXBkYXRlZBgCIAEoCzIbLm1hY2hpbmVkLnYxLlJlc291cmNlVXBkYXRlSAASKgoJZGVzdHJveWVkGAMgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2VIABIxCgxib290c3RyYXBwZWQYBCABKAsyGS5tYWNoaW5lZC52MS5Cb290c3RyYXBwZWRIABIpCghvdmVyZmxvdxgFIAEoCzIVLm1hY2hpbmVkLnYxLk92ZXJmbG93SABCBwoFZXZlbnQiOgoNRXZlbnRzUmVxdWVzdBINCgVraW5kcxgBIAMoCRIRCgR0YWlsGAIgASgNSACIAQFCBwoFX3RhaWwigAIKDE1hY2hpbmVFdmVudBIMCgRraW5kGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSKAoEdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHc3ViamVjdBgEIAEoCRIOCgZhY3Rpb24YBSABKAkSDwoDc2VxGAYgASgEQgIwAhI1CgZmaWVsZHMYByADKAsyJS5tYWNoaW5lZC52MS5NYWNoaW5lRXZlbnQuRmllbGRzRW50cnkSDwoHbW9ub19tcxgIIAEoARotCgtGaWVsZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIjoKDkV2ZW50c1Jlc3BvbnNlEigKBWV2ZW50GAEgASgLMhkubWFjaGluZWQudjEuTWFjaGluZUV2ZW50Ig8KDVJlYm9vdFJlcXVlc3QiEAoOUmVib290UmVzcG9uc2UiEQoPU2h1dGRvd25SZXF1ZXN0IhIKEFNodXRkb3duUmVzcG9uc2UikwEKIkdlbmVyYXRlQ2xpZW50Q29uZmlndXJhdGlvblJlcXVlc3QSHwoEcm9sZRgBIAEoDjIRLm1hY2hpbmVkLnYxLlJvbGUSDAoEbmFtZRgCIAEoCRIRCgllbmRwb2ludHMYAyADKAkSKwoIbGlmZXRpbWUYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24ibAojR2VuZXJhdGVDbGllbnRDb25maWd1cmF0aW9uUmVzcG9uc2USEwoLY29uZmlnX3lhbWwYASABKAkSDgoGY2FfcGVtGAIgASgJEg8KB2NydF9wZW0YAyABKAkSDwoHa2V5X3BlbRgEIAEoCSJ1CgtTZXJ2aWNlSW5mbxIKCgJpZBgBIAEoCRIqCgRzcGVjGAIgASgLMhwubWFjaGluZWQudjEuU2VydmljZVNwZWNTcGVjEi4KBnN0YXR1cxgDIAEoCzIeLm1hY2hpbmVkLnYxLlNlcnZpY2VTdGF0dXNTcGVjIhQKElNlcnZpY2VMaXN0UmVxdWVzdCJBChNTZXJ2aWNlTGlzdFJlc3BvbnNlEioKCHNlcnZpY2VzGAEgAygLMhgubWFjaGluZWQudjEuU2VydmljZUluZm8iIQoTU2VydmljZVN0YXJ0UmVxdWVzdBIKCgJpZBgBIAEoCSJBChRTZXJ2aWNlU3RhcnRSZXNwb25zZRIpCgdzZXJ2aWNlGAEgASgLMhgubWFjaGluZWQudjEuU2VydmljZUluZm8iIAoSU2VydmljZVN0b3BSZXF1ZXN0EgoKAmlkGAEgASgJIkAKE1NlcnZpY2VTdG9wUmVzcG9uc2USKQoHc2VydmljZRgBIAEoCzIYLm1hY2hpbmVkLnYxLlNlcnZpY2VJbmZvIiMKFVNlcnZpY2VSZXN0YXJ0UmVxdWVzdBIKCgJpZBgBIAEoCSJDChZTZXJ2aWNlUmVzdGFydFJlc3BvbnNlEikKB3NlcnZpY2UYASABKAsyGC5tYWNoaW5lZC52MS5TZXJ2aWNlSW5mbyJFCgtMb2dzUmVxdWVzdBIKCgJpZBgBIAEoCRIRCgR0YWlsGAIgASgNSACIAQESDgoGZm9sbG93GAMgASgIQgcKBV90YWlsInsKDExvZ3NSZXNwb25zZRILCgNzZXEYASABKAQSKAoEdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJgoGc3RyZWFtGAMgASgOMhYubWFjaGluZWQudjEuTG9nU3RyZWFtEgwKBHRleHQYBCABKAkiOgoMRG1lc2dSZXF1ZXN0Eg4KBmZvbGxvdxgBIAEoCBIRCgR0YWlsGAIgASgNSACIAQFCBwoFX3RhaWwi0wEKD0tlcm5lbExvZ1JlY29yZBINCgVsZXZlbBgBIAEoDRIQCghmYWNpbGl0eRgCIAEoDRILCgNzZXEYAyABKAQSDAoEdXNlYxgEIAEoBBINCgVmbGFncxgFIAEoCRIMCgR0ZXh0GAYgASgJEjgKBmZpZWxkcxgHIAMoCzIoLm1hY2hpbmVkLnYxLktlcm5lbExvZ1JlY29yZC5GaWVsZHNFbnRyeRotCgtGaWVsZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIg4KDEtlcm5lbExvZ0dhcCJyCg1EbWVzZ1Jlc3BvbnNlEi4KBnJlY29yZBgBIAEoCzIcLm1hY2hpbmVkLnYxLktlcm5lbExvZ1JlY29yZEgAEikKBGxvc3QYAiABKAsyGS5tYWNoaW5lZC52MS5LZXJuZWxMb2dHYXBIAEIGCgRpdGVtIkEKGUFwcGx5Q29uZmlndXJhdGlvblJlcXVlc3QSEwoLY29uZmlnX3lhbWwYASABKAkSDwoHZHJ5X3J1bhgCIAEoCCKAAQoaQXBwbHlDb25maWd1cmF0aW9uUmVzcG9uc2USJwoFc3RhdGUYASABKA4yGC5tYWNoaW5lZC52MS5Db25maWdTdGF0ZRIoCgZlcnJvcnMYAiADKAsyGC5tYWNoaW5lZC52MS5Db25maWdJc3N1ZRIPCgdhcHBsaWVkGAMgASgIIhMKEUNvbnRhaW5lcnNSZXF1ZXN0IvkBCgdQb2RJbmZvEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSEQoJbmFtZXNwYWNlGAMgASgJEgsKA3VpZBgEIAEoCRINCgVzdGF0ZRgFIAEoCRIrCgdjcmVhdGVkGAYgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIwCgZsYWJlbHMYByADKAsyIC5tYWNoaW5lZC52MS5Qb2RJbmZvLkxhYmVsc0VudHJ5EhcKD3J1bnRpbWVfaGFuZGxlchgIIAEoCRotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIo8CCg1Db250YWluZXJJbmZvEgoKAmlkGAEgASgJEg4KBnBvZF9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEg0KBWltYWdlGAQgASgJEhEKCWltYWdlX3JlZhgFIAEoCRINCgVzdGF0ZRgGIAEoCRIrCgdjcmVhdGVkGAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIPCgdhdHRlbXB0GAggASgNEjYKBmxhYmVscxgJIAMoCzImLm1hY2hpbmVkLnYxLkNvbnRhaW5lckluZm8uTGFiZWxzRW50cnkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJ4ChJDb250YWluZXJzUmVzcG9uc2USIgoEcG9kcxgBIAMoCzIULm1hY2hpbmVkLnYxLlBvZEluZm8SLgoKY29udGFpbmVycxgCIAMoCzIaLm1hY2hpbmVkLnYxLkNvbnRhaW5lckluZm8SDgoGc29ja2V0GAMgASgJIg8KDUltYWdlc1JlcXVlc3QiWgoJSW1hZ2VJbmZvEgoKAmlkGAEgASgJEgwKBHRhZ3MYAiADKAkSDwoHZGlnZXN0cxgDIAMoCRISCgpzaXplX2J5dGVzGAQgASgEEg4KBnBpbm5lZBgFIAEoCCJICg5JbWFnZXNSZXNwb25zZRImCgZpbWFnZXMYASADKAsyFi5tYWNoaW5lZC52MS5JbWFnZUluZm8SDgoGc29ja2V0GAIgASgJIhAKDk1ldHJpY3NSZXF1ZXN0Ih8KD01ldHJpY3NSZXNwb25zZRIMCgR0ZXh0GAEgASgJIhgKFkNvbnRyb2xsZXJHcmFwaFJlcXVlc3QiKgoMQ29udHJvbGxlcklvEgwKBHR5cGUYASABKAkSDAoEa2luZBgCIAEoCSJ1Cg5Db250cm9sbGVyTm9kZRIMCgRuYW1lGAEgASgJEikKBmlucHV0cxgCIAMoCzIZLm1hY2hpbmVkLnYxLkNvbnRyb2xsZXJJbxIqCgdvdXRwdXRzGAMgAygLMhkubWFjaGluZWQudjEuQ29udHJvbGxlcklvIksKF0NvbnRyb2xsZXJHcmFwaFJlc3BvbnNlEjAKC2NvbnRyb2xsZXJzGAEgAygLMhsubWFjaGluZWQudjEuQ29udHJvbGxlck5vZGUqjgEKB0xhYmVsT3ASGAoUTEFCRUxfT1BfVU5TUEVDSUZJRUQQABITCg9MQUJFTF9PUF9FWElTVFMQARIXChNMQUJFTF9PUF9OT1RfRVhJU1RTEAISEgoOTEFCRUxfT1BfRVFVQUwQAxIWChJMQUJFTF9PUF9OT1RfRVFVQUwQBBIPCgtMQUJFTF9PUF9JThAFKlAKBFJvbGUSFAoQUk9MRV9VTlNQRUNJRklFRBAAEg4KClJPTEVfQURNSU4QARIRCg1ST0xFX09QRVJBVE9SEAISDwoLUk9MRV9SRUFERVIQAyppCglMb2dTdHJlYW0SGgoWTE9HX1NUUkVBTV9VTlNQRUNJRklFRBAAEhUKEUxPR19TVFJFQU1fU1RET1VUEAESFQoRTE9HX1NUUkVBTV9TVERFUlIQAhISCg5MT0dfU1RSRUFNX0xPRxADMtULCg5NYWNoaW5lU2VydmljZRJECgdWZXJzaW9uEhsubWFjaGluZWQudjEuVmVyc2lvblJlcXVlc3QaHC5tYWNoaW5lZC52MS5WZXJzaW9uUmVzcG9uc2USOAoDR2V0EhcubWFjaGluZWQudjEuR2V0UmVxdWVzdBoYLm1hY2hpbmVkLnYxLkdldFJlc3BvbnNlEjsKBExpc3QSGC5tYWNoaW5lZC52MS5MaXN0UmVxdWVzdBoZLm1hY2hpbmVkLnYxLkxpc3RSZXNwb25zZRJACgVXYXRjaBIZLm1hY2hpbmVkLnYxLldhdGNoUmVxdWVzdBoaLm1hY2hpbmVkLnYxLldhdGNoUmVzcG9uc2UwARJDCgZFdmVudHMSGi5tYWNoaW5lZC52MS5FdmVudHNSZXF1ZXN0GhsubWFjaGluZWQudjEuRXZlbnRzUmVzcG9uc2UwARJBCgZSZWJvb3QSGi5tYWNoaW5lZC52MS5SZWJvb3RSZXF1ZXN0GhsubWFjaGluZWQudjEuUmVib290UmVzcG9uc2USRwoIU2h1dGRvd24SHC5tYWNoaW5lZC52MS5TaHV0ZG93blJlcXVlc3QaHS5tYWNoaW5lZC52MS5TaHV0ZG93blJlc3BvbnNlEoABChtHZW5lcmF0ZUNsaWVudENvbmZpZ3VyYXRpb24SLy5tYWNoaW5lZC52MS5HZW5lcmF0ZUNsaWVudENvbmZpZ3VyYXRpb25SZXF1ZXN0GjAubWFjaGluZWQudjEuR2VuZXJhdGVDbGllbnRDb25maWd1cmF0aW9uUmVzcG9uc2USUAoLU2VydmljZUxpc3QSHy5tYWNoaW5lZC52MS5TZXJ2aWNlTGlzdFJlcXVlc3QaIC5tYWNoaW5lZC52MS5TZXJ2aWNlTGlzdFJlc3BvbnNlElMKDFNlcnZpY2VTdGFydBIgLm1hY2hpbmVkLnYxLlNlcnZpY2VTdGFydFJlcXVlc3QaIS5tYWNoaW5lZC52MS5TZXJ2aWNlU3RhcnRSZXNwb25zZRJQCgtTZXJ2aWNlU3RvcBIfLm1hY2hpbmVkLnYxLlNlcnZpY2VTdG9wUmVxdWVzdBogLm1hY2hpbmVkLnYxLlNlcnZpY2VTdG9wUmVzcG9uc2USWQoOU2VydmljZVJlc3RhcnQSIi5tYWNoaW5lZC52MS5TZXJ2aWNlUmVzdGFydFJlcXVlc3QaIy5tYWNoaW5lZC52MS5TZXJ2aWNlUmVzdGFydFJlc3BvbnNlEj0KBExvZ3MSGC5tYWNoaW5lZC52MS5Mb2dzUmVxdWVzdBoZLm1hY2hpbmVkLnYxLkxvZ3NSZXNwb25zZTABEkAKBURtZXNnEhkubWFjaGluZWQudjEuRG1lc2dSZXF1ZXN0GhoubWFjaGluZWQudjEuRG1lc2dSZXNwb25zZTABEmUKEkFwcGx5Q29uZmlndXJhdGlvbhImLm1hY2hpbmVkLnYxLkFwcGx5Q29uZmlndXJhdGlvblJlcXVlc3QaJy5tYWNoaW5lZC52MS5BcHBseUNvbmZpZ3VyYXRpb25SZXNwb25zZRJNCgpDb250YWluZXJzEh4ubWFjaGluZWQudjEuQ29udGFpbmVyc1JlcXVlc3QaHy5tYWNoaW5lZC52MS5Db250YWluZXJzUmVzcG9uc2USQQoGSW1hZ2VzEhoubWFjaGluZWQudjEuSW1hZ2VzUmVxdWVzdBobLm1hY2hpbmVkLnYxLkltYWdlc1Jlc3BvbnNlEkQKB01ldHJpY3MSGy5tYWNoaW5lZC52MS5NZXRyaWNzUmVxdWVzdBocLm1hY2hpbmVkLnYxLk1ldHJpY3NSZXNwb25zZRJcCg9Db250cm9sbGVyR3JhcGgSIy5tYWNoaW5lZC52MS5Db250cm9sbGVyR3JhcGhSZXF1ZXN0GiQubWFjaGluZWQudjEuQ29udHJvbGxlckdyYXBoUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_machined_v1_resources, file_machined_v1_services]);
+  fileDesc("ChltYWNoaW5lZC92MS9tYWNoaW5lLnByb3RvEgttYWNoaW5lZC52MSIQCg5WZXJzaW9uUmVxdWVzdCJ0Cg9WZXJzaW9uUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoCRIOCgZjb21taXQYAiABKAkSFAoMZGVub192ZXJzaW9uGAMgASgJEgoKAm9zGAQgASgJEgwKBGFyY2gYBSABKAkSEAoIaG9zdG5hbWUYBiABKAkiOQoKR2V0UmVxdWVzdBIMCgR0eXBlGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRIKCgJpZBgDIAEoCSI2CgtHZXRSZXNwb25zZRInCghyZXNvdXJjZRgBIAEoCzIVLm1hY2hpbmVkLnYxLlJlc291cmNlIkoKCUxhYmVsVGVybRILCgNrZXkYASABKAkSIAoCb3AYAiABKA4yFC5tYWNoaW5lZC52MS5MYWJlbE9wEg4KBnZhbHVlcxgDIAMoCSJYCgtMaXN0UmVxdWVzdBIMCgR0eXBlGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRIoCghzZWxlY3RvchgDIAMoCzIWLm1hY2hpbmVkLnYxLkxhYmVsVGVybSI4CgxMaXN0UmVzcG9uc2USKAoJcmVzb3VyY2VzGAEgAygLMhUubWFjaGluZWQudjEuUmVzb3VyY2UiOwoMV2F0Y2hSZXF1ZXN0EgwKBHR5cGUYASABKAkSEQoJbmFtZXNwYWNlGAIgASgJEgoKAmlkGAMgASgJIl0KDlJlc291cmNlVXBkYXRlEicKCHJlc291cmNlGAEgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2USIgoDb2xkGAIgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2UiDgoMQm9vdHN0cmFwcGVkIhsKCE92ZXJmbG93Eg8KB2Ryb3BwZWQYASABKAQi/AEKDVdhdGNoUmVzcG9uc2USKAoHY3JlYXRlZBgBIAEoCzIVLm1hY2hpbmVkLnYxLlJlc291cmNlSAASLgoHdXBkYXRlZBgCIAEoCzIbLm1hY2hpbmVkLnYxLlJlc291cmNlVXBkYXRlSAASKgoJZGVzdHJveWVkGAMgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2VIABIxCgxib290c3RyYXBwZWQYBCABKAsyGS5tYWNoaW5lZC52MS5Cb290c3RyYXBwZWRIABIpCghvdmVyZmxvdxgFIAEoCzIVLm1hY2hpbmVkLnYxLk92ZXJmbG93SABCBwoFZXZlbnQiOgoNRXZlbnRzUmVxdWVzdBINCgVraW5kcxgBIAMoCRIRCgR0YWlsGAIgASgNSACIAQFCBwoFX3RhaWwigAIKDE1hY2hpbmVFdmVudBIMCgRraW5kGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSKAoEdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHc3ViamVjdBgEIAEoCRIOCgZhY3Rpb24YBSABKAkSDwoDc2VxGAYgASgEQgIwAhI1CgZmaWVsZHMYByADKAsyJS5tYWNoaW5lZC52MS5NYWNoaW5lRXZlbnQuRmllbGRzRW50cnkSDwoHbW9ub19tcxgIIAEoARotCgtGaWVsZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIjoKDkV2ZW50c1Jlc3BvbnNlEigKBWV2ZW50GAEgASgLMhkubWFjaGluZWQudjEuTWFjaGluZUV2ZW50Ig8KDVJlYm9vdFJlcXVlc3QiEAoOUmVib290UmVzcG9uc2UiEQoPU2h1dGRvd25SZXF1ZXN0IhIKEFNodXRkb3duUmVzcG9uc2UikwEKIkdlbmVyYXRlQ2xpZW50Q29uZmlndXJhdGlvblJlcXVlc3QSHwoEcm9sZRgBIAEoDjIRLm1hY2hpbmVkLnYxLlJvbGUSDAoEbmFtZRgCIAEoCRIRCgllbmRwb2ludHMYAyADKAkSKwoIbGlmZXRpbWUYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24ibAojR2VuZXJhdGVDbGllbnRDb25maWd1cmF0aW9uUmVzcG9uc2USEwoLY29uZmlnX3lhbWwYASABKAkSDgoGY2FfcGVtGAIgASgJEg8KB2NydF9wZW0YAyABKAkSDwoHa2V5X3BlbRgEIAEoCSJ1CgtTZXJ2aWNlSW5mbxIKCgJpZBgBIAEoCRIqCgRzcGVjGAIgASgLMhwubWFjaGluZWQudjEuU2VydmljZVNwZWNTcGVjEi4KBnN0YXR1cxgDIAEoCzIeLm1hY2hpbmVkLnYxLlNlcnZpY2VTdGF0dXNTcGVjIhQKElNlcnZpY2VMaXN0UmVxdWVzdCJBChNTZXJ2aWNlTGlzdFJlc3BvbnNlEioKCHNlcnZpY2VzGAEgAygLMhgubWFjaGluZWQudjEuU2VydmljZUluZm8iIQoTU2VydmljZVN0YXJ0UmVxdWVzdBIKCgJpZBgBIAEoCSJBChRTZXJ2aWNlU3RhcnRSZXNwb25zZRIpCgdzZXJ2aWNlGAEgASgLMhgubWFjaGluZWQudjEuU2VydmljZUluZm8iIAoSU2VydmljZVN0b3BSZXF1ZXN0EgoKAmlkGAEgASgJIkAKE1NlcnZpY2VTdG9wUmVzcG9uc2USKQoHc2VydmljZRgBIAEoCzIYLm1hY2hpbmVkLnYxLlNlcnZpY2VJbmZvIiMKFVNlcnZpY2VSZXN0YXJ0UmVxdWVzdBIKCgJpZBgBIAEoCSJDChZTZXJ2aWNlUmVzdGFydFJlc3BvbnNlEikKB3NlcnZpY2UYASABKAsyGC5tYWNoaW5lZC52MS5TZXJ2aWNlSW5mbyJFCgtMb2dzUmVxdWVzdBIKCgJpZBgBIAEoCRIRCgR0YWlsGAIgASgNSACIAQESDgoGZm9sbG93GAMgASgIQgcKBV90YWlsInsKDExvZ3NSZXNwb25zZRILCgNzZXEYASABKAQSKAoEdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJgoGc3RyZWFtGAMgASgOMhYubWFjaGluZWQudjEuTG9nU3RyZWFtEgwKBHRleHQYBCABKAkiOgoMRG1lc2dSZXF1ZXN0Eg4KBmZvbGxvdxgBIAEoCBIRCgR0YWlsGAIgASgNSACIAQFCBwoFX3RhaWwi0wEKD0tlcm5lbExvZ1JlY29yZBINCgVsZXZlbBgBIAEoDRIQCghmYWNpbGl0eRgCIAEoDRILCgNzZXEYAyABKAQSDAoEdXNlYxgEIAEoBBINCgVmbGFncxgFIAEoCRIMCgR0ZXh0GAYgASgJEjgKBmZpZWxkcxgHIAMoCzIoLm1hY2hpbmVkLnYxLktlcm5lbExvZ1JlY29yZC5GaWVsZHNFbnRyeRotCgtGaWVsZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIg4KDEtlcm5lbExvZ0dhcCJyCg1EbWVzZ1Jlc3BvbnNlEi4KBnJlY29yZBgBIAEoCzIcLm1hY2hpbmVkLnYxLktlcm5lbExvZ1JlY29yZEgAEikKBGxvc3QYAiABKAsyGS5tYWNoaW5lZC52MS5LZXJuZWxMb2dHYXBIAEIGCgRpdGVtIkEKGUFwcGx5Q29uZmlndXJhdGlvblJlcXVlc3QSEwoLY29uZmlnX3lhbWwYASABKAkSDwoHZHJ5X3J1bhgCIAEoCCKAAQoaQXBwbHlDb25maWd1cmF0aW9uUmVzcG9uc2USJwoFc3RhdGUYASABKA4yGC5tYWNoaW5lZC52MS5Db25maWdTdGF0ZRIoCgZlcnJvcnMYAiADKAsyGC5tYWNoaW5lZC52MS5Db25maWdJc3N1ZRIPCgdhcHBsaWVkGAMgASgIIg8KDU1lbW9yeVJlcXVlc3QioQIKB01lbUluZm8SEwoLdG90YWxfYnl0ZXMYASABKAQSEgoKZnJlZV9ieXRlcxgCIAEoBBIXCg9hdmFpbGFibGVfYnl0ZXMYAyABKAQSFQoNYnVmZmVyc19ieXRlcxgEIAEoBBIUCgxjYWNoZWRfYnl0ZXMYBSABKAQSEwoLc2htZW1fYnl0ZXMYBiABKAQSGAoQc3dhcF90b3RhbF9ieXRlcxgHIAEoBBIXCg9zd2FwX2ZyZWVfYnl0ZXMYCCABKAQSMAoGZmllbGRzGAkgAygLMiAubWFjaGluZWQudjEuTWVtSW5mby5GaWVsZHNFbnRyeRotCgtGaWVsZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAQ6AjgBInUKDVByb2Nlc3NNZW1vcnkSCwoDcGlkGAEgASgNEg0KBW93bmVyGAIgASgJEg8KB2NvbW1hbmQYAyABKAkSEQoJcnNzX2J5dGVzGAQgASgEEhYKCXBzc19ieXRlcxgFIAEoBEgAiAEBQgwKCl9wc3NfYnl0ZXMiVQoLT3duZXJNZW1vcnkSDQoFb3duZXIYASABKAkSEQoJcHJvY2Vzc2VzGAIgASgNEhEKCXJzc19ieXRlcxgDIAEoBBIRCglwc3NfYnl0ZXMYBCABKAQikAEKDk1lbW9yeVJlc3BvbnNlEiUKB21lbWluZm8YASABKAsyFC5tYWNoaW5lZC52MS5NZW1JbmZvEi0KCXByb2Nlc3NlcxgCIAMoCzIaLm1hY2hpbmVkLnYxLlByb2Nlc3NNZW1vcnkSKAoGb3duZXJzGAMgAygLMhgubWFjaGluZWQudjEuT3duZXJNZW1vcnkiDgoMU3RhdHNSZXF1ZXN0IlsKC0xvYWRBdmVyYWdlEg0KBWxvYWQxGAEgASgBEg0KBWxvYWQ1GAIgASgBEg4KBmxvYWQxNRgDIAEoARIPCgdydW5uaW5nGAQgASgNEg0KBXRvdGFsGAUgASgNIrwBCghDcHVUaW1lcxILCgNjcHUYASABKAkSDAoEdXNlchgCIAEoARIMCgRuaWNlGAMgASgBEg4KBnN5c3RlbRgEIAEoARIMCgRpZGxlGAUgASgBEg4KBmlvd2FpdBgGIAEoARILCgNpcnEYByABKAESDwoHc29mdGlycRgIIAEoARINCgVzdGVhbBgJIAEoARIaCg11c2FnZV9wZXJjZW50GAogASgBSACIAQFCEAoOX3VzYWdlX3BlcmNlbnQihwEKCURpc2tTdGF0cxIOCgZkZXZpY2UYASABKAkSDQoFcmVhZHMYAiABKAQSEgoKcmVhZF9ieXRlcxgDIAEoBBIOCgZ3cml0ZXMYBCABKAQSFQoNd3JpdHRlbl9ieXRlcxgFIAEoBBIRCglpbl9mbGlnaHQYBiABKAQSDQoFaW9fbXMYByABKAQitQEKC05ldERldlN0YXRzEgwKBGxpbmsYASABKAkSEAoIcnhfYnl0ZXMYAiABKAQSEgoKcnhfcGFja2V0cxgDIAEoBBIRCglyeF9lcnJvcnMYBCABKAQSEgoKcnhfZHJvcHBlZBgFIAEoBBIQCgh0eF9ieXRlcxgGIAEoBBISCgp0eF9wYWNrZXRzGAcgASgEEhEKCXR4X2Vycm9ycxgIIAEoBBISCgp0eF9kcm9wcGVkGAkgASgEIpEDCg1TdGF0c1Jlc3BvbnNlEiYKBGxvYWQYASABKAsyGC5tYWNoaW5lZC52MS5Mb2FkQXZlcmFnZRIoCgljcHVfdG90YWwYAiABKAsyFS5tYWNoaW5lZC52MS5DcHVUaW1lcxIjCgRjcHVzGAMgAygLMhUubWFjaGluZWQudjEuQ3B1VGltZXMSJQoFZGlza3MYBCADKAsyFi5tYWNoaW5lZC52MS5EaXNrU3RhdHMSJwoFbGlua3MYBSADKAsyGC5tYWNoaW5lZC52MS5OZXREZXZTdGF0cxIWCg51cHRpbWVfc2Vjb25kcxgGIAEoARIYChBjb250ZXh0X3N3aXRjaGVzGAcgASgEEhkKEXByb2Nlc3Nlc19jcmVhdGVkGAggASgEEhkKEXByb2Nlc3Nlc19ydW5uaW5nGAkgASgNEhkKEXByb2Nlc3Nlc19ibG9ja2VkGAogASgNEh8KEnNhbXBsZV9pbnRlcnZhbF9tcxgLIAEoAUgAiAEBQhUKE19zYW1wbGVfaW50ZXJ2YWxfbXMiEwoRQ29udGFpbmVyc1JlcXVlc3Qi+QEKB1BvZEluZm8SCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIRCgluYW1lc3BhY2UYAyABKAkSCwoDdWlkGAQgASgJEg0KBXN0YXRlGAUgASgJEisKB2NyZWF0ZWQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKBmxhYmVscxgHIAMoCzIgLm1hY2hpbmVkLnYxLlBvZEluZm8uTGFiZWxzRW50cnkSFwoPcnVudGltZV9oYW5kbGVyGAggASgJGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEijwIKDUNvbnRhaW5lckluZm8SCgoCaWQYASABKAkSDgoGcG9kX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSDQoFaW1hZ2UYBCABKAkSEQoJaW1hZ2VfcmVmGAUgASgJEg0KBXN0YXRlGAYgASgJEisKB2NyZWF0ZWQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB2F0dGVtcHQYCCABKA0SNgoGbGFiZWxzGAkgAygLMiYubWFjaGluZWQudjEuQ29udGFpbmVySW5mby5MYWJlbHNFbnRyeRotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIngKEkNvbnRhaW5lcnNSZXNwb25zZRIiCgRwb2RzGAEgAygLMhQubWFjaGluZWQudjEuUG9kSW5mbxIuCgpjb250YWluZXJzGAIgAygLMhoubWFjaGluZWQudjEuQ29udGFpbmVySW5mbxIOCgZzb2NrZXQYAyABKAkiDwoNSW1hZ2VzUmVxdWVzdCJaCglJbWFnZUluZm8SCgoCaWQYASABKAkSDAoEdGFncxgCIAMoCRIPCgdkaWdlc3RzGAMgAygJEhIKCnNpemVfYnl0ZXMYBCABKAQSDgoGcGlubmVkGAUgASgIIkgKDkltYWdlc1Jlc3BvbnNlEiYKBmltYWdlcxgBIAMoCzIWLm1hY2hpbmVkLnYxLkltYWdlSW5mbxIOCgZzb2NrZXQYAiABKAkiEAoOTWV0cmljc1JlcXVlc3QiHwoPTWV0cmljc1Jlc3BvbnNlEgwKBHRleHQYASABKAkiGAoWQ29udHJvbGxlckdyYXBoUmVxdWVzdCIqCgxDb250cm9sbGVySW8SDAoEdHlwZRgBIAEoCRIMCgRraW5kGAIgASgJInUKDkNvbnRyb2xsZXJOb2RlEgwKBG5hbWUYASABKAkSKQoGaW5wdXRzGAIgAygLMhkubWFjaGluZWQudjEuQ29udHJvbGxlcklvEioKB291dHB1dHMYAyADKAsyGS5tYWNoaW5lZC52MS5Db250cm9sbGVySW8iSwoXQ29udHJvbGxlckdyYXBoUmVzcG9uc2USMAoLY29udHJvbGxlcnMYASADKAsyGy5tYWNoaW5lZC52MS5Db250cm9sbGVyTm9kZSqOAQoHTGFiZWxPcBIYChRMQUJFTF9PUF9VTlNQRUNJRklFRBAAEhMKD0xBQkVMX09QX0VYSVNUUxABEhcKE0xBQkVMX09QX05PVF9FWElTVFMQAhISCg5MQUJFTF9PUF9FUVVBTBADEhYKEkxBQkVMX09QX05PVF9FUVVBTBAEEg8KC0xBQkVMX09QX0lOEAUqUAoEUm9sZRIUChBST0xFX1VOU1BFQ0lGSUVEEAASDgoKUk9MRV9BRE1JThABEhEKDVJPTEVfT1BFUkFUT1IQAhIPCgtST0xFX1JFQURFUhADKmkKCUxvZ1N0cmVhbRIaChZMT0dfU1RSRUFNX1VOU1BFQ0lGSUVEEAASFQoRTE9HX1NUUkVBTV9TVERPVVQQARIVChFMT0dfU1RSRUFNX1NUREVSUhACEhIKDkxPR19TVFJFQU1fTE9HEAMy2AwKDk1hY2hpbmVTZXJ2aWNlEkQKB1ZlcnNpb24SGy5tYWNoaW5lZC52MS5WZXJzaW9uUmVxdWVzdBocLm1hY2hpbmVkLnYxLlZlcnNpb25SZXNwb25zZRI4CgNHZXQSFy5tYWNoaW5lZC52MS5HZXRSZXF1ZXN0GhgubWFjaGluZWQudjEuR2V0UmVzcG9uc2USOwoETGlzdBIYLm1hY2hpbmVkLnYxLkxpc3RSZXF1ZXN0GhkubWFjaGluZWQudjEuTGlzdFJlc3BvbnNlEkAKBVdhdGNoEhkubWFjaGluZWQudjEuV2F0Y2hSZXF1ZXN0GhoubWFjaGluZWQudjEuV2F0Y2hSZXNwb25zZTABEkMKBkV2ZW50cxIaLm1hY2hpbmVkLnYxLkV2ZW50c1JlcXVlc3QaGy5tYWNoaW5lZC52MS5FdmVudHNSZXNwb25zZTABEkEKBlJlYm9vdBIaLm1hY2hpbmVkLnYxLlJlYm9vdFJlcXVlc3QaGy5tYWNoaW5lZC52MS5SZWJvb3RSZXNwb25zZRJHCghTaHV0ZG93bhIcLm1hY2hpbmVkLnYxLlNodXRkb3duUmVxdWVzdBodLm1hY2hpbmVkLnYxLlNodXRkb3duUmVzcG9uc2USgAEKG0dlbmVyYXRlQ2xpZW50Q29uZmlndXJhdGlvbhIvLm1hY2hpbmVkLnYxLkdlbmVyYXRlQ2xpZW50Q29uZmlndXJhdGlvblJlcXVlc3QaMC5tYWNoaW5lZC52MS5HZW5lcmF0ZUNsaWVudENvbmZpZ3VyYXRpb25SZXNwb25zZRJQCgtTZXJ2aWNlTGlzdBIfLm1hY2hpbmVkLnYxLlNlcnZpY2VMaXN0UmVxdWVzdBogLm1hY2hpbmVkLnYxLlNlcnZpY2VMaXN0UmVzcG9uc2USUwoMU2VydmljZVN0YXJ0EiAubWFjaGluZWQudjEuU2VydmljZVN0YXJ0UmVxdWVzdBohLm1hY2hpbmVkLnYxLlNlcnZpY2VTdGFydFJlc3BvbnNlElAKC1NlcnZpY2VTdG9wEh8ubWFjaGluZWQudjEuU2VydmljZVN0b3BSZXF1ZXN0GiAubWFjaGluZWQudjEuU2VydmljZVN0b3BSZXNwb25zZRJZCg5TZXJ2aWNlUmVzdGFydBIiLm1hY2hpbmVkLnYxLlNlcnZpY2VSZXN0YXJ0UmVxdWVzdBojLm1hY2hpbmVkLnYxLlNlcnZpY2VSZXN0YXJ0UmVzcG9uc2USPQoETG9ncxIYLm1hY2hpbmVkLnYxLkxvZ3NSZXF1ZXN0GhkubWFjaGluZWQudjEuTG9nc1Jlc3BvbnNlMAESQAoFRG1lc2cSGS5tYWNoaW5lZC52MS5EbWVzZ1JlcXVlc3QaGi5tYWNoaW5lZC52MS5EbWVzZ1Jlc3BvbnNlMAESZQoSQXBwbHlDb25maWd1cmF0aW9uEiYubWFjaGluZWQudjEuQXBwbHlDb25maWd1cmF0aW9uUmVxdWVzdBonLm1hY2hpbmVkLnYxLkFwcGx5Q29uZmlndXJhdGlvblJlc3BvbnNlEkEKBk1lbW9yeRIaLm1hY2hpbmVkLnYxLk1lbW9yeVJlcXVlc3QaGy5tYWNoaW5lZC52MS5NZW1vcnlSZXNwb25zZRI+CgVTdGF0cxIZLm1hY2hpbmVkLnYxLlN0YXRzUmVxdWVzdBoaLm1hY2hpbmVkLnYxLlN0YXRzUmVzcG9uc2USTQoKQ29udGFpbmVycxIeLm1hY2hpbmVkLnYxLkNvbnRhaW5lcnNSZXF1ZXN0Gh8ubWFjaGluZWQudjEuQ29udGFpbmVyc1Jlc3BvbnNlEkEKBkltYWdlcxIaLm1hY2hpbmVkLnYxLkltYWdlc1JlcXVlc3QaGy5tYWNoaW5lZC52MS5JbWFnZXNSZXNwb25zZRJECgdNZXRyaWNzEhsubWFjaGluZWQudjEuTWV0cmljc1JlcXVlc3QaHC5tYWNoaW5lZC52MS5NZXRyaWNzUmVzcG9uc2USXAoPQ29udHJvbGxlckdyYXBoEiMubWFjaGluZWQudjEuQ29udHJvbGxlckdyYXBoUmVxdWVzdBokLm1hY2hpbmVkLnYxLkNvbnRyb2xsZXJHcmFwaFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_machined_v1_resources, file_machined_v1_services]);
 
 /**
  * Request of Version.
@@ -1069,6 +1069,517 @@ export const ApplyConfigurationResponseSchema: GenMessage<ApplyConfigurationResp
   messageDesc(file_machined_v1_machine, 37);
 
 /**
+ * Request of Memory.
+ *
+ * @generated from message machined.v1.MemoryRequest
+ */
+export type MemoryRequest = Message<"machined.v1.MemoryRequest"> & {
+};
+
+/**
+ * Describes the message machined.v1.MemoryRequest.
+ * Use `create(MemoryRequestSchema)` to create a new message.
+ */
+export const MemoryRequestSchema: GenMessage<MemoryRequest> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 38);
+
+/**
+ * The system's memory as /proc/meminfo reports it, in bytes.
+ *
+ * @generated from message machined.v1.MemInfo
+ */
+export type MemInfo = Message<"machined.v1.MemInfo"> & {
+  /**
+   * @generated from field: uint64 total_bytes = 1;
+   */
+  totalBytes: bigint;
+
+  /**
+   * @generated from field: uint64 free_bytes = 2;
+   */
+  freeBytes: bigint;
+
+  /**
+   * @generated from field: uint64 available_bytes = 3;
+   */
+  availableBytes: bigint;
+
+  /**
+   * @generated from field: uint64 buffers_bytes = 4;
+   */
+  buffersBytes: bigint;
+
+  /**
+   * @generated from field: uint64 cached_bytes = 5;
+   */
+  cachedBytes: bigint;
+
+  /**
+   * @generated from field: uint64 shmem_bytes = 6;
+   */
+  shmemBytes: bigint;
+
+  /**
+   * @generated from field: uint64 swap_total_bytes = 7;
+   */
+  swapTotalBytes: bigint;
+
+  /**
+   * @generated from field: uint64 swap_free_bytes = 8;
+   */
+  swapFreeBytes: bigint;
+
+  /**
+   * Every line of /proc/meminfo by its name (`MemTotal`, `Slab`...): bytes for
+   * lines in kB, the plain count otherwise (`HugePages_Total`).
+   *
+   * @generated from field: map<string, uint64> fields = 9;
+   */
+  fields: { [key: string]: bigint };
+};
+
+/**
+ * Describes the message machined.v1.MemInfo.
+ * Use `create(MemInfoSchema)` to create a new message.
+ */
+export const MemInfoSchema: GenMessage<MemInfo> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 39);
+
+/**
+ * One process's memory.
+ *
+ * @generated from message machined.v1.ProcessMemory
+ */
+export type ProcessMemory = Message<"machined.v1.ProcessMemory"> & {
+  /**
+   * @generated from field: uint32 pid = 1;
+   */
+  pid: number;
+
+  /**
+   * What it belongs to: `machined`, `apid`, a service id (`containerd`, the
+   * payload...), or empty for a process of none.
+   *
+   * @generated from field: string owner = 2;
+   */
+  owner: string;
+
+  /**
+   * The kernel's name of the command (/proc/PID/comm).
+   *
+   * @generated from field: string command = 3;
+   */
+  command: string;
+
+  /**
+   * Resident set size.
+   *
+   * @generated from field: uint64 rss_bytes = 4;
+   */
+  rssBytes: bigint;
+
+  /**
+   * Proportional set size (smaps_rollup); unset when the kernel does not say
+   * or machined may not read it.
+   *
+   * @generated from field: optional uint64 pss_bytes = 5;
+   */
+  pssBytes?: bigint | undefined;
+};
+
+/**
+ * Describes the message machined.v1.ProcessMemory.
+ * Use `create(ProcessMemorySchema)` to create a new message.
+ */
+export const ProcessMemorySchema: GenMessage<ProcessMemory> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 40);
+
+/**
+ * The memory of one owner's processes together.
+ *
+ * @generated from message machined.v1.OwnerMemory
+ */
+export type OwnerMemory = Message<"machined.v1.OwnerMemory"> & {
+  /**
+   * @generated from field: string owner = 1;
+   */
+  owner: string;
+
+  /**
+   * @generated from field: uint32 processes = 2;
+   */
+  processes: number;
+
+  /**
+   * @generated from field: uint64 rss_bytes = 3;
+   */
+  rssBytes: bigint;
+
+  /**
+   * The sum of the PSS that was readable.
+   *
+   * @generated from field: uint64 pss_bytes = 4;
+   */
+  pssBytes: bigint;
+};
+
+/**
+ * Describes the message machined.v1.OwnerMemory.
+ * Use `create(OwnerMemorySchema)` to create a new message.
+ */
+export const OwnerMemorySchema: GenMessage<OwnerMemory> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 41);
+
+/**
+ * Response of Memory.
+ *
+ * @generated from message machined.v1.MemoryResponse
+ */
+export type MemoryResponse = Message<"machined.v1.MemoryResponse"> & {
+  /**
+   * @generated from field: machined.v1.MemInfo meminfo = 1;
+   */
+  meminfo?: MemInfo | undefined;
+
+  /**
+   * The processes of machined, apid and every service, by owner then pid.
+   *
+   * @generated from field: repeated machined.v1.ProcessMemory processes = 2;
+   */
+  processes: ProcessMemory[];
+
+  /**
+   * One line per owner that has a process, by owner.
+   *
+   * @generated from field: repeated machined.v1.OwnerMemory owners = 3;
+   */
+  owners: OwnerMemory[];
+};
+
+/**
+ * Describes the message machined.v1.MemoryResponse.
+ * Use `create(MemoryResponseSchema)` to create a new message.
+ */
+export const MemoryResponseSchema: GenMessage<MemoryResponse> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 42);
+
+/**
+ * Request of Stats.
+ *
+ * @generated from message machined.v1.StatsRequest
+ */
+export type StatsRequest = Message<"machined.v1.StatsRequest"> & {
+};
+
+/**
+ * Describes the message machined.v1.StatsRequest.
+ * Use `create(StatsRequestSchema)` to create a new message.
+ */
+export const StatsRequestSchema: GenMessage<StatsRequest> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 43);
+
+/**
+ * /proc/loadavg.
+ *
+ * @generated from message machined.v1.LoadAverage
+ */
+export type LoadAverage = Message<"machined.v1.LoadAverage"> & {
+  /**
+   * @generated from field: double load1 = 1;
+   */
+  load1: number;
+
+  /**
+   * @generated from field: double load5 = 2;
+   */
+  load5: number;
+
+  /**
+   * @generated from field: double load15 = 3;
+   */
+  load15: number;
+
+  /**
+   * Runnable scheduling entities now, and all of them.
+   *
+   * @generated from field: uint32 running = 4;
+   */
+  running: number;
+
+  /**
+   * @generated from field: uint32 total = 5;
+   */
+  total: number;
+};
+
+/**
+ * Describes the message machined.v1.LoadAverage.
+ * Use `create(LoadAverageSchema)` to create a new message.
+ */
+export const LoadAverageSchema: GenMessage<LoadAverage> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 44);
+
+/**
+ * The time one CPU (or all, `cpu`) spent in each state since boot, in seconds.
+ *
+ * @generated from message machined.v1.CpuTimes
+ */
+export type CpuTimes = Message<"machined.v1.CpuTimes"> & {
+  /**
+   * `cpu` for the sum over every CPU, `cpu0`, `cpu1`... for one.
+   *
+   * @generated from field: string cpu = 1;
+   */
+  cpu: string;
+
+  /**
+   * @generated from field: double user = 2;
+   */
+  user: number;
+
+  /**
+   * @generated from field: double nice = 3;
+   */
+  nice: number;
+
+  /**
+   * @generated from field: double system = 4;
+   */
+  system: number;
+
+  /**
+   * @generated from field: double idle = 5;
+   */
+  idle: number;
+
+  /**
+   * @generated from field: double iowait = 6;
+   */
+  iowait: number;
+
+  /**
+   * @generated from field: double irq = 7;
+   */
+  irq: number;
+
+  /**
+   * @generated from field: double softirq = 8;
+   */
+  softirq: number;
+
+  /**
+   * @generated from field: double steal = 9;
+   */
+  steal: number;
+
+  /**
+   * Busy share (everything but idle and iowait) since the previous Stats call
+   * answered by this machined, 0..100; unset on the first call.
+   *
+   * @generated from field: optional double usage_percent = 10;
+   */
+  usagePercent?: number | undefined;
+};
+
+/**
+ * Describes the message machined.v1.CpuTimes.
+ * Use `create(CpuTimesSchema)` to create a new message.
+ */
+export const CpuTimesSchema: GenMessage<CpuTimes> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 45);
+
+/**
+ * One block device's I/O since boot (/proc/diskstats).
+ *
+ * @generated from message machined.v1.DiskStats
+ */
+export type DiskStats = Message<"machined.v1.DiskStats"> & {
+  /**
+   * @generated from field: string device = 1;
+   */
+  device: string;
+
+  /**
+   * @generated from field: uint64 reads = 2;
+   */
+  reads: bigint;
+
+  /**
+   * @generated from field: uint64 read_bytes = 3;
+   */
+  readBytes: bigint;
+
+  /**
+   * @generated from field: uint64 writes = 4;
+   */
+  writes: bigint;
+
+  /**
+   * @generated from field: uint64 written_bytes = 5;
+   */
+  writtenBytes: bigint;
+
+  /**
+   * I/Os in progress now.
+   *
+   * @generated from field: uint64 in_flight = 6;
+   */
+  inFlight: bigint;
+
+  /**
+   * Milliseconds spent doing I/O.
+   *
+   * @generated from field: uint64 io_ms = 7;
+   */
+  ioMs: bigint;
+};
+
+/**
+ * Describes the message machined.v1.DiskStats.
+ * Use `create(DiskStatsSchema)` to create a new message.
+ */
+export const DiskStatsSchema: GenMessage<DiskStats> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 46);
+
+/**
+ * One link's counters since it appeared (/proc/net/dev).
+ *
+ * @generated from message machined.v1.NetDevStats
+ */
+export type NetDevStats = Message<"machined.v1.NetDevStats"> & {
+  /**
+   * @generated from field: string link = 1;
+   */
+  link: string;
+
+  /**
+   * @generated from field: uint64 rx_bytes = 2;
+   */
+  rxBytes: bigint;
+
+  /**
+   * @generated from field: uint64 rx_packets = 3;
+   */
+  rxPackets: bigint;
+
+  /**
+   * @generated from field: uint64 rx_errors = 4;
+   */
+  rxErrors: bigint;
+
+  /**
+   * @generated from field: uint64 rx_dropped = 5;
+   */
+  rxDropped: bigint;
+
+  /**
+   * @generated from field: uint64 tx_bytes = 6;
+   */
+  txBytes: bigint;
+
+  /**
+   * @generated from field: uint64 tx_packets = 7;
+   */
+  txPackets: bigint;
+
+  /**
+   * @generated from field: uint64 tx_errors = 8;
+   */
+  txErrors: bigint;
+
+  /**
+   * @generated from field: uint64 tx_dropped = 9;
+   */
+  txDropped: bigint;
+};
+
+/**
+ * Describes the message machined.v1.NetDevStats.
+ * Use `create(NetDevStatsSchema)` to create a new message.
+ */
+export const NetDevStatsSchema: GenMessage<NetDevStats> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 47);
+
+/**
+ * Response of Stats.
+ *
+ * @generated from message machined.v1.StatsResponse
+ */
+export type StatsResponse = Message<"machined.v1.StatsResponse"> & {
+  /**
+   * @generated from field: machined.v1.LoadAverage load = 1;
+   */
+  load?: LoadAverage | undefined;
+
+  /**
+   * The sum over every CPU (`cpu`).
+   *
+   * @generated from field: machined.v1.CpuTimes cpu_total = 2;
+   */
+  cpuTotal?: CpuTimes | undefined;
+
+  /**
+   * One per CPU, in order.
+   *
+   * @generated from field: repeated machined.v1.CpuTimes cpus = 3;
+   */
+  cpus: CpuTimes[];
+
+  /**
+   * @generated from field: repeated machined.v1.DiskStats disks = 4;
+   */
+  disks: DiskStats[];
+
+  /**
+   * @generated from field: repeated machined.v1.NetDevStats links = 5;
+   */
+  links: NetDevStats[];
+
+  /**
+   * Seconds since boot (/proc/uptime).
+   *
+   * @generated from field: double uptime_seconds = 6;
+   */
+  uptimeSeconds: number;
+
+  /**
+   * Context switches and forks since boot; processes running and blocked now.
+   *
+   * @generated from field: uint64 context_switches = 7;
+   */
+  contextSwitches: bigint;
+
+  /**
+   * @generated from field: uint64 processes_created = 8;
+   */
+  processesCreated: bigint;
+
+  /**
+   * @generated from field: uint32 processes_running = 9;
+   */
+  processesRunning: number;
+
+  /**
+   * @generated from field: uint32 processes_blocked = 10;
+   */
+  processesBlocked: number;
+
+  /**
+   * Milliseconds between the sample usage_percent compares against and this one.
+   *
+   * @generated from field: optional double sample_interval_ms = 11;
+   */
+  sampleIntervalMs?: number | undefined;
+};
+
+/**
+ * Describes the message machined.v1.StatsResponse.
+ * Use `create(StatsResponseSchema)` to create a new message.
+ */
+export const StatsResponseSchema: GenMessage<StatsResponse> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 48);
+
+/**
  * Request of Containers.
  *
  * @generated from message machined.v1.ContainersRequest
@@ -1081,7 +1592,7 @@ export type ContainersRequest = Message<"machined.v1.ContainersRequest"> & {
  * Use `create(ContainersRequestSchema)` to create a new message.
  */
 export const ContainersRequestSchema: GenMessage<ContainersRequest> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 38);
+  messageDesc(file_machined_v1_machine, 49);
 
 /**
  * A CRI pod sandbox.
@@ -1137,7 +1648,7 @@ export type PodInfo = Message<"machined.v1.PodInfo"> & {
  * Use `create(PodInfoSchema)` to create a new message.
  */
 export const PodInfoSchema: GenMessage<PodInfo> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 39);
+  messageDesc(file_machined_v1_machine, 50);
 
 /**
  * A CRI container.
@@ -1202,7 +1713,7 @@ export type ContainerInfo = Message<"machined.v1.ContainerInfo"> & {
  * Use `create(ContainerInfoSchema)` to create a new message.
  */
 export const ContainerInfoSchema: GenMessage<ContainerInfo> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 40);
+  messageDesc(file_machined_v1_machine, 51);
 
 /**
  * Response of Containers, each list ordered by id.
@@ -1233,7 +1744,7 @@ export type ContainersResponse = Message<"machined.v1.ContainersResponse"> & {
  * Use `create(ContainersResponseSchema)` to create a new message.
  */
 export const ContainersResponseSchema: GenMessage<ContainersResponse> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 41);
+  messageDesc(file_machined_v1_machine, 52);
 
 /**
  * Request of Images.
@@ -1248,7 +1759,7 @@ export type ImagesRequest = Message<"machined.v1.ImagesRequest"> & {
  * Use `create(ImagesRequestSchema)` to create a new message.
  */
 export const ImagesRequestSchema: GenMessage<ImagesRequest> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 42);
+  messageDesc(file_machined_v1_machine, 53);
 
 /**
  * A CRI image.
@@ -1287,7 +1798,7 @@ export type ImageInfo = Message<"machined.v1.ImageInfo"> & {
  * Use `create(ImageInfoSchema)` to create a new message.
  */
 export const ImageInfoSchema: GenMessage<ImageInfo> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 43);
+  messageDesc(file_machined_v1_machine, 54);
 
 /**
  * Response of Images, ordered by id.
@@ -1313,7 +1824,7 @@ export type ImagesResponse = Message<"machined.v1.ImagesResponse"> & {
  * Use `create(ImagesResponseSchema)` to create a new message.
  */
 export const ImagesResponseSchema: GenMessage<ImagesResponse> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 44);
+  messageDesc(file_machined_v1_machine, 55);
 
 /**
  * Request of Metrics.
@@ -1328,7 +1839,7 @@ export type MetricsRequest = Message<"machined.v1.MetricsRequest"> & {
  * Use `create(MetricsRequestSchema)` to create a new message.
  */
 export const MetricsRequestSchema: GenMessage<MetricsRequest> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 45);
+  messageDesc(file_machined_v1_machine, 56);
 
 /**
  * Response of Metrics.
@@ -1349,7 +1860,7 @@ export type MetricsResponse = Message<"machined.v1.MetricsResponse"> & {
  * Use `create(MetricsResponseSchema)` to create a new message.
  */
 export const MetricsResponseSchema: GenMessage<MetricsResponse> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 46);
+  messageDesc(file_machined_v1_machine, 57);
 
 /**
  * Request of ControllerGraph.
@@ -1364,7 +1875,7 @@ export type ControllerGraphRequest = Message<"machined.v1.ControllerGraphRequest
  * Use `create(ControllerGraphRequestSchema)` to create a new message.
  */
 export const ControllerGraphRequestSchema: GenMessage<ControllerGraphRequest> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 47);
+  messageDesc(file_machined_v1_machine, 58);
 
 /**
  * A resource type a controller reads or writes, and how.
@@ -1390,7 +1901,7 @@ export type ControllerIo = Message<"machined.v1.ControllerIo"> & {
  * Use `create(ControllerIoSchema)` to create a new message.
  */
 export const ControllerIoSchema: GenMessage<ControllerIo> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 48);
+  messageDesc(file_machined_v1_machine, 59);
 
 /**
  * One controller of the graph.
@@ -1419,7 +1930,7 @@ export type ControllerNode = Message<"machined.v1.ControllerNode"> & {
  * Use `create(ControllerNodeSchema)` to create a new message.
  */
 export const ControllerNodeSchema: GenMessage<ControllerNode> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 49);
+  messageDesc(file_machined_v1_machine, 60);
 
 /**
  * Response of ControllerGraph, ordered by controller name.
@@ -1438,7 +1949,7 @@ export type ControllerGraphResponse = Message<"machined.v1.ControllerGraphRespon
  * Use `create(ControllerGraphResponseSchema)` to create a new message.
  */
 export const ControllerGraphResponseSchema: GenMessage<ControllerGraphResponse> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 50);
+  messageDesc(file_machined_v1_machine, 61);
 
 /**
  * How a label term compares.
@@ -1716,6 +2227,27 @@ export const MachineService: GenService<{
     methodKind: "unary";
     input: typeof ApplyConfigurationRequestSchema;
     output: typeof ApplyConfigurationResponseSchema;
+  },
+  /**
+   * --- Observability (docs/api.md "Observing a node"); every one reads, Role: reader. ---
+   * /proc/meminfo and the RSS/PSS of machined, apid, containerd and every service's processes.
+   *
+   * @generated from rpc machined.v1.MachineService.Memory
+   */
+  memory: {
+    methodKind: "unary";
+    input: typeof MemoryRequestSchema;
+    output: typeof MemoryResponseSchema;
+  },
+  /**
+   * Load average, CPU per core, disk I/O per device and network counters per link.
+   *
+   * @generated from rpc machined.v1.MachineService.Stats
+   */
+  stats: {
+    methodKind: "unary";
+    input: typeof StatsRequestSchema;
+    output: typeof StatsResponseSchema;
   },
   /**
    * observability: containers, support, dependencies
