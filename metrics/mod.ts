@@ -23,3 +23,18 @@ export {
   MetricsRegistry,
   sample,
 } from "./registry.ts";
+export { memoryFamilies, nodeCollector, systemFamilies } from "./node_collector.ts";
+export {
+  controllerCycleObserver,
+  controllerFamilies,
+  machinedCollector,
+  type MachinedSources,
+} from "./controller_collector.ts";
+export {
+  type CgroupUsage,
+  readCgroupUsage,
+  SERVICE_STATES,
+  serviceCollector,
+  serviceFamilies,
+  type ServiceSources,
+} from "./service_collector.ts";

@@ -23,6 +23,8 @@ import type { ProcessBackend } from "../platform/process/mod.ts";
 import type { Machined } from "./machined.ts";
 import { Observer } from "../observe/mod.ts";
 import { NativeProcBackend } from "../platform/procfs/mod.ts";
+import { createCriClient } from "../cri/cri_client.ts";
+import { createNodeMetrics } from "./node_metrics.ts";
 
 /** Options of {@link startApiHost}. */
 export interface ApiHostOptions {
@@ -46,6 +48,8 @@ export interface ApiHostOptions {
   services?: ServiceControl & LogSource;
   /** The kernel log for Dmesg. */
   kernelLog?: KernelLog;
+  /** The per-service cgroup directory, for the services' usage metrics (a node). */
+  serviceCgroups?: string;
   /** ApplyConfiguration. */
   configs?: ConfigApplier;
   /** Run apid as the machined-api user (on a node). */
@@ -80,8 +84,13 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
     services: () => (o.services?.list() ?? []).map((s) => ({ id: s.id, pid: s.status.pid })),
     components: () => ({ machined: Deno.pid, apid: started.supervisor?.pid }),
   });
+  const registry = createNodeMetrics(o.machined, {
+    services: o.services,
+    serviceCgroups: o.serviceCgroups,
+  });
   const internal = await startInternalApiServer({
     socketPath,
+    registry,
     deps: {
       store: o.machined.store,
       actions: o.actions,
@@ -95,6 +104,9 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
       kernelLog: o.kernelLog,
       configs: o.configs,
       observer,
+      cri: (socket) => createCriClient(socket, { timeoutMs: 5000 }),
+      metrics: registry,
+      graph: () => o.machined.runtime.graph(),
       audit: o.machined.logger,
     },
     socketGroup: o.dropUser ? 50000 : undefined,
