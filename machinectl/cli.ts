@@ -20,6 +20,9 @@ import {
 } from "./commands/service.ts";
 import { validateCommand } from "./commands/validate.ts";
 import { versionCommand } from "./commands/version.ts";
+import { containersCommand, imagesCommand } from "./commands/containers.ts";
+import { inspectDependenciesCommand } from "./commands/inspect.ts";
+import { supportCommand } from "./commands/support.ts";
 import { suggest } from "../config/suggest.ts";
 import { describeError } from "./errors.ts";
 import { CliError, consoleIo, type Io } from "./io.ts";
@@ -38,6 +41,11 @@ export const COMMANDS: readonly Command[] = [
   rebootCommand,
   shutdownCommand,
   applyConfigCommand,
+  // observability: containers, support, dependencies
+  containersCommand,
+  imagesCommand,
+  inspectDependenciesCommand,
+  supportCommand,
   validateCommand,
   genConfigCommand,
   genClientCommand,
