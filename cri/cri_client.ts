@@ -127,11 +127,15 @@ export function createCriClient(socket: string, options: CriClientOptions = {}):
         }));
       }),
     listPods: (signal) =>
-      call("ListPodSandbox", async (c) =>
-        pods(await c.runtime.listPodSandbox({}, { timeoutMs, signal }))),
+      call(
+        "ListPodSandbox",
+        async (c) => pods(await c.runtime.listPodSandbox({}, { timeoutMs, signal })),
+      ),
     listContainers: (signal) =>
-      call("ListContainers", async (c) =>
-        containers(await c.runtime.listContainers({}, { timeoutMs, signal }))),
+      call(
+        "ListContainers",
+        async (c) => containers(await c.runtime.listContainers({}, { timeoutMs, signal })),
+      ),
     listImages: (signal) =>
       call("ListImages", async (c) => images(await c.images.listImages({}, { timeoutMs, signal }))),
     close: reset,

@@ -100,7 +100,6 @@ function image(i: Image): CriImage {
 /** Response → plain data, each list ordered by id. */
 export const listing = {
   pods: (r: ListPodSandboxResponse): CriPod[] => r.items.map(pod).sort(byId),
-  containers: (r: ListContainersResponse): CriContainer[] =>
-    r.containers.map(container).sort(byId),
+  containers: (r: ListContainersResponse): CriContainer[] => r.containers.map(container).sort(byId),
   images: (r: ListImagesResponse): CriImage[] => r.images.map(image).sort(byId),
 };
