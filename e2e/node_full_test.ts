@@ -20,6 +20,8 @@
  *   after it (ConfigStatus source is the copy on STATE), the same client
  *   certificate still works, and the payload finds the marker it wrote to
  *   /var on the first boot;
+ * - observability: `machinectl containers` and `images` answer from containerd's
+ *   CRI, and `support` writes a bundle with containerd's log and the graph;
  * - no ControllerStatus shows a failure, before or after the reboot; after
  *   power-off STATE and EPHEMERAL have no ext4 journal left to replay.
  *
@@ -45,6 +47,7 @@ import type { MachineResource } from "../resources/mod.ts";
 import { startSntpResponder } from "../controllers/time/sntp_responder.ts";
 import { readGpt } from "../platform/block/gpt.ts";
 import { freePort, machinectl, parseDocs } from "./helpers.ts";
+import { readTarGz } from "../machinectl/support/tar.ts";
 
 const WORK = "build/e2e/full";
 const HOSTNAME = "e2e-full";
@@ -718,6 +721,27 @@ Deno.test({
         ["payload", "running"],
       ]);
     });
+
+    await step(
+      "observability: containers and images from containerd's CRI, support bundle",
+      async () => {
+        const c = await machinectl(clientConfig, port, "containers", "-o", "json");
+        assert.equal(c.code, 0, c.err);
+        const doc = JSON.parse(c.out);
+        assert.ok(Array.isArray(doc.pods) && Array.isArray(doc.containers), c.out);
+        const images = await machinectl(clientConfig, port, "images", "-o", "json");
+        assert.equal(images.code, 0, images.err);
+        const file = join(WORK, "support.tar.gz");
+        const s = await machinectl(clientConfig, port, "support", "-o", file);
+        assert.equal(s.code, 0, s.err);
+        const names = (await readTarGz(await Deno.readFile(file))).map((e) => e.name);
+        for (
+          const n of ["containers.yaml", "logs/containerd.log", "dmesg.txt", "controllers.dot"]
+        ) {
+          assert.ok(names.includes(n), `${n} in ${names.join(", ")}`);
+        }
+      },
+    );
 
     await step("shutdown: QEMU exits; the foreign disk is byte-for-byte unchanged", async () => {
       if (api) {
