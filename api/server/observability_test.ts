@@ -60,3 +60,26 @@ Deno.test("Metrics counts API calls by method and code; ControllerGraph lists co
     await f.close();
   }
 });
+
+Deno.test("machined_api_streams_open counts a Watch while it is open, and not after it is cancelled", async () => {
+  const f = await startApiFixture();
+  try {
+    const c = f.client();
+    const open = async () =>
+      /machined_api_streams_open\{method="Watch"\} (\d+)/.exec(await f.registry.render())?.[1];
+    const ac = new AbortController();
+    const it = c.api.watch({ type: "ms" }, { signal: ac.signal })[Symbol.asyncIterator]();
+    await it.next();
+    equal(await open(), "1");
+    ac.abort();
+    await it.next().catch(() => {});
+    const deadline = performance.now() + 5000;
+    while ((await open()) !== "0" && performance.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    equal(await open(), "0");
+    ok((await f.registry.render()).includes('machined_api_requests_total{method="Watch",code='));
+  } finally {
+    await f.close();
+  }
+});
