@@ -56,6 +56,9 @@ Deno.test("service collector: one-hot state, health, restarts and cgroup usage",
     .setFile("containerd/cpu.stat", "usage_usec 2500000\nuser_usec 2000000\n")
     .setFile("containerd/pids.current", "12\n");
   deepEqual(await readCgroupUsage(cgroups, "payload"), undefined, "no cgroup yet");
+  // Without the memory and pids controllers, only cpu.stat is there.
+  cgroups.setFile("hello/cpu.stat", "usage_usec 1000\n");
+  deepEqual(await readCgroupUsage(cgroups, "hello"), { cpuSeconds: 0.001 });
   const r = new MetricsRegistry();
   r.collect(serviceCollector({
     services: () => [

@@ -19,11 +19,16 @@ export const SERVICE_STATES: readonly ServiceState[] = [
   "backing-off",
 ];
 
-/** One service's usage from its cgroup. */
+/**
+ * One service's usage from its cgroup. `cpu.stat` is always there (cgroup v2
+ * core); `memory.current` and `pids.current` only where the memory and pids
+ * controllers are enabled for the service cgroups (the supervisor enables
+ * them when a service sets a limit), so they may be absent.
+ */
 export interface CgroupUsage {
-  readonly memoryBytes: number;
   readonly cpuSeconds: number;
-  readonly pids: number;
+  readonly memoryBytes?: number;
+  readonly pids?: number;
 }
 
 /** Options of {@link serviceCollector}. */
@@ -49,30 +54,32 @@ export function serviceCollector(sources: ServiceSources): Collector {
 }
 
 /**
- * A cgroup's memory.current, cpu.stat usage_usec and pids.current; undefined
- * when the cgroup does not exist (a service not started yet).
- * @throws ProcError for any other read failure
+ * A cgroup's cpu.stat usage_usec, memory.current and pids.current (each
+ * when present); undefined when the cgroup does not exist (a service not
+ * started yet).
+ * @throws ProcError for a read failure other than a missing file
  */
 export async function readCgroupUsage(
   cgroups: ProcBackend,
   id: string,
 ): Promise<CgroupUsage | undefined> {
-  try {
-    const [memory, cpu, pids] = await Promise.all([
-      cgroups.readText(`${id}/memory.current`),
-      cgroups.readText(`${id}/cpu.stat`),
-      cgroups.readText(`${id}/pids.current`),
-    ]);
-    const usec = Number(/^usage_usec (\d+)$/m.exec(cpu)?.[1] ?? 0);
-    return {
-      memoryBytes: Number(memory.trim()),
-      cpuSeconds: usec / 1e6,
-      pids: Number(pids.trim()),
-    };
-  } catch (e) {
-    if (isProcGone(e)) return undefined;
-    throw e;
-  }
+  const read = (file: string) =>
+    cgroups.readText(`${id}/${file}`).catch((e) => {
+      if (isProcGone(e)) return undefined;
+      throw e;
+    });
+  const [cpu, memory, pids] = await Promise.all([
+    read("cpu.stat"),
+    read("memory.current"),
+    read("pids.current"),
+  ]);
+  if (cpu === undefined) return undefined;
+  const usec = Number(/^usage_usec (\d+)$/m.exec(cpu)?.[1] ?? 0);
+  return {
+    cpuSeconds: usec / 1e6,
+    ...(memory !== undefined ? { memoryBytes: Number(memory.trim()) } : {}),
+    ...(pids !== undefined ? { pids: Number(pids.trim()) } : {}),
+  };
 }
 
 /** Services and their usage → families. Pure. */
@@ -82,10 +89,11 @@ export function serviceFamilies(
 ): MetricFamily[] {
   const per = (f: (s: ServiceStatusSpec) => number) =>
     services.map((s) => ({ labels: { service: s.id }, value: f(s.status) }));
-  const used = (f: (u: CgroupUsage) => number) =>
+  const used = (f: (u: CgroupUsage) => number | undefined) =>
     services.flatMap((s) => {
       const u = usage.get(s.id);
-      return u ? [{ labels: { service: s.id }, value: f(u) }] : [];
+      const value = u ? f(u) : undefined;
+      return value !== undefined ? [{ labels: { service: s.id }, value }] : [];
     });
   return [
     {
@@ -113,7 +121,7 @@ export function serviceFamilies(
     },
     {
       name: "machined_service_memory_bytes",
-      help: "memory.current of the service's cgroup",
+      help: "memory.current of the service's cgroup (where the memory controller is enabled)",
       type: "gauge",
       samples: used((u) => u.memoryBytes),
     },
@@ -125,7 +133,7 @@ export function serviceFamilies(
     },
     {
       name: "machined_service_pids",
-      help: "pids.current of the service's cgroup",
+      help: "pids.current of the service's cgroup (where the pids controller is enabled)",
       type: "gauge",
       samples: used((u) => u.pids),
     },
