@@ -723,24 +723,8 @@ Deno.test({
     });
 
     await step(
-      "observability: containers and images from containerd's CRI, support bundle",
-      async () => {
-        const c = await machinectl(clientConfig, port, "containers", "-o", "json");
-        assert.equal(c.code, 0, c.err);
-        const doc = JSON.parse(c.out);
-        assert.ok(Array.isArray(doc.pods) && Array.isArray(doc.containers), c.out);
-        const images = await machinectl(clientConfig, port, "images", "-o", "json");
-        assert.equal(images.code, 0, images.err);
-        const file = join(WORK, "support.tar.gz");
-        const s = await machinectl(clientConfig, port, "support", "-o", file);
-        assert.equal(s.code, 0, s.err);
-        const names = (await readTarGz(await Deno.readFile(file))).map((e) => e.name);
-        for (
-          const n of ["containers.yaml", "logs/containerd.log", "dmesg.txt", "controllers.dot"]
-        ) {
-          assert.ok(names.includes(n), `${n} in ${names.join(", ")}`);
-        }
-      },
+      "observability: containers and images from containerd's CRI, support bundle, metrics",
+      () => checkObservability(clientConfig, port),
     );
 
     await step("shutdown: QEMU exits; the foreign disk is byte-for-byte unchanged", async () => {
@@ -812,4 +796,27 @@ async function ext4NeedsRecovery(image: string): Promise<Record<string, boolean>
     out[p.name] = (v.getUint32(0x60, true) & 0x4) !== 0; // INCOMPAT_RECOVER
   }
   return out;
+}
+
+/** containers and images answer from the node's containerd; a support bundle has every part. */
+async function checkObservability(config: string, port: number): Promise<void> {
+  const c = await machinectl(config, port, "containers", "-o", "json");
+  assert.equal(c.code, 0, c.err);
+  const doc = JSON.parse(c.out);
+  assert.ok(Array.isArray(doc.pods) && Array.isArray(doc.containers), c.out);
+  const images = await machinectl(config, port, "images", "-o", "json");
+  assert.equal(images.code, 0, images.err);
+  const file = join(WORK, "support.tar.gz");
+  const s = await machinectl(config, port, "support", "-o", file);
+  assert.equal(s.code, 0, s.err);
+  const entries = await readTarGz(await Deno.readFile(file));
+  const files = new Map(entries.map((e) => [e.name, new TextDecoder().decode(e.data)]));
+  for (const n of ["containers.yaml", "logs/containerd.log", "dmesg.txt", "controllers.dot"]) {
+    assert.ok(files.has(n), `${n} in ${[...files.keys()].join(", ")}`);
+  }
+  assert.equal(files.get("errors.txt"), "every part was collected\n");
+  // Node metrics and containerd's cgroup usage, as a Prometheus scrape would see them.
+  const metrics = files.get("metrics.txt")!;
+  assert.match(metrics, /\nmachined_node_memory_total_bytes [1-9]/);
+  assert.match(metrics, /\nmachined_service_cpu_seconds_total\{service="containerd"\} [0-9.]+\n/);
 }
