@@ -32,7 +32,8 @@ import { type ApidServer, startApidServer } from "./apid/apid_server.ts";
 import { FakeKmsgBackend } from "../platform/kmsg/mod.ts";
 import type { FakeProcBackend } from "../platform/procfs/mod.ts";
 import { Observer } from "../observe/mod.ts";
-import { SAMPLE_PIDS, seededProc } from "../observe/testing.ts";
+import { fakeFsUsage, SAMPLE_PIDS, seededCgroups, seededProc } from "../observe/testing.ts";
+import type { TimeQuerier } from "./server/time_query.ts";
 import { createCriClient } from "../cri/cri_client.ts";
 import { type FakeCriServer, SAMPLE_LISTING, startFakeCriServer } from "../cri/fake_cri_server.ts";
 import { MetricsRegistry } from "../metrics/mod.ts";
@@ -209,6 +210,8 @@ export interface ApiFixtureOptions {
   maxConcurrentStreams?: number;
   /** Start apid in-process. @default true */
   apid?: boolean;
+  /** Behind Time's on-demand query; none: a Time request naming a server is Unimplemented. */
+  timeQuerier?: TimeQuerier;
   /** Wire services, logs, kernel log and config applier (false: those RPCs are Unimplemented). @default true */
   nodeServices?: boolean;
 }
@@ -230,6 +233,8 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
     proc,
     services: () => services.list().map((s) => ({ id: s.id, pid: s.status.pid })),
     components: () => ({ machined: SAMPLE_PIDS.machined, apid: SAMPLE_PIDS.apid }),
+    cgroups: seededCgroups(),
+    fsUsage: fakeFsUsage,
   });
   const logger = createLogger({ console: false });
   logs.serve("machined", logger.ring);
@@ -273,6 +278,8 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
       events,
       clientConfigs: createClientConfigIssuer(pki.ca, () => ["127.0.0.1"]),
       audit: logger,
+      timeQuerier: options.timeQuerier,
+      secrets: () => services.list().flatMap((s) => Object.values(s.spec.env)),
       ...(options.nodeServices === false ? {} : { services, logs, kernelLog, configs, observer }),
     },
   });

@@ -5,6 +5,7 @@
  * figures come from `deno task e2e` (bench/results/boot.json).
  */
 import { configValidation } from "./config_bench.ts";
+import { observeScaling } from "./observe_bench.ts";
 import { controllerChain, type Figure, storeThroughput, watchFanout } from "./runtime_bench.ts";
 
 /** Runs bench/api_bench.ts (it spawns machined's side and apid) and flattens its JSON. */
@@ -40,6 +41,7 @@ async function apiSuite(): Promise<Figure[]> {
 const suites: Record<string, () => Promise<Figure[]>> = {
   api: apiSuite,
   config: async () => await Promise.resolve(configValidation()),
+  observe: observeScaling,
   runtime: async () => [
     ...storeThroughput(),
     await watchFanout(1),

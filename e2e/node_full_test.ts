@@ -16,6 +16,8 @@
  * - services: nothing starts before /var is mounted; containerd, then a
  *   payload depending on it (order from the Events history), its log, a
  *   containerd restart seen in RuntimeStatus;
+ * - observe: `machinectl memory` and `ps` attribute processes to machined
+ *   (PID 1), apid, containerd and the payload, with RSS, PSS and CPU shares;
  * - persistence: a config applied over the API before the reboot is in force
  *   after it (ConfigStatus source is the copy on STATE), the same client
  *   certificate still works, and the payload finds the marker it wrote to
@@ -626,6 +628,33 @@ Deno.test({
       const [cs] = await getJson(clientConfig, port, "configstatus");
       assert.equal(cs.spec.source, "api");
     });
+
+    await step(
+      "observe: memory and ps name machined, apid, containerd and the payload",
+      async () => {
+        const mem = await machinectl(clientConfig, port, "memory", "-o", "json");
+        assert.equal(mem.code, 0, mem.err);
+        const m = JSON.parse(mem.out);
+        assert.ok(m.meminfo.totalBytes > 0 && m.meminfo.availableBytes > 0, mem.out);
+        const owners = m.owners.map((o: { owner: string }) => o.owner);
+        for (const o of ["apid", "containerd", "machined", "payload"]) {
+          assert.ok(owners.includes(o), `memory lists ${o}: ${owners}`);
+        }
+        const pid1 = m.processes.find((p: { pid: number }) => p.pid === 1);
+        assert.equal(pid1?.owner, "machined");
+        assert.ok(pid1.rssBytes > 0 && pid1.pssBytes > 0, JSON.stringify(pid1));
+        const ps = await machinectl(clientConfig, port, "ps", "-o", "json");
+        assert.equal(ps.code, 0, ps.err);
+        const procs: { pid: number; owner: string; args: string[]; cpuPercent?: number }[] =
+          JSON.parse(ps.out).processes;
+        const [svc] = await getJson(clientConfig, port, "services", "payload");
+        assert.equal(procs.find((p) => p.pid === Number(svc.spec.pid))?.owner, "payload");
+        assert.ok(procs.some((p) => p.owner === "containerd" && /containerd/.test(p.args[0])));
+        assert.ok(procs.some((p) => p.cpuPercent !== undefined), "ps shows CPU shares");
+        const table = await machinectl(clientConfig, port, "ps", "--sort", "pid");
+        assert.match(table.out, /^1\s+0\s+machined\s+/m, table.out);
+      },
+    );
 
     await step("no controller has failed so far", () => controllersHealthy(a));
 

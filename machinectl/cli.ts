@@ -20,6 +20,13 @@ import {
 } from "./commands/service.ts";
 import { validateCommand } from "./commands/validate.ts";
 import { versionCommand } from "./commands/version.ts";
+import { memoryCommand } from "./commands/memory.ts";
+import { processesCommand } from "./commands/processes.ts";
+import { mountsCommand } from "./commands/mounts.ts";
+import { statsCommand } from "./commands/stats.ts";
+import { cgroupsCommand } from "./commands/cgroups.ts";
+import { timeCommand } from "./commands/time.ts";
+import { netstatCommand } from "./commands/netstat.ts";
 import { containersCommand, imagesCommand } from "./commands/containers.ts";
 import { inspectDependenciesCommand } from "./commands/inspect.ts";
 import { supportCommand } from "./commands/support.ts";
@@ -38,6 +45,13 @@ export const COMMANDS: readonly Command[] = [
   logsCommand,
   dmesgCommand,
   eventsCommand,
+  memoryCommand,
+  processesCommand,
+  mountsCommand,
+  statsCommand,
+  cgroupsCommand,
+  timeCommand,
+  netstatCommand,
   rebootCommand,
   shutdownCommand,
   applyConfigCommand,

@@ -22,7 +22,8 @@ import type { NodePki } from "../pki/mod.ts";
 import type { ProcessBackend } from "../platform/process/mod.ts";
 import type { Machined } from "./machined.ts";
 import { Observer } from "../observe/mod.ts";
-import { NativeProcBackend } from "../platform/procfs/mod.ts";
+import { nativeFsUsage, NativeProcBackend } from "../platform/procfs/mod.ts";
+import { createSntpTimeQuerier } from "./time_querier.ts";
 import { createCriClient } from "../cri/cri_client.ts";
 import { createNodeMetrics } from "./node_metrics.ts";
 
@@ -83,6 +84,8 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
     proc: new NativeProcBackend(),
     services: () => (o.services?.list() ?? []).map((s) => ({ id: s.id, pid: s.status.pid })),
     components: () => ({ machined: Deno.pid, apid: started.supervisor?.pid }),
+    cgroups: new NativeProcBackend("/sys/fs/cgroup"),
+    fsUsage: nativeFsUsage,
   });
   const registry = createNodeMetrics(o.machined, {
     services: o.services,
@@ -104,6 +107,8 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
       kernelLog: o.kernelLog,
       configs: o.configs,
       observer,
+      timeQuerier: createSntpTimeQuerier(),
+      secrets: () => (o.services?.list() ?? []).flatMap((s) => Object.values(s.spec.env)),
       cri: (socket) => createCriClient(socket, { timeoutMs: 5000 }),
       metrics: registry,
       graph: () => o.machined.runtime.graph(),

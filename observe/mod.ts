@@ -18,7 +18,10 @@ export {
   Observer,
   type ObserverDeps,
   type OwnedProcessInfo,
+  type ProcessReport,
+  type SocketOwnerReport,
   type StatsReport,
 } from "./observer.ts";
+export { type CgroupReport, type MountReport, type SocketReport } from "./views.ts";
 export { assignOwners, type OwnedProcess, type OwnerHints } from "./owners.ts";
 export { type Sample, Sampler } from "./sampler.ts";

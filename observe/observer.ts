@@ -16,7 +16,16 @@ import {
   readSystemStats,
   type SystemStats,
 } from "../platform/procfs/mod.ts";
+import type { FsUsageReader } from "../platform/procfs/mod.ts";
 import { assignOwners } from "./owners.ts";
+import {
+  type CgroupReport,
+  type MountReport,
+  readMounts,
+  readServiceCgroups,
+  readSocketReport,
+  type SocketReport,
+} from "./views.ts";
 import { Sampler } from "./sampler.ts";
 
 /** What the observer needs from machined. */
@@ -29,6 +38,10 @@ export interface ObserverDeps {
   readonly components?: () => Readonly<Record<string, number | undefined>>;
   /** The cgroup path of the per-service cgroups. @default "/machined" */
   readonly serviceCgroupRoot?: string;
+  /** /sys/fs/cgroup, for Cgroups; without it Cgroups lists none. */
+  readonly cgroups?: ProcBackend;
+  /** statvfs of a mount point, for Mounts' size and use; without it they are unset. */
+  readonly fsUsage?: FsUsageReader;
   /** Monotonic clock for samples. @default performance.now */
   readonly now?: () => number;
 }
@@ -69,14 +82,29 @@ export interface StatsReport extends Omit<SystemStats, "stat"> {
   readonly sampleIntervalMs?: number;
 }
 
+/** A process with its CPU share since an earlier sample. */
+export interface ProcessReport extends OwnedProcessInfo {
+  /** 100 = one core; unset when the process was not in that sample. */
+  readonly cpuPercent?: number;
+}
+
+/** A socket with the command and owner of its process. */
+export interface SocketOwnerReport extends SocketReport {
+  readonly command: string;
+  readonly owner: string;
+}
+
 /** Reads and joins what the observability RPCs report. */
 export class Observer {
   readonly #deps: ObserverDeps;
   readonly #cpu: Sampler<SystemStats["stat"]>;
+  /** CPU seconds by `pid:start` (a reused pid is another process). */
+  readonly #procCpu: Sampler<Map<string, number>>;
 
   constructor(deps: ObserverDeps) {
     this.#deps = deps;
     this.#cpu = new Sampler(1000, deps.now);
+    this.#procCpu = new Sampler(1000, deps.now);
   }
 
   /** The /proc tree this observer reads. */
@@ -99,6 +127,57 @@ export class Observer {
     return all.map((p) => ({ ...p, owner: owners.get(p.pid) ?? "" }));
   }
 
+  /** Every process with its CPU share since an earlier call, by pid. @throws ProcError */
+  async processReport(): Promise<{ processes: ProcessReport[]; sampleIntervalMs?: number }> {
+    const all = await this.processes();
+    const key = (p: ProcessInfo) => `${p.pid}:${p.startSeconds}`;
+    const cpu = new Map(all.map((p) => [key(p), p.cpuSeconds]));
+    const at = this.#now();
+    const base = this.#procCpu.observe(cpu);
+    const seconds = base ? (at - base.at) / 1000 : 0;
+    const processes = all.map((p): ProcessReport => {
+      const before = base?.value.get(key(p));
+      if (before === undefined || seconds <= 0) return p;
+      return { ...p, cpuPercent: Math.max(0, (100 * (p.cpuSeconds - before)) / seconds) };
+    });
+    return { processes, ...(base ? { sampleIntervalMs: at - base.at } : {}) };
+  }
+
+  /** Every mount with its use. @throws ProcError */
+  mounts(): Promise<MountReport[]> {
+    return readMounts(this.#deps.proc, this.#deps.fsUsage);
+  }
+
+  /** machined's cgroup and each service's, by owner. @throws ProcError */
+  async cgroups(): Promise<CgroupReport[]> {
+    if (!this.#deps.cgroups) return [];
+    const ids = (this.#deps.services?.() ?? []).map((s) => s.id);
+    return await readServiceCgroups(
+      this.#deps.proc,
+      this.#deps.cgroups,
+      ids,
+      this.#deps.serviceCgroupRoot ?? "/machined",
+    );
+  }
+
+  /** Every TCP/UDP socket with its process. @throws ProcError */
+  async sockets(): Promise<SocketOwnerReport[]> {
+    const [sockets, processes] = await Promise.all([
+      readSocketReport(this.#deps.proc),
+      this.processes({ pss: false }),
+    ]);
+    const byPid = new Map(processes.map((p) => [p.pid, p]));
+    return sockets.map((s) => ({
+      ...s,
+      command: byPid.get(s.pid)?.comm ?? "",
+      owner: byPid.get(s.pid)?.owner ?? "",
+    }));
+  }
+
+  #now(): number {
+    return (this.#deps.now ?? (() => performance.now()))();
+  }
+
   /** meminfo and the memory of every owned process. @throws ProcError */
   async memory(): Promise<MemoryReport> {
     const [meminfo, all] = await Promise.all([readMeminfo(this.#deps.proc), this.processes()]);
@@ -119,8 +198,8 @@ export class Observer {
   /** System counters, with CPU usage since the previous sample. @throws ProcError */
   async stats(): Promise<StatsReport> {
     const { stat, ...rest } = await readSystemStats(this.#deps.proc);
+    const at = this.#now();
     const base = this.#cpu.observe(stat);
-    const at = (this.#deps.now ?? (() => performance.now()))();
     const withUsage = (now: CpuTimes, before: CpuTimes | undefined): CpuReport =>
       before ? { ...now, usagePercent: cpuUsagePercent(before, now) } : now;
     return {

@@ -94,3 +94,20 @@ Deno.test("stats: CPU usage is unset on the first call, then relative to the pre
   equal(second.cpus[1].usagePercent, 0);
   equal(second.cpuTotal.usagePercent, 25);
 });
+
+Deno.test("processes: CPU share from the previous sample; a reused pid starts over", async () => {
+  let t = 0;
+  const { proc, o } = observer(() => t);
+  const first = await o.processReport();
+  equal(first.sampleIntervalMs, undefined);
+  equal(first.processes.find((p) => p.pid === 1)!.cpuPercent, undefined);
+  // machined used 1 s of CPU (100 ticks) in 2 s; pid 99 exited and its pid was reused.
+  proc.addProcess({ pid: 1, comm: "machined", utime: 400, stime: 100 });
+  proc.addProcess({ pid: 99, ppid: 1, comm: "new", startTicks: 500, utime: 50 });
+  t = 2000;
+  const second = await o.processReport();
+  equal(second.sampleIntervalMs, 2000);
+  equal(second.processes.find((p) => p.pid === 1)!.cpuPercent, 50);
+  equal(second.processes.find((p) => p.pid === 99)!.cpuPercent, undefined);
+  equal(second.processes.find((p) => p.pid === 30)!.cpuPercent, 0);
+});

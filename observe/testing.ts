@@ -3,7 +3,7 @@
  * machined (pid 1), apid, containerd with a shim and a payload process.
  * @module
  */
-import { FakeProcBackend } from "../platform/procfs/mod.ts";
+import { FakeProcBackend, type FsUsage } from "../platform/procfs/mod.ts";
 
 /** Sample /proc files, as a 6.x kernel writes them. */
 export const SAMPLE_PROC_FILES: Readonly<Record<string, string>> = {
@@ -21,6 +21,20 @@ export const SAMPLE_PROC_FILES: Readonly<Record<string, string>> = {
     " face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed\n" +
     "    lo:    1000      10    0    0    0     0          0         0     1000      10    0    0    0     0       0          0\n" +
     "  eth0:  500000     400    1    2    0     0          0         0   250000     300    0    1    0     0       0          0\n",
+  "self/mountinfo": "22 1 0:21 / / rw,relatime shared:1 - ext4 /dev/vda3 rw,errors=remount-ro\n" +
+    "23 22 0:22 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:2 - cgroup2 cgroup2 rw\n" +
+    "24 22 0:23 / /var/lib/my\\040data rw,relatime shared:3 - xfs /dev/vda5 rw,attr2\n",
+  "self/cgroup": "0::/machined.slice\n",
+  "net/tcp":
+    "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n" +
+    "   0: 00000000:C350 00000000:0000 0A 00000000:00000000 00:00000000 00000000 50000        0 1001 1 0 100 0 0 10 0\n" +
+    "   1: 0100007F:C350 0200007F:9C40 01 00000010:00000020 00:00000000 00000000 50000        0 1002 1 0 20 4 30 10 -1\n",
+  "net/tcp6":
+    "  sl  local_address                         remote_address                        st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n" +
+    "   0: 00000000000000000000000001000000:0050 00000000000000000000000000000000:0000 0A 00000000:00000000 00:00000000 00000000     0        0 2001 1 0 100 0 0 10 0\n",
+  "net/udp":
+    "   sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode ref pointer drops\n" +
+    "  5: 00000000:0044 00000000:0000 07 00000000:00000000 00:00000000 00000000     0        0 3001 2 0 0\n",
 };
 
 /** The pids of {@link seededProc}'s processes. */
@@ -53,6 +67,7 @@ export function seededProc(): FakeProcBackend {
     ppid: 1,
     comm: "deno",
     argv: ["deno", "run", "apid"],
+    fds: { 0: "/dev/null", 5: "socket:[1001]", 6: "socket:[1002]" },
     rssKb: 60000,
     pssKb: 50000,
     uid: 50000,
@@ -81,9 +96,52 @@ export function seededProc(): FakeProcBackend {
     ppid: 1,
     comm: "payload",
     argv: ["/bin/payload", "--token=s3cret"],
+    fds: { 3: "socket:[2001]" },
     rssKb: 12000,
     cgroup: "/machined/payload",
   });
   proc.addProcess({ pid: 99, ppid: 1, comm: "stray", rssKb: 4 });
   return proc;
+}
+
+/** A /sys/fs/cgroup with machined's root cgroup and the two sample services' cgroups. */
+export function seededCgroups(): FakeProcBackend {
+  const cg = new FakeProcBackend("/sys/fs/cgroup");
+  const write = (path: string, files: Record<string, string>) => {
+    for (const [f, text] of Object.entries(files)) {
+      cg.setFile(path === "" ? f : `${path}/${f}`, text);
+    }
+  };
+  write("", { "cgroup.procs": "\n" });
+  write("machined.slice", {
+    "cgroup.procs": "1\n",
+    "memory.current": "83886080\n",
+    "cpu.stat": "usage_usec 9000000\nuser_usec 6000000\n",
+  });
+  write("machined/containerd", {
+    "cgroup.procs": "30\n31\n",
+    "memory.current": "50331648\n",
+    "memory.max": "max\n",
+    "memory.events": "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n",
+    "cpu.stat": "usage_usec 1200000\nuser_usec 800000\nsystem_usec 400000\nnr_throttled 0\n",
+    "pids.current": "14\n",
+    "pids.max": "max\n",
+  });
+  write("machined/payload", {
+    "cgroup.procs": "40\n",
+    "memory.current": "12582912\n",
+    "memory.max": "268435456\n",
+    "memory.events": "low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n",
+    "cpu.stat": "usage_usec 500000\n",
+    "pids.current": "1\n",
+    "pids.max": "64\n",
+  });
+  return cg;
+}
+
+/** A statvfs stand-in: / is 10 GiB, a quarter used; anything else cannot be measured. */
+export function fakeFsUsage(target: string): Promise<FsUsage> {
+  if (target !== "/") return Promise.reject(new Error(`statvfs(${target}) failed: EACCES`));
+  const size = 10 * 2 ** 30;
+  return Promise.resolve({ size, used: size / 4, available: (size * 3) / 4 - 2 ** 20 });
 }

@@ -36,6 +36,11 @@ const EXPECTED: { [M in MachineMethod]: Record<Role, "ok" | "PermissionDenied"> 
   },
   memory: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
   stats: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
+  processes: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
+  mounts: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
+  cgroups: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
+  time: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
+  netstat: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
   // observability: containers, support, dependencies
   containers: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
   images: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
@@ -85,6 +90,11 @@ function calls(
       c.api.applyConfiguration({ configYaml: "version: v1alpha1\nmachine:\n  hostname: n\n" }),
     memory: () => c.api.memory({}),
     stats: () => c.api.stats({}),
+    processes: () => c.api.processes({}),
+    mounts: () => c.api.mounts({}),
+    cgroups: () => c.api.cgroups({}),
+    time: () => c.api.time({}),
+    netstat: () => c.api.netstat({}),
     // observability: containers, support, dependencies
     containers: () => c.api.containers({}),
     images: () => c.api.images({}),

@@ -29,6 +29,11 @@ export const METHOD_ROLES: { readonly [M in MachineMethod]: Role } = {
   applyConfiguration: "os:admin",
   memory: "os:reader",
   stats: "os:reader",
+  processes: "os:reader",
+  mounts: "os:reader",
+  cgroups: "os:reader",
+  time: "os:reader",
+  netstat: "os:reader",
   // observability: containers, support, dependencies
   containers: "os:reader",
   images: "os:reader",
@@ -62,6 +67,11 @@ export const MUTATING: { readonly [M in MachineMethod]: boolean } = {
   applyConfiguration: true,
   memory: false,
   stats: false,
+  processes: false,
+  mounts: false,
+  cgroups: false,
+  time: false,
+  netstat: false,
   // observability: containers, support, dependencies
   containers: false,
   images: false,

@@ -29,6 +29,11 @@ const CONTRACT: Record<string, { role: Role; mutating: boolean }> = {
   ApplyConfiguration: { role: "os:admin", mutating: true },
   Memory: { role: "os:reader", mutating: false },
   Stats: { role: "os:reader", mutating: false },
+  Processes: { role: "os:reader", mutating: false },
+  Mounts: { role: "os:reader", mutating: false },
+  Cgroups: { role: "os:reader", mutating: false },
+  Time: { role: "os:reader", mutating: false },
+  Netstat: { role: "os:reader", mutating: false },
   // observability: containers, support, dependencies
   Containers: { role: "os:reader", mutating: false },
   Images: { role: "os:reader", mutating: false },

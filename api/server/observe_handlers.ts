@@ -7,24 +7,51 @@
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
 import {
+  CgroupsResponseSchema,
   type MachineService,
   MemoryResponseSchema,
+  MountsResponseSchema,
+  NetstatResponseSchema,
+  ProcessesResponseSchema,
   StatsResponseSchema,
+  TimeQuerySchema,
+  TimeResponseSchema,
 } from "../gen/machined/v1/machine_pb.ts";
 import type { Observer } from "../../observe/mod.ts";
 import { ProcError } from "../../platform/procfs/mod.ts";
+import { type MachineStore, TIME_STATUS, TIME_STATUS_ID } from "../../resources/mod.ts";
+import { timeStatusToProto } from "../mapping/system_mapping.ts";
+import { parseTimeServer, type TimeQuerier } from "./time_query.ts";
+import { redactArgv, visibilityOf } from "./redaction.ts";
+import { callerKey } from "../auth/identity.ts";
 
-/** The dependency of these handlers. */
+/** The dependencies of these handlers. */
 export interface ObserveDeps {
   /** /proc joined with machined's services (Memory, Stats...). */
   readonly observer?: Observer;
+  /**
+   * Values readers may not see (every service's env values), hidden in the
+   * command lines Processes shows them (redaction.ts, redactArgv).
+   */
+  readonly secrets?: () => readonly string[];
+  /** Time's on-demand SNTP query; without it a Time request naming a server is Unimplemented. */
+  readonly timeQuerier?: TimeQuerier;
 }
 
-type ObserveMethods = "memory" | "stats";
+type ObserveMethods = "memory" | "stats" | "processes" | "mounts" | "cgroups" | "time" | "netstat";
+
+/**
+ * Caps that keep an answer under apid's 4 MiB message limit on any node:
+ * 1 KiB of argv per process × 3000 processes, 20000 sockets of ~100 bytes.
+ */
+export const OBSERVE_LIMITS = { argvBytes: 1024, processes: 3000, sockets: 20_000 } as const;
+
+/** How long Time waits for the named server. */
+const TIME_QUERY_TIMEOUT_MS = 3000;
 
 /** The handlers of the observability RPCs. */
 export function createObserveHandlers(
-  deps: ObserveDeps,
+  deps: ObserveDeps & { readonly store: MachineStore },
 ): Pick<ServiceImpl<typeof MachineService>, ObserveMethods> {
   const observer = (rpc: string) => {
     if (deps.observer) return deps.observer;
@@ -68,7 +95,135 @@ export function createObserveHandlers(
         sampleIntervalMs: r.sampleIntervalMs,
       });
     },
+
+    async processes(_req, ctx) {
+      const r = await procCall(() => observer("Processes").processReport());
+      const visibility = visibilityOf(ctx.values.get(callerKey)?.role);
+      const secrets = visibility === "privileged" ? [] : deps.secrets?.() ?? [];
+      const kept = r.processes.slice(0, OBSERVE_LIMITS.processes);
+      return create(ProcessesResponseSchema, {
+        omitted: r.processes.length - kept.length,
+        processes: kept.map((p) => ({
+          pid: p.pid,
+          ppid: p.ppid,
+          state: p.state,
+          threads: p.threads,
+          cpuSeconds: p.cpuSeconds,
+          cpuPercent: p.cpuPercent,
+          rssBytes: u64(p.rssBytes),
+          pssBytes: p.pssBytes === undefined ? undefined : u64(p.pssBytes),
+          command: p.comm,
+          args: capArgv(redactArgv(p.argv, secrets, visibility), OBSERVE_LIMITS.argvBytes),
+          owner: p.owner,
+          uid: p.uid,
+          startSeconds: p.startSeconds,
+        })),
+        sampleIntervalMs: r.sampleIntervalMs,
+      });
+    },
+
+    async mounts() {
+      const r = await procCall(() => observer("Mounts").mounts());
+      return create(MountsResponseSchema, {
+        mounts: r.map((m) => ({
+          source: m.source,
+          target: m.target,
+          fstype: m.fstype,
+          options: m.options,
+          ...(m.usage
+            ? {
+              sizeBytes: u64(m.usage.size),
+              usedBytes: u64(m.usage.used),
+              availableBytes: u64(m.usage.available),
+            }
+            : {}),
+        })),
+      });
+    },
+
+    async cgroups() {
+      const r = await procCall(() => observer("Cgroups").cgroups());
+      return create(CgroupsResponseSchema, {
+        cgroups: r.map((c) => ({
+          owner: c.owner,
+          path: c.path,
+          memoryCurrentBytes: u64(c.memoryCurrentBytes),
+          memoryMaxBytes: c.memoryMaxBytes === undefined ? undefined : u64(c.memoryMaxBytes),
+          memoryEvents: u64Map(c.memoryEvents),
+          cpuStat: u64Map(c.cpuStat),
+          pidsCurrent: u64(c.pidsCurrent),
+          pidsMax: c.pidsMax === undefined ? undefined : u64(c.pidsMax),
+        })),
+      });
+    },
+
+    async time(req, ctx) {
+      const status = deps.store.list(TIME_STATUS).find((r) => r.metadata.id === TIME_STATUS_ID);
+      const response = create(TimeResponseSchema, {
+        status: status ? timeStatusToProto(status.spec) : undefined,
+      });
+      if (req.server.trim() === "") return response;
+      let target: { host: string; port: number };
+      try {
+        target = parseTimeServer(req.server);
+      } catch (e) {
+        throw new ConnectError((e as Error).message, Code.InvalidArgument);
+      }
+      if (!deps.timeQuerier) {
+        throw new ConnectError(
+          "Time with a server is not available: this machined runs without an SNTP client",
+          Code.Unimplemented,
+        );
+      }
+      const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(TIME_QUERY_TIMEOUT_MS)]);
+      try {
+        const q = await deps.timeQuerier.query(target.host, target.port, signal);
+        response.query = create(TimeQuerySchema, { ...q, server: req.server });
+      } catch (e) {
+        throw new ConnectError(
+          `Cannot measure the clock against "${req.server}": ${(e as Error).message}`,
+          Code.Unavailable,
+          undefined,
+          undefined,
+          e,
+        );
+      }
+      return response;
+    },
+
+    async netstat() {
+      const r = await procCall(() => observer("Netstat").sockets());
+      const kept = r.slice(0, OBSERVE_LIMITS.sockets);
+      return create(NetstatResponseSchema, {
+        omitted: r.length - kept.length,
+        sockets: kept.map((s) => ({
+          ...s,
+          inode: u64(s.inode),
+          txQueue: u64(s.txQueue),
+          rxQueue: u64(s.rxQueue),
+        })),
+      });
+    },
   };
+}
+
+/** argv cut to `max` characters in all; the last kept argument then ends in `...`. Pure. */
+export function capArgv(argv: readonly string[], max: number): string[] {
+  const out: string[] = [];
+  let used = 0;
+  for (const arg of argv) {
+    if (used + arg.length > max) {
+      out.push(arg.slice(0, Math.max(0, max - used)) + "...");
+      return out;
+    }
+    out.push(arg);
+    used += arg.length;
+  }
+  return out;
+}
+
+function u64Map(r: Readonly<Record<string, number>>): Record<string, bigint> {
+  return Object.fromEntries(Object.entries(r).map(([k, v]) => [k, u64(v)]));
 }
 
 /** A /proc read that fails answers Unavailable with the path; anything else propagates. */

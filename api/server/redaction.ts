@@ -123,3 +123,25 @@ export function redactMachineConfig(spec: MachineConfigSpec, v: Visibility): Mac
     config: { ...spec.config, machine: { ...machine, services, ...(ca ? { ca } : {}) } },
   };
 }
+
+/** Env values shorter than this are not hunted for in command lines (too many false hits). */
+const MIN_SECRET_LENGTH = 4;
+
+/**
+ * A process's argv as `v` may see it. Readers see argv, as they see a
+ * service's `args` in its ServiceSpec; but a value a reader may not see (a
+ * service's env value, `secrets`) that a process put on its command line
+ * (`sh -c "app --token=$TOKEN"`) is replaced by {@link REDACTED} wherever it
+ * occurs. The environment itself is never shown to anyone.
+ */
+export function redactArgv(
+  argv: readonly string[],
+  secrets: readonly string[],
+  v: Visibility,
+): string[] {
+  const hidden = secrets.filter((s) => s.length >= MIN_SECRET_LENGTH);
+  if (v === "privileged" || hidden.length === 0) return [...argv];
+  // Longest first, so a secret that contains another is hidden whole.
+  hidden.sort((a, b) => b.length - a.length);
+  return argv.map((arg) => hidden.reduce((a, s) => a.split(s).join(REDACTED), arg));
+}

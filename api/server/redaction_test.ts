@@ -10,7 +10,7 @@ import type { Role } from "../../pki/mod.ts";
 import type { MachineConfigSpec, ServiceSpecSpec } from "../../resources/mod.ts";
 import { fakeServiceSpec, startApiFixture } from "../testing.ts";
 import type { Resource } from "../gen/machined/v1/resources_pb.ts";
-import { REDACTED, redactResource } from "./redaction.ts";
+import { redactArgv, REDACTED, redactResource } from "./redaction.ts";
 
 const ROLES: Role[] = ["os:admin", "os:operator", "os:reader"];
 const ENV = { API_TOKEN: "s3cret", LOG_LEVEL: "debug" };
@@ -116,4 +116,15 @@ Deno.test("redaction shares one frozen copy per resource and visibility", () => 
   equal(redactResource(r, "os:operator"), r, "privileged callers get the resource itself");
   const status = Object.freeze({ metadata: { type: "MachineStatus" as const } as never, spec: {} });
   equal(redactResource(status as never, "os:reader"), status);
+});
+
+Deno.test("redactArgv: env values are hidden in argv from readers, longest first, short ones kept", () => {
+  deepEqual(
+    redactArgv(["app", "--token=abcd1234", "--x=ab"], ["abcd", "abcd1234", "ab"], "reader"),
+    ["app", "--token=(redacted)", "--x=ab"],
+  );
+  deepEqual(redactArgv(["app", "--token=abcd1234"], ["abcd1234"], "privileged"), [
+    "app",
+    "--token=abcd1234",
+  ]);
 });

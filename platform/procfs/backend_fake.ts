@@ -29,23 +29,50 @@ export interface FakeProcess {
   uid?: number;
 }
 
-/** In-memory tree. */
+/** In-memory tree, indexed by directory so listing is as cheap as on a real /proc. */
 export class FakeProcBackend implements ProcBackend {
   readonly files = new Map<string, string>();
   readonly links = new Map<string, string>();
+  /** Directory → the names in it. */
+  readonly #children = new Map<string, Set<string>>([["", new Set()]]);
 
   constructor(readonly root = "/proc") {}
 
   /** Writes (or replaces) a file. */
   setFile(path: string, text: string): this {
     this.files.set(path, text);
+    this.#index(path);
+    return this;
+  }
+
+  /** Writes (or replaces) a symlink. */
+  setLink(path: string, target: string): this {
+    this.links.set(path, target);
+    this.#index(path);
     return this;
   }
 
   /** Removes a file or a whole directory (e.g. a process that exited). */
   remove(path: string): void {
-    for (const map of [this.files, this.links]) {
-      for (const k of [...map.keys()]) if (k === path || k.startsWith(`${path}/`)) map.delete(k);
+    for (const child of this.#children.get(path) ?? []) this.remove(`${path}/${child}`);
+    this.#children.delete(path);
+    this.files.delete(path);
+    this.links.delete(path);
+    const slash = path.lastIndexOf("/");
+    const parent = slash < 0 ? "" : path.slice(0, slash);
+    const siblings = this.#children.get(parent);
+    siblings?.delete(path.slice(slash + 1));
+    if (siblings?.size === 0 && parent !== "") this.remove(parent);
+  }
+
+  #index(path: string): void {
+    const parts = path.split("/");
+    let dir = "";
+    for (const part of parts) {
+      let names = this.#children.get(dir);
+      if (!names) this.#children.set(dir, names = new Set());
+      names.add(part);
+      dir = dir === "" ? part : `${dir}/${part}`;
     }
   }
 
@@ -94,8 +121,8 @@ export class FakeProcBackend implements ProcBackend {
         `00400000-7fff [rollup]\nRss: ${p.rssKb ?? 0} kB\nPss: ${p.pssKb} kB\n`,
       );
     }
-    for (const [fd, target] of Object.entries(p.fds ?? {})) this.links.set(`${d}/fd/${fd}`, target);
-    if (!p.fds) this.files.set(`${d}/fd/.keep`, "");
+    for (const [fd, target] of Object.entries(p.fds ?? {})) this.setLink(`${d}/fd/${fd}`, target);
+    if (!p.fds) this.setFile(`${d}/fd/.keep`, "");
     return this;
   }
 
@@ -112,19 +139,9 @@ export class FakeProcBackend implements ProcBackend {
   }
 
   list(path: string): Promise<string[]> {
-    const prefix = path === "" ? "" : `${path}/`;
-    const names = new Set<string>();
-    for (const k of [...this.files.keys(), ...this.links.keys()]) {
-      if (!k.startsWith(prefix)) continue;
-      const name = k.slice(prefix.length).split("/")[0];
-      if (name !== ".keep") names.add(name);
-    }
-    if (names.size === 0 && !this.#isDir(prefix)) return Promise.reject(this.#gone("list", path));
-    return Promise.resolve([...names].sort());
-  }
-
-  #isDir(prefix: string): boolean {
-    return prefix === "" || [...this.files.keys()].some((k) => k.startsWith(prefix));
+    const names = this.#children.get(path);
+    if (!names || this.files.has(path)) return Promise.reject(this.#gone("list", path));
+    return Promise.resolve([...names].filter((n) => n !== ".keep").sort());
   }
 
   #gone(op: "read" | "readlink" | "list", path: string): ProcError {

@@ -8,6 +8,8 @@ import { isProcGone } from "./backend.ts";
 import { readMeminfo } from "./meminfo.ts";
 import { readProcess, readProcesses } from "./process.ts";
 import { readSystemStats } from "./system_stats.ts";
+import { readSockets, socketOwners } from "./net_sockets.ts";
+import { nativeFsUsage } from "./fs_usage.ts";
 
 const proc = new NativeProcBackend();
 
@@ -32,4 +34,24 @@ Deno.test("real /proc: meminfo, this process and the system counters parse", asy
 Deno.test("real /proc: a missing pid is `gone`", async () => {
   equal(await readProcess(proc, 2 ** 22 + 7), undefined);
   await rejects(proc.readText("4194311/stat"), (e) => isProcGone(e));
+});
+
+Deno.test("real /proc: sockets of this machine, and a listener we open is ours", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  try {
+    const { port } = listener.addr as Deno.NetAddr;
+    const sockets = await readSockets(proc);
+    const mine = sockets.find((s) => s.protocol === "tcp" && s.localPort === port);
+    ok(mine, `port ${port} listed`);
+    equal(mine.state, "LISTEN");
+    equal((await socketOwners(proc)).get(mine.inode), Deno.pid);
+  } finally {
+    listener.close();
+  }
+});
+
+Deno.test("real statvfs through native-ops: / has a size", async () => {
+  const u = await nativeFsUsage("/");
+  ok(u.size > 0 && u.used <= u.size && u.available <= u.size, JSON.stringify(u));
+  await rejects(nativeFsUsage("/nonexistent/x"), /ENOENT/);
 });

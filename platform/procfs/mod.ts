@@ -39,3 +39,14 @@ export {
   readSystemStats,
   type SystemStats,
 } from "./system_stats.ts";
+export {
+  parseProcNetAddress,
+  parseSocketTable,
+  readSockets,
+  SOCKET_PROTOCOLS,
+  type SocketInfo,
+  socketOwners,
+  type SocketProtocol,
+} from "./net_sockets.ts";
+export { type CgroupStats, parseFlatKeyed, parseLimit, readCgroupStats } from "./cgroup_stats.ts";
+export { type FsUsage, type FsUsageReader, nativeFsUsage } from "./fs_usage.ts";

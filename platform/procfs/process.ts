@@ -128,11 +128,31 @@ export async function readProcesses(
   proc: ProcBackend,
   options: { pss?: boolean } = {},
 ): Promise<ProcessInfo[]> {
-  const out: ProcessInfo[] = [];
-  for (const pid of await listPids(proc)) {
-    const p = await readProcess(proc, pid, options);
-    if (p) out.push(p);
-  }
+  const found = await mapConcurrent(await listPids(proc), (pid) => readProcess(proc, pid, options));
+  return found.filter((p): p is ProcessInfo => p !== undefined);
+}
+
+/** Processes read at once by {@link mapConcurrent}. */
+const READ_CONCURRENCY = 8;
+
+/**
+ * `f` over `items` with a few calls in flight at once, results in order: the
+ * latency of a few /proc reads, not their sum, with the open files bounded.
+ */
+export async function mapConcurrent<T, R>(
+  items: readonly T[],
+  f: (item: T) => Promise<R>,
+  concurrency = READ_CONCURRENCY,
+): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await f(items[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
   return out;
 }
 

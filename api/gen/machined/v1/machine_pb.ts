@@ -15,13 +15,15 @@ import type { ConfigIssue, ConfigState, Resource } from "./resources_pb.ts";
 import { file_machined_v1_resources } from "./resources_pb.ts";
 import type { ServiceSpecSpec, ServiceStatusSpec } from "./services_pb.ts";
 import { file_machined_v1_services } from "./services_pb.ts";
+import type { TimeStatusSpec } from "./time_pb.ts";
+import { file_machined_v1_time } from "./time_pb.ts";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file machined/v1/machine.proto.
  */
 export const file_machined_v1_machine: GenFile = /*@__PURE__*/
-  fileDesc("ChltYWNoaW5lZC92MS9tYWNoaW5lLnByb3RvEgttYWNoaW5lZC52MSIQCg5WZXJzaW9uUmVxdWVzdCJ0Cg9WZXJzaW9uUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoCRIOCgZjb21taXQYAiABKAkSFAoMZGVub192ZXJzaW9uGAMgASgJEgoKAm9zGAQgASgJEgwKBGFyY2gYBSABKAkSEAoIaG9zdG5hbWUYBiABKAkiOQoKR2V0UmVxdWVzdBIMCgR0eXBlGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRIKCgJpZBgDIAEoCSI2CgtHZXRSZXNwb25zZRInCghyZXNvdXJjZRgBIAEoCzIVLm1hY2hpbmVkLnYxLlJlc291cmNlIkoKCUxhYmVsVGVybRILCgNrZXkYASABKAkSIAoCb3AYAiABKA4yFC5tYWNoaW5lZC52MS5MYWJlbE9wEg4KBnZhbHVlcxgDIAMoCSJYCgtMaXN0UmVxdWVzdBIMCgR0eXBlGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRIoCghzZWxlY3RvchgDIAMoCzIWLm1hY2hpbmVkLnYxLkxhYmVsVGVybSI4CgxMaXN0UmVzcG9uc2USKAoJcmVzb3VyY2VzGAEgAygLMhUubWFjaGluZWQudjEuUmVzb3VyY2UiOwoMV2F0Y2hSZXF1ZXN0EgwKBHR5cGUYASABKAkSEQoJbmFtZXNwYWNlGAIgASgJEgoKAmlkGAMgASgJIl0KDlJlc291cmNlVXBkYXRlEicKCHJlc291cmNlGAEgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2USIgoDb2xkGAIgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2UiDgoMQm9vdHN0cmFwcGVkIhsKCE92ZXJmbG93Eg8KB2Ryb3BwZWQYASABKAQi/AEKDVdhdGNoUmVzcG9uc2USKAoHY3JlYXRlZBgBIAEoCzIVLm1hY2hpbmVkLnYxLlJlc291cmNlSAASLgoHdXBkYXRlZBgCIAEoCzIbLm1hY2hpbmVkLnYxLlJlc291cmNlVXBkYXRlSAASKgoJZGVzdHJveWVkGAMgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2VIABIxCgxib290c3RyYXBwZWQYBCABKAsyGS5tYWNoaW5lZC52MS5Cb290c3RyYXBwZWRIABIpCghvdmVyZmxvdxgFIAEoCzIVLm1hY2hpbmVkLnYxLk92ZXJmbG93SABCBwoFZXZlbnQiOgoNRXZlbnRzUmVxdWVzdBINCgVraW5kcxgBIAMoCRIRCgR0YWlsGAIgASgNSACIAQFCBwoFX3RhaWwigAIKDE1hY2hpbmVFdmVudBIMCgRraW5kGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSKAoEdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHc3ViamVjdBgEIAEoCRIOCgZhY3Rpb24YBSABKAkSDwoDc2VxGAYgASgEQgIwAhI1CgZmaWVsZHMYByADKAsyJS5tYWNoaW5lZC52MS5NYWNoaW5lRXZlbnQuRmllbGRzRW50cnkSDwoHbW9ub19tcxgIIAEoARotCgtGaWVsZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIjoKDkV2ZW50c1Jlc3BvbnNlEigKBWV2ZW50GAEgASgLMhkubWFjaGluZWQudjEuTWFjaGluZUV2ZW50Ig8KDVJlYm9vdFJlcXVlc3QiEAoOUmVib290UmVzcG9uc2UiEQoPU2h1dGRvd25SZXF1ZXN0IhIKEFNodXRkb3duUmVzcG9uc2UikwEKIkdlbmVyYXRlQ2xpZW50Q29uZmlndXJhdGlvblJlcXVlc3QSHwoEcm9sZRgBIAEoDjIRLm1hY2hpbmVkLnYxLlJvbGUSDAoEbmFtZRgCIAEoCRIRCgllbmRwb2ludHMYAyADKAkSKwoIbGlmZXRpbWUYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24ibAojR2VuZXJhdGVDbGllbnRDb25maWd1cmF0aW9uUmVzcG9uc2USEwoLY29uZmlnX3lhbWwYASABKAkSDgoGY2FfcGVtGAIgASgJEg8KB2NydF9wZW0YAyABKAkSDwoHa2V5X3BlbRgEIAEoCSJ1CgtTZXJ2aWNlSW5mbxIKCgJpZBgBIAEoCRIqCgRzcGVjGAIgASgLMhwubWFjaGluZWQudjEuU2VydmljZVNwZWNTcGVjEi4KBnN0YXR1cxgDIAEoCzIeLm1hY2hpbmVkLnYxLlNlcnZpY2VTdGF0dXNTcGVjIhQKElNlcnZpY2VMaXN0UmVxdWVzdCJBChNTZXJ2aWNlTGlzdFJlc3BvbnNlEioKCHNlcnZpY2VzGAEgAygLMhgubWFjaGluZWQudjEuU2VydmljZUluZm8iIQoTU2VydmljZVN0YXJ0UmVxdWVzdBIKCgJpZBgBIAEoCSJBChRTZXJ2aWNlU3RhcnRSZXNwb25zZRIpCgdzZXJ2aWNlGAEgASgLMhgubWFjaGluZWQudjEuU2VydmljZUluZm8iIAoSU2VydmljZVN0b3BSZXF1ZXN0EgoKAmlkGAEgASgJIkAKE1NlcnZpY2VTdG9wUmVzcG9uc2USKQoHc2VydmljZRgBIAEoCzIYLm1hY2hpbmVkLnYxLlNlcnZpY2VJbmZvIiMKFVNlcnZpY2VSZXN0YXJ0UmVxdWVzdBIKCgJpZBgBIAEoCSJDChZTZXJ2aWNlUmVzdGFydFJlc3BvbnNlEikKB3NlcnZpY2UYASABKAsyGC5tYWNoaW5lZC52MS5TZXJ2aWNlSW5mbyJFCgtMb2dzUmVxdWVzdBIKCgJpZBgBIAEoCRIRCgR0YWlsGAIgASgNSACIAQESDgoGZm9sbG93GAMgASgIQgcKBV90YWlsInsKDExvZ3NSZXNwb25zZRILCgNzZXEYASABKAQSKAoEdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJgoGc3RyZWFtGAMgASgOMhYubWFjaGluZWQudjEuTG9nU3RyZWFtEgwKBHRleHQYBCABKAkiOgoMRG1lc2dSZXF1ZXN0Eg4KBmZvbGxvdxgBIAEoCBIRCgR0YWlsGAIgASgNSACIAQFCBwoFX3RhaWwi0wEKD0tlcm5lbExvZ1JlY29yZBINCgVsZXZlbBgBIAEoDRIQCghmYWNpbGl0eRgCIAEoDRILCgNzZXEYAyABKAQSDAoEdXNlYxgEIAEoBBINCgVmbGFncxgFIAEoCRIMCgR0ZXh0GAYgASgJEjgKBmZpZWxkcxgHIAMoCzIoLm1hY2hpbmVkLnYxLktlcm5lbExvZ1JlY29yZC5GaWVsZHNFbnRyeRotCgtGaWVsZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIg4KDEtlcm5lbExvZ0dhcCJyCg1EbWVzZ1Jlc3BvbnNlEi4KBnJlY29yZBgBIAEoCzIcLm1hY2hpbmVkLnYxLktlcm5lbExvZ1JlY29yZEgAEikKBGxvc3QYAiABKAsyGS5tYWNoaW5lZC52MS5LZXJuZWxMb2dHYXBIAEIGCgRpdGVtIkEKGUFwcGx5Q29uZmlndXJhdGlvblJlcXVlc3QSEwoLY29uZmlnX3lhbWwYASABKAkSDwoHZHJ5X3J1bhgCIAEoCCKAAQoaQXBwbHlDb25maWd1cmF0aW9uUmVzcG9uc2USJwoFc3RhdGUYASABKA4yGC5tYWNoaW5lZC52MS5Db25maWdTdGF0ZRIoCgZlcnJvcnMYAiADKAsyGC5tYWNoaW5lZC52MS5Db25maWdJc3N1ZRIPCgdhcHBsaWVkGAMgASgIIg8KDU1lbW9yeVJlcXVlc3QioQIKB01lbUluZm8SEwoLdG90YWxfYnl0ZXMYASABKAQSEgoKZnJlZV9ieXRlcxgCIAEoBBIXCg9hdmFpbGFibGVfYnl0ZXMYAyABKAQSFQoNYnVmZmVyc19ieXRlcxgEIAEoBBIUCgxjYWNoZWRfYnl0ZXMYBSABKAQSEwoLc2htZW1fYnl0ZXMYBiABKAQSGAoQc3dhcF90b3RhbF9ieXRlcxgHIAEoBBIXCg9zd2FwX2ZyZWVfYnl0ZXMYCCABKAQSMAoGZmllbGRzGAkgAygLMiAubWFjaGluZWQudjEuTWVtSW5mby5GaWVsZHNFbnRyeRotCgtGaWVsZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAQ6AjgBInUKDVByb2Nlc3NNZW1vcnkSCwoDcGlkGAEgASgNEg0KBW93bmVyGAIgASgJEg8KB2NvbW1hbmQYAyABKAkSEQoJcnNzX2J5dGVzGAQgASgEEhYKCXBzc19ieXRlcxgFIAEoBEgAiAEBQgwKCl9wc3NfYnl0ZXMiVQoLT3duZXJNZW1vcnkSDQoFb3duZXIYASABKAkSEQoJcHJvY2Vzc2VzGAIgASgNEhEKCXJzc19ieXRlcxgDIAEoBBIRCglwc3NfYnl0ZXMYBCABKAQikAEKDk1lbW9yeVJlc3BvbnNlEiUKB21lbWluZm8YASABKAsyFC5tYWNoaW5lZC52MS5NZW1JbmZvEi0KCXByb2Nlc3NlcxgCIAMoCzIaLm1hY2hpbmVkLnYxLlByb2Nlc3NNZW1vcnkSKAoGb3duZXJzGAMgAygLMhgubWFjaGluZWQudjEuT3duZXJNZW1vcnkiDgoMU3RhdHNSZXF1ZXN0IlsKC0xvYWRBdmVyYWdlEg0KBWxvYWQxGAEgASgBEg0KBWxvYWQ1GAIgASgBEg4KBmxvYWQxNRgDIAEoARIPCgdydW5uaW5nGAQgASgNEg0KBXRvdGFsGAUgASgNIrwBCghDcHVUaW1lcxILCgNjcHUYASABKAkSDAoEdXNlchgCIAEoARIMCgRuaWNlGAMgASgBEg4KBnN5c3RlbRgEIAEoARIMCgRpZGxlGAUgASgBEg4KBmlvd2FpdBgGIAEoARILCgNpcnEYByABKAESDwoHc29mdGlycRgIIAEoARINCgVzdGVhbBgJIAEoARIaCg11c2FnZV9wZXJjZW50GAogASgBSACIAQFCEAoOX3VzYWdlX3BlcmNlbnQihwEKCURpc2tTdGF0cxIOCgZkZXZpY2UYASABKAkSDQoFcmVhZHMYAiABKAQSEgoKcmVhZF9ieXRlcxgDIAEoBBIOCgZ3cml0ZXMYBCABKAQSFQoNd3JpdHRlbl9ieXRlcxgFIAEoBBIRCglpbl9mbGlnaHQYBiABKAQSDQoFaW9fbXMYByABKAQitQEKC05ldERldlN0YXRzEgwKBGxpbmsYASABKAkSEAoIcnhfYnl0ZXMYAiABKAQSEgoKcnhfcGFja2V0cxgDIAEoBBIRCglyeF9lcnJvcnMYBCABKAQSEgoKcnhfZHJvcHBlZBgFIAEoBBIQCgh0eF9ieXRlcxgGIAEoBBISCgp0eF9wYWNrZXRzGAcgASgEEhEKCXR4X2Vycm9ycxgIIAEoBBISCgp0eF9kcm9wcGVkGAkgASgEIpEDCg1TdGF0c1Jlc3BvbnNlEiYKBGxvYWQYASABKAsyGC5tYWNoaW5lZC52MS5Mb2FkQXZlcmFnZRIoCgljcHVfdG90YWwYAiABKAsyFS5tYWNoaW5lZC52MS5DcHVUaW1lcxIjCgRjcHVzGAMgAygLMhUubWFjaGluZWQudjEuQ3B1VGltZXMSJQoFZGlza3MYBCADKAsyFi5tYWNoaW5lZC52MS5EaXNrU3RhdHMSJwoFbGlua3MYBSADKAsyGC5tYWNoaW5lZC52MS5OZXREZXZTdGF0cxIWCg51cHRpbWVfc2Vjb25kcxgGIAEoARIYChBjb250ZXh0X3N3aXRjaGVzGAcgASgEEhkKEXByb2Nlc3Nlc19jcmVhdGVkGAggASgEEhkKEXByb2Nlc3Nlc19ydW5uaW5nGAkgASgNEhkKEXByb2Nlc3Nlc19ibG9ja2VkGAogASgNEh8KEnNhbXBsZV9pbnRlcnZhbF9tcxgLIAEoAUgAiAEBQhUKE19zYW1wbGVfaW50ZXJ2YWxfbXMiEwoRQ29udGFpbmVyc1JlcXVlc3Qi+QEKB1BvZEluZm8SCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIRCgluYW1lc3BhY2UYAyABKAkSCwoDdWlkGAQgASgJEg0KBXN0YXRlGAUgASgJEisKB2NyZWF0ZWQYBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEjAKBmxhYmVscxgHIAMoCzIgLm1hY2hpbmVkLnYxLlBvZEluZm8uTGFiZWxzRW50cnkSFwoPcnVudGltZV9oYW5kbGVyGAggASgJGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEijwIKDUNvbnRhaW5lckluZm8SCgoCaWQYASABKAkSDgoGcG9kX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSDQoFaW1hZ2UYBCABKAkSEQoJaW1hZ2VfcmVmGAUgASgJEg0KBXN0YXRlGAYgASgJEisKB2NyZWF0ZWQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB2F0dGVtcHQYCCABKA0SNgoGbGFiZWxzGAkgAygLMiYubWFjaGluZWQudjEuQ29udGFpbmVySW5mby5MYWJlbHNFbnRyeRotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIngKEkNvbnRhaW5lcnNSZXNwb25zZRIiCgRwb2RzGAEgAygLMhQubWFjaGluZWQudjEuUG9kSW5mbxIuCgpjb250YWluZXJzGAIgAygLMhoubWFjaGluZWQudjEuQ29udGFpbmVySW5mbxIOCgZzb2NrZXQYAyABKAkiDwoNSW1hZ2VzUmVxdWVzdCJaCglJbWFnZUluZm8SCgoCaWQYASABKAkSDAoEdGFncxgCIAMoCRIPCgdkaWdlc3RzGAMgAygJEhIKCnNpemVfYnl0ZXMYBCABKAQSDgoGcGlubmVkGAUgASgIIkgKDkltYWdlc1Jlc3BvbnNlEiYKBmltYWdlcxgBIAMoCzIWLm1hY2hpbmVkLnYxLkltYWdlSW5mbxIOCgZzb2NrZXQYAiABKAkiEAoOTWV0cmljc1JlcXVlc3QiHwoPTWV0cmljc1Jlc3BvbnNlEgwKBHRleHQYASABKAkiGAoWQ29udHJvbGxlckdyYXBoUmVxdWVzdCIqCgxDb250cm9sbGVySW8SDAoEdHlwZRgBIAEoCRIMCgRraW5kGAIgASgJInUKDkNvbnRyb2xsZXJOb2RlEgwKBG5hbWUYASABKAkSKQoGaW5wdXRzGAIgAygLMhkubWFjaGluZWQudjEuQ29udHJvbGxlcklvEioKB291dHB1dHMYAyADKAsyGS5tYWNoaW5lZC52MS5Db250cm9sbGVySW8iSwoXQ29udHJvbGxlckdyYXBoUmVzcG9uc2USMAoLY29udHJvbGxlcnMYASADKAsyGy5tYWNoaW5lZC52MS5Db250cm9sbGVyTm9kZSqOAQoHTGFiZWxPcBIYChRMQUJFTF9PUF9VTlNQRUNJRklFRBAAEhMKD0xBQkVMX09QX0VYSVNUUxABEhcKE0xBQkVMX09QX05PVF9FWElTVFMQAhISCg5MQUJFTF9PUF9FUVVBTBADEhYKEkxBQkVMX09QX05PVF9FUVVBTBAEEg8KC0xBQkVMX09QX0lOEAUqUAoEUm9sZRIUChBST0xFX1VOU1BFQ0lGSUVEEAASDgoKUk9MRV9BRE1JThABEhEKDVJPTEVfT1BFUkFUT1IQAhIPCgtST0xFX1JFQURFUhADKmkKCUxvZ1N0cmVhbRIaChZMT0dfU1RSRUFNX1VOU1BFQ0lGSUVEEAASFQoRTE9HX1NUUkVBTV9TVERPVVQQARIVChFMT0dfU1RSRUFNX1NUREVSUhACEhIKDkxPR19TVFJFQU1fTE9HEAMy2AwKDk1hY2hpbmVTZXJ2aWNlEkQKB1ZlcnNpb24SGy5tYWNoaW5lZC52MS5WZXJzaW9uUmVxdWVzdBocLm1hY2hpbmVkLnYxLlZlcnNpb25SZXNwb25zZRI4CgNHZXQSFy5tYWNoaW5lZC52MS5HZXRSZXF1ZXN0GhgubWFjaGluZWQudjEuR2V0UmVzcG9uc2USOwoETGlzdBIYLm1hY2hpbmVkLnYxLkxpc3RSZXF1ZXN0GhkubWFjaGluZWQudjEuTGlzdFJlc3BvbnNlEkAKBVdhdGNoEhkubWFjaGluZWQudjEuV2F0Y2hSZXF1ZXN0GhoubWFjaGluZWQudjEuV2F0Y2hSZXNwb25zZTABEkMKBkV2ZW50cxIaLm1hY2hpbmVkLnYxLkV2ZW50c1JlcXVlc3QaGy5tYWNoaW5lZC52MS5FdmVudHNSZXNwb25zZTABEkEKBlJlYm9vdBIaLm1hY2hpbmVkLnYxLlJlYm9vdFJlcXVlc3QaGy5tYWNoaW5lZC52MS5SZWJvb3RSZXNwb25zZRJHCghTaHV0ZG93bhIcLm1hY2hpbmVkLnYxLlNodXRkb3duUmVxdWVzdBodLm1hY2hpbmVkLnYxLlNodXRkb3duUmVzcG9uc2USgAEKG0dlbmVyYXRlQ2xpZW50Q29uZmlndXJhdGlvbhIvLm1hY2hpbmVkLnYxLkdlbmVyYXRlQ2xpZW50Q29uZmlndXJhdGlvblJlcXVlc3QaMC5tYWNoaW5lZC52MS5HZW5lcmF0ZUNsaWVudENvbmZpZ3VyYXRpb25SZXNwb25zZRJQCgtTZXJ2aWNlTGlzdBIfLm1hY2hpbmVkLnYxLlNlcnZpY2VMaXN0UmVxdWVzdBogLm1hY2hpbmVkLnYxLlNlcnZpY2VMaXN0UmVzcG9uc2USUwoMU2VydmljZVN0YXJ0EiAubWFjaGluZWQudjEuU2VydmljZVN0YXJ0UmVxdWVzdBohLm1hY2hpbmVkLnYxLlNlcnZpY2VTdGFydFJlc3BvbnNlElAKC1NlcnZpY2VTdG9wEh8ubWFjaGluZWQudjEuU2VydmljZVN0b3BSZXF1ZXN0GiAubWFjaGluZWQudjEuU2VydmljZVN0b3BSZXNwb25zZRJZCg5TZXJ2aWNlUmVzdGFydBIiLm1hY2hpbmVkLnYxLlNlcnZpY2VSZXN0YXJ0UmVxdWVzdBojLm1hY2hpbmVkLnYxLlNlcnZpY2VSZXN0YXJ0UmVzcG9uc2USPQoETG9ncxIYLm1hY2hpbmVkLnYxLkxvZ3NSZXF1ZXN0GhkubWFjaGluZWQudjEuTG9nc1Jlc3BvbnNlMAESQAoFRG1lc2cSGS5tYWNoaW5lZC52MS5EbWVzZ1JlcXVlc3QaGi5tYWNoaW5lZC52MS5EbWVzZ1Jlc3BvbnNlMAESZQoSQXBwbHlDb25maWd1cmF0aW9uEiYubWFjaGluZWQudjEuQXBwbHlDb25maWd1cmF0aW9uUmVxdWVzdBonLm1hY2hpbmVkLnYxLkFwcGx5Q29uZmlndXJhdGlvblJlc3BvbnNlEkEKBk1lbW9yeRIaLm1hY2hpbmVkLnYxLk1lbW9yeVJlcXVlc3QaGy5tYWNoaW5lZC52MS5NZW1vcnlSZXNwb25zZRI+CgVTdGF0cxIZLm1hY2hpbmVkLnYxLlN0YXRzUmVxdWVzdBoaLm1hY2hpbmVkLnYxLlN0YXRzUmVzcG9uc2USTQoKQ29udGFpbmVycxIeLm1hY2hpbmVkLnYxLkNvbnRhaW5lcnNSZXF1ZXN0Gh8ubWFjaGluZWQudjEuQ29udGFpbmVyc1Jlc3BvbnNlEkEKBkltYWdlcxIaLm1hY2hpbmVkLnYxLkltYWdlc1JlcXVlc3QaGy5tYWNoaW5lZC52MS5JbWFnZXNSZXNwb25zZRJECgdNZXRyaWNzEhsubWFjaGluZWQudjEuTWV0cmljc1JlcXVlc3QaHC5tYWNoaW5lZC52MS5NZXRyaWNzUmVzcG9uc2USXAoPQ29udHJvbGxlckdyYXBoEiMubWFjaGluZWQudjEuQ29udHJvbGxlckdyYXBoUmVxdWVzdBokLm1hY2hpbmVkLnYxLkNvbnRyb2xsZXJHcmFwaFJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_machined_v1_resources, file_machined_v1_services]);
+  fileDesc("ChltYWNoaW5lZC92MS9tYWNoaW5lLnByb3RvEgttYWNoaW5lZC52MSIQCg5WZXJzaW9uUmVxdWVzdCJ0Cg9WZXJzaW9uUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoCRIOCgZjb21taXQYAiABKAkSFAoMZGVub192ZXJzaW9uGAMgASgJEgoKAm9zGAQgASgJEgwKBGFyY2gYBSABKAkSEAoIaG9zdG5hbWUYBiABKAkiOQoKR2V0UmVxdWVzdBIMCgR0eXBlGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRIKCgJpZBgDIAEoCSI2CgtHZXRSZXNwb25zZRInCghyZXNvdXJjZRgBIAEoCzIVLm1hY2hpbmVkLnYxLlJlc291cmNlIkoKCUxhYmVsVGVybRILCgNrZXkYASABKAkSIAoCb3AYAiABKA4yFC5tYWNoaW5lZC52MS5MYWJlbE9wEg4KBnZhbHVlcxgDIAMoCSJYCgtMaXN0UmVxdWVzdBIMCgR0eXBlGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRIoCghzZWxlY3RvchgDIAMoCzIWLm1hY2hpbmVkLnYxLkxhYmVsVGVybSI4CgxMaXN0UmVzcG9uc2USKAoJcmVzb3VyY2VzGAEgAygLMhUubWFjaGluZWQudjEuUmVzb3VyY2UiOwoMV2F0Y2hSZXF1ZXN0EgwKBHR5cGUYASABKAkSEQoJbmFtZXNwYWNlGAIgASgJEgoKAmlkGAMgASgJIl0KDlJlc291cmNlVXBkYXRlEicKCHJlc291cmNlGAEgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2USIgoDb2xkGAIgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2UiDgoMQm9vdHN0cmFwcGVkIhsKCE92ZXJmbG93Eg8KB2Ryb3BwZWQYASABKAQi/AEKDVdhdGNoUmVzcG9uc2USKAoHY3JlYXRlZBgBIAEoCzIVLm1hY2hpbmVkLnYxLlJlc291cmNlSAASLgoHdXBkYXRlZBgCIAEoCzIbLm1hY2hpbmVkLnYxLlJlc291cmNlVXBkYXRlSAASKgoJZGVzdHJveWVkGAMgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2VIABIxCgxib290c3RyYXBwZWQYBCABKAsyGS5tYWNoaW5lZC52MS5Cb290c3RyYXBwZWRIABIpCghvdmVyZmxvdxgFIAEoCzIVLm1hY2hpbmVkLnYxLk92ZXJmbG93SABCBwoFZXZlbnQiOgoNRXZlbnRzUmVxdWVzdBINCgVraW5kcxgBIAMoCRIRCgR0YWlsGAIgASgNSACIAQFCBwoFX3RhaWwigAIKDE1hY2hpbmVFdmVudBIMCgRraW5kGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSKAoEdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHc3ViamVjdBgEIAEoCRIOCgZhY3Rpb24YBSABKAkSDwoDc2VxGAYgASgEQgIwAhI1CgZmaWVsZHMYByADKAsyJS5tYWNoaW5lZC52MS5NYWNoaW5lRXZlbnQuRmllbGRzRW50cnkSDwoHbW9ub19tcxgIIAEoARotCgtGaWVsZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIjoKDkV2ZW50c1Jlc3BvbnNlEigKBWV2ZW50GAEgASgLMhkubWFjaGluZWQudjEuTWFjaGluZUV2ZW50Ig8KDVJlYm9vdFJlcXVlc3QiEAoOUmVib290UmVzcG9uc2UiEQoPU2h1dGRvd25SZXF1ZXN0IhIKEFNodXRkb3duUmVzcG9uc2UikwEKIkdlbmVyYXRlQ2xpZW50Q29uZmlndXJhdGlvblJlcXVlc3QSHwoEcm9sZRgBIAEoDjIRLm1hY2hpbmVkLnYxLlJvbGUSDAoEbmFtZRgCIAEoCRIRCgllbmRwb2ludHMYAyADKAkSKwoIbGlmZXRpbWUYBCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24ibAojR2VuZXJhdGVDbGllbnRDb25maWd1cmF0aW9uUmVzcG9uc2USEwoLY29uZmlnX3lhbWwYASABKAkSDgoGY2FfcGVtGAIgASgJEg8KB2NydF9wZW0YAyABKAkSDwoHa2V5X3BlbRgEIAEoCSJ1CgtTZXJ2aWNlSW5mbxIKCgJpZBgBIAEoCRIqCgRzcGVjGAIgASgLMhwubWFjaGluZWQudjEuU2VydmljZVNwZWNTcGVjEi4KBnN0YXR1cxgDIAEoCzIeLm1hY2hpbmVkLnYxLlNlcnZpY2VTdGF0dXNTcGVjIhQKElNlcnZpY2VMaXN0UmVxdWVzdCJBChNTZXJ2aWNlTGlzdFJlc3BvbnNlEioKCHNlcnZpY2VzGAEgAygLMhgubWFjaGluZWQudjEuU2VydmljZUluZm8iIQoTU2VydmljZVN0YXJ0UmVxdWVzdBIKCgJpZBgBIAEoCSJBChRTZXJ2aWNlU3RhcnRSZXNwb25zZRIpCgdzZXJ2aWNlGAEgASgLMhgubWFjaGluZWQudjEuU2VydmljZUluZm8iIAoSU2VydmljZVN0b3BSZXF1ZXN0EgoKAmlkGAEgASgJIkAKE1NlcnZpY2VTdG9wUmVzcG9uc2USKQoHc2VydmljZRgBIAEoCzIYLm1hY2hpbmVkLnYxLlNlcnZpY2VJbmZvIiMKFVNlcnZpY2VSZXN0YXJ0UmVxdWVzdBIKCgJpZBgBIAEoCSJDChZTZXJ2aWNlUmVzdGFydFJlc3BvbnNlEikKB3NlcnZpY2UYASABKAsyGC5tYWNoaW5lZC52MS5TZXJ2aWNlSW5mbyJFCgtMb2dzUmVxdWVzdBIKCgJpZBgBIAEoCRIRCgR0YWlsGAIgASgNSACIAQESDgoGZm9sbG93GAMgASgIQgcKBV90YWlsInsKDExvZ3NSZXNwb25zZRILCgNzZXEYASABKAQSKAoEdGltZRgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJgoGc3RyZWFtGAMgASgOMhYubWFjaGluZWQudjEuTG9nU3RyZWFtEgwKBHRleHQYBCABKAkiOgoMRG1lc2dSZXF1ZXN0Eg4KBmZvbGxvdxgBIAEoCBIRCgR0YWlsGAIgASgNSACIAQFCBwoFX3RhaWwi0wEKD0tlcm5lbExvZ1JlY29yZBINCgVsZXZlbBgBIAEoDRIQCghmYWNpbGl0eRgCIAEoDRILCgNzZXEYAyABKAQSDAoEdXNlYxgEIAEoBBINCgVmbGFncxgFIAEoCRIMCgR0ZXh0GAYgASgJEjgKBmZpZWxkcxgHIAMoCzIoLm1hY2hpbmVkLnYxLktlcm5lbExvZ1JlY29yZC5GaWVsZHNFbnRyeRotCgtGaWVsZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIg4KDEtlcm5lbExvZ0dhcCJyCg1EbWVzZ1Jlc3BvbnNlEi4KBnJlY29yZBgBIAEoCzIcLm1hY2hpbmVkLnYxLktlcm5lbExvZ1JlY29yZEgAEikKBGxvc3QYAiABKAsyGS5tYWNoaW5lZC52MS5LZXJuZWxMb2dHYXBIAEIGCgRpdGVtIkEKGUFwcGx5Q29uZmlndXJhdGlvblJlcXVlc3QSEwoLY29uZmlnX3lhbWwYASABKAkSDwoHZHJ5X3J1bhgCIAEoCCKAAQoaQXBwbHlDb25maWd1cmF0aW9uUmVzcG9uc2USJwoFc3RhdGUYASABKA4yGC5tYWNoaW5lZC52MS5Db25maWdTdGF0ZRIoCgZlcnJvcnMYAiADKAsyGC5tYWNoaW5lZC52MS5Db25maWdJc3N1ZRIPCgdhcHBsaWVkGAMgASgIIg8KDU1lbW9yeVJlcXVlc3QioQIKB01lbUluZm8SEwoLdG90YWxfYnl0ZXMYASABKAQSEgoKZnJlZV9ieXRlcxgCIAEoBBIXCg9hdmFpbGFibGVfYnl0ZXMYAyABKAQSFQoNYnVmZmVyc19ieXRlcxgEIAEoBBIUCgxjYWNoZWRfYnl0ZXMYBSABKAQSEwoLc2htZW1fYnl0ZXMYBiABKAQSGAoQc3dhcF90b3RhbF9ieXRlcxgHIAEoBBIXCg9zd2FwX2ZyZWVfYnl0ZXMYCCABKAQSMAoGZmllbGRzGAkgAygLMiAubWFjaGluZWQudjEuTWVtSW5mby5GaWVsZHNFbnRyeRotCgtGaWVsZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAQ6AjgBInUKDVByb2Nlc3NNZW1vcnkSCwoDcGlkGAEgASgNEg0KBW93bmVyGAIgASgJEg8KB2NvbW1hbmQYAyABKAkSEQoJcnNzX2J5dGVzGAQgASgEEhYKCXBzc19ieXRlcxgFIAEoBEgAiAEBQgwKCl9wc3NfYnl0ZXMiVQoLT3duZXJNZW1vcnkSDQoFb3duZXIYASABKAkSEQoJcHJvY2Vzc2VzGAIgASgNEhEKCXJzc19ieXRlcxgDIAEoBBIRCglwc3NfYnl0ZXMYBCABKAQikAEKDk1lbW9yeVJlc3BvbnNlEiUKB21lbWluZm8YASABKAsyFC5tYWNoaW5lZC52MS5NZW1JbmZvEi0KCXByb2Nlc3NlcxgCIAMoCzIaLm1hY2hpbmVkLnYxLlByb2Nlc3NNZW1vcnkSKAoGb3duZXJzGAMgAygLMhgubWFjaGluZWQudjEuT3duZXJNZW1vcnkiDgoMU3RhdHNSZXF1ZXN0IlsKC0xvYWRBdmVyYWdlEg0KBWxvYWQxGAEgASgBEg0KBWxvYWQ1GAIgASgBEg4KBmxvYWQxNRgDIAEoARIPCgdydW5uaW5nGAQgASgNEg0KBXRvdGFsGAUgASgNIrwBCghDcHVUaW1lcxILCgNjcHUYASABKAkSDAoEdXNlchgCIAEoARIMCgRuaWNlGAMgASgBEg4KBnN5c3RlbRgEIAEoARIMCgRpZGxlGAUgASgBEg4KBmlvd2FpdBgGIAEoARILCgNpcnEYByABKAESDwoHc29mdGlycRgIIAEoARINCgVzdGVhbBgJIAEoARIaCg11c2FnZV9wZXJjZW50GAogASgBSACIAQFCEAoOX3VzYWdlX3BlcmNlbnQihwEKCURpc2tTdGF0cxIOCgZkZXZpY2UYASABKAkSDQoFcmVhZHMYAiABKAQSEgoKcmVhZF9ieXRlcxgDIAEoBBIOCgZ3cml0ZXMYBCABKAQSFQoNd3JpdHRlbl9ieXRlcxgFIAEoBBIRCglpbl9mbGlnaHQYBiABKAQSDQoFaW9fbXMYByABKAQitQEKC05ldERldlN0YXRzEgwKBGxpbmsYASABKAkSEAoIcnhfYnl0ZXMYAiABKAQSEgoKcnhfcGFja2V0cxgDIAEoBBIRCglyeF9lcnJvcnMYBCABKAQSEgoKcnhfZHJvcHBlZBgFIAEoBBIQCgh0eF9ieXRlcxgGIAEoBBISCgp0eF9wYWNrZXRzGAcgASgEEhEKCXR4X2Vycm9ycxgIIAEoBBISCgp0eF9kcm9wcGVkGAkgASgEIpEDCg1TdGF0c1Jlc3BvbnNlEiYKBGxvYWQYASABKAsyGC5tYWNoaW5lZC52MS5Mb2FkQXZlcmFnZRIoCgljcHVfdG90YWwYAiABKAsyFS5tYWNoaW5lZC52MS5DcHVUaW1lcxIjCgRjcHVzGAMgAygLMhUubWFjaGluZWQudjEuQ3B1VGltZXMSJQoFZGlza3MYBCADKAsyFi5tYWNoaW5lZC52MS5EaXNrU3RhdHMSJwoFbGlua3MYBSADKAsyGC5tYWNoaW5lZC52MS5OZXREZXZTdGF0cxIWCg51cHRpbWVfc2Vjb25kcxgGIAEoARIYChBjb250ZXh0X3N3aXRjaGVzGAcgASgEEhkKEXByb2Nlc3Nlc19jcmVhdGVkGAggASgEEhkKEXByb2Nlc3Nlc19ydW5uaW5nGAkgASgNEhkKEXByb2Nlc3Nlc19ibG9ja2VkGAogASgNEh8KEnNhbXBsZV9pbnRlcnZhbF9tcxgLIAEoAUgAiAEBQhUKE19zYW1wbGVfaW50ZXJ2YWxfbXMiEgoQUHJvY2Vzc2VzUmVxdWVzdCKOAgoHUHJvY2VzcxILCgNwaWQYASABKA0SDAoEcHBpZBgCIAEoDRINCgVzdGF0ZRgDIAEoCRIPCgd0aHJlYWRzGAQgASgNEhMKC2NwdV9zZWNvbmRzGAUgASgBEhgKC2NwdV9wZXJjZW50GAYgASgBSACIAQESEQoJcnNzX2J5dGVzGAcgASgEEhYKCXBzc19ieXRlcxgIIAEoBEgBiAEBEg8KB2NvbW1hbmQYCSABKAkSDAoEYXJncxgKIAMoCRINCgVvd25lchgLIAEoCRILCgN1aWQYDCABKA0SFQoNc3RhcnRfc2Vjb25kcxgNIAEoAUIOCgxfY3B1X3BlcmNlbnRCDAoKX3Bzc19ieXRlcyKFAQoRUHJvY2Vzc2VzUmVzcG9uc2USJwoJcHJvY2Vzc2VzGAEgAygLMhQubWFjaGluZWQudjEuUHJvY2VzcxIfChJzYW1wbGVfaW50ZXJ2YWxfbXMYAiABKAFIAIgBARIPCgdvbWl0dGVkGAMgASgNQhUKE19zYW1wbGVfaW50ZXJ2YWxfbXMiDwoNTW91bnRzUmVxdWVzdCLKAQoFTW91bnQSDgoGc291cmNlGAEgASgJEg4KBnRhcmdldBgCIAEoCRIOCgZmc3R5cGUYAyABKAkSDwoHb3B0aW9ucxgEIAEoCRIXCgpzaXplX2J5dGVzGAUgASgESACIAQESFwoKdXNlZF9ieXRlcxgGIAEoBEgBiAEBEhwKD2F2YWlsYWJsZV9ieXRlcxgHIAEoBEgCiAEBQg0KC19zaXplX2J5dGVzQg0KC191c2VkX2J5dGVzQhIKEF9hdmFpbGFibGVfYnl0ZXMiNAoOTW91bnRzUmVzcG9uc2USIgoGbW91bnRzGAEgAygLMhIubWFjaGluZWQudjEuTW91bnQiEAoOQ2dyb3Vwc1JlcXVlc3QiiAMKBkNncm91cBINCgVvd25lchgBIAEoCRIMCgRwYXRoGAIgASgJEhwKFG1lbW9yeV9jdXJyZW50X2J5dGVzGAMgASgEEh0KEG1lbW9yeV9tYXhfYnl0ZXMYBCABKARIAIgBARI8Cg1tZW1vcnlfZXZlbnRzGAUgAygLMiUubWFjaGluZWQudjEuQ2dyb3VwLk1lbW9yeUV2ZW50c0VudHJ5EjIKCGNwdV9zdGF0GAYgAygLMiAubWFjaGluZWQudjEuQ2dyb3VwLkNwdVN0YXRFbnRyeRIUCgxwaWRzX2N1cnJlbnQYByABKAQSFQoIcGlkc19tYXgYCCABKARIAYgBARozChFNZW1vcnlFdmVudHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAQ6AjgBGi4KDENwdVN0YXRFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAQ6AjgBQhMKEV9tZW1vcnlfbWF4X2J5dGVzQgsKCV9waWRzX21heCI3Cg9DZ3JvdXBzUmVzcG9uc2USJAoHY2dyb3VwcxgBIAMoCzITLm1hY2hpbmVkLnYxLkNncm91cCIdCgtUaW1lUmVxdWVzdBIOCgZzZXJ2ZXIYASABKAkiYgoJVGltZVF1ZXJ5Eg4KBnNlcnZlchgBIAEoCRIPCgdhZGRyZXNzGAIgASgJEg8KB3N0cmF0dW0YAyABKA0SEQoJb2Zmc2V0X21zGAQgASgBEhAKCGRlbGF5X21zGAUgASgBImIKDFRpbWVSZXNwb25zZRIrCgZzdGF0dXMYASABKAsyGy5tYWNoaW5lZC52MS5UaW1lU3RhdHVzU3BlYxIlCgVxdWVyeRgCIAEoCzIWLm1hY2hpbmVkLnYxLlRpbWVRdWVyeSIQCg5OZXRzdGF0UmVxdWVzdCLuAQoGU29ja2V0EhAKCHByb3RvY29sGAEgASgJEhUKDWxvY2FsX2FkZHJlc3MYAiABKAkSEgoKbG9jYWxfcG9ydBgDIAEoDRIWCg5yZW1vdGVfYWRkcmVzcxgEIAEoCRITCgtyZW1vdGVfcG9ydBgFIAEoDRINCgVzdGF0ZRgGIAEoCRILCgN1aWQYByABKA0SDQoFaW5vZGUYCCABKAQSCwoDcGlkGAkgASgNEg8KB2NvbW1hbmQYCiABKAkSDQoFb3duZXIYCyABKAkSEAoIdHhfcXVldWUYDCABKAQSEAoIcnhfcXVldWUYDSABKAQiSAoPTmV0c3RhdFJlc3BvbnNlEiQKB3NvY2tldHMYASADKAsyEy5tYWNoaW5lZC52MS5Tb2NrZXQSDwoHb21pdHRlZBgCIAEoDSITChFDb250YWluZXJzUmVxdWVzdCL5AQoHUG9kSW5mbxIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhEKCW5hbWVzcGFjZRgDIAEoCRILCgN1aWQYBCABKAkSDQoFc3RhdGUYBSABKAkSKwoHY3JlYXRlZBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoGbGFiZWxzGAcgAygLMiAubWFjaGluZWQudjEuUG9kSW5mby5MYWJlbHNFbnRyeRIXCg9ydW50aW1lX2hhbmRsZXIYCCABKAkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKPAgoNQ29udGFpbmVySW5mbxIKCgJpZBgBIAEoCRIOCgZwb2RfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRINCgVpbWFnZRgEIAEoCRIRCglpbWFnZV9yZWYYBSABKAkSDQoFc3RhdGUYBiABKAkSKwoHY3JlYXRlZBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYXR0ZW1wdBgIIAEoDRI2CgZsYWJlbHMYCSADKAsyJi5tYWNoaW5lZC52MS5Db250YWluZXJJbmZvLkxhYmVsc0VudHJ5Gi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEieAoSQ29udGFpbmVyc1Jlc3BvbnNlEiIKBHBvZHMYASADKAsyFC5tYWNoaW5lZC52MS5Qb2RJbmZvEi4KCmNvbnRhaW5lcnMYAiADKAsyGi5tYWNoaW5lZC52MS5Db250YWluZXJJbmZvEg4KBnNvY2tldBgDIAEoCSIPCg1JbWFnZXNSZXF1ZXN0IloKCUltYWdlSW5mbxIKCgJpZBgBIAEoCRIMCgR0YWdzGAIgAygJEg8KB2RpZ2VzdHMYAyADKAkSEgoKc2l6ZV9ieXRlcxgEIAEoBBIOCgZwaW5uZWQYBSABKAgiSAoOSW1hZ2VzUmVzcG9uc2USJgoGaW1hZ2VzGAEgAygLMhYubWFjaGluZWQudjEuSW1hZ2VJbmZvEg4KBnNvY2tldBgCIAEoCSIQCg5NZXRyaWNzUmVxdWVzdCIfCg9NZXRyaWNzUmVzcG9uc2USDAoEdGV4dBgBIAEoCSIYChZDb250cm9sbGVyR3JhcGhSZXF1ZXN0IioKDENvbnRyb2xsZXJJbxIMCgR0eXBlGAEgASgJEgwKBGtpbmQYAiABKAkidQoOQ29udHJvbGxlck5vZGUSDAoEbmFtZRgBIAEoCRIpCgZpbnB1dHMYAiADKAsyGS5tYWNoaW5lZC52MS5Db250cm9sbGVySW8SKgoHb3V0cHV0cxgDIAMoCzIZLm1hY2hpbmVkLnYxLkNvbnRyb2xsZXJJbyJLChdDb250cm9sbGVyR3JhcGhSZXNwb25zZRIwCgtjb250cm9sbGVycxgBIAMoCzIbLm1hY2hpbmVkLnYxLkNvbnRyb2xsZXJOb2RlKo4BCgdMYWJlbE9wEhgKFExBQkVMX09QX1VOU1BFQ0lGSUVEEAASEwoPTEFCRUxfT1BfRVhJU1RTEAESFwoTTEFCRUxfT1BfTk9UX0VYSVNUUxACEhIKDkxBQkVMX09QX0VRVUFMEAMSFgoSTEFCRUxfT1BfTk9UX0VRVUFMEAQSDwoLTEFCRUxfT1BfSU4QBSpQCgRSb2xlEhQKEFJPTEVfVU5TUEVDSUZJRUQQABIOCgpST0xFX0FETUlOEAESEQoNUk9MRV9PUEVSQVRPUhACEg8KC1JPTEVfUkVBREVSEAMqaQoJTG9nU3RyZWFtEhoKFkxPR19TVFJFQU1fVU5TUEVDSUZJRUQQABIVChFMT0dfU1RSRUFNX1NURE9VVBABEhUKEUxPR19TVFJFQU1fU1RERVJSEAISEgoOTE9HX1NUUkVBTV9MT0cQAzKwDwoOTWFjaGluZVNlcnZpY2USRAoHVmVyc2lvbhIbLm1hY2hpbmVkLnYxLlZlcnNpb25SZXF1ZXN0GhwubWFjaGluZWQudjEuVmVyc2lvblJlc3BvbnNlEjgKA0dldBIXLm1hY2hpbmVkLnYxLkdldFJlcXVlc3QaGC5tYWNoaW5lZC52MS5HZXRSZXNwb25zZRI7CgRMaXN0EhgubWFjaGluZWQudjEuTGlzdFJlcXVlc3QaGS5tYWNoaW5lZC52MS5MaXN0UmVzcG9uc2USQAoFV2F0Y2gSGS5tYWNoaW5lZC52MS5XYXRjaFJlcXVlc3QaGi5tYWNoaW5lZC52MS5XYXRjaFJlc3BvbnNlMAESQwoGRXZlbnRzEhoubWFjaGluZWQudjEuRXZlbnRzUmVxdWVzdBobLm1hY2hpbmVkLnYxLkV2ZW50c1Jlc3BvbnNlMAESQQoGUmVib290EhoubWFjaGluZWQudjEuUmVib290UmVxdWVzdBobLm1hY2hpbmVkLnYxLlJlYm9vdFJlc3BvbnNlEkcKCFNodXRkb3duEhwubWFjaGluZWQudjEuU2h1dGRvd25SZXF1ZXN0Gh0ubWFjaGluZWQudjEuU2h1dGRvd25SZXNwb25zZRKAAQobR2VuZXJhdGVDbGllbnRDb25maWd1cmF0aW9uEi8ubWFjaGluZWQudjEuR2VuZXJhdGVDbGllbnRDb25maWd1cmF0aW9uUmVxdWVzdBowLm1hY2hpbmVkLnYxLkdlbmVyYXRlQ2xpZW50Q29uZmlndXJhdGlvblJlc3BvbnNlElAKC1NlcnZpY2VMaXN0Eh8ubWFjaGluZWQudjEuU2VydmljZUxpc3RSZXF1ZXN0GiAubWFjaGluZWQudjEuU2VydmljZUxpc3RSZXNwb25zZRJTCgxTZXJ2aWNlU3RhcnQSIC5tYWNoaW5lZC52MS5TZXJ2aWNlU3RhcnRSZXF1ZXN0GiEubWFjaGluZWQudjEuU2VydmljZVN0YXJ0UmVzcG9uc2USUAoLU2VydmljZVN0b3ASHy5tYWNoaW5lZC52MS5TZXJ2aWNlU3RvcFJlcXVlc3QaIC5tYWNoaW5lZC52MS5TZXJ2aWNlU3RvcFJlc3BvbnNlElkKDlNlcnZpY2VSZXN0YXJ0EiIubWFjaGluZWQudjEuU2VydmljZVJlc3RhcnRSZXF1ZXN0GiMubWFjaGluZWQudjEuU2VydmljZVJlc3RhcnRSZXNwb25zZRI9CgRMb2dzEhgubWFjaGluZWQudjEuTG9nc1JlcXVlc3QaGS5tYWNoaW5lZC52MS5Mb2dzUmVzcG9uc2UwARJACgVEbWVzZxIZLm1hY2hpbmVkLnYxLkRtZXNnUmVxdWVzdBoaLm1hY2hpbmVkLnYxLkRtZXNnUmVzcG9uc2UwARJlChJBcHBseUNvbmZpZ3VyYXRpb24SJi5tYWNoaW5lZC52MS5BcHBseUNvbmZpZ3VyYXRpb25SZXF1ZXN0GicubWFjaGluZWQudjEuQXBwbHlDb25maWd1cmF0aW9uUmVzcG9uc2USQQoGTWVtb3J5EhoubWFjaGluZWQudjEuTWVtb3J5UmVxdWVzdBobLm1hY2hpbmVkLnYxLk1lbW9yeVJlc3BvbnNlEj4KBVN0YXRzEhkubWFjaGluZWQudjEuU3RhdHNSZXF1ZXN0GhoubWFjaGluZWQudjEuU3RhdHNSZXNwb25zZRJKCglQcm9jZXNzZXMSHS5tYWNoaW5lZC52MS5Qcm9jZXNzZXNSZXF1ZXN0Gh4ubWFjaGluZWQudjEuUHJvY2Vzc2VzUmVzcG9uc2USQQoGTW91bnRzEhoubWFjaGluZWQudjEuTW91bnRzUmVxdWVzdBobLm1hY2hpbmVkLnYxLk1vdW50c1Jlc3BvbnNlEkQKB0Nncm91cHMSGy5tYWNoaW5lZC52MS5DZ3JvdXBzUmVxdWVzdBocLm1hY2hpbmVkLnYxLkNncm91cHNSZXNwb25zZRI7CgRUaW1lEhgubWFjaGluZWQudjEuVGltZVJlcXVlc3QaGS5tYWNoaW5lZC52MS5UaW1lUmVzcG9uc2USRAoHTmV0c3RhdBIbLm1hY2hpbmVkLnYxLk5ldHN0YXRSZXF1ZXN0GhwubWFjaGluZWQudjEuTmV0c3RhdFJlc3BvbnNlEk0KCkNvbnRhaW5lcnMSHi5tYWNoaW5lZC52MS5Db250YWluZXJzUmVxdWVzdBofLm1hY2hpbmVkLnYxLkNvbnRhaW5lcnNSZXNwb25zZRJBCgZJbWFnZXMSGi5tYWNoaW5lZC52MS5JbWFnZXNSZXF1ZXN0GhsubWFjaGluZWQudjEuSW1hZ2VzUmVzcG9uc2USRAoHTWV0cmljcxIbLm1hY2hpbmVkLnYxLk1ldHJpY3NSZXF1ZXN0GhwubWFjaGluZWQudjEuTWV0cmljc1Jlc3BvbnNlElwKD0NvbnRyb2xsZXJHcmFwaBIjLm1hY2hpbmVkLnYxLkNvbnRyb2xsZXJHcmFwaFJlcXVlc3QaJC5tYWNoaW5lZC52MS5Db250cm9sbGVyR3JhcGhSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_machined_v1_resources, file_machined_v1_services, file_machined_v1_time]);
 
 /**
  * Request of Version.
@@ -1580,6 +1582,560 @@ export const StatsResponseSchema: GenMessage<StatsResponse> = /*@__PURE__*/
   messageDesc(file_machined_v1_machine, 48);
 
 /**
+ * Request of Processes.
+ *
+ * @generated from message machined.v1.ProcessesRequest
+ */
+export type ProcessesRequest = Message<"machined.v1.ProcessesRequest"> & {
+};
+
+/**
+ * Describes the message machined.v1.ProcessesRequest.
+ * Use `create(ProcessesRequestSchema)` to create a new message.
+ */
+export const ProcessesRequestSchema: GenMessage<ProcessesRequest> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 49);
+
+/**
+ * One process (/proc/PID).
+ *
+ * @generated from message machined.v1.Process
+ */
+export type Process = Message<"machined.v1.Process"> & {
+  /**
+   * @generated from field: uint32 pid = 1;
+   */
+  pid: number;
+
+  /**
+   * @generated from field: uint32 ppid = 2;
+   */
+  ppid: number;
+
+  /**
+   * R running, S sleeping, D disk wait, Z zombie, T stopped, I idle...
+   *
+   * @generated from field: string state = 3;
+   */
+  state: string;
+
+  /**
+   * @generated from field: uint32 threads = 4;
+   */
+  threads: number;
+
+  /**
+   * User plus system CPU time since it started, in seconds.
+   *
+   * @generated from field: double cpu_seconds = 5;
+   */
+  cpuSeconds: number;
+
+  /**
+   * CPU share since an earlier sample (100 = one core); unset for a process
+   * not seen in that sample, and on the first call.
+   *
+   * @generated from field: optional double cpu_percent = 6;
+   */
+  cpuPercent?: number | undefined;
+
+  /**
+   * @generated from field: uint64 rss_bytes = 7;
+   */
+  rssBytes: bigint;
+
+  /**
+   * Unset where smaps_rollup is not readable.
+   *
+   * @generated from field: optional uint64 pss_bytes = 8;
+   */
+  pssBytes?: bigint | undefined;
+
+  /**
+   * /proc/PID/comm.
+   *
+   * @generated from field: string command = 9;
+   */
+  command: string;
+
+  /**
+   * The command line (argv); empty for kernel threads. The environment is never
+   * shown. Cut at 1 KiB in all, the last kept argument then ending in `...`.
+   *
+   * @generated from field: repeated string args = 10;
+   */
+  args: string[];
+
+  /**
+   * `machined`, `apid`, a service id, or empty.
+   *
+   * @generated from field: string owner = 11;
+   */
+  owner: string;
+
+  /**
+   * @generated from field: uint32 uid = 12;
+   */
+  uid: number;
+
+  /**
+   * Seconds after boot at which it started.
+   *
+   * @generated from field: double start_seconds = 13;
+   */
+  startSeconds: number;
+};
+
+/**
+ * Describes the message machined.v1.Process.
+ * Use `create(ProcessSchema)` to create a new message.
+ */
+export const ProcessSchema: GenMessage<Process> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 50);
+
+/**
+ * Response of Processes, by pid.
+ *
+ * @generated from message machined.v1.ProcessesResponse
+ */
+export type ProcessesResponse = Message<"machined.v1.ProcessesResponse"> & {
+  /**
+   * @generated from field: repeated machined.v1.Process processes = 1;
+   */
+  processes: Process[];
+
+  /**
+   * Milliseconds the cpu_percent values cover; unset on the first call.
+   *
+   * @generated from field: optional double sample_interval_ms = 2;
+   */
+  sampleIntervalMs?: number | undefined;
+
+  /**
+   * Processes left out past the cap (the highest pids), so the answer stays
+   * under the API's message limit.
+   *
+   * @generated from field: uint32 omitted = 3;
+   */
+  omitted: number;
+};
+
+/**
+ * Describes the message machined.v1.ProcessesResponse.
+ * Use `create(ProcessesResponseSchema)` to create a new message.
+ */
+export const ProcessesResponseSchema: GenMessage<ProcessesResponse> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 51);
+
+/**
+ * Request of Mounts.
+ *
+ * @generated from message machined.v1.MountsRequest
+ */
+export type MountsRequest = Message<"machined.v1.MountsRequest"> & {
+};
+
+/**
+ * Describes the message machined.v1.MountsRequest.
+ * Use `create(MountsRequestSchema)` to create a new message.
+ */
+export const MountsRequestSchema: GenMessage<MountsRequest> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 52);
+
+/**
+ * One mount (/proc/self/mountinfo) and its filesystem's use.
+ *
+ * @generated from message machined.v1.Mount
+ */
+export type Mount = Message<"machined.v1.Mount"> & {
+  /**
+   * @generated from field: string source = 1;
+   */
+  source: string;
+
+  /**
+   * @generated from field: string target = 2;
+   */
+  target: string;
+
+  /**
+   * @generated from field: string fstype = 3;
+   */
+  fstype: string;
+
+  /**
+   * Per-mount then per-superblock options, comma-separated.
+   *
+   * @generated from field: string options = 4;
+   */
+  options: string;
+
+  /**
+   * Unset where the filesystem's size cannot be read.
+   *
+   * @generated from field: optional uint64 size_bytes = 5;
+   */
+  sizeBytes?: bigint | undefined;
+
+  /**
+   * @generated from field: optional uint64 used_bytes = 6;
+   */
+  usedBytes?: bigint | undefined;
+
+  /**
+   * @generated from field: optional uint64 available_bytes = 7;
+   */
+  availableBytes?: bigint | undefined;
+};
+
+/**
+ * Describes the message machined.v1.Mount.
+ * Use `create(MountSchema)` to create a new message.
+ */
+export const MountSchema: GenMessage<Mount> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 53);
+
+/**
+ * Response of Mounts, in mount order.
+ *
+ * @generated from message machined.v1.MountsResponse
+ */
+export type MountsResponse = Message<"machined.v1.MountsResponse"> & {
+  /**
+   * @generated from field: repeated machined.v1.Mount mounts = 1;
+   */
+  mounts: Mount[];
+};
+
+/**
+ * Describes the message machined.v1.MountsResponse.
+ * Use `create(MountsResponseSchema)` to create a new message.
+ */
+export const MountsResponseSchema: GenMessage<MountsResponse> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 54);
+
+/**
+ * Request of Cgroups.
+ *
+ * @generated from message machined.v1.CgroupsRequest
+ */
+export type CgroupsRequest = Message<"machined.v1.CgroupsRequest"> & {
+};
+
+/**
+ * Describes the message machined.v1.CgroupsRequest.
+ * Use `create(CgroupsRequestSchema)` to create a new message.
+ */
+export const CgroupsRequestSchema: GenMessage<CgroupsRequest> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 55);
+
+/**
+ * One cgroup's counters (cgroup v2 files).
+ *
+ * @generated from message machined.v1.Cgroup
+ */
+export type Cgroup = Message<"machined.v1.Cgroup"> & {
+  /**
+   * A service id, or `machined` for machined's own cgroup.
+   *
+   * @generated from field: string owner = 1;
+   */
+  owner: string;
+
+  /**
+   * The path under /sys/fs/cgroup.
+   *
+   * @generated from field: string path = 2;
+   */
+  path: string;
+
+  /**
+   * @generated from field: uint64 memory_current_bytes = 3;
+   */
+  memoryCurrentBytes: bigint;
+
+  /**
+   * Unset when `max` (no limit) or not available.
+   *
+   * @generated from field: optional uint64 memory_max_bytes = 4;
+   */
+  memoryMaxBytes?: bigint | undefined;
+
+  /**
+   * memory.events: low, high, max, oom, oom_kill...
+   *
+   * @generated from field: map<string, uint64> memory_events = 5;
+   */
+  memoryEvents: { [key: string]: bigint };
+
+  /**
+   * cpu.stat: usage_usec, user_usec, system_usec, nr_throttled...
+   *
+   * @generated from field: map<string, uint64> cpu_stat = 6;
+   */
+  cpuStat: { [key: string]: bigint };
+
+  /**
+   * @generated from field: uint64 pids_current = 7;
+   */
+  pidsCurrent: bigint;
+
+  /**
+   * Unset when `max` or not available.
+   *
+   * @generated from field: optional uint64 pids_max = 8;
+   */
+  pidsMax?: bigint | undefined;
+};
+
+/**
+ * Describes the message machined.v1.Cgroup.
+ * Use `create(CgroupSchema)` to create a new message.
+ */
+export const CgroupSchema: GenMessage<Cgroup> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 56);
+
+/**
+ * Response of Cgroups, by owner.
+ *
+ * @generated from message machined.v1.CgroupsResponse
+ */
+export type CgroupsResponse = Message<"machined.v1.CgroupsResponse"> & {
+  /**
+   * @generated from field: repeated machined.v1.Cgroup cgroups = 1;
+   */
+  cgroups: Cgroup[];
+};
+
+/**
+ * Describes the message machined.v1.CgroupsResponse.
+ * Use `create(CgroupsResponseSchema)` to create a new message.
+ */
+export const CgroupsResponseSchema: GenMessage<CgroupsResponse> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 57);
+
+/**
+ * Request of Time.
+ *
+ * @generated from message machined.v1.TimeRequest
+ */
+export type TimeRequest = Message<"machined.v1.TimeRequest"> & {
+  /**
+   * `host` or `host:port` (`[v6]:port`) to measure the clock against now;
+   * empty: only the status.
+   *
+   * @generated from field: string server = 1;
+   */
+  server: string;
+};
+
+/**
+ * Describes the message machined.v1.TimeRequest.
+ * Use `create(TimeRequestSchema)` to create a new message.
+ */
+export const TimeRequestSchema: GenMessage<TimeRequest> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 58);
+
+/**
+ * An on-demand SNTP measurement.
+ *
+ * @generated from message machined.v1.TimeQuery
+ */
+export type TimeQuery = Message<"machined.v1.TimeQuery"> & {
+  /**
+   * @generated from field: string server = 1;
+   */
+  server: string;
+
+  /**
+   * The address that answered.
+   *
+   * @generated from field: string address = 2;
+   */
+  address: string;
+
+  /**
+   * @generated from field: uint32 stratum = 3;
+   */
+  stratum: number;
+
+  /**
+   * Server time minus local time, in ms.
+   *
+   * @generated from field: double offset_ms = 4;
+   */
+  offsetMs: number;
+
+  /**
+   * Round trip, in ms.
+   *
+   * @generated from field: double delay_ms = 5;
+   */
+  delayMs: number;
+};
+
+/**
+ * Describes the message machined.v1.TimeQuery.
+ * Use `create(TimeQuerySchema)` to create a new message.
+ */
+export const TimeQuerySchema: GenMessage<TimeQuery> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 59);
+
+/**
+ * Response of Time.
+ *
+ * @generated from message machined.v1.TimeResponse
+ */
+export type TimeResponse = Message<"machined.v1.TimeResponse"> & {
+  /**
+   * The TimeStatus resource (unset before the time controller wrote it).
+   *
+   * @generated from field: machined.v1.TimeStatusSpec status = 1;
+   */
+  status?: TimeStatusSpec | undefined;
+
+  /**
+   * Set when the request named a server.
+   *
+   * @generated from field: machined.v1.TimeQuery query = 2;
+   */
+  query?: TimeQuery | undefined;
+};
+
+/**
+ * Describes the message machined.v1.TimeResponse.
+ * Use `create(TimeResponseSchema)` to create a new message.
+ */
+export const TimeResponseSchema: GenMessage<TimeResponse> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 60);
+
+/**
+ * Request of Netstat.
+ *
+ * @generated from message machined.v1.NetstatRequest
+ */
+export type NetstatRequest = Message<"machined.v1.NetstatRequest"> & {
+};
+
+/**
+ * Describes the message machined.v1.NetstatRequest.
+ * Use `create(NetstatRequestSchema)` to create a new message.
+ */
+export const NetstatRequestSchema: GenMessage<NetstatRequest> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 61);
+
+/**
+ * One socket (/proc/net/tcp, tcp6, udp, udp6).
+ *
+ * @generated from message machined.v1.Socket
+ */
+export type Socket = Message<"machined.v1.Socket"> & {
+  /**
+   * tcp, tcp6, udp, udp6.
+   *
+   * @generated from field: string protocol = 1;
+   */
+  protocol: string;
+
+  /**
+   * @generated from field: string local_address = 2;
+   */
+  localAddress: string;
+
+  /**
+   * @generated from field: uint32 local_port = 3;
+   */
+  localPort: number;
+
+  /**
+   * @generated from field: string remote_address = 4;
+   */
+  remoteAddress: string;
+
+  /**
+   * @generated from field: uint32 remote_port = 5;
+   */
+  remotePort: number;
+
+  /**
+   * LISTEN, ESTABLISHED, TIME_WAIT... (UDP: CLOSE unbound, ESTABLISHED connected).
+   *
+   * @generated from field: string state = 6;
+   */
+  state: string;
+
+  /**
+   * @generated from field: uint32 uid = 7;
+   */
+  uid: number;
+
+  /**
+   * @generated from field: uint64 inode = 8;
+   */
+  inode: bigint;
+
+  /**
+   * The process holding it (0 when none was found: another user's without root, or in the kernel).
+   *
+   * @generated from field: uint32 pid = 9;
+   */
+  pid: number;
+
+  /**
+   * @generated from field: string command = 10;
+   */
+  command: string;
+
+  /**
+   * @generated from field: string owner = 11;
+   */
+  owner: string;
+
+  /**
+   * @generated from field: uint64 tx_queue = 12;
+   */
+  txQueue: bigint;
+
+  /**
+   * @generated from field: uint64 rx_queue = 13;
+   */
+  rxQueue: bigint;
+};
+
+/**
+ * Describes the message machined.v1.Socket.
+ * Use `create(SocketSchema)` to create a new message.
+ */
+export const SocketSchema: GenMessage<Socket> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 62);
+
+/**
+ * Response of Netstat.
+ *
+ * @generated from message machined.v1.NetstatResponse
+ */
+export type NetstatResponse = Message<"machined.v1.NetstatResponse"> & {
+  /**
+   * @generated from field: repeated machined.v1.Socket sockets = 1;
+   */
+  sockets: Socket[];
+
+  /**
+   * Sockets left out past the cap, so the answer stays under the API's message limit.
+   *
+   * @generated from field: uint32 omitted = 2;
+   */
+  omitted: number;
+};
+
+/**
+ * Describes the message machined.v1.NetstatResponse.
+ * Use `create(NetstatResponseSchema)` to create a new message.
+ */
+export const NetstatResponseSchema: GenMessage<NetstatResponse> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 63);
+
+/**
  * Request of Containers.
  *
  * @generated from message machined.v1.ContainersRequest
@@ -1592,7 +2148,7 @@ export type ContainersRequest = Message<"machined.v1.ContainersRequest"> & {
  * Use `create(ContainersRequestSchema)` to create a new message.
  */
 export const ContainersRequestSchema: GenMessage<ContainersRequest> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 49);
+  messageDesc(file_machined_v1_machine, 64);
 
 /**
  * A CRI pod sandbox.
@@ -1648,7 +2204,7 @@ export type PodInfo = Message<"machined.v1.PodInfo"> & {
  * Use `create(PodInfoSchema)` to create a new message.
  */
 export const PodInfoSchema: GenMessage<PodInfo> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 50);
+  messageDesc(file_machined_v1_machine, 65);
 
 /**
  * A CRI container.
@@ -1713,7 +2269,7 @@ export type ContainerInfo = Message<"machined.v1.ContainerInfo"> & {
  * Use `create(ContainerInfoSchema)` to create a new message.
  */
 export const ContainerInfoSchema: GenMessage<ContainerInfo> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 51);
+  messageDesc(file_machined_v1_machine, 66);
 
 /**
  * Response of Containers, each list ordered by id.
@@ -1744,7 +2300,7 @@ export type ContainersResponse = Message<"machined.v1.ContainersResponse"> & {
  * Use `create(ContainersResponseSchema)` to create a new message.
  */
 export const ContainersResponseSchema: GenMessage<ContainersResponse> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 52);
+  messageDesc(file_machined_v1_machine, 67);
 
 /**
  * Request of Images.
@@ -1759,7 +2315,7 @@ export type ImagesRequest = Message<"machined.v1.ImagesRequest"> & {
  * Use `create(ImagesRequestSchema)` to create a new message.
  */
 export const ImagesRequestSchema: GenMessage<ImagesRequest> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 53);
+  messageDesc(file_machined_v1_machine, 68);
 
 /**
  * A CRI image.
@@ -1798,7 +2354,7 @@ export type ImageInfo = Message<"machined.v1.ImageInfo"> & {
  * Use `create(ImageInfoSchema)` to create a new message.
  */
 export const ImageInfoSchema: GenMessage<ImageInfo> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 54);
+  messageDesc(file_machined_v1_machine, 69);
 
 /**
  * Response of Images, ordered by id.
@@ -1824,7 +2380,7 @@ export type ImagesResponse = Message<"machined.v1.ImagesResponse"> & {
  * Use `create(ImagesResponseSchema)` to create a new message.
  */
 export const ImagesResponseSchema: GenMessage<ImagesResponse> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 55);
+  messageDesc(file_machined_v1_machine, 70);
 
 /**
  * Request of Metrics.
@@ -1839,7 +2395,7 @@ export type MetricsRequest = Message<"machined.v1.MetricsRequest"> & {
  * Use `create(MetricsRequestSchema)` to create a new message.
  */
 export const MetricsRequestSchema: GenMessage<MetricsRequest> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 56);
+  messageDesc(file_machined_v1_machine, 71);
 
 /**
  * Response of Metrics.
@@ -1860,7 +2416,7 @@ export type MetricsResponse = Message<"machined.v1.MetricsResponse"> & {
  * Use `create(MetricsResponseSchema)` to create a new message.
  */
 export const MetricsResponseSchema: GenMessage<MetricsResponse> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 57);
+  messageDesc(file_machined_v1_machine, 72);
 
 /**
  * Request of ControllerGraph.
@@ -1875,7 +2431,7 @@ export type ControllerGraphRequest = Message<"machined.v1.ControllerGraphRequest
  * Use `create(ControllerGraphRequestSchema)` to create a new message.
  */
 export const ControllerGraphRequestSchema: GenMessage<ControllerGraphRequest> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 58);
+  messageDesc(file_machined_v1_machine, 73);
 
 /**
  * A resource type a controller reads or writes, and how.
@@ -1901,7 +2457,7 @@ export type ControllerIo = Message<"machined.v1.ControllerIo"> & {
  * Use `create(ControllerIoSchema)` to create a new message.
  */
 export const ControllerIoSchema: GenMessage<ControllerIo> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 59);
+  messageDesc(file_machined_v1_machine, 74);
 
 /**
  * One controller of the graph.
@@ -1930,7 +2486,7 @@ export type ControllerNode = Message<"machined.v1.ControllerNode"> & {
  * Use `create(ControllerNodeSchema)` to create a new message.
  */
 export const ControllerNodeSchema: GenMessage<ControllerNode> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 60);
+  messageDesc(file_machined_v1_machine, 75);
 
 /**
  * Response of ControllerGraph, ordered by controller name.
@@ -1949,7 +2505,7 @@ export type ControllerGraphResponse = Message<"machined.v1.ControllerGraphRespon
  * Use `create(ControllerGraphResponseSchema)` to create a new message.
  */
 export const ControllerGraphResponseSchema: GenMessage<ControllerGraphResponse> = /*@__PURE__*/
-  messageDesc(file_machined_v1_machine, 61);
+  messageDesc(file_machined_v1_machine, 76);
 
 /**
  * How a label term compares.
@@ -2248,6 +2804,56 @@ export const MachineService: GenService<{
     methodKind: "unary";
     input: typeof StatsRequestSchema;
     output: typeof StatsResponseSchema;
+  },
+  /**
+   * Every process: pid, state, threads, CPU time and share, RSS, PSS, argv, its service.
+   *
+   * @generated from rpc machined.v1.MachineService.Processes
+   */
+  processes: {
+    methodKind: "unary";
+    input: typeof ProcessesRequestSchema;
+    output: typeof ProcessesResponseSchema;
+  },
+  /**
+   * Every mount: source, target, type, options, size and use.
+   *
+   * @generated from rpc machined.v1.MachineService.Mounts
+   */
+  mounts: {
+    methodKind: "unary";
+    input: typeof MountsRequestSchema;
+    output: typeof MountsResponseSchema;
+  },
+  /**
+   * Each service's cgroup (and machined's): memory, CPU and pid counters.
+   *
+   * @generated from rpc machined.v1.MachineService.Cgroups
+   */
+  cgroups: {
+    methodKind: "unary";
+    input: typeof CgroupsRequestSchema;
+    output: typeof CgroupsResponseSchema;
+  },
+  /**
+   * The SNTP status and, given a server, the clock's offset from it measured now.
+   *
+   * @generated from rpc machined.v1.MachineService.Time
+   */
+  time: {
+    methodKind: "unary";
+    input: typeof TimeRequestSchema;
+    output: typeof TimeResponseSchema;
+  },
+  /**
+   * Open TCP and UDP sockets with the process that holds each.
+   *
+   * @generated from rpc machined.v1.MachineService.Netstat
+   */
+  netstat: {
+    methodKind: "unary";
+    input: typeof NetstatRequestSchema;
+    output: typeof NetstatResponseSchema;
   },
   /**
    * observability: containers, support, dependencies

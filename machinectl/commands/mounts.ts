@@ -1,0 +1,54 @@
+/** `machinectl mounts`: every mount with its filesystem's size and use, like `df`. */
+import type { MountsResponse } from "../../api/gen/machined/v1/machine_pb.ts";
+import { type Command, CONNECTION_FLAGS } from "../command.ts";
+import { connectToNode } from "../connection.ts";
+import { alignTable } from "../output.ts";
+import {
+  clip,
+  formatBytes,
+  formatDocument,
+  noArgs,
+  OUTPUT_FLAG,
+  outputFormat,
+} from "./observe_format.ts";
+
+export const mountsCommand: Command = {
+  name: "mounts",
+  aliases: ["df"],
+  usage: "mounts [-o table|json|yaml]",
+  summary: "List mounts: source, target, type, size, use, options",
+  connects: true,
+  flags: { ...CONNECTION_FLAGS, ...OUTPUT_FLAG },
+  async run({ flags, args, io }) {
+    noArgs("mounts", args);
+    const format = outputFormat(flags.output);
+    using conn = await connectToNode(flags);
+    const r = await conn.client.mounts({}, { timeoutMs: 15_000 });
+    io.out(format === "table" ? formatMounts(r) : formatDocument(r, format));
+    return 0;
+  },
+};
+
+/** The mounts table; USE% is used / (used + available), as df computes it. */
+export function formatMounts(r: MountsResponse): string {
+  return alignTable([
+    ["SOURCE", "TARGET", "TYPE", "SIZE", "USED", "AVAIL", "USE%", "OPTIONS"],
+    ...r.mounts.map((m) => {
+      const used = m.usedBytes === undefined ? undefined : Number(m.usedBytes);
+      const avail = m.availableBytes === undefined ? undefined : Number(m.availableBytes);
+      const pct = used !== undefined && avail !== undefined && used + avail > 0
+        ? `${Math.ceil((100 * used) / (used + avail))}%`
+        : "-";
+      return [
+        m.source,
+        m.target,
+        m.fstype,
+        formatBytes(m.sizeBytes),
+        formatBytes(m.usedBytes),
+        formatBytes(m.availableBytes),
+        pct,
+        clip(m.options, 60),
+      ];
+    }),
+  ]);
+}

@@ -1,0 +1,129 @@
+/**
+ * `machinectl ps`: every process with its owner (machined, apid, a service),
+ * CPU share, memory and command line; `--sort` orders it, `--watch` redraws
+ * it on an interval until Ctrl-C.
+ */
+import type { Process, ProcessesResponse } from "../../api/gen/machined/v1/machine_pb.ts";
+import { type Command, CONNECTION_FLAGS } from "../command.ts";
+import { connectToNode } from "../connection.ts";
+import { CliError } from "../io.ts";
+import { alignTable } from "../output.ts";
+import { untilInterrupted } from "./follow.ts";
+import {
+  clip,
+  formatBytes,
+  formatDocument,
+  formatPercent,
+  formatSeconds,
+  noArgs,
+  OUTPUT_FLAG,
+  outputFormat,
+} from "./observe_format.ts";
+
+/** `--sort` keys: numeric ones sort largest first, pid and name ascending. */
+const SORTS: Record<string, (a: Process, b: Process) => number> = {
+  pid: (a, b) => a.pid - b.pid,
+  name: (a, b) => a.command.localeCompare(b.command) || a.pid - b.pid,
+  owner: (a, b) => a.owner.localeCompare(b.owner) || a.pid - b.pid,
+  cpu: (a, b) => (b.cpuPercent ?? -1) - (a.cpuPercent ?? -1) || a.pid - b.pid,
+  time: (a, b) => b.cpuSeconds - a.cpuSeconds || a.pid - b.pid,
+  rss: (a, b) => Number(b.rssBytes - a.rssBytes) || a.pid - b.pid,
+  pss: (a, b) => Number((b.pssBytes ?? -1n) - (a.pssBytes ?? -1n)) || a.pid - b.pid,
+  threads: (a, b) => b.threads - a.threads || a.pid - b.pid,
+};
+
+/** Clears the terminal before each `--watch` frame of a table. */
+const CLEAR = "\x1b[H\x1b[2J";
+
+export const processesCommand: Command = {
+  name: "ps",
+  aliases: ["processes"],
+  usage: "ps [--sort pid|name|owner|cpu|time|rss|pss|threads] [-w [--interval S]] [-o ...]",
+  summary: "List processes: owner, state, CPU, RSS/PSS, command line",
+  connects: true,
+  flags: {
+    ...CONNECTION_FLAGS,
+    ...OUTPUT_FLAG,
+    sort: {
+      type: "string",
+      short: "s",
+      default: "pid",
+      description: Object.keys(SORTS).join(", "),
+    },
+    watch: { type: "boolean", short: "w", description: "redraw every --interval until Ctrl-C" },
+    interval: { type: "string", default: "2", description: "seconds between --watch frames" },
+  },
+  async run({ flags, args, io, signal: outer }) {
+    noArgs("ps", args);
+    const format = outputFormat(flags.output);
+    const sort = SORTS[flags.sort as string];
+    if (!sort) {
+      throw new CliError(
+        `ps: unknown sort "${flags.sort}" (use ${Object.keys(SORTS).join(", ")})`,
+        2,
+      );
+    }
+    const intervalMs = Number(flags.interval) * 1000;
+    if (!(intervalMs >= 100)) {
+      throw new CliError(`ps: --interval wants seconds ≥ 0.1, got "${flags.interval}"`, 2);
+    }
+    using conn = await connectToNode(flags);
+    const fetch = () => conn.client.processes({}, { timeoutMs: 15_000 });
+    const render = (r: ProcessesResponse) =>
+      format === "table"
+        ? formatProcesses([...r.processes].sort(sort))
+        : formatDocument({ ...r, processes: [...r.processes].sort(sort) }, format);
+    let r = await fetch();
+    if (r.sampleIntervalMs === undefined && !flags.watch) {
+      // The node's first sample: take a second one so CPU% means something.
+      await sleep(1000, outer);
+      r = await fetch();
+    }
+    if (!flags.watch) {
+      io.out(render(r));
+      return 0;
+    }
+    await untilInterrupted(async (signal) => {
+      for (;;) {
+        io.out((format === "table" ? CLEAR : "") + render(r) + (format === "yaml" ? "\n---" : ""));
+        await sleep(intervalMs, signal);
+        if (signal.aborted) return;
+        r = await fetch();
+      }
+    }, outer);
+    return 0;
+  },
+};
+
+/** The `ps` table. */
+export function formatProcesses(processes: readonly Process[]): string {
+  return alignTable([
+    ["PID", "PPID", "OWNER", "STATE", "THREADS", "CPU%", "TIME", "RSS", "PSS", "COMMAND"],
+    ...processes.map((p) => [
+      String(p.pid),
+      String(p.ppid),
+      p.owner || "-",
+      p.state,
+      String(p.threads),
+      formatPercent(p.cpuPercent),
+      formatSeconds(p.cpuSeconds),
+      formatBytes(p.rssBytes),
+      formatBytes(p.pssBytes),
+      clip(p.args.length > 0 ? p.args.join(" ") : `[${p.command}]`),
+    ]),
+  ]);
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
