@@ -162,6 +162,9 @@ ${indent(f.pki.ca.keyPem)}
         "images.yaml",
         "memory.yaml",
         "stats.yaml",
+        "mounts.yaml",
+        "cgroups.yaml",
+        "netstat.yaml",
         "errors.txt",
       ]
     ) ok(files.has(name), `${name} in ${[...files.keys()].join(", ")}`);

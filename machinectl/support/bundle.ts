@@ -1,8 +1,9 @@
 /**
  * Collects a support bundle through the API, client-side: every resource of
  * every type, the services, machined's and each service's logs, the kernel
- * log, the controller graph, metrics, containers and images, memory and
- * system stats, versions, and the machine config. Secrets are redacted as the
+ * log, the controller graph, metrics, containers and images, memory, system
+ * stats, mounts, cgroups and sockets, versions, and the machine config (not
+ * the process list: a process's argv may carry what its environment hides). Secrets are redacted as the
  * API redacts them for a reader (service environment values; the CA key is
  * never served), whatever the caller's role, and every file is then scrubbed
  * of PEM private key blocks as a last line of defence. A part that cannot be
@@ -13,8 +14,11 @@ import type { Client } from "@connectrpc/connect";
 import { ConnectError } from "@connectrpc/connect";
 import { stringify } from "yaml";
 import {
+  CgroupsResponseSchema,
   type MachineService,
   MemoryResponseSchema,
+  MountsResponseSchema,
+  NetstatResponseSchema,
   StatsResponseSchema,
   VersionResponseSchema,
 } from "../../api/gen/machined/v1/machine_pb.ts";
@@ -116,6 +120,16 @@ export async function collectSupportBundle(
     async () => yamlOf(MemoryResponseSchema, await client.memory({}, opts)),
   );
   await part("stats.yaml", async () => yamlOf(StatsResponseSchema, await client.stats({}, opts)));
+  await part(
+    "mounts.yaml",
+    async () => yamlOf(MountsResponseSchema, await client.mounts({}, opts)),
+  );
+  await part("cgroups.yaml", async () => {
+    return yamlOf(CgroupsResponseSchema, await client.cgroups({}, opts));
+  });
+  await part("netstat.yaml", async () => {
+    return yamlOf(NetstatResponseSchema, await client.netstat({}, opts));
+  });
   files.push({
     name: "errors.txt",
     text: errors.length ? errors.join("\n") + "\n" : "every part was collected\n",
