@@ -25,6 +25,18 @@ Deno.test("GET /metrics over mutual TLS: a reader gets machined's and apid's met
     const post = await fetch(url, { client, method: "POST" });
     equal(post.status, 405);
     await post.body?.cancel();
+    // TLS lets a certificate without any EKU through; the peer check refuses it.
+    const noEku = Deno.createHttpClient({
+      caCerts: [f.pki.ca.certPem],
+      cert: f.pki.noEku.certPem,
+      key: f.pki.noEku.keyPem,
+    });
+    try {
+      const refused = await fetch(url, { client: noEku });
+      equal(refused.status, 401, await refused.text());
+    } finally {
+      noEku.close();
+    }
   } finally {
     client.close();
     await f.close();
