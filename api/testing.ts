@@ -38,6 +38,9 @@ import type { FakeProcBackend } from "../platform/procfs/mod.ts";
 import { Observer } from "../observe/mod.ts";
 import { fakeFsUsage, SAMPLE_PIDS, seededCgroups, seededProc } from "../observe/testing.ts";
 import type { TimeQuerier } from "./server/time_query.ts";
+import { createCriClient } from "../cri/cri_client.ts";
+import { type FakeCriServer, SAMPLE_LISTING, startFakeCriServer } from "../cri/fake_cri_server.ts";
+import { MetricsRegistry } from "../metrics/mod.ts";
 import { createLogger, type Logger, type LogRing } from "../logs/mod.ts";
 import {
   FakeLogSource,
@@ -231,6 +234,10 @@ export interface ApiFixture {
   readonly configs: RecordingConfigApplier;
   /** Behind the observability RPCs (Memory, Stats...): observe/testing.ts's sample node. */
   readonly proc: FakeProcBackend;
+  /** Behind Containers and Images: a fake CRI listing SAMPLE_LISTING (RuntimeStatus names it). */
+  readonly cri: FakeCriServer;
+  /** Behind Metrics; API calls are counted into it. */
+  readonly registry: MetricsRegistry;
   /** machined's logger (silent): its ring is what `machinectl logs machined` serves. */
   readonly logger: Logger & { ring: LogRing };
   readonly internal: InternalApiServer;
@@ -287,9 +294,40 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
   const logger = createLogger({ console: false });
   logs.serve("machined", logger.ring);
   const socketPath = join(pki.dir, "run", "api.sock");
+  const cri = await startFakeCriServer(join(pki.dir, "cri.sock"));
+  Object.assign(cri, structuredClone(SAMPLE_LISTING));
+  store.create({
+    type: "RuntimeStatus",
+    namespace: "runtime",
+    id: "containerd",
+    owner: "test",
+    spec: {
+      ready: true,
+      networkReady: true,
+      runtimeName: "fake",
+      runtimeVersion: "0.0.1",
+      runtimeApiVersion: "v1",
+      socket: cri.socket,
+      lastError: "",
+      lastProbe: 0,
+      lastAnswer: 0,
+    },
+  });
+  const registry = new MetricsRegistry();
   const internal = await startInternalApiServer({
     socketPath,
+    registry,
     deps: {
+      cri: (socket) => createCriClient(socket),
+      metrics: registry,
+      graph: () => ({
+        controllers: [{
+          name: "test.A",
+          inputs: [{ type: "MachineConfig", kind: "weak" }],
+          outputs: [{ type: "MachineStatus", kind: "exclusive" }],
+        }],
+        edges: [],
+      }),
       store,
       actions,
       events,
@@ -326,6 +364,8 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
     kernelLog,
     configs,
     proc,
+    cri,
+    registry,
     logger,
     internal,
     apid,
@@ -345,6 +385,7 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
       for (const c of clients) c.close();
       await apid.close();
       await internal.close();
+      await cri.close();
       await Deno.remove(pki.dir, { recursive: true });
     },
   };

@@ -264,6 +264,7 @@ export async function bootNode(
         dropUser: Deno.uid() === 0,
         services: domains.supervisor,
         kernelLog: new NativeKmsgBackend(),
+        serviceCgroups: NODE_PATHS.serviceCgroups,
         configs,
         apidEntry: bundledApidEntry(),
         actions,

@@ -7,7 +7,10 @@
 import net from "node:net";
 import { type Client, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
-import { RuntimeService } from "./gen/runtime/v1/api_pb.ts";
+import { ImageService, RuntimeService } from "./gen/runtime/v1/api_pb.ts";
+import { type CriContainer, type CriImage, type CriPod, listing } from "./cri_listing.ts";
+
+export type { CriContainer, CriImage, CriPod } from "./cri_listing.ts";
 
 /** The runtime's identity, from `RuntimeService.Version`. */
 export interface CriVersion {
@@ -32,6 +35,12 @@ export interface CriClient {
   version(signal?: AbortSignal): Promise<CriVersion>;
   /** @throws CriError when the call fails or exceeds its deadline. */
   status(signal?: AbortSignal): Promise<CriCondition[]>;
+  /** Every pod sandbox (`ListPodSandbox`). @throws CriError */
+  listPods(signal?: AbortSignal): Promise<CriPod[]>;
+  /** Every container (`ListContainers`). @throws CriError */
+  listContainers(signal?: AbortSignal): Promise<CriContainer[]>;
+  /** Every image (`ImageService.ListImages`). @throws CriError */
+  listImages(signal?: AbortSignal): Promise<CriImage[]>;
   /** Drops the connection; later calls reconnect. */
   close(): void;
 }
@@ -67,26 +76,27 @@ export function createCriClient(socket: string, options: CriClientOptions = {}):
   const timeoutMs = options.timeoutMs ?? 2000;
   const baseUrl = "http://localhost";
   let manager: Http2SessionManager | undefined;
-  let client: Client<typeof RuntimeService> | undefined;
+  let clients: Clients | undefined;
   const connect = () => {
-    if (!client) {
+    if (!clients) {
       manager = new Http2SessionManager(baseUrl, { idleConnectionTimeoutMs: 60_000 }, {
         createConnection: () => net.connect(socket),
       });
-      client = createClient(
-        RuntimeService,
-        createGrpcTransport({ baseUrl, sessionManager: manager }),
-      );
+      const transport = createGrpcTransport({ baseUrl, sessionManager: manager });
+      clients = {
+        runtime: createClient(RuntimeService, transport),
+        images: createClient(ImageService, transport),
+      };
     }
-    return client;
+    return clients;
   };
   // A failed call may leave a dead session behind; start over on the next call.
   const reset = () => {
     manager?.abort();
     manager = undefined;
-    client = undefined;
+    clients = undefined;
   };
-  const call = async <T>(method: string, fn: (c: Client<typeof RuntimeService>) => Promise<T>) => {
+  const call = async <T>(method: string, fn: (c: Clients) => Promise<T>) => {
     try {
       return await fn(connect());
     } catch (e) {
@@ -94,11 +104,12 @@ export function createCriClient(socket: string, options: CriClientOptions = {}):
       throw new CriError(method, socket, e);
     }
   };
+  const { pods, containers, images } = listing;
   return {
     socket,
     version: (signal) =>
       call("Version", async (c) => {
-        const r = await c.version({ version: CRI_API_VERSION }, { timeoutMs, signal });
+        const r = await c.runtime.version({ version: CRI_API_VERSION }, { timeoutMs, signal });
         return {
           runtimeName: r.runtimeName,
           runtimeVersion: r.runtimeVersion,
@@ -107,7 +118,7 @@ export function createCriClient(socket: string, options: CriClientOptions = {}):
       }),
     status: (signal) =>
       call("Status", async (c) => {
-        const r = await c.status({ verbose: false }, { timeoutMs, signal });
+        const r = await c.runtime.status({ verbose: false }, { timeoutMs, signal });
         return (r.status?.conditions ?? []).map((x) => ({
           type: x.type,
           status: x.status,
@@ -115,6 +126,23 @@ export function createCriClient(socket: string, options: CriClientOptions = {}):
           message: x.message,
         }));
       }),
+    listPods: (signal) =>
+      call(
+        "ListPodSandbox",
+        async (c) => pods(await c.runtime.listPodSandbox({}, { timeoutMs, signal })),
+      ),
+    listContainers: (signal) =>
+      call(
+        "ListContainers",
+        async (c) => containers(await c.runtime.listContainers({}, { timeoutMs, signal })),
+      ),
+    listImages: (signal) =>
+      call("ListImages", async (c) => images(await c.images.listImages({}, { timeoutMs, signal }))),
     close: reset,
   };
+}
+
+interface Clients {
+  runtime: Client<typeof RuntimeService>;
+  images: Client<typeof ImageService>;
 }

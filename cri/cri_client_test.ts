@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { Code } from "@connectrpc/connect";
 import { createCriClient, CriError } from "./cri_client.ts";
-import { startFakeCriServer } from "./fake_cri_server.ts";
+import { SAMPLE_LISTING, startFakeCriServer } from "./fake_cri_server.ts";
 
 async function withServer(
   fn: (s: Awaited<ReturnType<typeof startFakeCriServer>>, dir: string) => Promise<void>,
@@ -92,4 +92,25 @@ Deno.test("CRI client reports a missing socket and recovers when it appears", as
     client.close();
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("CRI client lists pod sandboxes, containers (by id) and images", async () => {
+  await withServer(async (server) => {
+    Object.assign(server, structuredClone(SAMPLE_LISTING));
+    const client = createCriClient(server.socket);
+    try {
+      assert.deepEqual(await client.listPods(), SAMPLE_LISTING.pods);
+      const containers = await client.listContainers();
+      assert.deepEqual(containers.map((c) => c.id), ["c1", "c2"]);
+      assert.deepEqual(containers[0], SAMPLE_LISTING.containers[1]);
+      assert.deepEqual(await client.listImages(), SAMPLE_LISTING.images);
+      server.failWith = Code.Unavailable;
+      await assert.rejects(
+        () => client.listImages(),
+        (e: unknown) => e instanceof CriError && e.method === "ListImages",
+      );
+    } finally {
+      client.close();
+    }
+  });
 });

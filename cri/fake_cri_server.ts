@@ -7,8 +7,13 @@ import http2 from "node:http2";
 import type { Http2Session } from "node:http2";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
-import { RuntimeService } from "./gen/runtime/v1/api_pb.ts";
-import type { CriCondition, CriVersion } from "./cri_client.ts";
+import {
+  ContainerState,
+  ImageService,
+  PodSandboxState,
+  RuntimeService,
+} from "./gen/runtime/v1/api_pb.ts";
+import type { CriCondition, CriContainer, CriImage, CriPod, CriVersion } from "./cri_client.ts";
 
 /** A running fake; `close()` it. */
 export interface FakeCriServer {
@@ -16,12 +21,22 @@ export interface FakeCriServer {
   /** Conditions the next Status reports. */
   conditions: CriCondition[];
   version: CriVersion;
+  /** What ListPodSandbox, ListContainers and ListImages answer. */
+  pods: CriPod[];
+  containers: CriContainer[];
+  images: CriImage[];
   /** When set, every call fails with this gRPC code. */
   failWith?: Code;
   /** When true, calls never answer (until the client's deadline). */
   hang: boolean;
   /** Calls served so far, by method. */
-  readonly calls: { Version: number; Status: number };
+  readonly calls: {
+    Version: number;
+    Status: number;
+    ListPodSandbox: number;
+    ListContainers: number;
+    ListImages: number;
+  };
   close(): Promise<void>;
 }
 
@@ -40,8 +55,11 @@ export async function startFakeCriServer(socket: string): Promise<FakeCriServer>
     socket,
     conditions: readyConditions(),
     version: { runtimeName: "fake", runtimeVersion: "0.0.1", runtimeApiVersion: "v1" },
+    pods: [],
+    containers: [],
+    images: [],
     hang: false,
-    calls: { Version: 0, Status: 0 },
+    calls: { Version: 0, Status: 0, ListPodSandbox: 0, ListContainers: 0, ListImages: 0 },
     close: () => Promise.resolve(),
   };
   const gate = async (signal: AbortSignal) => {
@@ -62,7 +80,22 @@ export async function startFakeCriServer(socket: string): Promise<FakeCriServer>
     grpc: true,
     connect: false,
     grpcWeb: false,
-    routes: (router) =>
+    routes: (router) => {
+      router.service(ImageService, {
+        async listImages(_req, ctx) {
+          fake.calls.ListImages++;
+          await gate(ctx.signal);
+          return {
+            images: fake.images.map((i) => ({
+              id: i.id,
+              repoTags: [...i.tags],
+              repoDigests: [...i.digests],
+              size: BigInt(i.sizeBytes),
+              pinned: i.pinned,
+            })),
+          };
+        },
+      });
       router.service(RuntimeService, {
         async version(_req, ctx) {
           fake.calls.Version++;
@@ -74,7 +107,18 @@ export async function startFakeCriServer(socket: string): Promise<FakeCriServer>
           await gate(ctx.signal);
           return { status: { conditions: fake.conditions }, info: {} };
         },
-      }),
+        async listPodSandbox(_req, ctx) {
+          fake.calls.ListPodSandbox++;
+          await gate(ctx.signal);
+          return { items: fake.pods.map(podMessage) };
+        },
+        async listContainers(_req, ctx) {
+          fake.calls.ListContainers++;
+          await gate(ctx.signal);
+          return { containers: fake.containers.map(containerMessage) };
+        },
+      });
+    },
   });
   const sessions = new Set<Http2Session>();
   const server = http2.createServer({}, handler);
@@ -103,3 +147,85 @@ export async function startFakeCriServer(socket: string): Promise<FakeCriServer>
   };
   return fake;
 }
+
+const ms = (epochMs: number) => BigInt(epochMs) * 1_000_000n;
+
+function podMessage(p: CriPod) {
+  return {
+    id: p.id,
+    metadata: { name: p.name, namespace: p.namespace, uid: p.uid, attempt: 0 },
+    state: p.state === "ready" ? PodSandboxState.SANDBOX_READY : PodSandboxState.SANDBOX_NOTREADY,
+    createdAt: ms(p.createdAt),
+    labels: { ...p.labels },
+    runtimeHandler: p.runtimeHandler,
+  };
+}
+
+const STATES = {
+  created: ContainerState.CONTAINER_CREATED,
+  running: ContainerState.CONTAINER_RUNNING,
+  exited: ContainerState.CONTAINER_EXITED,
+  unknown: ContainerState.CONTAINER_UNKNOWN,
+} as const;
+
+function containerMessage(c: CriContainer) {
+  return {
+    id: c.id,
+    podSandboxId: c.podId,
+    metadata: { name: c.name, attempt: c.attempt },
+    image: { image: c.image },
+    imageRef: c.imageRef,
+    state: STATES[c.state],
+    createdAt: ms(c.createdAt),
+    labels: { ...c.labels },
+  };
+}
+
+/** A pod, a container in it and an image, as a fake runtime would list them. */
+export const SAMPLE_LISTING: {
+  pods: CriPod[];
+  containers: CriContainer[];
+  images: CriImage[];
+} = {
+  pods: [{
+    id: "p1",
+    name: "web",
+    namespace: "default",
+    uid: "u1",
+    state: "ready" as const,
+    createdAt: 1_700_000_000_123,
+    labels: { app: "web" },
+    runtimeHandler: "runc",
+  }],
+  containers: [
+    {
+      id: "c2",
+      podId: "p1",
+      name: "sidecar",
+      attempt: 1,
+      image: "docker.io/library/busybox:1",
+      imageRef: "sha256:bb",
+      state: "exited" as const,
+      createdAt: 1_700_000_001_000,
+      labels: {},
+    },
+    {
+      id: "c1",
+      podId: "p1",
+      name: "web",
+      attempt: 0,
+      image: "docker.io/library/nginx:1",
+      imageRef: "sha256:aa",
+      state: "running" as const,
+      createdAt: 1_700_000_000_500,
+      labels: { tier: "front" },
+    },
+  ],
+  images: [{
+    id: "sha256:aa",
+    tags: ["docker.io/library/nginx:1"],
+    digests: ["docker.io/library/nginx@sha256:aa"],
+    sizeBytes: 73_000_000,
+    pinned: false,
+  }],
+};

@@ -28,6 +28,8 @@
  *   after it (ConfigStatus source is the copy on STATE), the same client
  *   certificate still works, and the payload finds the marker it wrote to
  *   /var on the first boot;
+ * - observability: `machinectl containers` and `images` answer from containerd's
+ *   CRI, and `support` writes a bundle with containerd's log and the graph;
  * - no ControllerStatus shows a failure, before or after the reboot; after
  *   power-off STATE and EPHEMERAL have no ext4 journal left to replay.
  *
@@ -54,6 +56,7 @@ import type { MachineResource } from "../resources/mod.ts";
 import { startSntpResponder } from "../controllers/time/sntp_responder.ts";
 import { readGpt } from "../platform/block/gpt.ts";
 import { freePort, machinectl, parseDocs } from "./helpers.ts";
+import { readTarGz } from "../machinectl/support/tar.ts";
 
 const WORK = "build/e2e/full";
 const HOSTNAME = "e2e-full";
@@ -919,6 +922,11 @@ Deno.test({
       },
     );
 
+    await step(
+      "observability: containers and images from containerd's CRI, support bundle, metrics",
+      () => checkObservability(clientConfig, port),
+    );
+
     await step("shutdown: QEMU exits; the foreign disk is byte-for-byte unchanged", async () => {
       if (api) {
         await api.close();
@@ -988,4 +996,30 @@ async function ext4NeedsRecovery(image: string): Promise<Record<string, boolean>
     out[p.name] = (v.getUint32(0x60, true) & 0x4) !== 0; // INCOMPAT_RECOVER
   }
   return out;
+}
+
+/** containers and images answer from the node's containerd; a support bundle has every part. */
+async function checkObservability(config: string, port: number): Promise<void> {
+  const c = await machinectl(config, port, "containers", "-o", "json");
+  assert.equal(c.code, 0, c.err);
+  const doc = JSON.parse(c.out);
+  assert.ok(Array.isArray(doc.pods) && Array.isArray(doc.containers), c.out);
+  const images = await machinectl(config, port, "images", "-o", "json");
+  assert.equal(images.code, 0, images.err);
+  const file = join(WORK, "support.tar.gz");
+  const s = await machinectl(config, port, "support", "-o", file);
+  assert.equal(s.code, 0, s.err);
+  const entries = await readTarGz(await Deno.readFile(file));
+  const files = new Map(entries.map((e) => [e.name, new TextDecoder().decode(e.data)]));
+  for (const n of ["containers.yaml", "logs/containerd.log", "dmesg.txt", "controllers.dot"]) {
+    assert.ok(files.has(n), `${n} in ${[...files.keys()].join(", ")}`);
+  }
+  const errors = files.get("errors.txt")!;
+  for (const part of ["resources/", "logs/", "config.yaml", "dmesg.txt", "containers", "metrics"]) {
+    assert.ok(!errors.includes(part), `${part} not collected: ${errors}`);
+  }
+  // Node metrics and containerd's cgroup usage, as a Prometheus scrape would see them.
+  const metrics = files.get("metrics.txt")!;
+  assert.match(metrics, /\nmachined_node_memory_total_bytes [1-9]/);
+  assert.match(metrics, /\nmachined_service_cpu_seconds_total\{service="containerd"\} [0-9.]+\n/);
 }

@@ -29,6 +29,9 @@ import { statsCommand } from "./commands/stats.ts";
 import { cgroupsCommand } from "./commands/cgroups.ts";
 import { timeCommand } from "./commands/time.ts";
 import { netstatCommand } from "./commands/netstat.ts";
+import { containersCommand, imagesCommand } from "./commands/containers.ts";
+import { inspectDependenciesCommand } from "./commands/inspect.ts";
+import { supportCommand } from "./commands/support.ts";
 import { suggest } from "../config/suggest.ts";
 import { describeError } from "./errors.ts";
 import { diagnoseFromFlags } from "./certificate_diagnosis.ts";
@@ -58,6 +61,11 @@ export const COMMANDS: readonly Command[] = [
   shutdownCommand,
   resetCommand,
   applyConfigCommand,
+  // observability: containers, support, dependencies
+  containersCommand,
+  imagesCommand,
+  inspectDependenciesCommand,
+  supportCommand,
   validateCommand,
   genConfigCommand,
   genClientCommand,

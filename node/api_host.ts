@@ -25,6 +25,8 @@ import type { Machined } from "./machined.ts";
 import { Observer } from "../observe/mod.ts";
 import { nativeFsUsage, NativeProcBackend } from "../platform/procfs/mod.ts";
 import { createSntpTimeQuerier } from "./time_querier.ts";
+import { createCriClient } from "../cri/cri_client.ts";
+import { createNodeMetrics } from "./node_metrics.ts";
 
 /** Options of {@link startApiHost}. */
 export interface ApiHostOptions {
@@ -50,6 +52,8 @@ export interface ApiHostOptions {
   services?: ServiceControl & LogSource;
   /** The kernel log for Dmesg. */
   kernelLog?: KernelLog;
+  /** The per-service cgroup directory, for the services' usage metrics (a node). */
+  serviceCgroups?: string;
   /** ApplyConfiguration. */
   configs?: ConfigApplier;
   /** Run apid as the machined-api user (on a node). */
@@ -87,8 +91,13 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
     cgroups: new NativeProcBackend("/sys/fs/cgroup"),
     fsUsage: nativeFsUsage,
   });
+  const registry = createNodeMetrics(o.machined, {
+    services: o.services,
+    serviceCgroups: o.serviceCgroups,
+  });
   const internal = await startInternalApiServer({
     socketPath,
+    registry,
     deps: {
       store: o.machined.store,
       actions: o.actions,
@@ -104,6 +113,9 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
       observer,
       timeQuerier: createSntpTimeQuerier(),
       secrets: () => (o.services?.list() ?? []).flatMap((s) => Object.values(s.spec.env)),
+      cri: (socket) => createCriClient(socket, { timeoutMs: 5000 }),
+      metrics: registry,
+      graph: () => o.machined.runtime.graph(),
       audit: o.machined.logger,
     },
     socketGroup: o.dropUser ? 50000 : undefined,

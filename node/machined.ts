@@ -11,6 +11,7 @@ import { controllerStatusPublisher } from "./controller_status.ts";
 import { MACHINE_STATUS_CONTROLLER, machineStatusController } from "./machine_status_controller.ts";
 import { StageCell } from "./stage.ts";
 import { ConditionCell } from "./conditions.ts";
+import { controllerCycleObserver, MetricsRegistry } from "../metrics/mod.ts";
 
 /** How machined runs: as a node's PID 1, or unprivileged on a laptop. */
 export type RunMode = "node" | "dev";
@@ -36,6 +37,8 @@ export class Machined {
   readonly logger: RingLogger;
   /** The clock the store and runtime use (a fake one in tests). */
   readonly clock: Clock;
+  /** Prometheus metrics (node_metrics.ts adds the collectors; the API serves them). */
+  readonly metrics = new MetricsRegistry();
   readonly mode: RunMode;
   readonly pid1: boolean;
   #unsubscribeStage?: () => void;
@@ -51,10 +54,12 @@ export class Machined {
     const publish = controllerStatusPublisher(this.store, () => this.runtime.graph());
     let lastFailures = new Map<string, number>();
     const failing = new Set<string>();
+    const cycles = controllerCycleObserver(this.metrics);
     this.runtime = new ControllerRuntime(this.store, {
       clock,
       onStats: (stats) => {
         publish(stats);
+        cycles(stats);
         const before = lastFailures.get(stats.name) ?? 0;
         if (stats.failures > before) {
           this.events.emit("controller", stats.name, "failed", stats.lastError ?? "");

@@ -31,6 +31,8 @@ import {
 import { decodeFailuresAreInvalidArgument } from "./decode_errors.ts";
 import { createSendGate, type ResponseControl } from "./send_gate.ts";
 import { createPeerVerifier, type PeerVerifier } from "./peer_identity.ts";
+import { createMetricsRoute } from "./metrics_route.ts";
+import { MetricsRegistry } from "../../metrics/mod.ts";
 import {
   createReflectionIndex,
   REFLECTION_FILES,
@@ -160,6 +162,13 @@ export async function startApidServer(options: ApidServerOptions): Promise<ApidS
     return handler(req, res);
   };
 
+  // Edge metrics, appended to machined's on GET /metrics (metrics_route.ts).
+  const edge = new MetricsRegistry();
+  const accepted = edge.counter("machined_apid_connections_total", "TLS connections accepted");
+  const refused = edge.counter("machined_apid_tls_refused_total", "TLS handshakes refused");
+  const open = edge.gauge("machined_apid_connections_open", "Client connections open now");
+  const metricsRoute = createMetricsRoute({ verifier, upstream, edge });
+
   const sessions = new Set<Http2Session>();
   const server = http2.createSecureServer({
     key: options.server.keyPem,
@@ -170,13 +179,19 @@ export async function startApidServer(options: ApidServerOptions): Promise<ApidS
     minVersion: "TLSv1.3",
     allowHTTP1: true,
     settings: { maxConcurrentStreams: options.maxConcurrentStreams ?? 100 },
-  }, gated);
+  }, (req, res) => metricsRoute(req, res) || gated(req, res));
   server.on("session", (session: Http2Session) => {
     sessions.add(session);
     session.on("close", () => sessions.delete(session));
     session.on("error", () => {}); // an abrupt client must not become an uncaught error
   });
-  server.on("tlsClientError", () => {}); // refused handshakes are the TLS layer doing its job
+  server.on("secureConnection", (socket: TLSSocket) => {
+    accepted.inc();
+    open.add({}, 1);
+    socket.once("close", () => open.add({}, -1));
+  });
+  // Refused handshakes are the TLS layer doing its job; they are only counted.
+  server.on("tlsClientError", () => refused.inc());
   server.on("error", (e) => console.error("apid: server error", e));
 
   const hostname = options.hostname ?? "0.0.0.0";

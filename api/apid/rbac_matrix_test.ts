@@ -42,6 +42,11 @@ const EXPECTED: { [M in MachineMethod]: Record<Role, "ok" | "PermissionDenied"> 
   cgroups: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
   time: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
   netstat: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
+  // observability: containers, support, dependencies
+  containers: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
+  images: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
+  metrics: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
+  controllerGraph: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
 };
 
 /** One call of each RPC; streams read their first message, then cancel. */
@@ -92,6 +97,11 @@ function calls(
     cgroups: () => c.api.cgroups({}),
     time: () => c.api.time({}),
     netstat: () => c.api.netstat({}),
+    // observability: containers, support, dependencies
+    containers: () => c.api.containers({}),
+    images: () => c.api.images({}),
+    metrics: () => c.api.metrics({}),
+    controllerGraph: () => c.api.controllerGraph({}),
   };
 }
 

@@ -35,6 +35,11 @@ export const METHOD_ROLES: { readonly [M in MachineMethod]: Role } = {
   cgroups: "os:reader",
   time: "os:reader",
   netstat: "os:reader",
+  // observability: containers, support, dependencies
+  containers: "os:reader",
+  images: "os:reader",
+  metrics: "os:reader",
+  controllerGraph: "os:reader",
 };
 
 /**
@@ -69,6 +74,11 @@ export const MUTATING: { readonly [M in MachineMethod]: boolean } = {
   cgroups: false,
   time: false,
   netstat: false,
+  // observability: containers, support, dependencies
+  containers: false,
+  images: false,
+  metrics: false,
+  controllerGraph: false,
 };
 
 /** Whether an RPC, by its proto name (`Reboot`), is {@link MUTATING}; false for unknown ones. */

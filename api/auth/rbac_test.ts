@@ -35,6 +35,11 @@ const CONTRACT: Record<string, { role: Role; mutating: boolean }> = {
   Cgroups: { role: "os:reader", mutating: false },
   Time: { role: "os:reader", mutating: false },
   Netstat: { role: "os:reader", mutating: false },
+  // observability: containers, support, dependencies
+  Containers: { role: "os:reader", mutating: false },
+  Images: { role: "os:reader", mutating: false },
+  Metrics: { role: "os:reader", mutating: false },
+  ControllerGraph: { role: "os:reader", mutating: false },
 };
 
 /** Which roles may call an RPC needing `least`, spelled out. */

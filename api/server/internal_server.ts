@@ -16,6 +16,8 @@ import { errorMappingInterceptor } from "./errors.ts";
 import { createAuditInterceptor } from "./audit.ts";
 import { createSendGate } from "../apid/send_gate.ts";
 import { createMachineService, type MachineServiceDeps } from "./machine_service.ts";
+import { createApiMetricsInterceptor } from "./api_metrics.ts";
+import type { MetricsRegistry } from "../../metrics/mod.ts";
 
 /** 4 MiB: the default bound on one message in either direction. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
@@ -25,6 +27,8 @@ export interface InternalApiServerOptions {
   /** Unix socket path; a stale socket there is replaced. */
   readonly socketPath: string;
   readonly deps: MachineServiceDeps;
+  /** Where API calls are counted (`machined_api_*`); none when absent. */
+  readonly registry?: MetricsRegistry;
   /** Group owning the socket (apid's), set when running as root. */
   readonly socketGroup?: number;
   /** @default DEFAULT_MAX_MESSAGE_BYTES */
@@ -70,6 +74,7 @@ export async function startInternalApiServer(
     readMaxBytes: options.readMaxBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
     writeMaxBytes: options.writeMaxBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
     interceptors: [
+      ...(options.registry ? [createApiMetricsInterceptor(options.registry)] : []),
       errorMappingInterceptor,
       ...(options.deps.audit ? [createAuditInterceptor(options.deps.audit)] : []),
       trustedIdentityInterceptor,

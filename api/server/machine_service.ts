@@ -41,6 +41,7 @@ import type { Role } from "../../pki/role.ts";
 import { createNodeServiceHandlers, type NodeServiceDeps } from "./node_service_handlers.ts";
 import { createObserveHandlers, type ObserveDeps } from "./observe_handlers.ts";
 import { createResetHandler } from "./reset_handler.ts";
+import { createObservabilityHandlers, type ObservabilityDeps } from "./observability_handlers.ts";
 
 /** Namespace value meaning "every namespace" in List and Watch. */
 export const ALL_NAMESPACES = "*";
@@ -50,7 +51,7 @@ export const ALL_NAMESPACES = "*";
  * (services, logs, kernelLog, configs) are optional: an RPC whose dependency
  * is absent answers Unimplemented.
  */
-export interface MachineServiceDeps extends NodeServiceDeps, ObserveDeps {
+export interface MachineServiceDeps extends NodeServiceDeps, ObserveDeps, ObservabilityDeps {
   readonly store: MachineStore;
   readonly actions: NodeActions;
   readonly events: EventSource;
@@ -71,6 +72,7 @@ export function createMachineService(
     ...createNodeServiceHandlers(deps),
     ...createObserveHandlers(deps),
     ...createResetHandler(actions),
+    ...createObservabilityHandlers(deps),
 
     async version() {
       const info = await actions.version();

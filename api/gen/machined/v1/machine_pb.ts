@@ -23,7 +23,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file machined/v1/machine.proto.
  */
 export const file_machined_v1_machine: GenFile = /*@__PURE__*/
-  fileDesc("ChltYWNoaW5lZC92MS9tYWNoaW5lLnByb3RvEgttYWNoaW5lZC52MSIQCg5WZXJzaW9uUmVxdWVzdCKFAQoPVmVyc2lvblJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAkSDgoGY29tbWl0GAIgASgJEhQKDGRlbm9fdmVyc2lvbhgDIAEoCRIKCgJvcxgEIAEoCRIMCgRhcmNoGAUgASgJEhAKCGhvc3RuYW1lGAYgASgJEg8KB2Jvb3RfaWQYByABKAkiOQoKR2V0UmVxdWVzdBIMCgR0eXBlGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRIKCgJpZBgDIAEoCSI2CgtHZXRSZXNwb25zZRInCghyZXNvdXJjZRgBIAEoCzIVLm1hY2hpbmVkLnYxLlJlc291cmNlIkoKCUxhYmVsVGVybRILCgNrZXkYASABKAkSIAoCb3AYAiABKA4yFC5tYWNoaW5lZC52MS5MYWJlbE9wEg4KBnZhbHVlcxgDIAMoCSJYCgtMaXN0UmVxdWVzdBIMCgR0eXBlGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRIoCghzZWxlY3RvchgDIAMoCzIWLm1hY2hpbmVkLnYxLkxhYmVsVGVybSI4CgxMaXN0UmVzcG9uc2USKAoJcmVzb3VyY2VzGAEgAygLMhUubWFjaGluZWQudjEuUmVzb3VyY2UiOwoMV2F0Y2hSZXF1ZXN0EgwKBHR5cGUYASABKAkSEQoJbmFtZXNwYWNlGAIgASgJEgoKAmlkGAMgASgJIl0KDlJlc291cmNlVXBkYXRlEicKCHJlc291cmNlGAEgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2USIgoDb2xkGAIgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2UiDgoMQm9vdHN0cmFwcGVkIhsKCE92ZXJmbG93Eg8KB2Ryb3BwZWQYASABKAQi/AEKDVdhdGNoUmVzcG9uc2USKAoHY3JlYXRlZBgBIAEoCzIVLm1hY2hpbmVkLnYxLlJlc291cmNlSAASLgoHdXBkYXRlZBgCIAEoCzIbLm1hY2hpbmVkLnYxLlJlc291cmNlVXBkYXRlSAASKgoJZGVzdHJveWVkGAMgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2VIABIxCgxib290c3RyYXBwZWQYBCABKAsyGS5tYWNoaW5lZC52MS5Cb290c3RyYXBwZWRIABIpCghvdmVyZmxvdxgFIAEoCzIVLm1hY2hpbmVkLnYxLk92ZXJmbG93SABCBwoFZXZlbnQiOgoNRXZlbnRzUmVxdWVzdBINCgVraW5kcxgBIAMoCRIRCgR0YWlsGAIgASgNSACIAQFCBwoFX3RhaWwigAIKDE1hY2hpbmVFdmVudBIMCgRraW5kGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSKAoEdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHc3ViamVjdBgEIAEoCRIOCgZhY3Rpb24YBSABKAkSDwoDc2VxGAYgASgEQgIwAhI1CgZmaWVsZHMYByADKAsyJS5tYWNoaW5lZC52MS5NYWNoaW5lRXZlbnQuRmllbGRzRW50cnkSDwoHbW9ub19tcxgIIAEoARotCgtGaWVsZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIjoKDkV2ZW50c1Jlc3BvbnNlEigKBWV2ZW50GAEgASgLMhkubWFjaGluZWQudjEuTWFjaGluZUV2ZW50Ig8KDVJlYm9vdFJlcXVlc3QiEAoOUmVib290UmVzcG9uc2UiEQoPU2h1dGRvd25SZXF1ZXN0IhIKEFNodXRkb3duUmVzcG9uc2UiWgoMUmVzZXRSZXF1ZXN0EhEKCWNoYWxsZW5nZRgBIAEoCRIkCgRtb2RlGAIgASgOMhYubWFjaGluZWQudjEuUmVzZXRNb2RlEhEKCXBvd2VyX29mZhgDIAEoCCJjCg5SZXNldFBhcnRpdGlvbhINCgVsYWJlbBgBIAEoCRIMCgRkaXNrGAIgASgJEgwKBGd1aWQYAyABKAkSFgoKc2l6ZV9ieXRlcxgEIAEoBEICMAISDgoGbnVtYmVyGAUgASgNItsBCg1SZXNldFJlc3BvbnNlEi8KCnBhcnRpdGlvbnMYASADKAsyGy5tYWNoaW5lZC52MS5SZXNldFBhcnRpdGlvbhIRCgljaGFsbGVuZ2UYAiABKAkSKwoHZXhwaXJlcxgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYm9vdF9pZBgEIAEoCRIQCghhY2NlcHRlZBgFIAEoCBIQCghwcm9ncmVzcxgGIAEoCRIkCgRtb2RlGAcgASgOMhYubWFjaGluZWQudjEuUmVzZXRNb2RlIpMBCiJHZW5lcmF0ZUNsaWVudENvbmZpZ3VyYXRpb25SZXF1ZXN0Eh8KBHJvbGUYASABKA4yES5tYWNoaW5lZC52MS5Sb2xlEgwKBG5hbWUYAiABKAkSEQoJZW5kcG9pbnRzGAMgAygJEisKCGxpZmV0aW1lGAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uImwKI0dlbmVyYXRlQ2xpZW50Q29uZmlndXJhdGlvblJlc3BvbnNlEhMKC2NvbmZpZ195YW1sGAEgASgJEg4KBmNhX3BlbRgCIAEoCRIPCgdjcnRfcGVtGAMgASgJEg8KB2tleV9wZW0YBCABKAkidQoLU2VydmljZUluZm8SCgoCaWQYASABKAkSKgoEc3BlYxgCIAEoCzIcLm1hY2hpbmVkLnYxLlNlcnZpY2VTcGVjU3BlYxIuCgZzdGF0dXMYAyABKAsyHi5tYWNoaW5lZC52MS5TZXJ2aWNlU3RhdHVzU3BlYyIUChJTZXJ2aWNlTGlzdFJlcXVlc3QiQQoTU2VydmljZUxpc3RSZXNwb25zZRIqCghzZXJ2aWNlcxgBIAMoCzIYLm1hY2hpbmVkLnYxLlNlcnZpY2VJbmZvIiEKE1NlcnZpY2VTdGFydFJlcXVlc3QSCgoCaWQYASABKAkiQQoUU2VydmljZVN0YXJ0UmVzcG9uc2USKQoHc2VydmljZRgBIAEoCzIYLm1hY2hpbmVkLnYxLlNlcnZpY2VJbmZvIiAKElNlcnZpY2VTdG9wUmVxdWVzdBIKCgJpZBgBIAEoCSJAChNTZXJ2aWNlU3RvcFJlc3BvbnNlEikKB3NlcnZpY2UYASABKAsyGC5tYWNoaW5lZC52MS5TZXJ2aWNlSW5mbyIjChVTZXJ2aWNlUmVzdGFydFJlcXVlc3QSCgoCaWQYASABKAkiQwoWU2VydmljZVJlc3RhcnRSZXNwb25zZRIpCgdzZXJ2aWNlGAEgASgLMhgubWFjaGluZWQudjEuU2VydmljZUluZm8iRQoLTG9nc1JlcXVlc3QSCgoCaWQYASABKAkSEQoEdGFpbBgCIAEoDUgAiAEBEg4KBmZvbGxvdxgDIAEoCEIHCgVfdGFpbCJ7CgxMb2dzUmVzcG9uc2USCwoDc2VxGAEgASgEEigKBHRpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiYKBnN0cmVhbRgDIAEoDjIWLm1hY2hpbmVkLnYxLkxvZ1N0cmVhbRIMCgR0ZXh0GAQgASgJIjoKDERtZXNnUmVxdWVzdBIOCgZmb2xsb3cYASABKAgSEQoEdGFpbBgCIAEoDUgAiAEBQgcKBV90YWlsItMBCg9LZXJuZWxMb2dSZWNvcmQSDQoFbGV2ZWwYASABKA0SEAoIZmFjaWxpdHkYAiABKA0SCwoDc2VxGAMgASgEEgwKBHVzZWMYBCABKAQSDQoFZmxhZ3MYBSABKAkSDAoEdGV4dBgGIAEoCRI4CgZmaWVsZHMYByADKAsyKC5tYWNoaW5lZC52MS5LZXJuZWxMb2dSZWNvcmQuRmllbGRzRW50cnkaLQoLRmllbGRzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASIOCgxLZXJuZWxMb2dHYXAicgoNRG1lc2dSZXNwb25zZRIuCgZyZWNvcmQYASABKAsyHC5tYWNoaW5lZC52MS5LZXJuZWxMb2dSZWNvcmRIABIpCgRsb3N0GAIgASgLMhkubWFjaGluZWQudjEuS2VybmVsTG9nR2FwSABCBgoEaXRlbSKQAQoZQXBwbHlDb25maWd1cmF0aW9uUmVxdWVzdBITCgtjb25maWdfeWFtbBgBIAEoCRIPCgdkcnlfcnVuGAIgASgIEiQKBG1vZGUYAyABKA4yFi5tYWNoaW5lZC52MS5BcHBseU1vZGUSFgoOdHJ5X3RpbWVvdXRfbXMYBCABKA0SDwoHY29uZmlybRgFIAEoCCLOAQoaQXBwbHlDb25maWd1cmF0aW9uUmVzcG9uc2USJwoFc3RhdGUYASABKA4yGC5tYWNoaW5lZC52MS5Db25maWdTdGF0ZRIoCgZlcnJvcnMYAiADKAsyGC5tYWNoaW5lZC52MS5Db25maWdJc3N1ZRIPCgdhcHBsaWVkGAMgASgIEiQKBG1vZGUYBCABKA4yFi5tYWNoaW5lZC52MS5BcHBseU1vZGUSDwoHY2hhbmdlZBgFIAMoCRIVCg1yZWJvb3RfZmllbGRzGAYgAygJIg8KDU1lbW9yeVJlcXVlc3QioQIKB01lbUluZm8SEwoLdG90YWxfYnl0ZXMYASABKAQSEgoKZnJlZV9ieXRlcxgCIAEoBBIXCg9hdmFpbGFibGVfYnl0ZXMYAyABKAQSFQoNYnVmZmVyc19ieXRlcxgEIAEoBBIUCgxjYWNoZWRfYnl0ZXMYBSABKAQSEwoLc2htZW1fYnl0ZXMYBiABKAQSGAoQc3dhcF90b3RhbF9ieXRlcxgHIAEoBBIXCg9zd2FwX2ZyZWVfYnl0ZXMYCCABKAQSMAoGZmllbGRzGAkgAygLMiAubWFjaGluZWQudjEuTWVtSW5mby5GaWVsZHNFbnRyeRotCgtGaWVsZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAQ6AjgBInUKDVByb2Nlc3NNZW1vcnkSCwoDcGlkGAEgASgNEg0KBW93bmVyGAIgASgJEg8KB2NvbW1hbmQYAyABKAkSEQoJcnNzX2J5dGVzGAQgASgEEhYKCXBzc19ieXRlcxgFIAEoBEgAiAEBQgwKCl9wc3NfYnl0ZXMiVQoLT3duZXJNZW1vcnkSDQoFb3duZXIYASABKAkSEQoJcHJvY2Vzc2VzGAIgASgNEhEKCXJzc19ieXRlcxgDIAEoBBIRCglwc3NfYnl0ZXMYBCABKAQikAEKDk1lbW9yeVJlc3BvbnNlEiUKB21lbWluZm8YASABKAsyFC5tYWNoaW5lZC52MS5NZW1JbmZvEi0KCXByb2Nlc3NlcxgCIAMoCzIaLm1hY2hpbmVkLnYxLlByb2Nlc3NNZW1vcnkSKAoGb3duZXJzGAMgAygLMhgubWFjaGluZWQudjEuT3duZXJNZW1vcnkiDgoMU3RhdHNSZXF1ZXN0IlsKC0xvYWRBdmVyYWdlEg0KBWxvYWQxGAEgASgBEg0KBWxvYWQ1GAIgASgBEg4KBmxvYWQxNRgDIAEoARIPCgdydW5uaW5nGAQgASgNEg0KBXRvdGFsGAUgASgNIrwBCghDcHVUaW1lcxILCgNjcHUYASABKAkSDAoEdXNlchgCIAEoARIMCgRuaWNlGAMgASgBEg4KBnN5c3RlbRgEIAEoARIMCgRpZGxlGAUgASgBEg4KBmlvd2FpdBgGIAEoARILCgNpcnEYByABKAESDwoHc29mdGlycRgIIAEoARINCgVzdGVhbBgJIAEoARIaCg11c2FnZV9wZXJjZW50GAogASgBSACIAQFCEAoOX3VzYWdlX3BlcmNlbnQihwEKCURpc2tTdGF0cxIOCgZkZXZpY2UYASABKAkSDQoFcmVhZHMYAiABKAQSEgoKcmVhZF9ieXRlcxgDIAEoBBIOCgZ3cml0ZXMYBCABKAQSFQoNd3JpdHRlbl9ieXRlcxgFIAEoBBIRCglpbl9mbGlnaHQYBiABKAQSDQoFaW9fbXMYByABKAQitQEKC05ldERldlN0YXRzEgwKBGxpbmsYASABKAkSEAoIcnhfYnl0ZXMYAiABKAQSEgoKcnhfcGFja2V0cxgDIAEoBBIRCglyeF9lcnJvcnMYBCABKAQSEgoKcnhfZHJvcHBlZBgFIAEoBBIQCgh0eF9ieXRlcxgGIAEoBBISCgp0eF9wYWNrZXRzGAcgASgEEhEKCXR4X2Vycm9ycxgIIAEoBBISCgp0eF9kcm9wcGVkGAkgASgEIpEDCg1TdGF0c1Jlc3BvbnNlEiYKBGxvYWQYASABKAsyGC5tYWNoaW5lZC52MS5Mb2FkQXZlcmFnZRIoCgljcHVfdG90YWwYAiABKAsyFS5tYWNoaW5lZC52MS5DcHVUaW1lcxIjCgRjcHVzGAMgAygLMhUubWFjaGluZWQudjEuQ3B1VGltZXMSJQoFZGlza3MYBCADKAsyFi5tYWNoaW5lZC52MS5EaXNrU3RhdHMSJwoFbGlua3MYBSADKAsyGC5tYWNoaW5lZC52MS5OZXREZXZTdGF0cxIWCg51cHRpbWVfc2Vjb25kcxgGIAEoARIYChBjb250ZXh0X3N3aXRjaGVzGAcgASgEEhkKEXByb2Nlc3Nlc19jcmVhdGVkGAggASgEEhkKEXByb2Nlc3Nlc19ydW5uaW5nGAkgASgNEhkKEXByb2Nlc3Nlc19ibG9ja2VkGAogASgNEh8KEnNhbXBsZV9pbnRlcnZhbF9tcxgLIAEoAUgAiAEBQhUKE19zYW1wbGVfaW50ZXJ2YWxfbXMiEgoQUHJvY2Vzc2VzUmVxdWVzdCKOAgoHUHJvY2VzcxILCgNwaWQYASABKA0SDAoEcHBpZBgCIAEoDRINCgVzdGF0ZRgDIAEoCRIPCgd0aHJlYWRzGAQgASgNEhMKC2NwdV9zZWNvbmRzGAUgASgBEhgKC2NwdV9wZXJjZW50GAYgASgBSACIAQESEQoJcnNzX2J5dGVzGAcgASgEEhYKCXBzc19ieXRlcxgIIAEoBEgBiAEBEg8KB2NvbW1hbmQYCSABKAkSDAoEYXJncxgKIAMoCRINCgVvd25lchgLIAEoCRILCgN1aWQYDCABKA0SFQoNc3RhcnRfc2Vjb25kcxgNIAEoAUIOCgxfY3B1X3BlcmNlbnRCDAoKX3Bzc19ieXRlcyKFAQoRUHJvY2Vzc2VzUmVzcG9uc2USJwoJcHJvY2Vzc2VzGAEgAygLMhQubWFjaGluZWQudjEuUHJvY2VzcxIfChJzYW1wbGVfaW50ZXJ2YWxfbXMYAiABKAFIAIgBARIPCgdvbWl0dGVkGAMgASgNQhUKE19zYW1wbGVfaW50ZXJ2YWxfbXMiDwoNTW91bnRzUmVxdWVzdCLKAQoFTW91bnQSDgoGc291cmNlGAEgASgJEg4KBnRhcmdldBgCIAEoCRIOCgZmc3R5cGUYAyABKAkSDwoHb3B0aW9ucxgEIAEoCRIXCgpzaXplX2J5dGVzGAUgASgESACIAQESFwoKdXNlZF9ieXRlcxgGIAEoBEgBiAEBEhwKD2F2YWlsYWJsZV9ieXRlcxgHIAEoBEgCiAEBQg0KC19zaXplX2J5dGVzQg0KC191c2VkX2J5dGVzQhIKEF9hdmFpbGFibGVfYnl0ZXMiNAoOTW91bnRzUmVzcG9uc2USIgoGbW91bnRzGAEgAygLMhIubWFjaGluZWQudjEuTW91bnQiEAoOQ2dyb3Vwc1JlcXVlc3QiiAMKBkNncm91cBINCgVvd25lchgBIAEoCRIMCgRwYXRoGAIgASgJEhwKFG1lbW9yeV9jdXJyZW50X2J5dGVzGAMgASgEEh0KEG1lbW9yeV9tYXhfYnl0ZXMYBCABKARIAIgBARI8Cg1tZW1vcnlfZXZlbnRzGAUgAygLMiUubWFjaGluZWQudjEuQ2dyb3VwLk1lbW9yeUV2ZW50c0VudHJ5EjIKCGNwdV9zdGF0GAYgAygLMiAubWFjaGluZWQudjEuQ2dyb3VwLkNwdVN0YXRFbnRyeRIUCgxwaWRzX2N1cnJlbnQYByABKAQSFQoIcGlkc19tYXgYCCABKARIAYgBARozChFNZW1vcnlFdmVudHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAQ6AjgBGi4KDENwdVN0YXRFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAQ6AjgBQhMKEV9tZW1vcnlfbWF4X2J5dGVzQgsKCV9waWRzX21heCI3Cg9DZ3JvdXBzUmVzcG9uc2USJAoHY2dyb3VwcxgBIAMoCzITLm1hY2hpbmVkLnYxLkNncm91cCIdCgtUaW1lUmVxdWVzdBIOCgZzZXJ2ZXIYASABKAkiYgoJVGltZVF1ZXJ5Eg4KBnNlcnZlchgBIAEoCRIPCgdhZGRyZXNzGAIgASgJEg8KB3N0cmF0dW0YAyABKA0SEQoJb2Zmc2V0X21zGAQgASgBEhAKCGRlbGF5X21zGAUgASgBImIKDFRpbWVSZXNwb25zZRIrCgZzdGF0dXMYASABKAsyGy5tYWNoaW5lZC52MS5UaW1lU3RhdHVzU3BlYxIlCgVxdWVyeRgCIAEoCzIWLm1hY2hpbmVkLnYxLlRpbWVRdWVyeSIQCg5OZXRzdGF0UmVxdWVzdCLuAQoGU29ja2V0EhAKCHByb3RvY29sGAEgASgJEhUKDWxvY2FsX2FkZHJlc3MYAiABKAkSEgoKbG9jYWxfcG9ydBgDIAEoDRIWCg5yZW1vdGVfYWRkcmVzcxgEIAEoCRITCgtyZW1vdGVfcG9ydBgFIAEoDRINCgVzdGF0ZRgGIAEoCRILCgN1aWQYByABKA0SDQoFaW5vZGUYCCABKAQSCwoDcGlkGAkgASgNEg8KB2NvbW1hbmQYCiABKAkSDQoFb3duZXIYCyABKAkSEAoIdHhfcXVldWUYDCABKAQSEAoIcnhfcXVldWUYDSABKAQiSAoPTmV0c3RhdFJlc3BvbnNlEiQKB3NvY2tldHMYASADKAsyEy5tYWNoaW5lZC52MS5Tb2NrZXQSDwoHb21pdHRlZBgCIAEoDSqOAQoHTGFiZWxPcBIYChRMQUJFTF9PUF9VTlNQRUNJRklFRBAAEhMKD0xBQkVMX09QX0VYSVNUUxABEhcKE0xBQkVMX09QX05PVF9FWElTVFMQAhISCg5MQUJFTF9PUF9FUVVBTBADEhYKEkxBQkVMX09QX05PVF9FUVVBTBAEEg8KC0xBQkVMX09QX0lOEAUqVwoJUmVzZXRNb2RlEhoKFlJFU0VUX01PREVfVU5TUEVDSUZJRUQQABIXChNSRVNFVF9NT0RFX0dSQUNFRlVMEAESFQoRUkVTRVRfTU9ERV9GT1JDRUQQAipQCgRSb2xlEhQKEFJPTEVfVU5TUEVDSUZJRUQQABIOCgpST0xFX0FETUlOEAESEQoNUk9MRV9PUEVSQVRPUhACEg8KC1JPTEVfUkVBREVSEAMqaQoJTG9nU3RyZWFtEhoKFkxPR19TVFJFQU1fVU5TUEVDSUZJRUQQABIVChFMT0dfU1RSRUFNX1NURE9VVBABEhUKEUxPR19TVFJFQU1fU1RERVJSEAISEgoOTE9HX1NUUkVBTV9MT0cQAzK6DQoOTWFjaGluZVNlcnZpY2USRAoHVmVyc2lvbhIbLm1hY2hpbmVkLnYxLlZlcnNpb25SZXF1ZXN0GhwubWFjaGluZWQudjEuVmVyc2lvblJlc3BvbnNlEjgKA0dldBIXLm1hY2hpbmVkLnYxLkdldFJlcXVlc3QaGC5tYWNoaW5lZC52MS5HZXRSZXNwb25zZRI7CgRMaXN0EhgubWFjaGluZWQudjEuTGlzdFJlcXVlc3QaGS5tYWNoaW5lZC52MS5MaXN0UmVzcG9uc2USQAoFV2F0Y2gSGS5tYWNoaW5lZC52MS5XYXRjaFJlcXVlc3QaGi5tYWNoaW5lZC52MS5XYXRjaFJlc3BvbnNlMAESQwoGRXZlbnRzEhoubWFjaGluZWQudjEuRXZlbnRzUmVxdWVzdBobLm1hY2hpbmVkLnYxLkV2ZW50c1Jlc3BvbnNlMAESQQoGUmVib290EhoubWFjaGluZWQudjEuUmVib290UmVxdWVzdBobLm1hY2hpbmVkLnYxLlJlYm9vdFJlc3BvbnNlEkcKCFNodXRkb3duEhwubWFjaGluZWQudjEuU2h1dGRvd25SZXF1ZXN0Gh0ubWFjaGluZWQudjEuU2h1dGRvd25SZXNwb25zZRI+CgVSZXNldBIZLm1hY2hpbmVkLnYxLlJlc2V0UmVxdWVzdBoaLm1hY2hpbmVkLnYxLlJlc2V0UmVzcG9uc2USgAEKG0dlbmVyYXRlQ2xpZW50Q29uZmlndXJhdGlvbhIvLm1hY2hpbmVkLnYxLkdlbmVyYXRlQ2xpZW50Q29uZmlndXJhdGlvblJlcXVlc3QaMC5tYWNoaW5lZC52MS5HZW5lcmF0ZUNsaWVudENvbmZpZ3VyYXRpb25SZXNwb25zZRJQCgtTZXJ2aWNlTGlzdBIfLm1hY2hpbmVkLnYxLlNlcnZpY2VMaXN0UmVxdWVzdBogLm1hY2hpbmVkLnYxLlNlcnZpY2VMaXN0UmVzcG9uc2USUwoMU2VydmljZVN0YXJ0EiAubWFjaGluZWQudjEuU2VydmljZVN0YXJ0UmVxdWVzdBohLm1hY2hpbmVkLnYxLlNlcnZpY2VTdGFydFJlc3BvbnNlElAKC1NlcnZpY2VTdG9wEh8ubWFjaGluZWQudjEuU2VydmljZVN0b3BSZXF1ZXN0GiAubWFjaGluZWQudjEuU2VydmljZVN0b3BSZXNwb25zZRJZCg5TZXJ2aWNlUmVzdGFydBIiLm1hY2hpbmVkLnYxLlNlcnZpY2VSZXN0YXJ0UmVxdWVzdBojLm1hY2hpbmVkLnYxLlNlcnZpY2VSZXN0YXJ0UmVzcG9uc2USPQoETG9ncxIYLm1hY2hpbmVkLnYxLkxvZ3NSZXF1ZXN0GhkubWFjaGluZWQudjEuTG9nc1Jlc3BvbnNlMAESQAoFRG1lc2cSGS5tYWNoaW5lZC52MS5EbWVzZ1JlcXVlc3QaGi5tYWNoaW5lZC52MS5EbWVzZ1Jlc3BvbnNlMAESZQoSQXBwbHlDb25maWd1cmF0aW9uEiYubWFjaGluZWQudjEuQXBwbHlDb25maWd1cmF0aW9uUmVxdWVzdBonLm1hY2hpbmVkLnYxLkFwcGx5Q29uZmlndXJhdGlvblJlc3BvbnNlEkEKBk1lbW9yeRIaLm1hY2hpbmVkLnYxLk1lbW9yeVJlcXVlc3QaGy5tYWNoaW5lZC52MS5NZW1vcnlSZXNwb25zZRI+CgVTdGF0cxIZLm1hY2hpbmVkLnYxLlN0YXRzUmVxdWVzdBoaLm1hY2hpbmVkLnYxLlN0YXRzUmVzcG9uc2USSgoJUHJvY2Vzc2VzEh0ubWFjaGluZWQudjEuUHJvY2Vzc2VzUmVxdWVzdBoeLm1hY2hpbmVkLnYxLlByb2Nlc3Nlc1Jlc3BvbnNlEkEKBk1vdW50cxIaLm1hY2hpbmVkLnYxLk1vdW50c1JlcXVlc3QaGy5tYWNoaW5lZC52MS5Nb3VudHNSZXNwb25zZRJECgdDZ3JvdXBzEhsubWFjaGluZWQudjEuQ2dyb3Vwc1JlcXVlc3QaHC5tYWNoaW5lZC52MS5DZ3JvdXBzUmVzcG9uc2USOwoEVGltZRIYLm1hY2hpbmVkLnYxLlRpbWVSZXF1ZXN0GhkubWFjaGluZWQudjEuVGltZVJlc3BvbnNlEkQKB05ldHN0YXQSGy5tYWNoaW5lZC52MS5OZXRzdGF0UmVxdWVzdBocLm1hY2hpbmVkLnYxLk5ldHN0YXRSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_machined_v1_resources, file_machined_v1_services, file_machined_v1_time]);
+  fileDesc("ChltYWNoaW5lZC92MS9tYWNoaW5lLnByb3RvEgttYWNoaW5lZC52MSIQCg5WZXJzaW9uUmVxdWVzdCKFAQoPVmVyc2lvblJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAkSDgoGY29tbWl0GAIgASgJEhQKDGRlbm9fdmVyc2lvbhgDIAEoCRIKCgJvcxgEIAEoCRIMCgRhcmNoGAUgASgJEhAKCGhvc3RuYW1lGAYgASgJEg8KB2Jvb3RfaWQYByABKAkiOQoKR2V0UmVxdWVzdBIMCgR0eXBlGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRIKCgJpZBgDIAEoCSI2CgtHZXRSZXNwb25zZRInCghyZXNvdXJjZRgBIAEoCzIVLm1hY2hpbmVkLnYxLlJlc291cmNlIkoKCUxhYmVsVGVybRILCgNrZXkYASABKAkSIAoCb3AYAiABKA4yFC5tYWNoaW5lZC52MS5MYWJlbE9wEg4KBnZhbHVlcxgDIAMoCSJYCgtMaXN0UmVxdWVzdBIMCgR0eXBlGAEgASgJEhEKCW5hbWVzcGFjZRgCIAEoCRIoCghzZWxlY3RvchgDIAMoCzIWLm1hY2hpbmVkLnYxLkxhYmVsVGVybSI4CgxMaXN0UmVzcG9uc2USKAoJcmVzb3VyY2VzGAEgAygLMhUubWFjaGluZWQudjEuUmVzb3VyY2UiOwoMV2F0Y2hSZXF1ZXN0EgwKBHR5cGUYASABKAkSEQoJbmFtZXNwYWNlGAIgASgJEgoKAmlkGAMgASgJIl0KDlJlc291cmNlVXBkYXRlEicKCHJlc291cmNlGAEgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2USIgoDb2xkGAIgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2UiDgoMQm9vdHN0cmFwcGVkIhsKCE92ZXJmbG93Eg8KB2Ryb3BwZWQYASABKAQi/AEKDVdhdGNoUmVzcG9uc2USKAoHY3JlYXRlZBgBIAEoCzIVLm1hY2hpbmVkLnYxLlJlc291cmNlSAASLgoHdXBkYXRlZBgCIAEoCzIbLm1hY2hpbmVkLnYxLlJlc291cmNlVXBkYXRlSAASKgoJZGVzdHJveWVkGAMgASgLMhUubWFjaGluZWQudjEuUmVzb3VyY2VIABIxCgxib290c3RyYXBwZWQYBCABKAsyGS5tYWNoaW5lZC52MS5Cb290c3RyYXBwZWRIABIpCghvdmVyZmxvdxgFIAEoCzIVLm1hY2hpbmVkLnYxLk92ZXJmbG93SABCBwoFZXZlbnQiOgoNRXZlbnRzUmVxdWVzdBINCgVraW5kcxgBIAMoCRIRCgR0YWlsGAIgASgNSACIAQFCBwoFX3RhaWwigAIKDE1hY2hpbmVFdmVudBIMCgRraW5kGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSKAoEdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHc3ViamVjdBgEIAEoCRIOCgZhY3Rpb24YBSABKAkSDwoDc2VxGAYgASgEQgIwAhI1CgZmaWVsZHMYByADKAsyJS5tYWNoaW5lZC52MS5NYWNoaW5lRXZlbnQuRmllbGRzRW50cnkSDwoHbW9ub19tcxgIIAEoARotCgtGaWVsZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBIjoKDkV2ZW50c1Jlc3BvbnNlEigKBWV2ZW50GAEgASgLMhkubWFjaGluZWQudjEuTWFjaGluZUV2ZW50Ig8KDVJlYm9vdFJlcXVlc3QiEAoOUmVib290UmVzcG9uc2UiEQoPU2h1dGRvd25SZXF1ZXN0IhIKEFNodXRkb3duUmVzcG9uc2UiWgoMUmVzZXRSZXF1ZXN0EhEKCWNoYWxsZW5nZRgBIAEoCRIkCgRtb2RlGAIgASgOMhYubWFjaGluZWQudjEuUmVzZXRNb2RlEhEKCXBvd2VyX29mZhgDIAEoCCJjCg5SZXNldFBhcnRpdGlvbhINCgVsYWJlbBgBIAEoCRIMCgRkaXNrGAIgASgJEgwKBGd1aWQYAyABKAkSFgoKc2l6ZV9ieXRlcxgEIAEoBEICMAISDgoGbnVtYmVyGAUgASgNItsBCg1SZXNldFJlc3BvbnNlEi8KCnBhcnRpdGlvbnMYASADKAsyGy5tYWNoaW5lZC52MS5SZXNldFBhcnRpdGlvbhIRCgljaGFsbGVuZ2UYAiABKAkSKwoHZXhwaXJlcxgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYm9vdF9pZBgEIAEoCRIQCghhY2NlcHRlZBgFIAEoCBIQCghwcm9ncmVzcxgGIAEoCRIkCgRtb2RlGAcgASgOMhYubWFjaGluZWQudjEuUmVzZXRNb2RlIpMBCiJHZW5lcmF0ZUNsaWVudENvbmZpZ3VyYXRpb25SZXF1ZXN0Eh8KBHJvbGUYASABKA4yES5tYWNoaW5lZC52MS5Sb2xlEgwKBG5hbWUYAiABKAkSEQoJZW5kcG9pbnRzGAMgAygJEisKCGxpZmV0aW1lGAQgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uImwKI0dlbmVyYXRlQ2xpZW50Q29uZmlndXJhdGlvblJlc3BvbnNlEhMKC2NvbmZpZ195YW1sGAEgASgJEg4KBmNhX3BlbRgCIAEoCRIPCgdjcnRfcGVtGAMgASgJEg8KB2tleV9wZW0YBCABKAkidQoLU2VydmljZUluZm8SCgoCaWQYASABKAkSKgoEc3BlYxgCIAEoCzIcLm1hY2hpbmVkLnYxLlNlcnZpY2VTcGVjU3BlYxIuCgZzdGF0dXMYAyABKAsyHi5tYWNoaW5lZC52MS5TZXJ2aWNlU3RhdHVzU3BlYyIUChJTZXJ2aWNlTGlzdFJlcXVlc3QiQQoTU2VydmljZUxpc3RSZXNwb25zZRIqCghzZXJ2aWNlcxgBIAMoCzIYLm1hY2hpbmVkLnYxLlNlcnZpY2VJbmZvIiEKE1NlcnZpY2VTdGFydFJlcXVlc3QSCgoCaWQYASABKAkiQQoUU2VydmljZVN0YXJ0UmVzcG9uc2USKQoHc2VydmljZRgBIAEoCzIYLm1hY2hpbmVkLnYxLlNlcnZpY2VJbmZvIiAKElNlcnZpY2VTdG9wUmVxdWVzdBIKCgJpZBgBIAEoCSJAChNTZXJ2aWNlU3RvcFJlc3BvbnNlEikKB3NlcnZpY2UYASABKAsyGC5tYWNoaW5lZC52MS5TZXJ2aWNlSW5mbyIjChVTZXJ2aWNlUmVzdGFydFJlcXVlc3QSCgoCaWQYASABKAkiQwoWU2VydmljZVJlc3RhcnRSZXNwb25zZRIpCgdzZXJ2aWNlGAEgASgLMhgubWFjaGluZWQudjEuU2VydmljZUluZm8iRQoLTG9nc1JlcXVlc3QSCgoCaWQYASABKAkSEQoEdGFpbBgCIAEoDUgAiAEBEg4KBmZvbGxvdxgDIAEoCEIHCgVfdGFpbCJ7CgxMb2dzUmVzcG9uc2USCwoDc2VxGAEgASgEEigKBHRpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEiYKBnN0cmVhbRgDIAEoDjIWLm1hY2hpbmVkLnYxLkxvZ1N0cmVhbRIMCgR0ZXh0GAQgASgJIjoKDERtZXNnUmVxdWVzdBIOCgZmb2xsb3cYASABKAgSEQoEdGFpbBgCIAEoDUgAiAEBQgcKBV90YWlsItMBCg9LZXJuZWxMb2dSZWNvcmQSDQoFbGV2ZWwYASABKA0SEAoIZmFjaWxpdHkYAiABKA0SCwoDc2VxGAMgASgEEgwKBHVzZWMYBCABKAQSDQoFZmxhZ3MYBSABKAkSDAoEdGV4dBgGIAEoCRI4CgZmaWVsZHMYByADKAsyKC5tYWNoaW5lZC52MS5LZXJuZWxMb2dSZWNvcmQuRmllbGRzRW50cnkaLQoLRmllbGRzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASIOCgxLZXJuZWxMb2dHYXAicgoNRG1lc2dSZXNwb25zZRIuCgZyZWNvcmQYASABKAsyHC5tYWNoaW5lZC52MS5LZXJuZWxMb2dSZWNvcmRIABIpCgRsb3N0GAIgASgLMhkubWFjaGluZWQudjEuS2VybmVsTG9nR2FwSABCBgoEaXRlbSKQAQoZQXBwbHlDb25maWd1cmF0aW9uUmVxdWVzdBITCgtjb25maWdfeWFtbBgBIAEoCRIPCgdkcnlfcnVuGAIgASgIEiQKBG1vZGUYAyABKA4yFi5tYWNoaW5lZC52MS5BcHBseU1vZGUSFgoOdHJ5X3RpbWVvdXRfbXMYBCABKA0SDwoHY29uZmlybRgFIAEoCCLOAQoaQXBwbHlDb25maWd1cmF0aW9uUmVzcG9uc2USJwoFc3RhdGUYASABKA4yGC5tYWNoaW5lZC52MS5Db25maWdTdGF0ZRIoCgZlcnJvcnMYAiADKAsyGC5tYWNoaW5lZC52MS5Db25maWdJc3N1ZRIPCgdhcHBsaWVkGAMgASgIEiQKBG1vZGUYBCABKA4yFi5tYWNoaW5lZC52MS5BcHBseU1vZGUSDwoHY2hhbmdlZBgFIAMoCRIVCg1yZWJvb3RfZmllbGRzGAYgAygJIg8KDU1lbW9yeVJlcXVlc3QioQIKB01lbUluZm8SEwoLdG90YWxfYnl0ZXMYASABKAQSEgoKZnJlZV9ieXRlcxgCIAEoBBIXCg9hdmFpbGFibGVfYnl0ZXMYAyABKAQSFQoNYnVmZmVyc19ieXRlcxgEIAEoBBIUCgxjYWNoZWRfYnl0ZXMYBSABKAQSEwoLc2htZW1fYnl0ZXMYBiABKAQSGAoQc3dhcF90b3RhbF9ieXRlcxgHIAEoBBIXCg9zd2FwX2ZyZWVfYnl0ZXMYCCABKAQSMAoGZmllbGRzGAkgAygLMiAubWFjaGluZWQudjEuTWVtSW5mby5GaWVsZHNFbnRyeRotCgtGaWVsZHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAQ6AjgBInUKDVByb2Nlc3NNZW1vcnkSCwoDcGlkGAEgASgNEg0KBW93bmVyGAIgASgJEg8KB2NvbW1hbmQYAyABKAkSEQoJcnNzX2J5dGVzGAQgASgEEhYKCXBzc19ieXRlcxgFIAEoBEgAiAEBQgwKCl9wc3NfYnl0ZXMiVQoLT3duZXJNZW1vcnkSDQoFb3duZXIYASABKAkSEQoJcHJvY2Vzc2VzGAIgASgNEhEKCXJzc19ieXRlcxgDIAEoBBIRCglwc3NfYnl0ZXMYBCABKAQikAEKDk1lbW9yeVJlc3BvbnNlEiUKB21lbWluZm8YASABKAsyFC5tYWNoaW5lZC52MS5NZW1JbmZvEi0KCXByb2Nlc3NlcxgCIAMoCzIaLm1hY2hpbmVkLnYxLlByb2Nlc3NNZW1vcnkSKAoGb3duZXJzGAMgAygLMhgubWFjaGluZWQudjEuT3duZXJNZW1vcnkiDgoMU3RhdHNSZXF1ZXN0IlsKC0xvYWRBdmVyYWdlEg0KBWxvYWQxGAEgASgBEg0KBWxvYWQ1GAIgASgBEg4KBmxvYWQxNRgDIAEoARIPCgdydW5uaW5nGAQgASgNEg0KBXRvdGFsGAUgASgNIrwBCghDcHVUaW1lcxILCgNjcHUYASABKAkSDAoEdXNlchgCIAEoARIMCgRuaWNlGAMgASgBEg4KBnN5c3RlbRgEIAEoARIMCgRpZGxlGAUgASgBEg4KBmlvd2FpdBgGIAEoARILCgNpcnEYByABKAESDwoHc29mdGlycRgIIAEoARINCgVzdGVhbBgJIAEoARIaCg11c2FnZV9wZXJjZW50GAogASgBSACIAQFCEAoOX3VzYWdlX3BlcmNlbnQihwEKCURpc2tTdGF0cxIOCgZkZXZpY2UYASABKAkSDQoFcmVhZHMYAiABKAQSEgoKcmVhZF9ieXRlcxgDIAEoBBIOCgZ3cml0ZXMYBCABKAQSFQoNd3JpdHRlbl9ieXRlcxgFIAEoBBIRCglpbl9mbGlnaHQYBiABKAQSDQoFaW9fbXMYByABKAQitQEKC05ldERldlN0YXRzEgwKBGxpbmsYASABKAkSEAoIcnhfYnl0ZXMYAiABKAQSEgoKcnhfcGFja2V0cxgDIAEoBBIRCglyeF9lcnJvcnMYBCABKAQSEgoKcnhfZHJvcHBlZBgFIAEoBBIQCgh0eF9ieXRlcxgGIAEoBBISCgp0eF9wYWNrZXRzGAcgASgEEhEKCXR4X2Vycm9ycxgIIAEoBBISCgp0eF9kcm9wcGVkGAkgASgEIpEDCg1TdGF0c1Jlc3BvbnNlEiYKBGxvYWQYASABKAsyGC5tYWNoaW5lZC52MS5Mb2FkQXZlcmFnZRIoCgljcHVfdG90YWwYAiABKAsyFS5tYWNoaW5lZC52MS5DcHVUaW1lcxIjCgRjcHVzGAMgAygLMhUubWFjaGluZWQudjEuQ3B1VGltZXMSJQoFZGlza3MYBCADKAsyFi5tYWNoaW5lZC52MS5EaXNrU3RhdHMSJwoFbGlua3MYBSADKAsyGC5tYWNoaW5lZC52MS5OZXREZXZTdGF0cxIWCg51cHRpbWVfc2Vjb25kcxgGIAEoARIYChBjb250ZXh0X3N3aXRjaGVzGAcgASgEEhkKEXByb2Nlc3Nlc19jcmVhdGVkGAggASgEEhkKEXByb2Nlc3Nlc19ydW5uaW5nGAkgASgNEhkKEXByb2Nlc3Nlc19ibG9ja2VkGAogASgNEh8KEnNhbXBsZV9pbnRlcnZhbF9tcxgLIAEoAUgAiAEBQhUKE19zYW1wbGVfaW50ZXJ2YWxfbXMiEgoQUHJvY2Vzc2VzUmVxdWVzdCKOAgoHUHJvY2VzcxILCgNwaWQYASABKA0SDAoEcHBpZBgCIAEoDRINCgVzdGF0ZRgDIAEoCRIPCgd0aHJlYWRzGAQgASgNEhMKC2NwdV9zZWNvbmRzGAUgASgBEhgKC2NwdV9wZXJjZW50GAYgASgBSACIAQESEQoJcnNzX2J5dGVzGAcgASgEEhYKCXBzc19ieXRlcxgIIAEoBEgBiAEBEg8KB2NvbW1hbmQYCSABKAkSDAoEYXJncxgKIAMoCRINCgVvd25lchgLIAEoCRILCgN1aWQYDCABKA0SFQoNc3RhcnRfc2Vjb25kcxgNIAEoAUIOCgxfY3B1X3BlcmNlbnRCDAoKX3Bzc19ieXRlcyKFAQoRUHJvY2Vzc2VzUmVzcG9uc2USJwoJcHJvY2Vzc2VzGAEgAygLMhQubWFjaGluZWQudjEuUHJvY2VzcxIfChJzYW1wbGVfaW50ZXJ2YWxfbXMYAiABKAFIAIgBARIPCgdvbWl0dGVkGAMgASgNQhUKE19zYW1wbGVfaW50ZXJ2YWxfbXMiDwoNTW91bnRzUmVxdWVzdCLKAQoFTW91bnQSDgoGc291cmNlGAEgASgJEg4KBnRhcmdldBgCIAEoCRIOCgZmc3R5cGUYAyABKAkSDwoHb3B0aW9ucxgEIAEoCRIXCgpzaXplX2J5dGVzGAUgASgESACIAQESFwoKdXNlZF9ieXRlcxgGIAEoBEgBiAEBEhwKD2F2YWlsYWJsZV9ieXRlcxgHIAEoBEgCiAEBQg0KC19zaXplX2J5dGVzQg0KC191c2VkX2J5dGVzQhIKEF9hdmFpbGFibGVfYnl0ZXMiNAoOTW91bnRzUmVzcG9uc2USIgoGbW91bnRzGAEgAygLMhIubWFjaGluZWQudjEuTW91bnQiEAoOQ2dyb3Vwc1JlcXVlc3QiiAMKBkNncm91cBINCgVvd25lchgBIAEoCRIMCgRwYXRoGAIgASgJEhwKFG1lbW9yeV9jdXJyZW50X2J5dGVzGAMgASgEEh0KEG1lbW9yeV9tYXhfYnl0ZXMYBCABKARIAIgBARI8Cg1tZW1vcnlfZXZlbnRzGAUgAygLMiUubWFjaGluZWQudjEuQ2dyb3VwLk1lbW9yeUV2ZW50c0VudHJ5EjIKCGNwdV9zdGF0GAYgAygLMiAubWFjaGluZWQudjEuQ2dyb3VwLkNwdVN0YXRFbnRyeRIUCgxwaWRzX2N1cnJlbnQYByABKAQSFQoIcGlkc19tYXgYCCABKARIAYgBARozChFNZW1vcnlFdmVudHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAQ6AjgBGi4KDENwdVN0YXRFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAQ6AjgBQhMKEV9tZW1vcnlfbWF4X2J5dGVzQgsKCV9waWRzX21heCI3Cg9DZ3JvdXBzUmVzcG9uc2USJAoHY2dyb3VwcxgBIAMoCzITLm1hY2hpbmVkLnYxLkNncm91cCIdCgtUaW1lUmVxdWVzdBIOCgZzZXJ2ZXIYASABKAkiYgoJVGltZVF1ZXJ5Eg4KBnNlcnZlchgBIAEoCRIPCgdhZGRyZXNzGAIgASgJEg8KB3N0cmF0dW0YAyABKA0SEQoJb2Zmc2V0X21zGAQgASgBEhAKCGRlbGF5X21zGAUgASgBImIKDFRpbWVSZXNwb25zZRIrCgZzdGF0dXMYASABKAsyGy5tYWNoaW5lZC52MS5UaW1lU3RhdHVzU3BlYxIlCgVxdWVyeRgCIAEoCzIWLm1hY2hpbmVkLnYxLlRpbWVRdWVyeSIQCg5OZXRzdGF0UmVxdWVzdCLuAQoGU29ja2V0EhAKCHByb3RvY29sGAEgASgJEhUKDWxvY2FsX2FkZHJlc3MYAiABKAkSEgoKbG9jYWxfcG9ydBgDIAEoDRIWCg5yZW1vdGVfYWRkcmVzcxgEIAEoCRITCgtyZW1vdGVfcG9ydBgFIAEoDRINCgVzdGF0ZRgGIAEoCRILCgN1aWQYByABKA0SDQoFaW5vZGUYCCABKAQSCwoDcGlkGAkgASgNEg8KB2NvbW1hbmQYCiABKAkSDQoFb3duZXIYCyABKAkSEAoIdHhfcXVldWUYDCABKAQSEAoIcnhfcXVldWUYDSABKAQiSAoPTmV0c3RhdFJlc3BvbnNlEiQKB3NvY2tldHMYASADKAsyEy5tYWNoaW5lZC52MS5Tb2NrZXQSDwoHb21pdHRlZBgCIAEoDSITChFDb250YWluZXJzUmVxdWVzdCL5AQoHUG9kSW5mbxIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhEKCW5hbWVzcGFjZRgDIAEoCRILCgN1aWQYBCABKAkSDQoFc3RhdGUYBSABKAkSKwoHY3JlYXRlZBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASMAoGbGFiZWxzGAcgAygLMiAubWFjaGluZWQudjEuUG9kSW5mby5MYWJlbHNFbnRyeRIXCg9ydW50aW1lX2hhbmRsZXIYCCABKAkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKPAgoNQ29udGFpbmVySW5mbxIKCgJpZBgBIAEoCRIOCgZwb2RfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRINCgVpbWFnZRgEIAEoCRIRCglpbWFnZV9yZWYYBSABKAkSDQoFc3RhdGUYBiABKAkSKwoHY3JlYXRlZBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDwoHYXR0ZW1wdBgIIAEoDRI2CgZsYWJlbHMYCSADKAsyJi5tYWNoaW5lZC52MS5Db250YWluZXJJbmZvLkxhYmVsc0VudHJ5Gi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEieAoSQ29udGFpbmVyc1Jlc3BvbnNlEiIKBHBvZHMYASADKAsyFC5tYWNoaW5lZC52MS5Qb2RJbmZvEi4KCmNvbnRhaW5lcnMYAiADKAsyGi5tYWNoaW5lZC52MS5Db250YWluZXJJbmZvEg4KBnNvY2tldBgDIAEoCSIPCg1JbWFnZXNSZXF1ZXN0IloKCUltYWdlSW5mbxIKCgJpZBgBIAEoCRIMCgR0YWdzGAIgAygJEg8KB2RpZ2VzdHMYAyADKAkSEgoKc2l6ZV9ieXRlcxgEIAEoBBIOCgZwaW5uZWQYBSABKAgiSAoOSW1hZ2VzUmVzcG9uc2USJgoGaW1hZ2VzGAEgAygLMhYubWFjaGluZWQudjEuSW1hZ2VJbmZvEg4KBnNvY2tldBgCIAEoCSIQCg5NZXRyaWNzUmVxdWVzdCIfCg9NZXRyaWNzUmVzcG9uc2USDAoEdGV4dBgBIAEoCSIYChZDb250cm9sbGVyR3JhcGhSZXF1ZXN0IioKDENvbnRyb2xsZXJJbxIMCgR0eXBlGAEgASgJEgwKBGtpbmQYAiABKAkidQoOQ29udHJvbGxlck5vZGUSDAoEbmFtZRgBIAEoCRIpCgZpbnB1dHMYAiADKAsyGS5tYWNoaW5lZC52MS5Db250cm9sbGVySW8SKgoHb3V0cHV0cxgDIAMoCzIZLm1hY2hpbmVkLnYxLkNvbnRyb2xsZXJJbyJLChdDb250cm9sbGVyR3JhcGhSZXNwb25zZRIwCgtjb250cm9sbGVycxgBIAMoCzIbLm1hY2hpbmVkLnYxLkNvbnRyb2xsZXJOb2RlKo4BCgdMYWJlbE9wEhgKFExBQkVMX09QX1VOU1BFQ0lGSUVEEAASEwoPTEFCRUxfT1BfRVhJU1RTEAESFwoTTEFCRUxfT1BfTk9UX0VYSVNUUxACEhIKDkxBQkVMX09QX0VRVUFMEAMSFgoSTEFCRUxfT1BfTk9UX0VRVUFMEAQSDwoLTEFCRUxfT1BfSU4QBSpXCglSZXNldE1vZGUSGgoWUkVTRVRfTU9ERV9VTlNQRUNJRklFRBAAEhcKE1JFU0VUX01PREVfR1JBQ0VGVUwQARIVChFSRVNFVF9NT0RFX0ZPUkNFRBACKlAKBFJvbGUSFAoQUk9MRV9VTlNQRUNJRklFRBAAEg4KClJPTEVfQURNSU4QARIRCg1ST0xFX09QRVJBVE9SEAISDwoLUk9MRV9SRUFERVIQAyppCglMb2dTdHJlYW0SGgoWTE9HX1NUUkVBTV9VTlNQRUNJRklFRBAAEhUKEUxPR19TVFJFQU1fU1RET1VUEAESFQoRTE9HX1NUUkVBTV9TVERFUlIQAhISCg5MT0dfU1RSRUFNX0xPRxADMvAPCg5NYWNoaW5lU2VydmljZRJECgdWZXJzaW9uEhsubWFjaGluZWQudjEuVmVyc2lvblJlcXVlc3QaHC5tYWNoaW5lZC52MS5WZXJzaW9uUmVzcG9uc2USOAoDR2V0EhcubWFjaGluZWQudjEuR2V0UmVxdWVzdBoYLm1hY2hpbmVkLnYxLkdldFJlc3BvbnNlEjsKBExpc3QSGC5tYWNoaW5lZC52MS5MaXN0UmVxdWVzdBoZLm1hY2hpbmVkLnYxLkxpc3RSZXNwb25zZRJACgVXYXRjaBIZLm1hY2hpbmVkLnYxLldhdGNoUmVxdWVzdBoaLm1hY2hpbmVkLnYxLldhdGNoUmVzcG9uc2UwARJDCgZFdmVudHMSGi5tYWNoaW5lZC52MS5FdmVudHNSZXF1ZXN0GhsubWFjaGluZWQudjEuRXZlbnRzUmVzcG9uc2UwARJBCgZSZWJvb3QSGi5tYWNoaW5lZC52MS5SZWJvb3RSZXF1ZXN0GhsubWFjaGluZWQudjEuUmVib290UmVzcG9uc2USRwoIU2h1dGRvd24SHC5tYWNoaW5lZC52MS5TaHV0ZG93blJlcXVlc3QaHS5tYWNoaW5lZC52MS5TaHV0ZG93blJlc3BvbnNlEj4KBVJlc2V0EhkubWFjaGluZWQudjEuUmVzZXRSZXF1ZXN0GhoubWFjaGluZWQudjEuUmVzZXRSZXNwb25zZRKAAQobR2VuZXJhdGVDbGllbnRDb25maWd1cmF0aW9uEi8ubWFjaGluZWQudjEuR2VuZXJhdGVDbGllbnRDb25maWd1cmF0aW9uUmVxdWVzdBowLm1hY2hpbmVkLnYxLkdlbmVyYXRlQ2xpZW50Q29uZmlndXJhdGlvblJlc3BvbnNlElAKC1NlcnZpY2VMaXN0Eh8ubWFjaGluZWQudjEuU2VydmljZUxpc3RSZXF1ZXN0GiAubWFjaGluZWQudjEuU2VydmljZUxpc3RSZXNwb25zZRJTCgxTZXJ2aWNlU3RhcnQSIC5tYWNoaW5lZC52MS5TZXJ2aWNlU3RhcnRSZXF1ZXN0GiEubWFjaGluZWQudjEuU2VydmljZVN0YXJ0UmVzcG9uc2USUAoLU2VydmljZVN0b3ASHy5tYWNoaW5lZC52MS5TZXJ2aWNlU3RvcFJlcXVlc3QaIC5tYWNoaW5lZC52MS5TZXJ2aWNlU3RvcFJlc3BvbnNlElkKDlNlcnZpY2VSZXN0YXJ0EiIubWFjaGluZWQudjEuU2VydmljZVJlc3RhcnRSZXF1ZXN0GiMubWFjaGluZWQudjEuU2VydmljZVJlc3RhcnRSZXNwb25zZRI9CgRMb2dzEhgubWFjaGluZWQudjEuTG9nc1JlcXVlc3QaGS5tYWNoaW5lZC52MS5Mb2dzUmVzcG9uc2UwARJACgVEbWVzZxIZLm1hY2hpbmVkLnYxLkRtZXNnUmVxdWVzdBoaLm1hY2hpbmVkLnYxLkRtZXNnUmVzcG9uc2UwARJlChJBcHBseUNvbmZpZ3VyYXRpb24SJi5tYWNoaW5lZC52MS5BcHBseUNvbmZpZ3VyYXRpb25SZXF1ZXN0GicubWFjaGluZWQudjEuQXBwbHlDb25maWd1cmF0aW9uUmVzcG9uc2USQQoGTWVtb3J5EhoubWFjaGluZWQudjEuTWVtb3J5UmVxdWVzdBobLm1hY2hpbmVkLnYxLk1lbW9yeVJlc3BvbnNlEj4KBVN0YXRzEhkubWFjaGluZWQudjEuU3RhdHNSZXF1ZXN0GhoubWFjaGluZWQudjEuU3RhdHNSZXNwb25zZRJKCglQcm9jZXNzZXMSHS5tYWNoaW5lZC52MS5Qcm9jZXNzZXNSZXF1ZXN0Gh4ubWFjaGluZWQudjEuUHJvY2Vzc2VzUmVzcG9uc2USQQoGTW91bnRzEhoubWFjaGluZWQudjEuTW91bnRzUmVxdWVzdBobLm1hY2hpbmVkLnYxLk1vdW50c1Jlc3BvbnNlEkQKB0Nncm91cHMSGy5tYWNoaW5lZC52MS5DZ3JvdXBzUmVxdWVzdBocLm1hY2hpbmVkLnYxLkNncm91cHNSZXNwb25zZRI7CgRUaW1lEhgubWFjaGluZWQudjEuVGltZVJlcXVlc3QaGS5tYWNoaW5lZC52MS5UaW1lUmVzcG9uc2USRAoHTmV0c3RhdBIbLm1hY2hpbmVkLnYxLk5ldHN0YXRSZXF1ZXN0GhwubWFjaGluZWQudjEuTmV0c3RhdFJlc3BvbnNlEk0KCkNvbnRhaW5lcnMSHi5tYWNoaW5lZC52MS5Db250YWluZXJzUmVxdWVzdBofLm1hY2hpbmVkLnYxLkNvbnRhaW5lcnNSZXNwb25zZRJBCgZJbWFnZXMSGi5tYWNoaW5lZC52MS5JbWFnZXNSZXF1ZXN0GhsubWFjaGluZWQudjEuSW1hZ2VzUmVzcG9uc2USRAoHTWV0cmljcxIbLm1hY2hpbmVkLnYxLk1ldHJpY3NSZXF1ZXN0GhwubWFjaGluZWQudjEuTWV0cmljc1Jlc3BvbnNlElwKD0NvbnRyb2xsZXJHcmFwaBIjLm1hY2hpbmVkLnYxLkNvbnRyb2xsZXJHcmFwaFJlcXVlc3QaJC5tYWNoaW5lZC52MS5Db250cm9sbGVyR3JhcGhSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_machined_v1_resources, file_machined_v1_services, file_machined_v1_time]);
 
 /**
  * Request of Version.
@@ -2330,6 +2330,378 @@ export const NetstatResponseSchema: GenMessage<NetstatResponse> = /*@__PURE__*/
   messageDesc(file_machined_v1_machine, 66);
 
 /**
+ * Request of Containers.
+ *
+ * @generated from message machined.v1.ContainersRequest
+ */
+export type ContainersRequest = Message<"machined.v1.ContainersRequest"> & {
+};
+
+/**
+ * Describes the message machined.v1.ContainersRequest.
+ * Use `create(ContainersRequestSchema)` to create a new message.
+ */
+export const ContainersRequestSchema: GenMessage<ContainersRequest> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 67);
+
+/**
+ * A CRI pod sandbox.
+ *
+ * @generated from message machined.v1.PodInfo
+ */
+export type PodInfo = Message<"machined.v1.PodInfo"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * @generated from field: string namespace = 3;
+   */
+  namespace: string;
+
+  /**
+   * @generated from field: string uid = 4;
+   */
+  uid: string;
+
+  /**
+   * `ready` or `notready`.
+   *
+   * @generated from field: string state = 5;
+   */
+  state: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created = 6;
+   */
+  created?: Timestamp | undefined;
+
+  /**
+   * @generated from field: map<string, string> labels = 7;
+   */
+  labels: { [key: string]: string };
+
+  /**
+   * @generated from field: string runtime_handler = 8;
+   */
+  runtimeHandler: string;
+};
+
+/**
+ * Describes the message machined.v1.PodInfo.
+ * Use `create(PodInfoSchema)` to create a new message.
+ */
+export const PodInfoSchema: GenMessage<PodInfo> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 68);
+
+/**
+ * A CRI container.
+ *
+ * @generated from message machined.v1.ContainerInfo
+ */
+export type ContainerInfo = Message<"machined.v1.ContainerInfo"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * The pod sandbox it runs in.
+   *
+   * @generated from field: string pod_id = 2;
+   */
+  podId: string;
+
+  /**
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * The image as asked for, and the image it resolved to.
+   *
+   * @generated from field: string image = 4;
+   */
+  image: string;
+
+  /**
+   * @generated from field: string image_ref = 5;
+   */
+  imageRef: string;
+
+  /**
+   * `created`, `running`, `exited` or `unknown`.
+   *
+   * @generated from field: string state = 6;
+   */
+  state: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp created = 7;
+   */
+  created?: Timestamp | undefined;
+
+  /**
+   * @generated from field: uint32 attempt = 8;
+   */
+  attempt: number;
+
+  /**
+   * @generated from field: map<string, string> labels = 9;
+   */
+  labels: { [key: string]: string };
+};
+
+/**
+ * Describes the message machined.v1.ContainerInfo.
+ * Use `create(ContainerInfoSchema)` to create a new message.
+ */
+export const ContainerInfoSchema: GenMessage<ContainerInfo> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 69);
+
+/**
+ * Response of Containers, each list ordered by id.
+ *
+ * @generated from message machined.v1.ContainersResponse
+ */
+export type ContainersResponse = Message<"machined.v1.ContainersResponse"> & {
+  /**
+   * @generated from field: repeated machined.v1.PodInfo pods = 1;
+   */
+  pods: PodInfo[];
+
+  /**
+   * @generated from field: repeated machined.v1.ContainerInfo containers = 2;
+   */
+  containers: ContainerInfo[];
+
+  /**
+   * The CRI socket asked.
+   *
+   * @generated from field: string socket = 3;
+   */
+  socket: string;
+};
+
+/**
+ * Describes the message machined.v1.ContainersResponse.
+ * Use `create(ContainersResponseSchema)` to create a new message.
+ */
+export const ContainersResponseSchema: GenMessage<ContainersResponse> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 70);
+
+/**
+ * Request of Images.
+ *
+ * @generated from message machined.v1.ImagesRequest
+ */
+export type ImagesRequest = Message<"machined.v1.ImagesRequest"> & {
+};
+
+/**
+ * Describes the message machined.v1.ImagesRequest.
+ * Use `create(ImagesRequestSchema)` to create a new message.
+ */
+export const ImagesRequestSchema: GenMessage<ImagesRequest> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 71);
+
+/**
+ * A CRI image.
+ *
+ * @generated from message machined.v1.ImageInfo
+ */
+export type ImageInfo = Message<"machined.v1.ImageInfo"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: repeated string tags = 2;
+   */
+  tags: string[];
+
+  /**
+   * @generated from field: repeated string digests = 3;
+   */
+  digests: string[];
+
+  /**
+   * @generated from field: uint64 size_bytes = 4;
+   */
+  sizeBytes: bigint;
+
+  /**
+   * @generated from field: bool pinned = 5;
+   */
+  pinned: boolean;
+};
+
+/**
+ * Describes the message machined.v1.ImageInfo.
+ * Use `create(ImageInfoSchema)` to create a new message.
+ */
+export const ImageInfoSchema: GenMessage<ImageInfo> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 72);
+
+/**
+ * Response of Images, ordered by id.
+ *
+ * @generated from message machined.v1.ImagesResponse
+ */
+export type ImagesResponse = Message<"machined.v1.ImagesResponse"> & {
+  /**
+   * @generated from field: repeated machined.v1.ImageInfo images = 1;
+   */
+  images: ImageInfo[];
+
+  /**
+   * The CRI socket asked.
+   *
+   * @generated from field: string socket = 2;
+   */
+  socket: string;
+};
+
+/**
+ * Describes the message machined.v1.ImagesResponse.
+ * Use `create(ImagesResponseSchema)` to create a new message.
+ */
+export const ImagesResponseSchema: GenMessage<ImagesResponse> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 73);
+
+/**
+ * Request of Metrics.
+ *
+ * @generated from message machined.v1.MetricsRequest
+ */
+export type MetricsRequest = Message<"machined.v1.MetricsRequest"> & {
+};
+
+/**
+ * Describes the message machined.v1.MetricsRequest.
+ * Use `create(MetricsRequestSchema)` to create a new message.
+ */
+export const MetricsRequestSchema: GenMessage<MetricsRequest> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 74);
+
+/**
+ * Response of Metrics.
+ *
+ * @generated from message machined.v1.MetricsResponse
+ */
+export type MetricsResponse = Message<"machined.v1.MetricsResponse"> & {
+  /**
+   * The Prometheus text exposition format, version 0.0.4.
+   *
+   * @generated from field: string text = 1;
+   */
+  text: string;
+};
+
+/**
+ * Describes the message machined.v1.MetricsResponse.
+ * Use `create(MetricsResponseSchema)` to create a new message.
+ */
+export const MetricsResponseSchema: GenMessage<MetricsResponse> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 75);
+
+/**
+ * Request of ControllerGraph.
+ *
+ * @generated from message machined.v1.ControllerGraphRequest
+ */
+export type ControllerGraphRequest = Message<"machined.v1.ControllerGraphRequest"> & {
+};
+
+/**
+ * Describes the message machined.v1.ControllerGraphRequest.
+ * Use `create(ControllerGraphRequestSchema)` to create a new message.
+ */
+export const ControllerGraphRequestSchema: GenMessage<ControllerGraphRequest> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 76);
+
+/**
+ * A resource type a controller reads or writes, and how.
+ *
+ * @generated from message machined.v1.ControllerIo
+ */
+export type ControllerIo = Message<"machined.v1.ControllerIo"> & {
+  /**
+   * @generated from field: string type = 1;
+   */
+  type: string;
+
+  /**
+   * Inputs: `weak` or `strong`; outputs: `exclusive` or `shared`.
+   *
+   * @generated from field: string kind = 2;
+   */
+  kind: string;
+};
+
+/**
+ * Describes the message machined.v1.ControllerIo.
+ * Use `create(ControllerIoSchema)` to create a new message.
+ */
+export const ControllerIoSchema: GenMessage<ControllerIo> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 77);
+
+/**
+ * One controller of the graph.
+ *
+ * @generated from message machined.v1.ControllerNode
+ */
+export type ControllerNode = Message<"machined.v1.ControllerNode"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: repeated machined.v1.ControllerIo inputs = 2;
+   */
+  inputs: ControllerIo[];
+
+  /**
+   * @generated from field: repeated machined.v1.ControllerIo outputs = 3;
+   */
+  outputs: ControllerIo[];
+};
+
+/**
+ * Describes the message machined.v1.ControllerNode.
+ * Use `create(ControllerNodeSchema)` to create a new message.
+ */
+export const ControllerNodeSchema: GenMessage<ControllerNode> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 78);
+
+/**
+ * Response of ControllerGraph, ordered by controller name.
+ *
+ * @generated from message machined.v1.ControllerGraphResponse
+ */
+export type ControllerGraphResponse = Message<"machined.v1.ControllerGraphResponse"> & {
+  /**
+   * @generated from field: repeated machined.v1.ControllerNode controllers = 1;
+   */
+  controllers: ControllerNode[];
+};
+
+/**
+ * Describes the message machined.v1.ControllerGraphResponse.
+ * Use `create(ControllerGraphResponseSchema)` to create a new message.
+ */
+export const ControllerGraphResponseSchema: GenMessage<ControllerGraphResponse> = /*@__PURE__*/
+  messageDesc(file_machined_v1_machine, 79);
+
+/**
  * How a label term compares.
  *
  * @generated from enum machined.v1.LabelOp
@@ -2724,6 +3096,48 @@ export const MachineService: GenService<{
     methodKind: "unary";
     input: typeof NetstatRequestSchema;
     output: typeof NetstatResponseSchema;
+  },
+  /**
+   * observability: containers, support, dependencies
+   * Pod sandboxes and containers, from containerd's CRI. Role: reader.
+   *
+   * @generated from rpc machined.v1.MachineService.Containers
+   */
+  containers: {
+    methodKind: "unary";
+    input: typeof ContainersRequestSchema;
+    output: typeof ContainersResponseSchema;
+  },
+  /**
+   * Images in containerd's CRI image store. Role: reader.
+   *
+   * @generated from rpc machined.v1.MachineService.Images
+   */
+  images: {
+    methodKind: "unary";
+    input: typeof ImagesRequestSchema;
+    output: typeof ImagesResponseSchema;
+  },
+  /**
+   * Node, machined and service metrics in Prometheus text format; apid serves
+   * them as `GET /metrics`. Role: reader.
+   *
+   * @generated from rpc machined.v1.MachineService.Metrics
+   */
+  metrics: {
+    methodKind: "unary";
+    input: typeof MetricsRequestSchema;
+    output: typeof MetricsResponseSchema;
+  },
+  /**
+   * The controller graph: each controller and the resource types it reads and writes. Role: reader.
+   *
+   * @generated from rpc machined.v1.MachineService.ControllerGraph
+   */
+  controllerGraph: {
+    methodKind: "unary";
+    input: typeof ControllerGraphRequestSchema;
+    output: typeof ControllerGraphResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_machined_v1_machine, 0);

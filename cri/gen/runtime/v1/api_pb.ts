@@ -1,7 +1,8 @@
 // A subset of the Kubernetes Container Runtime Interface (k8s.io/cri-api,
-// pkg/apis/runtime/v1/api.proto): just RuntimeService.Version and
+// pkg/apis/runtime/v1/api.proto): RuntimeService.Version and
 // RuntimeService.Status, which machined uses to tell whether containerd is
-// ready. Package, service, message names and field numbers match upstream so
+// ready, and the read-only listings (ListPodSandbox, ListContainers,
+// ImageService.ListImages) behind `machinectl containers` and `images`. Package, service, message names and field numbers match upstream so
 // the bytes on the wire are the same; fields machined does not read are left
 // out (protobuf skips unknown fields).
 
@@ -9,15 +10,15 @@
 // @generated from file runtime/v1/api.proto (package runtime.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file runtime/v1/api.proto.
  */
 export const file_runtime_v1_api: GenFile = /*@__PURE__*/
-  fileDesc("ChRydW50aW1lL3YxL2FwaS5wcm90bxIKcnVudGltZS52MSIhCg5WZXJzaW9uUmVxdWVzdBIPCgd2ZXJzaW9uGAEgASgJIm4KD1ZlcnNpb25SZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgJEhQKDHJ1bnRpbWVfbmFtZRgCIAEoCRIXCg9ydW50aW1lX3ZlcnNpb24YAyABKAkSGwoTcnVudGltZV9hcGlfdmVyc2lvbhgEIAEoCSIgCg1TdGF0dXNSZXF1ZXN0Eg8KB3ZlcmJvc2UYASABKAginAEKDlN0YXR1c1Jlc3BvbnNlEikKBnN0YXR1cxgBIAEoCzIZLnJ1bnRpbWUudjEuUnVudGltZVN0YXR1cxIyCgRpbmZvGAIgAygLMiQucnVudGltZS52MS5TdGF0dXNSZXNwb25zZS5JbmZvRW50cnkaKwoJSW5mb0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiQQoNUnVudGltZVN0YXR1cxIwCgpjb25kaXRpb25zGAEgAygLMhwucnVudGltZS52MS5SdW50aW1lQ29uZGl0aW9uIlEKEFJ1bnRpbWVDb25kaXRpb24SDAoEdHlwZRgBIAEoCRIOCgZzdGF0dXMYAiABKAgSDgoGcmVhc29uGAMgASgJEg8KB21lc3NhZ2UYBCABKAkymQEKDlJ1bnRpbWVTZXJ2aWNlEkQKB1ZlcnNpb24SGi5ydW50aW1lLnYxLlZlcnNpb25SZXF1ZXN0GhsucnVudGltZS52MS5WZXJzaW9uUmVzcG9uc2UiABJBCgZTdGF0dXMSGS5ydW50aW1lLnYxLlN0YXR1c1JlcXVlc3QaGi5ydW50aW1lLnYxLlN0YXR1c1Jlc3BvbnNlIgBiBnByb3RvMw");
+  fileDesc("ChRydW50aW1lL3YxL2FwaS5wcm90bxIKcnVudGltZS52MSIhCg5WZXJzaW9uUmVxdWVzdBIPCgd2ZXJzaW9uGAEgASgJIm4KD1ZlcnNpb25SZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgJEhQKDHJ1bnRpbWVfbmFtZRgCIAEoCRIXCg9ydW50aW1lX3ZlcnNpb24YAyABKAkSGwoTcnVudGltZV9hcGlfdmVyc2lvbhgEIAEoCSIgCg1TdGF0dXNSZXF1ZXN0Eg8KB3ZlcmJvc2UYASABKAginAEKDlN0YXR1c1Jlc3BvbnNlEikKBnN0YXR1cxgBIAEoCzIZLnJ1bnRpbWUudjEuUnVudGltZVN0YXR1cxIyCgRpbmZvGAIgAygLMiQucnVudGltZS52MS5TdGF0dXNSZXNwb25zZS5JbmZvRW50cnkaKwoJSW5mb0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiQQoNUnVudGltZVN0YXR1cxIwCgpjb25kaXRpb25zGAEgAygLMhwucnVudGltZS52MS5SdW50aW1lQ29uZGl0aW9uIlEKEFJ1bnRpbWVDb25kaXRpb24SDAoEdHlwZRgBIAEoCRIOCgZzdGF0dXMYAiABKAgSDgoGcmVhc29uGAMgASgJEg8KB21lc3NhZ2UYBCABKAkiFwoVTGlzdFBvZFNhbmRib3hSZXF1ZXN0Ij8KFkxpc3RQb2RTYW5kYm94UmVzcG9uc2USJQoFaXRlbXMYASADKAsyFi5ydW50aW1lLnYxLlBvZFNhbmRib3giUwoSUG9kU2FuZGJveE1ldGFkYXRhEgwKBG5hbWUYASABKAkSCwoDdWlkGAIgASgJEhEKCW5hbWVzcGFjZRgDIAEoCRIPCgdhdHRlbXB0GAQgASgNIvgCCgpQb2RTYW5kYm94EgoKAmlkGAEgASgJEjAKCG1ldGFkYXRhGAIgASgLMh4ucnVudGltZS52MS5Qb2RTYW5kYm94TWV0YWRhdGESKgoFc3RhdGUYAyABKA4yGy5ydW50aW1lLnYxLlBvZFNhbmRib3hTdGF0ZRISCgpjcmVhdGVkX2F0GAQgASgDEjIKBmxhYmVscxgFIAMoCzIiLnJ1bnRpbWUudjEuUG9kU2FuZGJveC5MYWJlbHNFbnRyeRI8Cgthbm5vdGF0aW9ucxgGIAMoCzInLnJ1bnRpbWUudjEuUG9kU2FuZGJveC5Bbm5vdGF0aW9uc0VudHJ5EhcKD3J1bnRpbWVfaGFuZGxlchgHIAEoCRotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGjIKEEFubm90YXRpb25zRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASIXChVMaXN0Q29udGFpbmVyc1JlcXVlc3QiQwoWTGlzdENvbnRhaW5lcnNSZXNwb25zZRIpCgpjb250YWluZXJzGAEgAygLMhUucnVudGltZS52MS5Db250YWluZXIiMgoRQ29udGFpbmVyTWV0YWRhdGESDAoEbmFtZRgBIAEoCRIPCgdhdHRlbXB0GAIgASgNIhoKCUltYWdlU3BlYxINCgVpbWFnZRgBIAEoCSKrAwoJQ29udGFpbmVyEgoKAmlkGAEgASgJEhYKDnBvZF9zYW5kYm94X2lkGAIgASgJEi8KCG1ldGFkYXRhGAMgASgLMh0ucnVudGltZS52MS5Db250YWluZXJNZXRhZGF0YRIkCgVpbWFnZRgEIAEoCzIVLnJ1bnRpbWUudjEuSW1hZ2VTcGVjEhEKCWltYWdlX3JlZhgFIAEoCRIpCgVzdGF0ZRgGIAEoDjIaLnJ1bnRpbWUudjEuQ29udGFpbmVyU3RhdGUSEgoKY3JlYXRlZF9hdBgHIAEoAxIxCgZsYWJlbHMYCCADKAsyIS5ydW50aW1lLnYxLkNvbnRhaW5lci5MYWJlbHNFbnRyeRI7Cgthbm5vdGF0aW9ucxgJIAMoCzImLnJ1bnRpbWUudjEuQ29udGFpbmVyLkFubm90YXRpb25zRW50cnkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARoyChBBbm5vdGF0aW9uc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiEwoRTGlzdEltYWdlc1JlcXVlc3QiNwoSTGlzdEltYWdlc1Jlc3BvbnNlEiEKBmltYWdlcxgBIAMoCzIRLnJ1bnRpbWUudjEuSW1hZ2UiWgoFSW1hZ2USCgoCaWQYASABKAkSEQoJcmVwb190YWdzGAIgAygJEhQKDHJlcG9fZGlnZXN0cxgDIAMoCRIMCgRzaXplGAQgASgEEg4KBnBpbm5lZBgIIAEoCCo6Cg9Qb2RTYW5kYm94U3RhdGUSEQoNU0FOREJPWF9SRUFEWRAAEhQKEFNBTkRCT1hfTk9UUkVBRFkQASprCg5Db250YWluZXJTdGF0ZRIVChFDT05UQUlORVJfQ1JFQVRFRBAAEhUKEUNPTlRBSU5FUl9SVU5OSU5HEAESFAoQQ09OVEFJTkVSX0VYSVRFRBACEhUKEUNPTlRBSU5FUl9VTktOT1dOEAMyzwIKDlJ1bnRpbWVTZXJ2aWNlEkQKB1ZlcnNpb24SGi5ydW50aW1lLnYxLlZlcnNpb25SZXF1ZXN0GhsucnVudGltZS52MS5WZXJzaW9uUmVzcG9uc2UiABJBCgZTdGF0dXMSGS5ydW50aW1lLnYxLlN0YXR1c1JlcXVlc3QaGi5ydW50aW1lLnYxLlN0YXR1c1Jlc3BvbnNlIgASWQoOTGlzdFBvZFNhbmRib3gSIS5ydW50aW1lLnYxLkxpc3RQb2RTYW5kYm94UmVxdWVzdBoiLnJ1bnRpbWUudjEuTGlzdFBvZFNhbmRib3hSZXNwb25zZSIAElkKDkxpc3RDb250YWluZXJzEiEucnVudGltZS52MS5MaXN0Q29udGFpbmVyc1JlcXVlc3QaIi5ydW50aW1lLnYxLkxpc3RDb250YWluZXJzUmVzcG9uc2UiADJdCgxJbWFnZVNlcnZpY2USTQoKTGlzdEltYWdlcxIdLnJ1bnRpbWUudjEuTGlzdEltYWdlc1JlcXVlc3QaHi5ydW50aW1lLnYxLkxpc3RJbWFnZXNSZXNwb25zZSIAYgZwcm90bzM");
 
 /**
  * Request of Version.
@@ -195,7 +196,463 @@ export const RuntimeConditionSchema: GenMessage<RuntimeCondition> = /*@__PURE__*
   messageDesc(file_runtime_v1_api, 5);
 
 /**
- * The runtime service of the CRI, reduced to its health calls.
+ * Request of ListPodSandbox (upstream field 1, a filter, is omitted: machined lists all).
+ *
+ * @generated from message runtime.v1.ListPodSandboxRequest
+ */
+export type ListPodSandboxRequest = Message<"runtime.v1.ListPodSandboxRequest"> & {
+};
+
+/**
+ * Describes the message runtime.v1.ListPodSandboxRequest.
+ * Use `create(ListPodSandboxRequestSchema)` to create a new message.
+ */
+export const ListPodSandboxRequestSchema: GenMessage<ListPodSandboxRequest> = /*@__PURE__*/
+  messageDesc(file_runtime_v1_api, 6);
+
+/**
+ * Response of ListPodSandbox.
+ *
+ * @generated from message runtime.v1.ListPodSandboxResponse
+ */
+export type ListPodSandboxResponse = Message<"runtime.v1.ListPodSandboxResponse"> & {
+  /**
+   * List of PodSandboxes.
+   *
+   * @generated from field: repeated runtime.v1.PodSandbox items = 1;
+   */
+  items: PodSandbox[];
+};
+
+/**
+ * Describes the message runtime.v1.ListPodSandboxResponse.
+ * Use `create(ListPodSandboxResponseSchema)` to create a new message.
+ */
+export const ListPodSandboxResponseSchema: GenMessage<ListPodSandboxResponse> = /*@__PURE__*/
+  messageDesc(file_runtime_v1_api, 7);
+
+/**
+ * What identifies a PodSandbox.
+ *
+ * @generated from message runtime.v1.PodSandboxMetadata
+ */
+export type PodSandboxMetadata = Message<"runtime.v1.PodSandboxMetadata"> & {
+  /**
+   * Pod name of the sandbox.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * Pod UID of the sandbox.
+   *
+   * @generated from field: string uid = 2;
+   */
+  uid: string;
+
+  /**
+   * Pod namespace of the sandbox.
+   *
+   * @generated from field: string namespace = 3;
+   */
+  namespace: string;
+
+  /**
+   * Attempt number of creating the sandbox.
+   *
+   * @generated from field: uint32 attempt = 4;
+   */
+  attempt: number;
+};
+
+/**
+ * Describes the message runtime.v1.PodSandboxMetadata.
+ * Use `create(PodSandboxMetadataSchema)` to create a new message.
+ */
+export const PodSandboxMetadataSchema: GenMessage<PodSandboxMetadata> = /*@__PURE__*/
+  messageDesc(file_runtime_v1_api, 8);
+
+/**
+ * A PodSandbox as listed.
+ *
+ * @generated from message runtime.v1.PodSandbox
+ */
+export type PodSandbox = Message<"runtime.v1.PodSandbox"> & {
+  /**
+   * ID of the PodSandbox.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * Metadata of the PodSandbox.
+   *
+   * @generated from field: runtime.v1.PodSandboxMetadata metadata = 2;
+   */
+  metadata?: PodSandboxMetadata | undefined;
+
+  /**
+   * State of the PodSandbox.
+   *
+   * @generated from field: runtime.v1.PodSandboxState state = 3;
+   */
+  state: PodSandboxState;
+
+  /**
+   * Creation timestamps of the PodSandbox in nanoseconds.
+   *
+   * @generated from field: int64 created_at = 4;
+   */
+  createdAt: bigint;
+
+  /**
+   * Labels of the PodSandbox.
+   *
+   * @generated from field: map<string, string> labels = 5;
+   */
+  labels: { [key: string]: string };
+
+  /**
+   * Unstructured key-value map holding arbitrary metadata.
+   *
+   * @generated from field: map<string, string> annotations = 6;
+   */
+  annotations: { [key: string]: string };
+
+  /**
+   * The runtime handler for this PodSandbox.
+   *
+   * @generated from field: string runtime_handler = 7;
+   */
+  runtimeHandler: string;
+};
+
+/**
+ * Describes the message runtime.v1.PodSandbox.
+ * Use `create(PodSandboxSchema)` to create a new message.
+ */
+export const PodSandboxSchema: GenMessage<PodSandbox> = /*@__PURE__*/
+  messageDesc(file_runtime_v1_api, 9);
+
+/**
+ * Request of ListContainers (upstream field 1, a filter, is omitted: machined lists all).
+ *
+ * @generated from message runtime.v1.ListContainersRequest
+ */
+export type ListContainersRequest = Message<"runtime.v1.ListContainersRequest"> & {
+};
+
+/**
+ * Describes the message runtime.v1.ListContainersRequest.
+ * Use `create(ListContainersRequestSchema)` to create a new message.
+ */
+export const ListContainersRequestSchema: GenMessage<ListContainersRequest> = /*@__PURE__*/
+  messageDesc(file_runtime_v1_api, 10);
+
+/**
+ * Response of ListContainers.
+ *
+ * @generated from message runtime.v1.ListContainersResponse
+ */
+export type ListContainersResponse = Message<"runtime.v1.ListContainersResponse"> & {
+  /**
+   * List of containers.
+   *
+   * @generated from field: repeated runtime.v1.Container containers = 1;
+   */
+  containers: Container[];
+};
+
+/**
+ * Describes the message runtime.v1.ListContainersResponse.
+ * Use `create(ListContainersResponseSchema)` to create a new message.
+ */
+export const ListContainersResponseSchema: GenMessage<ListContainersResponse> = /*@__PURE__*/
+  messageDesc(file_runtime_v1_api, 11);
+
+/**
+ * What identifies a container.
+ *
+ * @generated from message runtime.v1.ContainerMetadata
+ */
+export type ContainerMetadata = Message<"runtime.v1.ContainerMetadata"> & {
+  /**
+   * Name of the container.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * Attempt number of creating the container.
+   *
+   * @generated from field: uint32 attempt = 2;
+   */
+  attempt: number;
+};
+
+/**
+ * Describes the message runtime.v1.ContainerMetadata.
+ * Use `create(ContainerMetadataSchema)` to create a new message.
+ */
+export const ContainerMetadataSchema: GenMessage<ContainerMetadata> = /*@__PURE__*/
+  messageDesc(file_runtime_v1_api, 12);
+
+/**
+ * An image reference (upstream fields 2 annotations and later are omitted).
+ *
+ * @generated from message runtime.v1.ImageSpec
+ */
+export type ImageSpec = Message<"runtime.v1.ImageSpec"> & {
+  /**
+   * Container's image field (e.g. imageID or imageDigest).
+   *
+   * @generated from field: string image = 1;
+   */
+  image: string;
+};
+
+/**
+ * Describes the message runtime.v1.ImageSpec.
+ * Use `create(ImageSpecSchema)` to create a new message.
+ */
+export const ImageSpecSchema: GenMessage<ImageSpec> = /*@__PURE__*/
+  messageDesc(file_runtime_v1_api, 13);
+
+/**
+ * A container as listed.
+ *
+ * @generated from message runtime.v1.Container
+ */
+export type Container = Message<"runtime.v1.Container"> & {
+  /**
+   * ID of the container, used by the container runtime to identify a container.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * ID of the sandbox to which this container belongs.
+   *
+   * @generated from field: string pod_sandbox_id = 2;
+   */
+  podSandboxId: string;
+
+  /**
+   * Metadata of the container.
+   *
+   * @generated from field: runtime.v1.ContainerMetadata metadata = 3;
+   */
+  metadata?: ContainerMetadata | undefined;
+
+  /**
+   * Spec of the image.
+   *
+   * @generated from field: runtime.v1.ImageSpec image = 4;
+   */
+  image?: ImageSpec | undefined;
+
+  /**
+   * Reference to the image in use.
+   *
+   * @generated from field: string image_ref = 5;
+   */
+  imageRef: string;
+
+  /**
+   * State of the container.
+   *
+   * @generated from field: runtime.v1.ContainerState state = 6;
+   */
+  state: ContainerState;
+
+  /**
+   * Creation time of the container in nanoseconds.
+   *
+   * @generated from field: int64 created_at = 7;
+   */
+  createdAt: bigint;
+
+  /**
+   * Key-value pairs that may be used to scope and select individual resources.
+   *
+   * @generated from field: map<string, string> labels = 8;
+   */
+  labels: { [key: string]: string };
+
+  /**
+   * Unstructured key-value map holding arbitrary metadata.
+   *
+   * @generated from field: map<string, string> annotations = 9;
+   */
+  annotations: { [key: string]: string };
+};
+
+/**
+ * Describes the message runtime.v1.Container.
+ * Use `create(ContainerSchema)` to create a new message.
+ */
+export const ContainerSchema: GenMessage<Container> = /*@__PURE__*/
+  messageDesc(file_runtime_v1_api, 14);
+
+/**
+ * Request of ListImages (upstream field 1, a filter, is omitted: machined lists all).
+ *
+ * @generated from message runtime.v1.ListImagesRequest
+ */
+export type ListImagesRequest = Message<"runtime.v1.ListImagesRequest"> & {
+};
+
+/**
+ * Describes the message runtime.v1.ListImagesRequest.
+ * Use `create(ListImagesRequestSchema)` to create a new message.
+ */
+export const ListImagesRequestSchema: GenMessage<ListImagesRequest> = /*@__PURE__*/
+  messageDesc(file_runtime_v1_api, 15);
+
+/**
+ * Response of ListImages.
+ *
+ * @generated from message runtime.v1.ListImagesResponse
+ */
+export type ListImagesResponse = Message<"runtime.v1.ListImagesResponse"> & {
+  /**
+   * List of images.
+   *
+   * @generated from field: repeated runtime.v1.Image images = 1;
+   */
+  images: Image[];
+};
+
+/**
+ * Describes the message runtime.v1.ListImagesResponse.
+ * Use `create(ListImagesResponseSchema)` to create a new message.
+ */
+export const ListImagesResponseSchema: GenMessage<ListImagesResponse> = /*@__PURE__*/
+  messageDesc(file_runtime_v1_api, 16);
+
+/**
+ * An image as listed (upstream fields 5 uid, 6 username and 7 spec are omitted).
+ *
+ * @generated from message runtime.v1.Image
+ */
+export type Image = Message<"runtime.v1.Image"> & {
+  /**
+   * ID of the image.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * Other names by which this image is known.
+   *
+   * @generated from field: repeated string repo_tags = 2;
+   */
+  repoTags: string[];
+
+  /**
+   * Digests by which this image is known.
+   *
+   * @generated from field: repeated string repo_digests = 3;
+   */
+  repoDigests: string[];
+
+  /**
+   * Size of the image in bytes. Must be > 0.
+   *
+   * @generated from field: uint64 size = 4;
+   */
+  size: bigint;
+
+  /**
+   * Recognizes the image as pinned (never garbage-collected).
+   *
+   * @generated from field: bool pinned = 8;
+   */
+  pinned: boolean;
+};
+
+/**
+ * Describes the message runtime.v1.Image.
+ * Use `create(ImageSchema)` to create a new message.
+ */
+export const ImageSchema: GenMessage<Image> = /*@__PURE__*/
+  messageDesc(file_runtime_v1_api, 17);
+
+/**
+ * The state of a PodSandbox.
+ *
+ * @generated from enum runtime.v1.PodSandboxState
+ */
+export enum PodSandboxState {
+  /**
+   * Ready.
+   *
+   * @generated from enum value: SANDBOX_READY = 0;
+   */
+  SANDBOX_READY = 0,
+
+  /**
+   * Not ready.
+   *
+   * @generated from enum value: SANDBOX_NOTREADY = 1;
+   */
+  SANDBOX_NOTREADY = 1,
+}
+
+/**
+ * Describes the enum runtime.v1.PodSandboxState.
+ */
+export const PodSandboxStateSchema: GenEnum<PodSandboxState> = /*@__PURE__*/
+  enumDesc(file_runtime_v1_api, 0);
+
+/**
+ * The state of a container.
+ *
+ * @generated from enum runtime.v1.ContainerState
+ */
+export enum ContainerState {
+  /**
+   * Created.
+   *
+   * @generated from enum value: CONTAINER_CREATED = 0;
+   */
+  CONTAINER_CREATED = 0,
+
+  /**
+   * Running.
+   *
+   * @generated from enum value: CONTAINER_RUNNING = 1;
+   */
+  CONTAINER_RUNNING = 1,
+
+  /**
+   * Exited.
+   *
+   * @generated from enum value: CONTAINER_EXITED = 2;
+   */
+  CONTAINER_EXITED = 2,
+
+  /**
+   * Unknown.
+   *
+   * @generated from enum value: CONTAINER_UNKNOWN = 3;
+   */
+  CONTAINER_UNKNOWN = 3,
+}
+
+/**
+ * Describes the enum runtime.v1.ContainerState.
+ */
+export const ContainerStateSchema: GenEnum<ContainerState> = /*@__PURE__*/
+  enumDesc(file_runtime_v1_api, 1);
+
+/**
+ * The runtime service of the CRI, reduced to its health calls and listings.
  *
  * @generated from service runtime.v1.RuntimeService
  */
@@ -220,6 +677,45 @@ export const RuntimeService: GenService<{
     input: typeof StatusRequestSchema;
     output: typeof StatusResponseSchema;
   },
+  /**
+   * ListPodSandbox returns a list of PodSandboxes.
+   *
+   * @generated from rpc runtime.v1.RuntimeService.ListPodSandbox
+   */
+  listPodSandbox: {
+    methodKind: "unary";
+    input: typeof ListPodSandboxRequestSchema;
+    output: typeof ListPodSandboxResponseSchema;
+  },
+  /**
+   * ListContainers lists all containers by filters.
+   *
+   * @generated from rpc runtime.v1.RuntimeService.ListContainers
+   */
+  listContainers: {
+    methodKind: "unary";
+    input: typeof ListContainersRequestSchema;
+    output: typeof ListContainersResponseSchema;
+  },
 }> = /*@__PURE__*/
   serviceDesc(file_runtime_v1_api, 0);
+
+/**
+ * The image service of the CRI, reduced to its listing.
+ *
+ * @generated from service runtime.v1.ImageService
+ */
+export const ImageService: GenService<{
+  /**
+   * ListImages lists existing images.
+   *
+   * @generated from rpc runtime.v1.ImageService.ListImages
+   */
+  listImages: {
+    methodKind: "unary";
+    input: typeof ListImagesRequestSchema;
+    output: typeof ListImagesResponseSchema;
+  },
+}> = /*@__PURE__*/
+  serviceDesc(file_runtime_v1_api, 1);
 

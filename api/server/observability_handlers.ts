@@ -1,0 +1,114 @@
+/**
+ * The read-only windows onto the node's moving parts: containers and images
+ * from containerd's CRI (the socket the runtime probe uses, from
+ * RuntimeStatus), the Prometheus exposition, and the controller graph. Each
+ * dependency is optional (dev mode, tests): an RPC without its dependency
+ * answers Unimplemented.
+ */
+import { create } from "@bufbuild/protobuf";
+import { timestampFromMs } from "@bufbuild/protobuf/wkt";
+import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
+import {
+  ContainersResponseSchema,
+  ControllerGraphResponseSchema,
+  ImagesResponseSchema,
+  type MachineService,
+  MetricsResponseSchema,
+} from "../gen/machined/v1/machine_pb.ts";
+import type { CriClient } from "../../cri/cri_client.ts";
+import type { DependencyGraph } from "../../runtime/mod.ts";
+import { type MachineStore, RUNTIME_STATUS, RUNTIME_STATUS_ID } from "../../resources/mod.ts";
+
+/** The optional dependencies of these handlers. */
+export interface ObservabilityDeps {
+  /** Makes a CRI client for a socket (closed after each call) for Containers and Images. */
+  readonly cri?: (socket: string) => CriClient;
+  /** The Prometheus text exposition (Metrics). */
+  readonly metrics?: { render(): Promise<string> };
+  /** The controller runtime's declared graph (ControllerGraph). */
+  readonly graph?: () => DependencyGraph;
+}
+
+type ObservabilityMethods = "containers" | "images" | "metrics" | "controllerGraph";
+
+/** The handlers of the RPCs backed by {@link ObservabilityDeps}. */
+export function createObservabilityHandlers(
+  deps: ObservabilityDeps & { readonly store: MachineStore },
+): Pick<ServiceImpl<typeof MachineService>, ObservabilityMethods> {
+  const withCri = async <T>(rpc: string, fn: (c: CriClient, signal: AbortSignal) => Promise<T>) => {
+    const make = need(deps.cri, rpc, "a container runtime client");
+    const status = deps.store.list(RUNTIME_STATUS).find((r) => r.metadata.id === RUNTIME_STATUS_ID);
+    if (!status) {
+      throw new ConnectError(
+        `${rpc} needs containerd, which this node does not run (no RuntimeStatus)`,
+        Code.FailedPrecondition,
+      );
+    }
+    const socket = status.spec.socket;
+    const client = make(socket);
+    try {
+      return { socket, value: await fn(client, AbortSignal.timeout(10_000)) };
+    } catch (e) {
+      const why = status.spec.lastError ? ` (RuntimeStatus: ${status.spec.lastError})` : "";
+      throw new ConnectError(
+        `${rpc}: containerd's CRI on "${socket}" did not answer: ${(e as Error).message}${why}`,
+        Code.Unavailable,
+        undefined,
+        undefined,
+        e,
+      );
+    } finally {
+      client.close();
+    }
+  };
+  return {
+    async containers(_req, ctx) {
+      const { socket, value } = await withCri("Containers", async (c, timeout) => {
+        const signal = AbortSignal.any([timeout, ctx.signal]);
+        return [await c.listPods(signal), await c.listContainers(signal)] as const;
+      });
+      const [pods, containers] = value;
+      return create(ContainersResponseSchema, {
+        socket,
+        pods: pods.map((p) => ({ ...p, created: timestampFromMs(p.createdAt) })),
+        containers: containers.map((c) => ({ ...c, created: timestampFromMs(c.createdAt) })),
+      });
+    },
+
+    async images(_req, ctx) {
+      const { socket, value } = await withCri(
+        "Images",
+        (c, timeout) => c.listImages(AbortSignal.any([timeout, ctx.signal])),
+      );
+      return create(ImagesResponseSchema, {
+        socket,
+        images: value.map((i) => ({
+          ...i,
+          tags: [...i.tags],
+          digests: [...i.digests],
+          sizeBytes: BigInt(i.sizeBytes),
+        })),
+      });
+    },
+
+    async metrics() {
+      const source = need(deps.metrics, "Metrics", "a metrics registry");
+      return create(MetricsResponseSchema, { text: await source.render() });
+    },
+
+    controllerGraph() {
+      const graph = need(deps.graph, "ControllerGraph", "a controller runtime")();
+      const controllers = [...graph.controllers].sort((a, b) => a.name < b.name ? -1 : 1);
+      return create(ControllerGraphResponseSchema, { controllers });
+    },
+  };
+}
+
+/** @throws ConnectError Unimplemented when machined runs without `what`. */
+function need<T>(dep: T | undefined, rpc: string, what: string): T {
+  if (dep !== undefined) return dep;
+  throw new ConnectError(
+    `${rpc} is not available: this machined runs without ${what}`,
+    Code.Unimplemented,
+  );
+}

@@ -1,0 +1,159 @@
+/**
+ * `machinectl containers` and `machinectl images`: what containerd's CRI
+ * holds (pod sandboxes and containers; images), through the Containers and
+ * Images RPCs, as a table, JSON or YAML like `get`.
+ */
+import { timestampDate } from "@bufbuild/protobuf/wkt";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { stringify } from "yaml";
+import type { ContainersResponse, ImagesResponse } from "../../api/gen/machined/v1/machine_pb.ts";
+import { type Command, CONNECTION_FLAGS } from "../command.ts";
+import { connectToNode } from "../connection.ts";
+import { CliError, type Io } from "../io.ts";
+import { alignTable } from "../output.ts";
+
+const OUTPUT_FLAG = {
+  output: {
+    type: "string" as const,
+    short: "o",
+    default: "table",
+    description: "table, json or yaml",
+  },
+};
+
+/** The containers (and their pods) as plain data, for json/yaml and the table. */
+export function containersDocument(r: ContainersResponse) {
+  const at = (t?: Timestamp) => (t ? timestampDate(t).toISOString() : "");
+  return {
+    pods: r.pods.map((p) => ({
+      id: p.id,
+      name: p.name,
+      namespace: p.namespace,
+      uid: p.uid,
+      state: p.state,
+      created: at(p.created),
+      labels: { ...p.labels },
+      runtimeHandler: p.runtimeHandler,
+    })),
+    containers: r.containers.map((c) => ({
+      id: c.id,
+      podId: c.podId,
+      name: c.name,
+      image: c.image,
+      imageRef: c.imageRef,
+      state: c.state,
+      attempt: c.attempt,
+      created: at(c.created),
+      labels: { ...c.labels },
+    })),
+  };
+}
+
+/** The images as plain data. */
+export function imagesDocument(r: ImagesResponse) {
+  return r.images.map((i) => ({
+    id: i.id,
+    tags: [...i.tags],
+    digests: [...i.digests],
+    sizeBytes: Number(i.sizeBytes),
+    pinned: i.pinned,
+  }));
+}
+
+/** The containers table: one row per container, with its pod's name; pods without any after. */
+export function formatContainersTable(doc: ReturnType<typeof containersDocument>): string {
+  const pods = new Map(doc.pods.map((p) => [p.id, p]));
+  const used = new Set(doc.containers.map((c) => c.podId));
+  const short = (id: string) => id.slice(0, 13);
+  return alignTable([
+    ["POD", "NAMESPACE", "CONTAINER", "ID", "IMAGE", "STATE", "CREATED"],
+    ...doc.containers.map((c) => {
+      const pod = pods.get(c.podId);
+      return [
+        pod?.name ?? short(c.podId),
+        pod?.namespace ?? "",
+        c.name,
+        short(c.id),
+        c.image,
+        c.state,
+        c.created,
+      ];
+    }),
+    ...doc.pods.filter((p) => !used.has(p.id)).map((p) => [
+      p.name,
+      p.namespace,
+      "-",
+      short(p.id),
+      "-",
+      `pod ${p.state}`,
+      p.created,
+    ]),
+  ]);
+}
+
+/** The images table. */
+export function formatImagesTable(doc: ReturnType<typeof imagesDocument>): string {
+  return alignTable([
+    ["IMAGE", "ID", "SIZE"],
+    ...doc.map((i) => [
+      i.tags[0] ?? i.digests[0] ?? "<none>",
+      i.id.replace(/^sha256:/, "").slice(0, 12),
+      formatBytes(i.sizeBytes),
+    ]),
+  ]);
+}
+
+function formatBytes(n: number): string {
+  if (n < 1024) return `${n} B`;
+  const units = ["KiB", "MiB", "GiB", "TiB"];
+  let v = n / 1024;
+  let u = 0;
+  while (v >= 1024 && u < units.length - 1) (v /= 1024), u++;
+  return `${v.toFixed(1)} ${units[u]}`;
+}
+
+function outputFormat(flags: Record<string, unknown>): "table" | "json" | "yaml" {
+  const format = flags.output as string;
+  if (format === "table" || format === "json" || format === "yaml") return format;
+  throw new CliError(`unknown output format "${format}" (use table, json or yaml)`);
+}
+
+function print(io: Io, format: string, doc: unknown, table: () => string, empty: boolean) {
+  if (format === "json") io.out(JSON.stringify(doc, null, 2));
+  else if (format === "yaml") io.out(stringify(doc).trimEnd());
+  else if (empty) io.err("none");
+  else io.out(table());
+}
+
+export const containersCommand: Command = {
+  name: "containers",
+  usage: "containers [-o table|json|yaml]",
+  summary: "List containerd's pod sandboxes and containers (CRI)",
+  connects: true,
+  flags: { ...CONNECTION_FLAGS, ...OUTPUT_FLAG },
+  async run({ flags, args, io }) {
+    if (args.length > 0) throw new CliError(`containers: unexpected "${args[0]}"`, 2);
+    const format = outputFormat(flags);
+    using conn = await connectToNode(flags);
+    const doc = containersDocument(await conn.client.containers({}, { timeoutMs: 15_000 }));
+    const empty = doc.pods.length === 0 && doc.containers.length === 0;
+    print(io, format, doc, () => formatContainersTable(doc), empty);
+    return 0;
+  },
+};
+
+export const imagesCommand: Command = {
+  name: "images",
+  usage: "images [-o table|json|yaml]",
+  summary: "List the images in containerd's CRI image store",
+  connects: true,
+  flags: { ...CONNECTION_FLAGS, ...OUTPUT_FLAG },
+  async run({ flags, args, io }) {
+    if (args.length > 0) throw new CliError(`images: unexpected "${args[0]}"`, 2);
+    const format = outputFormat(flags);
+    using conn = await connectToNode(flags);
+    const doc = imagesDocument(await conn.client.images({}, { timeoutMs: 15_000 }));
+    print(io, format, doc, () => formatImagesTable(doc), doc.length === 0);
+    return 0;
+  },
+};

@@ -1,0 +1,38 @@
+/**
+ * `machinectl support -o bundle.tar.gz`: a support bundle of the node, written
+ * as a .tar.gz (see machinectl/support/bundle.ts for what is in it and how
+ * secrets are kept out).
+ */
+import { type Command, CONNECTION_FLAGS } from "../command.ts";
+import { connectToNode } from "../connection.ts";
+import { CliError } from "../io.ts";
+import { collectSupportBundle } from "../support/bundle.ts";
+import { tarGz } from "../support/tar.ts";
+
+export const supportCommand: Command = {
+  name: "support",
+  usage: "support [-o FILE]",
+  summary: "Write a support bundle (resources, logs, dmesg, graph, versions, redacted config)",
+  connects: true,
+  flags: {
+    ...CONNECTION_FLAGS,
+    output: {
+      type: "string",
+      short: "o",
+      default: "support.tar.gz",
+      description: "the .tar.gz to write",
+    },
+  },
+  async run({ flags, args, io }) {
+    if (args.length > 0) throw new CliError(`support: unexpected "${args[0]}"`, 2);
+    const file = flags.output as string;
+    using conn = await connectToNode(flags);
+    const entries = await collectSupportBundle(conn.client, conn.endpoint);
+    const bytes = await tarGz(entries);
+    await Deno.writeFile(file, bytes, { mode: 0o600 });
+    const errors = new TextDecoder().decode(entries.at(-1)!.data).trim();
+    io.out(`wrote ${file}: ${entries.length} files, ${bytes.length} bytes (${conn.endpoint})`);
+    if (!errors.startsWith("every part")) io.err(`not collected:\n${errors}`);
+    return 0;
+  },
+};
