@@ -14,6 +14,8 @@ import { NativeKmsgBackend } from "../platform/kmsg/mod.ts";
 import { followVolumes } from "../node/volume_hooks.ts";
 import { type ApiHost, startApiHost } from "../node/api_host.ts";
 import { readImageCa, startNodeApiPki } from "../node/api_pki.ts";
+import { NodeMaintenanceGate } from "../node/maintenance_gate.ts";
+import { announceFingerprint } from "../node/maintenance_announce.ts";
 import { pathExists } from "../pki/mod.ts";
 import type { MachineConfig } from "../config/mod.ts";
 import { configCandidates, parseCmdline } from "./cmdline.ts";
@@ -217,10 +219,13 @@ export async function bootNode(
   let api: ApiHost | undefined;
   // machined, not apid, holds the CA key (node/api_pki.ts): it picks the CA,
   // issues and re-issues the server certificate and restarts apid with it.
-  // Without any CA the API does not start (MachineStatus says so).
+  // Without any CA it serves maintenance mode (node/maintenance_api.ts).
+  const gate = new NodeMaintenanceGate();
   const apiPki = await startNodeApiPki({
     machined,
     keeper,
+    gate,
+    announce: announceFingerprint,
     pkiDir: RUN_PATHS.pki,
     apidPkiDir: RUN_PATHS.apidPki,
     imageCa: await readImageCa(IMAGE_PATHS.pki, (error) => {
@@ -240,6 +245,7 @@ export async function bootNode(
         services: domains.supervisor,
         kernelLog: new NativeKmsgBackend(),
         configs: configApplier(keeper),
+        maintenance: gate,
         apidEntry: bundledApidEntry(),
         actions: nodeActions({
           hostname: () => hostname,

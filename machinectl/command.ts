@@ -44,4 +44,12 @@ export const CONNECTION_FLAGS: Record<string, FlagSpec> = {
     multiple: true,
     description: "endpoint HOST[:PORT] overriding the context's",
   },
+  insecure: {
+    type: "boolean",
+    description: "a node in maintenance mode: no client certificate (with one -e)",
+  },
+  fingerprint: {
+    type: "string",
+    description: "with --insecure: the SHA256:… fingerprint the node printed, pinned",
+  },
 };

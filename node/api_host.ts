@@ -22,6 +22,8 @@ import type { NodePki } from "../pki/mod.ts";
 import type { ProcessBackend } from "../platform/process/mod.ts";
 import type { Machined } from "./machined.ts";
 
+import type { MaintenanceGate } from "../api/server/maintenance_gate.ts";
+
 /** Options of {@link startApiHost}. */
 export interface ApiHostOptions {
   machined: Machined;
@@ -46,6 +48,8 @@ export interface ApiHostOptions {
   kernelLog?: KernelLog;
   /** ApplyConfiguration. */
   configs?: ConfigApplier;
+  /** Maintenance mode's gate (node/maintenance_gate.ts); without it maintenance callers are refused. */
+  maintenance?: MaintenanceGate;
   /** Run apid as the machined-api user (on a node). */
   dropUser: boolean;
   /** Overrides how apid is started (the image starts the bundled program). */
@@ -85,6 +89,7 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
       logs: o.services,
       kernelLog: o.kernelLog,
       configs: o.configs,
+      maintenance: o.maintenance,
       audit: o.machined.logger,
     },
     socketGroup: o.dropUser ? 50000 : undefined,
