@@ -22,6 +22,8 @@ import { validateCommand } from "./commands/validate.ts";
 import { versionCommand } from "./commands/version.ts";
 import { suggest } from "../config/suggest.ts";
 import { describeError } from "./errors.ts";
+import { type FanOutFlags, fanOutNodes, fanOutOptions } from "./fanout_flags.ts";
+import { runFanOut } from "./fanout.ts";
 import { CliError, consoleIo, type Io } from "./io.ts";
 
 /** Every command, in help order. */
@@ -80,6 +82,16 @@ export async function runMachinectl(
     return 0;
   }
   try {
+    const values = parsed.values as FanOutFlags;
+    const nodes = command.connects ? await fanOutNodes(values) : undefined;
+    if (nodes) {
+      return await runFanOut(
+        command,
+        { flags: parsed.values, args: parsed.positionals, io, signal: options.signal },
+        nodes,
+        fanOutOptions(values),
+      );
+    }
     return await command.run({
       flags: parsed.values,
       args: parsed.positionals,
@@ -119,7 +131,19 @@ function findCommand(
     const a = argv[i];
     if (a.startsWith("-")) {
       // Skip a global flag's value (`--config FILE`).
-      if (!a.includes("=") && ["--config", "--context", "-e", "--endpoints"].includes(a)) i++;
+      if (
+        !a.includes("=") &&
+        [
+          "--config",
+          "--context",
+          "-e",
+          "--endpoints",
+          "-n",
+          "--nodes",
+          "--fingerprint",
+          "--parallel",
+        ].includes(a)
+      ) i++;
       continue;
     }
     words.push(i);
@@ -159,7 +183,7 @@ function help(): string {
     "commands:",
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     "",
-    "global flags: --config FILE, --context NAME, -e HOST[:PORT]",
+    "global flags: --config FILE, --context NAME, -e HOST[:PORT], -n NODE[,NODE...], --insecure",
     "client config: --config, then $MACHINECTL_CONFIG, then ~/.config/machinectl/config.yaml",
     "run `machinectl COMMAND --help` for a command's flags",
   ].join("\n");

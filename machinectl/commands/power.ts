@@ -7,7 +7,13 @@ export const rebootCommand: Command = {
   usage: "reboot",
   summary: "Reboot the node (stops services, syncs, unmounts, reboots)",
   connects: true,
-  flags: { ...CONNECTION_FLAGS },
+  flags: {
+    ...CONNECTION_FLAGS,
+    rolling: {
+      type: "boolean",
+      description: "with -n: one node at a time, each back running before the next",
+    },
+  },
   async run({ flags, io }) {
     using conn = await connectToNode(flags);
     await conn.client.reboot({}, { timeoutMs: 15_000 });
