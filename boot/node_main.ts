@@ -16,6 +16,7 @@ import { type ApiHost, startApiHost } from "../node/api_host.ts";
 import { readImageCa, startNodeApiPki } from "../node/api_pki.ts";
 import { NodeMaintenanceGate } from "../node/maintenance_gate.ts";
 import { announceFingerprint } from "../node/maintenance_announce.ts";
+import { startLateConfig } from "../node/late_config_boot.ts";
 import { pathExists } from "../pki/mod.ts";
 import type { MachineConfig } from "../config/mod.ts";
 import { configCandidates, parseCmdline } from "./cmdline.ts";
@@ -266,6 +267,8 @@ export async function bootNode(
   // one JS thread while the server certificate is made (2-3 s under TCG), and
   // apid's own start (a separate process) then overlaps their first reconciles.
   machined.start();
+  // No config at boot: a CIDATA volume, then machined.config=http(s)://… (node/config_sources.ts).
+  if (!config) startLateConfig({ machined, keeper, cmdline, mount: backends.mount });
   // Ctrl-Alt-Del arrives as SIGINT once routed to a signal.
   Deno.addSignalListener("SIGINT", () => shutdownRequest("reboot"));
   Deno.addSignalListener("SIGTERM", () => shutdownRequest("poweroff"));
