@@ -221,7 +221,7 @@ export async function bootNode(
   // machined, not apid, holds the CA key (node/api_pki.ts): it picks the CA,
   // issues and re-issues the server certificate and restarts apid with it.
   // Without any CA it serves maintenance mode (node/maintenance_api.ts).
-  const gate = new NodeMaintenanceGate();
+  const gate = new NodeMaintenanceGate(() => keeper.config !== undefined);
   const apiPki = await startNodeApiPki({
     machined,
     keeper,
@@ -268,7 +268,7 @@ export async function bootNode(
   // apid's own start (a separate process) then overlaps their first reconciles.
   machined.start();
   // No config at boot: a CIDATA volume, then machined.config=http(s)://… (node/config_sources.ts).
-  if (!config) startLateConfig({ machined, keeper, cmdline, mount: backends.mount });
+  if (!config) startLateConfig({ machined, keeper, cmdline, mount: backends.mount, gate });
   // Ctrl-Alt-Del arrives as SIGINT once routed to a signal.
   Deno.addSignalListener("SIGINT", () => shutdownRequest("reboot"));
   Deno.addSignalListener("SIGTERM", () => shutdownRequest("poweroff"));

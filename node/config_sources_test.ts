@@ -4,10 +4,11 @@
  * runner taking a fetched config unless one arrived first.
  */
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { configCandidates, IMAGE_CONFIG_PATH, STATE_CONFIG_PATH } from "../boot/cmdline.ts";
 import { renderConfigTemplate } from "../config/mod.ts";
 import { createLogger } from "../logs/mod.ts";
-import { CIDATA_SOURCE, lateConfigPlan } from "./config_sources.ts";
+import { CIDATA_SOURCE, lateConfigPlan, STATE_SOURCE } from "./config_sources.ts";
 import { ConfigFetchError, fetchConfig, sha256Hex } from "./config_fetch.ts";
 import { ConfigKeeper } from "./config_keeper.ts";
 import { runLateConfig } from "./late_config.ts";
@@ -25,14 +26,14 @@ Deno.test("config sources: boot paths, then CIDATA, then the URL; plain HTTP onl
   // A URL is not a path: it is a late source, after CIDATA.
   const url = cmd({ "machined.config": "https://cfg.example/n1.yaml" });
   assert.deepEqual(configCandidates(url).paths, [STATE_CONFIG_PATH, IMAGE_CONFIG_PATH]);
-  assert.deepEqual(lateConfigPlan(url).sources, [CIDATA_SOURCE, {
+  assert.deepEqual(lateConfigPlan(url).sources, [STATE_SOURCE, CIDATA_SOURCE, {
     kind: "url",
     url: "https://cfg.example/n1.yaml",
   }]);
-  assert.deepEqual(lateConfigPlan(cmd({})).sources, [CIDATA_SOURCE]);
+  assert.deepEqual(lateConfigPlan(cmd({})).sources, [STATE_SOURCE, CIDATA_SOURCE]);
 
   const http = lateConfigPlan(cmd({ "machined.config": "http://10.0.0.1/n1.yaml" }));
-  assert.deepEqual(http.sources, [CIDATA_SOURCE]);
+  assert.deepEqual(http.sources, [STATE_SOURCE, CIDATA_SOURCE]);
   assert.match(http.refused!, /plain HTTP: it is fetched only with machined\.config\.sha256/);
   const pinned = lateConfigPlan(
     cmd({
@@ -40,12 +41,12 @@ Deno.test("config sources: boot paths, then CIDATA, then the URL; plain HTTP onl
       "machined.config.sha256": pin.toUpperCase(),
     }),
   );
-  assert.deepEqual(pinned.sources[1], { kind: "url", url: "http://10.0.0.1/n1.yaml", sha256: pin });
+  assert.deepEqual(pinned.sources[2], { kind: "url", url: "http://10.0.0.1/n1.yaml", sha256: pin });
   const bad = lateConfigPlan(
     cmd({ "machined.config": "https://x/y", "machined.config.sha256": "nope" }),
   );
   assert.match(bad.refused!, /not 64 hex digits/);
-  assert.equal(bad.sources.length, 1);
+  assert.equal(bad.sources.length, 2);
 });
 
 /** A loopback server answering `replies` in turn (then the last one forever). */
@@ -137,6 +138,71 @@ Deno.test("late config: the URL's config is applied once the network is up, not 
     assert.equal(s.hits, hits);
   } finally {
     await s.close();
+    await m.stop();
+  }
+});
+
+Deno.test("late config: a STATE partition found without a config is read first; the gate waits for it", async () => {
+  const { FakeMountBackend } = await import("../platform/mount/backend_fake.ts");
+  const { NodeMaintenanceGate } = await import("./maintenance_gate.ts");
+  const m = new Machined({ mode: "dev", pid1: false, logger: createLogger({ console: false }) });
+  const dir = await Deno.makeTempDir({ prefix: "machined-late-state-" });
+  try {
+    // The fake mount backend mounts nothing: the file is already where STATE would be.
+    await Deno.writeTextFile(
+      join(dir, "config.yaml"),
+      renderConfigTemplate({ hostname: "from-state" }),
+    );
+    m.store.create({
+      type: "DiscoveredVolume",
+      namespace: "block",
+      id: "vda2",
+      owner: "test",
+      spec: {
+        disk: "vda",
+        devicePath: "/dev/vda2",
+        partitionNumber: 2,
+        offset: 0,
+        size: 1,
+        partitionType: "",
+        partitionUuid: "",
+        partitionLabel: "STATE",
+        role: "state",
+        filesystem: "ext4",
+        filesystemLabel: "STATE",
+        filesystemUuid: "",
+        inKernel: true,
+      },
+    });
+    const keeper = new ConfigKeeper(m);
+    const gate = new NodeMaintenanceGate(() => keeper.config !== undefined);
+    gate.serving = true;
+    const { promise, resolve } = Promise.withResolvers<void>();
+    gate.holdUntil(promise);
+    let judged = false;
+    const insecure = gate.apply("machine: {}", false, () => Promise.resolve()).then(
+      () => "ok",
+      (e) => (judged = true, String(e)),
+    );
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(judged, false, "the gate judged before STATE was looked for");
+    const mount = new FakeMountBackend().addDirectory(dir);
+    const from = await runLateConfig({
+      machined: m,
+      keeper,
+      plan: lateConfigPlan(cmd({})),
+      mount,
+      cidataDir: "/nonexistent",
+      stateDir: dir,
+      cidataWaitMs: 0,
+      onStateChecked: resolve,
+    });
+    assert.equal(from, "STATE /dev/vda2");
+    assert.equal(keeper.config?.machine.hostname, "from-state");
+    assert.match(await insecure, /not in maintenance mode|already has a config/);
+    assert.equal(gate.active, false);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
     await m.stop();
   }
 });

@@ -24,12 +24,16 @@ export interface LateConfigOptions {
   readonly mount?: MountBackend;
   /** Where a CIDATA volume is mounted read-only for a moment. */
   readonly cidataDir: string;
-  /** How long to wait for disks to show a CIDATA volume. @default 10 s */
+  /** Where a STATE found without a config is mounted read-only for a moment. @default `${cidataDir}-state` */
+  readonly stateDir?: string;
+  /** How long to wait for disks to show a STATE or CIDATA volume. @default 10 s */
   readonly cidataWaitMs?: number;
   /** Resolves when the node has a non-loopback address. @default watches AddressStatus */
   readonly networkUp?: (signal: AbortSignal) => Promise<void>;
   readonly fetch?: typeof fetch;
   readonly signal?: AbortSignal;
+  /** Called once STATE has been looked for (found or not): the maintenance gate waits for it. */
+  readonly onStateChecked?: () => void;
 }
 
 /** Tries the late sources in order; resolves with where the config came from, if anywhere. */
@@ -45,14 +49,30 @@ export async function runLateConfig(o: LateConfigOptions): Promise<string | unde
   const unsubscribe = keeper.onChange(() => keeper.config && stop()); // a config arrived
   try {
     for (const source of o.plan.sources) {
+      if (source.kind !== "state") o.onStateChecked?.();
       if (keeper.config || abort.signal.aborted) return undefined;
       let text: string | undefined;
       let from: string;
-      if (source.kind === "cidata") {
-        const dev = await findCidata(machined, o.cidataWaitMs ?? 10_000, abort.signal);
+      if (source.kind === "state") {
+        const dev = await findVolume(machined, o.cidataWaitMs ?? 10_000, abort.signal, isState);
+        if (!dev || !o.mount) continue;
+        from = `STATE ${dev.devicePath}`;
+        text = await readFileOn(
+          o.mount,
+          { ...dev, filesystem: dev.filesystem || "ext4" },
+          o.stateDir ?? `${o.cidataDir}-state`,
+          source.file,
+        ).catch((e) => {
+          if (!(e instanceof Deno.errors.NotFound)) {
+            machined.logger.warn("config", `cannot read ${source.file} from ${from}`, { error: e });
+          }
+          return undefined;
+        });
+      } else if (source.kind === "cidata") {
+        const dev = await findVolume(machined, o.cidataWaitMs ?? 10_000, abort.signal, isCidata);
         if (!dev || !o.mount) continue;
         from = `${source.label} volume ${dev.devicePath}`;
-        text = await readCidata(o.mount, dev, o.cidataDir, source.file).catch((e) => {
+        text = await readFileOn(o.mount, dev, o.cidataDir, source.file).catch((e) => {
           machined.logger.warn("config", `cannot read ${source.file} from ${from}`, { error: e });
           return undefined;
         });
@@ -77,17 +97,25 @@ export async function runLateConfig(o: LateConfigOptions): Promise<string | unde
     }
     return undefined;
   } finally {
+    o.onStateChecked?.();
     unsubscribe();
     o.signal?.removeEventListener("abort", stop);
   }
 }
 
-async function findCidata(m: Machined, waitMs: number, signal: AbortSignal) {
-  const find = () =>
-    m.store.list(DISCOVERED_VOLUME).map((r) => r.spec).find((v) =>
-      v.filesystemLabel.toUpperCase() === "CIDATA" &&
-      (v.filesystem === "vfat" || v.filesystem === "iso9660")
-    );
+type Volume = { devicePath: string; filesystem: string; filesystemLabel: string; role: string };
+const isCidata = (v: Volume) =>
+  v.filesystemLabel.toUpperCase() === "CIDATA" &&
+  (v.filesystem === "vfat" || v.filesystem === "iso9660");
+const isState = (v: Volume) => v.role === "state";
+
+async function findVolume(
+  m: Machined,
+  waitMs: number,
+  signal: AbortSignal,
+  pred: (v: Volume) => boolean,
+) {
+  const find = () => m.store.list(DISCOVERED_VOLUME).map((r) => r.spec).find(pred);
   const deadline = performance.now() + waitMs;
   while (!signal.aborted) {
     const found = find();
@@ -97,7 +125,7 @@ async function findCidata(m: Machined, waitMs: number, signal: AbortSignal) {
   return undefined;
 }
 
-async function readCidata(
+async function readFileOn(
   mount: MountBackend,
   vol: { devicePath: string; filesystem: string },
   dir: string,

@@ -10,6 +10,7 @@ import { lateConfigPlan } from "./config_sources.ts";
 import type { ConfigKeeper } from "./config_keeper.ts";
 import { runLateConfig } from "./late_config.ts";
 import type { Machined } from "./machined.ts";
+import type { NodeMaintenanceGate } from "./maintenance_gate.ts";
 
 /** Starts looking for a config on a CIDATA volume, then at the command line's URL. */
 export function startLateConfig(o: {
@@ -17,8 +18,12 @@ export function startLateConfig(o: {
   keeper: ConfigKeeper;
   cmdline: ReadonlyMap<string, string>;
   mount: MountBackend;
+  gate: NodeMaintenanceGate;
 }): void {
+  const { promise: stateChecked, resolve } = Promise.withResolvers<void>();
+  o.gate.holdUntil(stateChecked);
   runLateConfig({
+    onStateChecked: () => resolve(),
     machined: o.machined,
     keeper: o.keeper,
     plan: lateConfigPlan(o.cmdline),

@@ -18,10 +18,32 @@ export class NodeMaintenanceGate implements MaintenanceGate {
   #serving = false;
   #accepted = false;
   #chain: Promise<unknown> = Promise.resolve();
+  readonly #configInForce: () => boolean;
 
-  /** True while apid serves maintenance mode and no config has been accepted through it. */
+  /**
+   * @param configInForce whether a valid config is in force (one found on
+   *   STATE or CIDATA after boot shuts the gate before the API has moved)
+   */
+  constructor(configInForce: () => boolean = () => false) {
+    this.#configInForce = configInForce;
+  }
+
+  /** True while apid serves maintenance mode and no config is in force or accepted through it. */
   get active(): boolean {
-    return this.#serving && !this.#accepted;
+    return this.#serving && !this.#accepted && !this.#configInForce();
+  }
+
+  /**
+   * Insecure applies wait for `settled` (at most `maxMs`) before they are
+   * judged: at boot, until STATE has been looked for on the disks, so a node
+   * that has a config there never takes another one in the meantime.
+   */
+  holdUntil(settled: Promise<unknown>, maxMs = 120_000): void {
+    const bounded = Promise.race([
+      settled.catch(() => {}),
+      new Promise((r) => setTimeout(r, maxMs)),
+    ]);
+    this.#chain = this.#chain.then(() => bounded);
   }
 
   /** Whether a config was accepted without mutual TLS (the gate is shut). */
