@@ -32,8 +32,9 @@ Deno.test("apid's PKI directory holds the CA certificate and the server pair, ne
     // What apid loads from there is exactly what it needs.
     const loaded = await loadApidPki(dir);
     assert.equal(loaded.server.certPem, pki.server.certPem);
-    assert.equal(loaded.ca.certPem, pki.ca.certPem);
-    assert.ok(!("key" in loaded.ca), "apid's view of the CA has no key");
+    assert.equal(loaded.ca?.certPem, pki.ca.certPem);
+    assert.equal(loaded.maintenance, false);
+    assert.ok(loaded.ca && !("key" in loaded.ca), "apid's view of the CA has no key");
   } finally {
     await Deno.remove(root, { recursive: true });
   }

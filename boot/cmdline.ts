@@ -36,7 +36,8 @@ export const IMAGE_CONFIG_PATH = "/etc/machined/config.yaml";
 export function configCandidates(cmdline: Map<string, string>): ConfigCandidates {
   const paths = [STATE_CONFIG_PATH];
   const fromCmdline = cmdline.get("machined.config");
-  if (fromCmdline) paths.push(fromCmdline);
+  // A URL is fetched later, once the network is up (node/late_config.ts).
+  if (fromCmdline && !/^https?:\/\//i.test(fromCmdline)) paths.push(fromCmdline);
   paths.push(IMAGE_CONFIG_PATH);
   const inline = cmdline.get("machined.config.b64");
   return inline ? { paths, inline } : { paths };

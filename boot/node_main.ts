@@ -15,6 +15,9 @@ import { NativeKmsgBackend } from "../platform/kmsg/mod.ts";
 import { followVolumes } from "../node/volume_hooks.ts";
 import { type ApiHost, startApiHost } from "../node/api_host.ts";
 import { readImageCa, startNodeApiPki } from "../node/api_pki.ts";
+import { NodeMaintenanceGate } from "../node/maintenance_gate.ts";
+import { announceFingerprint } from "../node/maintenance_announce.ts";
+import { startLateConfig } from "../node/late_config_boot.ts";
 import { pathExists } from "../pki/mod.ts";
 import type { MachineConfig } from "../config/mod.ts";
 import { configCandidates, parseCmdline } from "./cmdline.ts";
@@ -232,7 +235,7 @@ export async function bootNode(
   let api: ApiHost | undefined;
   // machined, not apid, holds the CA key (node/api_pki.ts): it picks the CA,
   // issues and re-issues the server certificate and restarts apid with it.
-  // Without any CA the API does not start (MachineStatus says so).
+  // Without any CA it serves maintenance mode (node/maintenance_api.ts).
   const actions = nodeActions({
     hostname: () => hostname,
     logger,
@@ -242,9 +245,12 @@ export async function bootNode(
   });
   // A `reboot` apply reboots through the same path as the Reboot RPC.
   const configs = configApplier(keeper, { reboot: (by) => actions.reboot(by) });
+  const gate = new NodeMaintenanceGate(() => keeper.config !== undefined);
   const apiPki = await startNodeApiPki({
     machined,
     keeper,
+    gate,
+    announce: announceFingerprint,
     pkiDir: RUN_PATHS.pki,
     apidPkiDir: RUN_PATHS.apidPki,
     imageCa: await readImageCa(IMAGE_PATHS.pki, (error) => {
@@ -266,6 +272,7 @@ export async function bootNode(
         kernelLog: new NativeKmsgBackend(),
         serviceCgroups: NODE_PATHS.serviceCgroups,
         configs,
+        maintenance: gate,
         apidEntry: bundledApidEntry(),
         actions,
       });
@@ -282,6 +289,8 @@ export async function bootNode(
   // one JS thread while the server certificate is made (2-3 s under TCG), and
   // apid's own start (a separate process) then overlaps their first reconciles.
   machined.start();
+  // No config at boot: a CIDATA volume, then machined.config=http(s)://… (node/config_sources.ts).
+  if (!config) startLateConfig({ machined, keeper, cmdline, mount: backends.mount, gate });
   // Ctrl-Alt-Del arrives as SIGINT once routed to a signal.
   Deno.addSignalListener("SIGINT", () => shutdownRequest("reboot"));
   Deno.addSignalListener("SIGTERM", () => shutdownRequest("poweroff"));

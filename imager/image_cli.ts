@@ -1,7 +1,7 @@
 /**
  * `deno task image`: build the bootable disk image.
  *
- *   deno task image [--program main.ts | --binary PATH] [--config FILE] [--pki DIR]
+ *   deno task image [--program main.ts | --binary PATH] [--config FILE] [--pki DIR] [--generic]
  *     [--size 2GiB] [--esp-size 512MiB] [--out build/machined.img] [--append "args"]
  *     [--quiet-console] [--compression lz4|zstd] [--zstd-level 9] [--no-code-cache]
  *     [--module NAME]... [--extra SRC:DEST]... [--native-addon PATH|none] [--force]
@@ -13,7 +13,7 @@ import { DEFAULT_MODULES } from "./versions.ts";
 
 /** Flags and options shared by the image, up and down tasks. */
 export const IMAGE_ARGS = {
-  flags: ["quiet-console", "force", "help", "no-node-extras", "no-code-cache"],
+  flags: ["quiet-console", "force", "help", "no-node-extras", "no-code-cache", "generic"],
   options: [
     "program",
     "binary",
@@ -33,6 +33,11 @@ export const IMAGE_ARGS = {
 
 /** Turn parsed arguments into {@link ImageOptions}. */
 export function imageOptions(a: ParsedArgs): ImageOptions {
+  // A generic image carries no config and no CA: booted, it waits in maintenance mode
+  // (docs/install.md). Asking for both at once is a mistake, not a preference.
+  if (a.flags.has("generic") && (last(a, "config") || last(a, "pki"))) {
+    throw new TypeError("--generic builds an image with no config and no CA: drop --config/--pki");
+  }
   const size = last(a, "size");
   const espSize = last(a, "esp-size");
   const level = last(a, "zstd-level");
@@ -69,7 +74,7 @@ if (import.meta.main) {
   const args = parseArgs(Deno.args, IMAGE_ARGS);
   if (args.flags.has("help")) {
     console.log(
-      "deno task image [--program main.ts | --binary PATH] [--config FILE] [--pki DIR] " +
+      "deno task image [--program main.ts | --binary PATH] [--config FILE] [--pki DIR] [--generic] " +
         "[--size 2GiB] [--out build/machined.img] [--append ARGS] [--quiet-console] [--force]",
     );
     Deno.exit(0);

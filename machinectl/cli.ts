@@ -36,6 +36,8 @@ import { suggest } from "../config/suggest.ts";
 import { describeError } from "./errors.ts";
 import { diagnoseFromFlags } from "./certificate_diagnosis.ts";
 import type { ConnectionFlags } from "./connection.ts";
+import { type FanOutFlags, fanOutNodes, fanOutOptions } from "./fanout_flags.ts";
+import { runFanOut } from "./fanout.ts";
 import { CliError, consoleIo, type Io } from "./io.ts";
 
 /** Every command, in help order. */
@@ -109,6 +111,16 @@ export async function runMachinectl(
     return 0;
   }
   try {
+    const values = parsed.values as FanOutFlags;
+    const nodes = command.connects ? await fanOutNodes(values) : undefined;
+    if (nodes) {
+      return await runFanOut(
+        command,
+        { flags: parsed.values, args: parsed.positionals, io, signal: options.signal },
+        nodes,
+        fanOutOptions(values),
+      );
+    }
     return await command.run({
       flags: { ...parsed.values, ...booleans.set },
       args: parsed.positionals,
@@ -151,7 +163,19 @@ function findCommand(
     const a = argv[i];
     if (a.startsWith("-")) {
       // Skip a global flag's value (`--config FILE`).
-      if (!a.includes("=") && ["--config", "--context", "-e", "--endpoints"].includes(a)) i++;
+      if (
+        !a.includes("=") &&
+        [
+          "--config",
+          "--context",
+          "-e",
+          "--endpoints",
+          "-n",
+          "--nodes",
+          "--fingerprint",
+          "--parallel",
+        ].includes(a)
+      ) i++;
       continue;
     }
     words.push(i);
@@ -191,7 +215,7 @@ function help(): string {
     "commands:",
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     "",
-    "global flags: --config FILE, --context NAME, -e HOST[:PORT]",
+    "global flags: --config FILE, --context NAME, -e HOST[:PORT], -n NODE[,NODE...], --insecure",
     "client config: --config, then $MACHINECTL_CONFIG, then ~/.config/machinectl/config.yaml",
     "run `machinectl COMMAND --help` for a command's flags",
   ].join("\n");

@@ -44,4 +44,22 @@ export const CONNECTION_FLAGS: Record<string, FlagSpec> = {
     multiple: true,
     description: "endpoint HOST[:PORT] overriding the context's",
   },
+  nodes: {
+    type: "string",
+    short: "n",
+    multiple: true,
+    description: "run on these nodes (a,b,c; each dialed directly), concurrently; NODE column",
+  },
+  parallel: {
+    type: "string",
+    description: "with -n: how many nodes at once (default 8)",
+  },
+  insecure: {
+    type: "boolean",
+    description: "a node in maintenance mode: no client certificate (with one -e)",
+  },
+  fingerprint: {
+    type: "string",
+    description: "with --insecure: the SHA256:… fingerprint the node printed, pinned",
+  },
 };

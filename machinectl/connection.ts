@@ -5,9 +5,10 @@
  */
 import type { Client } from "@connectrpc/connect";
 import type { MachineService } from "../api/gen/machined/v1/machine_pb.ts";
-import { createMachineClient } from "../api/client/mod.ts";
+import { createInsecureMachineClient, createMachineClient } from "../api/client/mod.ts";
 import {
   type ClientCredentials,
+  parseFingerprint,
   readClientConfig,
   resolveClientConfigPath,
   resolveCredentials,
@@ -21,6 +22,10 @@ export interface ConnectionFlags {
   context?: string;
   /** Overrides the context's endpoints. */
   endpoints?: string[];
+  /** A node in maintenance mode: no client certificate, no CA (api/client/insecure.ts). */
+  insecure?: boolean;
+  /** With `insecure`: the SHA-256 fingerprint the node printed, pinned. */
+  fingerprint?: string;
 }
 
 /**
@@ -30,8 +35,9 @@ export interface ConnectionFlags {
 export interface NodeConnection extends Disposable {
   client: Client<typeof MachineService>;
   endpoint: string;
-  credentials: ClientCredentials;
-  configPath: string;
+  /** Absent for an `--insecure` connection. */
+  credentials?: ClientCredentials;
+  configPath?: string;
   /** Closes the connection; calls in flight fail with Canceled. Idempotent. */
   close(): void;
 }
@@ -50,6 +56,8 @@ export function clientConfigPath(flags: ConnectionFlags): string {
  * @throws CliError when the client config is missing or has no usable context.
  */
 export async function connectToNode(flags: ConnectionFlags): Promise<NodeConnection> {
+  if (flags.insecure) return await connectInsecurely(flags);
+  if (flags.fingerprint) throw new CliError("--fingerprint only goes with --insecure", 2);
   const configPath = clientConfigPath(flags);
   try {
     await Deno.stat(configPath);
@@ -91,4 +99,24 @@ function bracketed(endpoint: string): string {
   const m = /^(.*):(\d+)$/.exec(endpoint);
   if (!m || !m[1].includes(":") || m[1].startsWith("[")) return endpoint;
   return `[${m[1]}]:${m[2]}`;
+}
+
+/** `--insecure [--fingerprint F] -e HOST[:PORT]`: a node in maintenance mode. */
+async function connectInsecurely(flags: ConnectionFlags): Promise<NodeConnection> {
+  const given = flags.endpoints ?? [];
+  if (given.length !== 1) {
+    throw new CliError("--insecure needs exactly one endpoint: -e HOST[:PORT]", 2);
+  }
+  const endpoint = withDefaultPort(given[0]);
+  const m = /^\[?(.*?)\]?:(\d+)$/.exec(endpoint)!;
+  let fingerprint: string | undefined;
+  if (flags.fingerprint !== undefined) {
+    try {
+      fingerprint = parseFingerprint(flags.fingerprint);
+    } catch (e) {
+      throw new CliError((e as Error).message, 2);
+    }
+  }
+  const { api, close } = await createInsecureMachineClient(m[1], Number(m[2]), fingerprint);
+  return { client: api, endpoint, close, [Symbol.dispose]: close };
 }

@@ -28,6 +28,8 @@ import { createSntpTimeQuerier } from "./time_querier.ts";
 import { createCriClient } from "../cri/cri_client.ts";
 import { createNodeMetrics } from "./node_metrics.ts";
 
+import type { MaintenanceGate } from "../api/server/maintenance_gate.ts";
+
 /** Options of {@link startApiHost}. */
 export interface ApiHostOptions {
   machined: Machined;
@@ -56,6 +58,8 @@ export interface ApiHostOptions {
   serviceCgroups?: string;
   /** ApplyConfiguration. */
   configs?: ConfigApplier;
+  /** Maintenance mode's gate (node/maintenance_gate.ts); without it maintenance callers are refused. */
+  maintenance?: MaintenanceGate;
   /** Run apid as the machined-api user (on a node). */
   dropUser: boolean;
   /** Overrides how apid is started (the image starts the bundled program). */
@@ -116,6 +120,7 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
       cri: (socket) => createCriClient(socket, { timeoutMs: 5000 }),
       metrics: registry,
       graph: () => o.machined.runtime.graph(),
+      maintenance: o.maintenance,
       audit: o.machined.logger,
     },
     socketGroup: o.dropUser ? 50000 : undefined,

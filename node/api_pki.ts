@@ -37,6 +37,8 @@ import {
 } from "./ca_source.ts";
 import type { ConfigKeeper } from "./config_keeper.ts";
 import type { Machined } from "./machined.ts";
+import { enterMaintenance, type MaintenanceApi } from "./maintenance_api.ts";
+import type { NodeMaintenanceGate } from "./maintenance_gate.ts";
 
 /** The condition MachineStatus shows while the API cannot start. */
 export const API_CONDITION = "api";
@@ -65,6 +67,14 @@ export interface NodeApiPkiOptions {
   debounceMs?: number;
   /** The renewer's clock (expiry). @default the system clock */
   clock?: RenewerClock;
+  /**
+   * Maintenance mode: with no CA anywhere the API starts with a self-signed
+   * certificate (node/maintenance_api.ts) and this gate is opened. Without a
+   * gate, no CA means no API (the `api` condition).
+   */
+  gate?: NodeMaintenanceGate;
+  /** Prints the maintenance certificate's fingerprint (console, kernel log). */
+  announce?: (fingerprint: string) => void;
 }
 
 /** The running PKI owner. */
@@ -75,6 +85,8 @@ export interface NodeApiPki {
   readonly server: KeyedCertificate | undefined;
   /** Whether the API was started. */
   readonly apiStarted: boolean;
+  /** The maintenance certificate's fingerprint while the API serves maintenance mode. */
+  readonly fingerprint: string | undefined;
   /** Re-evaluate now (skipping the debounce); resolves when done. */
   reconcileNow(): Promise<void>;
   /** Stops following changes and the renewer (not the API). */
@@ -97,6 +109,7 @@ export async function startNodeApiPki(o: NodeApiPkiOptions): Promise<NodeApiPki>
   let chain: Promise<void> = Promise.resolve();
   let timer: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
+  let maintenance: MaintenanceApi | undefined;
   const abort = new AbortController();
 
   const caView: CertificateAuthority = {
@@ -197,7 +210,12 @@ export async function startNodeApiPki(o: NodeApiPkiOptions): Promise<NodeApiPki>
       image: o.imageCa,
     });
     if (choice.source === "none") {
-      if (!ca) {
+      if (!ca && o.gate && !maintenance) {
+        maintenance = await enterMaintenance(o, names(), (pki) => o.startApi(pki));
+        api = maintenance.api;
+        return;
+      }
+      if (!ca && !o.gate) {
         refuse(`${describeCaSource("none")} (give the node a config or an image with machine.ca)`);
       }
       return; // a CA in use stays in use: nothing better is known
@@ -212,7 +230,8 @@ export async function startNodeApiPki(o: NodeApiPkiOptions): Promise<NodeApiPki>
         pki = await loadOrCreateNodePki(o.pkiDir, { ...wanted, ca: choice.ca });
       } catch (e) {
         const reason = `cannot use ${describeCaSource(choice.source)}: ${(e as Error).message}`;
-        if (!ca) refuse(reason);
+        if (maintenance) o.gate?.reopen(); // still no CA anyone holds: let another config in
+        if (!ca && !maintenance) refuse(reason);
         else machined.logger.error("pki", reason, { error: e });
         return;
       }
@@ -224,7 +243,13 @@ export async function startNodeApiPki(o: NodeApiPkiOptions): Promise<NodeApiPki>
       if (!certificateNamesExactly(next.cert, wanted)) {
         next = await renewServerCertificate({ ca, ...wanted, dir: o.pkiDir });
       }
-      await install(next, wanted, changed ? "caChanged" : "certificateIssued");
+      await install(
+        next,
+        wanted,
+        changed ? "caChanged" : maintenance ? "maintenanceEnded" : "certificateIssued",
+      );
+      if (maintenance && o.gate) o.gate.serving = false;
+      maintenance = undefined;
       return;
     }
     caSource = choice.source;
@@ -264,6 +289,9 @@ export async function startNodeApiPki(o: NodeApiPkiOptions): Promise<NodeApiPki>
     },
     get apiStarted() {
       return api !== undefined;
+    },
+    get fingerprint() {
+      return maintenance?.fingerprint;
     },
     reconcileNow: () => enqueue(reconcile),
     stop() {

@@ -32,6 +32,11 @@ export interface ClientContext {
   crt: string;
   /** Base64 of the client key's PEM. */
   key: string;
+  /**
+   * Nodes `machinectl` runs each command on, concurrently, when no `-n` or `-e`
+   * is given (machinectl/fanout.ts); each is dialed directly.
+   */
+  nodes?: string[];
 }
 
 /** The whole config file. */
@@ -48,6 +53,8 @@ export interface ClientCredentials {
   caPem: string;
   certPem: string;
   keyPem: string;
+  /** The context's `nodes`, when it has them. */
+  nodes?: string[];
 }
 
 const Base64Pem = v.pipe(v.string(), v.regex(/^[A-Za-z0-9+/=\s]+$/, "must be base64"));
@@ -56,6 +63,7 @@ const ContextSchema = v.object({
   ca: Base64Pem,
   crt: Base64Pem,
   key: Base64Pem,
+  nodes: v.optional(v.array(v.pipe(v.string(), v.nonEmpty()))),
 });
 const ConfigSchema = v.object({
   context: v.optional(v.string()),
@@ -217,6 +225,7 @@ export function resolveCredentials(config: ClientConfig, override?: string): Cli
     caPem: decodePem(ctx.ca, name, "ca"),
     certPem: decodePem(ctx.crt, name, "crt"),
     keyPem: decodePem(ctx.key, name, "key"),
+    ...(ctx.nodes?.length ? { nodes: [...ctx.nodes] } : {}),
   };
 }
 

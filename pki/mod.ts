@@ -128,3 +128,9 @@ export {
   type MachineConfigInput,
   type NodeBundle,
 } from "./node_bundle.ts";
+export {
+  certificateFingerprint,
+  createSelfSignedServerCertificate,
+  parseFingerprint,
+  type SelfSignedParams,
+} from "./self_signed.ts";

@@ -20,6 +20,7 @@ import { file_machined_v1_machine, MachineService } from "../gen/machined/v1/mac
 import type { CertificateAuthority, KeyedCertificate } from "../../pki/mod.ts";
 import { callerKey } from "../auth/identity.ts";
 import { authorize } from "../auth/rbac.ts";
+import { authorizeMaintenance, MAINTENANCE_CALLER } from "../auth/maintenance.ts";
 import { DEFAULT_MAX_MESSAGE_BYTES } from "../server/internal_server.ts";
 import {
   createDedicatedUpstream,
@@ -56,8 +57,13 @@ const peerKey = createContextKey<{
 
 /** Options of {@link startApidServer}. */
 export interface ApidServerOptions {
-  /** The node CA (its certificate verifies clients). */
-  readonly ca: Pick<CertificateAuthority, "cert" | "certPem">;
+  /** The node CA (its certificate verifies clients); absent only in maintenance mode. */
+  readonly ca?: Pick<CertificateAuthority, "cert" | "certPem">;
+  /**
+   * Maintenance mode (the node has no CA yet): no client certificate is asked
+   * for, and only what api/auth/maintenance.ts allows is answered.
+   */
+  readonly maintenance?: boolean;
   /** The server certificate and key. */
   readonly server: KeyedCertificate;
   /** machined's API socket. */
@@ -120,13 +126,25 @@ export async function startApidServer(options: ApidServerOptions): Promise<ApidS
     }
     return t;
   };
-  const verifier = createPeerVerifier(() => options.ca);
+  if (!options.maintenance && !options.ca) {
+    throw new TypeError("apid needs a CA outside maintenance");
+  }
+  const verifier = createPeerVerifier(() => options.ca!);
   const index = createReflectionIndex(
     [file_machined_v1_machine, ...REFLECTION_FILES],
     [MachineService.typeName, ...REFLECTION_SERVICES],
   );
 
   const authInterceptor: Interceptor = (next) => async (req) => {
+    if (options.maintenance) {
+      authorizeMaintenance(
+        req.service.typeName,
+        req.method.name,
+        req.stream ? undefined : req.message,
+      );
+      req.contextValues.set(callerKey, MAINTENANCE_CALLER);
+      return next(req);
+    }
     const pending = req.contextValues.get(peerKey);
     const caller = await pending.identify(pending.session, pending.socket);
     authorize(caller.role, req.service.typeName, req.method.name);
@@ -173,9 +191,9 @@ export async function startApidServer(options: ApidServerOptions): Promise<ApidS
   const server = http2.createSecureServer({
     key: options.server.keyPem,
     cert: options.server.certPem,
-    ca: options.ca.certPem,
-    requestCert: true,
-    rejectUnauthorized: true,
+    ...(options.maintenance
+      ? { requestCert: false, rejectUnauthorized: false }
+      : { ca: options.ca!.certPem, requestCert: true, rejectUnauthorized: true }),
     minVersion: "TLSv1.3",
     allowHTTP1: true,
     settings: { maxConcurrentStreams: options.maxConcurrentStreams ?? 100 },

@@ -15,11 +15,20 @@ import {
   privateKeyFromPem,
 } from "../../pki/mod.ts";
 
-/** The CA certificate and the current server pair. */
+/** The CA certificate and the current server pair; no CA in maintenance mode. */
 export interface ApidPki {
-  readonly ca: Pick<CertificateAuthority, "cert" | "certPem">;
+  readonly ca?: Pick<CertificateAuthority, "cert" | "certPem">;
   readonly server: KeyedCertificate;
+  /** machined left {@link MAINTENANCE_MARKER} and no ca.crt: serve without client certificates. */
+  readonly maintenance: boolean;
 }
+
+/**
+ * The file machined writes into apid's directory, instead of ca.crt, while the
+ * node has no CA. Its presence, not a missing ca.crt, is what puts apid in
+ * maintenance mode: a lost ca.crt alone is an error, never an open API.
+ */
+export const MAINTENANCE_MARKER = "maintenance";
 
 /**
  * Read ca.crt, server.crt and server.key from `dir`.
@@ -27,11 +36,17 @@ export interface ApidPki {
  */
 export async function loadApidPki(dir: string): Promise<ApidPki> {
   const read = (name: string) => Deno.readTextFile(join(dir, name));
-  const caCertPem = await read(PKI_FILES.caCert);
-  const ca = {
-    cert: certificateFromPem(caCertPem, join(dir, PKI_FILES.caCert)),
-    certPem: caCertPem,
-  };
+  let ca: ApidPki["ca"];
+  let maintenance = false;
+  try {
+    const caCertPem = await read(PKI_FILES.caCert);
+    ca = { cert: certificateFromPem(caCertPem, join(dir, PKI_FILES.caCert)), certPem: caCertPem };
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+    const marker = await read(MAINTENANCE_MARKER).catch(() => undefined);
+    if (marker === undefined) throw e;
+    maintenance = true;
+  }
   const certPath = join(dir, PKI_FILES.serverCert);
   const certPem = await read(PKI_FILES.serverCert);
   const keyPem = await read(PKI_FILES.serverKey);
@@ -42,5 +57,5 @@ export async function loadApidPki(dir: string): Promise<ApidPki> {
       path: dir,
     });
   }
-  return { ca, server: { cert, certPem, key, keyPem } };
+  return { ca, server: { cert, certPem, key, keyPem }, maintenance };
 }

@@ -27,6 +27,7 @@ export async function main(args: readonly string[] = Deno.args): Promise<number>
   const pki = await loadApidPki(options.pkiDir);
   const server = await startApidServer({
     ca: pki.ca,
+    maintenance: pki.maintenance,
     server: pki.server,
     socketPath: options.socketPath,
     hostname: options.hostname,
@@ -46,6 +47,7 @@ export async function main(args: readonly string[] = Deno.args): Promise<number>
     pid: Deno.pid,
     port: server.port,
     hostname: server.hostname,
+    ...(pki.maintenance ? { maintenance: true } : {}),
     revoked: privileges.revoked,
     kept: privileges.kept,
     unscoped: privileges.unscoped,

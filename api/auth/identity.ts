@@ -13,6 +13,11 @@ export interface CallerIdentity {
   readonly role: Role;
   /** Certificate serial (hex), for audit logs. */
   readonly serialNumber: string;
+  /**
+   * A caller without a client certificate, on a node in maintenance mode
+   * (api/auth/maintenance.ts decides what it may call; `role` is not used).
+   */
+  readonly maintenance?: boolean;
 }
 
 /** Header names apid sets on forwarded calls; machined strips nothing else. */
@@ -20,6 +25,8 @@ export const IDENTITY_HEADERS = {
   role: "x-machined-role",
   name: "x-machined-identity",
   serial: "x-machined-serial",
+  /** `1` for a maintenance-mode caller without a client certificate. */
+  maintenance: "x-machined-maintenance",
 } as const;
 
 /** Context key holding the caller identity inside handlers. */
@@ -32,6 +39,8 @@ export function identityToHeaders(identity: CallerIdentity, headers: Headers): v
   headers.set(IDENTITY_HEADERS.role, identity.role);
   headers.set(IDENTITY_HEADERS.name, encodeURIComponent(identity.name));
   headers.set(IDENTITY_HEADERS.serial, identity.serialNumber);
+  if (identity.maintenance) headers.set(IDENTITY_HEADERS.maintenance, "1");
+  else headers.delete(IDENTITY_HEADERS.maintenance);
 }
 
 /** Reads an identity from forwarded-call headers; undefined when absent or invalid. */
@@ -46,5 +55,9 @@ export function identityFromHeaders(
   } catch {
     return undefined;
   }
-  return { role, name, serialNumber: get(IDENTITY_HEADERS.serial) ?? "" };
+  const serialNumber = get(IDENTITY_HEADERS.serial) ?? "";
+  if (get(IDENTITY_HEADERS.maintenance) === "1") {
+    return { role, name, serialNumber, maintenance: true };
+  }
+  return { role, name, serialNumber };
 }

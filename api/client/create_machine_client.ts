@@ -10,9 +10,18 @@ import { MachineService } from "../gen/machined/v1/machine_pb.ts";
 export interface MachineClientOptions {
   /** `host:port` or a full `https://host:port` URL. */
   readonly endpoint: string;
-  readonly caPem: string;
-  readonly certPem: string;
-  readonly keyPem: string;
+  /** The CA the server certificate must chain to (in maintenance: the pinned certificate itself). */
+  readonly caPem?: string;
+  /** Client certificate and key; both absent for a maintenance-mode call. */
+  readonly certPem?: string;
+  readonly keyPem?: string;
+  /**
+   * Maintenance mode (api/client/insecure.ts): `pinned` trusts exactly the
+   * certificate in `caPem`, whatever names it carries (its fingerprint was
+   * checked); `unverified` trusts any server (`--insecure` without
+   * `--fingerprint`).
+   */
+  readonly insecure?: "pinned" | "unverified";
   /** TLS server name to check. @default the endpoint host */
   readonly serverName?: string;
   /** @default 4 MiB */
@@ -34,9 +43,9 @@ export function createMachineClient(options: MachineClientOptions): MachineClien
     ? options.endpoint
     : `https://${options.endpoint}`;
   const sessionManager = new Http2SessionManager(baseUrl, {}, {
-    ca: options.caPem,
-    cert: options.certPem,
-    key: options.keyPem,
+    ...(options.insecure === "unverified" ? { rejectUnauthorized: false } : { ca: options.caPem }),
+    ...(options.insecure === "pinned" ? { checkServerIdentity: () => undefined } : {}),
+    ...(options.certPem ? { cert: options.certPem, key: options.keyPem } : {}),
     ...(options.serverName ? { servername: options.serverName } : {}),
   });
   const transport = createGrpcTransport({

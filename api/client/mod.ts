@@ -17,3 +17,8 @@ export {
   type MachineClient,
   type MachineClientOptions,
 } from "./create_machine_client.ts";
+export {
+  createInsecureMachineClient,
+  FingerprintMismatchError,
+  presentedCertificate,
+} from "./insecure.ts";

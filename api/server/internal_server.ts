@@ -15,6 +15,7 @@ import { authorize } from "../auth/rbac.ts";
 import { errorMappingInterceptor } from "./errors.ts";
 import { createAuditInterceptor } from "./audit.ts";
 import { createSendGate } from "../apid/send_gate.ts";
+import { checkMaintenanceCall, type MaintenanceGate } from "./maintenance_gate.ts";
 import { createMachineService, type MachineServiceDeps } from "./machine_service.ts";
 import { createApiMetricsInterceptor } from "./api_metrics.ts";
 import type { MetricsRegistry } from "../../metrics/mod.ts";
@@ -48,15 +49,18 @@ export interface InternalApiServer {
   close(): Promise<void>;
 }
 
-/** Refuses calls without forwarded identity and re-checks RBAC. */
-const trustedIdentityInterceptor: Interceptor = (next) => (req) => {
-  const caller = req.contextValues.get(callerKey);
-  if (!caller) {
-    throw new ConnectError("Call carries no caller identity", Code.Unauthenticated);
-  }
-  authorize(caller.role, req.service.typeName, req.method.name);
-  return next(req);
-};
+/** Refuses calls without forwarded identity and re-checks RBAC (or maintenance mode's rules). */
+const trustedIdentityInterceptor =
+  (gate: MaintenanceGate | undefined): Interceptor => (next) => (req) => {
+    const caller = req.contextValues.get(callerKey);
+    if (!caller) {
+      throw new ConnectError("Call carries no caller identity", Code.Unauthenticated);
+    }
+    const maintenance = checkMaintenanceCall(gate, caller, req, next);
+    if (maintenance) return maintenance;
+    authorize(caller.role, req.service.typeName, req.method.name);
+    return next(req);
+  };
 
 /**
  * Listen on `socketPath` and serve MachineService to apid.
@@ -77,7 +81,7 @@ export async function startInternalApiServer(
       ...(options.registry ? [createApiMetricsInterceptor(options.registry)] : []),
       errorMappingInterceptor,
       ...(options.deps.audit ? [createAuditInterceptor(options.deps.audit)] : []),
-      trustedIdentityInterceptor,
+      trustedIdentityInterceptor(options.deps.maintenance),
     ],
     contextValues: (req) =>
       createContextValues().set(

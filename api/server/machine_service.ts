@@ -31,6 +31,7 @@ import {
   watchEventToProto,
 } from "../mapping/mod.ts";
 import { type CallerIdentity, callerKey } from "../auth/identity.ts";
+import type { MaintenanceGate } from "./maintenance_gate.ts";
 import type { NodeActions } from "./node_actions.ts";
 import type { EventSource } from "./event_source.ts";
 import { clientCertLifetimeMs, type ClientConfigIssuer } from "./client_config_issuer.ts";
@@ -61,6 +62,8 @@ export interface MachineServiceDeps extends NodeServiceDeps, ObserveDeps, Observ
    * machined always passes it; tests may leave it out (no audit lines).
    */
   readonly audit?: AuditLog;
+  /** Maintenance mode (api/server/maintenance_gate.ts); absent: maintenance callers are refused. */
+  readonly maintenance?: MaintenanceGate;
 }
 
 /** The MachineService implementation over machined's store and actions. */

@@ -4,6 +4,7 @@
  * has stopped answering (shutdown), and report it; a node that does not within
  * `--timeout` is an error listing the last events seen.
  */
+import { Code, ConnectError } from "@connectrpc/connect";
 import { connectToNode } from "../connection.ts";
 import { type Command, CONNECTION_FLAGS } from "../command.ts";
 import type { Io } from "../io.ts";
@@ -14,7 +15,14 @@ export const rebootCommand: Command = {
   usage: "reboot [--wait] [--timeout 10m]",
   summary: "Reboot the node (stops services, syncs, unmounts, reboots)",
   connects: true,
-  flags: { ...CONNECTION_FLAGS, ...WAIT_FLAGS },
+  flags: {
+    ...CONNECTION_FLAGS,
+    ...WAIT_FLAGS,
+    rolling: {
+      type: "boolean",
+      description: "with -n: one node at a time, each back running before the next",
+    },
+  },
   run: ({ flags, io }) => power("reboot", flags, io),
 };
 
@@ -35,9 +43,14 @@ async function power(what: "reboot" | "shutdown", flags: Record<string, any>, io
   const events = flags.wait ? watchEvents(conn) : undefined;
   const started = performance.now();
   try {
-    if (what === "reboot") await conn.client.reboot({}, { timeoutMs: 15_000 });
-    else await conn.client.shutdown({}, { timeoutMs: 15_000 });
-    io.out(`${what} requested (${conn.endpoint})`);
+    try {
+      if (what === "reboot") await conn.client.reboot({}, { timeoutMs: 15_000 });
+      else await conn.client.shutdown({}, { timeoutMs: 15_000 });
+      io.out(`${what} requested (${conn.endpoint})`);
+    } catch (e) {
+      if (!closedAsItWentDown(e)) throw e;
+      io.out(`${what} requested (${conn.endpoint}); the connection closed as the node went down`);
+    }
     if (!flags.wait) return 0;
     const r = await waitForNode(flags, {
       oldBootId,
@@ -55,4 +68,16 @@ async function power(what: "reboot" | "shutdown", flags: Record<string, any>, io
   } finally {
     await events?.stop();
   }
+}
+
+/**
+ * The node accepts a power action, answers, then stops apid: under load the
+ * answer can be lost with the connection ("stream closed ... before the
+ * response"). The request was sent and the node is going down, which is what
+ * was asked; `--rolling` then checks it really went down and came back.
+ */
+function closedAsItWentDown(e: unknown): boolean {
+  return e instanceof ConnectError &&
+    (e.code === Code.Internal || e.code === Code.Unavailable) &&
+    /stream closed with error code NO_ERROR|before the response was received/i.test(e.message);
 }

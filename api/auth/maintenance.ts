@@ -1,0 +1,93 @@
+/**
+ * What a node in maintenance mode (no CA yet: a generic image waiting for its
+ * config) answers without a client certificate: Version, a read-only view of
+ * the hardware and network (Get and List of a closed set of types), and
+ * ApplyConfiguration. Everything else is refused with PermissionDenied. apid
+ * checks it at the edge and machined again behind the socket. The table is
+ * typed over every RPC, so a new one does not compile until it is classified.
+ */
+import { Code, ConnectError } from "@connectrpc/connect";
+import { MachineService } from "../gen/machined/v1/machine_pb.ts";
+import { resolveResourceType, type ResourceType } from "../../resources/registry.ts";
+import type { CallerIdentity } from "./identity.ts";
+import type { MachineMethod } from "./rbac.ts";
+
+/** Whether each RPC is answered in maintenance mode without a client certificate. */
+export const MAINTENANCE_METHODS: { readonly [M in MachineMethod]: boolean } = {
+  version: true,
+  get: true,
+  list: true,
+  watch: false,
+  events: false,
+  reboot: false,
+  shutdown: false,
+  reset: false,
+  generateClientConfiguration: false,
+  serviceList: false,
+  serviceStart: false,
+  serviceStop: false,
+  serviceRestart: false,
+  logs: false,
+  dmesg: false,
+  applyConfiguration: true,
+  // Observing the node needs a client certificate: processes, sockets and
+  // metrics say more than a stranger on the network should learn.
+  memory: false,
+  stats: false,
+  processes: false,
+  mounts: false,
+  cgroups: false,
+  time: false,
+  netstat: false,
+  containers: false,
+  images: false,
+  metrics: false,
+  controllerGraph: false,
+};
+
+/** The types Get and List show in maintenance mode: hardware and network, nothing secret. */
+export const MAINTENANCE_TYPES: readonly ResourceType[] = [
+  "MachineStatus",
+  "DiskStatus",
+  "DiscoveredVolume",
+  "LinkStatus",
+  "AddressStatus",
+  "RouteStatus",
+];
+
+/** The identity apid forwards for a caller without a certificate, in maintenance mode. */
+export const MAINTENANCE_CALLER: CallerIdentity = {
+  name: "maintenance",
+  role: "os:reader",
+  serialNumber: "",
+  maintenance: true,
+};
+
+/**
+ * @throws ConnectError PermissionDenied when `method` (proto name) of `service`
+ *   is not answered in maintenance mode, or `message` names a type outside
+ *   {@link MAINTENANCE_TYPES}.
+ */
+export function authorizeMaintenance(service: string, method: string, message?: unknown): void {
+  const local = service === MachineService.typeName
+    ? MachineService.methods.find((m) => m.name === method)?.localName as MachineMethod | undefined
+    : undefined;
+  if (!local || !MAINTENANCE_METHODS[local]) {
+    throw new ConnectError(
+      `${service}/${method} is not available in maintenance mode: the node has no config yet; ` +
+        `only Version, Get/List of hardware and network, and ApplyConfiguration are answered ` +
+        `(machinectl apply-config --insecure)`,
+      Code.PermissionDenied,
+    );
+  }
+  if (local !== "get" && local !== "list") return;
+  const typeName = (message as { type?: unknown } | undefined)?.type;
+  const type = typeof typeName === "string" ? resolveResourceType(typeName) : undefined;
+  if (!type || !MAINTENANCE_TYPES.includes(type)) {
+    throw new ConnectError(
+      `${method} of "${String(typeName)}" is not available in maintenance mode ` +
+        `(only ${MAINTENANCE_TYPES.join(", ")})`,
+      Code.PermissionDenied,
+    );
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * A small fleet from one generic image on a real L2 network: two nodes (two
+ * taps on one bridge in a network namespace with dnsmasq), booted one after
+ * the other into maintenance mode from the same image. The test reads each
+ * node's fingerprint on its console, applies a config to each with
+ * `--insecure --fingerprint` (one CA, two hostnames, STATE on the node's own
+ * disk), then drives both with `machinectl -n a,b`: version, get (one table,
+ * a NODE column) and a rolling reboot (each node back running, with the
+ * config it persisted on STATE, before the next).
+ *
+ * Two nodes rather than three to fit two shared cores. Run:
+ * `deno test -A e2e/fleet_test.ts` (root, QEMU, dnsmasq).
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { buildImage } from "../imager/build_image.ts";
+import { isRunning, startVm, type Vm } from "../imager/qemu/vm.ts";
+import { createTapNetwork, DNSMASQ_PATHS, type TapNetwork } from "../imager/qemu/tap_network.ts";
+import { renderConfigTemplate } from "../config/mod.ts";
+import { generateNodeBundle } from "../pki/mod.ts";
+
+const WORK = "build/e2e/fleet";
+const FINGERPRINT = /API certificate fingerprint (SHA256:[0-9a-f]{64})/;
+const FAIL = /Kernel panic|machined: FATAL|machined-init: FATAL/;
+const exists = (p: string) => {
+  try {
+    return Deno.statSync(p).isFile;
+  } catch {
+    return false;
+  }
+};
+const ready = Deno.uid() === 0 && exists("/usr/bin/qemu-system-x86_64") &&
+  DNSMASQ_PATHS.some(exists);
+const secs = (t0: number) => ((performance.now() - t0) / 1000).toFixed(1);
+
+/** machinectl (its own entry point) inside the namespace. */
+async function machinectl(ns: string, ...args: string[]) {
+  const main = new URL("../machinectl/main.ts", import.meta.url).pathname;
+  const out = await new Deno.Command("ip", {
+    args: ["netns", "exec", ns, Deno.execPath(), "run", "-A", "--cached-only", main, ...args],
+    env: { NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const text = (b: Uint8Array) => new TextDecoder().decode(b);
+  return { code: out.code, out: text(out.stdout), err: text(out.stderr) };
+}
+
+/** Retries `run` until it exits 0 or `ms` pass. */
+async function until(run: () => ReturnType<typeof machinectl>, ms: number) {
+  const deadline = performance.now() + ms;
+  for (;;) {
+    const r = await run();
+    if (r.code === 0 || performance.now() > deadline) return r;
+    await new Promise((res) => setTimeout(res, 2000));
+  }
+}
+
+Deno.test({
+  name: "two nodes from one generic image: insecure apply each, then machinectl -n " +
+    "(version, get, rolling reboot) (needs root, QEMU, dnsmasq)",
+  ignore: !ready,
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async (t) => {
+  await Deno.remove(WORK, { recursive: true }).catch(() => {});
+  const bundle = await generateNodeBundle({
+    name: "fleet-a",
+    endpoint: "127.0.0.1:50000",
+    outDir: join(WORK, "pki"),
+    renderMachineConfig: ({ ca }) =>
+      renderConfigTemplate({
+        hostname: "fleet-a",
+        ca,
+        timeDisabled: true,
+        containerd: false,
+        installDisk: "/dev/vda",
+      }),
+  });
+  const configA = bundle.paths.machineConfig;
+  const configB = join(WORK, "fleet-b.yaml");
+  await Deno.writeTextFile(
+    configB,
+    (await Deno.readTextFile(configA)).replace("hostname: fleet-a", "hostname: fleet-b"),
+  );
+  const image = await buildImage({
+    program: new URL("../main.ts", import.meta.url).pathname,
+    out: join(WORK, "generic.img"),
+    quietConsole: true,
+  });
+  let net: TapNetwork | undefined;
+  const vms: Vm[] = [];
+  try {
+    net = await createTapNetwork({ dir: WORK });
+    const ns = net.netns;
+    const ipn = (...a: string[]) => new Deno.Command("ip", { args: ["-n", ns, ...a] }).output();
+    await ipn("tuntap", "add", "dev", "tap1", "mode", "tap");
+    await ipn("link", "set", "tap1", "master", net.bridge);
+    await ipn("link", "set", "tap1", "up");
+    const nodes: { name: string; address: string; fingerprint: string; config: string }[] = [];
+    const specs = [
+      { name: "fleet-a", tap: net.tap, mac: "52:54:00:6d:62:01", config: configA },
+      { name: "fleet-b", tap: "tap1", mac: "52:54:00:6d:62:02", config: configB },
+    ];
+
+    await t.step("boot each node, one after the other, into maintenance mode", async () => {
+      for (const s of specs) {
+        const t0 = performance.now();
+        const vm = await startVm({
+          image: image.out,
+          runDir: join(WORK, s.name),
+          netns: ns,
+          tap: { ifname: s.tap, mac: s.mac },
+          snapshot: true,
+        });
+        vms.push(vm);
+        const m = await vm.waitForConsole(FINGERPRINT, { timeoutMs: 300_000, failOn: FAIL });
+        const lease = await net!.waitForLease({ mac: s.mac, timeoutMs: 120_000 });
+        nodes.push({ name: s.name, address: lease.address, fingerprint: m[1], config: s.config });
+        console.log(`${s.name}: maintenance at ${lease.address} after ${secs(t0)} s`);
+      }
+    });
+
+    await t.step("apply a config to each with --insecure --fingerprint", async () => {
+      for (const n of nodes) {
+        const r = await until(() =>
+          machinectl(
+            ns,
+            "apply-config",
+            "--insecure",
+            "-e",
+            n.address,
+            "--fingerprint",
+            n.fingerprint,
+            "-f",
+            n.config,
+          ), 60_000);
+        assert.equal(r.code, 0, r.err);
+      }
+    });
+
+    const list = nodes.map((n) => n.address).join(",");
+    const cfg = ["--config", bundle.paths.clientConfig];
+    await t.step("machinectl -n: version and get, one table with a NODE column", async () => {
+      const t0 = performance.now();
+      const v = await until(() => machinectl(ns, ...cfg, "-n", list, "version"), 180_000);
+      assert.equal(v.code, 0, v.err);
+      for (const n of nodes) {
+        assert.match(v.out, new RegExp(`^${n.address}\\s+\\s*hostname ${n.name}`, "m"));
+      }
+      console.log(`both nodes on mTLS after ${secs(t0)} s`);
+      const g = await machinectl(ns, ...cfg, "-n", list, "get", "ms");
+      assert.equal(g.code, 0, g.err);
+      const rows = g.out.trim().split("\n");
+      assert.match(rows[0], /^NODE\s+NAMESPACE\s+TYPE\s+ID/);
+      assert.equal(rows.length, 3, g.out);
+      // STATE holds each config before the reboot.
+      for (const n of nodes) {
+        const s = await until(async () => {
+          const r = await machinectl(
+            ns,
+            ...cfg,
+            "-e",
+            n.address,
+            "get",
+            "mountstatus",
+            "-o",
+            "json",
+          );
+          return r.out.includes("/system/state") ? r : { ...r, code: 1 };
+        }, 240_000);
+        assert.equal(s.code, 0, `STATE not mounted on ${n.name}: ${s.out}${s.err}`);
+      }
+    });
+
+    await t.step("reboot --rolling: one node at a time, each back running", async () => {
+      const t0 = performance.now();
+      const r = await machinectl(ns, ...cfg, "-n", list, "reboot", "--rolling");
+      assert.equal(r.code, 0, r.out + r.err);
+      console.log(`rolling reboot of ${nodes.length} nodes: ${secs(t0)} s`);
+      const g = await machinectl(ns, ...cfg, "-n", list, "get", "ms");
+      assert.equal(g.code, 0, g.err);
+      assert.equal(g.out.match(/running/g)?.length, nodes.length, g.out);
+    });
+  } finally {
+    for (const vm of vms) if (await isRunning(vm.state.pid)) await vm.stop({ gracefulMs: 1000 });
+    await net?.close();
+  }
+});

@@ -1,0 +1,15 @@
+import assert from "node:assert/strict";
+import { parseArgs } from "./cli_args.ts";
+import { IMAGE_ARGS, imageOptions } from "./image_cli.ts";
+
+Deno.test("--generic builds with no config and no CA, and refuses either", () => {
+  const o = imageOptions(parseArgs(["--generic"], IMAGE_ARGS));
+  assert.equal(o.config, undefined);
+  assert.equal(o.pki, undefined);
+  for (const extra of [["--config", "node.yaml"], ["--pki", "pki"]]) {
+    assert.throws(
+      () => imageOptions(parseArgs(["--generic", ...extra], IMAGE_ARGS)),
+      /--generic builds an image with no config and no CA/,
+    );
+  }
+});
