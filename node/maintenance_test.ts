@@ -153,6 +153,18 @@ Deno.test("maintenance: fingerprint announced, only Version, hardware Get/List a
         serviceRestart: () => api.serviceRestart({ id: "x" }),
         logs: () => drain(api.logs({ id: "machined" })),
         dmesg: () => drain(api.dmesg({})),
+        reset: () => api.reset({}),
+        memory: () => api.memory({}),
+        stats: () => api.stats({}),
+        processes: () => api.processes({}),
+        mounts: () => api.mounts({}),
+        cgroups: () => api.cgroups({}),
+        time: () => api.time({}),
+        netstat: () => api.netstat({}),
+        containers: () => api.containers({}),
+        images: () => api.images({}),
+        metrics: () => api.metrics({}),
+        controllerGraph: () => api.controllerGraph({}),
       };
       const notAnswered = Object.entries(MAINTENANCE_METHODS).filter(([, v]) => !v).map(([k]) => k);
       assert.deepEqual(Object.keys(refused).sort(), notAnswered.sort());

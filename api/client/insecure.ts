@@ -39,7 +39,10 @@ export async function presentedCertificate(
     port,
     rejectUnauthorized: false,
     ALPNProtocols: ["h2"],
-    ...(/^[0-9.]+$|:/.test(host) ? {} : { servername: host }),
+    // A name of its own for this one look: a TLS session cached under the
+    // host would be resumed, and a resumed session reports the certificate of
+    // the server that first issued it, not of the one answering now.
+    servername: `fingerprint-${crypto.randomUUID()}.invalid`,
   });
   try {
     await new Promise<void>((resolve, reject) => {
