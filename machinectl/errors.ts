@@ -32,6 +32,10 @@ export function describeError(e: unknown, endpoint?: string, refusal?: string): 
     ) {
       return `the node${where} rejected this client certificate (${cause.trim()})`;
     }
+    if (isHandshakeCut(cause)) {
+      return `the node${where} closed the connection during the TLS handshake (its API may be ` +
+        `restarting, as after a server certificate re-issue; try again): ${cause.trim()}`;
+    }
     if (isNameMismatch(cause)) {
       return `the node${where} presented a certificate that does not name the address dialled ` +
         `(${cause.trim()}); the node adds its addresses and machine.api.cert_sans to it`;
@@ -95,6 +99,11 @@ function isNameMismatch(text: string): boolean {
 function isTlsServerUntrusted(text: string): boolean {
   return /self[- ]signed|unable to verify|UNABLE_TO_VERIFY|invalid peer certificate|UnknownIssuer|certificate not trusted|ERR_TLS_CERT_ALTNAME_INVALID|NotValidForName/i
     .test(text);
+}
+
+/** The server went away before the handshake finished (not a refusal: that comes after it). */
+function isHandshakeCut(text: string): boolean {
+  return /disconnected before secure TLS connection was established/i.test(text);
 }
 
 function isUnreachable(text: string): boolean {

@@ -54,3 +54,14 @@ Deno.test("a socket the node ended during the handshake names the local reason, 
     /^the node rejected this client certificate \(.*ECONNRESET\)$/,
   );
 });
+
+Deno.test("a handshake the node cut off (apid restarting) says so, not that the certificate was refused", () => {
+  const e = new ConnectError(
+    "Client network socket disconnected before secure TLS connection was established",
+    Code.Aborted,
+  );
+  assert.match(
+    describeError(e, "10.0.0.5:50000"),
+    /^the node at 10\.0\.0\.5:50000 closed the connection during the TLS handshake \(its API may be restarting/,
+  );
+});
