@@ -46,6 +46,12 @@ pub async fn block_reread_partitions(path: String) -> napi::Result<()> {
     blocking(move || ioctl::reread_partitions(&path)).await
 }
 
+/// BLKFLSBUF: write back and drop the device's page cache.
+#[napi]
+pub async fn block_flush_buffers(path: String) -> napi::Result<()> {
+    blocking(move || ioctl::flush_buffers(&path)).await
+}
+
 /// BLKPG_ADD_PARTITION: `start` and `length` in bytes.
 #[napi]
 pub async fn block_add_partition(

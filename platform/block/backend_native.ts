@@ -26,6 +26,7 @@ export class NativeBlockBackend implements BlockBackend {
   }
 
   async read(path: string, offset: number, length: number): Promise<Uint8Array> {
+    await this.#dropCache(path);
     using f = await Deno.open(path, { read: true }).catch((e) => {
       throw sysError("open", path, e);
     });
@@ -102,6 +103,21 @@ export class NativeBlockBackend implements BlockBackend {
 
   async probe(path: string, offset = 0): Promise<FsInfo | undefined> {
     return probeSuperblock(await this.read(path, offset, PROBE_BYTES));
+  }
+
+  /**
+   * Drops a block device's page cache before it is read (BLKFLSBUF). The
+   * kernel keeps a device's cache while anything holds it open, and the root
+   * image's loop device holds the boot disk open for good: without this, a
+   * read through the whole disk returns the zeros cached before mkfs wrote a
+   * partition's superblock through the partition's own node. Image files and
+   * an addon without the call are read as they are.
+   */
+  async #dropCache(path: string): Promise<void> {
+    if (typeof this.#n.blockFlushBuffers !== "function") return;
+    const st = await Deno.stat(path).catch(() => undefined);
+    if (!st?.isBlockDevice) return;
+    await this.#n.blockFlushBuffers(path).catch(() => {});
   }
 
   async #writeAll(path: string, writes: { offset: number; data: Uint8Array }[]): Promise<void> {

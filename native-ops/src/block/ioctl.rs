@@ -9,6 +9,8 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 // Linux ioctl numbers (asm-generic, as on x86_64 and aarch64).
 pub const BLKROGET: libc::c_ulong = 0x125e;
 pub const BLKRRPART: libc::c_ulong = 0x125f;
+/// Write back and drop a block device's page cache.
+pub const BLKFLSBUF: libc::c_ulong = 0x1261;
 pub const BLKSSZGET: libc::c_ulong = 0x1268;
 pub const BLKPG: libc::c_ulong = 0x1269;
 pub const BLKDISCARD: libc::c_ulong = 0x1277;
@@ -101,6 +103,19 @@ pub fn reread_partitions(path: &str) -> SysResult<()> {
     let rc = unsafe { libc::ioctl(fd.as_raw_fd(), BLKRRPART as _, 0) };
     if rc < 0 {
         return Err(SysErr::last("BLKRRPART", path));
+    }
+    Ok(())
+}
+
+/// BLKFLSBUF: write back and drop the device's page cache, so the next read
+/// sees what was written through another device node (mkfs on a partition
+/// while the whole disk stays open, as the root image's loop device keeps it).
+pub fn flush_buffers(path: &str) -> SysResult<()> {
+    let fd = open(path, libc::O_RDONLY, "open")?;
+    // SAFETY: BLKFLSBUF takes no argument.
+    let rc = unsafe { libc::ioctl(fd.as_raw_fd(), BLKFLSBUF as _, 0) };
+    if rc < 0 {
+        return Err(SysErr::last("BLKFLSBUF", path));
     }
     Ok(())
 }
