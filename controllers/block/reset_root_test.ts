@@ -231,11 +231,17 @@ function registerInnerTests(): void {
         assert.ok(head.every((b) => b === 0), `${t.label}'s first MiB is zero`);
       }
 
+      // A reset reboots, and the booting kernel reads the new table. Here the
+      // same kernel carries on: converge its view first (the wipe's own reread
+      // may meet EBUSY while the first boot's lazy unmounts drain).
+      await kernelSeesOnly(block, disk.dev, 1);
       const second = boot(disk.dev, disk.dir);
       try {
         const again = await second.record();
         const st = second.store.get(VOLUME_STATUS, "block", "STATE").spec;
-        assert.equal(st.decision, "complete");
+        // `decision` is the latest reconcile's (a resync after the creation says
+        // "leave"); `created` is set only by the boot that made the partition.
+        assert.ok(st.created, `STATE was created again on this boot: ${JSON.stringify(st)}`);
         const old = new Set(targets.map((t) => t.guid));
         assert.equal(again.partitions.length, 2);
         assert.ok(again.partitions.every((p) => !old.has(p.uuid)), "new GUIDs recorded");
@@ -327,4 +333,24 @@ function registerInnerTests(): void {
       await disk.close();
     }
   });
+}
+
+/** Re-reads `dev`'s table until the kernel lists `count` partitions (bounded: 10 s). */
+async function kernelSeesOnly(block: NativeBlockBackend, dev: string, count: number) {
+  const name = dev.replace("/dev/", "");
+  const listed = async () => {
+    let n = 0;
+    for await (const e of Deno.readDir(`/sys/class/block/${name}`)) {
+      if (e.name.startsWith(name)) n++;
+    }
+    return n;
+  };
+  const deadline = performance.now() + 10_000;
+  while (await listed() !== count) {
+    if (performance.now() > deadline) {
+      throw new Error(`the kernel still lists ${await listed()} partitions of ${dev}`);
+    }
+    await block.rereadPartitions(dev).catch(() => {});
+    await new Promise((r) => setTimeout(r, 200));
+  }
 }
