@@ -21,8 +21,7 @@ import { type ApidServer, startApidServer } from "../api/apid/apid_server.ts";
 import { startInternalApiServer } from "../api/server/internal_server.ts";
 import { createClientConfigIssuer } from "../api/server/mod.ts";
 import { RecordingActions } from "../api/testing.ts";
-import { runMachinectl } from "../machinectl/cli.ts";
-import { bufferIo } from "../machinectl/io.ts";
+import { runCli as machinectl } from "../machinectl/testing.ts";
 import type { MachineEvent } from "../events/mod.ts";
 import { ADDRESS_STATUS } from "../resources/mod.ts";
 import { certificateSanList } from "./api_server_names.ts";
@@ -118,10 +117,26 @@ async function nextEvent(m: Machined, action: string): Promise<MachineEvent> {
   }
 }
 
-async function machinectl(config: string, ...argv: string[]) {
-  const io = bufferIo();
-  const code = await runMachinectl(["--config", config, ...argv], io);
-  return { code, out: io.stdout.join("\n"), err: io.stderr.join("\n") };
+/**
+ * startNodeApiPki with this file's defaults: pki/ and apid-pki/ under `dir`,
+ * fallback hostname "machined", a short debounce.
+ */
+function startPki(
+  m: Machined,
+  keeper: ConfigKeeper,
+  dir: string,
+  startApi: (p: NodePki) => Promise<ApiHandle>,
+  debounceMs = 10,
+) {
+  return startNodeApiPki({
+    machined: m,
+    keeper,
+    pkiDir: join(dir, "pki"),
+    apidPkiDir: join(dir, "apid-pki"),
+    fallbackHostname: "machined",
+    startApi,
+    debounceMs,
+  });
 }
 
 Deno.test("a node booted with a typo config serves mTLS with that config's CA and is fixed over ApplyConfiguration", async () => {
@@ -135,15 +150,7 @@ Deno.test("a node booted with a typo config serves mTLS with that config's CA an
   const typo = good.replace("hostname: node-1", "hostnme: node-1");
   assert.equal((await keeper.apply(typo, "image")).state, "invalid");
   m.stage.set("maintenance");
-  const pki = await startNodeApiPki({
-    machined: m,
-    keeper,
-    pkiDir: join(dir, "pki"),
-    apidPkiDir: join(dir, "apid-pki"),
-    fallbackHostname: "machined",
-    startApi: (p) => api.startApi(p),
-    debounceMs: 10,
-  });
+  const pki = await startPki(m, keeper, dir, (p) => api.startApi(p));
   try {
     assert.equal(pki.caSource, "badConfig");
     assert.ok(pki.apiStarted);
@@ -191,15 +198,7 @@ Deno.test("no CA anywhere: the API does not start and MachineStatus says why", a
   assert.equal((await keeper.apply(configText(undefined), "image")).state, "valid");
   m.stage.set("running");
   const api = fakeApi();
-  const pki = await startNodeApiPki({
-    machined: m,
-    keeper,
-    pkiDir: join(dir, "pki"),
-    apidPkiDir: join(dir, "apid-pki"),
-    fallbackHostname: "machined",
-    startApi: (p) => api.startApi(p),
-    debounceMs: 10,
-  });
+  const pki = await startPki(m, keeper, dir, (p) => api.startApi(p));
   try {
     assert.equal(pki.caSource, "none");
     assert.equal(pki.apiStarted, false);
@@ -232,15 +231,7 @@ Deno.test("a typo config without a CA waits for STATE: its last good config brin
   assert.equal((await keeper.apply(typo, "image")).state, "invalid");
   m.stage.set("maintenance");
   const api = fakeApi();
-  const pki = await startNodeApiPki({
-    machined: m,
-    keeper,
-    pkiDir: join(dir, "pki"),
-    apidPkiDir: join(dir, "apid-pki"),
-    fallbackHostname: "machined",
-    startApi: (p) => api.startApi(p),
-    debounceMs: 10,
-  });
+  const pki = await startPki(m, keeper, dir, (p) => api.startApi(p));
   try {
     assert.equal(pki.apiStarted, false);
     const state = join(dir, "state");
@@ -279,15 +270,7 @@ Deno.test("an address arriving after boot re-issues the server certificate once,
   assert.match(text, /node-1\.example\.org/);
   assert.equal((await keeper.apply(text, "image")).state, "valid");
   const api = fakeApi();
-  const pki = await startNodeApiPki({
-    machined: m,
-    keeper,
-    pkiDir: join(dir, "pki"),
-    apidPkiDir: join(dir, "apid-pki"),
-    fallbackHostname: "machined",
-    startApi: (p) => api.startApi(p),
-    debounceMs: 50,
-  });
+  const pki = await startPki(m, keeper, dir, (p) => api.startApi(p), 50);
   try {
     assert.equal(pki.caSource, "config");
     assert.deepEqual(certificateSanList(pki.server!.cert), [
@@ -343,15 +326,7 @@ Deno.test("a config with another CA, applied while the node runs, moves the API 
   const [first, second] = [await createCertificateAuthority(), await createCertificateAuthority()];
   assert.equal((await keeper.apply(configText(first), "image")).state, "valid");
   const api = fakeApi();
-  const pki = await startNodeApiPki({
-    machined: m,
-    keeper,
-    pkiDir: join(dir, "pki"),
-    apidPkiDir: join(dir, "apid-pki"),
-    fallbackHostname: "machined",
-    startApi: (p) => api.startApi(p),
-    debounceMs: 10,
-  });
+  const pki = await startPki(m, keeper, dir, (p) => api.startApi(p));
   try {
     const changed = nextEvent(m, "caChanged");
     assert.equal((await keeper.apply(configText(second), "api")).state, "valid");
@@ -395,15 +370,7 @@ Deno.test("a config CA whose key does not fit its certificate: no API, and Machi
   });
   assert.equal((await keeper.apply(text, "image")).state, "valid");
   const api = fakeApi();
-  const pki = await startNodeApiPki({
-    machined: m,
-    keeper,
-    pkiDir: join(dir, "pki"),
-    apidPkiDir: join(dir, "apid-pki"),
-    fallbackHostname: "machined",
-    startApi: (p) => api.startApi(p),
-    debounceMs: 10,
-  });
+  const pki = await startPki(m, keeper, dir, (p) => api.startApi(p));
   try {
     assert.equal(pki.apiStarted, false);
     const st = await waitForResource(
@@ -433,15 +400,12 @@ Deno.test("an API that fails to start is reported and started on the next evalua
   );
   const api = fakeApi();
   let fail = true;
-  const pki = await startNodeApiPki({
-    machined: m,
+  const pki = await startPki(
+    m,
     keeper,
-    pkiDir: join(dir, "pki"),
-    apidPkiDir: join(dir, "apid-pki"),
-    fallbackHostname: "machined",
-    startApi: (p) => fail ? Promise.reject(new Error("socket in use")) : api.startApi(p),
-    debounceMs: 10,
-  });
+    dir,
+    (p) => fail ? Promise.reject(new Error("socket in use")) : api.startApi(p),
+  );
   try {
     assert.equal(pki.apiStarted, false);
     await waitForResource(
@@ -473,15 +437,7 @@ Deno.test("a CA in use stays in use when the config that fixes a typo has none",
   const typo = configText(ca).replace("hostname: node-1", "hostnme: node-1");
   assert.equal((await keeper.apply(typo, "image")).state, "invalid");
   const api = fakeApi();
-  const pki = await startNodeApiPki({
-    machined: m,
-    keeper,
-    pkiDir: join(dir, "pki"),
-    apidPkiDir: join(dir, "apid-pki"),
-    fallbackHostname: "machined",
-    startApi: (p) => api.startApi(p),
-    debounceMs: 10,
-  });
+  const pki = await startPki(m, keeper, dir, (p) => api.startApi(p));
   try {
     assert.equal(pki.caSource, "badConfig");
     assert.equal((await keeper.apply(configText(undefined), "api")).state, "valid");
