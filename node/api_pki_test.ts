@@ -17,18 +17,14 @@ import {
 } from "../pki/mod.ts";
 import { waitForResource } from "../runtime/testing.ts";
 import { loadApidPki } from "../api/apid/load_apid_pki.ts";
-import { type ApidServer, startApidServer } from "../api/apid/apid_server.ts";
-import { startInternalApiServer } from "../api/server/internal_server.ts";
-import { createClientConfigIssuer } from "../api/server/mod.ts";
-import { RecordingActions } from "../api/testing.ts";
 import { runCli as machinectl } from "../machinectl/testing.ts";
 import type { MachineEvent } from "../events/mod.ts";
 import { ADDRESS_STATUS } from "../resources/mod.ts";
 import { certificateSanList } from "./api_server_names.ts";
 import { type ApiHandle, readImageCa, startNodeApiPki } from "./api_pki.ts";
 import { ConfigKeeper } from "./config_keeper.ts";
-import { configApplier } from "./config_modes.ts";
 import { Machined } from "./machined.ts";
+import { inProcessApi } from "./testing_api.ts";
 
 function newMachined() {
   return new Machined({ mode: "dev", pid1: false, logger: createLogger({ console: false }) });
@@ -58,48 +54,6 @@ function fakeApi() {
           return Promise.resolve();
         },
       });
-    },
-  };
-}
-
-/** machined's internal server plus an in-process apid reading apid's PKI directory. */
-function inProcessApi(m: Machined, keeper: ConfigKeeper, dir: string, apidPkiDir: string) {
-  let apid: ApidServer | undefined;
-  let close = async () => {};
-  let port = 0;
-  const listen = async (socketPath: string) => {
-    const pki = await loadApidPki(apidPkiDir);
-    apid = await startApidServer({ ...pki, socketPath, hostname: "127.0.0.1", port });
-    port = apid.port;
-  };
-  return {
-    get endpoint() {
-      return `127.0.0.1:${port}`;
-    },
-    close: () => close(),
-    async startApi(pki: NodePki): Promise<ApiHandle> {
-      const socketPath = join(dir, "api.sock");
-      const internal = await startInternalApiServer({
-        socketPath,
-        deps: {
-          store: m.store,
-          actions: new RecordingActions(),
-          events: m.events,
-          clientConfigs: createClientConfigIssuer(pki.ca, () => ["127.0.0.1"]),
-          configs: configApplier(keeper),
-        },
-      });
-      await listen(socketPath);
-      close = async () => {
-        await apid?.close();
-        await internal.close();
-      };
-      return {
-        async restartApid() {
-          await apid?.close();
-          await listen(socketPath);
-        },
-      };
     },
   };
 }
