@@ -4,30 +4,10 @@
  */
 import { deepEqual, equal, match } from "node:assert/strict";
 import { join } from "node:path";
-import { addContext, contextFromPem, emptyClientConfig, writeClientConfig } from "../pki/mod.ts";
-import type { Role } from "../pki/mod.ts";
-import { type ApiFixture, startApiFixture, withTimeout } from "../api/testing.ts";
+import { startApiFixture, withTimeout } from "../api/testing.ts";
 import { runMachinectl } from "./cli.ts";
-import { bufferIo, type Io } from "./io.ts";
-
-/** A client config for `role` pointing at the fixture. */
-async function clientConfig(f: ApiFixture, role: Role): Promise<string> {
-  const path = join(f.pki.dir, `${role.slice(3)}.yaml`);
-  const cert = f.pki.clients[role];
-  const ctx = contextFromPem([f.endpoint], {
-    caPem: f.pki.ca.certPem,
-    certPem: cert.certPem,
-    keyPem: cert.keyPem,
-  });
-  await writeClientConfig(path, addContext(emptyClientConfig(), "test", ctx));
-  return path;
-}
-
-async function run(config: string, ...argv: string[]) {
-  const io = bufferIo();
-  const code = await runMachinectl(["--config", config, ...argv], io);
-  return { code, out: io.stdout.join("\n"), err: io.stderr.join("\n") };
-}
+import type { Io } from "./io.ts";
+import { clientConfig, runCli as run } from "./testing.ts";
 
 Deno.test("machinectl service: table, one service, json; start/stop/restart; errors", async () => {
   const f = await startApiFixture();

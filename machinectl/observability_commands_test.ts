@@ -5,31 +5,10 @@
 import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { addContext, contextFromPem, emptyClientConfig, writeClientConfig } from "../pki/mod.ts";
-import type { Role } from "../pki/mod.ts";
-import { type ApiFixture, fakeServiceSpec, startApiFixture } from "../api/testing.ts";
+import { fakeServiceSpec, startApiFixture } from "../api/testing.ts";
 import { parseMachineConfig } from "../config/mod.ts";
-import { runMachinectl } from "./cli.ts";
-import { bufferIo } from "./io.ts";
 import { readTarGz } from "./support/tar.ts";
-
-async function clientConfig(f: ApiFixture, role: Role): Promise<string> {
-  const path = join(f.pki.dir, `${role.slice(3)}.yaml`);
-  const cert = f.pki.clients[role];
-  const ctx = contextFromPem([f.endpoint], {
-    caPem: f.pki.ca.certPem,
-    certPem: cert.certPem,
-    keyPem: cert.keyPem,
-  });
-  await writeClientConfig(path, addContext(emptyClientConfig(), "test", ctx));
-  return path;
-}
-
-async function run(config: string, ...argv: string[]) {
-  const io = bufferIo();
-  const code = await runMachinectl(["--config", config, ...argv], io);
-  return { code, out: io.stdout.join("\n"), err: io.stderr.join("\n") };
-}
+import { clientConfig, runCli as run } from "./testing.ts";
 
 function hasDot(): boolean {
   try {

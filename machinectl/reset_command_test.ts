@@ -4,70 +4,18 @@
  * wait used by `reboot --wait` / `shutdown --wait` / `reset`.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { addContext, contextFromPem, emptyClientConfig, writeClientConfig } from "../pki/mod.ts";
-import type { Role } from "../pki/mod.ts";
 import { type ApiFixture, startApiFixture } from "../api/testing.ts";
-import { FakeBlockBackend } from "../platform/block/mod.ts";
 import { FakeBootIdSource } from "../platform/identity/boot_id.ts";
-import { part } from "../controllers/block/fake_disks.ts";
-import { PARTITION_NAME as N, PARTITION_TYPE as T } from "../controllers/block/layout.ts";
 import { ResetCoordinator, type ResetPlan } from "../node/reset/mod.ts";
-import { runMachinectl } from "./cli.ts";
-import { bufferIo } from "./io.ts";
+import { eph, installedDisk, recordInstall, state } from "../node/reset/testing.ts";
 import { waitForNode } from "./commands/wait_node.ts";
-
-const MiB = 1024 * 1024;
-const DISK_GUID = "11111111-2222-4333-8444-555555555555";
-const esp = part(1, T.EFI_SYSTEM, N.EFI, 1, 8);
-const state = part(2, T.STATE, N.STATE, 9, 4);
-const eph = part(3, T.EPHEMERAL, N.EPHEMERAL, 13, 8);
-
-async function clientConfig(f: ApiFixture, role: Role): Promise<string> {
-  const path = join(f.pki.dir, `${role.slice(3)}.yaml`);
-  const cert = f.pki.clients[role];
-  const ctx = contextFromPem([f.endpoint], {
-    caPem: f.pki.ca.certPem,
-    certPem: cert.certPem,
-    keyPem: cert.keyPem,
-  });
-  await writeClientConfig(path, addContext(emptyClientConfig(), "test", ctx));
-  return path;
-}
-
-async function run(config: string, ...argv: string[]) {
-  const io = bufferIo();
-  const code = await runMachinectl(["--config", config, ...argv], io);
-  return { code, out: io.stdout.join("\n"), err: io.stderr.join("\n") };
-}
+import { clientConfig, runCli as run } from "./testing.ts";
 
 async function withNode(fn: (f: ApiFixture, started: ResetPlan[]) => Promise<void>) {
   const f = await startApiFixture();
-  const block = new FakeBlockBackend();
-  block.addDisk("/dev/vda", 32 * MiB);
-  await block.writeGpt("/dev/vda", { diskGuid: DISK_GUID, partitions: [esp, state, eph] });
-  f.store.create({
-    type: "ProvisioningRecord",
-    namespace: "block",
-    id: "install",
-    owner: "test",
-    spec: {
-      version: 1,
-      disk: "/dev/vda",
-      diskGuid: DISK_GUID,
-      updatedAt: 0,
-      path: "/system/state/provisioned.json",
-      partitions: [state, eph].map(({ number, uuid, type, name, firstLba, lastLba }) => ({
-        number,
-        uuid,
-        type,
-        name,
-        firstLba,
-        lastLba,
-      })),
-    },
-  });
+  const block = await installedDisk();
+  recordInstall(f.store, [state, eph]);
   const started: ResetPlan[] = [];
   const coordinator = new ResetCoordinator({
     store: f.store,

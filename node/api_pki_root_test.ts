@@ -26,6 +26,7 @@ import {
 } from "../pki/mod.ts";
 import { APID_GID, APID_UID } from "../api/apid/apid_process_spec.ts";
 import { createMachineClient } from "../api/client/mod.ts";
+import { jsonLineReader } from "../api/testing_json_lines.ts";
 import type { HarnessOptions } from "./testdata/api_pki_harness.ts";
 
 const root = Deno.uid() === 0;
@@ -80,23 +81,8 @@ function startHarness(o: HarnessOptions, netns?: string) {
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).values();
+  const next = jsonLineReader<HarnessLine>(child.stdout, "the harness");
   const seen: HarnessLine[] = [];
-  let buffer = "";
-  const next = async (): Promise<HarnessLine> => {
-    for (;;) {
-      const nl = buffer.indexOf("\n");
-      if (nl >= 0) {
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        if (line.startsWith("{")) return JSON.parse(line);
-        continue;
-      }
-      const r = await lines.next();
-      if (r.done) throw new Error("the harness exited");
-      buffer += r.value;
-    }
-  };
   let pending: Promise<HarnessLine> | undefined;
   const waitFor = async (action: string, ms = 60_000): Promise<HarnessLine> => {
     const deadline = performance.now() + ms;

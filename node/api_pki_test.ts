@@ -17,19 +17,14 @@ import {
 } from "../pki/mod.ts";
 import { waitForResource } from "../runtime/testing.ts";
 import { loadApidPki } from "../api/apid/load_apid_pki.ts";
-import { type ApidServer, startApidServer } from "../api/apid/apid_server.ts";
-import { startInternalApiServer } from "../api/server/internal_server.ts";
-import { createClientConfigIssuer } from "../api/server/mod.ts";
-import { RecordingActions } from "../api/testing.ts";
-import { runMachinectl } from "../machinectl/cli.ts";
-import { bufferIo } from "../machinectl/io.ts";
+import { runCli as machinectl } from "../machinectl/testing.ts";
 import type { MachineEvent } from "../events/mod.ts";
 import { ADDRESS_STATUS } from "../resources/mod.ts";
 import { certificateSanList } from "./api_server_names.ts";
 import { type ApiHandle, readImageCa, startNodeApiPki } from "./api_pki.ts";
 import { ConfigKeeper } from "./config_keeper.ts";
-import { configApplier } from "./config_modes.ts";
 import { Machined } from "./machined.ts";
+import { inProcessApi } from "./testing_api.ts";
 
 function newMachined() {
   return new Machined({ mode: "dev", pid1: false, logger: createLogger({ console: false }) });
@@ -63,48 +58,6 @@ function fakeApi() {
   };
 }
 
-/** machined's internal server plus an in-process apid reading apid's PKI directory. */
-function inProcessApi(m: Machined, keeper: ConfigKeeper, dir: string, apidPkiDir: string) {
-  let apid: ApidServer | undefined;
-  let close = async () => {};
-  let port = 0;
-  const listen = async (socketPath: string) => {
-    const pki = await loadApidPki(apidPkiDir);
-    apid = await startApidServer({ ...pki, socketPath, hostname: "127.0.0.1", port });
-    port = apid.port;
-  };
-  return {
-    get endpoint() {
-      return `127.0.0.1:${port}`;
-    },
-    close: () => close(),
-    async startApi(pki: NodePki): Promise<ApiHandle> {
-      const socketPath = join(dir, "api.sock");
-      const internal = await startInternalApiServer({
-        socketPath,
-        deps: {
-          store: m.store,
-          actions: new RecordingActions(),
-          events: m.events,
-          clientConfigs: createClientConfigIssuer(pki.ca, () => ["127.0.0.1"]),
-          configs: configApplier(keeper),
-        },
-      });
-      await listen(socketPath);
-      close = async () => {
-        await apid?.close();
-        await internal.close();
-      };
-      return {
-        async restartApid() {
-          await apid?.close();
-          await listen(socketPath);
-        },
-      };
-    },
-  };
-}
-
 async function nextEvent(m: Machined, action: string): Promise<MachineEvent> {
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), 10_000);
@@ -118,10 +71,26 @@ async function nextEvent(m: Machined, action: string): Promise<MachineEvent> {
   }
 }
 
-async function machinectl(config: string, ...argv: string[]) {
-  const io = bufferIo();
-  const code = await runMachinectl(["--config", config, ...argv], io);
-  return { code, out: io.stdout.join("\n"), err: io.stderr.join("\n") };
+/**
+ * startNodeApiPki with this file's defaults: pki/ and apid-pki/ under `dir`,
+ * fallback hostname "machined", a short debounce.
+ */
+function startPki(
+  m: Machined,
+  keeper: ConfigKeeper,
+  dir: string,
+  startApi: (p: NodePki) => Promise<ApiHandle>,
+  debounceMs = 10,
+) {
+  return startNodeApiPki({
+    machined: m,
+    keeper,
+    pkiDir: join(dir, "pki"),
+    apidPkiDir: join(dir, "apid-pki"),
+    fallbackHostname: "machined",
+    startApi,
+    debounceMs,
+  });
 }
 
 Deno.test("a node booted with a typo config serves mTLS with that config's CA and is fixed over ApplyConfiguration", async () => {
@@ -135,15 +104,7 @@ Deno.test("a node booted with a typo config serves mTLS with that config's CA an
   const typo = good.replace("hostname: node-1", "hostnme: node-1");
   assert.equal((await keeper.apply(typo, "image")).state, "invalid");
   m.stage.set("maintenance");
-  const pki = await startNodeApiPki({
-    machined: m,
-    keeper,
-    pkiDir: join(dir, "pki"),
-    apidPkiDir: join(dir, "apid-pki"),
-    fallbackHostname: "machined",
-    startApi: (p) => api.startApi(p),
-    debounceMs: 10,
-  });
+  const pki = await startPki(m, keeper, dir, (p) => api.startApi(p));
   try {
     assert.equal(pki.caSource, "badConfig");
     assert.ok(pki.apiStarted);
@@ -191,15 +152,7 @@ Deno.test("no CA anywhere: the API does not start and MachineStatus says why", a
   assert.equal((await keeper.apply(configText(undefined), "image")).state, "valid");
   m.stage.set("running");
   const api = fakeApi();
-  const pki = await startNodeApiPki({
-    machined: m,
-    keeper,
-    pkiDir: join(dir, "pki"),
-    apidPkiDir: join(dir, "apid-pki"),
-    fallbackHostname: "machined",
-    startApi: (p) => api.startApi(p),
-    debounceMs: 10,
-  });
+  const pki = await startPki(m, keeper, dir, (p) => api.startApi(p));
   try {
     assert.equal(pki.caSource, "none");
     assert.equal(pki.apiStarted, false);
@@ -232,15 +185,7 @@ Deno.test("a typo config without a CA waits for STATE: its last good config brin
   assert.equal((await keeper.apply(typo, "image")).state, "invalid");
   m.stage.set("maintenance");
   const api = fakeApi();
-  const pki = await startNodeApiPki({
-    machined: m,
-    keeper,
-    pkiDir: join(dir, "pki"),
-    apidPkiDir: join(dir, "apid-pki"),
-    fallbackHostname: "machined",
-    startApi: (p) => api.startApi(p),
-    debounceMs: 10,
-  });
+  const pki = await startPki(m, keeper, dir, (p) => api.startApi(p));
   try {
     assert.equal(pki.apiStarted, false);
     const state = join(dir, "state");
@@ -279,15 +224,7 @@ Deno.test("an address arriving after boot re-issues the server certificate once,
   assert.match(text, /node-1\.example\.org/);
   assert.equal((await keeper.apply(text, "image")).state, "valid");
   const api = fakeApi();
-  const pki = await startNodeApiPki({
-    machined: m,
-    keeper,
-    pkiDir: join(dir, "pki"),
-    apidPkiDir: join(dir, "apid-pki"),
-    fallbackHostname: "machined",
-    startApi: (p) => api.startApi(p),
-    debounceMs: 50,
-  });
+  const pki = await startPki(m, keeper, dir, (p) => api.startApi(p), 50);
   try {
     assert.equal(pki.caSource, "config");
     assert.deepEqual(certificateSanList(pki.server!.cert), [
@@ -343,15 +280,7 @@ Deno.test("a config with another CA, applied while the node runs, moves the API 
   const [first, second] = [await createCertificateAuthority(), await createCertificateAuthority()];
   assert.equal((await keeper.apply(configText(first), "image")).state, "valid");
   const api = fakeApi();
-  const pki = await startNodeApiPki({
-    machined: m,
-    keeper,
-    pkiDir: join(dir, "pki"),
-    apidPkiDir: join(dir, "apid-pki"),
-    fallbackHostname: "machined",
-    startApi: (p) => api.startApi(p),
-    debounceMs: 10,
-  });
+  const pki = await startPki(m, keeper, dir, (p) => api.startApi(p));
   try {
     const changed = nextEvent(m, "caChanged");
     assert.equal((await keeper.apply(configText(second), "api")).state, "valid");
@@ -395,15 +324,7 @@ Deno.test("a config CA whose key does not fit its certificate: no API, and Machi
   });
   assert.equal((await keeper.apply(text, "image")).state, "valid");
   const api = fakeApi();
-  const pki = await startNodeApiPki({
-    machined: m,
-    keeper,
-    pkiDir: join(dir, "pki"),
-    apidPkiDir: join(dir, "apid-pki"),
-    fallbackHostname: "machined",
-    startApi: (p) => api.startApi(p),
-    debounceMs: 10,
-  });
+  const pki = await startPki(m, keeper, dir, (p) => api.startApi(p));
   try {
     assert.equal(pki.apiStarted, false);
     const st = await waitForResource(
@@ -433,15 +354,12 @@ Deno.test("an API that fails to start is reported and started on the next evalua
   );
   const api = fakeApi();
   let fail = true;
-  const pki = await startNodeApiPki({
-    machined: m,
+  const pki = await startPki(
+    m,
     keeper,
-    pkiDir: join(dir, "pki"),
-    apidPkiDir: join(dir, "apid-pki"),
-    fallbackHostname: "machined",
-    startApi: (p) => fail ? Promise.reject(new Error("socket in use")) : api.startApi(p),
-    debounceMs: 10,
-  });
+    dir,
+    (p) => fail ? Promise.reject(new Error("socket in use")) : api.startApi(p),
+  );
   try {
     assert.equal(pki.apiStarted, false);
     await waitForResource(
@@ -473,15 +391,7 @@ Deno.test("a CA in use stays in use when the config that fixes a typo has none",
   const typo = configText(ca).replace("hostname: node-1", "hostnme: node-1");
   assert.equal((await keeper.apply(typo, "image")).state, "invalid");
   const api = fakeApi();
-  const pki = await startNodeApiPki({
-    machined: m,
-    keeper,
-    pkiDir: join(dir, "pki"),
-    apidPkiDir: join(dir, "apid-pki"),
-    fallbackHostname: "machined",
-    startApi: (p) => api.startApi(p),
-    debounceMs: 10,
-  });
+  const pki = await startPki(m, keeper, dir, (p) => api.startApi(p));
   try {
     assert.equal(pki.caSource, "badConfig");
     assert.equal((await keeper.apply(configText(undefined), "api")).state, "valid");

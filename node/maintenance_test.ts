@@ -12,26 +12,16 @@ import { join } from "node:path";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { renderConfigTemplate } from "../config/mod.ts";
 import { createLogger } from "../logs/mod.ts";
-import {
-  createCertificateAuthority,
-  generateClientConfig,
-  type NodePki,
-  writeClientConfig,
-} from "../pki/mod.ts";
-import { loadApidPki } from "../api/apid/load_apid_pki.ts";
-import { type ApidServer, startApidServer } from "../api/apid/apid_server.ts";
-import { startInternalApiServer } from "../api/server/internal_server.ts";
-import { createClientConfigIssuer } from "../api/server/mod.ts";
-import { RecordingActions } from "../api/testing.ts";
+import { createCertificateAuthority, generateClientConfig, writeClientConfig } from "../pki/mod.ts";
 import { createInsecureMachineClient, FingerprintMismatchError } from "../api/client/mod.ts";
 import { MAINTENANCE_METHODS } from "../api/auth/maintenance.ts";
 import { runMachinectl } from "../machinectl/cli.ts";
 import { bufferIo } from "../machinectl/io.ts";
-import { type ApiHandle, startNodeApiPki } from "./api_pki.ts";
+import { startNodeApiPki } from "./api_pki.ts";
 import { ConfigKeeper } from "./config_keeper.ts";
-import { configApplier } from "./config_modes.ts";
 import { Machined } from "./machined.ts";
 import { NodeMaintenanceGate } from "./maintenance_gate.ts";
+import { inProcessApi } from "./testing_api.ts";
 
 async function maintenanceNode() {
   const dir = await Deno.makeTempDir({ prefix: "machined-maint-" });
@@ -40,37 +30,8 @@ async function maintenanceNode() {
   const keeper = new ConfigKeeper(m);
   const gate = new NodeMaintenanceGate();
   const apidPkiDir = join(dir, "apid-pki");
-  const socketPath = join(dir, "api.sock");
-  let apid: ApidServer | undefined;
-  let port = 0;
-  const listen = async () => {
-    const pki = await loadApidPki(apidPkiDir);
-    apid = await startApidServer({ ...pki, socketPath, hostname: "127.0.0.1", port });
-    port = apid.port;
-  };
-  let closeInternal = async () => {};
+  const api = inProcessApi(m, keeper, dir, apidPkiDir, gate);
   const announced: string[] = [];
-  const startApi = async (pki: NodePki): Promise<ApiHandle> => {
-    const internal = await startInternalApiServer({
-      socketPath,
-      deps: {
-        store: m.store,
-        actions: new RecordingActions(),
-        events: m.events,
-        clientConfigs: createClientConfigIssuer(pki.ca, () => ["127.0.0.1"]),
-        configs: configApplier(keeper),
-        maintenance: gate,
-      },
-    });
-    closeInternal = () => internal.close();
-    await listen();
-    return {
-      async restartApid() {
-        await apid?.close();
-        await listen();
-      },
-    };
-  };
   const pki = await startNodeApiPki({
     machined: m,
     keeper,
@@ -79,7 +40,7 @@ async function maintenanceNode() {
     pkiDir: join(dir, "pki"),
     apidPkiDir,
     fallbackHostname: "machined",
-    startApi,
+    startApi: (p) => api.startApi(p),
     debounceMs: 60_000, // the test moves the PKI on with reconcileNow
   });
   return {
@@ -90,12 +51,11 @@ async function maintenanceNode() {
     pki,
     announced,
     get port() {
-      return port;
+      return api.port;
     },
     async close() {
       pki.stop();
-      await apid?.close();
-      await closeInternal();
+      await api.close();
       await m.stop();
       await Deno.remove(dir, { recursive: true });
     },

@@ -13,7 +13,7 @@ import { createMachineClient } from "../client/mod.ts";
 import { createClientConfigIssuer, startInternalApiServer } from "../server/mod.ts";
 import { createTestPki, RecordingActions, seededStore, withTimeout } from "../testing.ts";
 import { APID_DEFAULTS, apidLimitsFromConfig } from "./apid_options.ts";
-import { apidProcessSpec } from "./apid_process_spec.ts";
+import { spawnApid } from "./testing.ts";
 
 const CONFIG = `version: v1alpha1
 machine:
@@ -48,7 +48,7 @@ Deno.test("config limits: max_message_bytes and max_concurrent_streams reach a r
     readMaxBytes: limits.readMaxBytes,
     writeMaxBytes: limits.writeMaxBytes,
   });
-  const spec = apidProcessSpec({
+  const apid = spawnApid({
     apid: {
       ...APID_DEFAULTS,
       ...limits,
@@ -58,18 +58,9 @@ Deno.test("config limits: max_message_bytes and max_concurrent_streams reach a r
       port: 0,
     },
   });
-  const apid = new Deno.Command(spec.argv[0], {
-    args: spec.argv.slice(1),
-    env: spec.env,
-    clearEnv: true,
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const lines = apid.stdout.pipeThrough(new TextDecoderStream()).getReader();
   const admin = pki.clients["os:admin"];
   try {
-    const first = await withTimeout(lines.read(), 30_000, "apid ready");
-    const { port } = JSON.parse(first.value!.split("\n")[0]) as { port: number };
+    const port = await apid.port();
     const session = http2.connect(`https://127.0.0.1:${port}`, {
       ca: pki.ca.certPem,
       cert: admin.certPem,
@@ -103,9 +94,7 @@ Deno.test("config limits: max_message_bytes and max_concurrent_streams reach a r
       c.close();
     }
   } finally {
-    apid.kill("SIGTERM");
-    await apid.status;
-    await lines.cancel().catch(() => {});
+    await apid.stop();
     await internal.close();
     await Deno.remove(pki.dir, { recursive: true });
   }

@@ -11,6 +11,7 @@ import * as tls from "node:tls";
 import { NATIVE_ADDON_PATH } from "../../native-ops/mod.ts";
 import { createTestPki, type TestPki, withTimeout } from "../testing.ts";
 import { createMachineClient } from "../client/mod.ts";
+import { jsonLineReader } from "../testing_json_lines.ts";
 
 const haveAddon = await Deno.stat(NATIVE_ADDON_PATH).then(() => true, () => false);
 if (!haveAddon) console.log(`skipping process split tests: ${NATIVE_ADDON_PATH} is not built`);
@@ -36,22 +37,7 @@ function startHarness(pki: TestPki, port: number) {
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
-  const lines = child.stdout.pipeThrough(new TextDecoderStream()).values();
-  let buffer = "";
-  const next = async (): Promise<HarnessLine> => {
-    for (;;) {
-      const nl = buffer.indexOf("\n");
-      if (nl >= 0) {
-        const line = buffer.slice(0, nl);
-        buffer = buffer.slice(nl + 1);
-        if (line.startsWith("{")) return JSON.parse(line);
-        continue;
-      }
-      const r = await lines.next();
-      if (r.done) throw new Error("harness exited");
-      buffer += r.value;
-    }
-  };
+  const next = jsonLineReader<HarnessLine>(child.stdout, "harness");
   const waitFor = async (kind: string): Promise<HarnessLine> => {
     for (;;) {
       const l = await withTimeout(next(), 30_000, `harness ${kind}`);

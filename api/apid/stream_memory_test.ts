@@ -12,7 +12,7 @@ import { WatchRequestSchema } from "../gen/machined/v1/machine_pb.ts";
 import { createClientConfigIssuer, startInternalApiServer } from "../server/mod.ts";
 import { EventBus } from "../../events/mod.ts";
 import { createTestPki, RecordingActions, seededStore, withTimeout } from "../testing.ts";
-import { apidProcessSpec } from "./apid_process_spec.ts";
+import { spawnApid } from "./testing.ts";
 import { APID_DEFAULTS } from "./apid_options.ts";
 import { connectRawH2 } from "./testdata/raw_h2_client.ts";
 
@@ -58,20 +58,11 @@ Deno.test("apid: 200 unread Watch streams through 1000 events stay under the mem
       clientConfigs: createClientConfigIssuer(pki.ca, () => ["127.0.0.1"]),
     },
   });
-  const spec = apidProcessSpec({
+  const apid = spawnApid({
     apid: { ...APID_DEFAULTS, pkiDir: pki.dir, socketPath, hostname: "127.0.0.1", port: 0 },
   });
-  const apid = new Deno.Command(spec.argv[0], {
-    args: spec.argv.slice(1),
-    env: spec.env,
-    clearEnv: true,
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const lines = apid.stdout.pipeThrough(new TextDecoderStream()).getReader();
   try {
-    const first = await withTimeout(lines.read(), 30_000, "apid ready");
-    const { port } = JSON.parse(first.value!.split("\n")[0]) as { port: number };
+    const port = await apid.port();
     const cold = rssBytes(apid.pid);
 
     const reader = pki.clients["os:reader"];
@@ -149,9 +140,7 @@ Deno.test("apid: 200 unread Watch streams through 1000 events stay under the mem
     ok(growth < STREAM_MEMORY_BOUND, `apid grew by ${growth} bytes`);
     deepEqual(raws.map((r) => r.goaway), [undefined, undefined]);
   } finally {
-    apid.kill("SIGTERM");
-    await apid.status;
-    await lines.cancel().catch(() => {});
+    await apid.stop();
     await internal.close();
     await Deno.remove(pki.dir, { recursive: true });
   }

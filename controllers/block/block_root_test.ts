@@ -7,162 +7,53 @@
  * host's. Loop devices are detached and images removed afterwards.
  */
 import assert from "node:assert/strict";
-import { parseMachineConfig } from "../../config/mod.ts";
-import { EventBus } from "../../events/mod.ts";
-import { encodeGpt, NativeBlockBackend } from "../../platform/block/mod.ts";
-import { NativeMountBackend } from "../../platform/mount/mod.ts";
-import { nativeProcessBackend } from "../../platform/process/mod.ts";
-import {
-  assertNotHostNamespace,
-  insideTestNamespace,
-  rerunInNamespace,
-} from "../../platform/rerun_in_namespace.ts";
-import {
-  isStateMounted,
-  MACHINE_CONFIG,
-  MACHINE_CONFIG_ID,
-  MOUNT_STATUS,
-  PROVISIONING_RECORD,
-  type ResourceSpecs,
-  VOLUME_STATUS,
-} from "../../resources/mod.ts";
-import { ControllerRuntime, Store } from "../../runtime/mod.ts";
+import { encodeGpt } from "../../platform/block/mod.ts";
+import { assertNotHostNamespace, insideTestNamespace } from "../../platform/rerun_in_namespace.ts";
+import { MOUNT_STATUS, PROVISIONING_RECORD, VOLUME_STATUS } from "../../resources/mod.ts";
 import { waitForResource } from "../../runtime/testing.ts";
 import { PARTITION_NAME, PARTITION_TYPE } from "./layout.ts";
-import { blockControllers } from "./mod.ts";
-import { runCommand } from "./run_command.ts";
+import {
+  bootBlock,
+  have,
+  loopDisk as loopDiskIn,
+  registerNamespacedRun,
+  rootSkipReason,
+  run,
+  sha256File,
+  WAIT_MS,
+  writeAll,
+} from "./testing_root.ts";
 
 const MiB = 1024 * 1024;
-const WAIT_MS = 60_000;
-const tools = [
+const skip = await rootSkipReason([
   "/usr/sbin/losetup",
   "/usr/sbin/mkfs.ext4",
   "/usr/sbin/mkfs.xfs",
   "/usr/sbin/blkid",
   "/usr/sbin/mkfs.fat",
-];
-const have = async (p: string) => await Deno.stat(p).then(() => true, () => false);
-const addon = new URL("../../native-ops/machined_native_ops.node", import.meta.url);
-const missing = [];
-for (const t of tools) if (!await have(t)) missing.push(t);
-if (!await have(addon.pathname)) missing.push("native-ops addon");
-const skip = Deno.uid() !== 0 ? "not root" : missing.length ? `missing ${missing.join(", ")}` : "";
+]);
 
 if (!insideTestNamespace("block")) {
-  if (skip) console.log(`skipping block root tests: ${skip}`);
-  Deno.test({
+  registerNamespacedRun({
+    ns: "block",
     name: "block controllers on loop devices, in a private mount namespace " +
       "(needs root, the native addon, losetup, mkfs.ext4, mkfs.xfs, mkfs.fat, blkid, sgdisk)",
-    ignore: skip !== "",
-    fn: async () => {
-      const r = await rerunInNamespace(
-        "block",
-        ["--mount", "--propagation", "private"],
-        import.meta.url,
-        { timeoutMs: 300_000 },
-      );
-      console.log(
-        r.output.split("\n").filter((l) => / \.\.\. |passed|measured/.test(l)).join("\n"),
-      );
-      assert.equal(r.code, 0, r.output);
-      assert.match(r.output, /\| 4 passed \| 0 failed \(/, "all ran: none failed or ignored");
-    },
+    skip,
+    fileUrl: import.meta.url,
+    passed: 4,
   });
 } else {
   assertNotHostNamespace("mnt");
   registerInnerTests();
 }
 
-const proc = () => nativeProcessBackend();
-const run = async (...argv: string[]) => (await runCommand(proc(), argv)).stdout.trim();
+/** A sparse image attached as a loop device; `close` detaches and removes. */
+const loopDisk = (size: number, prepare?: (file: string) => Promise<void>) =>
+  loopDiskIn(size, "block-root-", prepare);
 
-async function sha256File(path: string, offset = 0, length?: number): Promise<string> {
-  using f = await Deno.open(path, { read: true });
-  await f.seek(offset, Deno.SeekMode.Start);
-  const size = length ?? (await f.stat()).size - offset;
-  const buf = new Uint8Array(size);
-  for (let got = 0; got < size;) got += (await f.read(buf.subarray(got))) ?? size;
-  const d = await crypto.subtle.digest("SHA-256", buf);
-  return Array.from(new Uint8Array(d), (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-async function writeAll(f: Deno.FsFile, data: Uint8Array): Promise<void> {
-  for (let off = 0; off < data.length;) off += await f.write(data.subarray(off));
-}
-
-/** A sparse image in a temp dir, attached as a loop device; `close` detaches and removes. */
-async function loopDisk(size: number, prepare?: (file: string) => Promise<void>) {
-  const dir = await Deno.makeTempDir({ prefix: "block-root-" });
-  const file = `${dir}/disk.img`;
-  {
-    using f = await Deno.open(file, { create: true, write: true });
-    await f.truncate(size);
-  }
-  await prepare?.(file);
-  const dev = await run("losetup", "-f", "--show", "-P", file);
-  return {
-    dir,
-    file,
-    dev,
-    async close() {
-      await run("losetup", "-d", dev).catch((e) => console.error(e));
-      await Deno.remove(dir, { recursive: true });
-    },
-  };
-}
-
-/** One "boot": a store and runtime with the block controllers on real backends. */
-function boot(disk: string, dir: string, wipe = false, ephemeralFilesystem?: "ext4" | "xfs") {
-  const store = new Store<ResourceSpecs>();
-  const events = new EventBus();
-  const runtime = new ControllerRuntime(store);
-  const mounts = new NativeMountBackend();
-  const controllers = blockControllers({
-    block: new NativeBlockBackend(),
-    mounts,
-    process: proc(),
-    events,
-    resyncInterval: 2_000,
-    stateMountPoint: `${dir}/system/state`,
-    ephemeralMountPoint: `${dir}/var`,
-    ephemeralFilesystem,
-  });
-  for (const c of controllers) runtime.register(c);
-  const yaml = `version: v1alpha1\nmachine:\n  hostname: n1\n  install:\n    disk: ${disk}\n` +
-    `    wipe: ${wipe}\n`;
-  const parsed = parseMachineConfig(yaml, "t.yaml");
-  if (!parsed.ok) throw new Error("bad test config");
-  store.create({
-    type: MACHINE_CONFIG,
-    namespace: "config",
-    id: MACHINE_CONFIG_ID,
-    spec: { source: "test", config: parsed.config },
-    owner: "test",
-  });
-  runtime.start();
-  return {
-    store,
-    events,
-    async mounted() {
-      await waitForResource(store, MOUNT_STATUS, (r) => isStateMounted(r.spec), WAIT_MS);
-      await waitForResource(
-        store,
-        MOUNT_STATUS,
-        (r) => r.metadata.id === "EPHEMERAL" && r.spec.mounted,
-        WAIT_MS,
-      );
-    },
-    /** Stop the controllers and unmount what they mounted. */
-    async shutdown() {
-      await runtime.stop();
-      for (const target of [`${dir}/var`, `${dir}/system/state`]) {
-        if ((await mounts.mounts()).some((m) => m.mountPoint === target)) {
-          await mounts.unmount(target);
-        }
-      }
-    },
-  };
-}
+/** One "boot" of the block controllers on real backends. */
+const boot = (disk: string, dir: string, wipe = false, ephemeralFilesystem?: "ext4" | "xfs") =>
+  bootBlock(disk, dir, { wipe, ephemeralFilesystem });
 
 function registerInnerTests(): void {
   Deno.test("a blank disk is provisioned, mounted, used, and left alone on the next boot", async () => {

@@ -8,85 +8,45 @@
  * keeps its bytes.
  */
 import assert from "node:assert/strict";
-import { parseMachineConfig } from "../../config/mod.ts";
-import { EventBus } from "../../events/mod.ts";
 import { encodeGpt, GPT_TYPE, NativeBlockBackend } from "../../platform/block/mod.ts";
-import { NativeMountBackend } from "../../platform/mount/mod.ts";
-import { nativeProcessBackend } from "../../platform/process/mod.ts";
-import {
-  assertNotHostNamespace,
-  insideTestNamespace,
-  rerunInNamespace,
-} from "../../platform/rerun_in_namespace.ts";
-import {
-  isStateMounted,
-  MACHINE_CONFIG,
-  MACHINE_CONFIG_ID,
-  MOUNT_STATUS,
-  PROVISIONING_RECORD,
-  type ResourceSpecs,
-  VOLUME_STATUS,
-} from "../../resources/mod.ts";
-import { ControllerRuntime, Store } from "../../runtime/mod.ts";
+import { assertNotHostNamespace, insideTestNamespace } from "../../platform/rerun_in_namespace.ts";
+import { PROVISIONING_RECORD, VOLUME_STATUS } from "../../resources/mod.ts";
 import { waitForResource } from "../../runtime/testing.ts";
 import { PARTITION_NAME, PARTITION_TYPE } from "./layout.ts";
-import { blockControllers } from "./mod.ts";
-import { runCommand } from "./run_command.ts";
 import { resetTargets, wipeResetTargets } from "./reset_plan.ts";
+import {
+  bootBlock,
+  have,
+  loopDisk as loopDiskIn,
+  readAt,
+  registerNamespacedRun,
+  rootSkipReason,
+  run,
+  sha256File,
+  WAIT_MS,
+  writeAll,
+} from "./testing_root.ts";
 
 const MiB = 1024 * 1024;
-const WAIT_MS = 60_000;
-const tools = ["/usr/sbin/losetup", "/usr/sbin/mkfs.ext4", "/usr/sbin/blkid", "/usr/sbin/mkfs.fat"];
-const have = async (p: string) => await Deno.stat(p).then(() => true, () => false);
-const addon = new URL("../../native-ops/machined_native_ops.node", import.meta.url);
-const missing = [];
-for (const t of tools) if (!await have(t)) missing.push(t);
-if (!await have(addon.pathname)) missing.push("native-ops addon");
-const skip = Deno.uid() !== 0 ? "not root" : missing.length ? `missing ${missing.join(", ")}` : "";
+const skip = await rootSkipReason([
+  "/usr/sbin/losetup",
+  "/usr/sbin/mkfs.ext4",
+  "/usr/sbin/blkid",
+  "/usr/sbin/mkfs.fat",
+]);
 
 if (!insideTestNamespace("block-reset")) {
-  if (skip) console.log(`skipping reset root tests: ${skip}`);
-  Deno.test({
+  registerNamespacedRun({
+    ns: "block-reset",
     name: "reset wipe on loop devices, in a private mount namespace " +
       "(needs root, the native addon, losetup, mkfs.ext4, mkfs.fat, blkid)",
-    ignore: skip !== "",
-    fn: async () => {
-      const r = await rerunInNamespace(
-        "block-reset",
-        ["--mount", "--propagation", "private"],
-        import.meta.url,
-        { timeoutMs: 300_000 },
-      );
-      console.log(
-        r.output.split("\n").filter((l) => / \.\.\. |passed|measured/.test(l)).join("\n"),
-      );
-      assert.equal(r.code, 0, r.output);
-      assert.match(r.output, /\| 2 passed \| 0 failed \(/, "all ran: none failed or ignored");
-    },
+    skip,
+    fileUrl: import.meta.url,
+    passed: 2,
   });
 } else {
   assertNotHostNamespace("mnt");
   registerInnerTests();
-}
-
-const proc = () => nativeProcessBackend();
-const run = async (...argv: string[]) => (await runCommand(proc(), argv)).stdout.trim();
-
-async function sha256File(path: string, offset: number, length: number): Promise<string> {
-  using f = await Deno.open(path, { read: true });
-  await f.seek(offset, Deno.SeekMode.Start);
-  const buf = new Uint8Array(length);
-  for (let got = 0; got < length;) got += (await f.read(buf.subarray(got))) ?? length;
-  const d = await crypto.subtle.digest("SHA-256", buf);
-  return Array.from(new Uint8Array(d), (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-async function readAt(path: string, offset: number, length: number): Promise<Uint8Array> {
-  using f = await Deno.open(path, { read: true });
-  await f.seek(offset, Deno.SeekMode.Start);
-  const buf = new Uint8Array(length);
-  for (let got = 0; got < length;) got += (await f.read(buf.subarray(got))) ?? length;
-  return buf;
 }
 
 type Part = {
@@ -99,12 +59,8 @@ type Part = {
 };
 
 /** A sparse image with a GPT of `parts` (and a FAT ESP in partition 1), on a loop device. */
-async function loopDisk(size: number, parts: Part[]) {
-  const dir = await Deno.makeTempDir({ prefix: "reset-root-" });
-  const file = `${dir}/disk.img`;
-  {
-    using f = await Deno.open(file, { create: true, write: true });
-    await f.truncate(size);
+function loopDisk(size: number, parts: Part[]) {
+  return loopDiskIn(size, "reset-root-", async (file) => {
     const writes = encodeGpt(
       {
         diskGuid: "d15c0000-0000-4000-8000-00000000000e",
@@ -121,22 +77,15 @@ async function loopDisk(size: number, parts: Part[]) {
       size,
       512,
     );
-    for (const w of writes) {
-      await f.seek(w.offset, Deno.SeekMode.Start);
-      for (let off = 0; off < w.data.length;) off += await f.write(w.data.subarray(off));
+    {
+      using f = await Deno.open(file, { write: true });
+      for (const w of writes) {
+        await f.seek(w.offset, Deno.SeekMode.Start);
+        await writeAll(f, w.data);
+      }
     }
-  }
-  await run("mkfs.fat", "-F", "32", "-n", "EFI", "--offset", "2048", file, String(32 * 1024));
-  const dev = await run("losetup", "-f", "--show", "-P", file);
-  return {
-    dir,
-    file,
-    dev,
-    async close() {
-      await run("losetup", "-d", dev).catch((e) => console.error(e));
-      await Deno.remove(dir, { recursive: true });
-    },
-  };
+    await run("mkfs.fat", "-F", "32", "-n", "EFI", "--offset", "2048", file, String(32 * 1024));
+  });
 }
 
 const ESP: Part = {
@@ -148,56 +97,16 @@ const ESP: Part = {
   mib: 32,
 };
 
-/** One "boot" of the block controllers on real backends. */
+/** One "boot" of the block controllers on real backends; `record` waits for the mounts and the record. */
 function boot(disk: string, dir: string) {
-  const store = new Store<ResourceSpecs>();
-  const events = new EventBus();
-  const runtime = new ControllerRuntime(store);
-  const mounts = new NativeMountBackend();
-  for (
-    const c of blockControllers({
-      block: new NativeBlockBackend(),
-      mounts,
-      process: proc(),
-      events,
-      resyncInterval: 2_000,
-      stateMountPoint: `${dir}/system/state`,
-      ephemeralMountPoint: `${dir}/var`,
-    })
-  ) runtime.register(c);
-  const parsed = parseMachineConfig(
-    `version: v1alpha1\nmachine:\n  hostname: n1\n  install:\n    disk: ${disk}\n`,
-    "t.yaml",
-  );
-  if (!parsed.ok) throw new Error("bad test config");
-  store.create({
-    type: MACHINE_CONFIG,
-    namespace: "config",
-    id: MACHINE_CONFIG_ID,
-    spec: { source: "test", config: parsed.config },
-    owner: "test",
-  });
-  runtime.start();
+  const b = bootBlock(disk, dir, { detachOnShutdown: true });
   return {
-    store,
+    store: b.store,
     async record() {
-      await waitForResource(store, MOUNT_STATUS, (r) => isStateMounted(r.spec), WAIT_MS);
-      await waitForResource(
-        store,
-        MOUNT_STATUS,
-        (r) => r.metadata.id === "EPHEMERAL" && r.spec.mounted,
-        WAIT_MS,
-      );
-      return (await waitForResource(store, PROVISIONING_RECORD, () => true, WAIT_MS)).spec;
+      await b.mounted();
+      return (await waitForResource(b.store, PROVISIONING_RECORD, () => true, WAIT_MS)).spec;
     },
-    async shutdown() {
-      await runtime.stop();
-      for (const target of [`${dir}/var`, `${dir}/system/state`]) {
-        if ((await mounts.mounts()).some((m) => m.mountPoint === target)) {
-          await mounts.unmount(target, { detach: true });
-        }
-      }
-    },
+    shutdown: b.shutdown,
   };
 }
 

@@ -3,33 +3,19 @@
  * machined, apid, containerd and every service, per owner and per process.
  */
 import type { MemoryResponse } from "../../api/gen/machined/v1/machine_pb.ts";
-import { type Command, CONNECTION_FLAGS } from "../command.ts";
-import { connectToNode } from "../connection.ts";
+import type { Command } from "../command.ts";
 import { alignTable } from "../output.ts";
-import {
-  formatBytes,
-  formatDocument,
-  noArgs,
-  OUTPUT_FLAG,
-  outputFormat,
-} from "./observe_format.ts";
+import { snapshotCommand } from "./observe_command.ts";
+import { formatBytes } from "./observe_format.ts";
 
-export const memoryCommand: Command = {
+export const memoryCommand: Command = snapshotCommand({
   name: "memory",
   aliases: ["mem", "free"],
   usage: "memory [-o table|json|yaml]",
   summary: "Show memory: /proc/meminfo and RSS/PSS of machined, apid and every service",
-  connects: true,
-  flags: { ...CONNECTION_FLAGS, ...OUTPUT_FLAG },
-  async run({ flags, args, io }) {
-    noArgs("memory", args);
-    const format = outputFormat(flags.output);
-    using conn = await connectToNode(flags);
-    const r = await conn.client.memory({}, { timeoutMs: 15_000 });
-    io.out(format === "table" ? formatMemory(r) : formatDocument(r, format));
-    return 0;
-  },
-};
+  fetch: (client, options) => client.memory({}, options),
+  table: (r) => formatMemory(r),
+});
 
 /** The three tables of `memory`. */
 export function formatMemory(r: MemoryResponse): string {

@@ -1,33 +1,18 @@
 /** `machinectl mounts`: every mount with its filesystem's size and use, like `df`. */
 import type { MountsResponse } from "../../api/gen/machined/v1/machine_pb.ts";
-import { type Command, CONNECTION_FLAGS } from "../command.ts";
-import { connectToNode } from "../connection.ts";
+import type { Command } from "../command.ts";
 import { alignTable } from "../output.ts";
-import {
-  clip,
-  formatBytes,
-  formatDocument,
-  noArgs,
-  OUTPUT_FLAG,
-  outputFormat,
-} from "./observe_format.ts";
+import { snapshotCommand } from "./observe_command.ts";
+import { clip, formatBytes } from "./observe_format.ts";
 
-export const mountsCommand: Command = {
+export const mountsCommand: Command = snapshotCommand({
   name: "mounts",
   aliases: ["df"],
   usage: "mounts [-o table|json|yaml]",
   summary: "List mounts: source, target, type, size, use, options",
-  connects: true,
-  flags: { ...CONNECTION_FLAGS, ...OUTPUT_FLAG },
-  async run({ flags, args, io }) {
-    noArgs("mounts", args);
-    const format = outputFormat(flags.output);
-    using conn = await connectToNode(flags);
-    const r = await conn.client.mounts({}, { timeoutMs: 15_000 });
-    io.out(format === "table" ? formatMounts(r) : formatDocument(r, format));
-    return 0;
-  },
-};
+  fetch: (client, options) => client.mounts({}, options),
+  table: (r) => formatMounts(r),
+});
 
 /** The mounts table; USE% is used / (used + available), as df computes it. */
 export function formatMounts(r: MountsResponse): string {

@@ -1,51 +1,22 @@
 import assert from "node:assert/strict";
 import { EventBus } from "../../events/mod.ts";
 import { createLogger } from "../../logs/mod.ts";
-import { FakeBlockBackend, type GptPartition } from "../../platform/block/mod.ts";
+import type { GptPartition } from "../../platform/block/mod.ts";
 import { FakeBootIdSource } from "../../platform/identity/boot_id.ts";
 import { Store } from "../../runtime/mod.ts";
 import type { ResourceSpecs } from "../../resources/mod.ts";
 import { ResetRefusedError } from "../../api/server/mod.ts";
-import { part } from "../../controllers/block/fake_disks.ts";
-import { PARTITION_NAME as N, PARTITION_TYPE as T } from "../../controllers/block/layout.ts";
 import { ResetChallenger } from "./challenge.ts";
 import { ResetCoordinator, type ResetPlan } from "./reset_coordinator.ts";
+import { DISK_GUID, eph, esp, installedDisk, recordInstall, state } from "./testing.ts";
 
 const MiB = 1024 * 1024;
-const DISK_GUID = "11111111-2222-4333-8444-555555555555";
-const esp = part(1, T.EFI_SYSTEM, N.EFI, 1, 8);
-const state = part(2, T.STATE, N.STATE, 9, 4);
-const eph = part(3, T.EPHEMERAL, N.EPHEMERAL, 13, 8);
 const by = { name: "admin", role: "os:admin" };
 
 async function fixture(recorded: GptPartition[] | null = [state, eph]) {
-  const block = new FakeBlockBackend();
-  block.addDisk("/dev/vda", 32 * MiB);
-  await block.writeGpt("/dev/vda", { diskGuid: DISK_GUID, partitions: [esp, state, eph] });
+  const block = await installedDisk();
   const store = new Store<ResourceSpecs>();
-  if (recorded) {
-    store.create({
-      type: "ProvisioningRecord",
-      namespace: "block",
-      id: "install",
-      owner: "test",
-      spec: {
-        version: 1,
-        disk: "/dev/vda",
-        diskGuid: DISK_GUID,
-        updatedAt: 0,
-        path: "/system/state/provisioned.json",
-        partitions: recorded.map(({ number, uuid, type, name, firstLba, lastLba }) => ({
-          number,
-          uuid,
-          type,
-          name,
-          firstLba,
-          lastLba,
-        })),
-      },
-    });
-  }
+  if (recorded) recordInstall(store, recorded);
   const bootId = new FakeBootIdSource("boot-1");
   const events = new EventBus();
   const started: ResetPlan[] = [];

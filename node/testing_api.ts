@@ -1,0 +1,75 @@
+/**
+ * Test support for the node's API PKI, root-free: machined's internal server
+ * plus an in-process apid (the same TLS server the apid process runs) reading
+ * the apid PKI directory node/api_pki.ts writes. Shared by api_pki_test.ts and
+ * maintenance_test.ts. Not for production.
+ */
+import { join } from "node:path";
+import type { NodePki } from "../pki/mod.ts";
+import { loadApidPki } from "../api/apid/load_apid_pki.ts";
+import { type ApidServer, startApidServer } from "../api/apid/apid_server.ts";
+import { startInternalApiServer } from "../api/server/internal_server.ts";
+import type { MaintenanceGate } from "../api/server/maintenance_gate.ts";
+import { createClientConfigIssuer } from "../api/server/mod.ts";
+import { RecordingActions } from "../api/testing.ts";
+import type { ApiHandle } from "./api_pki.ts";
+import type { ConfigKeeper } from "./config_keeper.ts";
+import { configApplier } from "./config_modes.ts";
+import type { Machined } from "./machined.ts";
+
+/**
+ * machined's internal server on `dir`/api.sock plus an in-process apid on a
+ * loopback port that stays the same across apid restarts; `maintenance`
+ * gates the internal server as in maintenance mode.
+ */
+export function inProcessApi(
+  m: Machined,
+  keeper: ConfigKeeper,
+  dir: string,
+  apidPkiDir: string,
+  maintenance?: MaintenanceGate,
+) {
+  let apid: ApidServer | undefined;
+  let close = async () => {};
+  let port = 0;
+  const listen = async (socketPath: string) => {
+    const pki = await loadApidPki(apidPkiDir);
+    apid = await startApidServer({ ...pki, socketPath, hostname: "127.0.0.1", port });
+    port = apid.port;
+  };
+  return {
+    get port() {
+      return port;
+    },
+    get endpoint() {
+      return `127.0.0.1:${port}`;
+    },
+    /** Closes apid, then the internal server. */
+    close: () => close(),
+    async startApi(pki: NodePki): Promise<ApiHandle> {
+      const socketPath = join(dir, "api.sock");
+      const internal = await startInternalApiServer({
+        socketPath,
+        deps: {
+          store: m.store,
+          actions: new RecordingActions(),
+          events: m.events,
+          clientConfigs: createClientConfigIssuer(pki.ca, () => ["127.0.0.1"]),
+          configs: configApplier(keeper),
+          ...(maintenance ? { maintenance } : {}),
+        },
+      });
+      await listen(socketPath);
+      close = async () => {
+        await apid?.close();
+        await internal.close();
+      };
+      return {
+        async restartApid() {
+          await apid?.close();
+          await listen(socketPath);
+        },
+      };
+    },
+  };
+}
