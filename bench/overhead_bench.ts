@@ -203,6 +203,8 @@ export async function observerOverhead(): Promise<Figure[]> {
   const dir = await Deno.makeTempDir({ prefix: "machined-overhead-" });
   const stateDir = join(dir, "state");
   const socket = join(dir, "tmux.sock");
+  // A fixed port: the admin config dev mode writes (used by the dashboard) names it.
+  const listen = `127.0.0.1:${freePort()}`;
   const dev = new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -212,7 +214,7 @@ export async function observerOverhead(): Promise<Figure[]> {
       "--state",
       stateDir,
       "--listen",
-      "127.0.0.1:0",
+      listen,
     ],
     stdout: "piped",
     stderr: "piped",
@@ -234,6 +236,7 @@ export async function observerOverhead(): Promise<Figure[]> {
 
     const promConfig = await writeScrapeConfig(dir, stateDir, port);
     const web = `127.0.0.1:${freePort()}`;
+    const promStart = performance.now();
     prom = new Deno.Command("prometheus", {
       args: [
         `--config.file=${promConfig}`,
@@ -248,13 +251,16 @@ export async function observerOverhead(): Promise<Figure[]> {
       `${join(stateDir, "machinectl.yaml")} dashboard; exec sleep 3600`;
     await tmux(socket, "new-session", "-d", "-s", SESSION, "-x", "120", "-y", "40", dash);
     tmuxStarted = true;
-    await waitFor("the dashboard", 60_000, async () => {
-      const screen = await tmux(socket, "capture-pane", "-p", "-t", SESSION);
+    let screen = "";
+    await waitFor("the dashboard", 90_000, async () => {
+      screen = await tmux(socket, "capture-pane", "-p", "-t", SESSION);
       return /^stage running/m.test(screen) ? true : undefined;
+    }).catch((e) => {
+      throw new Error(`${e.message}; screen:\n${screen}`);
     });
-    const t0 = performance.now();
     const obs = await samplePhase(pids, minutes * 60_000);
-    const secs = Math.ceil((performance.now() - t0) / 1000);
+    // Every scrape since Prometheus started (its first one lands up to 15 s in).
+    const secs = Math.ceil((performance.now() - promStart) / 1000) + 5;
     const ok = await promQuery(web, `sum_over_time(up{job="machined"}[${secs}s])`);
     const all = await promQuery(web, `count_over_time(up{job="machined"}[${secs}s])`);
     return [
