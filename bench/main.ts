@@ -2,10 +2,12 @@
  * `deno task bench`: runs every benchmark and prints one JSON object per line
  * (machine-readable), then writes them all to bench/results/latest.json.
  * Pass names to run a subset: `deno task bench runtime api config`. The QEMU boot
- * figures come from `deno task e2e` (bench/results/boot.json).
+ * figures come from `deno task e2e` (bench/results/boot.json). Opt-in suites run
+ * only when named: `deno task bench overhead` (OVERHEAD_MINUTES, default 10).
  */
 import { configValidation } from "./config_bench.ts";
 import { observeScaling } from "./observe_bench.ts";
+import { observerOverhead } from "./overhead_bench.ts";
 import { controllerChain, type Figure, storeThroughput, watchFanout } from "./runtime_bench.ts";
 
 /** Runs bench/api_bench.ts (it spawns machined's side and apid) and flattens its JSON. */
@@ -51,12 +53,18 @@ const suites: Record<string, () => Promise<Figure[]>> = {
   ],
 };
 
+/** Too long for every run (minutes of wall time): only when named. */
+const optIn: Record<string, () => Promise<Figure[]>> = {
+  overhead: observerOverhead,
+};
+
 const wanted = Deno.args.length > 0 ? Deno.args : Object.keys(suites);
 const all: Figure[] = [];
 for (const name of wanted) {
-  const suite = suites[name];
+  const suite = suites[name] ?? optIn[name];
   if (!suite) {
-    console.error(`unknown benchmark suite "${name}"; known: ${Object.keys(suites).join(", ")}`);
+    const known = [...Object.keys(suites), ...Object.keys(optIn)].join(", ");
+    console.error(`unknown benchmark suite "${name}"; known: ${known}`);
     Deno.exit(2);
   }
   for (const figure of await suite()) {
