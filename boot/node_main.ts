@@ -345,8 +345,11 @@ function reportApiReady(api: ApiHost, started: number, logger: Logger): void {
       `machined: API ready pid=${Deno.pid} port=${port} machined_ms=${ms} uptime_s=${uptime}`,
     );
     setTimeout(async () => {
+      // The apid running now: a certificate re-issue after the first ready
+      // (the DHCP address arriving) restarts it with a new pid.
+      const apid = api.supervisor.pid ?? pid;
       console.log(
-        `machined: rss machined_kib=${await rssKiB()} apid_kib=${await rssKiB(pid)}`,
+        `machined: rss machined_kib=${await rssKiB()} apid_kib=${await rssKiB(apid)}`,
       );
     }, 5_000);
   });
