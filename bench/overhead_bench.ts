@@ -11,6 +11,7 @@ import { createMachineClient } from "../api/client/mod.ts";
 import { Role } from "../api/gen/machined/v1/machine_pb.ts";
 import { readClientConfig, resolveCredentials } from "../pki/mod.ts";
 import type { Figure } from "./runtime_bench.ts";
+import { drain, freePort, waitFor } from "../dev/testing.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 const TICK = 100; // clock ticks per second (getconf CLK_TCK on Linux)
@@ -49,33 +50,6 @@ async function findApid(devPid: number): Promise<number> {
     }
   }
   throw new Error(`no apid child under the dev node (pid ${devPid})`);
-}
-
-function drain(stream: ReadableStream<Uint8Array>): { text: string } {
-  const out = { text: "" };
-  (async () => {
-    for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-      out.text = (out.text + chunk).slice(-20_000);
-    }
-  })().catch(() => {});
-  return out;
-}
-
-async function waitFor<T>(what: string, ms: number, probe: () => Promise<T | undefined>) {
-  const deadline = performance.now() + ms;
-  while (performance.now() < deadline) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error(`${what}: nothing within ${ms} ms`);
-}
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = l.addr as Deno.NetAddr;
-  l.close();
-  return port;
 }
 
 /** Samples both processes every 30 s for `ms` (plus one reading at the start). */

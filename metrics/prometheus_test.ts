@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { createMachineClient } from "../api/client/mod.ts";
 import { Role } from "../api/gen/machined/v1/machine_pb.ts";
 import { readClientConfig, resolveCredentials } from "../pki/mod.ts";
+import { drain, freePort, waitFor } from "../dev/testing.ts";
 
 const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
 
@@ -20,34 +21,6 @@ function hasPrometheus(): boolean {
   } catch {
     return false;
   }
-}
-
-/** Collects a stream's text in the background (for failure messages). */
-function drain(stream: ReadableStream<Uint8Array>): { text: string } {
-  const out = { text: "" };
-  (async () => {
-    for await (const chunk of stream.pipeThrough(new TextDecoderStream())) {
-      out.text = (out.text + chunk).slice(-20_000);
-    }
-  })().catch(() => {});
-  return out;
-}
-
-async function waitFor<T>(what: string, ms: number, probe: () => Promise<T | undefined>) {
-  const deadline = performance.now() + ms;
-  while (performance.now() < deadline) {
-    const v = await probe().catch(() => undefined);
-    if (v !== undefined) return v;
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error(`${what}: nothing within ${ms} ms`);
-}
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (l.addr as Deno.NetAddr).port;
-  l.close();
-  return port;
 }
 
 Deno.test("Prometheus scrapes a dev-mode node over mutual TLS as a reader (needs prometheus)", {

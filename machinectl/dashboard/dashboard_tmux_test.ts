@@ -10,6 +10,7 @@ import { match, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { connectToNode } from "../connection.ts";
+import { freePort } from "../../dev/testing.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const HAS_TMUX = (() => {
@@ -100,13 +101,6 @@ async function startDevNode(state: string, port: number) {
       await drained;
     },
   };
-}
-
-function freePort(): number {
-  const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const { port } = l.addr as Deno.NetAddr;
-  l.close();
-  return port;
 }
 
 Deno.test({
