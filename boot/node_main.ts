@@ -30,6 +30,7 @@ import { nodeActions } from "../node/node_actions.ts";
 import { nodeReset } from "../node/reset/mod.ts";
 import { ProcBootIdSource } from "../platform/identity/mod.ts";
 import { rssKiB, uptimeSeconds } from "../node/proc_stats.ts";
+import { reportFootprintWhenReady } from "../node/footprint.ts";
 import { createNodeDomains, NODE_PATHS } from "../node/domains.ts";
 import { ProcSysctlBackend } from "../controllers/kernel/mod.ts";
 
@@ -37,8 +38,11 @@ import { ProcSysctlBackend } from "../controllers/kernel/mod.ts";
 export const IMAGE_PATHS = {
   modules: "/etc/machined/modules",
   pki: "/etc/machined/pki",
-  /** apid's DENO_DIR (owned by machined-api), beside /machined/apid.js, outside /var. */
-  apidDenoDir: "/machined/deno-apid",
+  /**
+   * apid's DENO_DIR (owned by machined-api) on /run, outside /var (which
+   * EPHEMERAL covers): machined-init seeds it from the read-only root image.
+   */
+  apidDenoDir: "/run/deno/apid",
 } as const;
 
 /**
@@ -138,11 +142,41 @@ export async function bootNode(
   logger: RingLogger,
 ): Promise<PowerAction> {
   const started = performance.now();
-  const machined = new Machined({
-    mode: "node",
-    pid1: Deno.pid === 1,
-    logger,
-  });
+  const node = composeNode(backends, logger);
+  const { config, cmdline } = await runBootSequence(node, backends, logger);
+  await prepareRunDir();
+  const hostname = config?.machine.hostname ?? "machined";
+  const control = wireNodeControl(node, backends, logger, hostname);
+  const api = await startApi(node, backends, logger, { config, started, control });
+  // The controllers start once apid is spawned: they would otherwise hold the
+  // one JS thread while the server certificate is made (2-3 s under TCG), and
+  // apid's own start (a separate process) then overlaps their first reconciles.
+  node.machined.start();
+  // No config at boot: a CIDATA volume, then machined.config=http(s)://… (node/config_sources.ts).
+  if (!config) {
+    const { machined, keeper } = node;
+    startLateConfig({ machined, keeper, cmdline, mount: backends.mount, gate: control.gate });
+  }
+  // Ctrl-Alt-Del arrives as SIGINT once routed to a signal.
+  Deno.addSignalListener("SIGINT", () => control.requestPower("reboot"));
+  Deno.addSignalListener("SIGTERM", () => control.requestPower("poweroff"));
+  node.machined.stage.set(config ? "running" : "maintenance");
+  const action = await control.requested;
+  await shutdownComposedNode(node, backends, api, control, action);
+  return action;
+}
+
+/** machined, its domains and config keeper, wired but not started. */
+interface ComposedNode {
+  machined: Machined;
+  domains: ReturnType<typeof createNodeDomains>;
+  keeper: ConfigKeeper;
+  stopFollowingVolumes: () => void;
+}
+
+/** Step 1: build machined and every domain over the real backends. */
+function composeNode(backends: NodeBackends, logger: RingLogger): ComposedNode {
+  const machined = new Machined({ mode: "node", pid1: Deno.pid === 1, logger });
   const domains = createNodeDomains(machined, backends, {
     paths: NODE_PATHS,
     autoDhcp: true,
@@ -155,10 +189,26 @@ export async function bootNode(
     config: keeper,
     supervisor: domains.supervisor,
   });
-  const { events } = machined;
+  return { machined, domains, keeper, stopFollowingVolumes };
+}
+
+/** What the boot sequence found: the valid config, if any, and the kernel command line. */
+interface BootFound {
+  config: MachineConfig | undefined;
+  cmdline: Map<string, string>;
+}
+
+/**
+ * Step 2: the boot sequence (early mounts; cgroups, Ctrl-Alt-Del, the command
+ * line and the image's modules; the config).
+ */
+async function runBootSequence(
+  node: ComposedNode,
+  backends: NodeBackends,
+  logger: Logger,
+): Promise<BootFound> {
   let cmdline = new Map<string, string>();
   let config: MachineConfig | undefined;
-
   await runSequence("boot", [
     {
       name: "earlyMounts",
@@ -190,36 +240,72 @@ export async function bootNode(
     {
       name: "config",
       tasks: [task("loadConfig", async () => {
-        const sources = configCandidates(cmdline);
-        const found = sources.inline
-          ? { text: atob(sources.inline), path: "cmdline" }
-          : await readFirstConfig(sources.paths);
-        if (!found) {
-          await recordMissingConfig(machined.store, sources.paths);
-          logger.warn("boot", "no config found: maintenance", { tried: sources.paths.join(",") });
-          return;
-        }
-        // /proc/cmdline is world-readable: a config there may not carry the CA key.
-        const publicSource = found.path === "cmdline" ? "kernel command line" : undefined;
-        const loaded = await keeper.apply(found.text, found.path, { publicSource });
-        if (loaded.state === "valid") config = loaded.config;
-        else if (loaded.state === "invalid") {
-          logger.warn("boot", "invalid config: maintenance", {
-            errors: loaded.errors.map((e) => e.format()).join("; "),
-          });
-        }
+        config = await loadBootConfig(node, cmdline, logger);
       }, { deadlineMs: BOOT_DEADLINES_MS.loadConfig })],
     },
-  ], { events, logger });
+  ], { events: node.machined.events, logger });
+  return { config, cmdline };
+}
 
-  const hostname = config?.machine.hostname ?? "machined";
-  // apid (another user) must be able to traverse /run/machined to its own files.
+/** The first config found (command line, STATE, image), applied; undefined means maintenance. */
+async function loadBootConfig(
+  node: ComposedNode,
+  cmdline: Map<string, string>,
+  logger: Logger,
+): Promise<MachineConfig | undefined> {
+  const sources = configCandidates(cmdline);
+  const found = sources.inline
+    ? { text: atob(sources.inline), path: "cmdline" }
+    : await readFirstConfig(sources.paths);
+  if (!found) {
+    await recordMissingConfig(node.machined.store, sources.paths);
+    logger.warn("boot", "no config found: maintenance", { tried: sources.paths.join(",") });
+    return undefined;
+  }
+  // /proc/cmdline is world-readable: a config there may not carry the CA key.
+  const publicSource = found.path === "cmdline" ? "kernel command line" : undefined;
+  const loaded = await node.keeper.apply(found.text, found.path, { publicSource });
+  if (loaded.state === "valid") return loaded.config;
+  if (loaded.state === "invalid") {
+    logger.warn("boot", "invalid config: maintenance", {
+      errors: loaded.errors.map((e) => e.format()).join("; "),
+    });
+  }
+  return undefined;
+}
+
+/** Step 3: /run/machined, which apid (another user) must be able to traverse to its own files. */
+async function prepareRunDir(): Promise<void> {
   await Deno.mkdir(RUN_PATHS.root, { recursive: true, mode: 0o755 });
   await Deno.chmod(RUN_PATHS.root, 0o755);
+}
 
-  let shutdownRequest!: (action: PowerAction) => void;
+/** Power requests, reset, the node's actions, config applies and the maintenance gate. */
+interface NodeControl {
+  /** Resolves with the first power action requested (RPC, signal, reset). */
+  requested: Promise<PowerAction>;
+  requestPower(action: PowerAction): void;
+  reset: ReturnType<typeof nodeReset>;
+  actions: ReturnType<typeof nodeActions>;
+  configs: ReturnType<typeof configApplier>;
+  gate: NodeMaintenanceGate;
+}
+
+/**
+ * Step 4: what the API drives, built once: the power request, reset
+ * (node/reset), the actions with the boot id, the config applier
+ * (node/config_modes.ts) and the maintenance gate.
+ */
+function wireNodeControl(
+  node: ComposedNode,
+  backends: NodeBackends,
+  logger: Logger,
+  hostname: string,
+): NodeControl {
+  const { machined, keeper } = node;
+  let requestPower!: (action: PowerAction) => void;
   let shuttingDown = false;
-  const requested = new Promise<PowerAction>((r) => (shutdownRequest = r))
+  const requested = new Promise<PowerAction>((r) => (requestPower = r))
     .finally(() => (shuttingDown = true));
   const bootId = new ProcBootIdSource();
   const reset = nodeReset({
@@ -227,25 +313,51 @@ export async function bootNode(
     block: backends.block,
     bootId,
     node: () => hostname,
-    requestPower: (what) => shutdownRequest(what),
+    requestPower: (what) => requestPower(what),
     shuttingDown: () => shuttingDown,
     serviceCgroups: NODE_PATHS.serviceCgroups,
   });
-  const listen = config?.machine.api?.listen ?? "0.0.0.0:50000";
-  let api: ApiHost | undefined;
-  // machined, not apid, holds the CA key (node/api_pki.ts): it picks the CA,
-  // issues and re-issues the server certificate and restarts apid with it.
-  // Without any CA it serves maintenance mode (node/maintenance_api.ts).
   const actions = nodeActions({
     hostname: () => hostname,
     logger,
-    onPower: (what) => shutdownRequest(what),
+    onPower: (what) => requestPower(what),
     bootId: () => bootId.bootId(),
     reset: (r, by) => reset.coordinator.request(r, by),
   });
   // A `reboot` apply reboots through the same path as the Reboot RPC.
   const configs = configApplier(keeper, { reboot: (by) => actions.reboot(by) });
   const gate = new NodeMaintenanceGate(() => keeper.config !== undefined);
+  return {
+    requested,
+    requestPower: (what) => requestPower(what),
+    reset,
+    actions,
+    configs,
+    gate,
+  };
+}
+
+/** The API's PKI and apid, as shutdown stops them. */
+interface StartedApi {
+  stop(): Promise<void>;
+}
+
+/**
+ * Step 5: the node PKI and apid. machined, not apid, holds the CA key
+ * (node/api_pki.ts): it picks the CA, issues and re-issues the server
+ * certificate and restarts apid with it. Without any CA it serves
+ * maintenance mode (node/maintenance_api.ts).
+ */
+async function startApi(
+  node: ComposedNode,
+  backends: NodeBackends,
+  logger: Logger,
+  o: { config: MachineConfig | undefined; started: number; control: NodeControl },
+): Promise<StartedApi> {
+  const { machined, domains, keeper } = node;
+  const { gate, configs, actions } = o.control;
+  const listen = o.config?.machine.api?.listen ?? "0.0.0.0:50000";
+  let api: ApiHost | undefined;
   const apiPki = await startNodeApiPki({
     machined,
     keeper,
@@ -264,7 +376,7 @@ export async function bootNode(
         pkiDir: RUN_PATHS.apidPki,
         runDir: RUN_PATHS.root,
         listen,
-        api: config?.machine.api,
+        api: o.config?.machine.api,
         processBackend: backends.process,
         endpoints: () => [listen.replace(/^0\.0\.0\.0:/, "127.0.0.1:")],
         dropUser: Deno.uid() === 0,
@@ -276,7 +388,7 @@ export async function bootNode(
         apidEntry: bundledApidEntry(),
         actions,
       });
-      reportApiReady(host, started, logger);
+      reportApiReady(host, o.started, logger, machined.events);
       return {
         async restartApid() {
           await host.supervisor.stop();
@@ -285,35 +397,35 @@ export async function bootNode(
       };
     },
   });
-  // The controllers start once apid is spawned: they would otherwise hold the
-  // one JS thread while the server certificate is made (2-3 s under TCG), and
-  // apid's own start (a separate process) then overlaps their first reconciles.
-  machined.start();
-  // No config at boot: a CIDATA volume, then machined.config=http(s)://… (node/config_sources.ts).
-  if (!config) startLateConfig({ machined, keeper, cmdline, mount: backends.mount, gate });
-  // Ctrl-Alt-Del arrives as SIGINT once routed to a signal.
-  Deno.addSignalListener("SIGINT", () => shutdownRequest("reboot"));
-  Deno.addSignalListener("SIGTERM", () => shutdownRequest("poweroff"));
-
-  machined.stage.set(config ? "running" : "maintenance");
-  const action = await requested;
-  await shutdownNode(action, {
-    machined,
-    power: backends.power,
-    mount: backends.mount,
-    stopServices: () => domains.stopServices(),
-    stopApi: () => {
+  return {
+    stop: () => {
       apiPki.stop();
       return api?.stop() ?? Promise.resolve();
     },
+  };
+}
+
+/** Step 6: services, API, controllers, reset's wipe if asked, then the power action (boot/shutdown.ts). */
+async function shutdownComposedNode(
+  node: ComposedNode,
+  backends: NodeBackends,
+  api: StartedApi,
+  control: NodeControl,
+  action: PowerAction,
+): Promise<void> {
+  await shutdownNode(action, {
+    machined: node.machined,
+    power: backends.power,
+    mount: backends.mount,
+    stopServices: () => node.domains.stopServices(),
+    stopApi: () => api.stop(),
     afterControllers: () => {
-      stopFollowingVolumes();
-      return domains.shutdown();
+      node.stopFollowingVolumes();
+      return node.domains.shutdown();
     },
     keepMounted: EARLY_MOUNTS.map((m) => m.target),
-    reset: reset.sequence(),
+    reset: control.reset.sequence(),
   });
-  return action;
 }
 
 /**
@@ -335,9 +447,21 @@ async function loadImageModules(backends: NodeBackends, logger: Logger): Promise
   logger.info("boot", "image modules loaded", { listed: paths.length, loaded });
 }
 
-/** One machine-readable line on the console when the API is ready (e2e reads it), then RSS. */
-function reportApiReady(api: ApiHost, started: number, logger: Logger): void {
+/**
+ * One machine-readable line on the console when the API is ready (e2e reads
+ * it), then RSS, then the footprint once containerd is ready (node/footprint.ts).
+ */
+function reportApiReady(
+  api: ApiHost,
+  started: number,
+  logger: Logger,
+  events: Machined["events"],
+): void {
   api.ready().then(async ({ port, pid }) => {
+    // The PKI may restart apid right after its first ready (a new address in
+    // the certificate): the figures are of the apid running when they are read.
+    const apidPid = () => api.supervisor.pid ?? pid;
+    reportFootprintWhenReady(events, apidPid);
     const ms = (performance.now() - started).toFixed(0);
     const uptime = await uptimeSeconds();
     logger.info("boot", `API ready on port ${port}`, { msSinceMachinedStart: ms, uptime });

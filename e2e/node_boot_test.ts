@@ -31,6 +31,11 @@ const TIMEOUT_MS = 600_000;
 const HOSTNAME = "e2e-node";
 const API_READY = /machined: API ready pid=(\d+) port=\d+ machined_ms=(\d+) uptime_s=([\d.]+)/;
 const RSS = /machined: rss machined_kib=(\d+) apid_kib=(\d+)/;
+/** node/footprint.ts, printed once containerd is ready. */
+const FOOTPRINT =
+  /machined: footprint at=containerd-ready mem_available_kib=(\d+) machined_pss_kib=(\d+) apid_pss_kib=(\d+) write_usr=(\S+) write_machined=(\S+)/;
+const ROOT_MOUNTED =
+  /machined-init: root \S+ \((\w+), ([^)]*)\) verified sha256 \w+ in ([\d.]+)s, mounted read-only in ([\d.]+)s/;
 const FAIL = /Kernel panic|machined: FATAL|machined-init: FATAL/;
 
 const hasQemu = await Deno.stat("/usr/bin/qemu-system-x86_64").then(() => true, () => false);
@@ -216,6 +221,11 @@ Deno.test({
     // 2b. STATE and EPHEMERAL on the boot disk; containerd, then the payload.
     const provisionedS = await checkVolumes(clientConfig, port, true, node.qemuStart);
     await checkPayload(clientConfig, port);
+    // 2c. The root is the slot's verified read-only image: writing /usr or /machined fails.
+    const root = await vm.waitForConsole(ROOT_MOUNTED, { timeoutMs: 10_000, failOn: FAIL });
+    const foot = await vm.waitForConsole(FOOTPRINT, { timeoutMs: 120_000, failOn: FAIL });
+    assert.equal(foot[4], "EROFS", `writing /usr must fail as read-only: ${foot[0]}`);
+    assert.equal(foot[5], "EROFS", `writing /machined must fail as read-only: ${foot[0]}`);
 
     // 3. The config's hostname is applied.
     const version = await machinectl(clientConfig, port, "version");
@@ -304,8 +314,16 @@ Deno.test({
       qemuStartToVolumesReadyS: provisionedS,
       machinedRssMiB: +(Number(rss[1]) / 1024).toFixed(1),
       apidRssMiB: +(Number(rss[2]) / 1024).toFixed(1),
+      memAvailableWithContainerdMiB: +(Number(foot[1]) / 1024).toFixed(1),
+      machinedPssMiB: +(Number(foot[2]) / 1024).toFixed(1),
+      apidPssMiB: +(Number(foot[3]) / 1024).toFixed(1),
+      rootFs: root[1],
+      rootLoop: root[2],
+      rootHashS: Number(root[3]),
+      rootMountS: Number(root[4]),
       imageBytes: Number(image.imageBytes),
       initramfsBytes: (await Deno.stat(image.initramfsPath)).size,
+      rootImageBytes: (await Deno.stat(image.rootImagePath)).size,
     };
     console.log(JSON.stringify({ suite: "boot", ...figures }));
     await Deno.mkdir("bench/results", { recursive: true });

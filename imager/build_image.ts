@@ -1,40 +1,27 @@
 /**
  * `buildImage`: from a program, a pinned kernel and options to a bootable
- * UEFI disk image, entirely in userspace. Steps: resolve (bundle) the
- * program, fetch the kernel, resolve the module closure, lay out the
- * initramfs, skip if nothing changed, write the initramfs, write the disk.
+ * UEFI disk image, entirely in userspace. Steps (build_steps.ts and below):
+ * resolve the inputs, plan the root tree and the boot initramfs, skip if
+ * nothing changed, add the code caches, write the read-only root image,
+ * write the initramfs, write the disk (both slots: kernel, initramfs, root
+ * image, and a loader entry carrying the root image's SHA-256).
  */
-import { fetchKernel } from "./kernel/kernel_fetch.ts";
-import { loadModuleIndex } from "./kernel/module_index.ts";
-import { resolveModuleClosure } from "./kernel/module_closure.ts";
 import {
-  addTree,
-  type ExtraFile,
   type InitramfsCompression,
   type InitramfsSizes,
-  LAYOUT,
-  planInitramfs,
   writeInitramfs,
 } from "./initramfs/initramfs.ts";
-import { MACHINED_API_UID } from "./initramfs/etc_files.ts";
-import { bundleProgram, resolveProgram } from "./program.ts";
-import { warmDenoDir } from "./code_cache.ts";
+import type { Rootfs } from "./initramfs/rootfs.ts";
+import type { CpioEntry } from "./cpio.ts";
 import { kernelCmdline } from "./cmdline.ts";
 import { type DiskLayout, writeDiskImage } from "./disk_image.ts";
 import { guidFromSeed } from "./guid_from_seed.ts";
 import { fingerprint } from "./fingerprint.ts";
 import { createProgress, formatBytes, type Progress } from "./progress.ts";
-import { run } from "./run.ts";
-import { buildInit } from "./init_binary.ts";
-import { nodeExtras } from "./node_extras.ts";
-import { sourceRevisionOf } from "./source_revision.ts";
-import {
-  DEFAULT_MODULES,
-  KERNEL,
-  type KernelPin,
-  SOURCE_DATE_EPOCH,
-  SYSTEMD_BOOT_EFI,
-} from "./versions.ts";
+import { type RootFsType, type RootImage, writeRootImage } from "./root_image.ts";
+import { addCodeCaches, type BuildInputs, planTrees, resolveInputs } from "./build_steps.ts";
+import type { ExtraFile } from "./initramfs/initramfs.ts";
+import { KERNEL, type KernelPin, SOURCE_DATE_EPOCH, SYSTEMD_BOOT_EFI } from "./versions.ts";
 
 /** Options of {@link buildImage}; every field has a default. */
 export interface ImageOptions {
@@ -80,6 +67,8 @@ export interface ImageOptions {
   compression?: InitramfsCompression;
   /** zstd's level. @default 9 (19 saves ~5 MiB and costs over a minute) */
   zstdLevel?: number;
+  /** The read-only root image's file system (docs/decisions.md). @default "squashfs" */
+  rootFs?: RootFsType;
   /** Modules PID 1 loads at boot (their closure is shipped). @default DEFAULT_MODULES */
   modules?: readonly string[];
   /**
@@ -112,21 +101,21 @@ export interface ImageResult {
   cmdline: string;
   imageBytes: bigint;
   initramfsPath: string;
+  /** The slot's read-only root image (as built into both slots). */
+  rootImagePath: string;
   initramfs?: InitramfsSizes;
+  rootImage?: RootImage;
   layout?: DiskLayout;
   seconds: number;
 }
 
-const REPO_ADDON = new URL("../native-ops/machined_native_ops.node", import.meta.url).pathname;
 /** The image's disk size: the ESP plus room for STATE and EPHEMERAL (about 1.5 GiB). */
 export const DEFAULT_DISK_SIZE = 2n << 30n;
-/** The ESP's size. */
+/** The ESP's size: two slots of kernel (14 MiB), initramfs and root image (~70 MiB) fit. */
 export const DEFAULT_ESP_SIZE = 512n << 20n;
 
-/** lz4 -9 (HC) unpacks as fast as -1 and is ~15% smaller; it costs ~5 s at build time. */
+/** lz4 -9 (HC) unpacks as fast as -1 and is ~15% smaller. */
 const LZ4_LEVEL = 9;
-const REPO_MAIN = new URL("../main.ts", import.meta.url).pathname;
-const REPO_APID = new URL("../api/apid/main.ts", import.meta.url).pathname;
 
 /**
  * Where downloaded inputs (the pinned kernel package) are kept: per user and
@@ -138,10 +127,19 @@ export function defaultCacheDir(): string {
   return `${base}/machined/imager`;
 }
 
-/** Whether `program` is this repository's main.ts (machined itself). */
-async function isMachinedMain(program: string): Promise<boolean> {
-  const real = await Deno.realPath(program).catch(() => undefined);
-  return real !== undefined && real === await Deno.realPath(REPO_MAIN).catch(() => undefined);
+/** The resolved settings of one build. */
+interface BuildContext {
+  p: Progress;
+  out: string;
+  workDir: string;
+  cacheDir: string;
+  pin: KernelPin;
+  deno: string;
+  size: bigint;
+  espSize: bigint;
+  compression: InitramfsCompression;
+  level: number;
+  rootFs: RootFsType;
 }
 
 /**
@@ -150,215 +148,181 @@ async function isMachinedMain(program: string): Promise<boolean> {
  *   module, TypeError for contradictory program options.
  */
 export async function buildImage(options: ImageOptions = {}): Promise<ImageResult> {
-  const p = options.progress ?? createProgress();
-  const out = options.out ?? "build/machined.img";
-  const workDir = `${dirname(out)}/work/${basename(out)}`;
-  const cacheDir = options.cacheDir ?? defaultCacheDir();
-  const pin = options.kernel ?? KERNEL;
-  const deno = await Deno.realPath(options.deno ?? Deno.execPath());
-  const size = options.size ?? DEFAULT_DISK_SIZE;
-  const espSize = options.espSize ?? DEFAULT_ESP_SIZE;
-  const compression = options.compression ?? "lz4";
-  const level = compression === "lz4" ? LZ4_LEVEL : options.zstdLevel ?? 9;
-
-  const program = await p.step(
-    "program",
-    () =>
-      resolveProgram(
-        {
-          program: options.binary ? undefined : options.program ?? "main.ts",
-          binary: options.binary,
-        },
-        `${workDir}/program`,
-        deno,
-      ),
-    (r) => `${r.kind} ${"file" in r ? r.file : r.dir}`,
-  );
-  const machinedMain = !options.binary && await isMachinedMain(options.program ?? "main.ts");
-  const apidEntry = options.binary
-    ? null
-    : options.apid === undefined
-    ? (machinedMain ? REPO_APID : null)
-    : options.apid;
-  const apid = apidEntry && program.kind === "js"
-    ? await p.step(
-      "apid",
-      () => bundleProgram(apidEntry, `${workDir}/program/apid.js`, deno),
-      (f) => f,
-    )
-    : undefined;
-  const kernel = await p.step(
-    "kernel",
-    () => fetchKernel(pin, cacheDir),
-    () => `${pin.package}=${pin.version}`,
-  );
-  const modules = await p.step("modules", async () => {
-    const index = await loadModuleIndex(kernel.modulesDir);
-    const atBoot = [...(options.modules ?? DEFAULT_MODULES)];
-    const boot = resolveModuleClosure(index, atBoot);
-    const all = resolveModuleClosure(index, [...atBoot, ...(options.onDemandModules ?? [])]);
-    const loaded = new Set(boot.load.map((m) => m.name));
-    return { ...boot, onDemand: all.load.filter((m) => !loaded.has(m.name)) };
-  }, (c) =>
-    `${c.load.length + c.onDemand.length} to ship (${c.onDemand.length} on demand), ` +
-    `built in: ${c.builtin.join(" ") || "none"}`);
-  const addon = await pickAddon(options.nativeAddon ?? "auto");
-  const init = await p.step("init", () => buildInit(), (path) => path);
-  const extras = options.nodeExtras === false
-    ? { present: [], missing: [] }
-    : await p.step("extras", () => nodeExtras(), (x) =>
-      `${x.present.length} node binaries` +
-      (x.missing.length ? `; missing: ${x.missing.join(", ")}` : ""));
-  const denoVersion = program.kind === "binary"
-    ? "none"
-    : (await run(deno, ["--version"])).split("\n")[0];
-  const commit = await sourceRevisionOf();
-  const rootfs = await p.step("layout", () =>
-    planInitramfs({
-      program,
-      deno,
-      init,
-      nativeAddon: addon,
-      modules: {
-        modulesDir: kernel.modulesDir,
-        release: pin.release,
-        load: modules.load,
-        onDemand: modules.onDemand,
-      },
-      apid,
-      config: options.config,
-      pkiDir: options.pki,
-      extraFiles: [...extras.present, ...(options.extraFiles ?? [])],
-      release: {
-        kernel: `${pin.package}=${pin.version}`,
-        deno: denoVersion,
-        commit,
-      },
-    }), (fs) => `${fs.entries().length} entries${addon ? ", with native addon" : ""}`);
-
+  const ctx = await buildContext(options);
+  const inputs = await resolveInputs(ctx.p, options, ctx);
+  const trees = await planTrees(ctx.p, inputs, options, ctx);
   const cmdline = kernelCmdline({
-    program: program.kind,
+    program: inputs.program.kind,
     quiet: options.quietConsole,
     append: options.append,
   });
-  const codeCache = (options.codeCache ?? machinedMain) && program.kind === "js";
+  const codeCache = (options.codeCache ?? inputs.machinedMain) && inputs.program.kind === "js";
+  const print = await fingerprintBuild(ctx, trees, inputs, { codeCache, cmdline });
+  const paths = {
+    initramfs: `${ctx.workDir}/initramfs.img`,
+    rootImage: `${ctx.workDir}/root.img`,
+    stamp: `${ctx.out}.inputs`,
+  };
+  const result = {
+    out: ctx.out,
+    fingerprint: print,
+    cmdline,
+    imageBytes: ctx.size,
+    initramfsPath: paths.initramfs,
+    rootImagePath: paths.rootImage,
+  };
+  if (!options.force && await isCurrent(ctx, paths.stamp, print)) {
+    return { ...result, skipped: true, seconds: ctx.p.elapsed() };
+  }
+  await Deno.remove(paths.stamp).catch(() => {});
   // The warmed caches derive from the program and Deno, both fingerprinted, so
   // they are added after the fingerprint (their bytes differ between builds).
-  const print = await fingerprint(rootfs.entries(), {
-    codeCache,
+  if (codeCache) await addCodeCaches(ctx.p, trees.root, inputs, ctx);
+  const rootImage = await writeRoot(ctx, trees.root, paths.rootImage);
+  const initramfs = await writeBootInitramfs(ctx, trees.initramfs, paths.initramfs);
+  const layout = await writeDisk(ctx, inputs, {
     cmdline,
-    size,
-    espSize,
+    print,
+    rootImage,
+    initramfs: paths.initramfs,
+  });
+  await Deno.writeTextFile(paths.stamp, print + "\n");
+  await reportSizes(ctx, inputs, initramfs, rootImage);
+  return { ...result, skipped: false, initramfs, rootImage, layout, seconds: ctx.p.elapsed() };
+}
+
+async function buildContext(options: ImageOptions): Promise<BuildContext> {
+  const out = options.out ?? "build/machined.img";
+  const compression = options.compression ?? "lz4";
+  return {
+    p: options.progress ?? createProgress(),
+    out,
+    workDir: `${dirname(out)}/work/${basename(out)}`,
+    cacheDir: options.cacheDir ?? defaultCacheDir(),
+    pin: options.kernel ?? KERNEL,
+    deno: await Deno.realPath(options.deno ?? Deno.execPath()),
+    size: options.size ?? DEFAULT_DISK_SIZE,
+    espSize: options.espSize ?? DEFAULT_ESP_SIZE,
     compression,
-    level,
-    pin,
+    level: compression === "lz4" ? LZ4_LEVEL : options.zstdLevel ?? 9,
+    rootFs: options.rootFs ?? "squashfs",
+  };
+}
+
+/** The digest of every input (both trees, the parameters, kernel and loader). */
+async function fingerprintBuild(
+  ctx: BuildContext,
+  trees: { root: Rootfs; initramfs: Rootfs },
+  inputs: BuildInputs,
+  more: { codeCache: boolean; cmdline: string },
+): Promise<string> {
+  const initramfsEntries: CpioEntry[] = trees.initramfs.entries().map((e) => ({
+    ...e,
+    path: `initramfs:${e.path}`,
+  }));
+  return await fingerprint([...trees.root.entries(), ...initramfsEntries], {
+    ...more,
+    size: ctx.size,
+    espSize: ctx.espSize,
+    compression: ctx.compression,
+    level: ctx.level,
+    rootFs: ctx.rootFs,
+    pin: ctx.pin,
     epoch: SOURCE_DATE_EPOCH,
-  }, [kernel.vmlinuz, SYSTEMD_BOOT_EFI]);
-  const stampFile = `${out}.inputs`;
-  const initramfsPath = `${workDir}/initramfs.img`;
-  const previous = await Deno.readTextFile(stampFile).catch(() => "");
-  if (!options.force && previous.trim() === print && (await exists(out))) {
-    p.note(`${out} is current (inputs ${print.slice(0, 12)}), not rebuilding`);
-    return {
-      out,
-      skipped: true,
-      fingerprint: print,
-      cmdline,
-      imageBytes: size,
-      initramfsPath,
-      seconds: p.elapsed(),
-    };
-  }
-  await Deno.remove(stampFile).catch(() => {});
+  }, [inputs.kernel.vmlinuz, SYSTEMD_BOOT_EFI]);
+}
 
-  if (codeCache && program.kind === "js") {
-    const warm: Array<{ file: string; node: string; dir: string }> = [
-      { file: program.file, node: LAYOUT.programEntry, dir: LAYOUT.denoDir },
-    ];
-    if (apid) warm.push({ file: apid, node: LAYOUT.apidEntry, dir: LAYOUT.apidDenoDir });
-    for (const w of warm) {
-      const r = await p.step(
-        `code cache ${w.node}`,
-        () =>
-          warmDenoDir({
-            deno,
-            program: w.file,
-            nodePath: w.node,
-            denoDir: `${workDir}${w.dir}`,
-          }),
-        (r) =>
-          `${r.codeCacheEntries} entries${r.programCached ? "" : " (program NOT cached)"}, ${
-            formatBytes(r.bytes)
-          }`,
-      );
-      const owner = w.dir === LAYOUT.apidDenoDir
-        ? { uid: MACHINED_API_UID, gid: MACHINED_API_UID }
-        : undefined;
-      await addTree(rootfs, r.denoDir, w.dir, owner);
-    }
-  }
+async function isCurrent(ctx: BuildContext, stamp: string, print: string): Promise<boolean> {
+  const previous = await Deno.readTextFile(stamp).catch(() => "");
+  if (previous.trim() !== print || !(await exists(ctx.out))) return false;
+  ctx.p.note(`${ctx.out} is current (inputs ${print.slice(0, 12)}), not rebuilding`);
+  return true;
+}
 
-  const initramfs = await p.step(
-    `initramfs (${compression} -${level})`,
-    () => writeInitramfs(rootfs, initramfsPath, { compression, level, mtime: SOURCE_DATE_EPOCH }),
+/** Pack the root tree into the slot's read-only, hashed root image. */
+function writeRoot(ctx: BuildContext, root: Rootfs, out: string): Promise<RootImage> {
+  return ctx.p.step(
+    `root image (${ctx.rootFs})`,
+    () =>
+      writeRootImage(root, out, {
+        fstype: ctx.rootFs,
+        mtime: SOURCE_DATE_EPOCH,
+        workDir: `${ctx.workDir}/root-stage`,
+      }),
+    (r) =>
+      `${formatBytes(r.contentBytes)} of files -> ${formatBytes(r.bytes)}, sha256 ${
+        r.sha256.slice(0, 12)
+      }`,
+  );
+}
+
+/** Write the small boot initramfs (machined-init and the modules that reach the root). */
+function writeBootInitramfs(
+  ctx: BuildContext,
+  tree: Rootfs,
+  out: string,
+): Promise<InitramfsSizes> {
+  return ctx.p.step(
+    `initramfs (${ctx.compression} -${ctx.level})`,
+    () =>
+      writeInitramfs(tree, out, {
+        compression: ctx.compression,
+        level: ctx.level,
+        mtime: SOURCE_DATE_EPOCH,
+      }),
     (s) => `${formatBytes(s.cpioBytes)} cpio -> ${formatBytes(s.compressedBytes)} compressed`,
   );
-  const layout = await p.step(
+}
+
+/** The GPT, the ESP and both slots, each with its loader entry naming the root image's hash. */
+function writeDisk(
+  ctx: BuildContext,
+  inputs: BuildInputs,
+  o: { cmdline: string; print: string; rootImage: RootImage; initramfs: string },
+): Promise<DiskLayout> {
+  const slot = {
+    kernel: inputs.kernel.vmlinuz,
+    initramfs: o.initramfs,
+    root: { file: o.rootImage.path, sha256: o.rootImage.sha256, fstype: o.rootImage.fstype },
+  };
+  return ctx.p.step(
     "disk",
     async () =>
       writeDiskImage({
-        out,
-        size,
-        espSize,
-        diskGuid: await guidFromSeed(`machined-disk:${print}`),
-        espGuid: await guidFromSeed(`machined-esp:${print}`),
+        out: ctx.out,
+        size: ctx.size,
+        espSize: ctx.espSize,
+        diskGuid: await guidFromSeed(`machined-disk:${o.print}`),
+        espGuid: await guidFromSeed(`machined-esp:${o.print}`),
         bootloader: SYSTEMD_BOOT_EFI,
-        slots: {
-          A: { kernel: kernel.vmlinuz, initramfs: initramfsPath },
-          B: { kernel: kernel.vmlinuz, initramfs: initramfsPath },
-        },
+        slots: { A: slot, B: slot },
         defaultSlot: "A",
-        cmdline,
+        cmdline: o.cmdline,
         sourceDateEpoch: SOURCE_DATE_EPOCH,
-        workDir,
+        workDir: ctx.workDir,
       }),
     (l) =>
       `GPT + ESP ${formatBytes(l.espSize)} at ${formatBytes(l.espOffset)}, ${
         formatBytes(l.free)
       } left free`,
   );
-  await Deno.writeTextFile(stampFile, print + "\n");
-  const allocated = await diskUsage(out);
-  p.note(
-    `${out}: ${formatBytes(size)} (${formatBytes(allocated)} allocated), initramfs ${
+}
+
+async function reportSizes(
+  ctx: BuildContext,
+  inputs: BuildInputs,
+  initramfs: InitramfsSizes,
+  rootImage: RootImage,
+): Promise<void> {
+  const allocated = ((await Deno.stat(ctx.out)).blocks ?? 0) * 512;
+  const kernel = (await Deno.stat(inputs.kernel.vmlinuz)).size;
+  ctx.p.note(
+    `${ctx.out}: ${formatBytes(ctx.size)} (${formatBytes(allocated)} allocated), initramfs ${
       formatBytes(initramfs.compressedBytes)
-    }, ` +
-      `kernel ${formatBytes((await Deno.stat(kernel.vmlinuz)).size)}, total ${
-        p.elapsed().toFixed(1)
-      }s`,
+    }, root image ${formatBytes(rootImage.bytes)}, kernel ${formatBytes(kernel)}, total ${
+      ctx.p.elapsed().toFixed(1)
+    }s`,
   );
-  return {
-    out,
-    skipped: false,
-    fingerprint: print,
-    cmdline,
-    imageBytes: size,
-    initramfsPath,
-    initramfs,
-    layout,
-    seconds: p.elapsed(),
-  };
-}
-
-async function pickAddon(choice: string): Promise<string | undefined> {
-  if (choice === "none") return undefined;
-  if (choice !== "auto") return choice;
-  return (await exists(REPO_ADDON)) ? REPO_ADDON : undefined;
-}
-
-async function diskUsage(path: string): Promise<number> {
-  const st = await Deno.stat(path);
-  return (st.blocks ?? 0) * 512;
 }
 
 async function exists(path: string): Promise<boolean> {

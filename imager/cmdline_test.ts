@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
 import { kernelCmdline } from "./cmdline.ts";
-import { loaderConf, loaderEntry, slotPaths } from "./esp/loader_config.ts";
+import { loaderConf, loaderEntry, slotCmdline, slotPaths } from "./esp/loader_config.ts";
 import { parseArgs } from "./cli_args.ts";
 import { parseSize } from "./progress.ts";
 
 Deno.test("machined-init is rdinit; it execs `deno run` on the program, given after --", () => {
   const c = kernelCmdline({ program: "js", quiet: true, append: "foo=bar" });
   assert.match(c, /^console=ttyS0,115200 quiet loglevel=3 rdinit=\/sbin\/machined-init /);
-  assert.match(c, /DENO_DIR=\/var\/cache\/deno/);
+  assert.match(c, /DENO_DIR=\/run\/deno\/machined/);
   assert.ok(c.indexOf("foo=bar") < c.indexOf(" -- "));
   assert.ok(c.endsWith("-- /usr/bin/deno run -A --no-config --no-lock /machined/main.js"));
 });
@@ -44,4 +44,21 @@ Deno.test("parseArgs takes --k v, --k=v, flags and repeats; rejects unknown opti
   assert.ok(a.flags.has("force"));
   assert.throws(() => parseArgs(["--nope"], { flags: [], options: [] }), TypeError);
   assert.throws(() => parseArgs(["--out"], { flags: [], options: ["out"] }), TypeError);
+});
+
+Deno.test("a slot's entry names its slot and root image hash before --", () => {
+  const h = "ab".repeat(32);
+  assert.equal(
+    slotCmdline("console=ttyS0 rdinit=/sbin/machined-init -- /usr/bin/deno run x", "B", {
+      sha256: h,
+      fstype: "squashfs",
+    }),
+    `console=ttyS0 rdinit=/sbin/machined-init machined.slot=B machined.root.sha256=${h} ` +
+      "-- /usr/bin/deno run x",
+  );
+  assert.match(
+    slotCmdline("console=ttyS0", "A", { sha256: h, fstype: "erofs" }),
+    /machined\.root\.fstype=erofs$/,
+  );
+  assert.equal(slotCmdline("console=ttyS0", "A"), "console=ttyS0");
 });

@@ -1,12 +1,14 @@
 import assert from "node:assert/strict";
-import { planInitramfs, writeInitramfs } from "./initramfs/initramfs.ts";
+import { planRootTree, writeInitramfs } from "./initramfs/initramfs.ts";
+import { planBootInitramfs } from "./initramfs/boot_initramfs.ts";
+import { writeRootImage } from "./root_image.ts";
 import { writeDiskImage } from "./disk_image.ts";
 import { readImageGpt } from "./image_gpt.ts";
 import { PARTITION_NAME, PARTITION_TYPE } from "../controllers/block/layout.ts";
 import { listEsp } from "./esp/esp_writer.ts";
 import { readCpio } from "./cpio.ts";
 
-const TOOLS = ["zstd", "mkfs.vfat", "mcopy", "mmd", "ldd"];
+const TOOLS = ["zstd", "mkfs.vfat", "mcopy", "mmd", "ldd", "mksquashfs", "unsquashfs"];
 const haveTools = TOOLS.every((t) =>
   ["/usr/bin/", "/usr/sbin/", "/sbin/"].some((d) => {
     try {
@@ -23,11 +25,13 @@ async function sha256(path: string): Promise<string> {
 }
 
 /** Build a small image (stand-in "deno" and kernel, one fake module) into `dir`. */
-async function build(dir: string, inputs: string): Promise<{ image: string; initramfs: string }> {
-  const fs = await planInitramfs({
+async function build(
+  dir: string,
+  inputs: string,
+): Promise<{ image: string; initramfs: string; root: string }> {
+  const tree = await planRootTree({
     program: { kind: "js", file: `${inputs}/main.js` },
     deno: "/usr/bin/true",
-    init: "/usr/bin/true",
     modules: {
       modulesDir: `${inputs}/modules`,
       release: "0.0-test",
@@ -36,8 +40,21 @@ async function build(dir: string, inputs: string): Promise<{ image: string; init
     config: `${inputs}/config.yaml`,
     release: { kernel: "test" },
   });
+  const root = await writeRootImage(tree, `${dir}/root.img`, {
+    mtime: 1_700_000_000,
+    workDir: `${dir}/stage`,
+  });
+  const fs = await planBootInitramfs({
+    init: "/usr/bin/true",
+    modules: { modulesDir: `${inputs}/modules`, release: "0.0-test", load: [] },
+  });
   const initramfs = `${dir}/initramfs.zst`;
   await writeInitramfs(fs, initramfs, { zstdLevel: 3, mtime: 1_700_000_000 });
+  const slot = {
+    kernel: `${inputs}/vmlinuz`,
+    initramfs,
+    root: { file: root.path, sha256: root.sha256, fstype: root.fstype },
+  };
   const image = `${dir}/disk.img`;
   await writeDiskImage({
     out: image,
@@ -46,21 +63,18 @@ async function build(dir: string, inputs: string): Promise<{ image: string; init
     diskGuid: "11111111-2222-4333-8444-555555555555",
     espGuid: "AAAAAAAA-BBBB-4CCC-8DDD-EEEEEEEEEEEE",
     bootloader: `${inputs}/boot.efi`,
-    slots: {
-      A: { kernel: `${inputs}/vmlinuz`, initramfs },
-      B: { kernel: `${inputs}/vmlinuz`, initramfs },
-    },
+    slots: { A: slot, B: slot },
     defaultSlot: "A",
     cmdline: "console=ttyS0",
     sourceDateEpoch: 1_700_000_000,
     workDir: `${dir}/work`,
   });
-  return { image, initramfs };
+  return { image, initramfs, root: root.path };
 }
 
 Deno.test({
-  name:
-    "the same inputs give byte-identical initramfs and disk image (needs zstd, dosfstools, mtools)",
+  name: "the same inputs give byte-identical root image, initramfs and disk image " +
+    "(needs zstd, dosfstools, mtools, squashfs-tools)",
   ignore: !haveTools,
 }, async () => {
   const root = await Deno.makeTempDir({ prefix: "imager-repro-" });
@@ -77,6 +91,7 @@ Deno.test({
     await Deno.utime(`${inputs}/main.js`, new Date(), new Date()); // mtimes must not leak in
     await Deno.mkdir(`${root}/two`);
     const two = await build(`${root}/two`, inputs);
+    assert.equal(await sha256(one.root), await sha256(two.root));
     assert.equal(await sha256(one.initramfs), await sha256(two.initramfs));
     assert.equal(await sha256(one.image), await sha256(two.image));
 
@@ -92,17 +107,35 @@ Deno.test({
         "loader/loader.conf",
         "loader/entries/a.conf",
         "B/initramfs.img",
+        "B/root.img",
       ]
     ) {
       assert.match(listing, new RegExp(f.replaceAll("/", "\\/"), "i"));
     }
     const unzstd = await new Deno.Command("zstd", { args: ["-dc", one.initramfs], stdout: "piped" })
       .output();
-    const cpio = readCpio(unzstd.stdout);
-    const paths = cpio.map((m) => m.path);
+    const initramfsPaths = readCpio(unzstd.stdout).map((m) => m.path);
+    for (const p of ["dev/console", "sbin/machined-init", "esp", "newroot"]) {
+      assert.ok(initramfsPaths.includes(p), `initramfs lacks ${p}`);
+    }
+    assert.ok(!initramfsPaths.includes("machined/main.js"), "the program is in the root image");
+    const entry = new TextDecoder().decode(
+      (await new Deno.Command("mtype", {
+        args: ["-i", `${one.image}@@${2048 * 512}`, "::/loader/entries/a.conf"],
+        env: { MTOOLS_SKIP_CHECK: "1" },
+        stdout: "piped",
+      }).output()).stdout,
+    );
+    assert.match(
+      entry,
+      new RegExp(`machined\\.slot=A machined\\.root\\.sha256=${await sha256(one.root)}`),
+    );
+    const listing2 = new TextDecoder().decode(
+      (await new Deno.Command("unsquashfs", { args: ["-lln", one.root], stdout: "piped" }).output())
+        .stdout,
+    );
     for (
       const p of [
-        "dev/console",
         "etc/passwd",
         "etc/machined/modules",
         "etc/machined/config.yaml",
@@ -112,12 +145,9 @@ Deno.test({
         "tmp",
       ]
     ) {
-      assert.ok(paths.includes(p), `initramfs lacks ${p}`);
+      assert.match(listing2, new RegExp(`squashfs-root/${p}\\b`), `root image lacks ${p}`);
     }
-    const modules = new TextDecoder().decode(
-      cpio.find((m) => m.path === "etc/machined/modules")!.data,
-    );
-    assert.match(modules, /^\/usr\/lib\/modules\/0\.0-test\/kernel\/a\.ko$/m);
+    assert.match(listing2, /^-rw------- 0\/0 .* squashfs-root\/etc\/machined\/config\.yaml$/m);
   } finally {
     await Deno.remove(root, { recursive: true });
   }

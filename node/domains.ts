@@ -41,11 +41,13 @@ export interface NodeDomains {
 
 /** Paths on a real node. */
 export const NODE_PATHS: DomainPaths = {
-  resolvConf: "/etc/resolv.conf",
+  // The root image is read-only: /etc/resolv.conf is a link to this file, and
+  // containerd's generated config lives on /run too.
+  resolvConf: "/run/resolv.conf",
   containerd: {
     root: "/var/lib/containerd",
     state: "/run/containerd",
-    configPath: "/etc/containerd/config.toml",
+    configPath: "/run/machined/containerd/config.toml",
   },
   serviceCgroups: "/sys/fs/cgroup/machined",
 };

@@ -97,7 +97,7 @@ export class VolumeMountController implements MachineController {
       await status({ message: `waiting for volume ${spec.volume} (${vs?.phase ?? "no status"})` });
       return;
     }
-    if (top) {
+    if (top && !isBootPlaceholder(top)) {
       const error = {
         message: `Cannot mount ${spec.volume} at "${target}": "${top.source}" is mounted there`,
         code: "EBUSY",
@@ -130,4 +130,12 @@ export class VolumeMountController implements MachineController {
 /** The visible mount at exactly `target`. */
 function mountedAt(table: readonly MountInfo[], target: string): MountInfo | undefined {
   return table.findLast((m) => m.mountPoint === target);
+}
+
+/**
+ * The tmpfs machined-init mounts on /var (the root image is read-only) until
+ * EPHEMERAL mounts over it: the only mount a volume may cover. Pure.
+ */
+export function isBootPlaceholder(top: Pick<MountInfo, "source" | "fstype">): boolean {
+  return top.fstype === "tmpfs" && top.source === "tmpfs";
 }

@@ -5,12 +5,25 @@
  * the volume id and every timestamp, so the partition is reproducible.
  */
 import { run } from "../run.ts";
-import { loaderConf, loaderEntry, type Slot, slotPaths } from "./loader_config.ts";
+import {
+  loaderConf,
+  loaderEntry,
+  type Slot,
+  slotCmdline,
+  slotPaths,
+  type SlotRoot,
+} from "./loader_config.ts";
 
-/** One slot's boot files on the host. */
+/**
+ * One slot's boot files on the host. A slot is a directory of files on the
+ * ESP (vmlinuz, initramfs.img, root.img) plus its loader entry, so an upgrade
+ * can write one slot while the other runs.
+ */
 export interface SlotFiles {
   kernel: string;
   initramfs: string;
+  /** The read-only root image and what its entry must say about it. */
+  root?: { file: string } & SlotRoot;
 }
 
 /** What {@link writeEsp} puts where. */
@@ -66,8 +79,10 @@ export async function writeEsp(spec: EspSpec): Promise<void> {
     const p = slotPaths(slot);
     await mcopy(spec.slots[slot].kernel, p.kernel);
     await mcopy(spec.slots[slot].initramfs, p.initramfs);
+    const root = spec.slots[slot].root;
+    if (root) await mcopy(root.file, p.rootImage);
     const entry = `${spec.workDir}/${slot.toLowerCase()}.conf`;
-    await Deno.writeTextFile(entry, loaderEntry(slot, spec.cmdline));
+    await Deno.writeTextFile(entry, loaderEntry(slot, slotCmdline(spec.cmdline, slot, root)));
     await mcopy(entry, p.entry);
   }
 }

@@ -9,10 +9,13 @@
 export type Slot = "A" | "B";
 
 /** Where a slot's files live on the ESP. */
-export function slotPaths(slot: Slot): { kernel: string; initramfs: string; entry: string } {
+export function slotPaths(
+  slot: Slot,
+): { kernel: string; initramfs: string; rootImage: string; entry: string } {
   return {
     kernel: `/${slot}/vmlinuz`,
     initramfs: `/${slot}/initramfs.img`,
+    rootImage: `/${slot}/root.img`,
     entry: `/loader/entries/${slot.toLowerCase()}.conf`,
   };
 }
@@ -41,4 +44,26 @@ export function loaderEntry(slot: Slot, cmdline: string): string {
     `options ${cmdline}`,
     "",
   ].join("\n");
+}
+
+/** The root image a slot's entry names: its hash and file system type. */
+export interface SlotRoot {
+  sha256: string;
+  fstype: "squashfs" | "erofs";
+}
+
+/**
+ * `cmdline` with the slot's words before `--`: `machined.slot=A` and
+ * `machined.root.sha256=<hex>` (and `machined.root.fstype=erofs` when not
+ * squashfs), which machined-init reads from /proc/cmdline (the kernel keeps
+ * dotted words from init's environment). Without a root image, `cmdline`.
+ * Pure.
+ */
+export function slotCmdline(cmdline: string, slot: Slot, root?: SlotRoot): string {
+  if (!root) return cmdline;
+  const words = [`machined.slot=${slot}`, `machined.root.sha256=${root.sha256}`];
+  if (root.fstype !== "squashfs") words.push(`machined.root.fstype=${root.fstype}`);
+  const at = cmdline.indexOf(" -- ");
+  if (at < 0) return `${cmdline} ${words.join(" ")}`;
+  return `${cmdline.slice(0, at)} ${words.join(" ")}${cmdline.slice(at)}`;
 }

@@ -1,8 +1,11 @@
 /**
- * Decides what the initramfs holds (Deno, the program, the native addon,
- * their libraries, kernel modules, /etc, empty mount points, extra files)
- * and writes it as a compressed (lz4 or zstd) cpio archive. The program to run is an
- * input, so the same imager boots machined or a test stand-in.
+ * Decides what the node's root tree holds (Deno, the program, the native
+ * addon, their libraries, kernel modules, /etc, empty mount points, extra
+ * files): packed as the slot's read-only root image (../root_image.ts). The
+ * boot initramfs (boot_initramfs.ts) holds only machined-init and the modules
+ * that reach that image; both are written as compressed (lz4 or zstd) cpio
+ * by {@link writeInitramfs}. The program to run is an input, so the same
+ * imager boots machined or a test stand-in.
  */
 import { type CpioOwner, writeCpio } from "../cpio.ts";
 import { CommandError } from "../run.ts";
@@ -10,7 +13,14 @@ import type { ModuleRef } from "../kernel/module_closure.ts";
 import { Rootfs } from "./rootfs.ts";
 import { etcFiles, MACHINED_API_UID } from "./etc_files.ts";
 
-/** Where things live inside the initramfs. */
+/**
+ * The root image's tree copied into the fresh tmpfs of the same name at boot
+ * (`seed/run` into /run, `seed/var` into /var) by machined-init: the root is
+ * read-only, so what must be writable starts there.
+ */
+const SEED = "/usr/lib/machined/seed";
+
+/** Where things live in the root image (and, for `init`, in the initramfs). */
 export const LAYOUT = {
   deno: "/usr/bin/deno",
   programDir: "/machined",
@@ -23,16 +33,24 @@ export const LAYOUT = {
   init: "/sbin/machined-init",
   binary: "/machined/machined",
   nativeAddon: "/machined/machined_native_ops.node",
-  denoDir: "/var/cache/deno",
+  seed: SEED,
+  /**
+   * PID 1's DENO_DIR, on the /run tmpfs: Deno opens its caches read-write
+   * (SQLite) and ignores a cache it cannot write, so the warmed cache is
+   * shipped at `${SEED}/run/deno/machined` and copied here at boot.
+   */
+  denoDir: "/run/deno/machined",
   /** apid bundled alone (smaller than main.js), started by PID 1 when present. */
   apidEntry: "/machined/apid.js",
   /**
-   * apid's own DENO_DIR, owned by machined-api: Deno opens its caches
-   * read-write (SQLite WAL) and ignores a cache it cannot write, and apid must
-   * not be able to write the cache PID 1 runs from. Outside /var, which
-   * EPHEMERAL covers once mounted, so a restarted apid still finds it.
+   * apid's own DENO_DIR, owned by machined-api (apid must not be able to
+   * write the cache PID 1 runs from), seeded like {@link LAYOUT.denoDir}.
+   * On /run, not /var, which EPHEMERAL covers once mounted, so a restarted
+   * apid still finds it.
    */
-  apidDenoDir: "/machined/deno-apid",
+  apidDenoDir: "/run/deno/apid",
+  /** An empty resolv.conf machined rewrites; /etc/resolv.conf links to it. */
+  resolvConf: "/run/resolv.conf",
   modulesList: "/etc/machined/modules",
   config: "/etc/machined/config.yaml",
   pki: "/etc/machined/pki",
@@ -57,13 +75,11 @@ export interface ExtraFile {
   withLibs?: boolean;
 }
 
-/** Everything {@link planInitramfs} needs. */
+/** Everything {@link planRootTree} needs. */
 export interface InitramfsSpec {
   program: ProgramInput;
   /** Host Deno binary (ignored for a compiled `binary` program). */
   deno?: string;
-  /** Host path of the machined-init binary (native-ops/init). */
-  init: string;
   /** Host path of machined_native_ops.node, if it should be shipped. */
   nativeAddon?: string;
   /**
@@ -82,21 +98,32 @@ export interface InitramfsSpec {
   release: Record<string, string>;
 }
 
+/** The seed path of a /run or /var path: where the image ships its first contents. */
+export function seedPath(path: string): string {
+  return `${SEED}${path}`;
+}
+
 /**
- * Lay out the initramfs tree for `spec`.
+ * Lay out the root image's tree for `spec`.
  * @throws Deno.errors.NotFound when an input path is missing.
  */
-export async function planInitramfs(spec: InitramfsSpec): Promise<Rootfs> {
+export async function planRootTree(spec: InitramfsSpec): Promise<Rootfs> {
   const fs = new Rootfs();
   fs.dir("/");
-  for (const d of ["/proc", "/sys", "/dev", "/run", "/var", "/var/lib", "/system/state", "/root"]) {
+  for (const d of ["/proc", "/sys", "/dev", "/run", "/var", "/system/state", "/root"]) {
     fs.dir(d);
   }
   fs.dir("/tmp", 0o1777);
-  fs.dir(LAYOUT.denoDir);
-  fs.charDev("/dev/console", 5, 1, 0o600);
-  fs.charDev("/dev/null", 1, 3, 0o666);
+  // containerd's CRI plugin creates its CNI directories when they are missing,
+  // which fails on the read-only root: they ship (empty) instead.
+  fs.dir("/etc/cni/net.d");
+  fs.dir("/opt/cni/bin");
+  fs.dir(seedPath("/var/lib"));
+  fs.dir(seedPath(LAYOUT.denoDir));
   for (const [path, text] of Object.entries(etcFiles())) fs.file(path, text);
+  // The root is read-only: resolv.conf lives on /run, which machined rewrites.
+  fs.symlink("/etc/resolv.conf", LAYOUT.resolvConf);
+  fs.file(seedPath(LAYOUT.resolvConf), "");
 
   switch (spec.program.kind) {
     case "binary":
@@ -113,10 +140,9 @@ export async function planInitramfs(spec: InitramfsSpec): Promise<Rootfs> {
   }
   if (spec.apid) {
     fs.file(LAYOUT.apidEntry, await Deno.readFile(spec.apid));
-    fs.dir(LAYOUT.apidDenoDir);
-    fs.chown(LAYOUT.apidDenoDir, { uid: MACHINED_API_UID, gid: MACHINED_API_UID });
+    fs.dir(seedPath(LAYOUT.apidDenoDir));
+    fs.chown(seedPath(LAYOUT.apidDenoDir), { uid: MACHINED_API_UID, gid: MACHINED_API_UID });
   }
-  await fs.binary(LAYOUT.init, spec.init);
   if (spec.nativeAddon) await fs.binary(LAYOUT.nativeAddon, spec.nativeAddon, 0o644);
 
   const { modulesDir, release, load } = spec.modules;

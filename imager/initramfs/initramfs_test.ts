@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { addTree, LAYOUT, planInitramfs, writeInitramfs } from "./initramfs.ts";
+import { addTree, LAYOUT, planRootTree, seedPath, writeInitramfs } from "./initramfs.ts";
+import { INITRAMFS_MODULES_LIST, planBootInitramfs } from "./boot_initramfs.ts";
 import { readCpio } from "../cpio.ts";
 import { MACHINED_API_UID } from "./etc_files.ts";
 
@@ -9,10 +10,9 @@ Deno.test("on-demand modules are shipped and in modules.dep, but not loaded at b
   const dir = await Deno.makeTempDir();
   try {
     await Deno.writeTextFile(`${dir}/main.js`, "");
-    const fs = await planInitramfs({
+    const fs = await planRootTree({
       program: { kind: "js", file: `${dir}/main.js` },
       deno: "/usr/bin/true",
-      init: "/usr/bin/true",
       modules: {
         modulesDir: `${dir}/modules`,
         release: "0.0-test",
@@ -47,37 +47,37 @@ Deno.test("on-demand modules are shipped and in modules.dep, but not loaded at b
   }
 });
 
-Deno.test("apid ships beside main.js with a DENO_DIR that machined-api owns", async () => {
+Deno.test("apid ships beside main.js with a seeded DENO_DIR that machined-api owns", async () => {
   const root = await Deno.makeTempDir({ prefix: "imager-initramfs-" });
   try {
     await Deno.writeTextFile(`${root}/main.js`, "console.log('main');\n");
     await Deno.writeTextFile(`${root}/apid.js`, "console.log('apid');\n");
     await Deno.mkdir(`${root}/cache`);
     await Deno.writeTextFile(`${root}/cache/v8_code_cache_v2`, "db");
-    const fs = await planInitramfs({
+    const fs = await planRootTree({
       program: { kind: "js", file: `${root}/main.js` },
       deno: "/usr/bin/true",
-      init: "/usr/bin/true",
       apid: `${root}/apid.js`,
       modules: { modulesDir: root, release: "0.0-test", load: [] },
       release: {},
     });
-    await addTree(fs, `${root}/cache`, LAYOUT.apidDenoDir, {
+    await addTree(fs, `${root}/cache`, seedPath(LAYOUT.apidDenoDir), {
       uid: MACHINED_API_UID,
       gid: MACHINED_API_UID,
     });
-    await addTree(fs, `${root}/cache`, LAYOUT.denoDir);
+    await addTree(fs, `${root}/cache`, seedPath(LAYOUT.denoDir));
     const apid = fs.get(LAYOUT.apidEntry);
     assert.equal(
       apid?.type === "file" && new TextDecoder().decode(apid.data),
       "console.log('apid');\n",
     );
-    for (const p of [LAYOUT.apidDenoDir, `${LAYOUT.apidDenoDir}/v8_code_cache_v2`]) {
+    const apidDir = seedPath(LAYOUT.apidDenoDir);
+    for (const p of [apidDir, `${apidDir}/v8_code_cache_v2`]) {
       const e = fs.get(p);
       assert.ok(e?.type === "dir" || e?.type === "file", p);
       assert.deepEqual([e.uid, e.gid], [MACHINED_API_UID, MACHINED_API_UID], p);
     }
-    const pid1Cache = fs.get(`${LAYOUT.denoDir}/v8_code_cache_v2`);
+    const pid1Cache = fs.get(`${seedPath(LAYOUT.denoDir)}/v8_code_cache_v2`);
     assert.ok(pid1Cache?.type === "file");
     assert.equal(pid1Cache.uid ?? 0, 0);
     assert.equal(pid1Cache.mode, 0o644);
@@ -90,10 +90,9 @@ Deno.test("an lz4 initramfs is in the legacy frame format the kernel reads, and 
   const dir = await Deno.makeTempDir({ prefix: "imager-lz4-" });
   try {
     await Deno.writeTextFile(`${dir}/main.js`, "console.log('main');\n");
-    const fs = await planInitramfs({
+    const fs = await planRootTree({
       program: { kind: "js", file: `${dir}/main.js` },
       deno: "/usr/bin/true",
-      init: "/usr/bin/true",
       modules: { modulesDir: dir, release: "0.0-test", load: [] },
       release: {},
     });
@@ -108,4 +107,47 @@ Deno.test("an lz4 initramfs is in the legacy frame format the kernel reads, and 
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("the root tree links /etc/resolv.conf into /run and seeds it; it has no device nodes", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(`${dir}/main.js`, "");
+    const fs = await planRootTree({
+      program: { kind: "js", file: `${dir}/main.js` },
+      deno: "/usr/bin/true",
+      modules: { modulesDir: dir, release: "0.0-test", load: [] },
+      release: {},
+    });
+    const link = fs.entries().find((e) => e.path === "/etc/resolv.conf");
+    assert.deepEqual(link, {
+      type: "symlink",
+      path: "/etc/resolv.conf",
+      target: "/run/resolv.conf",
+    });
+    assert.equal(fs.get(seedPath("/run/resolv.conf"))?.type, "file");
+    assert.equal(fs.entries().filter((e) => e.type === "chardev").length, 0);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("the boot initramfs holds machined-init, the console and only the listed modules", async () => {
+  const fs = await planBootInitramfs({
+    init: "/usr/bin/true",
+    modules: {
+      modulesDir: "/nonexistent",
+      release: "0.0-test",
+      load: [{ name: "loop", path: "kernel/loop.ko", deps: [] }],
+    },
+  });
+  assert.equal(fs.get(LAYOUT.init)?.type, "file");
+  assert.equal(fs.get("/dev/console")?.type, "chardev");
+  const list = fs.get(INITRAMFS_MODULES_LIST);
+  assert.equal(
+    list?.type === "file" && text(list.data),
+    "# Modules machined-init loads to reach the root image, in order.\n" +
+      "/usr/lib/modules/0.0-test/kernel/loop.ko\n",
+  );
+  assert.equal(fs.get("/usr/bin/deno"), undefined);
 });

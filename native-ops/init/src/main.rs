@@ -1,13 +1,23 @@
 //! machined-init: the first instructions PID 1 runs.
 //!
-//! Deno reads `/proc/self/exe` as soon as a `node:` module loads and panics
-//! without `/proc`, and a dead PID 1 is a kernel panic. So the kernel starts
-//! this tiny program first (`rdinit=/sbin/machined-init -- /usr/bin/deno run ...`):
-//! it mounts `/proc`, `/sys` and `/dev`, then `execv`s its arguments, which
-//! keeps PID 1. machined's boot sequence skips mounts that already exist.
+//! The kernel starts it from a tiny initramfs
+//! (`rdinit=/sbin/machined-init machined.slot=A machined.root.sha256=<hex> -- /usr/bin/deno run ...`).
+//! It mounts `/proc`, `/sys` and `/dev`; when the command line names a root
+//! image it loads the modules that reach it, finds the ESP, verifies
+//! `/<slot>/root.img` against the hash, mounts it read-only with tmpfs on
+//! /run, /tmp and /var, and switches into it (root.rs). Then it `execv`s its
+//! arguments, which keeps PID 1: Deno reads `/proc/self/exe` as soon as a
+//! `node:` module loads and panics without `/proc`, and machined's boot
+//! sequence skips mounts that already exist.
 //!
 //! It never exits: if exec fails it reports why on the console and reboots
 //! after a delay instead of letting the kernel panic.
+
+mod bootargs;
+mod esp;
+mod root;
+mod sha256;
+mod sys;
 
 use std::ffi::CString;
 use std::io::Write;
@@ -30,9 +40,19 @@ fn main() {
         ),
         ("devtmpfs", "/dev", "devtmpfs", libc::MS_NOSUID, "mode=0755"),
     ] {
-        if let Err(e) = mount(source, target, fstype, flags, data) {
+        if let Err(e) = sys::mount(source, target, fstype, flags, data) {
             console(&format!("machined-init: mount {target}: {e}"));
         }
+    }
+    let cmdline = std::fs::read_to_string("/proc/cmdline").unwrap_or_default();
+    match bootargs::parse(&cmdline) {
+        Ok(Some(root)) => {
+            if let Err(e) = root::mount_root(&root) {
+                fail(&e);
+            }
+        }
+        Ok(None) => {}
+        Err(e) => fail(&e),
     }
     let args: Vec<CString> = std::env::args()
         .skip(1)
@@ -49,38 +69,7 @@ fn main() {
     fail(&format!("exec {:?}: {err}", args[0]));
 }
 
-fn mount(
-    source: &str,
-    target: &str,
-    fstype: &str,
-    flags: libc::c_ulong,
-    data: &str,
-) -> std::io::Result<()> {
-    let _ = std::fs::create_dir_all(target);
-    let c = |s: &str| CString::new(s).expect("no NUL in constant strings");
-    let (source, target, fstype, data) = (c(source), c(target), c(fstype), c(data));
-    // SAFETY: all pointers are valid NUL-terminated strings for the duration of the call.
-    let rc = unsafe {
-        libc::mount(
-            source.as_ptr(),
-            target.as_ptr(),
-            fstype.as_ptr(),
-            flags,
-            data.as_ptr().cast(),
-        )
-    };
-    if rc == 0 {
-        return Ok(());
-    }
-    let e = std::io::Error::last_os_error();
-    // Already mounted is fine (EBUSY).
-    if e.raw_os_error() == Some(libc::EBUSY) {
-        return Ok(());
-    }
-    Err(e)
-}
-
-fn console(line: &str) {
+pub(crate) fn console(line: &str) {
     let _ = writeln!(std::io::stderr(), "{line}");
 }
 

@@ -1,0 +1,223 @@
+/**
+ * The steps of {@link ../build_image.ts buildImage}, one named function each,
+ * in the order it runs them: resolve the inputs (program, apid, kernel,
+ * modules, addon, machined-init, node binaries), plan the two trees (the
+ * root image's and the boot initramfs'), fingerprint them, add the warmed
+ * code caches, write the root image, write the initramfs, write the disk.
+ */
+import { fetchKernel } from "./kernel/kernel_fetch.ts";
+import { loadModuleIndex } from "./kernel/module_index.ts";
+import { type ModuleRef, resolveModuleClosure } from "./kernel/module_closure.ts";
+import {
+  addTree,
+  LAYOUT,
+  planRootTree,
+  type ProgramInput,
+  seedPath,
+} from "./initramfs/initramfs.ts";
+import { BOOT_MODULES, planBootInitramfs, ROOT_FS_MODULE } from "./initramfs/boot_initramfs.ts";
+import { MACHINED_API_UID } from "./initramfs/etc_files.ts";
+import type { Rootfs } from "./initramfs/rootfs.ts";
+import { bundleProgram, resolveProgram } from "./program.ts";
+import { warmDenoDir } from "./code_cache.ts";
+import { formatBytes, type Progress } from "./progress.ts";
+import { run } from "./run.ts";
+import { buildInit } from "./init_binary.ts";
+import { nodeExtras } from "./node_extras.ts";
+import { sourceRevisionOf } from "./source_revision.ts";
+import type { RootFsType } from "./root_image.ts";
+import { DEFAULT_MODULES, type KernelPin } from "./versions.ts";
+import type { ImageOptions } from "./build_image.ts";
+
+const REPO_ADDON = new URL("../native-ops/machined_native_ops.node", import.meta.url).pathname;
+const REPO_MAIN = new URL("../main.ts", import.meta.url).pathname;
+const REPO_APID = new URL("../api/apid/main.ts", import.meta.url).pathname;
+
+/** Everything the build reads, resolved. */
+export interface BuildInputs {
+  program: ProgramInput;
+  machinedMain: boolean;
+  apid?: string;
+  kernel: { vmlinuz: string; modulesDir: string };
+  /** Loaded at boot by machined, shipped on demand, and loaded by machined-init. */
+  modules: { load: ModuleRef[]; onDemand: ModuleRef[]; boot: ModuleRef[] };
+  addon?: string;
+  init: string;
+  extras: { present: { source: string; dest: string }[] };
+  release: Record<string, string>;
+}
+
+/** Resolve (and bundle, fetch, build) every input of the image. */
+export async function resolveInputs(
+  p: Progress,
+  options: ImageOptions,
+  ctx: { workDir: string; deno: string; cacheDir: string; pin: KernelPin; rootFs: RootFsType },
+): Promise<BuildInputs> {
+  const program = await p.step(
+    "program",
+    () =>
+      resolveProgram(
+        {
+          program: options.binary ? undefined : options.program ?? "main.ts",
+          binary: options.binary,
+        },
+        `${ctx.workDir}/program`,
+        ctx.deno,
+      ),
+    (r) => `${r.kind} ${"file" in r ? r.file : r.dir}`,
+  );
+  const machinedMain = !options.binary && await isMachinedMain(options.program ?? "main.ts");
+  const apid = await bundleApid(p, options, program, machinedMain, ctx);
+  const kernel = await p.step(
+    "kernel",
+    () => fetchKernel(ctx.pin, ctx.cacheDir),
+    () => `${ctx.pin.package}=${ctx.pin.version}`,
+  );
+  const modules = await p.step(
+    "modules",
+    () => resolveModules(kernel.modulesDir, options, ctx.rootFs),
+    (c) =>
+      `${c.load.length + c.onDemand.length} in the root image (${c.onDemand.length} on demand), ` +
+      `${c.boot.length} in the initramfs`,
+  );
+  const addon = await pickAddon(options.nativeAddon ?? "auto");
+  const init = await p.step("init", () => buildInit(), (path) => path);
+  const extras = options.nodeExtras === false
+    ? { present: [], missing: [] }
+    : await p.step("extras", () => nodeExtras(), (x) =>
+      `${x.present.length} node binaries` +
+      (x.missing.length ? `; missing: ${x.missing.join(", ")}` : ""));
+  const deno = program.kind === "binary"
+    ? "none"
+    : (await run(ctx.deno, ["--version"])).split("\n")[0];
+  const release = {
+    kernel: `${ctx.pin.package}=${ctx.pin.version}`,
+    deno,
+    commit: await sourceRevisionOf(),
+  };
+  return { program, machinedMain, apid, kernel, modules, addon, init, extras, release };
+}
+
+async function bundleApid(
+  p: Progress,
+  options: ImageOptions,
+  program: ProgramInput,
+  machinedMain: boolean,
+  ctx: { workDir: string; deno: string },
+): Promise<string | undefined> {
+  const entry = options.binary
+    ? null
+    : options.apid === undefined
+    ? (machinedMain ? REPO_APID : null)
+    : options.apid;
+  if (!entry || program.kind !== "js") return undefined;
+  return await p.step(
+    "apid",
+    () => bundleProgram(entry, `${ctx.workDir}/program/apid.js`, ctx.deno),
+    (f) => f,
+  );
+}
+
+/** The three module sets: machined's boot list, on-demand, and the initramfs' own. */
+async function resolveModules(modulesDir: string, options: ImageOptions, rootFs: RootFsType) {
+  const index = await loadModuleIndex(modulesDir);
+  const atBoot = [...(options.modules ?? DEFAULT_MODULES)];
+  const boot = resolveModuleClosure(index, atBoot);
+  const all = resolveModuleClosure(index, [...atBoot, ...(options.onDemandModules ?? [])]);
+  const loaded = new Set(boot.load.map((m) => m.name));
+  const early = resolveModuleClosure(index, [...BOOT_MODULES, ROOT_FS_MODULE[rootFs]]);
+  return {
+    load: boot.load,
+    onDemand: all.load.filter((m) => !loaded.has(m.name)),
+    boot: early.load,
+  };
+}
+
+/** The root image's tree and the boot initramfs' tree. */
+export async function planTrees(
+  p: Progress,
+  inputs: BuildInputs,
+  options: ImageOptions,
+  ctx: { deno: string; pin: KernelPin },
+): Promise<{ root: Rootfs; initramfs: Rootfs }> {
+  const modulesDir = inputs.kernel.modulesDir;
+  const release = ctx.pin.release;
+  const root = await p.step("layout root", () =>
+    planRootTree({
+      program: inputs.program,
+      deno: ctx.deno,
+      nativeAddon: inputs.addon,
+      modules: {
+        modulesDir,
+        release,
+        load: inputs.modules.load,
+        onDemand: inputs.modules.onDemand,
+      },
+      apid: inputs.apid,
+      config: options.config,
+      pkiDir: options.pki,
+      extraFiles: [...inputs.extras.present, ...(options.extraFiles ?? [])],
+      release: inputs.release,
+    }), (fs) => `${fs.entries().length} entries${inputs.addon ? ", with native addon" : ""}`);
+  const initramfs = await p.step(
+    "layout initramfs",
+    () =>
+      planBootInitramfs({
+        init: inputs.init,
+        modules: { modulesDir, release, load: inputs.modules.boot },
+      }),
+    (fs) => `${fs.entries().length} entries`,
+  );
+  return { root, initramfs };
+}
+
+/**
+ * Warm Deno's caches for the program (and apid) and add them to the root
+ * tree's /run seed, where machined-init copies them from at boot.
+ */
+export async function addCodeCaches(
+  p: Progress,
+  root: Rootfs,
+  inputs: BuildInputs,
+  ctx: { deno: string; workDir: string },
+): Promise<void> {
+  if (inputs.program.kind !== "js") return;
+  const warm: Array<{ file: string; node: string; dir: string }> = [
+    { file: inputs.program.file, node: LAYOUT.programEntry, dir: LAYOUT.denoDir },
+  ];
+  if (inputs.apid) {
+    warm.push({ file: inputs.apid, node: LAYOUT.apidEntry, dir: LAYOUT.apidDenoDir });
+  }
+  for (const w of warm) {
+    const r = await p.step(
+      `code cache ${w.node}`,
+      () =>
+        warmDenoDir({
+          deno: ctx.deno,
+          program: w.file,
+          nodePath: w.node,
+          denoDir: `${ctx.workDir}/cache${w.dir}`,
+        }),
+      (r) =>
+        `${r.codeCacheEntries} entries${r.programCached ? "" : " (program NOT cached)"}, ${
+          formatBytes(r.bytes)
+        }`,
+    );
+    const owner = w.dir === LAYOUT.apidDenoDir
+      ? { uid: MACHINED_API_UID, gid: MACHINED_API_UID }
+      : undefined;
+    await addTree(root, r.denoDir, seedPath(w.dir), owner);
+  }
+}
+
+/** Whether `program` is this repository's main.ts (machined itself). */
+async function isMachinedMain(program: string): Promise<boolean> {
+  const real = await Deno.realPath(program).catch(() => undefined);
+  return real !== undefined && real === await Deno.realPath(REPO_MAIN).catch(() => undefined);
+}
+
+async function pickAddon(choice: string): Promise<string | undefined> {
+  if (choice === "none") return undefined;
+  if (choice !== "auto") return choice;
+  return (await Deno.stat(REPO_ADDON).then(() => true, () => false)) ? REPO_ADDON : undefined;
+}

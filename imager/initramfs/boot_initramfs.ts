@@ -1,0 +1,57 @@
+/**
+ * The boot initramfs: machined-init (with the libraries it links), the
+ * console and null device nodes the kernel needs before devtmpfs, mount
+ * points, and only the kernel modules that reach the root image (virtio
+ * block, FAT for the ESP, loop, squashfs or erofs). Everything else lives in
+ * the slot's read-only root image (root_image.ts), which machined-init
+ * verifies, mounts and switches into.
+ */
+import type { ModuleRef } from "../kernel/module_closure.ts";
+import { Rootfs } from "./rootfs.ts";
+import { LAYOUT } from "./initramfs.ts";
+
+/**
+ * The modules machined-init loads to reach the root image, before the
+ * root-image tree's own list (/etc/machined/modules) is loaded by machined.
+ * The ESP is mounted with codepage=437 and iocharset=utf8.
+ */
+export const BOOT_MODULES = [
+  "virtio_pci",
+  "virtio_blk",
+  "vfat",
+  "nls_cp437",
+  "nls_utf8",
+  "loop",
+] as const;
+
+/** The module of each root file system type. */
+export const ROOT_FS_MODULE = { squashfs: "squashfs", erofs: "erofs" } as const;
+
+/** Where machined-init reads the modules to load, one path per line, in order. */
+export const INITRAMFS_MODULES_LIST = "/etc/machined/initramfs-modules";
+
+/** What {@link planBootInitramfs} needs. */
+export interface BootInitramfsSpec {
+  /** Host path of machined-init. */
+  init: string;
+  modules: { modulesDir: string; release: string; load: ModuleRef[] };
+}
+
+/** Lay out the boot initramfs. */
+export async function planBootInitramfs(spec: BootInitramfsSpec): Promise<Rootfs> {
+  const fs = new Rootfs();
+  fs.dir("/");
+  for (const d of ["/proc", "/sys", "/dev", "/esp", "/newroot"]) fs.dir(d);
+  fs.charDev("/dev/console", 5, 1, 0o600);
+  fs.charDev("/dev/null", 1, 3, 0o666);
+  await fs.binary(LAYOUT.init, spec.init);
+  const { modulesDir, release, load } = spec.modules;
+  const shipped = (m: ModuleRef) => `/usr/lib/modules/${release}/${m.path}`;
+  for (const m of load) fs.copy(shipped(m), `${modulesDir}/${m.path}`);
+  fs.file(
+    INITRAMFS_MODULES_LIST,
+    "# Modules machined-init loads to reach the root image, in order.\n" +
+      load.map((m) => shipped(m) + "\n").join(""),
+  );
+  return fs;
+}
