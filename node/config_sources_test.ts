@@ -13,6 +13,7 @@ import { ConfigFetchError, fetchConfig, sha256Hex } from "./config_fetch.ts";
 import { ConfigKeeper } from "./config_keeper.ts";
 import { runLateConfig } from "./late_config.ts";
 import { Machined } from "./machined.ts";
+import { FakeMountBackend } from "../platform/mount/backend_fake.ts";
 
 const cmd = (o: Record<string, string>) => new Map(Object.entries(o));
 
@@ -143,7 +144,6 @@ Deno.test("late config: the URL's config is applied once the network is up, not 
 });
 
 Deno.test("late config: a STATE partition found without a config is read first; the gate waits for it", async () => {
-  const { FakeMountBackend } = await import("../platform/mount/backend_fake.ts");
   const { NodeMaintenanceGate } = await import("./maintenance_gate.ts");
   const m = new Machined({ mode: "dev", pid1: false, logger: createLogger({ console: false }) });
   const dir = await Deno.makeTempDir({ prefix: "machined-late-state-" });
@@ -195,12 +195,78 @@ Deno.test("late config: a STATE partition found without a config is read first; 
       cidataDir: "/nonexistent",
       stateDir: dir,
       cidataWaitMs: 0,
+      diskScan: () => Promise.resolve(),
       onStateChecked: resolve,
     });
     assert.equal(from, "STATE /dev/vda2");
     assert.equal(keeper.config?.machine.hostname, "from-state");
     assert.match(await insecure, /not in maintenance mode|already has a config/);
     assert.equal(gate.active, false);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+    await m.stop();
+  }
+});
+
+Deno.test("late config: the STATE wait counts from the first disk scan, not from the call (a loaded node scans late)", async () => {
+  const m = new Machined({ mode: "dev", pid1: false, logger: createLogger({ console: false }) });
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(join(dir, "config.yaml"), renderConfigTemplate({ hostname: "late" }));
+    // The discovery controller finishes its first scan 300 ms after the
+    // late config started: past cidataWaitMs (0), and STATE is found anyway.
+    setTimeout(() => {
+      m.store.create({
+        type: "DiscoveredVolume",
+        namespace: "block",
+        id: "vda2",
+        owner: "test",
+        spec: {
+          disk: "vda",
+          devicePath: "/dev/vda2",
+          partitionNumber: 2,
+          offset: 0,
+          size: 1,
+          partitionType: "",
+          partitionUuid: "",
+          partitionLabel: "STATE",
+          role: "state",
+          filesystem: "ext4",
+          filesystemLabel: "STATE",
+          filesystemUuid: "",
+          inKernel: true,
+        },
+      });
+      m.store.create({
+        type: "ControllerStatus",
+        namespace: "runtime",
+        id: "block.DiskDiscoveryController",
+        owner: "test",
+        spec: {
+          state: "idle",
+          reconciles: 1,
+          failures: 0,
+          consecutiveFailures: 0,
+          lastError: "",
+          lastReconcile: "",
+          lastDurationMs: 1,
+          inputs: [],
+          outputs: [],
+        },
+      });
+    }, 300);
+    const keeper = new ConfigKeeper(m);
+    const from = await runLateConfig({
+      machined: m,
+      keeper,
+      plan: lateConfigPlan(cmd({})),
+      mount: new FakeMountBackend().addDirectory(dir),
+      cidataDir: "/nonexistent",
+      stateDir: dir,
+      cidataWaitMs: 0,
+    });
+    assert.equal(from, "STATE /dev/vda2");
+    assert.equal(keeper.config?.machine.hostname, "late");
   } finally {
     await Deno.remove(dir, { recursive: true });
     await m.stop();

@@ -9,7 +9,7 @@
  * @module
  */
 import { join } from "node:path";
-import { ADDRESS_STATUS, DISCOVERED_VOLUME } from "../resources/mod.ts";
+import { ADDRESS_STATUS, CONTROLLER_STATUS, DISCOVERED_VOLUME } from "../resources/mod.ts";
 import type { MountBackend } from "../platform/mount/mod.ts";
 import { fetchConfig } from "./config_fetch.ts";
 import type { LateConfigPlan } from "./config_sources.ts";
@@ -26,8 +26,15 @@ export interface LateConfigOptions {
   readonly cidataDir: string;
   /** Where a STATE found without a config is mounted read-only for a moment. @default `${cidataDir}-state` */
   readonly stateDir?: string;
-  /** How long to wait for disks to show a STATE or CIDATA volume. @default 10 s */
+  /** How long to wait, after the first disk scan, for a STATE or CIDATA volume. @default 10 s */
   readonly cidataWaitMs?: number;
+  /**
+   * Resolves once disk discovery has scanned the disks at least once (or gave
+   * up waiting). A loaded node can take longer than `cidataWaitMs` to start
+   * its controllers, so the volume wait counts from the first scan, not from
+   * the call. @default watches the discovery controller's ControllerStatus, at most 120 s
+   */
+  readonly diskScan?: (signal: AbortSignal) => Promise<void>;
   /** Resolves when the node has a non-loopback address. @default watches AddressStatus */
   readonly networkUp?: (signal: AbortSignal) => Promise<void>;
   readonly fetch?: typeof fetch;
@@ -53,6 +60,10 @@ export async function runLateConfig(o: LateConfigOptions): Promise<string | unde
       if (keeper.config || abort.signal.aborted) return undefined;
       let text: string | undefined;
       let from: string;
+      if (source.kind !== "url") {
+        if (!o.mount) continue;
+        await (o.diskScan ?? ((s) => firstDiskScan(machined, s)))(abort.signal);
+      }
       if (source.kind === "state") {
         const dev = await findVolume(machined, o.cidataWaitMs ?? 10_000, abort.signal, isState);
         if (!dev || !o.mount) continue;
@@ -108,6 +119,18 @@ const isCidata = (v: Volume) =>
   v.filesystemLabel.toUpperCase() === "CIDATA" &&
   (v.filesystem === "vfat" || v.filesystem === "iso9660");
 const isState = (v: Volume) => v.role === "state";
+
+/** The disk discovery controller, whose first finished scan {@link firstDiskScan} waits for. */
+const DISCOVERY_CONTROLLER = "block.DiskDiscoveryController";
+
+async function firstDiskScan(m: Machined, signal: AbortSignal, maxMs = 120_000): Promise<void> {
+  const scanned = () =>
+    (m.store.find(CONTROLLER_STATUS, "runtime", DISCOVERY_CONTROLLER)?.spec.reconciles ?? 0) > 0;
+  const deadline = performance.now() + maxMs;
+  while (!signal.aborted && !scanned() && performance.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
 
 async function findVolume(
   m: Machined,
