@@ -14,9 +14,13 @@
  */
 import net from "node:net";
 import { join } from "node:path";
-import { createClient, type Interceptor } from "@connectrpc/connect";
-import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
-import { MachineService } from "../api/gen/machined/v1/machine_pb.ts";
+import http2 from "node:http2";
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import {
+  WatchRequestSchema,
+  type WatchResponse,
+  WatchResponseSchema,
+} from "../api/gen/machined/v1/machine_pb.ts";
 import { identityToHeaders } from "../api/auth/identity.ts";
 import { createClientConfigIssuer, startInternalApiServer } from "../api/server/mod.ts";
 import { createTestPki, RecordingActions, seededStore } from "../api/testing.ts";
@@ -67,12 +71,20 @@ async function machinedSide(dir: string): Promise<void> {
           heapUsedKiB: Math.round(m.heapUsed / 1024),
           externalKiB: Math.round(m.external / 1024),
           storeWatches: store.watchCount,
+          cpuMs: cpuMs("self"),
         }));
       }
     }
   }
   await server.close();
   await Deno.remove(pki.dir, { recursive: true });
+}
+
+/** CPU time (user + system) of a process so far, from /proc (clock ticks of 10 ms). */
+function cpuMs(pid: number | "self"): number {
+  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 function rssKiB(pid: number): number {
@@ -107,24 +119,66 @@ interface Mem {
   heapUsedKiB: number;
   externalKiB: number;
   storeWatches: number;
+  cpuMs: number;
 }
 
-/** The identity apid would forward for an `os:reader` client. */
-const asReader: Interceptor = (next) => (req) => {
-  identityToHeaders({ role: "os:reader", name: "bench", serialNumber: "01" }, req.header);
-  return next(req);
-};
+/** The headers of a Watch call as apid forwards it for an `os:reader` client. */
+function watchHeaders(): Record<string, string> {
+  const h = new Headers();
+  identityToHeaders({ role: "os:reader", name: "bench", serialNumber: "01" }, h);
+  return {
+    ":method": "POST",
+    ":path": "/machined.v1.MachineService/Watch",
+    "content-type": "application/grpc",
+    te: "trailers",
+    ...Object.fromEntries(h),
+  };
+}
 
+/**
+ * A lean gRPC client on one HTTP/2 connection: frames split by hand and each
+ * message decoded with fromBinary, so the bench process costs less per message
+ * than machined does and the latency is machined's, not the client's.
+ */
 function connect(socketPath: string) {
-  const sessionManager = new Http2SessionManager("http://machined", {}, {
+  const session = http2.connect("http://machined", {
     createConnection: () => net.connect(socketPath),
   });
-  const transport = createGrpcTransport({
-    baseUrl: "http://machined",
-    sessionManager,
-    interceptors: [asReader],
-  });
-  return { api: createClient(MachineService, transport), close: () => sessionManager.abort() };
+  session.on("error", () => {});
+  const request = create(WatchRequestSchema, { type: "controllers" });
+  const body = toBinary(WatchRequestSchema, request);
+  const framed = new Uint8Array(5 + body.byteLength);
+  new DataView(framed.buffer).setUint32(1, body.byteLength);
+  framed.set(body, 5);
+  return {
+    watch(signal: AbortSignal, onMessage: (m: WatchResponse) => void): Promise<void> {
+      const stream = session.request(watchHeaders());
+      stream.end(framed);
+      signal.addEventListener("abort", () => stream.close(), { once: true });
+      let buf: Uint8Array = new Uint8Array(0);
+      stream.on("data", (chunk: Uint8Array) => {
+        buf = buf.byteLength === 0 ? chunk : concat(buf, chunk);
+        while (buf.byteLength >= 5) {
+          const len = new DataView(buf.buffer, buf.byteOffset).getUint32(1);
+          if (buf.byteLength < 5 + len) break;
+          onMessage(fromBinary(WatchResponseSchema, buf.subarray(5, 5 + len)));
+          buf = buf.subarray(5 + len);
+        }
+      });
+      return new Promise((resolve) => {
+        stream.on("close", resolve);
+        stream.on("error", () => {});
+      });
+    },
+    close: () => session.destroy(),
+  };
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  const out = new Uint8Array(a.byteLength + b.byteLength);
+  out.set(a);
+  out.set(b, a.byteLength);
+  return out;
 }
 
 /** One round with `n` watchers; returns its figures. */
@@ -144,12 +198,10 @@ async function round(
   let bootstrapped = 0;
   const all = Promise.withResolvers<void>();
   const openStart = performance.now();
-  const streams = Array.from({ length: n }, async (_, i) => {
-    try {
-      const call = conns[i % conns.length].api.watch({ type: "controllers" }, {
-        signal: ac.signal,
-      });
-      for await (const m of call) {
+  const streams = Array.from(
+    { length: n },
+    (_, i) =>
+      conns[i % conns.length].watch(ac.signal, (m) => {
         if (m.event.case === "bootstrapped") {
           if (++bootstrapped === n) all.resolve();
         } else if (m.event.case === "updated") {
@@ -160,16 +212,14 @@ async function round(
             );
           }
         }
-      }
-    } catch {
-      // aborted at the end
-    }
-  });
+      }),
+  );
   await all.promise;
   const openMs = performance.now() - openStart;
   await new Promise((r) => setTimeout(r, 500));
   const watching = await mem();
   const deliveryStart = performance.now();
+  const clientCpu = cpuMs("self");
   await ask(`tick ${TICKS} ${TICK_MS}`);
   const want = TICKS * n;
   const deadline = performance.now() + 30_000;
@@ -177,6 +227,8 @@ async function round(
     await new Promise((r) => setTimeout(r, 20));
   }
   const deliveryMs = performance.now() - deliveryStart;
+  const delivered = await mem();
+  const clientCpuMs = cpuMs("self") - clientCpu;
   ac.abort();
   await Promise.allSettled(streams);
   for (const c of conns) c.close();
@@ -214,6 +266,8 @@ async function round(
       expected: want,
       eventsPerSecond: 1000 / TICK_MS,
       deliveryMs: Math.round(deliveryMs),
+      machinedCpuMs: delivered.cpuMs - watching.cpuMs,
+      clientCpuMs,
     },
     { name: `watch${n}.open`, value: Math.round(openMs), unit: "ms" },
     {
@@ -233,6 +287,9 @@ export async function watchBench(ns: number[] = [100, 1000]): Promise<Figure[]> 
       "run",
       "-A",
       "--v8-flags=--expose-gc",
+      ...(Deno.env.get("WATCH_BENCH_PROF")
+        ? [`--cpu-prof-dir=${Deno.env.get("WATCH_BENCH_PROF")}`]
+        : []),
       new URL(import.meta.url).pathname,
       "--machined",
       dir,
