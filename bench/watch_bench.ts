@@ -12,16 +12,11 @@
  *
  * Usage: deno run -A bench/watch_bench.ts [N ...]   (default 100 1000; about 30 s)
  */
-import net from "node:net";
 import { join } from "node:path";
-import http2 from "node:http2";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import {
-  WatchRequestSchema,
-  type WatchResponse,
-  WatchResponseSchema,
-} from "../api/gen/machined/v1/machine_pb.ts";
-import { identityToHeaders } from "../api/auth/identity.ts";
+import { WatchRequestSchema, WatchResponseSchema } from "../api/gen/machined/v1/machine_pb.ts";
+import { connectH2 } from "../api/server/testing_h2.ts";
+import { WATCH_PATH } from "../api/server/watch_route.ts";
 import { createClientConfigIssuer, startInternalApiServer } from "../api/server/mod.ts";
 import { createTestPki, RecordingActions, seededStore } from "../api/testing.ts";
 import { EventBus } from "../events/mod.ts";
@@ -122,64 +117,10 @@ interface Mem {
   cpuMs: number;
 }
 
-/** The headers of a Watch call as apid forwards it for an `os:reader` client. */
-function watchHeaders(): Record<string, string> {
-  const h = new Headers();
-  identityToHeaders({ role: "os:reader", name: "bench", serialNumber: "01" }, h);
-  return {
-    ":method": "POST",
-    ":path": "/machined.v1.MachineService/Watch",
-    "content-type": "application/grpc",
-    te: "trailers",
-    ...Object.fromEntries(h),
-  };
-}
-
-/**
- * A lean gRPC client on one HTTP/2 connection: frames split by hand and each
- * message decoded with fromBinary, so the bench process costs less per message
- * than machined does and the latency is machined's, not the client's.
- */
-function connect(socketPath: string) {
-  const session = http2.connect("http://machined", {
-    createConnection: () => net.connect(socketPath),
-  });
-  session.on("error", () => {});
-  const request = create(WatchRequestSchema, { type: "controllers" });
-  const body = toBinary(WatchRequestSchema, request);
-  const framed = new Uint8Array(5 + body.byteLength);
-  new DataView(framed.buffer).setUint32(1, body.byteLength);
-  framed.set(body, 5);
-  return {
-    watch(signal: AbortSignal, onMessage: (m: WatchResponse) => void): Promise<void> {
-      const stream = session.request(watchHeaders());
-      stream.end(framed);
-      signal.addEventListener("abort", () => stream.close(), { once: true });
-      let buf: Uint8Array = new Uint8Array(0);
-      stream.on("data", (chunk: Uint8Array) => {
-        buf = buf.byteLength === 0 ? chunk : concat(buf, chunk);
-        while (buf.byteLength >= 5) {
-          const len = new DataView(buf.buffer, buf.byteOffset).getUint32(1);
-          if (buf.byteLength < 5 + len) break;
-          onMessage(fromBinary(WatchResponseSchema, buf.subarray(5, 5 + len)));
-          buf = buf.subarray(5 + len);
-        }
-      });
-      return new Promise((resolve) => {
-        stream.on("close", resolve);
-        stream.on("error", () => {});
-      });
-    },
-    close: () => session.destroy(),
-  };
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.byteLength + b.byteLength);
-  out.set(a);
-  out.set(b, a.byteLength);
-  return out;
-}
+const WATCH_REQUEST = toBinary(
+  WatchRequestSchema,
+  create(WatchRequestSchema, { type: "controllers" }),
+);
 
 /** One round with `n` watchers; returns its figures. */
 async function round(
@@ -191,28 +132,26 @@ async function round(
   const before = await mem();
   const conns = Array.from(
     { length: Math.ceil(n / STREAMS_PER_CONNECTION) },
-    () => connect(socketPath),
+    () => connectH2(socketPath),
   );
-  const ac = new AbortController();
   const latencies: number[] = [];
   let bootstrapped = 0;
   const all = Promise.withResolvers<void>();
   const openStart = performance.now();
-  const streams = Array.from(
+  const onMessage = (bytes: Uint8Array) => {
+    const m = fromBinary(WatchResponseSchema, bytes);
+    if (m.event.case === "bootstrapped") {
+      if (++bootstrapped === n) all.resolve();
+    } else if (m.event.case === "updated") {
+      const spec = m.event.value.resource?.spec;
+      if (spec?.case === "controllerStatus") {
+        latencies.push(performance.timeOrigin + performance.now() - Number(spec.value.lastError));
+      }
+    }
+  };
+  const calls = Array.from(
     { length: n },
-    (_, i) =>
-      conns[i % conns.length].watch(ac.signal, (m) => {
-        if (m.event.case === "bootstrapped") {
-          if (++bootstrapped === n) all.resolve();
-        } else if (m.event.case === "updated") {
-          const spec = m.event.value.resource?.spec;
-          if (spec?.case === "controllerStatus") {
-            latencies.push(
-              performance.timeOrigin + performance.now() - Number(spec.value.lastError),
-            );
-          }
-        }
-      }),
+    (_, i) => conns[i % conns.length].call(WATCH_PATH, WATCH_REQUEST, onMessage),
   );
   await all.promise;
   const openMs = performance.now() - openStart;
@@ -229,8 +168,8 @@ async function round(
   const deliveryMs = performance.now() - deliveryStart;
   const delivered = await mem();
   const clientCpuMs = cpuMs("self") - clientCpu;
-  ac.abort();
-  await Promise.allSettled(streams);
+  for (const c of calls) c.cancel();
+  await Promise.all(calls.map((c) => c.done));
   for (const c of conns) c.close();
   let after = await mem();
   for (let i = 0; i < 100 && after.storeWatches > 0; i++) {
