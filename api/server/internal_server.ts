@@ -47,6 +47,8 @@ export interface InternalApiServer {
   readonly socketPath: string;
   /** Open HTTP/2 sessions (apid connections). */
   readonly sessions: number;
+  /** Open Watch streams (they share one store subscription per type, namespace and id). */
+  readonly watchStreams: number;
   /** Stops listening, ends every session and removes the socket. Idempotent. */
   close(): Promise<void>;
 }
@@ -135,6 +137,9 @@ export async function startInternalApiServer(
     socketPath,
     get sessions() {
       return sessions.size;
+    },
+    get watchStreams() {
+      return fanout.hub.watches;
     },
     close() {
       closing ??= (async () => {
