@@ -98,7 +98,7 @@ async function serve(
             Code.ResourceExhausted,
           );
         }
-        if (!res.write(frame)) await drained(res);
+        if (!res.write(frame) && !ended.signal.aborted) await drained(res, ended.signal);
       }
     } finally {
       watch.close();
@@ -185,16 +185,16 @@ function deadlineExceeded(): ConnectError {
   return new ConnectError("the operation timed out", Code.DeadlineExceeded);
 }
 
-/** Resolves when the response can take more, or has closed. */
-function drained(res: Http2ServerResponse): Promise<void> {
+/** Resolves when the response can take more, or the call ends (closed, or its deadline). */
+function drained(res: Http2ServerResponse, ended: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const done = () => {
       res.off("drain", done);
-      res.off("close", done);
+      ended.removeEventListener("abort", done);
       resolve();
     };
     res.once("drain", done);
-    res.once("close", done);
+    ended.addEventListener("abort", done, { once: true });
   });
 }
 
