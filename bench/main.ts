@@ -1,13 +1,14 @@
 /**
  * `deno task bench`: runs every benchmark and prints one JSON object per line
  * (machine-readable), then writes them all to bench/results/latest.json.
- * Pass names to run a subset: `deno task bench runtime api config`. The QEMU boot
+ * Pass names to run a subset: `deno task bench runtime api config watch`. The QEMU boot
  * figures come from `deno task e2e` (bench/results/boot.json). Opt-in suites run
  * only when named: `deno task bench overhead` (OVERHEAD_MINUTES, default 10).
  */
 import { configValidation } from "./config_bench.ts";
 import { observeScaling } from "./observe_bench.ts";
 import { observerOverhead } from "./overhead_bench.ts";
+import { watchBench } from "./watch_bench.ts";
 import { controllerChain, type Figure, storeThroughput, watchFanout } from "./runtime_bench.ts";
 
 /** Runs bench/api_bench.ts (it spawns machined's side and apid) and flattens its JSON. */
@@ -43,6 +44,8 @@ async function apiSuite(): Promise<Figure[]> {
 const suites: Record<string, () => Promise<Figure[]>> = {
   api: apiSuite,
   config: async () => await Promise.resolve(configValidation()),
+  // machined's side alone, on its Unix socket (no apid): 100 and 1000 Watch streams.
+  watch: () => watchBench([100, 1000]),
   observe: observeScaling,
   runtime: async () => [
     ...storeThroughput(),

@@ -20,6 +20,7 @@ export * from "./errors.ts";
 export * from "./clock.ts";
 export * from "./backoff.ts";
 export * from "./watch.ts";
+export * from "./watch_hub.ts";
 export * from "./store.ts";
 export * from "./controller.ts";
 export * from "./runtime.ts";

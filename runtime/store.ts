@@ -66,10 +66,16 @@ type AnyRes = ResourceOf<Catalog, string>;
 /** Observer of every committed change, for metrics and the event stream. */
 export type CommitListener = (event: WatchEvent) => void;
 
+/** Where the store delivers one type's events: a {@link Watcher} or a {@link Store.subscribe} sink. */
+interface Sink {
+  matches(r: AnyRes): boolean;
+  push(event: WatchEvent): void;
+}
+
 /** A typed in-memory resource store over catalog `M`. */
 export class Store<M extends Catalog> {
   #byType = new Map<string, Map<string, AnyRes>>();
-  #watchers = new Map<string, Set<Watcher>>();
+  #watchers = new Map<string, Set<Sink>>();
   #clock: Clock;
   #commitListeners = new Set<CommitListener>();
 
@@ -251,7 +257,7 @@ export class Store<M extends Catalog> {
   watch<K extends TypeName<M>>(type: K, options: WatchOptions = {}): Watch<ResourceOf<M, K>> {
     const filter = { namespace: options.namespace, id: options.id };
     const set = this.#watchersOf(type);
-    const watcher: Watcher = new Watcher<AnyRes>(
+    const watcher = new Watcher<AnyRes>(
       filter,
       options.capacity ?? 4096,
       options.onOverflow ?? "rebootstrap",
@@ -269,7 +275,32 @@ export class Store<M extends Catalog> {
     return watcher as unknown as Watch<ResourceOf<M, K>>;
   }
 
-  /** Number of open watches (for metrics and leak checks). */
+  /**
+   * A synchronous observer of one type's commits (optionally one namespace or
+   * id), called in commit order from inside the write, for fan-outs that keep
+   * their own queue (runtime/watch_hub.ts): unlike {@link Store.watch}, nothing
+   * is buffered here, so a snapshot taken with {@link Store.list} right after
+   * subscribing lines up exactly with the events that follow. The listener must
+   * not throw or write to the store. Counted in {@link Store.watchCount}.
+   * Returns the unsubscribe function (idempotent).
+   */
+  subscribe<K extends TypeName<M>>(
+    type: K,
+    filter: { namespace?: string; id?: string },
+    listener: (event: WatchEvent<ResourceOf<M, K>>) => void,
+  ): () => void {
+    const set = this.#watchersOf(type);
+    const sink: Sink = {
+      matches: (r) =>
+        (filter.namespace === undefined || r.metadata.namespace === filter.namespace) &&
+        (filter.id === undefined || r.metadata.id === filter.id),
+      push: listener as (event: WatchEvent) => void,
+    };
+    set.add(sink);
+    return () => set.delete(sink);
+  }
+
+  /** Number of open watches and subscriptions (for metrics and leak checks). */
   get watchCount(): number {
     let n = 0;
     for (const set of this.#watchers.values()) n += set.size;
@@ -312,7 +343,7 @@ export class Store<M extends Catalog> {
     return t;
   }
 
-  #watchersOf(type: string): Set<Watcher> {
+  #watchersOf(type: string): Set<Sink> {
     let s = this.#watchers.get(type);
     if (!s) this.#watchers.set(type, s = new Set());
     return s;

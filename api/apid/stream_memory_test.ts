@@ -84,7 +84,7 @@ Deno.test("apid: 200 unread Watch streams through 1000 events stay under the mem
       for (let i = 0; i < STREAMS; i++) {
         raws[i % 2].open("/machined.v1.MachineService/Watch", request);
       }
-      await until("every stream answered", 20_000, () => store.watchCount === STREAMS);
+      await until("every stream answered", 20_000, () => internal.watchStreams === STREAMS);
       return raws;
     };
     const ptr = {

@@ -18,6 +18,8 @@ import { createSendGate } from "../apid/send_gate.ts";
 import { checkMaintenanceCall, type MaintenanceGate } from "./maintenance_gate.ts";
 import { createMachineService, type MachineServiceDeps } from "./machine_service.ts";
 import { createApiMetricsInterceptor } from "./api_metrics.ts";
+import { createWatchFanout } from "./watch_fanout.ts";
+import { createWatchRoute } from "./watch_route.ts";
 import type { MetricsRegistry } from "../../metrics/mod.ts";
 
 /** 4 MiB: the default bound on one message in either direction. */
@@ -45,6 +47,8 @@ export interface InternalApiServer {
   readonly socketPath: string;
   /** Open HTTP/2 sessions (apid connections). */
   readonly sessions: number;
+  /** Open Watch streams (they share one store subscription per type, namespace and id). */
+  readonly watchStreams: number;
   /** Stops listening, ends every session and removes the socket. Idempotent. */
   close(): Promise<void>;
 }
@@ -70,13 +74,22 @@ export async function startInternalApiServer(
   options: InternalApiServerOptions,
 ): Promise<InternalApiServer> {
   const { socketPath } = options;
+  const readMaxBytes = options.readMaxBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  const writeMaxBytes = options.writeMaxBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+  const fanout = createWatchFanout(options.deps.store);
+  const watchRoute = createWatchRoute({
+    fanout,
+    readMaxBytes,
+    writeMaxBytes,
+    registry: options.registry,
+  });
   const handler = connectNodeAdapter({
-    routes: (router) => router.service(MachineService, createMachineService(options.deps)),
+    routes: (router) => router.service(MachineService, createMachineService(options.deps, fanout)),
     grpc: true,
     connect: false,
     grpcWeb: false,
-    readMaxBytes: options.readMaxBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
-    writeMaxBytes: options.writeMaxBytes ?? DEFAULT_MAX_MESSAGE_BYTES,
+    readMaxBytes,
+    writeMaxBytes,
     interceptors: [
       ...(options.registry ? [createApiMetricsInterceptor(options.registry)] : []),
       errorMappingInterceptor,
@@ -98,6 +111,8 @@ export async function startInternalApiServer(
     settings: { maxConcurrentStreams: options.maxConcurrentStreams ?? 100_000 },
   }, (req, res) => {
     gate.track(req, res);
+    // Watch streams are served directly (watch_route.ts); the rest by Connect.
+    if (watchRoute(req, res)) return;
     return handler(req, res);
   });
   server.on("session", (session: Http2Session) => {
@@ -122,6 +137,9 @@ export async function startInternalApiServer(
     socketPath,
     get sessions() {
       return sessions.size;
+    },
+    get watchStreams() {
+      return fanout.hub.watches;
     },
     close() {
       closing ??= (async () => {

@@ -15,21 +15,17 @@ import {
   RebootResponseSchema,
   ShutdownResponseSchema,
   VersionResponseSchema,
+  type WatchRequest,
 } from "../gen/machined/v1/machine_pb.ts";
 import {
   type MachineStore,
   resolveResourceType,
   RESOURCE_DESCRIPTORS,
   RESOURCE_TYPES,
+  type ResourceSpecs,
   type ResourceType,
 } from "../../resources/mod.ts";
-import {
-  type AnyMachineResource,
-  roleFromProto,
-  selectorFromProto,
-  toProtoResource,
-  watchEventToProto,
-} from "../mapping/mod.ts";
+import { roleFromProto, selectorFromProto, toProtoResource } from "../mapping/mod.ts";
 import { type CallerIdentity, callerKey } from "../auth/identity.ts";
 import type { MaintenanceGate } from "./maintenance_gate.ts";
 import type { NodeActions } from "./node_actions.ts";
@@ -37,12 +33,12 @@ import type { EventSource } from "./event_source.ts";
 import { clientCertLifetimeMs, type ClientConfigIssuer } from "./client_config_issuer.ts";
 import type { AuditLog } from "./audit.ts";
 import { redactResource } from "./redaction.ts";
-import type { WatchEvent } from "../../runtime/mod.ts";
 import type { Role } from "../../pki/role.ts";
 import { createNodeServiceHandlers, type NodeServiceDeps } from "./node_service_handlers.ts";
 import { createObserveHandlers, type ObserveDeps } from "./observe_handlers.ts";
 import { createResetHandler } from "./reset_handler.ts";
 import { createObservabilityHandlers, type ObservabilityDeps } from "./observability_handlers.ts";
+import { createWatchFanout, type WatchFanout } from "./watch_fanout.ts";
 
 /** Namespace value meaning "every namespace" in List and Watch. */
 export const ALL_NAMESPACES = "*";
@@ -69,8 +65,11 @@ export interface MachineServiceDeps extends NodeServiceDeps, ObserveDeps, Observ
 /** The MachineService implementation over machined's store and actions. */
 export function createMachineService(
   deps: MachineServiceDeps,
+  /** The Watch fan-out, when the server shares it with its direct Watch route (watch_route.ts). */
+  fanout?: WatchFanout<ResourceSpecs>,
 ): ServiceImpl<typeof MachineService> {
   const { store, actions, events, clientConfigs } = deps;
+  const watches = fanout ?? createWatchFanout(store);
   return {
     ...createNodeServiceHandlers(deps),
     ...createObserveHandlers(deps),
@@ -107,19 +106,9 @@ export function createMachineService(
       });
     },
 
-    async *watch(req, ctx) {
-      const type = requireType(req.type);
-      const watch = store.watch(type, {
-        namespace: namespaceFilter(type, req.namespace),
-        id: req.id || undefined,
-        signal: ctx.signal,
-      });
-      try {
-        const role = callerRole(ctx);
-        for await (const event of watch) yield watchEventToProto(redactEvent(event, role));
-      } finally {
-        watch.close();
-      }
+    watch(req, ctx) {
+      const { type, namespace, id } = watchSelection(req);
+      return watches.stream(type, { namespace, id, signal: ctx.signal }, callerRole(ctx));
     },
 
     async *events(req, ctx) {
@@ -187,6 +176,18 @@ export function requireType(name: string): ResourceType {
   );
 }
 
+/**
+ * What a Watch request selects: its type (resolved), namespace (`*`: every one;
+ * empty: the type's default) and id.
+ * @throws ConnectError InvalidArgument for an unknown type.
+ */
+export function watchSelection(
+  req: Pick<WatchRequest, "type" | "namespace" | "id">,
+): { type: ResourceType; namespace?: string; id?: string } {
+  const type = requireType(req.type);
+  return { type, namespace: namespaceFilter(type, req.namespace), id: req.id || undefined };
+}
+
 function namespaceFilter(type: ResourceType, namespace: string): string | undefined {
   if (namespace === ALL_NAMESPACES) return undefined;
   return namespace || RESOURCE_DESCRIPTORS[type].namespace;
@@ -194,25 +195,6 @@ function namespaceFilter(type: ResourceType, namespace: string): string | undefi
 
 function callerRole(ctx: HandlerContext): Role | undefined {
   return ctx.values.get(callerKey)?.role;
-}
-
-function redactEvent(
-  event: WatchEvent<AnyMachineResource>,
-  role: Role | undefined,
-): WatchEvent<AnyMachineResource> {
-  switch (event.kind) {
-    case "created":
-    case "destroyed":
-      return { ...event, resource: redactResource(event.resource, role) };
-    case "updated":
-      return {
-        ...event,
-        resource: redactResource(event.resource, role),
-        old: redactResource(event.old, role),
-      };
-    default:
-      return event;
-  }
 }
 
 function requester(ctx: HandlerContext): { name: string; role: string } {
