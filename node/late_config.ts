@@ -103,6 +103,14 @@ export async function runLateConfig(o: LateConfigOptions): Promise<string | unde
   }
 }
 
+/**
+ * Options every FAT mount needs on the image's kernel: its default iocharset
+ * is `ascii`, whose NLS module the image does not ship, so a bare vfat mount
+ * fails with EINVAL (found by e2e/node_install_test.ts's CIDATA drive).
+ * machined-init mounts the ESP with the same options.
+ */
+export const VFAT_MOUNT_OPTIONS = "codepage=437,iocharset=utf8";
+
 type Volume = { devicePath: string; filesystem: string; filesystemLabel: string; role: string };
 const isCidata = (v: Volume) =>
   v.filesystemLabel.toUpperCase() === "CIDATA" &&
@@ -132,7 +140,13 @@ async function readFileOn(
   file: string,
 ): Promise<string> {
   await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
-  await mount.mount({ source: vol.devicePath, target: dir, fstype: vol.filesystem, flags: ["ro"] });
+  await mount.mount({
+    source: vol.devicePath,
+    target: dir,
+    fstype: vol.filesystem,
+    flags: ["ro"],
+    ...(vol.filesystem === "vfat" ? { data: VFAT_MOUNT_OPTIONS } : {}),
+  });
   try {
     return await Deno.readTextFile(join(dir, file));
   } finally {
