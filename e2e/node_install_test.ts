@@ -10,7 +10,18 @@
  *    mutual TLS with the config's CA (machinectl with the config's client
  *    credentials and full name verification; `--insecure` is refused).
  *
- * Prints the time from QEMU start to the mTLS API.
+ * 2. Install to disk: the config names `install: { disk: /dev/vdb, system:
+ *    true }`, so the node copies the boot medium's ESP to vdb with a new GPT,
+ *    checks every copied file's sha256, lets the provisioner add STATE and
+ *    EPHEMERAL there, persists the config on that STATE and reboots. vdb has
+ *    the first boot index (QEMU `bootindex`): empty at first, the firmware
+ *    fell through to vda; now it boots vdb, machined-init takes its root
+ *    image from vdb's ESP, and the node comes back with the config it finds
+ *    on vdb's STATE.
+ * 3. The boot medium was never written: vda's sha256 is the same before and
+ *    after, and vdb's ESP is byte for byte vda's.
+ *
+ * Prints the times: QEMU start → mTLS API (CIDATA), and mTLS API → booted from vdb.
  * Run: `deno test -A e2e/node_install_test.ts` (QEMU, mkfs.vfat, mtools).
  */
 import assert from "node:assert/strict";
@@ -21,11 +32,15 @@ import { renderConfigTemplate } from "../config/mod.ts";
 import { generateNodeBundle } from "../pki/mod.ts";
 import { writeCidataVolume } from "./cidata.ts";
 import { freePort, machinectl, parseDocs } from "./helpers.ts";
+import { readImageGpt } from "../imager/image_gpt.ts";
+import { sha256File } from "../imager/root_image.ts";
+import { sha256Range } from "./cidata.ts";
 
 const WORK = "build/e2e/install";
 const HOSTNAME = "e2e-install";
 const INSTALL_DISK = "/dev/vdb";
 const FAIL = /Kernel panic|machined: FATAL|machined-init: FATAL/;
+const ROOT_LINE = /machined-init: root \S+ \(\w+, ([^)]*)\) verified/g;
 const NOT_YET =
   /cannot reach|did not answer|ECONNREFUSED|ECONNRESET|timed out|certificate|does not trust/i;
 
@@ -69,6 +84,7 @@ Deno.test({
         ca,
         certSans: ["127.0.0.1"],
         installDisk: INSTALL_DISK,
+        installSystem: true,
         timeDisabled: true,
         containerd: false,
       }),
@@ -81,8 +97,9 @@ Deno.test({
   const target = join(WORK, "target.img");
   {
     using f = await Deno.open(target, { write: true, create: true, truncate: true });
-    await f.truncate(2 << 30);
+    await f.truncate(2 * 1024 ** 3);
   }
+  const usbBefore = await sha256File(image.out);
   const cidata = join(WORK, "cidata.img");
   await writeCidataVolume(cidata, await Deno.readTextFile(bundle.paths.machineConfig));
 
@@ -124,7 +141,57 @@ Deno.test({
       assert.equal(cs?.spec.source, "CIDATA volume /dev/vdc", JSON.stringify(cs));
       assert.equal(cs?.spec.state, "valid", JSON.stringify(cs));
     });
+
+    await t.step("install to disk: the system on vdb, STATE there, rebooted from it", async () => {
+      const t0 = performance.now();
+      const roots = () => booted.console().then((c) => [...c.matchAll(ROOT_LINE)].map((m) => m[1]));
+      await booted.waitForConsole(/machined-init: root[^]*machined-init: root/, {
+        timeoutMs: 900_000,
+        failOn: FAIL,
+      });
+      const v = await dial(bundle.paths.clientConfig, port, ["version"], 600_000);
+      assert.equal(v.code, 0, v.err);
+      console.log(`install to disk → booted from ${INSTALL_DISK}, mTLS API: ${secs(t0)} s`);
+      const get = async (...args: string[]) =>
+        parseDocs(
+          (await machinectl(bundle.paths.clientConfig, port, "get", ...args, "-o", "json")).out,
+        );
+      const [cs] = await get("configstatus");
+      assert.equal(cs?.spec.source, "STATE /dev/vdb2", JSON.stringify(cs));
+      const deadline = performance.now() + 240_000;
+      let vs = await get("volumestatus");
+      const settled = () => vs.length === 2 && vs.every((x) => x.spec.phase === "ready");
+      while (!settled() && performance.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 1000));
+        vs = await get("volumestatus");
+      }
+      for (const x of vs) {
+        assert.equal(x.spec.disk, INSTALL_DISK, JSON.stringify(x));
+        assert.equal(x.spec.decision, "leave", JSON.stringify(x));
+        assert.match(String(x.spec.partitionPath), /^\/dev\/vdb[23]$/);
+      }
+      const log = await booted.console();
+      assert.match(log, /system written to \/dev\/vdb: copied \d+ bytes/);
+      const [first, second] = await roots();
+      assert.match(first, /^\/dev\/vda /, `first boot from the stick: ${first}`);
+      assert.match(second, /^\/dev\/vdb /, `second boot's root from vdb: ${second}`);
+    });
   } finally {
     if (vm && (await isRunning(vm.state.pid))) await vm.stop({ gracefulMs: 1000 });
   }
+
+  await t.step("the boot medium was never written; vdb's ESP is vda's, byte for byte", async () => {
+    assert.equal(await sha256File(image.out), usbBefore, "vda changed");
+    const [usb, disk] = [await readImageGpt(image.out), await readImageGpt(target)];
+    assert.deepEqual(disk.table.partitions.map((p) => p.name), ["EFI", "STATE", "EPHEMERAL"]);
+    const [a, b] = [usb.table.partitions[0], disk.table.partitions[0]];
+    assert.deepEqual([b.firstLba, b.lastLba], [a.firstLba, a.lastLba]);
+    assert.notEqual(disk.table.diskGuid, usb.table.diskGuid, "a new disk GUID");
+    assert.notEqual(b.uuid, a.uuid, "a new ESP GUID");
+    const len = (a.lastLba - a.firstLba + 1) * 512;
+    assert.equal(
+      await sha256Range(target, b.firstLba * 512, len),
+      await sha256Range(image.out, a.firstLba * 512, len),
+    );
+  });
 });

@@ -31,8 +31,7 @@ function decide(o: Partial<InstallInputs>) {
     ...o,
   });
 }
-const show = (x: unknown) =>
-  JSON.stringify(x, (_k, v) => typeof v === "bigint" ? String(v) : v);
+const show = (x: unknown) => JSON.stringify(x, (_k, v) => typeof v === "bigint" ? String(v) : v);
 const code = (d: ReturnType<typeof decideInstall>) => d.action === "refuse" ? d.code : d.action;
 
 Deno.test("install decision: nothing without install.system, or when the disk is the boot medium", () => {
