@@ -119,6 +119,7 @@ Deno.test("late config: the URL's config is applied once the network is up, not 
       plan,
       cidataDir: "/nonexistent",
       cidataWaitMs: 0,
+      discoveryWaitMs: 0,
       networkUp: () => Promise.resolve(),
     });
     assert.equal(from, s.url);
@@ -132,6 +133,7 @@ Deno.test("late config: the URL's config is applied once the network is up, not 
       plan,
       cidataDir: "/nonexistent",
       cidataWaitMs: 0,
+      discoveryWaitMs: 0,
       networkUp: () => Promise.resolve(),
     });
     assert.equal(again, undefined);
@@ -142,7 +144,7 @@ Deno.test("late config: the URL's config is applied once the network is up, not 
   }
 });
 
-Deno.test("late config: a STATE partition found without a config is read first; the gate waits for it", async () => {
+Deno.test("late config: a STATE partition found without a config is read first, even when discovery publishes it late; the gate waits for it", async () => {
   const { FakeMountBackend } = await import("../platform/mount/backend_fake.ts");
   const { NodeMaintenanceGate } = await import("./maintenance_gate.ts");
   const m = new Machined({ mode: "dev", pid1: false, logger: createLogger({ console: false }) });
@@ -153,27 +155,31 @@ Deno.test("late config: a STATE partition found without a config is read first; 
       join(dir, "config.yaml"),
       renderConfigTemplate({ hostname: "from-state" }),
     );
-    m.store.create({
-      type: "DiscoveredVolume",
-      namespace: "block",
-      id: "vda2",
-      owner: "test",
-      spec: {
-        disk: "vda",
-        devicePath: "/dev/vda2",
-        partitionNumber: 2,
-        offset: 0,
-        size: 1,
-        partitionType: "",
-        partitionUuid: "",
-        partitionLabel: "STATE",
-        role: "state",
-        filesystem: "ext4",
-        filesystemLabel: "STATE",
-        filesystemUuid: "",
-        inKernel: true,
-      },
-    });
+    // Discovery publishes its first volume 300 ms in, after the 100 ms window would have
+    // ended had it been counted from the call (under TCG the first scan came 20-30 s late).
+    const published = new Promise((r) => setTimeout(r, 300)).then(() =>
+      m.store.create({
+        type: "DiscoveredVolume",
+        namespace: "block",
+        id: "vda2",
+        owner: "test",
+        spec: {
+          disk: "vda",
+          devicePath: "/dev/vda2",
+          partitionNumber: 2,
+          offset: 0,
+          size: 1,
+          partitionType: "",
+          partitionUuid: "",
+          partitionLabel: "STATE",
+          role: "state",
+          filesystem: "ext4",
+          filesystemLabel: "STATE",
+          filesystemUuid: "",
+          inKernel: true,
+        },
+      })
+    );
     const keeper = new ConfigKeeper(m);
     const gate = new NodeMaintenanceGate(() => keeper.config !== undefined);
     gate.serving = true;
@@ -194,9 +200,11 @@ Deno.test("late config: a STATE partition found without a config is read first; 
       mount,
       cidataDir: "/nonexistent",
       stateDir: dir,
-      cidataWaitMs: 0,
+      cidataWaitMs: 100,
+      discoveryWaitMs: 5_000,
       onStateChecked: resolve,
     });
+    await published;
     assert.equal(from, "STATE /dev/vda2");
     assert.equal(keeper.config?.machine.hostname, "from-state");
     assert.match(await insecure, /not in maintenance mode|already has a config/);

@@ -26,8 +26,13 @@ export interface LateConfigOptions {
   readonly cidataDir: string;
   /** Where a STATE found without a config is mounted read-only for a moment. @default `${cidataDir}-state` */
   readonly stateDir?: string;
-  /** How long to wait for disks to show a STATE or CIDATA volume. @default 10 s */
+  /**
+   * How long to wait for disks to show a STATE or CIDATA volume, counted from the moment
+   * discovery has published its first volume. @default 10 s
+   */
   readonly cidataWaitMs?: number;
+  /** How long to wait for discovery to publish any volume at all. @default 2 min */
+  readonly discoveryWaitMs?: number;
   /** Resolves when the node has a non-loopback address. @default watches AddressStatus */
   readonly networkUp?: (signal: AbortSignal) => Promise<void>;
   readonly fetch?: typeof fetch;
@@ -47,6 +52,7 @@ export async function runLateConfig(o: LateConfigOptions): Promise<string | unde
   const stop = () => abort.abort();
   o.signal?.addEventListener("abort", stop, { once: true });
   const unsubscribe = keeper.onChange(() => keeper.config && stop()); // a config arrived
+  const waits = { afterFirstMs: o.cidataWaitMs ?? 10_000, maxMs: o.discoveryWaitMs ?? 120_000 };
   try {
     for (const source of o.plan.sources) {
       if (source.kind !== "state") o.onStateChecked?.();
@@ -54,7 +60,7 @@ export async function runLateConfig(o: LateConfigOptions): Promise<string | unde
       let text: string | undefined;
       let from: string;
       if (source.kind === "state") {
-        const dev = await findVolume(machined, o.cidataWaitMs ?? 10_000, abort.signal, isState);
+        const dev = await findVolume(machined, waits, abort.signal, isState);
         if (!dev || !o.mount) continue;
         from = `STATE ${dev.devicePath}`;
         text = await readFileOn(
@@ -69,7 +75,7 @@ export async function runLateConfig(o: LateConfigOptions): Promise<string | unde
           return undefined;
         });
       } else if (source.kind === "cidata") {
-        const dev = await findVolume(machined, o.cidataWaitMs ?? 10_000, abort.signal, isCidata);
+        const dev = await findVolume(machined, waits, abort.signal, isCidata);
         if (!dev || !o.mount) continue;
         from = `${source.label} volume ${dev.devicePath}`;
         text = await readFileOn(o.mount, dev, o.cidataDir, source.file).catch((e) => {
@@ -117,17 +123,32 @@ const isCidata = (v: Volume) =>
   (v.filesystem === "vfat" || v.filesystem === "iso9660");
 const isState = (v: Volume) => v.role === "state";
 
+/**
+ * Waits for a volume matching `pred`. The window starts when discovery has
+ * published its first volume, not at the call: under TCG on a loaded host the
+ * first scan came 20-30 s after machined started, and a fixed 10 s from the
+ * call missed STATE on an installed disk and took the CIDATA drive's config
+ * instead (e2e/node_install_test.ts). At most `maxMs` for discovery itself.
+ */
 async function findVolume(
   m: Machined,
-  waitMs: number,
+  waits: { afterFirstMs: number; maxMs: number },
   signal: AbortSignal,
   pred: (v: Volume) => boolean,
 ) {
-  const find = () => m.store.list(DISCOVERED_VOLUME).map((r) => r.spec).find(pred);
-  const deadline = performance.now() + waitMs;
+  const start = performance.now();
+  let firstSeen: number | undefined;
   while (!signal.aborted) {
-    const found = find();
-    if (found || performance.now() > deadline) return found;
+    const all = m.store.list(DISCOVERED_VOLUME).map((r) => r.spec);
+    const found = all.find(pred);
+    if (found) return found;
+    const now = performance.now();
+    if (all.length > 0) firstSeen ??= now;
+    if (
+      firstSeen !== undefined ? now - firstSeen >= waits.afterFirstMs : now - start >= waits.maxMs
+    ) {
+      return undefined;
+    }
     await new Promise((r) => setTimeout(r, 250));
   }
   return undefined;

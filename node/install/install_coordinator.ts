@@ -110,7 +110,8 @@ async function runInstall(
     path,
     decision,
   );
-  const summary = `copied ${report.copiedBytes} bytes from ${boot!.disk} in ` +
+  const summary = `copied ${report.copiedBytes} bytes from ${boot!.disk} ` +
+    `(${report.unchangedZeroBytes} zero bytes already zero) in ` +
     `${report.copyS.toFixed(1)} s; ${report.files.length} files verified in ` +
     `${report.verifyS.toFixed(1)} s`;
   machined.logger.info("install", `system written to ${path}: ${summary}`, {

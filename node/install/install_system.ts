@@ -32,7 +32,10 @@ export interface InstalledFile {
 export interface InstallReport {
   target: string;
   espPartition: string;
+  /** Bytes written. */
   copiedBytes: number;
+  /** Bytes of the ESP that were zero on both disks and so not written. */
+  unchangedZeroBytes: number;
   files: InstalledFile[];
   /** Durations (performance.now() differences), seconds. */
   copyS: number;
@@ -70,11 +73,17 @@ export async function installSystem(
 ): Promise<InstallReport> {
   const t0 = performance.now();
   const chunk = deps.chunk ?? 8 << 20;
+  let skipped = 0;
   for (let off = 0; off < d.copy.length; off += chunk) {
     const n = Math.min(chunk, d.copy.length - off);
     const data = await deps.block.read(boot.disk, d.copy.from + off, n);
     if (data.length !== n) {
       throw new RangeError(`Short read of ${boot.disk} at ${d.copy.from + off}`);
+    }
+    // Most of the ESP is free space: a zero chunk already zero on the target is not rewritten.
+    if (isZero(data) && isZero(await deps.block.read(target, d.copy.to + off, n))) {
+      skipped += n;
+      continue;
     }
     await deps.block.write(target, d.copy.to + off, data);
   }
@@ -88,7 +97,8 @@ export async function installSystem(
   return {
     target,
     espPartition,
-    copiedBytes: d.copy.length,
+    copiedBytes: d.copy.length - skipped,
+    unchangedZeroBytes: skipped,
     files,
     copyS,
     verifyS: (performance.now() - t1) / 1000,
@@ -169,6 +179,17 @@ export async function sha256File(path: string): Promise<{ sha256: string; bytes:
     bytes += n;
   }
   return { sha256: h.digest("hex"), bytes };
+}
+
+function isZero(b: Uint8Array): boolean {
+  let i = 0;
+  if (b.byteOffset % 4 === 0) {
+    const words = new Uint32Array(b.buffer, b.byteOffset, b.byteLength >>> 2);
+    for (let w = 0; w < words.length; w++) if (words[w] !== 0) return false;
+    i = words.length * 4;
+  }
+  for (; i < b.length; i++) if (b[i] !== 0) return false;
+  return true;
 }
 
 async function waitFor(path: string, timeoutMs: number): Promise<void> {

@@ -37,7 +37,12 @@ async function setup() {
       512,
     )
   ) block.bytes(boot).set(w.data, w.offset);
-  const pattern = new Uint8Array(4 * MiB).map((_, i) => (i * 7) & 0xff);
+  // The ESP's second and third MiB are free space (zeros); the target holds old bytes where
+  // the third lands: the second is skipped (zero on both), the third written.
+  const pattern = new Uint8Array(4 * MiB).map((_, i) =>
+    i >= MiB && i < 3 * MiB ? 0 : (i * 7) & 0xff
+  );
+  block.bytes(target).fill(0x5a, 3 * MiB, 4 * MiB);
   block.bytes(boot).set(pattern, MiB);
   await Deno.writeFile(join(tmp, "vdb1"), new Uint8Array()); // the new ESP's device node
   const work = join(tmp, "work");
@@ -77,6 +82,8 @@ Deno.test("install: the boot ESP's bytes at 1 MiB of the target, a new GPT, ever
       s.d,
     );
     assert.deepEqual(s.block.bytes(s.target).subarray(MiB, 5 * MiB), s.pattern);
+    assert.equal(r.unchangedZeroBytes, MiB, "the free MiB, zero on both, was not rewritten");
+    assert.equal(r.copiedBytes, 3 * MiB);
     const gpt = await s.block.readGpt(s.target);
     assert.deepEqual(gpt?.table, s.d.plan.table);
     assert.equal(r.espPartition, join(s.tmp, "vdb1"));
