@@ -66,8 +66,8 @@ async function dial(config: string, port: number, args: string[], ms: number) {
 }
 
 Deno.test({
-  name: "a generic image takes its config from a CIDATA volume and serves mTLS with its CA " +
-    "(needs QEMU, mkfs.vfat, mtools)",
+  name: "a generic image takes its config from a CIDATA volume, serves mTLS with its CA, " +
+    "installs itself to a second disk and boots from it (needs QEMU, mkfs.vfat, mtools)",
   ignore: !hasTools,
   sanitizeOps: false,
   sanitizeResources: false,
