@@ -20,6 +20,9 @@
  *    on vdb's STATE.
  * 3. The boot medium was never written: vda's sha256 is the same before and
  *    after, and vdb's ESP is byte for byte vda's.
+ * 4. The stick detached: a new QEMU with an empty disk in vda's place and vdb
+ *    boots from vdb alone, with the same config and volumes; nothing is
+ *    written to the empty disk.
  *
  * Prints the times: QEMU start → mTLS API (CIDATA), and mTLS API → booted from vdb.
  * Run: `deno test -A e2e/node_install_test.ts` (QEMU, mkfs.vfat, mtools).
@@ -31,7 +34,7 @@ import { isRunning, startVm, type Vm } from "../imager/qemu/vm.ts";
 import { renderConfigTemplate } from "../config/mod.ts";
 import { generateNodeBundle } from "../pki/mod.ts";
 import { writeCidataVolume } from "./cidata.ts";
-import { freePort, machinectl, parseDocs } from "./helpers.ts";
+import { freePort, machinectl, parseDocs, type ResourceDoc } from "./helpers.ts";
 import { readImageGpt } from "../imager/image_gpt.ts";
 import { sha256File } from "../imager/root_image.ts";
 import { sha256Range } from "./cidata.ts";
@@ -62,6 +65,25 @@ async function dial(config: string, port: number, args: string[], ms: number) {
     const r = await machinectl(config, port, ...args);
     if (r.code === 0 || !NOT_YET.test(r.err) || performance.now() > deadline) return r;
     await new Promise((res) => setTimeout(res, 1000));
+  }
+}
+
+/** The node runs with the config from vdb's STATE and both volumes left as they are on vdb. */
+async function assertInstalled(get: (...args: string[]) => Promise<ResourceDoc[]>) {
+  const [cs] = await get("configstatus");
+  assert.equal(cs?.spec.source, "STATE /dev/vdb2", JSON.stringify(cs));
+  const deadline = performance.now() + 240_000;
+  let vs = await get("volumestatus");
+  const settled = () => vs.length === 2 && vs.every((x) => x.spec.phase === "ready");
+  while (!settled() && performance.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 1000));
+    vs = await get("volumestatus");
+  }
+  assert.ok(settled(), JSON.stringify(vs));
+  for (const x of vs) {
+    assert.equal(x.spec.disk, INSTALL_DISK, JSON.stringify(x));
+    assert.equal(x.spec.decision, "leave", JSON.stringify(x));
+    assert.match(String(x.spec.partitionPath), /^\/dev\/vdb[23]$/);
   }
 }
 
@@ -103,6 +125,10 @@ Deno.test({
   const cidata = join(WORK, "cidata.img");
   await writeCidataVolume(cidata, await Deno.readTextFile(bundle.paths.machineConfig));
 
+  const get = async (...args: string[]) =>
+    parseDocs(
+      (await machinectl(bundle.paths.clientConfig, port, "get", ...args, "-o", "json")).out,
+    );
   let vm: Vm | undefined;
   try {
     const qemuStart = performance.now();
@@ -152,24 +178,7 @@ Deno.test({
       const v = await dial(bundle.paths.clientConfig, port, ["version"], 600_000);
       assert.equal(v.code, 0, v.err);
       console.log(`install to disk → booted from ${INSTALL_DISK}, mTLS API: ${secs(t0)} s`);
-      const get = async (...args: string[]) =>
-        parseDocs(
-          (await machinectl(bundle.paths.clientConfig, port, "get", ...args, "-o", "json")).out,
-        );
-      const [cs] = await get("configstatus");
-      assert.equal(cs?.spec.source, "STATE /dev/vdb2", JSON.stringify(cs));
-      const deadline = performance.now() + 240_000;
-      let vs = await get("volumestatus");
-      const settled = () => vs.length === 2 && vs.every((x) => x.spec.phase === "ready");
-      while (!settled() && performance.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 1000));
-        vs = await get("volumestatus");
-      }
-      for (const x of vs) {
-        assert.equal(x.spec.disk, INSTALL_DISK, JSON.stringify(x));
-        assert.equal(x.spec.decision, "leave", JSON.stringify(x));
-        assert.match(String(x.spec.partitionPath), /^\/dev\/vdb[23]$/);
-      }
+      await assertInstalled(get);
       const log = await booted.console();
       assert.match(log, /system written to \/dev\/vdb: copied \d+ bytes/);
       const [first, second] = await roots();
@@ -192,6 +201,36 @@ Deno.test({
     assert.equal(
       await sha256Range(target, b.firstLba * 512, len),
       await sha256Range(image.out, a.firstLba * 512, len),
+    );
+  });
+
+  await t.step("the stick detached (an empty disk in its place): vdb boots alone", async () => {
+    const empty = join(WORK, "empty.img");
+    {
+      using f = await Deno.open(empty, { write: true, create: true, truncate: true });
+      await f.truncate(2 * 1024 ** 3);
+    }
+    const t0 = performance.now();
+    const alone = await startVm({
+      image: empty,
+      runDir: join(WORK, "qemu-detached"),
+      hostPort: port,
+      bootIndex: 2,
+      extraDisks: [{ file: target, bootIndex: 1 }],
+    });
+    try {
+      const v = await dial(bundle.paths.clientConfig, port, ["version"], 600_000);
+      assert.equal(v.code, 0, v.err);
+      console.log(`${INSTALL_DISK} alone → mTLS API: ${secs(t0)} s after QEMU started`);
+      const [root] = [...(await alone.console()).matchAll(ROOT_LINE)].map((m) => m[1]);
+      assert.match(root ?? "", /^\/dev\/vdb /, `root from vdb: ${root}`);
+      await assertInstalled(get);
+    } finally {
+      if (await isRunning(alone.state.pid)) await alone.stop({ gracefulMs: 1000 });
+    }
+    await assert.rejects(
+      readImageGpt(empty),
+      "nothing was written to the disk in the stick's place",
     );
   });
 });
