@@ -34,7 +34,11 @@ pub fn find_esp() -> Option<(String, String)> {
             found.push((disk, part, guid));
         }
     }
-    let loader = if found.len() > 1 { loader_partuuid() } else { None };
+    let loader = if found.len() > 1 {
+        loader_partuuid()
+    } else {
+        None
+    };
     pick(found, loader.as_deref())
 }
 
@@ -47,8 +51,7 @@ fn pick(found: Vec<(String, String, String)>, loader: Option<&str>) -> Option<(S
 }
 
 const EFIVARS: &str = "/sys/firmware/efi/efivars";
-const LOADER_PARTUUID: &str =
-    "LoaderDevicePartUUID-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f";
+const LOADER_PARTUUID: &str = "LoaderDevicePartUUID-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f";
 
 /// systemd-boot's LoaderDevicePartUUID: efivarfs is mounted for the read
 /// (its module is in the initramfs); the variable is 4 attribute bytes and a
@@ -79,7 +82,14 @@ fn guid_text(b: &[u8]) -> String {
         u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
         u16::from_le_bytes([b[4], b[5]]),
         u16::from_le_bytes([b[6], b[7]]),
-        b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]
+        b[8],
+        b[9],
+        b[10],
+        b[11],
+        b[12],
+        b[13],
+        b[14],
+        b[15]
     )
 }
 
@@ -200,8 +210,14 @@ mod tests {
     fn the_loaders_esp_wins_else_the_first() {
         let c = |d: &str, g: &str| (d.to_string(), format!("{d}1"), g.to_string());
         let found = || vec![c("vda", "AAAA"), c("vdb", "BBBB")];
-        assert_eq!(pick(found(), Some("bbbb")), Some(("vdb".into(), "vdb1".into())));
-        assert_eq!(pick(found(), Some("CCCC")), Some(("vda".into(), "vda1".into())));
+        assert_eq!(
+            pick(found(), Some("bbbb")),
+            Some(("vdb".into(), "vdb1".into()))
+        );
+        assert_eq!(
+            pick(found(), Some("CCCC")),
+            Some(("vda".into(), "vda1".into()))
+        );
         assert_eq!(pick(found(), None), Some(("vda".into(), "vda1".into())));
         assert_eq!(pick(vec![], None), None);
     }
