@@ -18,6 +18,7 @@ import { readImageCa, startNodeApiPki } from "../node/api_pki.ts";
 import { NodeMaintenanceGate } from "../node/maintenance_gate.ts";
 import { announceFingerprint } from "../node/maintenance_announce.ts";
 import { startLateConfig } from "../node/late_config_boot.ts";
+import { startInstallToDisk } from "../node/install/mod.ts";
 import { pathExists } from "../pki/mod.ts";
 import type { MachineConfig } from "../config/mod.ts";
 import { configCandidates, parseCmdline } from "./cmdline.ts";
@@ -157,6 +158,8 @@ export async function bootNode(
     const { machined, keeper } = node;
     startLateConfig({ machined, keeper, cmdline, mount: backends.mount, gate: control.gate });
   }
+  // machine.install.system naming another disk: write the system there and reboot from it.
+  startInstallToDisk(node, backends, () => control.requestPower("reboot"));
   // Ctrl-Alt-Del arrives as SIGINT once routed to a signal.
   Deno.addSignalListener("SIGINT", () => control.requestPower("reboot"));
   Deno.addSignalListener("SIGTERM", () => control.requestPower("poweroff"));

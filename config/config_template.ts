@@ -23,6 +23,8 @@ export interface ConfigTemplateOptions {
   domainname?: string;
   /** Install target; omitted leaves an example commented out. */
   installDisk?: string;
+  /** `install.system`: write the system onto {@link installDisk} and boot from it. @default false */
+  installSystem?: boolean;
   /** @default [{ name: "eth0", dhcp: true }] */
   interfaces?: TemplateInterface[];
   /** @default [] */
@@ -75,6 +77,7 @@ export function renderConfigTemplate(options: ConfigTemplateOptions): string {
   out.push("", "  # Install target. Without it the node runs from its boot medium.");
   if (options.installDisk) {
     out.push("  install:", `    disk: ${q(options.installDisk)}`, "    wipe: false");
+    if (options.installSystem) out.push("    system: true");
   } else {
     out.push("  # install:", '  #   disk: "/dev/vda"', "  #   wipe: false");
   }

@@ -25,6 +25,7 @@ Deno.test("a fully specified template round-trips every option", () => {
     hostname: "edge-7",
     domainname: "example.org",
     installDisk: "/dev/nvme0n1",
+    installSystem: true,
     interfaces: [
       { name: "eth0", addresses: ["10.0.0.7/24", "fd00::7/64"], gateway: "10.0.0.1" },
       { name: "eth1", dhcp: true },
@@ -36,7 +37,7 @@ Deno.test("a fully specified template round-trips every option", () => {
   }));
   const m = config.machine;
   assert.equal(m.domainname, "example.org");
-  assert.deepEqual(m.install, { disk: "/dev/nvme0n1", wipe: false });
+  assert.deepEqual(m.install, { disk: "/dev/nvme0n1", wipe: false, system: true });
   assert.deepEqual(m.network.interfaces[0].addresses, ["10.0.0.7/24", "fd00::7/64"]);
   assert.deepEqual(m.network.interfaces[0].routes, [
     { to: "0.0.0.0/0", via: "10.0.0.1", metric: 1024 },

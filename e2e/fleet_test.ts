@@ -1,15 +1,18 @@
 /**
- * A small fleet from one generic image on a real L2 network: two nodes (two
- * taps on one bridge in a network namespace with dnsmasq), booted one after
- * the other into maintenance mode from the same image. The test reads each
- * node's fingerprint on its console, applies a config to each with
- * `--insecure --fingerprint` (one CA, two hostnames, STATE on the node's own
- * disk), then drives both with `machinectl -n a,b`: version, get (one table,
- * a NODE column) and a rolling reboot (each node back running, with the
- * config it persisted on STATE, before the next).
+ * A small fleet from one generic image on a real L2 network: two nodes, or
+ * three with `MACHINED_E2E_FLEET_NODES=3` (one tap each on one bridge in a
+ * network namespace with dnsmasq), booted one after the other into
+ * maintenance mode from the same image. The test reads each node's
+ * fingerprint on its console, applies a config to each with `--insecure
+ * --fingerprint` (one CA, one hostname per node, STATE on the node's own
+ * disk), then drives them all with `machinectl -n a,b[,c]`: version, get
+ * (one table, a NODE column) and a rolling reboot (each node back running,
+ * with the config it persisted on STATE, before the next).
  *
- * Two nodes rather than three to fit two shared cores. Run:
- * `deno test -A e2e/fleet_test.ts` (root, QEMU, dnsmasq).
+ * Two nodes by default to fit CI's time on two shared cores (the third adds
+ * about half the run again: measured figures in docs/install.md). Run:
+ * `deno test -A e2e/fleet_test.ts` (root, QEMU, dnsmasq);
+ * `MACHINED_E2E_FLEET_NODES=3 deno test -A e2e/fleet_test.ts` for three.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -32,6 +35,9 @@ const exists = (p: string) => {
 const ready = Deno.uid() === 0 && exists("/usr/bin/qemu-system-x86_64") &&
   DNSMASQ_PATHS.some(exists);
 const secs = (t0: number) => ((performance.now() - t0) / 1000).toFixed(1);
+/** How many nodes: 2 (CI), or 3 with MACHINED_E2E_FLEET_NODES=3. */
+const NODES = Deno.env.get("MACHINED_E2E_FLEET_NODES") === "3" ? 3 : 2;
+const NAMES = ["fleet-a", "fleet-b", "fleet-c"].slice(0, NODES);
 
 /** machinectl (its own entry point) inside the namespace. */
 async function machinectl(ns: string, ...args: string[]) {
@@ -58,7 +64,7 @@ async function until(run: () => ReturnType<typeof machinectl>, ms: number) {
 }
 
 Deno.test({
-  name: "two nodes from one generic image: insecure apply each, then machinectl -n " +
+  name: `${NODES} nodes from one generic image: insecure apply each, then machinectl -n ` +
     "(version, get, rolling reboot) (needs root, QEMU, dnsmasq)",
   ignore: !ready,
   sanitizeOps: false,
@@ -79,11 +85,13 @@ Deno.test({
       }),
   });
   const configA = bundle.paths.machineConfig;
-  const configB = join(WORK, "fleet-b.yaml");
-  await Deno.writeTextFile(
-    configB,
-    (await Deno.readTextFile(configA)).replace("hostname: fleet-a", "hostname: fleet-b"),
-  );
+  const configs = [configA];
+  for (const name of NAMES.slice(1)) {
+    const path = join(WORK, `${name}.yaml`);
+    const text = await Deno.readTextFile(configA);
+    await Deno.writeTextFile(path, text.replace("hostname: fleet-a", `hostname: ${name}`));
+    configs.push(path);
+  }
   const image = await buildImage({
     program: new URL("../main.ts", import.meta.url).pathname,
     out: join(WORK, "generic.img"),
@@ -95,14 +103,22 @@ Deno.test({
     net = await createTapNetwork({ dir: WORK });
     const ns = net.netns;
     const ipn = (...a: string[]) => new Deno.Command("ip", { args: ["-n", ns, ...a] }).output();
-    await ipn("tuntap", "add", "dev", "tap1", "mode", "tap");
-    await ipn("link", "set", "tap1", "master", net.bridge);
-    await ipn("link", "set", "tap1", "up");
+    const taps = [net.tap];
+    for (let i = 1; i < NODES; i++) {
+      const tap = `tap${i}`;
+      await ipn("tuntap", "add", "dev", tap, "mode", "tap");
+      await ipn("link", "set", tap, "master", net.bridge);
+      await ipn("link", "set", tap, "up");
+      taps.push(tap);
+    }
     const nodes: { name: string; address: string; fingerprint: string; config: string }[] = [];
-    const specs = [
-      { name: "fleet-a", tap: net.tap, mac: "52:54:00:6d:62:01", config: configA },
-      { name: "fleet-b", tap: "tap1", mac: "52:54:00:6d:62:02", config: configB },
-    ];
+    const specs = NAMES.map((name, i) => ({
+      name,
+      tap: taps[i],
+      mac: `52:54:00:6d:62:0${i + 1}`,
+      config: configs[i],
+    }));
+    const testStart = performance.now();
 
     await t.step("boot each node, one after the other, into maintenance mode", async () => {
       for (const s of specs) {
@@ -149,12 +165,12 @@ Deno.test({
       for (const n of nodes) {
         assert.match(v.out, new RegExp(`^${n.address}\\s+\\s*hostname ${n.name}`, "m"));
       }
-      console.log(`both nodes on mTLS after ${secs(t0)} s`);
+      console.log(`all ${nodes.length} nodes on mTLS after ${secs(t0)} s`);
       const g = await machinectl(ns, ...cfg, "-n", list, "get", "ms");
       assert.equal(g.code, 0, g.err);
       const rows = g.out.trim().split("\n");
       assert.match(rows[0], /^NODE\s+NAMESPACE\s+TYPE\s+ID/);
-      assert.equal(rows.length, 3, g.out);
+      assert.equal(rows.length, nodes.length + 1, g.out);
       // STATE holds each config before the reboot.
       for (const n of nodes) {
         const s = await until(async () => {
@@ -182,6 +198,7 @@ Deno.test({
       const g = await machinectl(ns, ...cfg, "-n", list, "get", "ms");
       assert.equal(g.code, 0, g.err);
       assert.equal(g.out.match(/running/g)?.length, nodes.length, g.out);
+      console.log(`${nodes.length} nodes, first QEMU start to the end: ${secs(testStart)} s`);
     });
   } finally {
     for (const vm of vms) if (await isRunning(vm.state.pid)) await vm.stop({ gracefulMs: 1000 });

@@ -24,7 +24,7 @@ function parse(text: string) {
 
 Deno.test("the up config installs to the image's own disk and runs a payload after containerd", () => {
   const m = parse(renderUpConfig({ name: "machined-node", ca: pem })).machine;
-  assert.deepEqual(m.install, { disk: UP_INSTALL_DISK, wipe: false });
+  assert.deepEqual(m.install, { disk: UP_INSTALL_DISK, wipe: false, system: false });
   assert.equal(m.runtime.containerd.enabled, true);
   assert.deepEqual(m.api.cert_sans, ["127.0.0.1"]);
   const [payload] = m.services;

@@ -13,7 +13,6 @@ import { ConfigFetchError, fetchConfig, sha256Hex } from "./config_fetch.ts";
 import { ConfigKeeper } from "./config_keeper.ts";
 import { runLateConfig } from "./late_config.ts";
 import { Machined } from "./machined.ts";
-import { FakeMountBackend } from "../platform/mount/backend_fake.ts";
 
 const cmd = (o: Record<string, string>) => new Map(Object.entries(o));
 
@@ -120,6 +119,7 @@ Deno.test("late config: the URL's config is applied once the network is up, not 
       plan,
       cidataDir: "/nonexistent",
       cidataWaitMs: 0,
+      discoveryWaitMs: 0,
       networkUp: () => Promise.resolve(),
     });
     assert.equal(from, s.url);
@@ -133,6 +133,7 @@ Deno.test("late config: the URL's config is applied once the network is up, not 
       plan,
       cidataDir: "/nonexistent",
       cidataWaitMs: 0,
+      discoveryWaitMs: 0,
       networkUp: () => Promise.resolve(),
     });
     assert.equal(again, undefined);
@@ -143,7 +144,8 @@ Deno.test("late config: the URL's config is applied once the network is up, not 
   }
 });
 
-Deno.test("late config: a STATE partition found without a config is read first; the gate waits for it", async () => {
+Deno.test("late config: a STATE partition found without a config is read first, even when discovery publishes it late; the gate waits for it", async () => {
+  const { FakeMountBackend } = await import("../platform/mount/backend_fake.ts");
   const { NodeMaintenanceGate } = await import("./maintenance_gate.ts");
   const m = new Machined({ mode: "dev", pid1: false, logger: createLogger({ console: false }) });
   const dir = await Deno.makeTempDir({ prefix: "machined-late-state-" });
@@ -153,69 +155,9 @@ Deno.test("late config: a STATE partition found without a config is read first; 
       join(dir, "config.yaml"),
       renderConfigTemplate({ hostname: "from-state" }),
     );
-    m.store.create({
-      type: "DiscoveredVolume",
-      namespace: "block",
-      id: "vda2",
-      owner: "test",
-      spec: {
-        disk: "vda",
-        devicePath: "/dev/vda2",
-        partitionNumber: 2,
-        offset: 0,
-        size: 1,
-        partitionType: "",
-        partitionUuid: "",
-        partitionLabel: "STATE",
-        role: "state",
-        filesystem: "ext4",
-        filesystemLabel: "STATE",
-        filesystemUuid: "",
-        inKernel: true,
-      },
-    });
-    const keeper = new ConfigKeeper(m);
-    const gate = new NodeMaintenanceGate(() => keeper.config !== undefined);
-    gate.serving = true;
-    const { promise, resolve } = Promise.withResolvers<void>();
-    gate.holdUntil(promise);
-    let judged = false;
-    const insecure = gate.apply("machine: {}", false, () => Promise.resolve()).then(
-      () => "ok",
-      (e) => (judged = true, String(e)),
-    );
-    await new Promise((r) => setTimeout(r, 20));
-    assert.equal(judged, false, "the gate judged before STATE was looked for");
-    const mount = new FakeMountBackend().addDirectory(dir);
-    const from = await runLateConfig({
-      machined: m,
-      keeper,
-      plan: lateConfigPlan(cmd({})),
-      mount,
-      cidataDir: "/nonexistent",
-      stateDir: dir,
-      cidataWaitMs: 0,
-      diskScan: () => Promise.resolve(),
-      onStateChecked: resolve,
-    });
-    assert.equal(from, "STATE /dev/vda2");
-    assert.equal(keeper.config?.machine.hostname, "from-state");
-    assert.match(await insecure, /not in maintenance mode|already has a config/);
-    assert.equal(gate.active, false);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-    await m.stop();
-  }
-});
-
-Deno.test("late config: the STATE wait counts from the first disk scan, not from the call (a loaded node scans late)", async () => {
-  const m = new Machined({ mode: "dev", pid1: false, logger: createLogger({ console: false }) });
-  const dir = await Deno.makeTempDir();
-  try {
-    await Deno.writeTextFile(join(dir, "config.yaml"), renderConfigTemplate({ hostname: "late" }));
-    // The discovery controller finishes its first scan 300 ms after the
-    // late config started: past cidataWaitMs (0), and STATE is found anyway.
-    setTimeout(() => {
+    // Discovery publishes its first volume 300 ms in, after the 100 ms window would have
+    // ended had it been counted from the call (under TCG the first scan came 20-30 s late).
+    const published = new Promise((r) => setTimeout(r, 300)).then(() =>
       m.store.create({
         type: "DiscoveredVolume",
         namespace: "block",
@@ -236,37 +178,37 @@ Deno.test("late config: the STATE wait counts from the first disk scan, not from
           filesystemUuid: "",
           inKernel: true,
         },
-      });
-      m.store.create({
-        type: "ControllerStatus",
-        namespace: "runtime",
-        id: "block.DiskDiscoveryController",
-        owner: "test",
-        spec: {
-          state: "idle",
-          reconciles: 1,
-          failures: 0,
-          consecutiveFailures: 0,
-          lastError: "",
-          lastReconcile: "",
-          lastDurationMs: 1,
-          inputs: [],
-          outputs: [],
-        },
-      });
-    }, 300);
+      })
+    );
     const keeper = new ConfigKeeper(m);
+    const gate = new NodeMaintenanceGate(() => keeper.config !== undefined);
+    gate.serving = true;
+    const { promise, resolve } = Promise.withResolvers<void>();
+    gate.holdUntil(promise);
+    let judged = false;
+    const insecure = gate.apply("machine: {}", false, () => Promise.resolve()).then(
+      () => "ok",
+      (e) => (judged = true, String(e)),
+    );
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(judged, false, "the gate judged before STATE was looked for");
+    const mount = new FakeMountBackend().addDirectory(dir);
     const from = await runLateConfig({
       machined: m,
       keeper,
       plan: lateConfigPlan(cmd({})),
-      mount: new FakeMountBackend().addDirectory(dir),
+      mount,
       cidataDir: "/nonexistent",
       stateDir: dir,
-      cidataWaitMs: 0,
+      cidataWaitMs: 100,
+      discoveryWaitMs: 5_000,
+      onStateChecked: resolve,
     });
+    await published;
     assert.equal(from, "STATE /dev/vda2");
-    assert.equal(keeper.config?.machine.hostname, "late");
+    assert.equal(keeper.config?.machine.hostname, "from-state");
+    assert.match(await insecure, /not in maintenance mode|already has a config/);
+    assert.equal(gate.active, false);
   } finally {
     await Deno.remove(dir, { recursive: true });
     await m.stop();

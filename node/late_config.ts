@@ -9,7 +9,7 @@
  * @module
  */
 import { join } from "node:path";
-import { ADDRESS_STATUS, CONTROLLER_STATUS, DISCOVERED_VOLUME } from "../resources/mod.ts";
+import { ADDRESS_STATUS, DISCOVERED_VOLUME } from "../resources/mod.ts";
 import type { MountBackend } from "../platform/mount/mod.ts";
 import { fetchConfig } from "./config_fetch.ts";
 import type { LateConfigPlan } from "./config_sources.ts";
@@ -26,15 +26,13 @@ export interface LateConfigOptions {
   readonly cidataDir: string;
   /** Where a STATE found without a config is mounted read-only for a moment. @default `${cidataDir}-state` */
   readonly stateDir?: string;
-  /** How long to wait, after the first disk scan, for a STATE or CIDATA volume. @default 10 s */
-  readonly cidataWaitMs?: number;
   /**
-   * Resolves once disk discovery has scanned the disks at least once (or gave
-   * up waiting). A loaded node can take longer than `cidataWaitMs` to start
-   * its controllers, so the volume wait counts from the first scan, not from
-   * the call. @default watches the discovery controller's ControllerStatus, at most 120 s
+   * How long to wait for disks to show a STATE or CIDATA volume, counted from the moment
+   * discovery has published its first volume. @default 10 s
    */
-  readonly diskScan?: (signal: AbortSignal) => Promise<void>;
+  readonly cidataWaitMs?: number;
+  /** How long to wait for discovery to publish any volume at all. @default 2 min */
+  readonly discoveryWaitMs?: number;
   /** Resolves when the node has a non-loopback address. @default watches AddressStatus */
   readonly networkUp?: (signal: AbortSignal) => Promise<void>;
   readonly fetch?: typeof fetch;
@@ -54,18 +52,15 @@ export async function runLateConfig(o: LateConfigOptions): Promise<string | unde
   const stop = () => abort.abort();
   o.signal?.addEventListener("abort", stop, { once: true });
   const unsubscribe = keeper.onChange(() => keeper.config && stop()); // a config arrived
+  const waits = { afterFirstMs: o.cidataWaitMs ?? 10_000, maxMs: o.discoveryWaitMs ?? 120_000 };
   try {
     for (const source of o.plan.sources) {
       if (source.kind !== "state") o.onStateChecked?.();
       if (keeper.config || abort.signal.aborted) return undefined;
       let text: string | undefined;
       let from: string;
-      if (source.kind !== "url") {
-        if (!o.mount) continue;
-        await (o.diskScan ?? ((s) => firstDiskScan(machined, s)))(abort.signal);
-      }
       if (source.kind === "state") {
-        const dev = await findVolume(machined, o.cidataWaitMs ?? 10_000, abort.signal, isState);
+        const dev = await findVolume(machined, waits, abort.signal, isState);
         if (!dev || !o.mount) continue;
         from = `STATE ${dev.devicePath}`;
         text = await readFileOn(
@@ -80,7 +75,7 @@ export async function runLateConfig(o: LateConfigOptions): Promise<string | unde
           return undefined;
         });
       } else if (source.kind === "cidata") {
-        const dev = await findVolume(machined, o.cidataWaitMs ?? 10_000, abort.signal, isCidata);
+        const dev = await findVolume(machined, waits, abort.signal, isCidata);
         if (!dev || !o.mount) continue;
         from = `${source.label} volume ${dev.devicePath}`;
         text = await readFileOn(o.mount, dev, o.cidataDir, source.file).catch((e) => {
@@ -114,35 +109,46 @@ export async function runLateConfig(o: LateConfigOptions): Promise<string | unde
   }
 }
 
+/**
+ * Options every FAT mount needs on the image's kernel: its default iocharset
+ * is `ascii`, whose NLS module the image does not ship, so a bare vfat mount
+ * fails with EINVAL (found by e2e/node_install_test.ts's CIDATA drive).
+ * machined-init mounts the ESP with the same options.
+ */
+export const VFAT_MOUNT_OPTIONS = "codepage=437,iocharset=utf8";
+
 type Volume = { devicePath: string; filesystem: string; filesystemLabel: string; role: string };
 const isCidata = (v: Volume) =>
   v.filesystemLabel.toUpperCase() === "CIDATA" &&
   (v.filesystem === "vfat" || v.filesystem === "iso9660");
 const isState = (v: Volume) => v.role === "state";
 
-/** The disk discovery controller, whose first finished scan {@link firstDiskScan} waits for. */
-const DISCOVERY_CONTROLLER = "block.DiskDiscoveryController";
-
-async function firstDiskScan(m: Machined, signal: AbortSignal, maxMs = 120_000): Promise<void> {
-  const scanned = () =>
-    (m.store.find(CONTROLLER_STATUS, "runtime", DISCOVERY_CONTROLLER)?.spec.reconciles ?? 0) > 0;
-  const deadline = performance.now() + maxMs;
-  while (!signal.aborted && !scanned() && performance.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 250));
-  }
-}
-
+/**
+ * Waits for a volume matching `pred`. The window starts when discovery has
+ * published its first volume, not at the call: under TCG on a loaded host the
+ * first scan came 20-30 s after machined started, and a fixed 10 s from the
+ * call missed STATE on an installed disk and took the CIDATA drive's config
+ * instead (e2e/node_install_test.ts). At most `maxMs` for discovery itself.
+ */
 async function findVolume(
   m: Machined,
-  waitMs: number,
+  waits: { afterFirstMs: number; maxMs: number },
   signal: AbortSignal,
   pred: (v: Volume) => boolean,
 ) {
-  const find = () => m.store.list(DISCOVERED_VOLUME).map((r) => r.spec).find(pred);
-  const deadline = performance.now() + waitMs;
+  const start = performance.now();
+  let firstSeen: number | undefined;
   while (!signal.aborted) {
-    const found = find();
-    if (found || performance.now() > deadline) return found;
+    const all = m.store.list(DISCOVERED_VOLUME).map((r) => r.spec);
+    const found = all.find(pred);
+    if (found) return found;
+    const now = performance.now();
+    if (all.length > 0) firstSeen ??= now;
+    if (
+      firstSeen !== undefined ? now - firstSeen >= waits.afterFirstMs : now - start >= waits.maxMs
+    ) {
+      return undefined;
+    }
     await new Promise((r) => setTimeout(r, 250));
   }
   return undefined;
@@ -155,7 +161,13 @@ async function readFileOn(
   file: string,
 ): Promise<string> {
   await Deno.mkdir(dir, { recursive: true, mode: 0o700 });
-  await mount.mount({ source: vol.devicePath, target: dir, fstype: vol.filesystem, flags: ["ro"] });
+  await mount.mount({
+    source: vol.devicePath,
+    target: dir,
+    fstype: vol.filesystem,
+    flags: ["ro"],
+    ...(vol.filesystem === "vfat" ? { data: VFAT_MOUNT_OPTIONS } : {}),
+  });
   try {
     return await Deno.readTextFile(join(dir, file));
   } finally {

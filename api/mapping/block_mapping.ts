@@ -138,6 +138,7 @@ export function volumeSpecFromProto(m: pb.VolumeSpecSpec): VolumeSpecSpec {
     volume: volumeName.from(m.volume),
     disk: m.disk,
     wipe: m.wipe,
+    system: m.system,
     partitionName: m.partitionName,
     partitionType: m.partitionType,
     size: Number(m.size),

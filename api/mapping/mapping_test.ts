@@ -335,6 +335,7 @@ function sampleStore() {
     volume: "EPHEMERAL",
     disk: "/dev/disk/by-id/virtio-x",
     wipe: true,
+    system: true,
     partitionName: "EPHEMERAL",
     partitionType: "t",
     size: 0,

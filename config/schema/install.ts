@@ -25,6 +25,19 @@ export const InstallSchema = mapping({
     ),
     false,
   ),
+  system: v.optional(
+    v.pipe(
+      v.boolean("expected true or false"),
+      v.description(
+        "Install the system on the disk and boot from it: when the disk is not the one the node " +
+          "booted from, write a GPT and an ESP copied from the boot medium (systemd-boot, both " +
+          "slots), check every copied file's sha256, let STATE and EPHEMERAL be added, then " +
+          "reboot. The boot medium is never written; a disk holding data needs wipe. Without " +
+          "it the disk only gets STATE and EPHEMERAL.",
+      ),
+    ),
+    false,
+  ),
 });
 
 /** A parsed `machine.install`. */

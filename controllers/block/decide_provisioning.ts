@@ -11,6 +11,11 @@
  * | zeros, or an empty GPT                       | create           | create              |
  * | other partitions, an MBR, a filesystem, data | refuse           | wipe (boot kept)    |
  *
+ * With `system` (`machine.install.system`: node/install writes the system on
+ * the disk first), a disk without an ESP is `refuse`d with `awaiting-install`
+ * whatever it holds: the installer's new table must come first, then this
+ * appends STATE and EPHEMERAL to it (`complete`).
+ *
  * Boot partitions (ESP, BIOS boot, A/B slots) are kept by every outcome and
  * never lie in a range the plan zeroes; partitions in use are never removed.
  * @module
@@ -30,6 +35,8 @@ import {
 export interface InstallRequest {
   disk: string;
   wipe: boolean;
+  /** `machine.install.system`: wait for the installer's ESP. @default false */
+  system?: boolean;
 }
 
 /** Why a disk was refused. */
@@ -41,7 +48,8 @@ export type RefuseCode =
   | "partial-layout"
   | "ambiguous-layout"
   | "unrecognized-data"
-  | "no-space";
+  | "no-space"
+  | "awaiting-install";
 
 /** A byte range on the disk. */
 export interface ByteRange {
@@ -110,6 +118,12 @@ export function decideProvisioning(
   if (facts.mounted) return refuse("in-use", `Install disk "${disk}" is mounted as a whole`);
 
   const parts = facts.gpt?.partitions ?? [];
+  if (install.system && !parts.some((p) => partitionRole(p) === "efi")) {
+    return refuse(
+      "awaiting-install",
+      `Waiting for the system to be installed on "${disk}" (machine.install.system)`,
+    );
+  }
   const states = parts.filter((p) => partitionRole(p) === "state");
   const ephemerals = parts.filter((p) => partitionRole(p) === "ephemeral");
   if (states.length > 1 || ephemerals.length > 1) {

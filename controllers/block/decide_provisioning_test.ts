@@ -277,3 +277,20 @@ Deno.test("ext4Head is what probe reports", async () => {
     uuid,
   });
 });
+
+Deno.test("install.system: no ESP yet → wait for the installer, whatever the disk holds; then complete", () => {
+  const system = { disk: "/dev/vdb", wipe: true, system: true };
+  for (const f of [diskFacts(), diskFacts({ gpt: [] }), diskFacts({ gpt: [foreign()] })]) {
+    const d = decideProvisioning(f, TEST_LAYOUT, system, { newGuid: sequentialGuids() });
+    assert.equal(d.action === "refuse" && d.code, "awaiting-install", JSON.stringify(d, bigints));
+  }
+  // What node/install wrote (an ESP only): STATE and EPHEMERAL are appended.
+  const boot = esp();
+  const d = decideProvisioning(diskFacts({ gpt: [boot] }), TEST_LAYOUT, system, {
+    newGuid: sequentialGuids(),
+  });
+  assertBootKept(asPlan(d, "complete"), [boot]);
+  // Installed and provisioned: leave.
+  const after = decideProvisioning(diskFacts({ gpt: [esp(), ...ours()] }), TEST_LAYOUT, system);
+  assert.equal(after.action, "leave");
+});

@@ -60,7 +60,7 @@ export function volumeSpecs(
   deps: VolumeConfigDeps = {},
 ): VolumeSpecSpec[] {
   if (!install) return [];
-  const common = { disk: install.disk, wipe: install.wipe };
+  const common = { disk: install.disk, wipe: install.wipe, system: install.system };
   return [
     {
       ...common,

@@ -4,13 +4,14 @@ import { volumeSpecs } from "./volume_config.ts";
 
 Deno.test("machine.install becomes STATE and EPHEMERAL specs; none without it", () => {
   assert.deepEqual(volumeSpecs(undefined), []);
-  const [state, eph] = volumeSpecs({ disk: "/dev/sda", wipe: true }, {
+  const [state, eph] = volumeSpecs({ disk: "/dev/sda", wipe: true, system: true }, {
     ephemeralFilesystem: "xfs",
   });
   assert.deepEqual(state, {
     volume: "STATE",
     disk: "/dev/sda",
     wipe: true,
+    system: true,
     filesystem: "ext4",
     partitionName: "STATE",
     partitionType: PARTITION_TYPE.STATE,

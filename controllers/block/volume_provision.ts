@@ -91,14 +91,15 @@ export class VolumeProvisionController implements MachineController {
       const decision = decideProvisioning(
         facts,
         { ...DEFAULT_LAYOUT, ...this.#deps.layout, stateSize: state.size },
-        { disk: state.disk, wipe: state.wipe },
+        { disk: state.disk, wipe: state.wipe, system: state.system },
         { newGuid: this.#deps.newGuid },
       );
       this.#announce(disk, decision.action, decision.reason);
       const base = { decision: decision.action, message: decision.reason };
       if (decision.action === "refuse") {
         const error = { message: decision.reason, code: decision.code, op: "decide" };
-        await all(decision.code === "missing" ? "waiting" : "failed", { ...base, error });
+        const waiting = decision.code === "missing" || decision.code === "awaiting-install";
+        await all(waiting ? "waiting" : "failed", { ...base, error });
         return;
       }
       facts = await this.#carryOut(

@@ -22,6 +22,8 @@ export const BOOT_MODULES = [
   "nls_cp437",
   "nls_utf8",
   "loop",
+  // LoaderDevicePartUUID: with two disks holding an ESP, the one the loader came from.
+  "efivarfs",
 ] as const;
 
 /** The module of each root file system type. */

@@ -29,8 +29,17 @@ export interface VmOptions {
   snapshot?: boolean;
   /** @default "qemu-system-x86_64" */
   qemu?: string;
-  /** More raw disk images, attached as further virtio disks (/dev/vdb, /dev/vdc ...). */
-  extraDisks?: string[];
+  /**
+   * More raw disk images, attached as further virtio disks (/dev/vdb, /dev/vdc ...):
+   * a path, or a path with its firmware boot priority (see {@link bootIndex}).
+   */
+  extraDisks?: Array<string | { file: string; bootIndex?: number }>;
+  /**
+   * The firmware boot priority of {@link image} (QEMU's `bootindex`, lowest first). When it or
+   * any extra disk has one, OVMF tries the disks in that order and falls through a disk that
+   * holds nothing bootable: an install test boots an empty /dev/vdb first, the image second.
+   */
+  bootIndex?: number;
   /** Start the guest's clock this many seconds off the host's (e.g. -3600). @default 0 */
   clockOffsetS?: number;
   /**
@@ -179,12 +188,7 @@ async function launch(opts: VmOptions, accel: "kvm" | "tcg"): Promise<Vm> {
     `if=pflash,format=raw,unit=0,readonly=on,file=${OVMF_CODE}`,
     "-drive",
     `if=pflash,format=raw,unit=1,file=${paths.vars}`,
-    "-drive",
-    `file=${image},format=raw,if=virtio,cache=unsafe${opts.snapshot ? ",snapshot=on" : ""}`,
-    ...(opts.extraDisks ?? []).flatMap((d) => [
-      "-drive",
-      `file=${absolute(d)},format=raw,if=virtio,cache=unsafe`,
-    ]),
+    ...diskArgs(opts, image),
     ...(opts.clockOffsetS ? ["-rtc", `base=${rtcBase(opts.clockOffsetS)}`] : []),
     ...nicArgs(opts, hostPort),
     "-device",
@@ -228,6 +232,32 @@ async function launch(opts: VmOptions, accel: "kvm" | "tcg"): Promise<Vm> {
   };
   await Deno.writeTextFile(paths.state, JSON.stringify(state, null, 2) + "\n");
   return vmHandle(state, paths.state);
+}
+
+/** The virtio disks in order (vda, vdb, ...), each with its boot index when one is given. */
+export function diskArgs(
+  opts: Pick<VmOptions, "snapshot" | "extraDisks" | "bootIndex">,
+  image: string,
+): string[] {
+  const disks = [
+    { file: image, bootIndex: opts.bootIndex, extra: opts.snapshot ? ",snapshot=on" : "" },
+    ...(opts.extraDisks ?? []).map((d) =>
+      typeof d === "string"
+        ? { file: absolute(d), bootIndex: undefined, extra: "" }
+        : { file: absolute(d.file), bootIndex: d.bootIndex, extra: "" }
+    ),
+  ];
+  if (disks.every((d) => d.bootIndex === undefined)) {
+    return disks.flatMap((
+      d,
+    ) => ["-drive", `file=${d.file},format=raw,if=virtio,cache=unsafe${d.extra}`]);
+  }
+  return disks.flatMap((d, i) => [
+    "-drive",
+    `file=${d.file},format=raw,if=none,id=disk${i},cache=unsafe${d.extra}`,
+    "-device",
+    `virtio-blk-pci,drive=disk${i}${d.bootIndex === undefined ? "" : `,bootindex=${d.bootIndex}`}`,
+  ]);
 }
 
 /** The NIC: QEMU's user network with the API forwarded, or a tap device. */

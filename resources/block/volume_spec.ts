@@ -21,6 +21,11 @@ export interface VolumeSpecSpec {
   readonly disk: string;
   /** `machine.install.wipe`: may a disk holding someone else's data be wiped. */
   readonly wipe: boolean;
+  /**
+   * `machine.install.system`: the system is installed on the disk first (node/install), so
+   * provisioning waits until the disk holds an ESP.
+   */
+  readonly system: boolean;
   /** GPT partition name, also the filesystem label. */
   readonly partitionName: string;
   /** GPT partition type GUID. */

@@ -1,7 +1,11 @@
 //! Finding the EFI System Partition: the GPT of every disk in /sys/block is
 //! read and the partition whose type GUID is the ESP's
 //! (C12A7328-F81F-11D2-BA4B-00A0C93EC93B) is matched to its device node
-//! through /sys/block/<disk>/<part>/partition.
+//! through /sys/block/<disk>/<part>/partition. With more than one disk
+//! holding an ESP (a node installed from a USB stick that is still plugged
+//! in), the one systemd-boot was loaded from wins: its unique partition GUID
+//! is the EFI variable LoaderDevicePartUUID (read through efivarfs). Without
+//! that variable, the first disk in name order.
 
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -12,7 +16,8 @@ const ESP_TYPE: [u8; 16] = [
 ];
 const SECTOR: u64 = 512;
 
-/// The first disk's ESP: the disk's and the partition's names (`vda`, `vda1`).
+/// The ESP systemd-boot was loaded from, else the first disk's: the disk's
+/// and the partition's names (`vda`, `vda1`).
 pub fn find_esp() -> Option<(String, String)> {
     let mut disks: Vec<String> = std::fs::read_dir("/sys/block")
         .ok()?
@@ -20,21 +25,78 @@ pub fn find_esp() -> Option<(String, String)> {
         .filter(|n| !n.starts_with("loop") && !n.starts_with("ram"))
         .collect();
     disks.sort();
+    let mut found = Vec::new();
     for disk in disks {
-        let Some(number) = esp_partition_number(&format!("/dev/{disk}")) else {
+        let Some((number, guid)) = esp_partition(&format!("/dev/{disk}")) else {
             continue;
         };
         if let Some(part) = partition_device(&disk, number) {
-            return Some((disk, part));
+            found.push((disk, part, guid));
         }
     }
-    None
+    let loader = if found.len() > 1 {
+        loader_partuuid()
+    } else {
+        None
+    };
+    pick(found, loader.as_deref())
 }
 
-/// The 1-based number of the ESP in the GPT of `device`.
-fn esp_partition_number(device: &str) -> Option<u32> {
+/// The candidate whose partition GUID is `loader` (case-insensitive), else the first.
+fn pick(found: Vec<(String, String, String)>, loader: Option<&str>) -> Option<(String, String)> {
+    let at = loader
+        .and_then(|l| found.iter().position(|(_, _, g)| g.eq_ignore_ascii_case(l)))
+        .unwrap_or(0);
+    found.into_iter().nth(at).map(|(d, p, _)| (d, p))
+}
+
+const EFIVARS: &str = "/sys/firmware/efi/efivars";
+const LOADER_PARTUUID: &str = "LoaderDevicePartUUID-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f";
+
+/// systemd-boot's LoaderDevicePartUUID: efivarfs is mounted for the read
+/// (its module is in the initramfs); the variable is 4 attribute bytes and a
+/// UTF-16LE GUID string.
+fn loader_partuuid() -> Option<String> {
+    let path = format!("{EFIVARS}/{LOADER_PARTUUID}");
+    if std::fs::metadata(&path).is_err() {
+        let _ = crate::sys::mount("efivarfs", EFIVARS, "efivarfs", libc::MS_RDONLY, "");
+    }
+    parse_efivar_string(&std::fs::read(path).ok()?)
+}
+
+/// The string of an efivarfs file holding a UTF-16LE, NUL-terminated string.
+fn parse_efivar_string(raw: &[u8]) -> Option<String> {
+    let units: Vec<u16> = raw
+        .get(4..)?
+        .chunks_exact(2)
+        .map(|c| u16::from_le_bytes([c[0], c[1]]))
+        .take_while(|&u| u != 0)
+        .collect();
+    String::from_utf16(&units).ok().filter(|s| !s.is_empty())
+}
+
+/// A GPT GUID (mixed endian on disk) as text, uppercase.
+fn guid_text(b: &[u8]) -> String {
+    format!(
+        "{:08X}-{:04X}-{:04X}-{:02X}{:02X}-{:02X}{:02X}{:02X}{:02X}{:02X}{:02X}",
+        u32::from_le_bytes([b[0], b[1], b[2], b[3]]),
+        u16::from_le_bytes([b[4], b[5]]),
+        u16::from_le_bytes([b[6], b[7]]),
+        b[8],
+        b[9],
+        b[10],
+        b[11],
+        b[12],
+        b[13],
+        b[14],
+        b[15]
+    )
+}
+
+/// The 1-based number and the unique GUID of the ESP in the GPT of `device`.
+fn esp_partition(device: &str) -> Option<(u32, String)> {
     let mut f = File::open(device).ok()?;
-    let found = read_esp_number(&mut f);
+    let found = read_esp(&mut f);
     // Drop the disk's page cache: machined rewrites this GPT later (STATE,
     // EPHEMERAL) and must not read back the blocks cached here.
     // SAFETY: BLKFLSBUF takes no argument; the fd is open.
@@ -45,7 +107,7 @@ fn esp_partition_number(device: &str) -> Option<u32> {
 /// BLKFLSBUF: flush (and drop) a block device's buffer cache.
 const BLKFLSBUF: libc::c_ulong = 0x1261;
 
-fn read_esp_number(f: &mut File) -> Option<u32> {
+fn read_esp(f: &mut File) -> Option<(u32, String)> {
     let mut header = [0u8; 92];
     f.seek(SeekFrom::Start(SECTOR)).ok()?;
     f.read_exact(&mut header).ok()?;
@@ -63,7 +125,7 @@ fn read_esp_number(f: &mut File) -> Option<u32> {
     f.read_exact(&mut entries).ok()?;
     (0..count)
         .find(|&i| entries[i as usize * size..][..16] == ESP_TYPE)
-        .map(|i| i + 1)
+        .map(|i| (i + 1, guid_text(&entries[i as usize * size + 16..][..16])))
 }
 
 /// The name of `disk`'s partition number `number` (vda1, nvme0n1p1, ...).
@@ -122,4 +184,41 @@ pub fn contiguous_extent(file: &str, disk: &str, part: &str) -> Option<(u64, u64
         .parse()
         .ok()?;
     Some((start * SECTOR + first * bsz as u64, size))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn guid_text_is_the_mixed_endian_guid() {
+        // The ESP type GUID's own bytes spell C12A7328-F81F-11D2-BA4B-00A0C93EC93B.
+        assert_eq!(guid_text(&ESP_TYPE), "C12A7328-F81F-11D2-BA4B-00A0C93EC93B");
+    }
+
+    #[test]
+    fn efivar_string_skips_attributes_and_stops_at_nul() {
+        let mut raw = vec![7, 0, 0, 0];
+        for u in "ab-12".encode_utf16().chain([0, 0x41]) {
+            raw.extend_from_slice(&u.to_le_bytes());
+        }
+        assert_eq!(parse_efivar_string(&raw).as_deref(), Some("ab-12"));
+        assert_eq!(parse_efivar_string(&[7, 0, 0, 0]), None);
+    }
+
+    #[test]
+    fn the_loaders_esp_wins_else_the_first() {
+        let c = |d: &str, g: &str| (d.to_string(), format!("{d}1"), g.to_string());
+        let found = || vec![c("vda", "AAAA"), c("vdb", "BBBB")];
+        assert_eq!(
+            pick(found(), Some("bbbb")),
+            Some(("vdb".into(), "vdb1".into()))
+        );
+        assert_eq!(
+            pick(found(), Some("CCCC")),
+            Some(("vda".into(), "vda1".into()))
+        );
+        assert_eq!(pick(found(), None), Some(("vda".into(), "vda1".into())));
+        assert_eq!(pick(vec![], None), None);
+    }
 }
