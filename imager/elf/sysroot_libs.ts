@@ -40,7 +40,11 @@ export async function sysrootLibraries(
     if (elf.machine !== machine) {
       throw new ElfError(`"${name}" is ELF machine ${elf.machine}, expected ${machine}`, file);
     }
-    if (elf.interpreter) found.add(elf.interpreter);
+    if (elf.interpreter) {
+      found.add(elf.interpreter);
+      // libc needs the loader by soname: it is the interpreter, already shipped.
+      seen.add(elf.interpreter.slice(elf.interpreter.lastIndexOf("/") + 1));
+    }
     for (const soname of elf.needed) {
       if (seen.has(soname)) continue;
       seen.add(soname);
