@@ -168,8 +168,7 @@ export async function buildImage(options: ImageOptions = {}): Promise<ImageResul
     quiet: options.quietConsole,
     append: options.append,
   });
-  const codeCache = (options.codeCache ?? inputs.machinedMain) && inputs.program.kind === "js" &&
-    ctx.target.native;
+  const codeCache = (options.codeCache ?? inputs.machinedMain) && inputs.program.kind === "js";
   const print = await fingerprintBuild(ctx, trees, inputs, { codeCache, cmdline });
   const paths = {
     initramfs: `${ctx.workDir}/initramfs.img`,

@@ -210,9 +210,17 @@ export async function addCodeCaches(
   p: Progress,
   root: Rootfs,
   inputs: BuildInputs,
-  ctx: { deno: string; workDir: string },
+  ctx: { deno: string; workDir: string; target: TargetInputs },
 ): Promise<void> {
   if (inputs.program.kind !== "js") return;
+  const runner = await ctx.target.denoRunner();
+  if (!runner) {
+    p.note(
+      `no code cache: ${ctx.target.profile.qemu.user} (Debian qemu-user) runs the ` +
+        `${ctx.target.profile.arch} Deno that warms it`,
+    );
+    return;
+  }
   const warm: Array<{ file: string; node: string; dir: string }> = [
     { file: inputs.program.file, node: LAYOUT.programEntry, dir: LAYOUT.denoDir },
   ];
@@ -224,7 +232,8 @@ export async function addCodeCaches(
       `code cache ${w.node}`,
       () =>
         warmDenoDir({
-          deno: ctx.deno,
+          deno: inputs.deno,
+          runner,
           program: w.file,
           nodePath: w.node,
           denoDir: `${ctx.workDir}/cache${w.dir}`,

@@ -33,6 +33,11 @@ export interface QemuProfile {
   firmwareVars: string;
   /** Host packages that provide the above. */
   hostPackages: readonly string[];
+  /**
+   * QEMU's user-mode emulator (Debian qemu-user), which runs the target's
+   * Deno on the build host to warm its code cache; none for the host's own.
+   */
+  user?: string;
 }
 
 /** One architecture's inputs. */
@@ -121,6 +126,7 @@ const ARM64: ArchProfile = {
     firmwareCode: "/usr/share/AAVMF/AAVMF_CODE.fd",
     firmwareVars: "/usr/share/AAVMF/AAVMF_VARS.fd",
     hostPackages: ["qemu-system-arm", "qemu-efi-aarch64"],
+    user: "/usr/bin/qemu-aarch64",
   },
 };
 

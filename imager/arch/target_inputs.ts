@@ -37,6 +37,12 @@ export interface TargetInputs {
   /** Host path of the native addon to ship, if any. */
   addon(choice: string): Promise<string | undefined>;
   extras(): Promise<{ present: ExtraFile[]; missing: string[] }>;
+  /**
+   * The command prefix that runs the node's Deno on the build host (to warm
+   * its caches): none for the host's own architecture, QEMU user mode with
+   * the sysroot for a foreign one; undefined when that is not installed.
+   */
+  denoRunner(): Promise<string[] | undefined>;
 }
 
 /** The inputs for `profile`: the host's own, or a foreign sysroot under `cacheDir`. */
@@ -62,6 +68,7 @@ function hostInputs(profile: ArchProfile, cacheDir: string): TargetInputs {
       return (await exists(REPO_ADDON)) ? REPO_ADDON : undefined;
     },
     extras: () => nodeExtras(),
+    denoRunner: () => Promise.resolve([]),
   };
 }
 
@@ -96,6 +103,12 @@ function foreign(profile: ArchProfile, cacheDir: string): TargetInputs {
       await root();
       const present = NODE_EXTRAS.map((x) => ({ source: `${sysroot}${x.source}`, dest: x.dest }));
       return { present, missing: [] };
+    },
+    denoRunner: async () => {
+      const user = profile.qemu.user;
+      if (!user || !(await exists(user))) return undefined;
+      await root();
+      return [user, "-L", sysroot];
     },
   };
 }

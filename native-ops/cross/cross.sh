@@ -17,6 +17,7 @@
 # in $MACHINED_CROSS_ROOT (default: .cache/cross/bookworm in the checkout,
 # gitignored).
 set -euo pipefail
+export PATH="$PATH:/usr/sbin:/sbin"
 cd "$(dirname "$0")/../.."
 REPO=$(pwd)
 ROOT=${MACHINED_CROSS_ROOT:-$REPO/.cache/cross/bookworm}
