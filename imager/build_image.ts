@@ -21,11 +21,19 @@ import { createProgress, formatBytes, type Progress } from "./progress.ts";
 import { type RootFsType, type RootImage, writeRootImage } from "./root_image.ts";
 import { addCodeCaches, type BuildInputs, planTrees, resolveInputs } from "./build_steps.ts";
 import type { ExtraFile } from "./initramfs/initramfs.ts";
-import { KERNEL, type KernelPin, SOURCE_DATE_EPOCH, SYSTEMD_BOOT_EFI } from "./versions.ts";
+import { type KernelPin, SOURCE_DATE_EPOCH } from "./versions.ts";
+import { type Arch, type ArchProfile, hostArch, PROFILES } from "./arch/profiles.ts";
+import { type TargetInputs, targetInputs } from "./arch/target_inputs.ts";
 
 /** Options of {@link buildImage}; every field has a default. */
 export interface ImageOptions {
-  /** @default "build/machined.img" */
+  /**
+   * The node's architecture; a foreign one takes its kernel, loader, libraries
+   * and node binaries from its Debian packages, Deno from npm and the Rust
+   * code from native-ops/cross (arch/target_inputs.ts). @default the build host's
+   */
+  arch?: Arch;
+  /** @default "build/machined.img" (build/machined-<arch>.img for a foreign arch) */
   out?: string;
   /** TS/JS entry or directory for Deno to run as PID 1. @default "main.ts" */
   program?: string;
@@ -44,7 +52,8 @@ export interface ImageOptions {
    * imports the program on the build host, so only a program whose top level
    * has no side effects may use it (machined's main.ts guards on
    * `import.meta.main`; a stand-in init that mounts and serves must not).
-   * @default true for machined's main.ts, false for any other program
+   * @default true for machined's main.ts, false for any other program; always
+   *   false for a foreign architecture (the build host cannot run its Deno)
    */
   codeCache?: boolean;
 
@@ -86,7 +95,7 @@ export interface ImageOptions {
   nativeAddon?: string | "auto" | "none";
   /** Downloaded inputs (the kernel package). @default ~/.cache/machined/imager (see defaultCacheDir) */
   cacheDir?: string;
-  /** @default KERNEL */
+  /** @default the architecture's pinned kernel (arch/profiles.ts) */
   kernel?: KernelPin;
   /** Rebuild even when the inputs are unchanged. @default false */
   force?: boolean;
@@ -134,6 +143,8 @@ interface BuildContext {
   workDir: string;
   cacheDir: string;
   pin: KernelPin;
+  profile: ArchProfile;
+  target: TargetInputs;
   deno: string;
   size: bigint;
   espSize: bigint;
@@ -153,6 +164,7 @@ export async function buildImage(options: ImageOptions = {}): Promise<ImageResul
   const trees = await planTrees(ctx.p, inputs, options, ctx);
   const cmdline = kernelCmdline({
     program: inputs.program.kind,
+    console: ctx.profile.console,
     quiet: options.quietConsole,
     append: options.append,
   });
@@ -192,14 +204,23 @@ export async function buildImage(options: ImageOptions = {}): Promise<ImageResul
 }
 
 async function buildContext(options: ImageOptions): Promise<BuildContext> {
-  const out = options.out ?? "build/machined.img";
+  const arch = options.arch ?? hostArch();
+  const out = options.out ??
+    (arch === hostArch() ? "build/machined.img" : `build/machined-${arch}.img`);
   const compression = options.compression ?? "lz4";
+  const profile = PROFILES[arch];
+  const cacheDir = options.cacheDir ?? defaultCacheDir();
   return {
     p: options.progress ?? createProgress(),
     out,
     workDir: `${dirname(out)}/work/${basename(out)}`,
-    cacheDir: options.cacheDir ?? defaultCacheDir(),
-    pin: options.kernel ?? KERNEL,
+    cacheDir,
+    pin: options.kernel ?? profile.kernel,
+    profile,
+    target: targetInputs(
+      options.kernel ? { ...profile, kernel: options.kernel } : profile,
+      cacheDir,
+    ),
     deno: await Deno.realPath(options.deno ?? Deno.execPath()),
     size: options.size ?? DEFAULT_DISK_SIZE,
     espSize: options.espSize ?? DEFAULT_ESP_SIZE,
@@ -228,8 +249,9 @@ async function fingerprintBuild(
     level: ctx.level,
     rootFs: ctx.rootFs,
     pin: ctx.pin,
+    arch: ctx.profile.arch,
     epoch: SOURCE_DATE_EPOCH,
-  }, [inputs.kernel.vmlinuz, SYSTEMD_BOOT_EFI]);
+  }, [inputs.kernel.vmlinuz, inputs.loader]);
 }
 
 async function isCurrent(ctx: BuildContext, stamp: string, print: string): Promise<boolean> {
@@ -294,7 +316,7 @@ function writeDisk(
         espSize: ctx.espSize,
         diskGuid: await guidFromSeed(`machined-disk:${o.print}`),
         espGuid: await guidFromSeed(`machined-esp:${o.print}`),
-        bootloader: SYSTEMD_BOOT_EFI,
+        bootloader: { file: inputs.loader, name: ctx.profile.espLoaderName },
         slots: { A: slot, B: slot },
         defaultSlot: "A",
         cmdline: o.cmdline,

@@ -5,7 +5,6 @@
  * root image's and the boot initramfs'), fingerprint them, add the warmed
  * code caches, write the root image, write the initramfs, write the disk.
  */
-import { fetchKernel } from "./kernel/kernel_fetch.ts";
 import { loadModuleIndex } from "./kernel/module_index.ts";
 import { type ModuleRef, resolveModuleClosure } from "./kernel/module_closure.ts";
 import {
@@ -21,15 +20,13 @@ import type { Rootfs } from "./initramfs/rootfs.ts";
 import { bundleProgram, resolveProgram } from "./program.ts";
 import { warmDenoDir } from "./code_cache.ts";
 import { formatBytes, type Progress } from "./progress.ts";
-import { run } from "./run.ts";
-import { buildInit } from "./init_binary.ts";
-import { nodeExtras } from "./node_extras.ts";
+import type { LibrarySource } from "./initramfs/rootfs.ts";
+import type { TargetInputs } from "./arch/target_inputs.ts";
 import { sourceRevisionOf } from "./source_revision.ts";
 import type { RootFsType } from "./root_image.ts";
 import { DEFAULT_MODULES, type KernelPin } from "./versions.ts";
 import type { ImageOptions } from "./build_image.ts";
 
-const REPO_ADDON = new URL("../native-ops/machined_native_ops.node", import.meta.url).pathname;
 const REPO_MAIN = new URL("../main.ts", import.meta.url).pathname;
 const REPO_APID = new URL("../api/apid/main.ts", import.meta.url).pathname;
 
@@ -39,6 +36,12 @@ export interface BuildInputs {
   machinedMain: boolean;
   apid?: string;
   kernel: { vmlinuz: string; modulesDir: string };
+  /** Host path of systemd-boot's EFI binary for the target. */
+  loader: string;
+  /** Host path of the Deno binary the node runs (the target's). */
+  deno: string;
+  /** Where the shipped binaries' libraries come from. */
+  libraries: LibrarySource;
   /** Loaded at boot by machined, shipped on demand, and loaded by machined-init. */
   modules: { load: ModuleRef[]; onDemand: ModuleRef[]; boot: ModuleRef[] };
   addon?: string;
@@ -51,8 +54,15 @@ export interface BuildInputs {
 export async function resolveInputs(
   p: Progress,
   options: ImageOptions,
-  ctx: { workDir: string; deno: string; cacheDir: string; pin: KernelPin; rootFs: RootFsType },
+  ctx: {
+    workDir: string;
+    deno: string;
+    pin: KernelPin;
+    rootFs: RootFsType;
+    target: TargetInputs;
+  },
 ): Promise<BuildInputs> {
+  const target = ctx.target;
   const program = await p.step(
     "program",
     () =>
@@ -70,7 +80,7 @@ export async function resolveInputs(
   const apid = await bundleApid(p, options, program, machinedMain, ctx);
   const kernel = await p.step(
     "kernel",
-    () => fetchKernel(ctx.pin, ctx.cacheDir),
+    () => target.kernel(),
     () => `${ctx.pin.package}=${ctx.pin.version}`,
   );
   const modules = await p.step(
@@ -80,22 +90,41 @@ export async function resolveInputs(
       `${c.load.length + c.onDemand.length} in the root image (${c.onDemand.length} on demand), ` +
       `${c.boot.length} in the initramfs`,
   );
-  const addon = await pickAddon(options.nativeAddon ?? "auto");
-  const init = await p.step("init", () => buildInit(), (path) => path);
+  const addon = await p.step(
+    "addon",
+    () => target.addon(options.nativeAddon ?? "auto"),
+    (a) => a ?? "none",
+  );
+  const init = await p.step("init", () => target.init(), (path) => path);
   const extras = options.nodeExtras === false
     ? { present: [], missing: [] }
-    : await p.step("extras", () => nodeExtras(), (x) =>
+    : await p.step("extras", () => target.extras(), (x) =>
       `${x.present.length} node binaries` +
       (x.missing.length ? `; missing: ${x.missing.join(", ")}` : ""));
   const deno = program.kind === "binary"
-    ? "none"
-    : (await run(ctx.deno, ["--version"])).split("\n")[0];
+    ? { path: ctx.deno, version: "none" }
+    : await p.step("deno", () => target.deno(ctx.deno), (d) => d.version);
+  const loader = await target.loader();
   const release = {
+    arch: target.profile.arch,
     kernel: `${ctx.pin.package}=${ctx.pin.version}`,
-    deno,
+    deno: deno.version,
     commit: await sourceRevisionOf(),
   };
-  return { program, machinedMain, apid, kernel, modules, addon, init, extras, release };
+  return {
+    program,
+    machinedMain,
+    apid,
+    kernel,
+    loader,
+    deno: deno.path,
+    libraries: target.libraries,
+    modules,
+    addon,
+    init,
+    extras,
+    release,
+  };
 }
 
 async function bundleApid(
@@ -138,14 +167,14 @@ export async function planTrees(
   p: Progress,
   inputs: BuildInputs,
   options: ImageOptions,
-  ctx: { deno: string; pin: KernelPin },
+  ctx: { pin: KernelPin },
 ): Promise<{ root: Rootfs; initramfs: Rootfs }> {
   const modulesDir = inputs.kernel.modulesDir;
   const release = ctx.pin.release;
   const root = await p.step("layout root", () =>
     planRootTree({
       program: inputs.program,
-      deno: ctx.deno,
+      deno: inputs.deno,
       nativeAddon: inputs.addon,
       modules: {
         modulesDir,
@@ -158,6 +187,7 @@ export async function planTrees(
       pkiDir: options.pki,
       extraFiles: [...inputs.extras.present, ...(options.extraFiles ?? [])],
       release: inputs.release,
+      libraries: inputs.libraries,
     }), (fs) => `${fs.entries().length} entries${inputs.addon ? ", with native addon" : ""}`);
   const initramfs = await p.step(
     "layout initramfs",
@@ -165,6 +195,7 @@ export async function planTrees(
       planBootInitramfs({
         init: inputs.init,
         modules: { modulesDir, release, load: inputs.modules.boot },
+        libraries: inputs.libraries,
       }),
     (fs) => `${fs.entries().length} entries`,
   );
@@ -179,9 +210,17 @@ export async function addCodeCaches(
   p: Progress,
   root: Rootfs,
   inputs: BuildInputs,
-  ctx: { deno: string; workDir: string },
+  ctx: { deno: string; workDir: string; target: TargetInputs },
 ): Promise<void> {
   if (inputs.program.kind !== "js") return;
+  const runner = await ctx.target.denoRunner();
+  if (!runner) {
+    p.note(
+      `no code cache: ${ctx.target.profile.qemu.user} (Debian qemu-user) runs the ` +
+        `${ctx.target.profile.arch} Deno that warms it`,
+    );
+    return;
+  }
   const warm: Array<{ file: string; node: string; dir: string }> = [
     { file: inputs.program.file, node: LAYOUT.programEntry, dir: LAYOUT.denoDir },
   ];
@@ -193,7 +232,8 @@ export async function addCodeCaches(
       `code cache ${w.node}`,
       () =>
         warmDenoDir({
-          deno: ctx.deno,
+          deno: inputs.deno,
+          runner,
           program: w.file,
           nodePath: w.node,
           denoDir: `${ctx.workDir}/cache${w.dir}`,
@@ -214,10 +254,4 @@ export async function addCodeCaches(
 async function isMachinedMain(program: string): Promise<boolean> {
   const real = await Deno.realPath(program).catch(() => undefined);
   return real !== undefined && real === await Deno.realPath(REPO_MAIN).catch(() => undefined);
-}
-
-async function pickAddon(choice: string): Promise<string | undefined> {
-  if (choice === "none") return undefined;
-  if (choice !== "auto") return choice;
-  return (await Deno.stat(REPO_ADDON).then(() => true, () => false)) ? REPO_ADDON : undefined;
 }

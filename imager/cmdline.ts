@@ -11,6 +11,8 @@ import { LAYOUT, type ProgramInput } from "./initramfs/initramfs.ts";
 /** Options of {@link kernelCmdline}. */
 export interface CmdlineOptions {
   program: ProgramInput["kind"];
+  /** The serial console (the architecture's, arch/profiles.ts). @default "ttyS0,115200" */
+  console?: string;
   /** Quiet console: `quiet loglevel=3`, which also shortens the boot. @default false */
   quiet?: boolean;
   /** Extra kernel arguments, placed before `--`. */
@@ -19,7 +21,7 @@ export interface CmdlineOptions {
 
 /** Build the kernel command line for a program of kind `opts.program`. */
 export function kernelCmdline(opts: CmdlineOptions): string {
-  const words = ["console=ttyS0,115200"];
+  const words = [`console=${opts.console ?? "ttyS0,115200"}`];
   if (opts.quiet) words.push("quiet", "loglevel=3");
   words.push(`rdinit=${LAYOUT.init}`);
   if (opts.program !== "binary") {

@@ -36,6 +36,13 @@ export const DENO_CACHE_TABLES = {
 export interface WarmOptions {
   /** The Deno binary the node runs (the cache is only valid for the same version). */
   deno: string;
+  /**
+   * A command prefix that runs `deno` on the build host, e.g.
+   * `["/usr/bin/qemu-aarch64", "-L", sysroot]` for another architecture's
+   * Deno: V8's code cache is specific to the architecture (an x86_64 Deno's
+   * cache gained an aarch64 Deno nothing, docs/imager.md). @default []
+   */
+  runner?: readonly string[];
   /** Host path of the bundled program. */
   program: string;
   /** Absolute path the program has on the node, e.g. "/machined/main.js". */
@@ -95,7 +102,7 @@ async function warmAt(
     await Deno.makeTempDir({ prefix: "warm-b-" }),
   ];
   try {
-    for (const dir of runs) await warmOnce(o.deno, hostUrl, dir);
+    for (const dir of runs) await warmOnce([...(o.runner ?? []), o.deno], hostUrl, dir);
     let codeCacheEntries = 0;
     let programCached = false;
     for (const [file, table] of Object.entries(DENO_CACHE_TABLES)) {
@@ -127,13 +134,13 @@ function hex(b: number): string {
 }
 
 /** One cold run of Deno importing the program, filling `denoDir`'s caches. */
-async function warmOnce(deno: string, programUrl: string, denoDir: string): Promise<void> {
+async function warmOnce(deno: string[], programUrl: string, denoDir: string): Promise<void> {
   // The importer is not the main module of the bundle, so `import.meta.main`
   // stays false and the program only evaluates its modules. The process must
   // end by itself (no Deno.exit): Deno writes a code cache after evaluation.
   const warmer = `${denoDir}/.warm.mjs`;
   await Deno.writeTextFile(warmer, `import ${JSON.stringify(programUrl)};\n`);
-  await run(deno, ["run", "-A", "--no-config", "--no-lock", warmer], {
+  await run(deno[0], [...deno.slice(1), "run", "-A", "--no-config", "--no-lock", warmer], {
     env: { DENO_DIR: denoDir, DENO_NO_UPDATE_CHECK: "1", DENO_NO_PROMPT: "1", NO_COLOR: "1" },
     clearEnv: true,
   });

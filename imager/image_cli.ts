@@ -5,11 +5,13 @@
  *     [--size 2GiB] [--esp-size 512MiB] [--out build/machined.img] [--append "args"]
  *     [--quiet-console] [--compression lz4|zstd] [--zstd-level 9] [--no-code-cache]
  *     [--module NAME]... [--extra SRC:DEST]... [--native-addon PATH|none] [--force]
+ *     [--arch amd64|arm64]
  */
 import { buildImage, type ImageOptions } from "./build_image.ts";
 import { last, parseArgs, type ParsedArgs } from "./cli_args.ts";
 import { parseSize } from "./progress.ts";
 import { DEFAULT_MODULES } from "./versions.ts";
+import { parseArch } from "./arch/profiles.ts";
 
 /** Flags and options shared by the image, up and down tasks. */
 export const IMAGE_ARGS = {
@@ -28,6 +30,7 @@ export const IMAGE_ARGS = {
     "module",
     "extra",
     "native-addon",
+    "arch",
   ],
 };
 
@@ -45,7 +48,9 @@ export function imageOptions(a: ParsedArgs): ImageOptions {
   if (compression !== undefined && compression !== "lz4" && compression !== "zstd") {
     throw new TypeError(`--compression "${compression}" is neither lz4 nor zstd`);
   }
+  const arch = last(a, "arch");
   return {
+    arch: arch ? parseArch(arch) : undefined,
     out: last(a, "out"),
     program: last(a, "program"),
     binary: last(a, "binary") ?? Deno.env.get("MACHINED_BINARY"),
@@ -75,7 +80,8 @@ if (import.meta.main) {
   if (args.flags.has("help")) {
     console.log(
       "deno task image [--program main.ts | --binary PATH] [--config FILE] [--pki DIR] [--generic] " +
-        "[--size 2GiB] [--out build/machined.img] [--append ARGS] [--quiet-console] [--force]",
+        "[--size 2GiB] [--out build/machined.img] [--append ARGS] [--quiet-console] [--force] " +
+        "[--arch amd64|arm64]",
     );
     Deno.exit(0);
   }

@@ -13,3 +13,13 @@ Deno.test("--generic builds with no config and no CA, and refuses either", () =>
     );
   }
 });
+
+Deno.test("--arch takes arm64 (or aarch64) and refuses an unknown architecture", () => {
+  assert.equal(imageOptions(parseArgs(["--arch", "arm64"], IMAGE_ARGS)).arch, "arm64");
+  assert.equal(imageOptions(parseArgs(["--arch=aarch64"], IMAGE_ARGS)).arch, "arm64");
+  assert.equal(imageOptions(parseArgs([], IMAGE_ARGS)).arch, undefined);
+  assert.throws(
+    () => imageOptions(parseArgs(["--arch", "mips"], IMAGE_ARGS)),
+    /Unknown architecture "mips"/,
+  );
+});

@@ -71,7 +71,8 @@ export async function upNode(options: UpOptions = {}): Promise<UpNode> {
   });
   const timeoutMs = options.timeoutMs ?? 300_000;
   const t0 = performance.now();
-  const vm = await startVm({ ...options.vm, image: image.out, hostPort: port });
+  const arch = options.vm?.arch ?? options.image?.arch;
+  const vm = await startVm({ ...options.vm, arch, image: image.out, hostPort: port });
   log(`QEMU pid ${vm.state.pid} (${vm.state.accel}), console: ${vm.state.consoleLog}`);
   try {
     await vm.waitForConsole(/machined: API ready/, { timeoutMs, failOn: UP_FAIL });

@@ -7,14 +7,17 @@
  *
  *   deno task up [image options] [--node-dir build/node] [--name machined-node] [--port 50000]
  *     [--accel auto|kvm|tcg] [--memory 1024] [--timeout 300] [--run-dir build/qemu] [--snapshot]
+ *
+ * `--arch arm64` (an image option) boots the arm64 image under
+ * qemu-system-aarch64 (virt, AAVMF, TCG); its default timeout is 900 s, as
+ * emulating arm64 on x86_64 takes minutes to reach the API.
  */
 import { last, parseArgs } from "./cli_args.ts";
 import { IMAGE_ARGS, imageOptions } from "./image_cli.ts";
 import { installContext } from "./node_bundle.ts";
 import { attachVm, isRunning } from "./qemu/vm.ts";
 import { upHints, upNode } from "./up.ts";
-
-const QEMU = "qemu-system-x86_64";
+import { hostArch, PROFILES } from "./arch/profiles.ts";
 
 if (import.meta.main) {
   const args = parseArgs(Deno.args, {
@@ -30,13 +33,17 @@ if (import.meta.main) {
       "run-dir",
     ],
   });
-  if (!(await hasQemu())) {
+  const image = imageOptions(args);
+  const arch = image.arch ?? hostArch();
+  const qemu = PROFILES[arch].qemu;
+  if (!(await hasQemu(qemu.binary))) {
     console.error(
-      `[up] ${QEMU} is not installed, so there is no VM to boot.\n` +
-        "[up] Install it with: apt-get install qemu-system-x86 ovmf systemd-boot-efi " +
-        "dosfstools mtools zstd (or: bash .ci/install.sh)\n" +
-        "[up] Falling back to dev mode: machined unprivileged on this machine.",
+      `[up] ${qemu.binary} is not installed, so there is no VM to boot.\n` +
+        `[up] Install it with: apt-get install ${qemu.hostPackages.join(" ")} ` +
+        "dosfstools mtools lz4 squashfs-tools (or: bash .ci/install.sh)",
     );
+    if (arch !== hostArch()) Deno.exit(1);
+    console.error("[up] Falling back to dev mode: machined unprivileged on this machine.");
     const { main } = await import("../main.ts");
     Deno.exit(await main(["dev"]));
   }
@@ -56,14 +63,15 @@ if (import.meta.main) {
     nodeDir: last(args, "node-dir") ?? "build/node",
     name,
     port,
-    image: { ...imageOptions(args), config: last(args, "config") },
+    image: { ...image, config: last(args, "config") },
     vm: {
+      arch,
       runDir,
       accel: (last(args, "accel") ?? "auto") as "auto",
       memoryMiB: Number(last(args, "memory") ?? 1024),
       snapshot: args.flags.has("snapshot"),
     },
-    timeoutMs: Number(last(args, "timeout") ?? 300) * 1000,
+    timeoutMs: Number(last(args, "timeout") ?? (arch === hostArch() ? 300 : 900)) * 1000,
     log,
   }).catch((e) => {
     log(`${(e as Error).message}\n[up] QEMU stopped`);
@@ -77,9 +85,9 @@ if (import.meta.main) {
   console.log(upHints(node, name, { installedIn: installed, runDir }));
 }
 
-async function hasQemu(): Promise<boolean> {
+async function hasQemu(binary: string): Promise<boolean> {
   for (const dir of (Deno.env.get("PATH") ?? "/usr/bin").split(":")) {
-    if (await Deno.stat(`${dir}/${QEMU}`).then(() => true, () => false)) return true;
+    if (await Deno.stat(`${dir}/${binary}`).then(() => true, () => false)) return true;
   }
   return false;
 }

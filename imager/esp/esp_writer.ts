@@ -34,8 +34,12 @@ export interface EspSpec {
   offset: bigint;
   /** Partition size in bytes. */
   size: bigint;
-  /** systemd-boot's EFI binary, installed as EFI/BOOT/BOOTX64.EFI. */
-  bootloader: string;
+  /**
+   * systemd-boot's EFI binary, installed as EFI/BOOT/<name> (BOOTX64.EFI,
+   * BOOTAA64.EFI: the removable-media path the firmware starts). A plain path
+   * is installed as BOOTX64.EFI.
+   */
+  bootloader: string | { file: string; name: string };
   slots: Record<Slot, SlotFiles>;
   defaultSlot: Slot;
   /** Kernel command line of both entries. */
@@ -71,7 +75,10 @@ export async function writeEsp(spec: EspSpec): Promise<void> {
 
   await Deno.mkdir(spec.workDir, { recursive: true });
   for (const d of ["/EFI", "/EFI/BOOT", "/loader", "/loader/entries", "/A", "/B"]) await mmd(d);
-  await mcopy(spec.bootloader, "/EFI/BOOT/BOOTX64.EFI");
+  const loader = typeof spec.bootloader === "string"
+    ? { file: spec.bootloader, name: "BOOTX64.EFI" }
+    : spec.bootloader;
+  await mcopy(loader.file, `/EFI/BOOT/${loader.name}`);
   const conf = `${spec.workDir}/loader.conf`;
   await Deno.writeTextFile(conf, loaderConf(spec.defaultSlot));
   await mcopy(conf, "/loader/loader.conf");

@@ -7,7 +7,7 @@
  * verifies, mounts and switches into.
  */
 import type { ModuleRef } from "../kernel/module_closure.ts";
-import { Rootfs } from "./rootfs.ts";
+import { type LibrarySource, Rootfs } from "./rootfs.ts";
 import { LAYOUT } from "./initramfs.ts";
 
 /**
@@ -37,6 +37,8 @@ export interface BootInitramfsSpec {
   /** Host path of machined-init. */
   init: string;
   modules: { modulesDir: string; release: string; load: ModuleRef[] };
+  /** Where machined-init's libraries come from (the host's by default). */
+  libraries?: LibrarySource;
 }
 
 /** Lay out the boot initramfs. */
@@ -46,7 +48,7 @@ export async function planBootInitramfs(spec: BootInitramfsSpec): Promise<Rootfs
   for (const d of ["/proc", "/sys", "/dev", "/esp", "/newroot"]) fs.dir(d);
   fs.charDev("/dev/console", 5, 1, 0o600);
   fs.charDev("/dev/null", 1, 3, 0o666);
-  await fs.binary(LAYOUT.init, spec.init);
+  await fs.binary(LAYOUT.init, spec.init, 0o755, spec.libraries);
   const { modulesDir, release, load } = spec.modules;
   const shipped = (m: ModuleRef) => `/usr/lib/modules/${release}/${m.path}`;
   for (const m of load) fs.copy(shipped(m), `${modulesDir}/${m.path}`);

@@ -10,7 +10,7 @@
 import { type CpioOwner, writeCpio } from "../cpio.ts";
 import { CommandError } from "../run.ts";
 import type { ModuleRef } from "../kernel/module_closure.ts";
-import { Rootfs } from "./rootfs.ts";
+import { type LibrarySource, Rootfs } from "./rootfs.ts";
 import { etcFiles, MACHINED_API_UID } from "./etc_files.ts";
 
 /**
@@ -96,6 +96,8 @@ export interface InitramfsSpec {
   apid?: string;
   /** Lines written to /etc/machined/release (versions, for the record). */
   release: Record<string, string>;
+  /** Where binaries' libraries come from: the host's (default) or the target's sysroot. */
+  libraries?: LibrarySource;
 }
 
 /** The seed path of a /run or /var path: where the image ships its first contents. */
@@ -127,14 +129,14 @@ export async function planRootTree(spec: InitramfsSpec): Promise<Rootfs> {
 
   switch (spec.program.kind) {
     case "binary":
-      await fs.binary(LAYOUT.binary, spec.program.file);
+      await fs.binary(LAYOUT.binary, spec.program.file, 0o755, spec.libraries);
       break;
     case "js":
-      await fs.binary(LAYOUT.deno, requireDeno(spec));
+      await fs.binary(LAYOUT.deno, requireDeno(spec), 0o755, spec.libraries);
       fs.file(LAYOUT.programEntry, await Deno.readFile(spec.program.file));
       break;
     case "dir":
-      await fs.binary(LAYOUT.deno, requireDeno(spec));
+      await fs.binary(LAYOUT.deno, requireDeno(spec), 0o755, spec.libraries);
       await copyTree(fs, spec.program.dir, LAYOUT.programDir);
       break;
   }
@@ -143,7 +145,9 @@ export async function planRootTree(spec: InitramfsSpec): Promise<Rootfs> {
     fs.dir(seedPath(LAYOUT.apidDenoDir));
     fs.chown(seedPath(LAYOUT.apidDenoDir), { uid: MACHINED_API_UID, gid: MACHINED_API_UID });
   }
-  if (spec.nativeAddon) await fs.binary(LAYOUT.nativeAddon, spec.nativeAddon, 0o644);
+  if (spec.nativeAddon) {
+    await fs.binary(LAYOUT.nativeAddon, spec.nativeAddon, 0o644, spec.libraries);
+  }
 
   const { modulesDir, release, load } = spec.modules;
   const all = [...load, ...(spec.modules.onDemand ?? [])];
@@ -163,8 +167,9 @@ export async function planRootTree(spec: InitramfsSpec): Promise<Rootfs> {
   if (spec.config) fs.copy(LAYOUT.config, spec.config, 0o600);
   if (spec.pkiDir) await copyTree(fs, spec.pkiDir, LAYOUT.pki, 0o600);
   for (const x of spec.extraFiles ?? []) {
-    if (x.withLibs ?? true) await fs.binary(x.dest, x.source, x.mode ?? 0o755);
-    else fs.copy(x.dest, await Deno.realPath(x.source), x.mode ?? 0o755);
+    if (x.withLibs ?? true) {
+      await fs.binary(x.dest, x.source, x.mode ?? 0o755, spec.libraries);
+    } else fs.copy(x.dest, await Deno.realPath(x.source), x.mode ?? 0o755);
   }
   fs.file(
     LAYOUT.release,

@@ -18,6 +18,20 @@ export class RootfsConflictError extends Error {
 
 const MAX_SYMLINK_HOPS = 40;
 
+/**
+ * Where {@link Rootfs.binary} finds a binary's libraries: the build host's
+ * own (`ldd`, {@link HOST_LIBRARIES}), or a foreign architecture's sysroot.
+ */
+export interface LibrarySource {
+  /** The host directory node paths are read from ("" for the host itself). */
+  root: string;
+  /** The loader and libraries the host file `binary` needs, as node paths. */
+  libraries(binary: string): Promise<string[]>;
+}
+
+/** The build host's libraries, as `ldd` lists them. */
+export const HOST_LIBRARIES: LibrarySource = { root: "", libraries: sharedLibraries };
+
 /** Builds the list of {@link CpioEntry} for the initramfs. */
 export class Rootfs {
   #entries = new Map<string, CpioEntry>();
@@ -80,18 +94,19 @@ export class Rootfs {
   /**
    * Mirror the host path `hostPath` at the same place, recreating every
    * symlink met on the way (directories and the file itself), with the
-   * file's own permission bits.
+   * file's own permission bits. With `root`, the path is read below that host
+   * directory (a sysroot) and absolute symlinks resolve inside it.
    * @throws Deno.errors.NotFound when the host path does not exist.
    */
-  async mirror(hostPath: string): Promise<void> {
+  async mirror(hostPath: string, root = ""): Promise<void> {
     let pending = normalise(hostPath).split("/").filter(Boolean);
     let at = "/";
     for (let hops = 0; pending.length > 0;) {
       const next = join(at, pending.shift()!);
-      const st = await Deno.lstat(next);
+      const st = await Deno.lstat(root + next);
       if (st.isSymlink) {
         if (++hops > MAX_SYMLINK_HOPS) throw new Deno.errors.FilesystemLoop(next);
-        const target = await Deno.readLink(next);
+        const target = await Deno.readLink(root + next);
         this.symlink(next, target);
         const resolved = target.startsWith("/") ? target : join(at, target);
         pending = [...normalise(resolved).split("/").filter(Boolean), ...pending];
@@ -100,7 +115,7 @@ export class Rootfs {
         this.dir(next, (st.mode ?? 0o755) & 0o7777);
         at = next;
       } else {
-        this.copy(next, next, (st.mode ?? 0o644) & 0o7777);
+        this.copy(next, root + next, (st.mode ?? 0o644) & 0o7777);
         at = next;
       }
     }
@@ -108,15 +123,21 @@ export class Rootfs {
 
   /**
    * Add the host binary `source` at `dest` and mirror the shared libraries
-   * and dynamic loader `ldd` lists for it. A static binary adds no libraries.
+   * and dynamic loader it needs, found by `libs` (the host's `ldd` by
+   * default). A static binary adds no libraries.
    * @throws CommandError when ldd fails for another reason than a static binary.
    */
-  async binary(dest: string, source: string, mode = 0o755): Promise<string[]> {
+  async binary(
+    dest: string,
+    source: string,
+    mode = 0o755,
+    libs: LibrarySource = HOST_LIBRARIES,
+  ): Promise<string[]> {
     const real = await Deno.realPath(source);
     this.copy(dest, real, mode);
-    const libs = await sharedLibraries(real);
-    for (const lib of libs) await this.mirror(lib);
-    return libs;
+    const found = await libs.libraries(real);
+    for (const lib of found) await this.mirror(lib, libs.root);
+    return found;
   }
 
   #put(entry: CpioEntry): void {

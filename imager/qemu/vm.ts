@@ -7,7 +7,7 @@
  * to it later (`deno task down`).
  */
 import { connectQmp } from "./qmp.ts";
-import { OVMF_CODE, OVMF_VARS } from "../versions.ts";
+import { type Arch, hostArch, PROFILES } from "../arch/profiles.ts";
 import { CommandError } from "../run.ts";
 
 /** How to start a VM. */
@@ -27,7 +27,12 @@ export interface VmOptions {
   accel?: "auto" | "kvm" | "tcg";
   /** Discard disk writes (the image stays as built). @default false */
   snapshot?: boolean;
-  /** @default "qemu-system-x86_64" */
+  /**
+   * The guest's architecture: picks the emulator, machine and UEFI firmware
+   * (arch/profiles.ts). A foreign one runs under TCG. @default the host's
+   */
+  arch?: Arch;
+  /** @default the architecture's emulator (qemu-system-x86_64 for amd64) */
   qemu?: string;
   /**
    * More raw disk images, attached as further virtio disks (/dev/vdb, /dev/vdc ...):
@@ -120,7 +125,8 @@ export interface Vm {
  */
 export async function startVm(opts: VmOptions): Promise<Vm> {
   const auto = opts.accel === "auto" || !opts.accel;
-  const accel = auto ? await detectAccel() : opts.accel as "kvm" | "tcg";
+  const foreign = (opts.arch ?? hostArch()) !== hostArch();
+  const accel = foreign ? "tcg" : auto ? await detectAccel() : opts.accel as "kvm" | "tcg";
   const vm = await launch(opts, accel);
   if (accel !== "kvm") return vm;
   const status = await settleStatus(vm.state.qmpSocket, KVM_CHECK_MS);
@@ -166,13 +172,13 @@ async function launch(opts: VmOptions, accel: "kvm" | "tcg"): Promise<Vm> {
   for (const f of [paths.consoleLog, paths.qmpSocket, paths.pidFile]) {
     await Deno.remove(f).catch(() => {});
   }
-  await Deno.copyFile(OVMF_VARS, paths.vars);
+  const machine = PROFILES[opts.arch ?? hostArch()].qemu;
+  await Deno.copyFile(machine.firmwareVars, paths.vars);
   const image = absolute(opts.image);
   const args = [
     "-name",
     "machined",
-    "-machine",
-    "q35",
+    ...machine.machine,
     "-accel",
     accel,
     "-m",
@@ -185,7 +191,7 @@ async function launch(opts: VmOptions, accel: "kvm" | "tcg"): Promise<Vm> {
     "-vga",
     "none",
     "-drive",
-    `if=pflash,format=raw,unit=0,readonly=on,file=${OVMF_CODE}`,
+    `if=pflash,format=raw,unit=0,readonly=on,file=${machine.firmwareCode}`,
     "-drive",
     `if=pflash,format=raw,unit=1,file=${paths.vars}`,
     ...diskArgs(opts, image),
@@ -203,7 +209,7 @@ async function launch(opts: VmOptions, accel: "kvm" | "tcg"): Promise<Vm> {
     paths.pidFile,
     "-daemonize",
   ];
-  const qemu = opts.qemu ?? "qemu-system-x86_64";
+  const qemu = opts.qemu ?? machine.binary;
   const startedAt = Date.now();
   const [cmd, cmdArgs] = opts.netns
     ? ["ip", ["netns", "exec", opts.netns, qemu, ...args]]

@@ -1,0 +1,77 @@
+/**
+ * apt for another architecture without touching the host's apt: its own
+ * sources list, lists directory, archive cache and (empty) dpkg status, with
+ * `APT::Architecture` set to the target, so `apt-get download` fetches the
+ * target's .deb files. Nothing is installed; the host's /etc/apt, its lists
+ * and dpkg's architectures stay as they are.
+ */
+import { run } from "../run.ts";
+
+/** The Debian archives the private apt reads (bookworm, as the host). */
+export const DEBIAN_SOURCES = [
+  "http://deb.debian.org/debian bookworm main",
+  "http://deb.debian.org/debian bookworm-updates main",
+  "http://deb.debian.org/debian-security bookworm-security main",
+] as const;
+
+const KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg";
+/** Lists older than this are refreshed before a download. */
+const LISTS_MAX_AGE_MS = 24 * 3600 * 1000;
+
+/** A private apt configuration for `arch` under `dir`. */
+export class PrivateApt {
+  constructor(readonly arch: string, readonly dir: string) {}
+
+  /** The `-o` options that make apt-get use only this configuration. */
+  options(): string[] {
+    const d = this.dir;
+    return [
+      `APT::Architecture=${this.arch}`,
+      `APT::Architectures::=${this.arch}`,
+      `Dir::Etc::SourceList=${d}/sources.list`,
+      `Dir::Etc::SourceParts=${d}/sources.list.d`,
+      `Dir::Etc::Preferences=${d}/preferences`,
+      `Dir::Etc::PreferencesParts=${d}/preferences.d`,
+      `Dir::State::Lists=${d}/lists`,
+      `Dir::State::status=${d}/status`,
+      `Dir::Cache=${d}/cache`,
+    ].flatMap((o) => ["-o", o]);
+  }
+
+  /** Write the configuration and run `apt-get update` when the lists are missing or old. */
+  async update(): Promise<void> {
+    const d = this.dir;
+    for (
+      const sub of ["sources.list.d", "preferences.d", "lists/partial", "cache/archives/partial"]
+    ) {
+      await Deno.mkdir(`${d}/${sub}`, { recursive: true });
+    }
+    const sources = DEBIAN_SOURCES.map((s) => `deb [signed-by=${KEYRING}] ${s}\n`).join("");
+    await Deno.writeTextFile(`${d}/sources.list`, sources);
+    if (!(await exists(`${d}/status`))) await Deno.writeTextFile(`${d}/status`, "");
+    const stamp = await Deno.stat(`${d}/lists/.updated`).catch(() => undefined);
+    const age = stamp?.mtime ? Date.now() - stamp.mtime.getTime() : Infinity;
+    if (age < LISTS_MAX_AGE_MS) return;
+    await run("apt-get", [...this.options(), "-qq", "update"]);
+    await Deno.writeTextFile(`${d}/lists/.updated`, "");
+  }
+
+  /**
+   * `apt-get download package=version` into `outDir`; returns the .deb's path.
+   * @throws CommandError when the version is not in the archive (update the pin).
+   */
+  async download(pkg: string, version: string, outDir: string): Promise<string> {
+    const file = `${outDir}/${pkg}_${version.replaceAll(":", "%3a")}_${this.arch}.deb`;
+    if (await exists(file)) return file;
+    await this.update();
+    await Deno.mkdir(outDir, { recursive: true });
+    await run("apt-get", [...this.options(), "-qq", "download", `${pkg}:${this.arch}=${version}`], {
+      cwd: outDir,
+    });
+    return file;
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  return await Deno.stat(path).then(() => true, () => false);
+}
