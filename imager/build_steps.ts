@@ -90,10 +90,12 @@ export async function resolveInputs(
   const deno = program.kind === "binary"
     ? "none"
     : (await run(ctx.deno, ["--version"])).split("\n")[0];
+  const commit = await sourceRevisionOf();
   const release = {
     kernel: `${ctx.pin.package}=${ctx.pin.version}`,
     deno,
-    commit: await sourceRevisionOf(),
+    commit,
+    "image-version": options.imageVersion ?? commit.slice(0, 12),
   };
   return { program, machinedMain, apid, kernel, modules, addon, init, extras, release };
 }

@@ -5,8 +5,10 @@
  *     [--size 2GiB] [--esp-size 512MiB] [--out build/machined.img] [--append "args"]
  *     [--quiet-console] [--compression lz4|zstd] [--zstd-level 9] [--no-code-cache]
  *     [--module NAME]... [--extra SRC:DEST]... [--native-addon PATH|none] [--force]
+ *     [--image-version V] [--bundle OUT --signing-key KEY]
  */
 import { buildImage, type ImageOptions } from "./build_image.ts";
+import { writeImageBundle } from "./image_bundle.ts";
 import { last, parseArgs, type ParsedArgs } from "./cli_args.ts";
 import { parseSize } from "./progress.ts";
 import { DEFAULT_MODULES } from "./versions.ts";
@@ -28,6 +30,7 @@ export const IMAGE_ARGS = {
     "module",
     "extra",
     "native-addon",
+    "image-version",
   ],
 };
 
@@ -65,20 +68,29 @@ export function imageOptions(a: ParsedArgs): ImageOptions {
       return { source, dest };
     }),
     nativeAddon: last(a, "native-addon"),
+    imageVersion: last(a, "image-version"),
     force: a.flags.has("force"),
     nodeExtras: !a.flags.has("no-node-extras"),
   };
 }
 
 if (import.meta.main) {
-  const args = parseArgs(Deno.args, IMAGE_ARGS);
+  const args = parseArgs(Deno.args, {
+    flags: IMAGE_ARGS.flags,
+    options: [...IMAGE_ARGS.options, "bundle", "signing-key"],
+  });
   if (args.flags.has("help")) {
     console.log(
       "deno task image [--program main.ts | --binary PATH] [--config FILE] [--pki DIR] [--generic] " +
-        "[--size 2GiB] [--out build/machined.img] [--append ARGS] [--quiet-console] [--force]",
+        "[--size 2GiB] [--out build/machined.img] [--append ARGS] [--quiet-console] [--force] " +
+        "[--image-version V] [--bundle OUT --signing-key KEY]",
     );
     Deno.exit(0);
   }
+  const bundle = last(args, "bundle");
+  const signingKey = last(args, "signing-key");
+  if (bundle && !signingKey) throw new TypeError("--bundle needs --signing-key KEY");
   const r = await buildImage(imageOptions(args));
   console.log(r.out);
+  if (bundle) console.log(await writeImageBundle(r, bundle, signingKey!));
 }

@@ -10,6 +10,7 @@ import { configAddCommand, configContextsCommand, configUseCommand } from "./com
 import { dmesgCommand } from "./commands/dmesg.ts";
 import { eventsCommand } from "./commands/events.ts";
 import { genClientCommand, genConfigCommand } from "./commands/gen.ts";
+import { genSigningKeyCommand } from "./commands/gen_signing_key.ts";
 import { getCommand } from "./commands/get.ts";
 import { logsCommand } from "./commands/logs.ts";
 import { rebootCommand, shutdownCommand } from "./commands/power.ts";
@@ -71,6 +72,7 @@ export const COMMANDS: readonly Command[] = [
   validateCommand,
   genConfigCommand,
   genClientCommand,
+  genSigningKeyCommand,
   configContextsCommand,
   configUseCommand,
   configAddCommand,

@@ -42,6 +42,7 @@ import type { Role } from "../../pki/role.ts";
 import { createNodeServiceHandlers, type NodeServiceDeps } from "./node_service_handlers.ts";
 import { createObserveHandlers, type ObserveDeps } from "./observe_handlers.ts";
 import { createResetHandler } from "./reset_handler.ts";
+import { createUpgradeHandlers } from "./upgrade_handler.ts";
 import { createObservabilityHandlers, type ObservabilityDeps } from "./observability_handlers.ts";
 
 /** Namespace value meaning "every namespace" in List and Watch. */
@@ -75,6 +76,7 @@ export function createMachineService(
     ...createNodeServiceHandlers(deps),
     ...createObserveHandlers(deps),
     ...createResetHandler(actions),
+    ...createUpgradeHandlers(actions),
     ...createObservabilityHandlers(deps),
 
     async version() {
