@@ -15,6 +15,7 @@ import { getCommand } from "./commands/get.ts";
 import { logsCommand } from "./commands/logs.ts";
 import { rebootCommand, shutdownCommand } from "./commands/power.ts";
 import { resetCommand } from "./commands/reset.ts";
+import { rollbackCommand, upgradeCommand } from "./commands/upgrade.ts";
 import {
   serviceCommand,
   serviceRestartCommand,
@@ -63,6 +64,8 @@ export const COMMANDS: readonly Command[] = [
   rebootCommand,
   shutdownCommand,
   resetCommand,
+  upgradeCommand,
+  rollbackCommand,
   applyConfigCommand,
   // observability: containers, support, dependencies
   containersCommand,
