@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { FakeEspBackend, PowerCut } from "../../platform/esp/mod.ts";
+import { type FakeEspBackend, PowerCut } from "../../platform/esp/mod.ts";
 import { BundleError, SlotError } from "./errors.ts";
 import { hostCompatible } from "./manifest.ts";
 import { planInstall } from "./slot_plan.ts";
