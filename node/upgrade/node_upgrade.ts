@@ -14,7 +14,7 @@ import { bootedSlot, type Slot } from "./entries.ts";
 import { type Compatible, hostCompatible } from "./manifest.ts";
 import { toRefusal } from "./refusal.ts";
 import { loadTrustedKey, type TrustedKey } from "./signing_key.ts";
-import { blessBooted, installBundle, rollbackSlot } from "./slot_writer.ts";
+import { blessBooted, installBundle, markBootedBad, rollbackSlot } from "./slot_writer.ts";
 
 /** What {@link NodeUpgrade} needs. */
 export interface NodeUpgradeDeps {
@@ -117,6 +117,21 @@ export class NodeUpgrade {
       this.deps.logger.info("upgrade", `slot ${booted} blessed after a healthy boot`);
     }
     return done;
+  }
+
+  /**
+   * The booted trial did not become ready in time: mark it bad and reboot
+   * into the other slot. False (and nothing done) when the booted slot is
+   * not a trial.
+   */
+  async failTrial(reason: string): Promise<boolean> {
+    const booted = await this.booted();
+    if (!booted || !(await markBootedBad(this.deps.esp, booted))) return false;
+    const message = `slot ${booted} marked bad: ${reason}; rebooting into the other slot`;
+    this.deps.events.emit("upgrade", `slot ${booted}`, "rolled-back", message, { reason });
+    this.deps.logger.warn("upgrade", message);
+    setTimeout(() => this.deps.reboot({ name: "machined", role: "" }), 100);
+    return true;
   }
 
   async #keys(): Promise<TrustedKey[]> {

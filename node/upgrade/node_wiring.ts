@@ -2,7 +2,9 @@
  * The upgrade service as a node runs it: the real ESP (found among the
  * discovered volumes by its GPT type), the trusted keys of the current
  * config, /proc/cmdline for the booted slot, and the bless watcher: once
- * MachineStatus says ready, a booted trial slot is blessed. Built by
+ * MachineStatus says ready, a booted trial slot is blessed; a trial not
+ * ready by {@link TRIAL_READY_DEADLINE_MS} is marked bad and the node
+ * reboots into the other slot. Built by
  * boot/node_main.ts in one call.
  */
 import { PARTITION_TYPE } from "../../controllers/block/layout.ts";
@@ -16,6 +18,12 @@ import { NodeUpgrade } from "./node_upgrade.ts";
 
 /** How often the bless watcher looks at MachineStatus. */
 const READY_POLL_MS = 2000;
+/**
+ * How long a trial slot has, from machined's start, to become ready before
+ * it is marked bad and the node reboots into the other slot. Generous: under
+ * TCG on a loaded host a healthy node took 3–4 min.
+ */
+export const TRIAL_READY_DEADLINE_MS = 15 * 60_000;
 
 /**
  * The device of the ESP: the first discovered partition of the EFI System
@@ -38,7 +46,11 @@ export function nodeUpgradeService(deps: {
   bootId: BootIdSource;
   reboot: (by: ActionRequester) => void;
   esp?: EspBackend;
-}): { upgrade: NodeUpgrade; watchAndBless(signal?: AbortSignal): Promise<void> } {
+}): {
+  upgrade: NodeUpgrade;
+  /** Bless a booted trial once ready; mark it bad past `deadlineMs` (machined's clock). */
+  watchAndBless(signal?: AbortSignal, deadlineMs?: number): Promise<void>;
+} {
   const { machined } = deps;
   const upgrade = new NodeUpgrade({
     esp: deps.esp ?? new NativeEspBackend(deps.mount, () => espDevice(machined)),
@@ -51,9 +63,18 @@ export function nodeUpgradeService(deps: {
   });
   return {
     upgrade,
-    async watchAndBless(signal) {
+    async watchAndBless(signal, deadlineMs = TRIAL_READY_DEADLINE_MS) {
       if (!(await upgrade.booted())) return; // not booted from a slot (dev mode)
       while (!signal?.aborted) {
+        if (performance.now() > deadlineMs) {
+          const reason = `not ready ${deadlineMs / 60_000} min after machined started`;
+          await upgrade.failTrial(reason).catch((e) =>
+            machined.logger.error("upgrade", "cannot mark the booted trial bad", {
+              error: String(e),
+            })
+          );
+          return;
+        }
         if (machined.store.list("MachineStatus")[0]?.spec.ready) {
           await upgrade.bless().catch((e) =>
             machined.logger.error("upgrade", "cannot bless the booted slot", { error: String(e) })

@@ -146,6 +146,23 @@ export function planBless(listing: EspListing, booted: Slot): PlanStep[] {
 }
 
 /**
+ * Plan marking the booted trial bad (it booted but did not become healthy in
+ * time): rename its entry to `+0`, so it sorts last and the other slot boots
+ * next. Empty when the booted entry is not a trial (a blessed slot is never
+ * marked bad by this). Pure.
+ */
+export function planMarkBad(listing: EspListing, booted: Slot): PlanStep[] {
+  const counted = listing.entries.find((e) => e.name.slot === booted && e.name.left !== undefined);
+  // A `+0` entry is already bad: the loader booted it on its last try.
+  if (!counted || counted.name.left === 0) return [];
+  const bad = entryFileName({ slot: booted, left: 0, done: counted.name.done ?? 0 });
+  return [
+    { op: "rename", from: `${ENTRIES_DIR}/${counted.file}`, to: `${ENTRIES_DIR}/${bad}` },
+    { op: "syncDir", dir: ENTRIES_DIR },
+  ];
+}
+
+/**
  * Plan a rollback to the slot not booted: rewrite its entry with the top
  * generation + 1, so it sorts first. Pure.
  * @throws SlotError nothing-to-roll-back (no entry) or slot-bad (not blessed).

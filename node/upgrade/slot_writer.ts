@@ -17,6 +17,7 @@ import {
   type InstallPlan,
   planBless,
   planInstall,
+  planMarkBad,
   planRollback,
   type PlanStep,
 } from "./slot_plan.ts";
@@ -136,6 +137,14 @@ export async function installBundle(
 /** Bless the booted slot (drop its boot counter); false when it already was. */
 export async function blessBooted(esp: EspBackend, booted: Slot): Promise<boolean> {
   const steps = planBless(await esp.read(readListing), booted);
+  if (steps.length === 0) return false;
+  await esp.write((fs) => runSteps(fs, steps));
+  return true;
+}
+
+/** Mark the booted trial bad (`+0`) so the other slot boots next; false when not a trial. */
+export async function markBootedBad(esp: EspBackend, booted: Slot): Promise<boolean> {
+  const steps = planMarkBad(await esp.read(readListing), booted);
   if (steps.length === 0) return false;
   await esp.write((fs) => runSteps(fs, steps));
   return true;

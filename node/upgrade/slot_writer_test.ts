@@ -4,7 +4,13 @@ import { type FakeEspBackend, PowerCut } from "../../platform/esp/mod.ts";
 import { BundleError, SlotError } from "./errors.ts";
 import { hostCompatible } from "./manifest.ts";
 import { planInstall } from "./slot_plan.ts";
-import { blessBooted, installBundle, readListing, rollbackSlot } from "./slot_writer.ts";
+import {
+  blessBooted,
+  installBundle,
+  markBootedBad,
+  readListing,
+  rollbackSlot,
+} from "./slot_writer.ts";
 import { bootFake, chunked, imagedEsp, testBundle, testKeys } from "./testing.ts";
 
 const machine = hostCompatible();
@@ -165,4 +171,14 @@ Deno.test("power cut at every write step: the next boot is A intact, or the veri
     assert.equal(bootFake(esp)!.slot, "B");
   }
   assert.deepEqual([...outcomes].sort(), ["A", "B"]);
+});
+
+Deno.test("a trial that never gets ready is marked bad (+0) and the other slot boots next", async () => {
+  const { esp, install } = await setup();
+  await install();
+  assert.equal(bootFake(esp)!.entry, "machined-b+2-1.conf");
+  assert.equal(await markBootedBad(esp, "B"), true);
+  assert.ok(esp.files.has("/loader/entries/machined-b+0-1.conf"));
+  assert.equal(bootFake(esp)!.slot, "A");
+  assert.equal(await markBootedBad(esp, "A"), false, "a blessed slot is never marked bad");
 });
