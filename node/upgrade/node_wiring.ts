@@ -75,11 +75,16 @@ export function nodeUpgradeService(deps: {
           );
           return;
         }
-        if (machined.store.list("MachineStatus")[0]?.spec.ready) {
-          await upgrade.bless().catch((e) =>
-            machined.logger.error("upgrade", "cannot bless the booted slot", { error: String(e) })
-          );
-          return;
+        // Ready, and the ESP discovered (MachineStatus can be ready before disk discovery ran).
+        if (machined.store.list("MachineStatus")[0]?.spec.ready && espDevice(machined)) {
+          const done = await upgrade.bless().then(() => true, (e) => {
+            machined.logger.error("upgrade", "cannot bless the booted slot (retrying in 30 s)", {
+              error: String(e),
+            });
+            return false;
+          });
+          if (done) return;
+          await new Promise((r) => setTimeout(r, 30_000));
         }
         await new Promise((r) => setTimeout(r, READY_POLL_MS));
       }
