@@ -8,3 +8,4 @@ export { textChunks } from "./backend.ts";
 export { ESP_MOUNT_POINT, NativeEspBackend } from "./backend_native.ts";
 export { DirEspFiles } from "./dir_files.ts";
 export { type EspOp, FakeEspBackend, PowerCut } from "./backend_fake.ts";
+export { espBackendConformance } from "./backend_conformance.ts";
