@@ -91,7 +91,7 @@ export async function verifyManifest(
     throw new BundleError(
       "unknown-key",
       `key ${header.kid ?? "(no kid)"} is not among the ${trusted.length} trusted keys` +
-        " (machine.upgrade.trustedKeys)",
+        " (machine.upgrade.trusted_keys)",
     );
   }
   let payload: Uint8Array;
