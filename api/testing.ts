@@ -191,7 +191,7 @@ export class RecordingActions implements NodeActions {
   }
   async upgrade(
     bundle: AsyncIterable<Uint8Array>,
-    options: { stage: boolean },
+    options: { stage: boolean; fromUrl?: string },
     by: ActionRequester,
   ): Promise<UpgradeAnswer> {
     this.calls.push({ action: "upgrade", by });

@@ -134,3 +134,36 @@ Deno.test("machinectl rollback: refused while the other slot is a trial; allowed
     assert.match(r.err, /FailedPrecondition|slot B is bad/);
   });
 });
+
+Deno.test("machinectl upgrade --from URL: the node fetches the bundle over http; a 404 or a file: URL is refused", async () => {
+  const k = await testKeys();
+  const b = await testBundle({ key: k.signing, version: "2.1.0" });
+  const server = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    (req) =>
+      new URL(req.url).pathname === "/b.bundle"
+        ? new Response(b.bytes.slice())
+        : new Response("no", { status: 404 }),
+  );
+  const base = `http://127.0.0.1:${server.addr.port}`;
+  try {
+    await withNode([k.publicPem], async (f, esp) => {
+      const admin = await clientConfig(f, "os:admin");
+      let r = await run(admin, "upgrade", "--from", `${base}/missing`, "--stage");
+      assert.notEqual(r.code, 0);
+      assert.match(r.err, /HTTP 404/);
+      r = await run(admin, "upgrade", "--from", "file:///etc/passwd", "--stage");
+      assert.notEqual(r.code, 0);
+      assert.match(r.err, /only http and https/);
+      r = await run(admin, "upgrade", "--from", `${base}/b.bundle`, "--stage");
+      assert.equal(r.code, 0, r.err);
+      assert.match(r.out, /slot B armed as machined-b\+3\.conf: version 2\.1\.0/);
+      assert.deepEqual(esp.files.get("/B/root.img"), b.files[2]);
+      r = await run(admin, "upgrade", "-f", "x", "--from", `${base}/b.bundle`);
+      assert.notEqual(r.code, 0, "one of -f or --from");
+      assert.match(r.err, /one of -f BUNDLE or --from URL/);
+    });
+  } finally {
+    await server.shutdown();
+  }
+});

@@ -42,7 +42,10 @@ export function createUpgradeHandlers(
           if (r.value.chunk.length) yield r.value.chunk;
         }
       }
-      const a = await refusalsToCodes(() => actions.upgrade!(chunks(), { stage }, requester(ctx)));
+      const fromUrl = first.done ? "" : first.value.fromUrl;
+      const a = await refusalsToCodes(() =>
+        actions.upgrade!(chunks(), { stage, ...(fromUrl ? { fromUrl } : {}) }, requester(ctx))
+      );
       return create(UpgradeResponseSchema, { ...a, bytes: BigInt(a.bytes) });
     },
 

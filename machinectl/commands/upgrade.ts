@@ -1,6 +1,7 @@
 /**
  * `machinectl upgrade -f BUNDLE` and `machinectl rollback` (admin role).
- * upgrade streams the bundle file in 1 MiB chunks (never read whole), shows
+ * upgrade streams the bundle file in 1 MiB chunks (never read whole), or
+ * with `--from URL` has the node fetch it, shows
  * the bytes sent and the node's progress events (verified, written, armed),
  * then by default waits until the node is back with a new boot id, on the
  * new slot and version, with MachineStatus ready; a node that came back on
@@ -30,24 +31,35 @@ const FLAGS = {
 
 export const upgradeCommand: Command = {
   name: "upgrade",
-  usage: "upgrade -f BUNDLE [--stage] [--wait=false] [--timeout 15m]",
+  usage: "upgrade -f BUNDLE | --from URL [--stage] [--wait=false] [--timeout 15m]",
   summary: "Install a signed upgrade bundle into the other slot and boot it",
   connects: true,
   flags: {
     ...FLAGS,
     file: { type: "string", short: "f", description: "the bundle (deno task image --bundle)" },
+    from: { type: "string", description: "an http(s) URL the node fetches the bundle from" },
   },
   async run({ flags, io }) {
-    if (!flags.file) throw new CliError("upgrade: -f BUNDLE is required");
+    if (!flags.file === !flags.from) {
+      throw new CliError("upgrade: give one of -f BUNDLE or --from URL");
+    }
     const timeoutMs = parseTimeout(flags.timeout);
-    const size = (await Deno.stat(flags.file).catch((e) => {
-      throw new CliError(`upgrade: cannot read ${flags.file}: ${(e as Error).message}`);
-    })).size;
+    const stage = flags.stage === true;
+    const size = flags.file
+      ? (await Deno.stat(flags.file).catch((e) => {
+        throw new CliError(`upgrade: cannot read ${flags.file}: ${(e as Error).message}`);
+      })).size
+      : 0;
     using conn = await connectToNode(flags);
     const progress = followUpgradeEvents(conn, io);
     const started = performance.now();
     try {
-      const r = await conn.client.upgrade(bundleChunks(flags.file, flags.stage === true, size, io));
+      const requests = flags.file
+        ? bundleChunks(flags.file, stage, size, io)
+        : (async function* () {
+          yield { fromUrl: flags.from, stage };
+        })();
+      const r = await conn.client.upgrade(requests);
       const sent = ((performance.now() - started) / 1000).toFixed(1);
       io.out(
         `slot ${r.slot} armed as ${r.entry}: version ${r.version}, ${r.bytes} bytes in ${sent} s, signed by ${r.keyId}`,

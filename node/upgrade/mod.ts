@@ -32,6 +32,7 @@ export {
 } from "./manifest.ts";
 export { NodeUpgrade, type NodeUpgradeDeps } from "./node_upgrade.ts";
 export { espDevice, nodeUpgradeService } from "./node_wiring.ts";
+export { fetchBundle } from "./fetch_bundle.ts";
 export { toRefusal } from "./refusal.ts";
 export {
   generateSigningKey,

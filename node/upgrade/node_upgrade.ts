@@ -13,6 +13,7 @@ import type { EspBackend } from "../../platform/esp/mod.ts";
 import { bootedSlot, type Slot } from "./entries.ts";
 import { type Compatible, hostCompatible } from "./manifest.ts";
 import { toRefusal } from "./refusal.ts";
+import { fetchBundle } from "./fetch_bundle.ts";
 import { loadTrustedKey, type TrustedKey } from "./signing_key.ts";
 import { blessBooted, installBundle, markBootedBad, rollbackSlot } from "./slot_writer.ts";
 
@@ -42,16 +43,18 @@ export class NodeUpgrade {
   }
 
   /**
-   * Install a bundle into the other slot and arm it; reboot unless staged.
+   * Install a bundle (streamed, or fetched from `fromUrl`) into the other
+   * slot and arm it; reboot unless staged.
    * @throws UpgradeRefusedError for every refusal (nothing armed).
    */
   upgrade(
     bundle: AsyncIterable<Uint8Array>,
-    options: { stage: boolean },
+    options: { stage: boolean; fromUrl?: string },
     by: ActionRequester,
   ): Promise<UpgradeAnswer> {
     return this.#exclusive("upgrade", by, async () => {
       const { events } = this.deps;
+      if (options.fromUrl) bundle = await fetchBundle(options.fromUrl);
       let bytes = 0;
       let kid = "";
       const r = await installBundle(bundle, {
