@@ -191,7 +191,7 @@ export class RecordingActions implements NodeActions {
   }
   async upgrade(
     bundle: AsyncIterable<Uint8Array>,
-    options: { stage: boolean; fromUrl?: string },
+    options: { stage: boolean; fromUrl?: string; force?: boolean },
     by: ActionRequester,
   ): Promise<UpgradeAnswer> {
     this.calls.push({ action: "upgrade", by });

@@ -39,7 +39,7 @@ export interface NodeActions {
   /** Install a streamed upgrade bundle; absent means Unimplemented. */
   upgrade?(
     bundle: AsyncIterable<Uint8Array>,
-    options: { stage: boolean; fromUrl?: string },
+    options: { stage: boolean; fromUrl?: string; force?: boolean },
     by: ActionRequester,
   ): Promise<UpgradeAnswer>;
   /** Boot the other (blessed) slot next; absent means Unimplemented. */

@@ -43,9 +43,9 @@ export function createUpgradeHandlers(
         }
       }
       const fromUrl = first.done ? "" : first.value.fromUrl;
-      const a = await refusalsToCodes(() =>
-        actions.upgrade!(chunks(), { stage, ...(fromUrl ? { fromUrl } : {}) }, requester(ctx))
-      );
+      const force = !first.done && first.value.force;
+      const options = { stage, force, ...(fromUrl ? { fromUrl } : {}) };
+      const a = await refusalsToCodes(() => actions.upgrade!(chunks(), options, requester(ctx)));
       return create(UpgradeResponseSchema, { ...a, bytes: BigInt(a.bytes) });
     },
 

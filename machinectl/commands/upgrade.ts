@@ -31,13 +31,14 @@ const FLAGS = {
 
 export const upgradeCommand: Command = {
   name: "upgrade",
-  usage: "upgrade -f BUNDLE | --from URL [--stage] [--wait=false] [--timeout 15m]",
+  usage: "upgrade -f BUNDLE | --from URL [--stage] [--force] [--wait=false] [--timeout 15m]",
   summary: "Install a signed upgrade bundle into the other slot and boot it",
   connects: true,
   flags: {
     ...FLAGS,
     file: { type: "string", short: "f", description: "the bundle (deno task image --bundle)" },
     from: { type: "string", description: "an http(s) URL the node fetches the bundle from" },
+    force: { type: "boolean", description: "install even an older version (a downgrade)" },
   },
   async run({ flags, io }) {
     if (!flags.file === !flags.from) {
@@ -45,6 +46,7 @@ export const upgradeCommand: Command = {
     }
     const timeoutMs = parseTimeout(flags.timeout);
     const stage = flags.stage === true;
+    const force = flags.force === true;
     const size = flags.file
       ? (await Deno.stat(flags.file).catch((e) => {
         throw new CliError(`upgrade: cannot read ${flags.file}: ${(e as Error).message}`);
@@ -55,9 +57,9 @@ export const upgradeCommand: Command = {
     const started = performance.now();
     try {
       const requests = flags.file
-        ? bundleChunks(flags.file, stage, size, io)
+        ? bundleChunks(flags.file, { stage, force }, size, io)
         : (async function* () {
-          yield { fromUrl: flags.from, stage };
+          yield { fromUrl: flags.from, stage, force };
         })();
       const r = await conn.client.upgrade(requests);
       const sent = ((performance.now() - started) / 1000).toFixed(1);
@@ -100,26 +102,31 @@ export const rollbackCommand: Command = {
 };
 
 /** The bundle file as UpgradeRequest messages, 1 MiB each, `stage` on the first. */
-async function* bundleChunks(path: string, stage: boolean, size: number, io: Io) {
+async function* bundleChunks(
+  path: string,
+  first: { stage: boolean; force: boolean },
+  size: number,
+  io: Io,
+) {
   const f = await Deno.open(path);
   try {
     const buf = new Uint8Array(UPGRADE_CHUNK_BYTES);
     let sent = 0;
     let shown = 0;
-    for (let first = true;; first = false) {
+    for (let isFirst = true;; isFirst = false) {
       let n = 0;
       while (n < buf.length) {
         const r = await f.read(buf.subarray(n));
         if (r === null) break;
         n += r;
       }
-      if (n === 0 && !first) return;
+      if (n === 0 && !isFirst) return;
       sent += n;
       if (sent - shown >= 16 * UPGRADE_CHUNK_BYTES || sent === size) {
         shown = sent;
         io.err(`sent ${(sent / 2 ** 20).toFixed(1)} of ${(size / 2 ** 20).toFixed(1)} MiB`);
       }
-      yield { chunk: buf.slice(0, n), stage: first && stage };
+      yield { chunk: buf.slice(0, n), ...(isFirst ? first : {}) };
       if (n < buf.length) return;
     }
   } finally {

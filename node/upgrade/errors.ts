@@ -30,7 +30,8 @@ export type SlotRefusal =
   | "nothing-to-roll-back"
   | "slot-bad"
   | "esp-busy"
-  | "verify-failed";
+  | "verify-failed"
+  | "downgrade";
 
 /** A slot write, bless or rollback that was refused or failed. */
 export class SlotError extends Error {

@@ -49,7 +49,7 @@ export class NodeUpgrade {
    */
   upgrade(
     bundle: AsyncIterable<Uint8Array>,
-    options: { stage: boolean; fromUrl?: string },
+    options: { stage: boolean; fromUrl?: string; force?: boolean },
     by: ActionRequester,
   ): Promise<UpgradeAnswer> {
     return this.#exclusive("upgrade", by, async () => {
@@ -62,6 +62,7 @@ export class NodeUpgrade {
         booted: await this.booted(),
         keys: await this.#keys(),
         machine: this.deps.machine ?? hostCompatible(),
+        force: options.force,
         onEvent: (e) => {
           if (e.phase === "received") bytes = e.bytes;
           if (e.phase === "verified") kid = e.kid;
@@ -75,6 +76,7 @@ export class NodeUpgrade {
         entry: r.plan.armedAs,
         key: kid,
         stage: options.stage,
+        forced: options.force === true,
       });
       const bootId = await this.deps.bootId().catch(() => "");
       if (!options.stage) setTimeout(() => this.deps.reboot(by), 100);

@@ -27,6 +27,7 @@ const SLOT: Record<SlotRefusal, UpgradeRefusedError["code"]> = {
   "slot-bad": "failed-precondition",
   "esp-busy": "unavailable",
   "verify-failed": "data-loss",
+  "downgrade": "failed-precondition",
 };
 
 /** `e` as an UpgradeRefusedError when it is a refusal; undefined otherwise. */

@@ -10,6 +10,7 @@ import { textChunks } from "../../platform/esp/mod.ts";
 import { readBundle } from "./bundle_reader.ts";
 import { ENTRIES_DIR, type Entry, entryGeneration, parseEntryName, type Slot } from "./entries.ts";
 import { SlotError } from "./errors.ts";
+import { entryVersion, isDowngrade } from "./version_floor.ts";
 import type { Compatible, Manifest } from "./manifest.ts";
 import type { TrustedKey } from "./signing_key.ts";
 import {
@@ -87,6 +88,8 @@ export interface InstallDeps {
   keys: readonly TrustedKey[];
   machine: Compatible;
   onEvent?: (e: InstallEvent) => void;
+  /** Install even a version below the booted image's (the downgrade floor). */
+  force?: boolean;
 }
 
 /**
@@ -99,13 +102,24 @@ export async function installBundle(
   source: AsyncIterable<Uint8Array>,
   deps: InstallDeps,
 ): Promise<{ manifest: Manifest; plan: InstallPlan }> {
-  const listing = await deps.esp.read(readListing);
+  const { listing, running } = await deps.esp.read(async (fs) => {
+    const listing = await readListing(fs);
+    const mine = listing.entries.find((e) => e.name.slot === deps.booted);
+    const text = mine ? await fs.readText(`${ENTRIES_DIR}/${mine.file}`) : "";
+    return { listing, running: entryVersion(text) };
+  });
   let plan: InstallPlan | undefined;
   let lastReport = 0;
   const manifest = await deps.esp.write(async (fs) => {
     try {
       const m = await readBundle(source, { keys: deps.keys, machine: deps.machine }, {
         async verified(m, kid) {
+          if (!deps.force && isDowngrade(m.version, running)) {
+            throw new SlotError(
+              "downgrade",
+              `version ${m.version} is below the running ${running} (force it to downgrade)`,
+            );
+          }
           plan = planInstall(listing, deps.booted, m);
           deps.onEvent?.({ phase: "verified", version: m.version, kid });
           await runSteps(fs, plan.clean);

@@ -182,3 +182,27 @@ Deno.test("a trial that never gets ready is marked bad (+0) and the other slot b
   assert.equal(bootFake(esp)!.slot, "A");
   assert.equal(await markBootedBad(esp, "A"), false, "a blessed slot is never marked bad");
 });
+
+Deno.test("the downgrade floor: a version below the booted image's is refused, unless forced", async () => {
+  const { k, esp } = await setup();
+  const old = await testBundle({ key: k.signing, version: "0.9.0" });
+  const before = new Map(esp.files);
+  const deps = { esp, booted: "A" as const, keys: [k.trusted], machine };
+  await assert.rejects(
+    installBundle(chunked(old.bytes, 500), deps),
+    (e) =>
+      e instanceof SlotError && e.reason === "downgrade" &&
+      /0\.9\.0 is below the running 1\.0\.0/.test(e.message),
+  );
+  assert.deepEqual(esp.files, before, "nothing written");
+  const r = await installBundle(chunked(old.bytes, 500), { ...deps, force: true });
+  assert.equal(r.manifest.version, "0.9.0");
+  // A version without an order (a commit hash) is not refused.
+  const hash = await testBundle({ key: k.signing, version: "e8f5269abcde" });
+  await installBundle(chunked(hash.bytes, 500), {
+    esp: imagedEsp(),
+    booted: "A",
+    keys: [k.trusted],
+    machine,
+  });
+});
