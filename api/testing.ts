@@ -29,7 +29,9 @@ import {
   type NodeActions,
   type ResetAnswer,
   type ResetRequestData,
+  type RollbackAnswer,
   startInternalApiServer,
+  type UpgradeAnswer,
   type VersionInfo,
 } from "./server/mod.ts";
 import { type ApidServer, type ApidServerOptions, startApidServer } from "./apid/apid_server.ts";
@@ -150,7 +152,12 @@ export async function createTestPki(): Promise<TestPki> {
 
 /** Node actions that record what was asked. */
 export class RecordingActions implements NodeActions {
-  readonly calls: { action: "reboot" | "shutdown" | "reset"; by: ActionRequester }[] = [];
+  readonly calls: {
+    action: "reboot" | "shutdown" | "reset" | "upgrade" | "rollback";
+    by: ActionRequester;
+  }[] = [];
+  /** The bytes of each Upgrade stream received. */
+  readonly upgrades: { bytes: number; stage: boolean }[] = [];
   /** What `reset` answers (a preview by default). */
   resetAnswer: ResetAnswer = {
     partitions: [],
@@ -181,6 +188,29 @@ export class RecordingActions implements NodeActions {
   reset(_request: ResetRequestData, by: ActionRequester): Promise<ResetAnswer> {
     this.calls.push({ action: "reset", by });
     return Promise.resolve(this.resetAnswer);
+  }
+  async upgrade(
+    bundle: AsyncIterable<Uint8Array>,
+    options: { stage: boolean; fromUrl?: string; force?: boolean },
+    by: ActionRequester,
+  ): Promise<UpgradeAnswer> {
+    this.calls.push({ action: "upgrade", by });
+    let bytes = 0;
+    for await (const c of bundle) bytes += c.length;
+    this.upgrades.push({ bytes, stage: options.stage });
+    return {
+      version: "2.0.0",
+      slot: "B",
+      entry: "machined-b+3.conf",
+      bytes,
+      rebooting: !options.stage,
+      bootId: "test-boot",
+      keyId: "ed25519:test",
+    };
+  }
+  rollback(options: { stage: boolean }, by: ActionRequester): Promise<RollbackAnswer> {
+    this.calls.push({ action: "rollback", by });
+    return Promise.resolve({ slot: "A", rebooting: !options.stage, bootId: "test-boot" });
   }
 }
 

@@ -45,7 +45,8 @@ export async function bootOnce(image: string, runDir: string): Promise<BootFigur
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  const m = s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+  return +m.toFixed(1);
 };
 
 if (import.meta.main) {

@@ -29,6 +29,7 @@ import { runSequence, task } from "./sequence.ts";
 import { type PowerAction, shutdownNode } from "./shutdown.ts";
 import { nodeActions } from "../node/node_actions.ts";
 import { nodeReset } from "../node/reset/mod.ts";
+import { nodeUpgradeService } from "../node/upgrade/mod.ts";
 import { ProcBootIdSource } from "../platform/identity/mod.ts";
 import { rssKiB, uptimeSeconds } from "../node/proc_stats.ts";
 import { reportFootprintWhenReady } from "../node/footprint.ts";
@@ -320,12 +321,22 @@ function wireNodeControl(
     shuttingDown: () => shuttingDown,
     serviceCgroups: NODE_PATHS.serviceCgroups,
   });
+  const upgrades = nodeUpgradeService({
+    machined,
+    mount: backends.mount,
+    keeper,
+    bootId,
+    reboot: () => requestPower("reboot"),
+  });
+  void upgrades.watchAndBless(); // blesses a booted trial slot once the node is ready
   const actions = nodeActions({
     hostname: () => hostname,
     logger,
     onPower: (what) => requestPower(what),
     bootId: () => bootId.bootId(),
     reset: (r, by) => reset.coordinator.request(r, by),
+    upgrade: (b, o, by) => upgrades.upgrade.upgrade(b, o, by),
+    rollback: (o, by) => upgrades.upgrade.rollback(o, by),
   });
   // A `reboot` apply reboots through the same path as the Reboot RPC.
   const configs = configApplier(keeper, { reboot: (by) => actions.reboot(by) });

@@ -48,6 +48,7 @@ export const APPLY_CLASSES: { readonly [K in Section]-?: SectionClass<K> } = {
   },
   ca: LIVE, // node/api_pki.ts follows the CA and restarts apid with it
   logging: LIVE, // node/logging_config.ts
+  upgrade: LIVE, // node/upgrade reads the trusted keys at each Upgrade call
 };
 
 /** The class of one changed path (`machine.api.listen`), from the table. */

@@ -38,6 +38,7 @@ Deno.test("a minimal config gets every default filled", () => {
         max_concurrent_streams: 100,
       },
       logging: { level: "info", ring_lines: 2000 },
+      upgrade: { trusted_keys: [] },
     },
   });
 });

@@ -15,6 +15,8 @@ export type MachineEventKind =
   | "power"
   | "network"
   | "api"
+  /** An upgrade, rollback or bless of a boot slot (node/upgrade). */
+  | "upgrade"
   /** Synthetic: the subscriber fell behind and `fields.dropped` events were lost. */
   | "overflow";
 

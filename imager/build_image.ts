@@ -57,6 +57,12 @@ export interface ImageOptions {
    */
   codeCache?: boolean;
 
+  /**
+   * The image's version, written to /etc/machined/release as `image-version=`
+   * (reported by Version) and named by an upgrade bundle's manifest.
+   * @default the source revision's first 12 digits
+   */
+  imageVersion?: string;
   /** Machine config baked in at /etc/machined/config.yaml. */
   config?: string;
   /** PKI directory baked in at /etc/machined/pki. */
@@ -112,6 +118,10 @@ export interface ImageResult {
   initramfsPath: string;
   /** The slot's read-only root image (as built into both slots). */
   rootImagePath: string;
+  /** The slot's kernel. */
+  kernelPath: string;
+  /** `image-version=` of the release record. */
+  imageVersion: string;
   initramfs?: InitramfsSizes;
   rootImage?: RootImage;
   layout?: DiskLayout;
@@ -182,6 +192,8 @@ export async function buildImage(options: ImageOptions = {}): Promise<ImageResul
     imageBytes: ctx.size,
     initramfsPath: paths.initramfs,
     rootImagePath: paths.rootImage,
+    kernelPath: inputs.kernel.vmlinuz,
+    imageVersion: inputs.release["image-version"],
   };
   if (!options.force && await isCurrent(ctx, paths.stamp, print)) {
     return { ...result, skipped: true, seconds: ctx.p.elapsed() };

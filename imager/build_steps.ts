@@ -105,11 +105,13 @@ export async function resolveInputs(
     ? { path: ctx.deno, version: "none" }
     : await p.step("deno", () => target.deno(ctx.deno), (d) => d.version);
   const loader = await target.loader();
+  const commit = await sourceRevisionOf();
   const release = {
     arch: target.profile.arch,
     kernel: `${ctx.pin.package}=${ctx.pin.version}`,
     deno: deno.version,
-    commit: await sourceRevisionOf(),
+    commit,
+    "image-version": options.imageVersion ?? commit.slice(0, 12),
   };
   return {
     program,

@@ -21,7 +21,9 @@ export interface CmdlineOptions {
 
 /** Build the kernel command line for a program of kind `opts.program`. */
 export function kernelCmdline(opts: CmdlineOptions): string {
-  const words = [`console=${opts.console ?? "ttyS0,115200"}`];
+  // panic=10: a kernel panic reboots after 10 s instead of hanging, so the
+  // loader's boot counting can fall back from a trial slot (docs/upgrade.md).
+  const words = [`console=${opts.console ?? "ttyS0,115200"}`, "panic=10"];
   if (opts.quiet) words.push("quiet", "loglevel=3");
   words.push(`rdinit=${LAYOUT.init}`);
   if (opts.program !== "binary") {

@@ -6,7 +6,7 @@ import { parseSize } from "./progress.ts";
 
 Deno.test("machined-init is rdinit; it execs `deno run` on the program, given after --", () => {
   const c = kernelCmdline({ program: "js", quiet: true, append: "foo=bar" });
-  assert.match(c, /^console=ttyS0,115200 quiet loglevel=3 rdinit=\/sbin\/machined-init /);
+  assert.match(c, /^console=ttyS0,115200 panic=10 quiet loglevel=3 rdinit=\/sbin\/machined-init /);
   assert.match(c, /DENO_DIR=\/run\/deno\/machined/);
   assert.ok(c.indexOf("foo=bar") < c.indexOf(" -- "));
   assert.ok(c.endsWith("-- /usr/bin/deno run -A --no-config --no-lock /machined/main.js"));
@@ -14,17 +14,20 @@ Deno.test("machined-init is rdinit; it execs `deno run` on the program, given af
 
 Deno.test("a compiled binary is exec'd by machined-init with no Deno arguments", () => {
   const c = kernelCmdline({ program: "binary" });
-  assert.equal(c, "console=ttyS0,115200 rdinit=/sbin/machined-init -- /machined/machined");
+  assert.equal(c, "console=ttyS0,115200 panic=10 rdinit=/sbin/machined-init -- /machined/machined");
 });
 
-Deno.test("loader.conf boots the default slot at once; entries point at their slot's files", () => {
-  assert.match(loaderConf("A"), /^default a\.conf$/m);
-  assert.match(loaderConf("A"), /^timeout 0$/m);
-  const b = loaderEntry("B", "console=ttyS0");
+Deno.test("loader.conf boots the first of our entries at once; entries point at their slot's files", () => {
+  assert.match(loaderConf(), /^default machined-\*$/m);
+  assert.match(loaderConf(), /^timeout 0$/m);
+  const b = loaderEntry("B", "console=ttyS0", { generation: 4, version: "1.2" });
+  assert.match(b, /^sort-key machined$/m);
+  assert.match(b, /^version 4$/m);
+  assert.match(b, /^title machined 1\.2 \(slot B\)$/m);
   assert.match(b, /^linux \/B\/vmlinuz$/m);
   assert.match(b, /^initrd \/B\/initramfs\.img$/m);
   assert.match(b, /^options console=ttyS0$/m);
-  assert.equal(slotPaths("A").entry, "/loader/entries/a.conf");
+  assert.equal(slotPaths("A").entry, "/loader/entries/machined-a.conf");
 });
 
 Deno.test("parseSize understands binary units", () => {

@@ -6,8 +6,10 @@
  *     [--quiet-console] [--compression lz4|zstd] [--zstd-level 9] [--no-code-cache]
  *     [--module NAME]... [--extra SRC:DEST]... [--native-addon PATH|none] [--force]
  *     [--arch amd64|arm64]
+ *     [--image-version V] [--bundle OUT --signing-key KEY]
  */
 import { buildImage, type ImageOptions } from "./build_image.ts";
+import { writeImageBundle } from "./image_bundle.ts";
 import { last, parseArgs, type ParsedArgs } from "./cli_args.ts";
 import { parseSize } from "./progress.ts";
 import { DEFAULT_MODULES } from "./versions.ts";
@@ -31,6 +33,7 @@ export const IMAGE_ARGS = {
     "extra",
     "native-addon",
     "arch",
+    "image-version",
   ],
 };
 
@@ -70,21 +73,29 @@ export function imageOptions(a: ParsedArgs): ImageOptions {
       return { source, dest };
     }),
     nativeAddon: last(a, "native-addon"),
+    imageVersion: last(a, "image-version"),
     force: a.flags.has("force"),
     nodeExtras: !a.flags.has("no-node-extras"),
   };
 }
 
 if (import.meta.main) {
-  const args = parseArgs(Deno.args, IMAGE_ARGS);
+  const args = parseArgs(Deno.args, {
+    flags: IMAGE_ARGS.flags,
+    options: [...IMAGE_ARGS.options, "bundle", "signing-key"],
+  });
   if (args.flags.has("help")) {
     console.log(
       "deno task image [--program main.ts | --binary PATH] [--config FILE] [--pki DIR] [--generic] " +
         "[--size 2GiB] [--out build/machined.img] [--append ARGS] [--quiet-console] [--force] " +
-        "[--arch amd64|arm64]",
+        "[--arch amd64|arm64] [--image-version V] [--bundle OUT --signing-key KEY]",
     );
     Deno.exit(0);
   }
+  const bundle = last(args, "bundle");
+  const signingKey = last(args, "signing-key");
+  if (bundle && !signingKey) throw new TypeError("--bundle needs --signing-key KEY");
   const r = await buildImage(imageOptions(args));
   console.log(r.out);
+  if (bundle) console.log(await writeImageBundle(r, bundle, signingKey!));
 }

@@ -105,7 +105,7 @@ Deno.test({
       const f of [
         "EFI/BOOT/BOOTX64.EFI",
         "loader/loader.conf",
-        "loader/entries/a.conf",
+        "loader/entries/machined-a.conf",
         "B/initramfs.img",
         "B/root.img",
       ]
@@ -121,7 +121,7 @@ Deno.test({
     assert.ok(!initramfsPaths.includes("machined/main.js"), "the program is in the root image");
     const entry = new TextDecoder().decode(
       (await new Deno.Command("mtype", {
-        args: ["-i", `${one.image}@@${2048 * 512}`, "::/loader/entries/a.conf"],
+        args: ["-i", `${one.image}@@${2048 * 512}`, "::/loader/entries/machined-a.conf"],
         env: { MTOOLS_SKIP_CHECK: "1" },
         stdout: "piped",
       }).output()).stdout,

@@ -10,10 +10,12 @@ import { configAddCommand, configContextsCommand, configUseCommand } from "./com
 import { dmesgCommand } from "./commands/dmesg.ts";
 import { eventsCommand } from "./commands/events.ts";
 import { genClientCommand, genConfigCommand } from "./commands/gen.ts";
+import { genSigningKeyCommand } from "./commands/gen_signing_key.ts";
 import { getCommand } from "./commands/get.ts";
 import { logsCommand } from "./commands/logs.ts";
 import { rebootCommand, shutdownCommand } from "./commands/power.ts";
 import { resetCommand } from "./commands/reset.ts";
+import { rollbackCommand, upgradeCommand } from "./commands/upgrade.ts";
 import {
   serviceCommand,
   serviceRestartCommand,
@@ -62,6 +64,8 @@ export const COMMANDS: readonly Command[] = [
   rebootCommand,
   shutdownCommand,
   resetCommand,
+  upgradeCommand,
+  rollbackCommand,
   applyConfigCommand,
   // observability: containers, support, dependencies
   containersCommand,
@@ -71,6 +75,7 @@ export const COMMANDS: readonly Command[] = [
   validateCommand,
   genConfigCommand,
   genClientCommand,
+  genSigningKeyCommand,
   configContextsCommand,
   configUseCommand,
   configAddCommand,

@@ -97,8 +97,8 @@ Deno.test("gen config writes a valid machine config, secrets and a client config
 
 Deno.test("an unknown command is an error with a did-you-mean, whatever flags follow it", async () => {
   let io = bufferIo();
-  assert.equal(await runMachinectl(["upgrade", "--help"], io), 2);
-  assert.match(io.stderr[0], /^unknown command "upgrade"/);
+  assert.equal(await runMachinectl(["frobnicate", "--help"], io), 2);
+  assert.match(io.stderr[0], /^unknown command "frobnicate"/);
   assert.deepEqual(io.stdout, [], "no top-level help on stdout");
   io = bufferIo();
   assert.equal(await runMachinectl(["evnets", "-h"], io), 2);

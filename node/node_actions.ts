@@ -10,7 +10,7 @@ import type {
   ResetRequestData,
 } from "../api/server/mod.ts";
 import type { Logger } from "../logs/mod.ts";
-import { MACHINED_VERSION, sourceRevision } from "./version.ts";
+import { imageFacts, MACHINED_VERSION, sourceRevision } from "./version.ts";
 
 /** What the API asked for. */
 export type PowerRequest = "reboot" | "poweroff";
@@ -31,8 +31,14 @@ export function nodeActions(deps: {
   bootId?: () => Promise<string>;
   /** The Reset RPC; absent means Unimplemented. */
   reset?: (request: ResetRequestData, by: ActionRequester) => Promise<ResetAnswer>;
+  /** The Upgrade and Rollback RPCs (node/upgrade); absent means Unimplemented. */
+  upgrade?: NodeActions["upgrade"];
+  rollback?: NodeActions["rollback"];
+  /** @default imageFacts() */
+  image?: () => Promise<{ imageVersion: string; slot: string }>;
 }): NodeActions {
   const commit = (deps.commit ?? sourceRevision)().catch(() => "unknown");
+  const image = (deps.image ?? imageFacts)().catch(() => ({ imageVersion: "", slot: "" }));
   const request = (what: PowerRequest) => (by: ActionRequester) => {
     deps.logger.info("power", `${what} requested over the API`, { ...by });
     setTimeout(() => deps.onPower(what, by), 100);
@@ -47,9 +53,12 @@ export function nodeActions(deps: {
       arch: Deno.build.arch,
       hostname: deps.hostname(),
       bootId: deps.bootId ? await deps.bootId().catch(() => "") : "",
+      ...await image,
     }),
     reboot: request("reboot"),
     shutdown: request("poweroff"),
     ...(deps.reset ? { reset: deps.reset } : {}),
+    ...(deps.upgrade ? { upgrade: deps.upgrade } : {}),
+    ...(deps.rollback ? { rollback: deps.rollback } : {}),
   };
 }

@@ -73,6 +73,25 @@ export async function sourceRevision(
   return (await readGitHead(options.sourceDir ?? SOURCE_DIR)) ?? "unknown";
 }
 
+/**
+ * The image's version (`image-version=` of the release record) and the booted
+ * slot (`machined.slot=` on the kernel command line); empty outside an image.
+ */
+export async function imageFacts(
+  options: { releaseFile?: string; cmdline?: string } = {},
+): Promise<{ imageVersion: string; slot: string }> {
+  const release = await Deno.readTextFile(options.releaseFile ?? RELEASE_FILE).catch(() => "");
+  const line = release.split("\n").find((l) => l.startsWith("image-version="));
+  const cmdline = await Deno.readTextFile(options.cmdline ?? "/proc/cmdline").catch(() => "");
+  const words = cmdline.split(/\s+/);
+  const end = words.indexOf("--");
+  const slot = (end < 0 ? words : words.slice(0, end)).find((w) => /^machined\.slot=[AB]$/.test(w));
+  return {
+    imageVersion: line?.slice("image-version=".length).trim() ?? "",
+    slot: slot?.slice("machined.slot=".length) ?? "",
+  };
+}
+
 /** The checkout above this module, or "" when it is not loaded from a file (a bundle over http). */
 function sourceDirOf(moduleUrl: string): string {
   const url = new URL("..", moduleUrl);

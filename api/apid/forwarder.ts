@@ -193,6 +193,12 @@ export function createForwardingService(
           });
         };
         break;
+      case "client_streaming":
+        // Upgrade: the client's messages pass through as they arrive (HTTP/2
+        // flow control on both legs bounds what apid holds).
+        impl[method.localName] = (reqs: AsyncIterable<unknown>, ctx: HandlerContext) =>
+          call(reqs, callOptions(ctx));
+        break;
       default:
         throw new TypeError(
           `Cannot forward ${MachineService.typeName}/${method.name}: ${method.methodKind} is not supported`,

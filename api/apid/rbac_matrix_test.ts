@@ -19,6 +19,12 @@ const EXPECTED: { [M in MachineMethod]: Record<Role, "ok" | "PermissionDenied"> 
   reboot: { "os:admin": "ok", "os:operator": "ok", "os:reader": "PermissionDenied" },
   shutdown: { "os:admin": "ok", "os:operator": "ok", "os:reader": "PermissionDenied" },
   reset: { "os:admin": "ok", "os:operator": "PermissionDenied", "os:reader": "PermissionDenied" },
+  upgrade: { "os:admin": "ok", "os:operator": "PermissionDenied", "os:reader": "PermissionDenied" },
+  rollback: {
+    "os:admin": "ok",
+    "os:operator": "PermissionDenied",
+    "os:reader": "PermissionDenied",
+  },
   generateClientConfiguration: {
     "os:admin": "ok",
     "os:operator": "PermissionDenied",
@@ -80,6 +86,11 @@ function calls(
     reboot: () => c.api.reboot({}),
     shutdown: () => c.api.shutdown({}),
     reset: () => c.api.reset({}),
+    upgrade: () =>
+      c.api.upgrade((async function* () {
+        yield { stage: true, chunk: new TextEncoder().encode("bundle") };
+      })()),
+    rollback: () => c.api.rollback({ stage: true }),
     generateClientConfiguration: () =>
       c.api.generateClientConfiguration({ role: ProtoRole.READER, name: "bob" }),
     serviceList: () => c.api.serviceList({}),
@@ -127,6 +138,8 @@ Deno.test("RBAC: every role × every RPC", async () => {
       "reboot:os:admin",
       "shutdown:os:admin",
       "reset:os:admin",
+      "upgrade:os:admin",
+      "rollback:os:admin",
       "reboot:os:operator",
       "shutdown:os:operator",
     ]);

@@ -22,6 +22,8 @@ export const MAINTENANCE_METHODS: { readonly [M in MachineMethod]: boolean } = {
   reboot: false,
   shutdown: false,
   reset: false,
+  upgrade: false,
+  rollback: false,
   generateClientConfiguration: false,
   serviceList: false,
   serviceStart: false,

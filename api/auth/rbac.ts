@@ -20,6 +20,9 @@ export const METHOD_ROLES: { readonly [M in MachineMethod]: Role } = {
   reboot: "os:operator",
   shutdown: "os:operator",
   reset: "os:admin",
+  // An image replaces everything the node runs: admin, like Reset.
+  upgrade: "os:admin",
+  rollback: "os:admin",
   generateClientConfiguration: "os:admin",
   serviceList: "os:reader",
   serviceStart: "os:operator",
@@ -59,6 +62,8 @@ export const MUTATING: { readonly [M in MachineMethod]: boolean } = {
   reboot: true,
   shutdown: true,
   reset: true,
+  upgrade: true,
+  rollback: true,
   generateClientConfiguration: true,
   serviceList: false,
   serviceStart: true,

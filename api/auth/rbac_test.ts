@@ -20,6 +20,8 @@ const CONTRACT: Record<string, { role: Role; mutating: boolean }> = {
   Reboot: { role: "os:operator", mutating: true },
   Shutdown: { role: "os:operator", mutating: true },
   Reset: { role: "os:admin", mutating: true },
+  Upgrade: { role: "os:admin", mutating: true },
+  Rollback: { role: "os:admin", mutating: true },
   GenerateClientConfiguration: { role: "os:admin", mutating: true },
   ServiceList: { role: "os:reader", mutating: false },
   ServiceStart: { role: "os:operator", mutating: true },

@@ -37,6 +37,7 @@ import type { Role } from "../../pki/role.ts";
 import { createNodeServiceHandlers, type NodeServiceDeps } from "./node_service_handlers.ts";
 import { createObserveHandlers, type ObserveDeps } from "./observe_handlers.ts";
 import { createResetHandler } from "./reset_handler.ts";
+import { createUpgradeHandlers } from "./upgrade_handler.ts";
 import { createObservabilityHandlers, type ObservabilityDeps } from "./observability_handlers.ts";
 import { createWatchFanout, type WatchFanout } from "./watch_fanout.ts";
 
@@ -74,6 +75,7 @@ export function createMachineService(
     ...createNodeServiceHandlers(deps),
     ...createObserveHandlers(deps),
     ...createResetHandler(actions),
+    ...createUpgradeHandlers(actions),
     ...createObservabilityHandlers(deps),
 
     async version() {

@@ -28,6 +28,9 @@ export {
   type ResetPartitionInfo,
   ResetRefusedError,
   type ResetRequestData,
+  type RollbackAnswer,
+  type UpgradeAnswer,
+  UpgradeRefusedError,
   type VersionInfo,
 } from "./node_actions.ts";
 export type { EventSource } from "./event_source.ts";

@@ -13,6 +13,10 @@ export interface VersionInfo {
   readonly hostname: string;
   /** The kernel's boot id; empty when unknown. */
   readonly bootId?: string;
+  /** The image's version; empty outside an image. */
+  readonly imageVersion?: string;
+  /** The booted slot (`A`, `B`); empty outside an image. */
+  readonly slot?: string;
 }
 
 /** Who asked for an action, for the event log. */
@@ -32,6 +36,54 @@ export interface NodeActions {
   shutdown(by: ActionRequester): Promise<void>;
   /** Reset with server-side consent; absent means Unimplemented. */
   reset?(request: ResetRequestData, by: ActionRequester): Promise<ResetAnswer>;
+  /** Install a streamed upgrade bundle; absent means Unimplemented. */
+  upgrade?(
+    bundle: AsyncIterable<Uint8Array>,
+    options: { stage: boolean; fromUrl?: string; force?: boolean },
+    by: ActionRequester,
+  ): Promise<UpgradeAnswer>;
+  /** Boot the other (blessed) slot next; absent means Unimplemented. */
+  rollback?(options: { stage: boolean }, by: ActionRequester): Promise<RollbackAnswer>;
+}
+
+/** What an Upgrade installed. */
+export interface UpgradeAnswer {
+  readonly version: string;
+  readonly slot: string;
+  readonly entry: string;
+  readonly bytes: number;
+  readonly rebooting: boolean;
+  readonly bootId: string;
+  readonly keyId: string;
+}
+
+/** Where a Rollback goes. */
+export interface RollbackAnswer {
+  readonly slot: string;
+  readonly rebooting: boolean;
+  readonly bootId: string;
+}
+
+/**
+ * An upgrade or rollback refused (nothing armed), with the gRPC code it maps
+ * to: permission-denied for a bundle no trusted key signed, invalid-argument
+ * for a malformed or corrupt bundle, failed-precondition for a bundle for
+ * another machine or a slot that cannot be used, unavailable when the ESP
+ * cannot be reached now, data-loss when the ESP read back other bytes.
+ */
+export class UpgradeRefusedError extends Error {
+  override name = "UpgradeRefusedError";
+  constructor(
+    readonly code:
+      | "permission-denied"
+      | "invalid-argument"
+      | "failed-precondition"
+      | "unavailable"
+      | "data-loss",
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 /** How a reset stops the node. */

@@ -15,6 +15,7 @@ import { choice, dnsName } from "./primitives.ts";
 import { RuntimeSchema } from "./runtime.ts";
 import { ServicesSchema } from "./services.ts";
 import { TimeSchema } from "./time.ts";
+import { UpgradeSchema } from "./upgrade.ts";
 
 /** Config format versions this build understands. */
 export const CONFIG_VERSIONS = ["v1alpha1"] as const;
@@ -57,6 +58,7 @@ export const MachineSchema = mapping({
     ),
   ),
   logging: v.optional(v.pipe(LoggingSchema, v.description("machined's logs.")), {}),
+  upgrade: v.optional(v.pipe(UpgradeSchema, v.description("Signed A/B upgrades.")), {}),
 });
 
 /** The whole config file. */

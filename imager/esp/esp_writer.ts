@@ -80,7 +80,7 @@ export async function writeEsp(spec: EspSpec): Promise<void> {
     : spec.bootloader;
   await mcopy(loader.file, `/EFI/BOOT/${loader.name}`);
   const conf = `${spec.workDir}/loader.conf`;
-  await Deno.writeTextFile(conf, loaderConf(spec.defaultSlot));
+  await Deno.writeTextFile(conf, loaderConf());
   await mcopy(conf, "/loader/loader.conf");
   for (const slot of ["A", "B"] as const) {
     const p = slotPaths(slot);
@@ -88,8 +88,13 @@ export async function writeEsp(spec: EspSpec): Promise<void> {
     await mcopy(spec.slots[slot].initramfs, p.initramfs);
     const root = spec.slots[slot].root;
     if (root) await mcopy(root.file, p.rootImage);
-    const entry = `${spec.workDir}/${slot.toLowerCase()}.conf`;
-    await Deno.writeTextFile(entry, loaderEntry(slot, slotCmdline(spec.cmdline, slot, root)));
+    const entry = `${spec.workDir}/machined-${slot.toLowerCase()}.conf`;
+    // The default slot's generation is 1, the other's 0: both good, the default first.
+    const generation = slot === spec.defaultSlot ? 1 : 0;
+    await Deno.writeTextFile(
+      entry,
+      loaderEntry(slot, slotCmdline(spec.cmdline, slot, root), { generation }),
+    );
     await mcopy(entry, p.entry);
   }
 }

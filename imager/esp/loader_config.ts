@@ -1,8 +1,11 @@
 /**
  * systemd-boot's configuration for the A/B layout: two loader entries, one
- * per slot, each with its own kernel and initramfs, and loader.conf choosing
- * the default with no menu timeout (the menu costs boot time and there is
- * nobody at the console).
+ * per slot, each with its own kernel and initramfs, sharing one sort-key and
+ * ordered by a generation `version`; loader.conf's `default machined-*`
+ * matches both (systemd-boot 252 matches the whole file name, boot counter
+ * included), so the newest good entry boots and a trial that runs out of
+ * tries sorts last (docs/upgrade.md). No menu timeout: there is nobody at
+ * the console.
  */
 
 /** A boot slot. */
@@ -16,14 +19,14 @@ export function slotPaths(
     kernel: `/${slot}/vmlinuz`,
     initramfs: `/${slot}/initramfs.img`,
     rootImage: `/${slot}/root.img`,
-    entry: `/loader/entries/${slot.toLowerCase()}.conf`,
+    entry: `/loader/entries/machined-${slot.toLowerCase()}.conf`,
   };
 }
 
-/** loader.conf booting `defaultSlot` at once. */
-export function loaderConf(defaultSlot: Slot): string {
+/** loader.conf: the first of our entries in sort order boots, at once. Written once, at build. */
+export function loaderConf(): string {
   return [
-    `default ${defaultSlot.toLowerCase()}.conf`,
+    "default machined-*",
     "timeout 0",
     "editor no",
     "auto-entries no",
@@ -33,12 +36,20 @@ export function loaderConf(defaultSlot: Slot): string {
   ].join("\n");
 }
 
-/** The loader entry of `slot` with kernel command line `cmdline`. */
-export function loaderEntry(slot: Slot, cmdline: string): string {
+/**
+ * The loader entry of `slot` with kernel command line `cmdline`; the higher
+ * `generation` boots first. `version` is the image's, shown in the title.
+ */
+export function loaderEntry(
+  slot: Slot,
+  cmdline: string,
+  o: { generation: number; version?: string },
+): string {
   const p = slotPaths(slot);
   return [
-    `title machined (slot ${slot})`,
-    `sort-key machined-${slot.toLowerCase()}`,
+    `title machined${o.version ? ` ${o.version}` : ""} (slot ${slot})`,
+    "sort-key machined",
+    `version ${o.generation}`,
     `linux ${p.kernel}`,
     `initrd ${p.initramfs}`,
     `options ${cmdline}`,

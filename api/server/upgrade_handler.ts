@@ -1,0 +1,78 @@
+/**
+ * The Upgrade and Rollback RPCs at the edge: the client stream's chunks are
+ * handed to the node as they arrive (never collected), `stage` is read from
+ * the first message, and a refusal maps to its Connect code
+ * ({@link UpgradeRefusedError}).
+ */
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import {
+  type MachineService,
+  RollbackResponseSchema,
+  type UpgradeRequest,
+  UpgradeResponseSchema,
+} from "../gen/machined/v1/machine_pb.ts";
+import { type CallerIdentity, callerKey } from "../auth/identity.ts";
+import { type ActionRequester, type NodeActions, UpgradeRefusedError } from "./node_actions.ts";
+
+const CODES: Record<UpgradeRefusedError["code"], Code> = {
+  "permission-denied": Code.PermissionDenied,
+  "invalid-argument": Code.InvalidArgument,
+  "failed-precondition": Code.FailedPrecondition,
+  "unavailable": Code.Unavailable,
+  "data-loss": Code.DataLoss,
+};
+
+/** The Upgrade and Rollback handlers over `actions` (Unimplemented without them). */
+export function createUpgradeHandlers(
+  actions: NodeActions,
+): Pick<ServiceImpl<typeof MachineService>, "upgrade" | "rollback"> {
+  return {
+    async upgrade(requests: AsyncIterable<UpgradeRequest>, ctx: HandlerContext) {
+      if (!actions.upgrade) {
+        throw new ConnectError("Upgrade is not available on this machined", Code.Unimplemented);
+      }
+      const it = requests[Symbol.asyncIterator]();
+      const first = await it.next();
+      const stage = !first.done && first.value.stage;
+      async function* chunks(): AsyncGenerator<Uint8Array> {
+        if (first.done) return;
+        if (first.value.chunk.length) yield first.value.chunk;
+        for (let r = await it.next(); !r.done; r = await it.next()) {
+          if (r.value.chunk.length) yield r.value.chunk;
+        }
+      }
+      const fromUrl = first.done ? "" : first.value.fromUrl;
+      const force = !first.done && first.value.force;
+      const options = { stage, force, ...(fromUrl ? { fromUrl } : {}) };
+      const a = await refusalsToCodes(() => actions.upgrade!(chunks(), options, requester(ctx)));
+      return create(UpgradeResponseSchema, { ...a, bytes: BigInt(a.bytes) });
+    },
+
+    async rollback(req, ctx) {
+      if (!actions.rollback) {
+        throw new ConnectError("Rollback is not available on this machined", Code.Unimplemented);
+      }
+      const a = await refusalsToCodes(() =>
+        actions.rollback!({ stage: req.stage }, requester(ctx))
+      );
+      return create(RollbackResponseSchema, a);
+    },
+  };
+}
+
+function requester(ctx: HandlerContext): ActionRequester {
+  const caller: CallerIdentity | undefined = ctx.values.get(callerKey);
+  return { name: caller?.name ?? "", role: caller?.role ?? "" };
+}
+
+async function refusalsToCodes<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (e) {
+    if (e instanceof UpgradeRefusedError) {
+      throw new ConnectError(e.message, CODES[e.code], undefined, undefined, e);
+    }
+    throw e;
+  }
+}

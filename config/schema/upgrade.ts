@@ -1,0 +1,34 @@
+/**
+ * `machine.upgrade`: whose upgrade bundles this node installs
+ * (docs/upgrade.md).
+ *
+ * @module
+ */
+import * as v from "valibot";
+import { mapping } from "./mapping.ts";
+
+const PUBLIC_KEY_PEM =
+  /^-----BEGIN PUBLIC KEY-----\s*\n[A-Za-z0-9+/=\s]+-----END PUBLIC KEY-----\s*$/;
+
+/** `machine.upgrade`. */
+export const UpgradeSchema = mapping({
+  trusted_keys: v.optional(
+    v.pipe(
+      v.array(
+        v.pipe(
+          v.string("expected a PEM public key"),
+          v.regex(PUBLIC_KEY_PEM, "expected an Ed25519 public key in SPKI PEM (BEGIN PUBLIC KEY)"),
+        ),
+        "expected a list of PEM public keys",
+      ),
+      v.maxLength(16, "at most 16 trusted keys"),
+      v.description(
+        "Ed25519 public keys (SPKI PEM, from `machinectl gen signing-key`) whose signed upgrade bundles this node installs. Empty: every bundle is refused.",
+      ),
+    ),
+    [],
+  ),
+});
+
+/** A parsed `machine.upgrade`. */
+export type UpgradeConfig = v.InferOutput<typeof UpgradeSchema>;

@@ -1,0 +1,180 @@
+/**
+ * The QEMU tier for upgrades (docs/upgrade.md), on one VM reused across the
+ * steps: build the up node's image at version X with a trusted signing key
+ * in its config, and a bundle of the same node at version Y; then
+ *   1. `machinectl upgrade -f Y`: the node comes back on slot B reporting Y,
+ *      ready, and blesses B (event `upgrade slot B blessed`);
+ *   2. `machinectl rollback`: back on slot A reporting X;
+ *   3. a bundle whose kernel panics at once (`rdinit=/nonexistent`, with the
+ *      image's `panic=10`): systemd-boot counts B's three tries down and the
+ *      node comes back on A by itself; `machinectl upgrade` says so (exit 1);
+ *   4. an untrusted bundle is refused (PermissionDenied) and the node stays.
+ * Times go to bench/results/upgrade.json.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { parse, stringify } from "yaml";
+import { isRunning } from "../imager/qemu/vm.ts";
+import { upNode } from "../imager/up.ts";
+import { buildImage } from "../imager/build_image.ts";
+import { ensureNodeBundle } from "../imager/node_bundle.ts";
+import { writeBundle } from "../node/upgrade/bundle_writer.ts";
+import { UEFI_BOARD } from "../node/upgrade/manifest.ts";
+import { generateSigningKey, loadSigningKey } from "../node/upgrade/signing_key.ts";
+import { connectToNode } from "../machinectl/connection.ts";
+import { freePort, machinectl } from "./helpers.ts";
+
+const hasQemu = await Deno.stat("/usr/bin/qemu-system-x86_64").then(() => true, () => false);
+const X = "1.0.0-e2e";
+const Y = "2.0.0-e2e";
+
+async function version(config: string, port: number) {
+  using conn = await connectToNode({ config, endpoints: [`127.0.0.1:${port}`] });
+  return await conn.client.version({}, { timeoutMs: 10_000 });
+}
+
+/** Whether the node's event history (or the next minute) has an `upgrade` event `subject action`. */
+async function hasEvent(config: string, port: number, subject: string, action: string) {
+  using conn = await connectToNode({ config, endpoints: [`127.0.0.1:${port}`] });
+  const ac = new AbortController();
+  const timer = setTimeout(() => ac.abort(), 60_000);
+  try {
+    for await (const r of conn.client.events({ kinds: ["upgrade"] }, { signal: ac.signal })) {
+      if (r.event?.subject === subject && r.event.action === action) return true;
+    }
+  } catch {
+    /* timed out */
+  } finally {
+    clearTimeout(timer);
+    ac.abort();
+  }
+  return false;
+}
+
+Deno.test({
+  name: "upgrade in QEMU: A→B on a signed bundle, rollback to A, a panicking bundle falls back " +
+    "by itself (needs qemu-system-x86_64)",
+  ignore: !hasQemu,
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async () => {
+  const work = "build/e2e/upgrade";
+  await Deno.remove(work, { recursive: true }).catch(() => {});
+  await Deno.mkdir(work, { recursive: true });
+  const port = freePort();
+  const nodeDir = join(work, "node");
+  const name = "e2e-upgrade";
+  // A machine config that trusts our signing key.
+  const key = await generateSigningKey();
+  const bundleDir = await ensureNodeBundle(nodeDir, { name, port });
+  const cfg = parse(await Deno.readTextFile(bundleDir.paths.machineConfig));
+  cfg.machine.upgrade = { trusted_keys: [key.publicPem] };
+  const config = join(work, "machine.yaml");
+  await Deno.writeTextFile(config, stringify(cfg));
+  const program = new URL("../main.ts", import.meta.url).pathname;
+  const t0 = performance.now();
+  const node = await upNode({
+    nodeDir,
+    name,
+    port,
+    image: { program, out: join(work, "x.img"), config, quietConsole: true, imageVersion: X },
+    vm: { runDir: join(work, "qemu"), accel: "auto", snapshot: true },
+    timeoutMs: 600_000,
+  });
+  const { vm } = node;
+  const client = node.bundle.paths.clientConfig;
+  const figures: Record<string, number | string> = {
+    at: new Date().toISOString(),
+    accel: vm.state.accel,
+    firstBootS: +((performance.now() - t0) / 1000).toFixed(1),
+  };
+  try {
+    let v = await version(client, port);
+    assert.equal(v.slot, "A");
+    assert.equal(v.imageVersion, X);
+
+    // The bundle of version Y: the same node, rebuilt with another version.
+    const y = await buildImage({
+      program,
+      out: join(work, "y.img"),
+      config,
+      quietConsole: true,
+      imageVersion: Y,
+    });
+    const signing = await loadSigningKey(key.privatePem);
+    const files = {
+      "vmlinuz": y.kernelPath,
+      "initramfs.img": y.initramfsPath,
+      "root.img": y.rootImagePath,
+    };
+    const compatible = { arch: "x86_64", board: UEFI_BOARD };
+    const yBundle = join(work, "y.bundle");
+    const yb = await writeBundle(yBundle, {
+      files,
+      version: Y,
+      cmdline: y.cmdline,
+      compatible,
+      key: signing,
+    });
+    figures.bundleBytes = yb.bytes;
+
+    // 1. Upgrade A → B, back on B reporting Y, blessed.
+    let t = performance.now();
+    let r = await machinectl(client, port, "upgrade", "-f", yBundle, "--timeout", "15m");
+    assert.equal(r.code, 0, r.out + r.err);
+    assert.match(r.out, /slot B armed as machined-b\+3\.conf: version 2\.0\.0-e2e/);
+    assert.match(r.out, /node back on slot B, version 2\.0\.0-e2e and ready/);
+    figures.upgradeToReadyS = +((performance.now() - t) / 1000).toFixed(1);
+    v = await version(client, port);
+    assert.deepEqual([v.slot, v.imageVersion], ["B", Y]);
+    assert.ok(await hasEvent(client, port, "slot B", "blessed"), "B is blessed once ready");
+
+    // 2. Rollback → A, reporting X.
+    t = performance.now();
+    r = await machinectl(client, port, "rollback", "--timeout", "15m");
+    assert.equal(r.code, 0, r.out + r.err);
+    assert.match(r.out, /node back on slot A, version 1\.0\.0-e2e and ready/);
+    figures.rollbackToReadyS = +((performance.now() - t) / 1000).toFixed(1);
+
+    // 3. A bundle whose kernel finds no init: panic, panic=10 reboots, B's tries run out, A.
+    const broken = join(work, "broken.bundle");
+    await writeBundle(broken, {
+      files,
+      version: "3.0.0-broken",
+      cmdline: y.cmdline.replace("rdinit=/sbin/machined-init", "rdinit=/nonexistent"),
+      compatible,
+      key: signing,
+    });
+    t = performance.now();
+    r = await machinectl(client, port, "upgrade", "-f", broken, "--timeout", "20m");
+    assert.equal(r.code, 1, r.out + r.err);
+    assert.match(r.err, /node came back on slot A, version 1\.0\.0-e2e .*not on slot B/);
+    figures.panicFallbackToReadyS = +((performance.now() - t) / 1000).toFixed(1);
+    const panics = (await Deno.readTextFile(vm.state.consoleLog)).match(/Kernel panic/g)?.length ??
+      0;
+    assert.ok(panics >= 3, `B panicked on each of its three tries (saw ${panics})`);
+    figures.panics = panics;
+
+    // 4. An untrusted bundle is refused; the node stays on A.
+    const stranger = await loadSigningKey((await generateSigningKey()).privatePem);
+    const untrusted = join(work, "untrusted.bundle");
+    await writeBundle(untrusted, {
+      files,
+      version: Y,
+      cmdline: y.cmdline,
+      compatible,
+      key: stranger,
+    });
+    r = await machinectl(client, port, "upgrade", "-f", untrusted, "--wait=false");
+    assert.equal(r.code, 1);
+    assert.match(r.err, /PermissionDenied|unknown-key/);
+    v = await version(client, port);
+    assert.deepEqual([v.slot, v.imageVersion], ["A", X]);
+
+    console.log(JSON.stringify({ suite: "upgrade", ...figures }));
+    await Deno.mkdir("bench/results", { recursive: true });
+    await Deno.writeTextFile("bench/results/upgrade.json", JSON.stringify(figures, null, 2) + "\n");
+  } finally {
+    if (await isRunning(vm.state.pid)) await vm.stop({ gracefulMs: 1000 });
+  }
+});

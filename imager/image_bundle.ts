@@ -1,0 +1,36 @@
+/**
+ * `deno task image --bundle OUT --signing-key KEY`: after building the
+ * image, pack its slot (kernel, initramfs, root image) into a signed upgrade
+ * bundle (node/upgrade/bundle_writer.ts) for `machinectl upgrade -f OUT`.
+ */
+import { writeBundle } from "../node/upgrade/bundle_writer.ts";
+import { UEFI_BOARD } from "../node/upgrade/manifest.ts";
+import { loadSigningKey } from "../node/upgrade/signing_key.ts";
+import type { ImageResult } from "./build_image.ts";
+import { formatBytes } from "./progress.ts";
+
+/**
+ * Write the bundle of `image`'s slot to `out`, signed with the PKCS#8 key in `keyFile`.
+ * @throws TypeError when the key is not an Ed25519 private key.
+ */
+export async function writeImageBundle(
+  image: ImageResult,
+  out: string,
+  keyFile: string,
+): Promise<string> {
+  const key = await loadSigningKey(await Deno.readTextFile(keyFile), keyFile);
+  const r = await writeBundle(out, {
+    files: {
+      "vmlinuz": image.kernelPath,
+      "initramfs.img": image.initramfsPath,
+      "root.img": image.rootImagePath,
+    },
+    version: image.imageVersion,
+    cmdline: image.cmdline,
+    // The kernel and initramfs are x86_64 (imager/versions.ts pins the amd64 kernel).
+    compatible: { arch: "x86_64", board: UEFI_BOARD },
+    key,
+  });
+  return `${out}: bundle of version ${r.manifest.version}, ${formatBytes(BigInt(r.bytes))}, ` +
+    `signed by ${key.kid}`;
+}

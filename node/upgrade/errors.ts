@@ -1,0 +1,42 @@
+/**
+ * Why a bundle or an upgrade step was refused: one typed error with a closed
+ * `reason`, so the API maps each to a gRPC code and a test can name it.
+ */
+
+/** Every reason a bundle is refused. */
+export type BundleRefusal =
+  | "bad-magic"
+  | "bad-manifest"
+  | "wrong-algorithm"
+  | "unknown-key"
+  | "bad-signature"
+  | "wrong-compatible"
+  | "file-mismatch"
+  | "truncated"
+  | "trailing-bytes";
+
+/** A refused bundle: nothing it carries is armed. */
+export class BundleError extends Error {
+  override name = "BundleError";
+  constructor(readonly reason: BundleRefusal, message: string) {
+    super(`bundle refused (${reason}): ${message}`);
+  }
+}
+
+/** Every reason a slot operation is refused. */
+export type SlotRefusal =
+  | "booted-slot"
+  | "no-booted-slot"
+  | "nothing-to-roll-back"
+  | "slot-bad"
+  | "esp-busy"
+  | "verify-failed"
+  | "downgrade";
+
+/** A slot write, bless or rollback that was refused or failed. */
+export class SlotError extends Error {
+  override name = "SlotError";
+  constructor(readonly reason: SlotRefusal, message: string) {
+    super(`${message} (${reason})`);
+  }
+}

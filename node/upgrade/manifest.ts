@@ -1,0 +1,136 @@
+/**
+ * The signed manifest of an upgrade bundle: what the slot's files are (name,
+ * size, SHA-256), which machines may run them (`compatible`), the image
+ * version and the kernel command line. Signed as a JWS (compact form) with an
+ * Ed25519 key; verification allows EdDSA only, so `alg: none` or an HMAC
+ * keyed with the public key can never pass.
+ */
+import * as v from "valibot";
+import { CompactSign, compactVerify, decodeProtectedHeader } from "jose";
+import { BundleError } from "./errors.ts";
+import type { SigningKey, TrustedKey } from "./signing_key.ts";
+
+/** The only JWS algorithm a bundle may use. */
+export const ALLOWED_ALGORITHMS = ["EdDSA"] as const;
+
+/** The files of a slot, in the order the bundle carries them. */
+export const SLOT_FILES = ["vmlinuz", "initramfs.img", "root.img"] as const;
+export type SlotFileName = typeof SLOT_FILES[number];
+
+/** What a machine is: a bundle runs only where both fields match. */
+export interface Compatible {
+  arch: string;
+  board: string;
+}
+
+/** The board every image this project builds targets (a UEFI PC, QEMU's q35 included). */
+export const UEFI_BOARD = "uefi-pc";
+
+/** This machine's {@link Compatible}. */
+export function hostCompatible(): Compatible {
+  return { arch: Deno.build.arch, board: UEFI_BOARD };
+}
+
+const Hex64 = v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, "a lowercase hex SHA-256"));
+
+const ManifestSchema = v.strictObject({
+  format: v.literal(1),
+  compatible: v.strictObject({ arch: v.string(), board: v.string() }),
+  version: v.pipe(v.string(), v.minLength(1), v.maxLength(64), v.regex(/^[\w.+~-]+$/)),
+  cmdline: v.pipe(v.string(), v.maxLength(4096)),
+  files: v.pipe(
+    v.array(v.strictObject({
+      name: v.picklist(SLOT_FILES),
+      size: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(2 ** 40)),
+      sha256: Hex64,
+    })),
+    v.check(
+      (f) => f.length === SLOT_FILES.length && f.every((x, i) => x.name === SLOT_FILES[i]),
+      `files must be exactly ${SLOT_FILES.join(", ")} in that order`,
+    ),
+  ),
+});
+
+/** A bundle's manifest (its JWS payload). */
+export type Manifest = v.InferOutput<typeof ManifestSchema>;
+
+/** Sign `manifest` with `key`: the JWS compact string a bundle carries. */
+export async function signManifest(manifest: Manifest, key: SigningKey): Promise<string> {
+  const checked = v.parse(ManifestSchema, manifest);
+  return await new CompactSign(new TextEncoder().encode(JSON.stringify(checked)))
+    .setProtectedHeader({ alg: "EdDSA", kid: key.kid, typ: "machined-bundle+jws" })
+    .sign(key.privateKey);
+}
+
+/**
+ * Verify a bundle's JWS against the trusted keys and this machine: the
+ * algorithm first (before any key is looked at), then the key id, the
+ * signature, the payload's shape and `compatible`.
+ * @throws BundleError wrong-algorithm, unknown-key, bad-signature,
+ *   bad-manifest or wrong-compatible.
+ */
+export async function verifyManifest(
+  jws: string,
+  trusted: readonly TrustedKey[],
+  machine: Compatible,
+): Promise<{ manifest: Manifest; kid: string }> {
+  let header: { alg?: string; kid?: string };
+  try {
+    header = decodeProtectedHeader(jws);
+  } catch (e) {
+    throw new BundleError("bad-manifest", `the signature header is unreadable: ${msg(e)}`);
+  }
+  if (!(ALLOWED_ALGORITHMS as readonly (string | undefined)[]).includes(header.alg)) {
+    throw new BundleError(
+      "wrong-algorithm",
+      `alg ${JSON.stringify(header.alg ?? null)} is not one of ${ALLOWED_ALGORITHMS.join(", ")}`,
+    );
+  }
+  const key = trusted.find((k) => k.kid === header.kid);
+  if (!key) {
+    throw new BundleError(
+      "unknown-key",
+      `key ${header.kid ?? "(no kid)"} is not among the ${trusted.length} trusted keys` +
+        " (machine.upgrade.trusted_keys)",
+    );
+  }
+  let payload: Uint8Array;
+  try {
+    payload = (await compactVerify(jws, key.publicKey, { algorithms: [...ALLOWED_ALGORITHMS] }))
+      .payload;
+  } catch (e) {
+    throw new BundleError(
+      "bad-signature",
+      `the signature does not verify with ${key.kid}: ${msg(e)}`,
+    );
+  }
+  const manifest = parseManifest(payload);
+  const c = manifest.compatible;
+  if (c.arch !== machine.arch || c.board !== machine.board) {
+    throw new BundleError(
+      "wrong-compatible",
+      `built for ${c.arch}/${c.board}, this machine is ${machine.arch}/${machine.board}`,
+    );
+  }
+  return { manifest, kid: key.kid };
+}
+
+function parseManifest(payload: Uint8Array): Manifest {
+  let json: unknown;
+  try {
+    json = JSON.parse(new TextDecoder().decode(payload));
+  } catch (e) {
+    throw new BundleError("bad-manifest", `the manifest is not JSON: ${msg(e)}`);
+  }
+  const r = v.safeParse(ManifestSchema, json);
+  if (!r.success) {
+    const issue = r.issues[0];
+    const path = issue.path?.map((p) => String(p.key)).join(".") ?? "";
+    throw new BundleError("bad-manifest", `${path || "manifest"}: ${issue.message}`);
+  }
+  return r.output;
+}
+
+function msg(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

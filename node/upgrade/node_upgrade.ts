@@ -1,0 +1,181 @@
+/**
+ * The node's upgrade service behind the Upgrade and Rollback RPCs: one
+ * operation at a time; progress and outcomes on the event bus (kind
+ * `upgrade`) and in the log; the trusted keys read from the current config
+ * at each call; refusals as the API's typed errors (refusal.ts). After an
+ * upgrade or rollback that is not staged it asks for a reboot.
+ */
+import type { ActionRequester, RollbackAnswer, UpgradeAnswer } from "../../api/server/mod.ts";
+import { UpgradeRefusedError } from "../../api/server/mod.ts";
+import type { EventBus } from "../../events/mod.ts";
+import type { Logger } from "../../logs/mod.ts";
+import type { EspBackend } from "../../platform/esp/mod.ts";
+import { bootedSlot, type Slot } from "./entries.ts";
+import { type Compatible, hostCompatible } from "./manifest.ts";
+import { toRefusal } from "./refusal.ts";
+import { fetchBundle } from "./fetch_bundle.ts";
+import { loadTrustedKey, type TrustedKey } from "./signing_key.ts";
+import { blessBooted, installBundle, markBootedBad, rollbackSlot } from "./slot_writer.ts";
+
+/** What {@link NodeUpgrade} needs. */
+export interface NodeUpgradeDeps {
+  esp: EspBackend;
+  events: Pick<EventBus, "emit">;
+  logger: Logger;
+  /** The kernel command line (/proc/cmdline). */
+  cmdline: () => Promise<string>;
+  /** machine.upgrade.trusted_keys of the current config. */
+  trustedKeys: () => readonly string[];
+  bootId: () => Promise<string>;
+  /** Start the reboot (after the RPC has answered). */
+  reboot: (by: ActionRequester) => void;
+  machine?: Compatible;
+}
+
+/** See the module doc. */
+export class NodeUpgrade {
+  #busy = false;
+  constructor(private readonly deps: NodeUpgradeDeps) {}
+
+  /** The booted slot, from `machined.slot=`; undefined outside an image. */
+  async booted(): Promise<Slot | undefined> {
+    return bootedSlot(await this.deps.cmdline().catch(() => ""));
+  }
+
+  /**
+   * Install a bundle (streamed, or fetched from `fromUrl`) into the other
+   * slot and arm it; reboot unless staged.
+   * @throws UpgradeRefusedError for every refusal (nothing armed).
+   */
+  upgrade(
+    bundle: AsyncIterable<Uint8Array>,
+    options: { stage: boolean; fromUrl?: string; force?: boolean },
+    by: ActionRequester,
+  ): Promise<UpgradeAnswer> {
+    return this.#exclusive("upgrade", by, async () => {
+      const { events } = this.deps;
+      if (options.fromUrl) bundle = await fetchBundle(options.fromUrl);
+      let bytes = 0;
+      let kid = "";
+      const r = await installBundle(bundle, {
+        esp: this.deps.esp,
+        booted: await this.booted(),
+        keys: await this.#keys(),
+        machine: this.deps.machine ?? hostCompatible(),
+        force: options.force,
+        onEvent: (e) => {
+          if (e.phase === "received") bytes = e.bytes;
+          if (e.phase === "verified") kid = e.kid;
+          const fields = Object.fromEntries(Object.entries(e).map(([k, v]) => [k, String(v)]));
+          events.emit("upgrade", "bundle", e.phase, `upgrade: ${describe(e)}`, fields);
+        },
+      });
+      this.deps.logger.info("upgrade", `armed ${r.manifest.version} in slot ${r.plan.target}`, {
+        by: by.name,
+        role: by.role,
+        entry: r.plan.armedAs,
+        key: kid,
+        stage: options.stage,
+        forced: options.force === true,
+      });
+      const bootId = await this.deps.bootId().catch(() => "");
+      if (!options.stage) setTimeout(() => this.deps.reboot(by), 100);
+      return {
+        version: r.manifest.version,
+        slot: r.plan.target,
+        entry: r.plan.armedAs,
+        bytes,
+        rebooting: !options.stage,
+        bootId,
+        keyId: kid,
+      };
+    });
+  }
+
+  /**
+   * Make the other slot boot next; reboot unless staged.
+   * @throws UpgradeRefusedError when it is empty or not blessed.
+   */
+  rollback(options: { stage: boolean }, by: ActionRequester): Promise<RollbackAnswer> {
+    return this.#exclusive("rollback", by, async () => {
+      const slot = await rollbackSlot(this.deps.esp, await this.booted());
+      this.deps.events.emit(
+        "upgrade",
+        `slot ${slot}`,
+        "rolled-back",
+        `rollback: slot ${slot} boots next`,
+      );
+      this.deps.logger.info("upgrade", `rollback: slot ${slot} boots next`, { by: by.name });
+      const bootId = await this.deps.bootId().catch(() => "");
+      if (!options.stage) setTimeout(() => this.deps.reboot(by), 100);
+      return { slot, rebooting: !options.stage, bootId };
+    });
+  }
+
+  /** Bless the booted slot if it is a trial (after a healthy boot). */
+  async bless(): Promise<boolean> {
+    const booted = await this.booted();
+    if (!booted) return false;
+    const done = await blessBooted(this.deps.esp, booted);
+    if (done) {
+      this.deps.events.emit("upgrade", `slot ${booted}`, "blessed", `slot ${booted} blessed`);
+      this.deps.logger.info("upgrade", `slot ${booted} blessed after a healthy boot`);
+    }
+    return done;
+  }
+
+  /**
+   * The booted trial did not become ready in time: mark it bad and reboot
+   * into the other slot. False (and nothing done) when the booted slot is
+   * not a trial.
+   */
+  async failTrial(reason: string): Promise<boolean> {
+    const booted = await this.booted();
+    if (!booted || !(await markBootedBad(this.deps.esp, booted))) return false;
+    const message = `slot ${booted} marked bad: ${reason}; rebooting into the other slot`;
+    this.deps.events.emit("upgrade", `slot ${booted}`, "rolled-back", message, { reason });
+    this.deps.logger.warn("upgrade", message);
+    setTimeout(() => this.deps.reboot({ name: "machined", role: "" }), 100);
+    return true;
+  }
+
+  async #keys(): Promise<TrustedKey[]> {
+    const pems = this.deps.trustedKeys();
+    return await Promise.all(
+      pems.map((p, i) => loadTrustedKey(p, `machine.upgrade.trusted_keys[${i}]`)),
+    );
+  }
+
+  async #exclusive<T>(what: string, by: ActionRequester, fn: () => Promise<T>): Promise<T> {
+    if (this.#busy) {
+      throw new UpgradeRefusedError("failed-precondition", "an upgrade or rollback is under way");
+    }
+    this.#busy = true;
+    try {
+      return await fn();
+    } catch (e) {
+      const refusal = toRefusal(e);
+      const message = (refusal ?? e as Error).message;
+      this.deps.events.emit("upgrade", what, "refused", `${what} refused: ${message}`);
+      this.deps.logger.warn("upgrade", `${what} refused`, { error: message, by: by.name });
+      throw refusal ?? e;
+    } finally {
+      this.#busy = false;
+    }
+  }
+}
+
+function describe(
+  e: Parameters<NonNullable<Parameters<typeof installBundle>[1]["onEvent"]>>[0],
+): string {
+  switch (e.phase) {
+    case "received":
+      return `received ${e.bytes} of ${e.total} bytes`;
+    case "verified":
+      return `bundle ${e.version} verified (key ${e.kid})`;
+    case "written":
+      return `slot ${e.slot} written and re-read`;
+    case "armed":
+      return `slot ${e.slot} armed as ${e.entry}`;
+  }
+}

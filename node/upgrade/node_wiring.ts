@@ -1,0 +1,93 @@
+/**
+ * The upgrade service as a node runs it: the real ESP (found among the
+ * discovered volumes by its GPT type), the trusted keys of the current
+ * config, /proc/cmdline for the booted slot, and the bless watcher: once
+ * MachineStatus says ready, a booted trial slot is blessed; a trial not
+ * ready by {@link TRIAL_READY_DEADLINE_MS} is marked bad and the node
+ * reboots into the other slot. Built by
+ * boot/node_main.ts in one call.
+ */
+import { PARTITION_TYPE } from "../../controllers/block/layout.ts";
+import type { MountBackend } from "../../platform/mount/mod.ts";
+import { type EspBackend, NativeEspBackend } from "../../platform/esp/mod.ts";
+import type { BootIdSource } from "../../platform/identity/boot_id.ts";
+import type { ActionRequester } from "../../api/server/mod.ts";
+import type { Machined } from "../machined.ts";
+import type { ConfigKeeper } from "../config_keeper.ts";
+import { NodeUpgrade } from "./node_upgrade.ts";
+
+/** How often the bless watcher looks at MachineStatus. */
+const READY_POLL_MS = 2000;
+/**
+ * How long a trial slot has, from machined's start, to become ready before
+ * it is marked bad and the node reboots into the other slot. Generous: under
+ * TCG on a loaded host a healthy node took 3–4 min.
+ */
+export const TRIAL_READY_DEADLINE_MS = 15 * 60_000;
+
+/**
+ * The device of the ESP: the first discovered partition of the EFI System
+ * type, in disk-name order (machined-init takes the first disk with one).
+ */
+export function espDevice(machined: Machined): string | undefined {
+  return machined.store.list("DiscoveredVolume")
+    .filter((v) => v.spec.partitionType === PARTITION_TYPE.EFI_SYSTEM && v.spec.inKernel)
+    .sort((a, b) =>
+      a.spec.disk.localeCompare(b.spec.disk) || a.spec.partitionNumber - b.spec.partitionNumber
+    )[0]
+    ?.spec.devicePath;
+}
+
+/** The node's upgrade service and its bless watcher. */
+export function nodeUpgradeService(deps: {
+  machined: Machined;
+  mount: MountBackend;
+  keeper: ConfigKeeper;
+  bootId: BootIdSource;
+  reboot: (by: ActionRequester) => void;
+  esp?: EspBackend;
+}): {
+  upgrade: NodeUpgrade;
+  /** Bless a booted trial once ready; mark it bad past `deadlineMs` (machined's clock). */
+  watchAndBless(signal?: AbortSignal, deadlineMs?: number): Promise<void>;
+} {
+  const { machined } = deps;
+  const upgrade = new NodeUpgrade({
+    esp: deps.esp ?? new NativeEspBackend(deps.mount, () => espDevice(machined)),
+    events: machined.events,
+    logger: machined.logger,
+    cmdline: () => Deno.readTextFile("/proc/cmdline"),
+    trustedKeys: () => deps.keeper.config?.machine.upgrade.trusted_keys ?? [],
+    bootId: () => deps.bootId.bootId(),
+    reboot: deps.reboot,
+  });
+  return {
+    upgrade,
+    async watchAndBless(signal, deadlineMs = TRIAL_READY_DEADLINE_MS) {
+      if (!(await upgrade.booted())) return; // not booted from a slot (dev mode)
+      while (!signal?.aborted) {
+        if (performance.now() > deadlineMs) {
+          const reason = `not ready ${deadlineMs / 60_000} min after machined started`;
+          await upgrade.failTrial(reason).catch((e) =>
+            machined.logger.error("upgrade", "cannot mark the booted trial bad", {
+              error: String(e),
+            })
+          );
+          return;
+        }
+        // Ready, and the ESP discovered (MachineStatus can be ready before disk discovery ran).
+        if (machined.store.list("MachineStatus")[0]?.spec.ready && espDevice(machined)) {
+          const done = await upgrade.bless().then(() => true, (e) => {
+            machined.logger.error("upgrade", "cannot bless the booted slot (retrying in 30 s)", {
+              error: String(e),
+            });
+            return false;
+          });
+          if (done) return;
+          await new Promise((r) => setTimeout(r, 30_000));
+        }
+        await new Promise((r) => setTimeout(r, READY_POLL_MS));
+      }
+    },
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * The EFI System Partition as the upgrade code sees it: a small file API
+ * (list, read, write with fsync, rename, remove, fsync a directory), reached
+ * through {@link EspBackend.read} (mounted read-only) or
+ * {@link EspBackend.write} (mounted read-write only for the call). The real
+ * backend mounts the vfat partition; the fake keeps files in memory and can
+ * cut the power at any operation.
+ * @module
+ */
+
+/** File operations on a mounted ESP; paths are absolute within it (`/B/vmlinuz`). */
+export interface EspFiles {
+  /** Names in `dir`; [] when it does not exist. */
+  list(dir: string): Promise<string[]>;
+  /** @throws Deno.errors.NotFound */
+  readText(path: string): Promise<string>;
+  /** The file's bytes in chunks, read from the medium (not a cached copy where avoidable). */
+  readChunks(path: string): AsyncIterable<Uint8Array>;
+  /** Create or truncate `path`, write every chunk, fsync it (data, directory entry, FAT). */
+  writeFile(path: string, chunks: AsyncIterable<Uint8Array>): Promise<void>;
+  /** rename(2) within the ESP, replacing `to`. */
+  rename(from: string, to: string): Promise<void>;
+  /** Remove a file; a missing one is not an error. */
+  remove(path: string): Promise<void>;
+  /** fsync a directory. */
+  syncDir(dir: string): Promise<void>;
+}
+
+/** Access to the ESP: read-only by default, writable only inside {@link write}. */
+export interface EspBackend {
+  read<T>(fn: (fs: EspFiles) => Promise<T>): Promise<T>;
+  write<T>(fn: (fs: EspFiles) => Promise<T>): Promise<T>;
+}
+
+/** One text file's chunks. */
+export async function* textChunks(text: string): AsyncGenerator<Uint8Array> {
+  yield new TextEncoder().encode(text);
+}

@@ -1,0 +1,65 @@
+/**
+ * The real ESP: the vfat partition mounted at a private mount point for the
+ * length of one call, read-only for {@link read}, `rw,dirsync` for
+ * {@link write} (dirsync makes each directory change, such as a rename,
+ * synchronous on FAT), and unmounted after either, so the ESP is never left
+ * writable and a re-read after a remount comes from the disk, not the page
+ * cache. machined-init unmounts the ESP after attaching the booted root image
+ * (a loop device over its byte range of the disk), so the mount here is the
+ * only one; the booted slot's files are never opened for writing.
+ */
+import type { MountBackend } from "../mount/mod.ts";
+import type { EspBackend, EspFiles } from "./backend.ts";
+import { DirEspFiles } from "./dir_files.ts";
+
+/** Where the ESP is mounted while in use. */
+export const ESP_MOUNT_POINT = "/run/machined/esp";
+
+const OPTIONS = "codepage=437,iocharset=utf8";
+
+/** See the module doc. */
+export class NativeEspBackend implements EspBackend {
+  #busy: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly mounts: MountBackend,
+    /** The ESP's device node (`/dev/vda1`), found from DiscoveredVolume. */
+    private readonly device: () => string | undefined,
+    private readonly mountPoint = ESP_MOUNT_POINT,
+  ) {}
+
+  read<T>(fn: (fs: EspFiles) => Promise<T>): Promise<T> {
+    return this.#session(false, fn);
+  }
+
+  write<T>(fn: (fs: EspFiles) => Promise<T>): Promise<T> {
+    return this.#session(true, fn);
+  }
+
+  /** One mount at a time: sessions queue. */
+  #session<T>(writable: boolean, fn: (fs: EspFiles) => Promise<T>): Promise<T> {
+    const run = this.#busy.then(() => this.#mounted(writable, fn));
+    this.#busy = run.catch(() => {});
+    return run;
+  }
+
+  async #mounted<T>(writable: boolean, fn: (fs: EspFiles) => Promise<T>): Promise<T> {
+    const dev = this.device();
+    if (!dev) throw new Deno.errors.NotFound("no EFI System Partition was discovered");
+    await Deno.mkdir(this.mountPoint, { recursive: true });
+    await this.mounts.mount({
+      source: dev,
+      target: this.mountPoint,
+      fstype: "vfat",
+      flags: writable
+        ? ["dirsync", "nosuid", "nodev", "noexec"]
+        : ["ro", "nosuid", "nodev", "noexec"],
+      data: OPTIONS,
+    });
+    try {
+      return await fn(new DirEspFiles(this.mountPoint));
+    } finally {
+      await this.mounts.unmount(this.mountPoint, { detach: true });
+    }
+  }
+}
