@@ -122,6 +122,8 @@ export interface ImageResult {
   kernelPath: string;
   /** `image-version=` of the release record. */
   imageVersion: string;
+  /** The architecture it was built for. */
+  arch: Arch;
   initramfs?: InitramfsSizes;
   rootImage?: RootImage;
   layout?: DiskLayout;
@@ -194,6 +196,7 @@ export async function buildImage(options: ImageOptions = {}): Promise<ImageResul
     rootImagePath: paths.rootImage,
     kernelPath: inputs.kernel.vmlinuz,
     imageVersion: inputs.release["image-version"],
+    arch: ctx.profile.arch,
   };
   if (!options.force && await isCurrent(ctx, paths.stamp, print)) {
     return { ...result, skipped: true, seconds: ctx.p.elapsed() };

@@ -8,6 +8,16 @@ import { UEFI_BOARD } from "../node/upgrade/manifest.ts";
 import { loadSigningKey } from "../node/upgrade/signing_key.ts";
 import type { ImageResult } from "./build_image.ts";
 import { formatBytes } from "./progress.ts";
+import { type Arch, PROFILES } from "./arch/profiles.ts";
+
+/**
+ * What a bundle of an `arch` image is compatible with. The node compares
+ * `arch` with its Deno.build.arch, which spells it as the Rust target's first
+ * word (x86_64, aarch64), so an x86_64 bundle is refused by an arm64 node. Pure.
+ */
+export function bundleCompatible(arch: Arch): { arch: string; board: string } {
+  return { arch: PROFILES[arch].rustTarget.split("-")[0], board: UEFI_BOARD };
+}
 
 /**
  * Write the bundle of `image`'s slot to `out`, signed with the PKCS#8 key in `keyFile`.
@@ -27,8 +37,7 @@ export async function writeImageBundle(
     },
     version: image.imageVersion,
     cmdline: image.cmdline,
-    // The kernel and initramfs are x86_64 (imager/versions.ts pins the amd64 kernel).
-    compatible: { arch: "x86_64", board: UEFI_BOARD },
+    compatible: bundleCompatible(image.arch),
     key,
   });
   return `${out}: bundle of version ${r.manifest.version}, ${formatBytes(BigInt(r.bytes))}, ` +

@@ -1,0 +1,14 @@
+import assert from "node:assert/strict";
+import { bundleCompatible } from "./image_bundle.ts";
+import { hostArch } from "./arch/profiles.ts";
+import { hostCompatible } from "../node/upgrade/manifest.ts";
+
+Deno.test("a bundle names its image's architecture as the node's Deno.build.arch spells it", () => {
+  assert.deepEqual(bundleCompatible("amd64").arch, "x86_64");
+  assert.deepEqual(bundleCompatible("arm64").arch, "aarch64");
+  assert.equal(bundleCompatible("arm64").board, bundleCompatible("amd64").board);
+});
+
+Deno.test("this host's own compatible matches a bundle built for its architecture", () => {
+  assert.deepEqual(bundleCompatible(hostArch()), hostCompatible());
+});
