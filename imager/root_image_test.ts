@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Rootfs } from "./initramfs/rootfs.ts";
-import { pseudoFile, writeRootImage } from "./root_image.ts";
+import { mksquashfsArgs, pseudoFile, writeRootImage } from "./root_image.ts";
 
 function exists(path: string): boolean {
   try {
@@ -82,4 +82,11 @@ Deno.test({
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("the root image is lz4 (high compression), pinned times, no xattrs: the boot-time choice", () => {
+  const args = mksquashfsArgs("/stage", "/out.img", "/pseudo", 1_700_000_000).join(" ");
+  assert.match(args, /-comp lz4 -Xhc\b/);
+  assert.match(args, /-all-time 1700000000 -mkfs-time 1700000000/);
+  assert.match(args, /-no-xattrs/);
 });
