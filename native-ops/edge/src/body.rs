@@ -40,7 +40,10 @@ impl Activity {
         if self.inflight.load(Ordering::Relaxed) > 0 {
             return std::time::Duration::ZERO;
         }
-        self.last.lock().unwrap_or_else(|p| p.into_inner()).elapsed()
+        self.last
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .elapsed()
     }
 }
 

@@ -72,7 +72,10 @@ async fn run(options: options::Options) -> i32 {
         pki.maintenance,
         metrics,
     ));
-    let (Ok(mut term), Ok(mut int)) = (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) else {
+    let (Ok(mut term), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
         eprintln!("machined-edge: cannot listen for signals");
         return 1;
     };

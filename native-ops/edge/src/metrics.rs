@@ -54,7 +54,9 @@ impl Metrics {
         let refused = self.refused.lock().unwrap_or_else(|p| p.into_inner());
         let total: u64 = refused.values().sum();
         s.push_str(&format!("machined_apid_tls_refused_total {total}\n"));
-        s.push_str("# HELP machined_edge_tls_refused_by_reason_total TLS handshakes refused, by reason\n");
+        s.push_str(
+            "# HELP machined_edge_tls_refused_by_reason_total TLS handshakes refused, by reason\n",
+        );
         s.push_str("# TYPE machined_edge_tls_refused_by_reason_total counter\n");
         for (reason, n) in refused.iter() {
             s.push_str(&format!(

@@ -64,7 +64,9 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
             "--listen" => o.listen = listen(&value)?,
             "--read-max-bytes" => o.read_max_bytes = positive(&flag, &value)?,
             "--write-max-bytes" => o.write_max_bytes = positive(&flag, &value)?,
-            "--max-concurrent-streams" => o.max_concurrent_streams = positive(&flag, &value)? as u32,
+            "--max-concurrent-streams" => {
+                o.max_concurrent_streams = positive(&flag, &value)? as u32
+            }
             "--max-header-bytes" => o.max_header_bytes = positive(&flag, &value)?.max(8192) as u32,
             "--handshake-timeout-ms" => {
                 o.handshake_timeout = Duration::from_millis(positive(&flag, &value)?)
@@ -137,7 +139,9 @@ mod tests {
 
     #[test]
     fn refuses_bad_flags() {
-        assert!(parse(&args(&["--socket=/s"])).unwrap_err().contains("--pki-dir"));
+        assert!(parse(&args(&["--socket=/s"]))
+            .unwrap_err()
+            .contains("--pki-dir"));
         assert!(parse(&args(&["--pki-dir=/p", "--socket=/s", "--listen=x"])).is_err());
         assert!(parse(&args(&["--pki-dir=/p", "--socket=/s", "--threads=0"])).is_err());
         assert!(parse(&args(&["--pki-dir=/p", "--socket=/s", "--bogus=1"])).is_err());

@@ -108,7 +108,10 @@ pub async fn forward(route: &Route, mut req: Request<Incoming>) -> Response<Edge
     prepare(&mut req, &route.identity);
     let sent = match route.upstream.sender().await {
         Ok(mut s) => match s.ready().await {
-            Ok(()) => s.send_request(req).await.map_err(|e| format!("machined: {e}")),
+            Ok(()) => s
+                .send_request(req)
+                .await
+                .map_err(|e| format!("machined: {e}")),
             Err(e) => Err(format!("machined: {e}")),
         },
         Err(e) => Err(e),
@@ -125,7 +128,10 @@ pub async fn forward(route: &Route, mut req: Request<Incoming>) -> Response<Edge
         }
         Err(e) => {
             route.metrics.upstream_error();
-            unavailable(protocol, &format!("the node's API server is not answering ({e})"))
+            unavailable(
+                protocol,
+                &format!("the node's API server is not answering ({e})"),
+            )
         }
     };
     *res.version_mut() = version;
@@ -210,7 +216,10 @@ mod tests {
             maintenance: false,
         };
         prepare(&mut req, &id);
-        assert_eq!(req.uri(), "http://machined/machined.v1.MachineService/Reboot?x=1");
+        assert_eq!(
+            req.uri(),
+            "http://machined/machined.v1.MachineService/Reboot?x=1"
+        );
         assert_eq!(req.version(), Version::HTTP_2);
         assert!(req.headers().get(HOST).is_none());
         assert_eq!(req.headers()["x-machined-role"], "os:reader");
@@ -224,8 +233,16 @@ mod tests {
         assert_eq!(g.headers()["grpc-status"], "14");
         let c = unavailable(Protocol::Connect, "say \"x\"");
         assert_eq!(c.status(), 503);
-        assert_eq!(Protocol::of(Some(&HeaderValue::from_static("application/grpc-web+proto"))), Protocol::GrpcWeb);
-        assert_eq!(Protocol::of(Some(&HeaderValue::from_static("application/grpc+proto"))), Protocol::Grpc);
+        assert_eq!(
+            Protocol::of(Some(&HeaderValue::from_static(
+                "application/grpc-web+proto"
+            ))),
+            Protocol::GrpcWeb
+        );
+        assert_eq!(
+            Protocol::of(Some(&HeaderValue::from_static("application/grpc+proto"))),
+            Protocol::Grpc
+        );
         assert_eq!(Protocol::of(None), Protocol::Connect);
         assert_eq!(json_string("a\"b\n"), "\"a\\\"b\\u000a\"");
     }

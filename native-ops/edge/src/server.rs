@@ -34,7 +34,12 @@ pub struct Shared {
 }
 
 impl Shared {
-    pub fn new(options: Options, acceptor: TlsAcceptor, maintenance: bool, metrics: Arc<Metrics>) -> Shared {
+    pub fn new(
+        options: Options,
+        acceptor: TlsAcceptor,
+        maintenance: bool,
+        metrics: Arc<Metrics>,
+    ) -> Shared {
         Shared {
             options,
             acceptor,

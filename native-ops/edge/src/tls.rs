@@ -43,9 +43,10 @@ pub fn load(dir: &str, metrics: Arc<Metrics>) -> Result<Pki, String> {
             (builder.with_client_cert_verifier(Arc::new(verifier)), false)
         }
         // A lost ca.crt alone is an error, never an open API: only the marker opens it.
-        Err(_) if file("maintenance").exists() => {
-            (builder.with_client_cert_verifier(Arc::new(NoClientAuth)), true)
-        }
+        Err(_) if file("maintenance").exists() => (
+            builder.with_client_cert_verifier(Arc::new(NoClientAuth)),
+            true,
+        ),
         Err(e) => return Err(format!("cannot read {}: {e}", ca_path.display())),
     };
     let mut config = builder

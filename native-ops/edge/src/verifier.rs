@@ -89,7 +89,12 @@ impl ClientCertVerifier for NodeClientVerifier {
         let result = verify(&*self.inner, end_entity, intermediates, now);
         if let Err(e) = &result {
             let reason = match identify(end_entity) {
-                Err(r) if !matches!(e, Error::InvalidCertificate(CertificateError::UnknownIssuer)) => {
+                Err(r)
+                    if !matches!(
+                        e,
+                        Error::InvalidCertificate(CertificateError::UnknownIssuer)
+                    ) =>
+                {
                     r.reason()
                 }
                 _ => reason_of(e),
@@ -137,6 +142,139 @@ pub fn verify(
             Err(r) => Err(refusal_error(r)),
             Ok(_) => Err(Error::InvalidCertificate(CertificateError::Other(o))),
         },
+        // A certificate naming the node CA as issuer but not signed by it is
+        // from another CA (same subject): say unknown_ca, not decrypt_error.
+        #[allow(deprecated)]
+        Err(Error::InvalidCertificate(CertificateError::BadSignature)) => {
+            Err(Error::InvalidCertificate(CertificateError::UnknownIssuer))
+        }
         Err(e) => Err(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::identity::Identity;
+    use rustls::pki_types::pem::PemObject;
+    use rustls::AlertDescription;
+
+    fn der(pem: &str) -> CertificateDer<'static> {
+        CertificateDer::from_pem_slice(pem.as_bytes()).unwrap()
+    }
+
+    fn verifier() -> NodeClientVerifier {
+        NodeClientVerifier::new(der(include_str!("../testdata/ca.crt")), Arc::default()).unwrap()
+    }
+
+    /// Now, or `years` from now.
+    fn at(years: u64) -> UnixTime {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap();
+        UnixTime::since_unix_epoch(now + std::time::Duration::from_secs(years * 366 * 86400))
+    }
+
+    /// The alert a client presenting `pem` gets, or None when accepted.
+    fn alert(pem: &str, years: u64) -> Option<AlertDescription> {
+        let v = verifier();
+        match v.verify_client_cert(&der(pem), &[], at(years)) {
+            Ok(_) => None,
+            Err(Error::InvalidCertificate(e)) => Some(e.into()),
+            Err(e) => panic!("not a certificate error: {e:?}"),
+        }
+    }
+
+    #[test]
+    fn a_good_certificate_passes_with_its_role() {
+        assert_eq!(alert(include_str!("../testdata/admin.crt"), 0), None);
+        let id = identify(&der(include_str!("../testdata/admin.crt"))).unwrap();
+        assert_eq!(id.role, "os:admin");
+        assert_eq!(id.name, "admin");
+        assert!(!id.serial.is_empty() && id.serial.chars().all(|c| c.is_ascii_hexdigit()));
+        // Several O= values: the most privileged role wins.
+        let bob: Identity = identify(&der(include_str!("../testdata/reader.crt"))).unwrap();
+        assert_eq!((bob.role, bob.name.as_str()), ("os:operator", "bob smith"));
+    }
+
+    #[test]
+    fn each_refusal_has_its_alert() {
+        use AlertDescription::*;
+        let cases: [(&str, &str, u64, AlertDescription); 8] = [
+            (
+                "foreign CA",
+                include_str!("../testdata/foreign.crt"),
+                0,
+                UnknownCA,
+            ),
+            (
+                "expired",
+                include_str!("../testdata/admin.crt"),
+                101,
+                CertificateExpired,
+            ),
+            (
+                "serverAuth only",
+                include_str!("../testdata/server-only.crt"),
+                0,
+                UnsupportedCertificate,
+            ),
+            (
+                "no EKU",
+                include_str!("../testdata/no-eku.crt"),
+                0,
+                UnsupportedCertificate,
+            ),
+            (
+                "no digitalSignature",
+                include_str!("../testdata/no-ds.crt"),
+                0,
+                UnsupportedCertificate,
+            ),
+            (
+                "v1",
+                include_str!("../testdata/v1.crt"),
+                0,
+                UnsupportedCertificate,
+            ),
+            (
+                "CA certificate",
+                include_str!("../testdata/ca-as-client.crt"),
+                0,
+                BadCertificate,
+            ),
+            (
+                "no role",
+                include_str!("../testdata/no-role.crt"),
+                0,
+                AccessDenied,
+            ),
+        ];
+        for (what, pem, years, want) in cases {
+            assert_eq!(alert(pem, years), Some(want), "{what}");
+        }
+        // The node CA's own certificate, presented as a client's.
+        assert_eq!(
+            alert(include_str!("../testdata/ca.crt"), 0),
+            Some(BadCertificate)
+        );
+    }
+
+    #[test]
+    fn refusals_are_counted_by_reason() {
+        let metrics = Arc::new(Metrics::default());
+        let v = NodeClientVerifier::new(der(include_str!("../testdata/ca.crt")), metrics.clone())
+            .unwrap();
+        let _ = v.verify_client_cert(&der(include_str!("../testdata/foreign.crt")), &[], at(0));
+        let _ = v.verify_client_cert(&der(include_str!("../testdata/no-eku.crt")), &[], at(0));
+        let text = metrics.render();
+        assert!(text.contains("{reason=\"unknown_ca\"} 1"), "{text}");
+        assert!(text.contains("{reason=\"not_client_auth\"} 1"), "{text}");
+    }
+
+    #[test]
+    fn client_auth_is_mandatory() {
+        let v = verifier();
+        assert!(v.offer_client_auth() && v.client_auth_mandatory());
     }
 }
