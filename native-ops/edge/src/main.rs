@@ -7,6 +7,7 @@
 //! on stdout once listening; exits 0 on SIGTERM/SIGINT or when its parent is
 //! gone, 1 when it cannot start, 2 on bad flags.
 
+mod alert_delay;
 mod body;
 mod identity;
 mod metrics;

@@ -14,10 +14,12 @@ use std::time::Duration;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio_rustls::TlsAcceptor;
 
+use crate::alert_delay::AlertDelay;
 use crate::body::Activity;
 use crate::identity::{identify, Identity};
 use crate::metrics::Metrics;
@@ -106,11 +108,16 @@ pub async fn serve(listener: TcpListener, shared: Arc<Shared>, stop: watch::Rece
 async fn connection(tcp: TcpStream, shared: Arc<Shared>, mut stop: watch::Receiver<bool>) {
     let _ = tcp.set_nodelay(true);
     let o = &shared.options;
-    let tls = match tokio::time::timeout(o.handshake_timeout, shared.acceptor.accept(tcp)).await {
+    let accept = shared.acceptor.accept(AlertDelay::new(tcp)).into_fallible();
+    let mut tls = match tokio::time::timeout(o.handshake_timeout, accept).await {
         Ok(Ok(tls)) => tls,
-        Ok(Err(e)) => return handshake_failed(&shared, &e),
+        Ok(Err((e, io))) => {
+            handshake_failed(&shared, &e);
+            return linger(io.send_held().await).await;
+        }
         Err(_) => return shared.metrics.refused("handshake_timeout"),
     };
+    tls.get_mut().0.release();
     let identity = if shared.maintenance {
         Identity::maintenance()
     } else {
@@ -173,6 +180,23 @@ async fn idle_timeout(activity: Arc<Activity>, limit: Duration) {
             return;
         }
     }
+}
+
+/// After the alert: end our side, then read what the client had already sent
+/// (with TLS 1.3 its first requests follow its certificate at once) for a
+/// moment before closing. Closing with unread data makes the kernel send a
+/// reset, which can overtake the alert; this way the client reads the alert.
+async fn linger(mut tcp: TcpStream) {
+    let _ = tcp.shutdown().await;
+    let mut buf = [0u8; 4096];
+    let drain = async {
+        while let Ok(n) = tcp.read(&mut buf).await {
+            if n == 0 {
+                break;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(Duration::from_millis(500), drain).await;
 }
 
 /// Counts a refused handshake the verifier did not already count.
