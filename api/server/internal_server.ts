@@ -23,6 +23,7 @@ import { createMachineService, type MachineServiceDeps } from "./machine_service
 import { createApiMetricsInterceptor } from "./api_metrics.ts";
 import { decodeFailuresAreInvalidArgument } from "../apid/decode_errors.ts";
 import { reflectionRoutes } from "./reflection_routes.ts";
+import { streamDeadlineInterceptor } from "./stream_deadline.ts";
 import { createInternalMetricsRoute } from "./metrics_route.ts";
 import type { MetricsRegistry } from "../../metrics/mod.ts";
 
@@ -89,6 +90,7 @@ export async function startInternalApiServer(
       errorMappingInterceptor,
       ...(options.deps.audit ? [createAuditInterceptor(options.deps.audit)] : []),
       trustedIdentityInterceptor(options.deps.maintenance),
+      streamDeadlineInterceptor,
     ],
     contextValues: (req) =>
       createContextValues().set(
