@@ -80,7 +80,9 @@ Deno.test("mTLS: only a good client certificate from the node CA reaches a handl
 });
 
 /** The Connect code of a failed call ("ok" when it succeeds) and its whole text, causes included. */
-async function outcomeAndText(call: () => Promise<unknown>): Promise<{ code: string; text: string }> {
+async function outcomeAndText(
+  call: () => Promise<unknown>,
+): Promise<{ code: string; text: string }> {
   try {
     await call();
     return { code: "ok", text: "" };

@@ -47,7 +47,9 @@ export function edgeBinaryPath(): string {
   } catch {
     // not on a node
   }
-  return fromFileUrl(new URL("../../native-ops/edge/target/release/machined-edge", import.meta.url));
+  return fromFileUrl(
+    new URL("../../native-ops/edge/target/release/machined-edge", import.meta.url),
+  );
 }
 
 /** machined-edge's flags for `o`. Pure. */

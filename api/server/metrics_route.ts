@@ -53,7 +53,11 @@ export function createInternalMetricsRoute(
     }
     if (caller.maintenance) {
       count("PermissionDenied");
-      return reply(res, 403, "Metrics needs a client certificate (the node is in maintenance mode)\n");
+      return reply(
+        res,
+        403,
+        "Metrics needs a client certificate (the node is in maintenance mode)\n",
+      );
     }
     try {
       authorize(caller.role, MachineService.typeName, "Metrics");
@@ -71,7 +75,12 @@ export function createInternalMetricsRoute(
   }
 }
 
-function reply(res: Http2ServerResponse, status: number, body: string, type = "text/plain; charset=utf-8") {
+function reply(
+  res: Http2ServerResponse,
+  status: number,
+  body: string,
+  type = "text/plain; charset=utf-8",
+) {
   res.writeHead(status, { "content-type": type });
   res.end(body);
 }
