@@ -100,7 +100,11 @@ impl AsyncRead for AlertDelay {
 }
 
 impl AsyncWrite for AlertDelay {
-    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, data: &[u8]) -> Poll<io::Result<usize>> {
+    fn poll_write(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        data: &[u8],
+    ) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
         if this.holding {
             this.held.extend_from_slice(data);
