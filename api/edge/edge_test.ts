@@ -156,3 +156,66 @@ Deno.test({
     await f.close();
   }
 });
+
+/** Resolves with the ms until the peer closes `conn` (reading and discarding). */
+async function closedAfter(conn: Deno.Conn, timeoutMs: number): Promise<number> {
+  const t = performance.now();
+  const buf = new Uint8Array(4096);
+  await withTimeout(
+    (async () => {
+      while ((await conn.read(buf).catch(() => null)) !== null);
+    })(),
+    timeoutMs,
+    "peer close",
+  );
+  return performance.now() - t;
+}
+
+Deno.test({
+  name:
+    "machined-edge: handshake and idle timeouts and connections per client bound what a client holds (needs the edge binary)",
+  ignore: !built,
+}, async () => {
+  const f = await startApiFixture({ edge: "apid" });
+  const edge = await startEdgeServer({
+    ca: f.pki.ca,
+    server: f.pki.server,
+    socketPath: f.socketPath,
+    pkiDir: join(f.pki.dir, "limits-pki"),
+    limits: { handshakeTimeoutMs: 300, idleTimeoutMs: 400, maxConnectionsPerClient: 2 },
+  });
+  const reader = f.pki.clients["os:reader"];
+  try {
+    // A TCP connection that never says hello is closed after the handshake timeout.
+    const silent = await Deno.connect({ hostname: "127.0.0.1", port: edge.port });
+    const ms = await closedAfter(silent, 5000);
+    ok(ms >= 250 && ms < 3000, `closed after ${ms} ms`);
+    silent.close();
+    // An authenticated connection with nothing in flight is closed after the idle timeout.
+    const idle = await Deno.connectTls({
+      hostname: "localhost",
+      port: edge.port,
+      caCerts: [f.pki.ca.certPem],
+      cert: reader.certPem,
+      key: reader.keyPem,
+      alpnProtocols: ["http/1.1"],
+    });
+    await idle.handshake();
+    const idleMs = await closedAfter(idle, 5000);
+    ok(idleMs >= 300 && idleMs < 4000, `idle closed after ${idleMs} ms`);
+    idle.close();
+    // Two connections per address: a third is closed at once, before any handshake.
+    const held = [
+      await Deno.connect({ hostname: "127.0.0.1", port: edge.port }),
+      await Deno.connect({ hostname: "127.0.0.1", port: edge.port }),
+    ];
+    await new Promise((r) => setTimeout(r, 50));
+    const third = await Deno.connect({ hostname: "127.0.0.1", port: edge.port });
+    ok((await closedAfter(third, 2000)) < 250, "third connection refused at once");
+    third.close();
+    held.forEach((c) => c.close());
+  } finally {
+    await edge.close();
+    await f.close();
+  }
+});
