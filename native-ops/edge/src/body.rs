@@ -102,6 +102,15 @@ impl Body for EdgeBody {
             Inner::Full(b) => Poll::Ready(b.take().map(|b| Ok(Frame::data(b)))),
             Inner::Upstream(body) => match Pin::new(body).poll_frame(cx) {
                 Poll::Ready(None) => Poll::Ready(this.tail.take().map(|t| Ok(Frame::data(t)))),
+                // machined reset its stream (Deno's HTTP/2 server resets a stream it
+                // answered without reading the request, e.g. a 404): end ours
+                // cleanly. An error here would make hyper reset the client's stream,
+                // and h2 drops the reply's still-queued HEADERS with it. A stream
+                // cut short this way lacks its trailers, which the client reports.
+                Poll::Ready(Some(Err(_))) => {
+                    this.tail = None;
+                    Poll::Ready(None)
+                }
                 other => other,
             },
         }
