@@ -101,7 +101,9 @@ export async function buildEdge(): Promise<void> {
     stdout: "inherit",
     stderr: "inherit",
   }).output();
-  if (code !== 0) throw new Error(`cargo build --release (native-ops/edge) failed with code ${code}`);
+  if (code !== 0) {
+    throw new Error(`cargo build --release (native-ops/edge) failed with code ${code}`);
+  }
 }
 
 if (import.meta.main) {
