@@ -35,6 +35,7 @@ import {
   type VersionInfo,
 } from "./server/mod.ts";
 import { type ApidServer, type ApidServerOptions, startApidServer } from "./apid/apid_server.ts";
+import { type EdgeKind, startEdgeServer, testEdgeKind } from "./edge/testing.ts";
 import { FakeKmsgBackend } from "../platform/kmsg/mod.ts";
 import type { FakeProcBackend } from "../platform/procfs/mod.ts";
 import { Observer } from "../observe/mod.ts";
@@ -272,6 +273,8 @@ export interface ApiFixture {
   readonly logger: Logger & { ring: LogRing };
   readonly internal: InternalApiServer;
   readonly apid: ApidServer;
+  /** Which edge `apid` is. */
+  readonly edge: EdgeKind;
   readonly socketPath: string;
   /** `127.0.0.1:<port>`. */
   readonly endpoint: string;
@@ -291,6 +294,8 @@ export interface ApiFixtureOptions {
   maxUnsentBytes?: number;
   /** Start apid in-process. @default true */
   apid?: boolean;
+  /** The edge in front: the Deno apid in-process, or machined-edge. @default testEdgeKind() */
+  edge?: EdgeKind;
   /** Behind Time's on-demand query; none: a Time request naming a server is Unimplemented. */
   timeQuerier?: TimeQuerier;
   /** Wire services, logs, kernel log and config applier (false: those RPCs are Unimplemented). @default true */
@@ -347,6 +352,9 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
   const internal = await startInternalApiServer({
     socketPath,
     registry,
+    // Behind machined-edge, machined is what bounds messages.
+    readMaxBytes: options.readMaxBytes,
+    writeMaxBytes: options.writeMaxBytes,
     deps: {
       cri: (socket) => createCriClient(socket),
       metrics: registry,
@@ -370,18 +378,29 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
         : { services, logs, kernelLog, configs: options.configApplier ?? configs, observer }),
     },
   });
-  const apid = await startApidServer({
-    ca: pki.ca,
-    server: pki.server,
-    socketPath,
-    hostname: "127.0.0.1",
-    port: 0,
-    readMaxBytes: options.readMaxBytes,
-    writeMaxBytes: options.writeMaxBytes,
-    maxConcurrentStreams: options.maxConcurrentStreams,
-    streamBuffer: options.streamBuffer,
-    maxUnsentBytes: options.maxUnsentBytes,
-  });
+  const edge = options.edge ?? testEdgeKind();
+  const apid = edge === "rust"
+    ? await startEdgeServer({
+      ca: pki.ca,
+      server: pki.server,
+      socketPath,
+      pkiDir: join(pki.dir, "edge-pki"),
+      maxConcurrentStreams: options.maxConcurrentStreams,
+      readMaxBytes: options.readMaxBytes,
+      writeMaxBytes: options.writeMaxBytes,
+    })
+    : await startApidServer({
+      ca: pki.ca,
+      server: pki.server,
+      socketPath,
+      hostname: "127.0.0.1",
+      port: 0,
+      readMaxBytes: options.readMaxBytes,
+      writeMaxBytes: options.writeMaxBytes,
+      maxConcurrentStreams: options.maxConcurrentStreams,
+      streamBuffer: options.streamBuffer,
+      maxUnsentBytes: options.maxUnsentBytes,
+    });
   const endpoint = `127.0.0.1:${apid.port}`;
   const clients: MachineClient[] = [];
   return {
@@ -399,6 +418,7 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
     logger,
     internal,
     apid,
+    edge,
     socketPath,
     endpoint,
     client(cert = pki.clients["os:admin"]) {

@@ -8,6 +8,11 @@
  * - 1000 concurrent Watch streams (10 connections × 100): RSS of both, and
  *   event delivery latency p99 from the store commit to the client.
  *
+ * - start time: spawn to the ready line.
+ *
+ * `API_BENCH_EDGE=rust` measures machined-edge (native-ops/edge/, built by
+ * `deno task native`) in apid's place; the figures keep the `apid` keys.
+ *
  * Usage: deno run -A bench/api_bench.ts   (about a minute)
  */
 import { EventBus } from "../events/mod.ts";
@@ -17,6 +22,7 @@ import { createTestPki, RecordingActions, seededStore, type TestPki } from "../a
 import { createClientConfigIssuer, startInternalApiServer } from "../api/server/mod.ts";
 import { apidProcessSpec } from "../api/apid/apid_process_spec.ts";
 import { APID_DEFAULTS } from "../api/apid/apid_options.ts";
+import { edgeProcessSpec } from "../api/edge/edge_process_spec.ts";
 import { loadOrCreateNodePki } from "../pki/mod.ts";
 
 const WATCHERS = 1000;
@@ -99,16 +105,19 @@ async function main(): Promise<void> {
   }).spawn();
   const fromMachined = await lineReader(machined.stdout);
   await fromMachined();
-  const spec = apidProcessSpec({
-    apid: {
-      ...APID_DEFAULTS,
-      pkiDir: pki.dir,
-      socketPath: join(pki.dir, "run", "api.sock"),
-      hostname: "127.0.0.1",
-      port: 0,
-      maxConcurrentStreams: 256,
-    },
-  });
+  const options = {
+    ...APID_DEFAULTS,
+    pkiDir: pki.dir,
+    socketPath: join(pki.dir, "run", "api.sock"),
+    hostname: "127.0.0.1",
+    port: 0,
+    maxConcurrentStreams: 256,
+  };
+  const edge = Deno.env.get("API_BENCH_EDGE") === "rust" ? "rust" : "apid";
+  const spec = edge === "rust"
+    ? edgeProcessSpec({ apid: options })
+    : apidProcessSpec({ apid: options });
+  const spawned = performance.now();
   const apid = new Deno.Command(spec.argv[0], {
     args: spec.argv.slice(1),
     env: spec.env,
@@ -117,6 +126,7 @@ async function main(): Promise<void> {
     stderr: "inherit",
   }).spawn();
   const ready = JSON.parse(await (await lineReader(apid.stdout))()) as { port: number };
+  const startMs = performance.now() - spawned;
   const endpoint = `127.0.0.1:${ready.port}`;
   const client = (): MachineClient =>
     createMachineClient({
@@ -199,6 +209,8 @@ async function main(): Promise<void> {
 
   console.log(JSON.stringify({
     bench: "api",
+    edge,
+    startMs: Math.round(startMs),
     idleRss: idle,
     unaryGet: {
       p50Ms: round(pct(lat, 0.5)),

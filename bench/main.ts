@@ -11,10 +11,19 @@ import { observerOverhead } from "./overhead_bench.ts";
 import { watchBench } from "./watch_bench.ts";
 import { controllerChain, type Figure, storeThroughput, watchFanout } from "./runtime_bench.ts";
 
-/** Runs bench/api_bench.ts (it spawns machined's side and apid) and flattens its JSON. */
+/**
+ * Runs bench/api_bench.ts (it spawns machined's side and apid) and flattens its
+ * JSON: once with the Deno apid (`api.*`) and once with machined-edge
+ * (`api.edge.*`), side by side.
+ */
 async function apiSuite(): Promise<Figure[]> {
+  return [...await apiRun("apid"), ...await apiRun("rust")];
+}
+
+async function apiRun(edge: "apid" | "rust"): Promise<Figure[]> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", new URL("./api_bench.ts", import.meta.url).pathname],
+    env: { API_BENCH_EDGE: edge },
     stdout: "piped",
     stderr: "inherit",
   }).output();
@@ -22,7 +31,8 @@ async function apiSuite(): Promise<Figure[]> {
   const line = new TextDecoder().decode(out.stdout).trim().split("\n").pop()!;
   const r = JSON.parse(line);
   const kib = (n: number) => +(n / 1024).toFixed(1);
-  return [
+  const figures: Figure[] = [
+    { name: "api.start", value: r.startMs, unit: "ms" },
     { name: "api.get.p50", value: r.unaryGet.p50Ms, unit: "ms" },
     { name: "api.get.p99", value: r.unaryGet.p99Ms, unit: "ms" },
     { name: "api.get.rps", value: r.unaryGet.requestsPerSecond, unit: "req/s", inFlight: 16 },
@@ -39,6 +49,11 @@ async function apiSuite(): Promise<Figure[]> {
       expected: r.watch.expected,
     },
   ];
+  if (edge === "apid") return figures;
+  return figures.map((f) => ({
+    ...f,
+    name: f.name.replace(/^api\./, "api.edge.").replace(/\.apid$/, ".edge"),
+  }));
 }
 
 const suites: Record<string, () => Promise<Figure[]>> = {

@@ -1,8 +1,8 @@
 /**
- * Turns any failure into one clear line for the operator: TLS refusals (with
- * the reason machinectl found in its own certificate, since the node sends no
- * TLS alert), permission denials (role and method), unreachable endpoints,
- * and API codes.
+ * Turns any failure into one clear line for the operator: TLS refusals (the
+ * reason machinectl found in its own certificate, and the TLS alert the node
+ * sent, e.g. `certificate_expired`; the Deno apid sent none), permission
+ * denials (role and method), unreachable endpoints, and API codes.
  */
 import { Code, ConnectError } from "@connectrpc/connect";
 import { CliError } from "./io.ts";
@@ -15,7 +15,14 @@ import { CliError } from "./io.ts";
 export function describeError(e: unknown, endpoint?: string, refusal?: string): string {
   if (e instanceof CliError) return e.message;
   const where = endpoint ? ` at ${endpoint}` : "";
-  const refused = refusal ? `the node${where} refused this client certificate: ${refusal}` : "";
+  const alert = tlsAlert(`${e instanceof Error ? e.message : ""} ${causeText(e)}`);
+  const refused = refusal
+    ? `the node${where} refused this client certificate: ${refusal}${
+      alert ? ` (TLS alert ${alert})` : ""
+    }`
+    : alert
+    ? `the node${where} refused this client certificate (TLS alert ${alert})`
+    : "";
   if (e instanceof ConnectError) {
     const cause = causeText(e);
     if (refused && isRefusedHandshake(e, cause)) return refused;
@@ -70,6 +77,20 @@ export function isRefusedHandshake(e: ConnectError, cause = causeText(e)): boole
       /error code CANCEL|ECONNRESET|connection reset|socket hang up/i.test(cause);
 }
 
+/**
+ * The TLS alert a refused handshake carried, in RFC 8446's spelling
+ * (`unknown_ca`), from rustls's ("received fatal alert: UnknownCA") or
+ * OpenSSL's ("tlsv1 alert unknown ca") wording; undefined without one.
+ */
+export function tlsAlert(text: string): string | undefined {
+  const rustls = /received fatal alert: ([A-Za-z]+)/.exec(text);
+  if (rustls) {
+    return rustls[1].replace(/CA$/, "Ca").replace(/([a-z])([A-Z])/g, "$1_$2").toLowerCase();
+  }
+  const openssl = /(?:sslv3|tlsv1[0-9]?) alert ([a-z ]+?)(?:[:)]|$)/i.exec(text);
+  return openssl ? openssl[1].trim().replace(/ /g, "_").toLowerCase() : undefined;
+}
+
 function isPeerClosed(text: string): boolean {
   return /socket has been ended by the other party|unexpected eof|ECONNRESET|socket hang up/i
     .test(text);
@@ -87,7 +108,7 @@ function causeText(e: unknown): string {
 }
 
 function isTlsRejection(text: string): boolean {
-  return /certificate required|bad certificate|unknown ca|certificate unknown|certificate expired|unsupported certificate|alert.*(certificate|handshake)|peer.*certificate|CertificateRequired|BadCertificate|UnknownCA|access denied|decrypt error/i
+  return /certificate required|bad certificate|unknown ca|certificate unknown|certificate expired|unsupported certificate|alert.*(certificate|handshake)|peer.*certificate|CertificateRequired|BadCertificate|UnknownCA|access denied|decrypt error|received fatal alert/i
     .test(text);
 }
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { describeError } from "./errors.ts";
+import { describeError, tlsAlert } from "./errors.ts";
 import { CliError } from "./io.ts";
 
 Deno.test("a reset stream right after the handshake reads as a refused client certificate", () => {
@@ -64,4 +64,13 @@ Deno.test("a handshake the node cut off (apid restarting) says so, not that the 
     describeError(e, "10.0.0.5:50000"),
     /^the node at 10\.0\.0\.5:50000 closed the connection during the TLS handshake \(its API may be restarting/,
   );
+});
+
+Deno.test("tlsAlert names the alert in RFC 8446's spelling, from rustls's and OpenSSL's wording", () => {
+  assert.equal(tlsAlert("received fatal alert: CertificateExpired"), "certificate_expired");
+  assert.equal(tlsAlert("x received fatal alert: UnknownCA y"), "unknown_ca");
+  assert.equal(tlsAlert("received fatal alert: UnsupportedCertificate"), "unsupported_certificate");
+  assert.equal(tlsAlert("error:0A000418:SSL routines::tlsv1 alert unknown ca:"), "unknown_ca");
+  assert.equal(tlsAlert("ssl3_read_bytes:sslv3 alert bad certificate"), "bad_certificate");
+  assert.equal(tlsAlert("socket hang up"), undefined);
 });

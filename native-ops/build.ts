@@ -1,8 +1,10 @@
 /**
  * Build the native addon (`cargo build --release`) and copy it next to
  * `native-ops/mod.ts` as `machined_native_ops.node`, unless the copy is newer
- * than every crate source. `deno task native` runs it; `deno task test` runs
- * it first so a fresh checkout tests against a current addon.
+ * than every crate source; then build machined-edge (native-ops/edge/, the
+ * API's network edge) into native-ops/edge/target/release/machined-edge the
+ * same way. `deno task native` runs it; `deno task test` runs it first so a
+ * fresh checkout tests against a current addon and edge.
  *
  * Usage: `deno run -A native-ops/build.ts [--force] [--if-missing]`
  * @module
@@ -22,7 +24,7 @@ function mtime(path: URL | string): number | undefined {
 }
 
 /** The newest modification time among the crate's sources. */
-function newestSource(): number {
+function newestSource(root: URL = crate): number {
   let newest = 0;
   const visit = (dir: URL) => {
     for (const entry of Deno.readDirSync(dir)) {
@@ -31,9 +33,9 @@ function newestSource(): number {
       else newest = Math.max(newest, mtime(url) ?? 0);
     }
   };
-  visit(new URL("./src/", crate));
+  visit(new URL("./src/", root));
   for (const f of ["Cargo.toml", "Cargo.lock", "build.rs"]) {
-    newest = Math.max(newest, mtime(new URL(f, crate)) ?? 0);
+    newest = Math.max(newest, mtime(new URL(f, root)) ?? 0);
   }
   return newest;
 }
@@ -79,6 +81,31 @@ export async function buildAddon(): Promise<void> {
   await Deno.rename(tmp, addon);
 }
 
+const edgeCrate = new URL("./edge/", crate);
+/** machined-edge as cargo builds it (api/edge/edge_process_spec.ts runs it from here). */
+export const EDGE_BINARY = new URL("./target/release/machined-edge", edgeCrate);
+
+/** Whether machined-edge must be (re)built. */
+export function edgeNeedsBuild(options: { force?: boolean; ifMissing?: boolean } = {}): boolean {
+  const have = mtime(EDGE_BINARY);
+  if (options.force || have === undefined) return true;
+  if (options.ifMissing) return false;
+  return have < newestSource(edgeCrate);
+}
+
+/** `cargo build --release` in native-ops/edge. */
+export async function buildEdge(): Promise<void> {
+  const { code } = await new Deno.Command(cargoPath(), {
+    args: ["build", "--release"],
+    cwd: edgeCrate,
+    stdout: "inherit",
+    stderr: "inherit",
+  }).output();
+  if (code !== 0) {
+    throw new Error(`cargo build --release (native-ops/edge) failed with code ${code}`);
+  }
+}
+
 if (import.meta.main) {
   const force = Deno.args.includes("--force");
   const ifMissing = Deno.args.includes("--if-missing");
@@ -87,5 +114,11 @@ if (import.meta.main) {
     console.error(`native-ops: built ${addon.pathname}`);
   } else {
     console.error("native-ops: addon is up to date");
+  }
+  if (edgeNeedsBuild({ force, ifMissing })) {
+    await buildEdge();
+    console.error(`native-ops: built ${EDGE_BINARY.pathname}`);
+  } else {
+    console.error("native-ops: machined-edge is up to date");
   }
 }

@@ -6,6 +6,7 @@
  */
 import { join } from "node:path";
 import { apidProcessSpec } from "../api/apid/apid_process_spec.ts";
+import { edgeProcessSpec } from "../api/edge/edge_process_spec.ts";
 import { APID_DEFAULTS, apidLimitsFromConfig } from "../api/apid/apid_options.ts";
 import type { ApiConfig } from "../config/schema/api.ts";
 import { ApidSupervisor, type ApidSupervisorEvent } from "../api/apid/supervisor.ts";
@@ -62,6 +63,12 @@ export interface ApiHostOptions {
   maintenance?: MaintenanceGate;
   /** Run apid as the machined-api user (on a node). */
   dropUser: boolean;
+  /**
+   * The edge to supervise: the Deno apid (default), or machined-edge, the
+   * Rust edge (api/edge/), from `edgeBinary` (default: edgeBinaryPath()).
+   */
+  edge?: "apid" | "rust";
+  edgeBinary?: string;
   /** Overrides how apid is started (the image starts the bundled program). */
   apidEntry?: {
     denoPath?: string;
@@ -128,20 +135,12 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
     writeMaxBytes: limits.writeMaxBytes,
   });
   const [hostname, port] = splitListen(o.listen);
+  const apid = { ...APID_DEFAULTS, ...limits, pkiDir: o.pkiDir, socketPath, hostname, port };
   const supervisor = started.supervisor = new ApidSupervisor({
     backend: o.processBackend,
-    spec: apidProcessSpec({
-      apid: {
-        ...APID_DEFAULTS,
-        ...limits,
-        pkiDir: o.pkiDir,
-        socketPath,
-        hostname,
-        port,
-      },
-      dropUser: o.dropUser,
-      ...o.apidEntry,
-    }),
+    spec: o.edge === "rust"
+      ? edgeProcessSpec({ apid, dropUser: o.dropUser, binary: o.edgeBinary })
+      : apidProcessSpec({ apid, dropUser: o.dropUser, ...o.apidEntry }),
     onEvent: (e) => report(o.machined, e),
   });
   const firstReady = supervisor.nextReady();

@@ -100,3 +100,42 @@ Deno.test("the API host issues configs for the node's addresses and audits mutat
     await Deno.remove(pki.dir, { recursive: true });
   }
 });
+
+Deno.test("the API host supervises machined-edge instead of apid when asked, with apid's flags", async () => {
+  const pki = await createTestPki();
+  const machined = new Machined({
+    mode: "dev",
+    pid1: false,
+    logger: createLogger({ console: false }),
+  });
+  const seen: string[][] = [];
+  const backend = new FakeProcessBackend().define("/machined/bin/machined-edge", (p) => {
+    seen.push(p.spec.argv);
+    p.writeLine("stdout", JSON.stringify({ apid: "ready", impl: "machined-edge", port: 50000 }));
+  });
+  const host = await startApiHost({
+    machined,
+    pki: { dir: pki.dir, ca: pki.ca, server: pki.server, written: [] },
+    pkiDir: pki.dir,
+    runDir: join(pki.dir, "run"),
+    listen: "0.0.0.0:50000",
+    api: { max_message_bytes: 65536, max_concurrent_streams: 7 },
+    processBackend: backend,
+    actions: new RecordingActions(),
+    endpoints: () => ["127.0.0.1:50000"],
+    dropUser: false,
+    edge: "rust",
+    edgeBinary: "/machined/bin/machined-edge",
+  });
+  try {
+    equal((await host.ready()).port, 50000);
+    const argv = seen[0];
+    equal(argv[0], "/machined/bin/machined-edge");
+    ok(argv.includes(`--pki-dir=${pki.dir}`), argv.join(" "));
+    ok(argv.includes("--max-concurrent-streams=7"), argv.join(" "));
+    ok(argv.includes("--read-max-bytes=65536"), argv.join(" "));
+  } finally {
+    await host.stop();
+    await Deno.remove(pki.dir, { recursive: true });
+  }
+});

@@ -1,4 +1,4 @@
-import { equal, ok } from "node:assert/strict";
+import { equal, ok, rejects } from "node:assert/strict";
 import { startApiFixture } from "../testing.ts";
 import { METRICS_CONTENT_TYPE } from "./metrics_route.ts";
 
@@ -32,8 +32,13 @@ Deno.test("GET /metrics over mutual TLS: a reader gets machined's and apid's met
       key: f.pki.noEku.keyPem,
     });
     try {
-      const refused = await fetch(url, { client: noEku });
-      equal(refused.status, 401, await refused.text());
+      if (f.edge === "rust") {
+        // machined-edge refuses it in the handshake (alert unsupported_certificate).
+        await rejects(() => fetch(url, { client: noEku }));
+      } else {
+        const refused = await fetch(url, { client: noEku });
+        equal(refused.status, 401, await refused.text());
+      }
     } finally {
       noEku.close();
     }

@@ -11,6 +11,7 @@ import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { WatchRequestSchema, WatchResponseSchema } from "../gen/machined/v1/machine_pb.ts";
 import { startApiFixture, withTimeout } from "../testing.ts";
 import { connectRawH2, grpcMessages } from "./testdata/raw_h2_client.ts";
+import { testEdgeKind } from "../edge/testing.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -24,7 +25,11 @@ async function until(what: string, cond: () => boolean): Promise<void> {
   );
 }
 
-Deno.test("apid: a Watch the client stops reading ends with the overflow marker, and machined's watch is released", async () => {
+Deno.test({
+  name:
+    "apid: a Watch the client stops reading ends with the overflow marker, and machined's watch is released (the Deno apid's stream buffer; machined-edge holds the stream back by HTTP/2 flow control instead)",
+  ignore: testEdgeKind() === "rust",
+}, async () => {
   const f = await startApiFixture({
     maxUnsentBytes: 4096,
     streamBuffer: { maxMessages: 4, maxBytes: 64 * 1024, stallMs: 300 },

@@ -1,8 +1,11 @@
 /**
- * The machined end of the apid → machined hop: MachineService spoken as gRPC
- * over cleartext HTTP/2 on a Unix socket. Only apid can open the socket (mode
- * 0660, group = apid's), which is why the identity headers apid sets are
- * trusted here; RBAC is checked again as defence in depth.
+ * The machined end of the edge → machined hop: MachineService and gRPC
+ * reflection over cleartext HTTP/2 on a Unix socket, in Connect, gRPC and
+ * gRPC-Web, plus `GET /metrics`. Only the edge (the Rust machined-edge, or the
+ * Deno apid) can open the socket (mode 0660, group = its own), which is why
+ * the identity headers it sets are trusted here. RBAC, maintenance mode's
+ * rules and the decoding of messages are machined's: machined-edge forwards
+ * frames without reading them.
  */
 import http2 from "node:http2";
 import type { Http2Session } from "node:http2";
@@ -20,6 +23,10 @@ import { createMachineService, type MachineServiceDeps } from "./machine_service
 import { createApiMetricsInterceptor } from "./api_metrics.ts";
 import { createWatchFanout } from "./watch_fanout.ts";
 import { createWatchRoute } from "./watch_route.ts";
+import { decodeFailuresAreInvalidArgument } from "../apid/decode_errors.ts";
+import { reflectionRoutes } from "./reflection_routes.ts";
+import { streamDeadlineInterceptor } from "./stream_deadline.ts";
+import { createInternalMetricsRoute } from "./metrics_route.ts";
 import type { MetricsRegistry } from "../../metrics/mod.ts";
 
 /** 4 MiB: the default bound on one message in either direction. */
@@ -84,10 +91,11 @@ export async function startInternalApiServer(
     registry: options.registry,
   });
   const handler = connectNodeAdapter({
-    routes: (router) => router.service(MachineService, createMachineService(options.deps, fanout)),
-    grpc: true,
-    connect: false,
-    grpcWeb: false,
+    routes: (router) => {
+      router.service(MachineService, createMachineService(options.deps, fanout));
+      reflectionRoutes(router);
+      decodeFailuresAreInvalidArgument(router);
+    },
     readMaxBytes,
     writeMaxBytes,
     interceptors: [
@@ -95,6 +103,7 @@ export async function startInternalApiServer(
       errorMappingInterceptor,
       ...(options.deps.audit ? [createAuditInterceptor(options.deps.audit)] : []),
       trustedIdentityInterceptor(options.deps.maintenance),
+      streamDeadlineInterceptor,
     ],
     contextValues: (req) =>
       createContextValues().set(
@@ -107,9 +116,11 @@ export async function startInternalApiServer(
   // connection's streams past 256 KiB unsent (apid gives each server stream
   // its own connection, so a stream apid stops reading is held back alone).
   const gate = createSendGate({ maxUnsentBytes: 256 * 1024 });
+  const metricsRoute = createInternalMetricsRoute(options.deps.metrics, options.registry);
   const server = http2.createServer({
     settings: { maxConcurrentStreams: options.maxConcurrentStreams ?? 100_000 },
   }, (req, res) => {
+    if (metricsRoute(req, res)) return;
     gate.track(req, res);
     // Watch streams are served directly (watch_route.ts); the rest by Connect.
     if (watchRoute(req, res)) return;

@@ -15,6 +15,8 @@ import { RecordingActions, seededStore } from "../../testing.ts";
 import { createClientConfigIssuer, startInternalApiServer } from "../../server/mod.ts";
 import { ApidSupervisor } from "../supervisor.ts";
 import { apidProcessSpec } from "../apid_process_spec.ts";
+import { edgeProcessSpec } from "../../edge/edge_process_spec.ts";
+import { testEdgeKind } from "../../edge/testing.ts";
 import { APID_DEFAULTS } from "../apid_options.ts";
 import { loadOrCreateNodePki } from "../../../pki/mod.ts";
 
@@ -35,17 +37,17 @@ const internal = await startInternalApiServer({
   },
 });
 const out = (v: unknown) => console.log(JSON.stringify(v));
+const apid = {
+  ...APID_DEFAULTS,
+  pkiDir,
+  socketPath,
+  hostname: "127.0.0.1",
+  port: Number(portText),
+};
 const supervisor = new ApidSupervisor({
   backend: nativeProcessBackend(),
-  spec: apidProcessSpec({
-    apid: {
-      ...APID_DEFAULTS,
-      pkiDir,
-      socketPath,
-      hostname: "127.0.0.1",
-      port: Number(portText),
-    },
-  }),
+  // MACHINED_API_EDGE=rust: supervise machined-edge instead of the Deno apid.
+  spec: testEdgeKind() === "rust" ? edgeProcessSpec({ apid }) : apidProcessSpec({ apid }),
   initialBackoffMs: 100,
   maxBackoffMs: 1000,
   onEvent: (e) => {

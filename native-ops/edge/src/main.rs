@@ -1,0 +1,115 @@
+//! machined-edge: the API's network edge (see docs/api.md). Terminates TLS 1.3
+//! with a mandatory client certificate from the node CA, serves HTTP/2 and
+//! HTTP/1.1 on one port, and forwards every request, undecoded, to machined's
+//! internal server on its Unix socket with the verified caller in
+//! `x-machined-*` headers. RBAC, reflection, metrics and message limits are
+//! machined's. It holds no CA key. Prints one JSON line `{"apid":"ready",...}`
+//! on stdout once listening; exits 0 on SIGTERM/SIGINT or when its parent is
+//! gone, 1 when it cannot start, 2 on bad flags.
+
+mod alert_delay;
+mod body;
+mod identity;
+mod metrics;
+mod options;
+mod proxy;
+mod server;
+mod tls;
+mod verifier;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::net::TcpListener;
+use tokio::signal::unix::{signal, SignalKind};
+use tokio::sync::watch;
+use tokio_rustls::TlsAcceptor;
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let options = match options::parse(&args) {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("machined-edge: {e}");
+            std::process::exit(2);
+        }
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(options.threads)
+        .max_blocking_threads(1)
+        .enable_all()
+        .build();
+    let code = match runtime {
+        Ok(rt) => rt.block_on(run(options)),
+        Err(e) => {
+            eprintln!("machined-edge: cannot start the runtime: {e}");
+            1
+        }
+    };
+    std::process::exit(code);
+}
+
+async fn run(options: options::Options) -> i32 {
+    let metrics = Arc::new(metrics::Metrics::default());
+    let pki = match tls::load(&options.pki_dir, metrics.clone()) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("machined-edge: {e}");
+            return 1;
+        }
+    };
+    let listener = match TcpListener::bind(options.listen).await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("machined-edge: cannot listen on {}: {e}", options.listen);
+            return 1;
+        }
+    };
+    let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+    let (stop_tx, stop_rx) = watch::channel(false);
+    let shared = Arc::new(server::Shared::new(
+        options.clone(),
+        TlsAcceptor::from(pki.config),
+        pki.maintenance,
+        metrics,
+    ));
+    let (Ok(mut term), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
+        eprintln!("machined-edge: cannot listen for signals");
+        return 1;
+    };
+    println!(
+        "{{\"apid\":\"ready\",\"impl\":\"machined-edge\",\"pid\":{},\"port\":{},\"hostname\":\"{}\"{}}}",
+        std::process::id(),
+        port,
+        options.listen.ip(),
+        if pki.maintenance { ",\"maintenance\":true" } else { "" }
+    );
+    let serving = tokio::spawn(server::serve(listener, shared, stop_rx));
+    let why = tokio::select! {
+        _ = term.recv() => "SIGTERM",
+        _ = int.recv() => "SIGINT",
+        _ = parent_gone() => "parent exit",
+    };
+    let _ = stop_tx.send(true);
+    let _ = tokio::time::timeout(Duration::from_secs(2), serving).await;
+    // Connections close gracefully in their own tasks; give them a moment.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    eprintln!("machined-edge: stopped on {why}");
+    0
+}
+
+/// machined gone (re-parented): stop rather than serve with no upstream.
+async fn parent_gone() {
+    // SAFETY: getppid has no preconditions and cannot fail.
+    let parent = unsafe { libc::getppid() };
+    loop {
+        tokio::time::sleep(Duration::from_millis(250)).await;
+        // SAFETY: as above.
+        if unsafe { libc::getppid() } != parent {
+            return;
+        }
+    }
+}

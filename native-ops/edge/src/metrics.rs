@@ -1,0 +1,95 @@
+//! The edge's own counters, appended to machined's text on `GET /metrics`
+//! under the names apid used, so dashboards and alerts keep working.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::Mutex;
+
+/// Counters shared by every connection.
+#[derive(Debug, Default)]
+pub struct Metrics {
+    accepted: AtomicU64,
+    open: AtomicI64,
+    refused: Mutex<BTreeMap<&'static str, u64>>,
+    upstream_errors: AtomicU64,
+}
+
+impl Metrics {
+    pub fn accepted(&self) {
+        self.accepted.fetch_add(1, Ordering::Relaxed);
+        self.open.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn closed(&self) {
+        self.open.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// A handshake refused, by reason (a certificate problem, `timeout`, `tls`).
+    pub fn refused(&self, reason: &'static str) {
+        let mut m = self.refused.lock().unwrap_or_else(|p| p.into_inner());
+        *m.entry(reason).or_default() += 1;
+    }
+
+    pub fn upstream_error(&self) {
+        self.upstream_errors.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Prometheus text exposition.
+    pub fn render(&self) -> String {
+        let mut s = String::new();
+        s.push_str("# HELP machined_apid_connections_total TLS connections accepted\n");
+        s.push_str("# TYPE machined_apid_connections_total counter\n");
+        s.push_str(&format!(
+            "machined_apid_connections_total {}\n",
+            self.accepted.load(Ordering::Relaxed)
+        ));
+        s.push_str("# HELP machined_apid_connections_open Client connections open now\n");
+        s.push_str("# TYPE machined_apid_connections_open gauge\n");
+        s.push_str(&format!(
+            "machined_apid_connections_open {}\n",
+            self.open.load(Ordering::Relaxed)
+        ));
+        s.push_str("# HELP machined_apid_tls_refused_total TLS handshakes refused\n");
+        s.push_str("# TYPE machined_apid_tls_refused_total counter\n");
+        let refused = self.refused.lock().unwrap_or_else(|p| p.into_inner());
+        let total: u64 = refused.values().sum();
+        s.push_str(&format!("machined_apid_tls_refused_total {total}\n"));
+        s.push_str(
+            "# HELP machined_edge_tls_refused_by_reason_total TLS handshakes refused, by reason\n",
+        );
+        s.push_str("# TYPE machined_edge_tls_refused_by_reason_total counter\n");
+        for (reason, n) in refused.iter() {
+            s.push_str(&format!(
+                "machined_edge_tls_refused_by_reason_total{{reason=\"{reason}\"}} {n}\n"
+            ));
+        }
+        s.push_str("# HELP machined_edge_upstream_errors_total Requests machined did not take\n");
+        s.push_str("# TYPE machined_edge_upstream_errors_total counter\n");
+        s.push_str(&format!(
+            "machined_edge_upstream_errors_total {}\n",
+            self.upstream_errors.load(Ordering::Relaxed)
+        ));
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_counts() {
+        let m = Metrics::default();
+        m.accepted();
+        m.accepted();
+        m.closed();
+        m.refused("unknown_ca");
+        m.refused("unknown_ca");
+        m.refused("expired");
+        let t = m.render();
+        assert!(t.contains("\nmachined_apid_connections_total 2\n"), "{t}");
+        assert!(t.contains("\nmachined_apid_connections_open 1\n"), "{t}");
+        assert!(t.contains("\nmachined_apid_tls_refused_total 3\n"), "{t}");
+        assert!(t.contains("{reason=\"unknown_ca\"} 2\n"), "{t}");
+    }
+}

@@ -1,0 +1,249 @@
+//! Forwards one request to machined's internal server over its Unix socket
+//! (cleartext HTTP/2): the verified identity overwrites any `x-machined-*`
+//! header, the body streams both ways frame by frame, and when machined cannot
+//! be reached the client gets Unavailable in its own protocol.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use bytes::Bytes;
+use http::header::{CONTENT_LENGTH, CONTENT_TYPE, HOST};
+use http::{HeaderValue, Method, Request, Response, StatusCode, Uri, Version};
+use hyper::body::Incoming;
+use hyper::client::conn::http2::SendRequest;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
+use tokio::net::UnixStream;
+use tokio::sync::Mutex;
+
+use crate::body::{Activity, EdgeBody};
+use crate::identity::{overwrite_identity, Identity};
+use crate::metrics::Metrics;
+
+/// HTTP/2 receive window per upstream stream: a stream the client is not
+/// reading holds machined back after this much.
+pub const UPSTREAM_STREAM_WINDOW: u32 = 16 * 1024;
+/// Wide enough that unread streams never starve the others of connection credit.
+pub const UPSTREAM_CONNECTION_WINDOW: u32 = 64 * 1024 * 1024;
+
+/// One client connection's HTTP/2 connection to machined, opened on first use
+/// and again after machined restarts. One per client connection, because
+/// machined's send gate holds back a whole connection when one stream on it is
+/// not read: a client that stops reading holds back only itself.
+pub struct Upstream {
+    socket: PathBuf,
+    sender: Mutex<Option<SendRequest<Incoming>>>,
+    max_header_bytes: u32,
+}
+
+impl Upstream {
+    pub fn new(socket: PathBuf, max_header_bytes: u32) -> Upstream {
+        Upstream {
+            socket,
+            sender: Mutex::new(None),
+            max_header_bytes,
+        }
+    }
+
+    async fn sender(&self) -> Result<SendRequest<Incoming>, String> {
+        let mut held = self.sender.lock().await;
+        if let Some(s) = held.as_ref() {
+            if !s.is_closed() {
+                return Ok(s.clone());
+            }
+        }
+        let stream = UnixStream::connect(&self.socket)
+            .await
+            .map_err(|e| format!("cannot connect to {}: {e}", self.socket.display()))?;
+        let (sender, conn) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
+            .timer(TokioTimer::new())
+            .initial_stream_window_size(UPSTREAM_STREAM_WINDOW)
+            .initial_connection_window_size(UPSTREAM_CONNECTION_WINDOW)
+            .max_header_list_size(self.max_header_bytes.saturating_mul(4))
+            .handshake(TokioIo::new(stream))
+            .await
+            .map_err(|e| format!("HTTP/2 handshake with machined failed: {e}"))?;
+        tokio::spawn(async move {
+            let _ = conn.await;
+        });
+        *held = Some(sender.clone());
+        Ok(sender)
+    }
+}
+
+/// The protocol a request speaks, for an error reply in kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    Grpc,
+    GrpcWeb,
+    Connect,
+}
+
+impl Protocol {
+    pub fn of(content_type: Option<&HeaderValue>) -> Protocol {
+        let ct = content_type.and_then(|v| v.to_str().ok()).unwrap_or("");
+        if ct.starts_with("application/grpc-web") {
+            Protocol::GrpcWeb
+        } else if ct.starts_with("application/grpc") {
+            Protocol::Grpc
+        } else {
+            Protocol::Connect
+        }
+    }
+}
+
+/// Where and as whom a request is forwarded.
+pub struct Route {
+    pub upstream: Arc<Upstream>,
+    pub identity: Identity,
+    pub activity: Arc<Activity>,
+    pub metrics: Arc<Metrics>,
+}
+
+/// Forwards `req`; never fails (errors become the protocol's Unavailable).
+pub async fn forward(route: &Route, mut req: Request<Incoming>) -> Response<EdgeBody> {
+    let inflight = route.activity.start();
+    let version = req.version();
+    let protocol = Protocol::of(req.headers().get(CONTENT_TYPE));
+    let metrics_scrape = req.method() == Method::GET && req.uri().path() == "/metrics";
+    prepare(&mut req, &route.identity);
+    let sent = match route.upstream.sender().await {
+        Ok(mut s) => match s.ready().await {
+            Ok(()) => s
+                .send_request(req)
+                .await
+                .map_err(|e| format!("machined: {e}")),
+            Err(e) => Err(format!("machined: {e}")),
+        },
+        Err(e) => Err(e),
+    };
+    let mut res = match sent {
+        Ok(res) => {
+            let tail = (metrics_scrape && res.status() == StatusCode::OK)
+                .then(|| Bytes::from(route.metrics.render()));
+            let (mut parts, body) = res.into_parts();
+            if tail.is_some() {
+                parts.headers.remove(CONTENT_LENGTH);
+            }
+            Response::from_parts(parts, EdgeBody::upstream(body, inflight, tail))
+        }
+        Err(e) => {
+            route.metrics.upstream_error();
+            unavailable(
+                protocol,
+                &format!("the node's API server is not answering ({e})"),
+            )
+        }
+    };
+    *res.version_mut() = version;
+    res
+}
+
+/// The request as machined receives it: HTTP/2, authority `machined`, the edge's identity headers.
+pub fn prepare<B>(req: &mut Request<B>, identity: &Identity) {
+    overwrite_identity(req.headers_mut(), identity);
+    req.headers_mut().remove(HOST);
+    let pq = req
+        .uri()
+        .path_and_query()
+        .map(|p| p.as_str().to_string())
+        .unwrap_or_else(|| "/".into());
+    if let Ok(uri) = Uri::try_from(format!("http://machined{pq}")) {
+        *req.uri_mut() = uri;
+    }
+    *req.version_mut() = Version::HTTP_2;
+}
+
+/// Unavailable, as gRPC and gRPC-Web (a trailers-only reply) or Connect (HTTP 503, JSON) say it.
+pub fn unavailable(protocol: Protocol, message: &str) -> Response<EdgeBody> {
+    let b = Response::builder();
+    let encoded = crate::identity::encode_uri_component(message);
+    let res = match protocol {
+        Protocol::Grpc | Protocol::GrpcWeb => b
+            .status(StatusCode::OK)
+            .header(
+                CONTENT_TYPE,
+                if protocol == Protocol::Grpc {
+                    "application/grpc"
+                } else {
+                    "application/grpc-web+proto"
+                },
+            )
+            .header("grpc-status", "14")
+            .header("grpc-message", encoded)
+            .body(EdgeBody::full(Bytes::new())),
+        Protocol::Connect => b
+            .status(StatusCode::SERVICE_UNAVAILABLE)
+            .header(CONTENT_TYPE, "application/json")
+            .body(EdgeBody::full(format!(
+                "{{\"code\":\"unavailable\",\"message\":{}}}",
+                json_string(message)
+            ))),
+    };
+    res.unwrap_or_else(|_| Response::new(EdgeBody::full(Bytes::new())))
+}
+
+fn json_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn forwarded_request_carries_only_the_edge_identity() {
+        let mut req = Request::builder()
+            .uri("/machined.v1.MachineService/Reboot?x=1")
+            .header("host", "node:50000")
+            .header("x-machined-role", "os:admin")
+            .header("x-machined-maintenance", "1")
+            .body(())
+            .unwrap();
+        let id = Identity {
+            role: "os:reader",
+            name: "reader".into(),
+            serial: "01".into(),
+            maintenance: false,
+        };
+        prepare(&mut req, &id);
+        assert_eq!(
+            req.uri(),
+            "http://machined/machined.v1.MachineService/Reboot?x=1"
+        );
+        assert_eq!(req.version(), Version::HTTP_2);
+        assert!(req.headers().get(HOST).is_none());
+        assert_eq!(req.headers()["x-machined-role"], "os:reader");
+        assert!(req.headers().get("x-machined-maintenance").is_none());
+    }
+
+    #[test]
+    fn unavailable_speaks_each_protocol() {
+        let g = unavailable(Protocol::Grpc, "down");
+        assert_eq!(g.status(), 200);
+        assert_eq!(g.headers()["grpc-status"], "14");
+        let c = unavailable(Protocol::Connect, "say \"x\"");
+        assert_eq!(c.status(), 503);
+        assert_eq!(
+            Protocol::of(Some(&HeaderValue::from_static(
+                "application/grpc-web+proto"
+            ))),
+            Protocol::GrpcWeb
+        );
+        assert_eq!(
+            Protocol::of(Some(&HeaderValue::from_static("application/grpc+proto"))),
+            Protocol::Grpc
+        );
+        assert_eq!(Protocol::of(None), Protocol::Connect);
+        assert_eq!(json_string("a\"b\n"), "\"a\\\"b\\u000a\"");
+    }
+}
