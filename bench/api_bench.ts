@@ -8,6 +8,9 @@
  * - 1000 concurrent Watch streams (10 connections × 100): RSS of both, and
  *   event delivery latency p99 from the store commit to the client.
  *
+ * Both children run with the V8 flags the image gives them (boot/v8_flags.ts);
+ * `BENCH_V8_FLAGS=none` (or a comma-separated list) sets both instead.
+ *
  * Usage: deno run -A bench/api_bench.ts   (about a minute)
  */
 import { EventBus } from "../events/mod.ts";
@@ -18,6 +21,7 @@ import { createClientConfigIssuer, startInternalApiServer } from "../api/server/
 import { apidProcessSpec } from "../api/apid/apid_process_spec.ts";
 import { APID_DEFAULTS } from "../api/apid/apid_options.ts";
 import { loadOrCreateNodePki } from "../pki/mod.ts";
+import { APID_V8_FLAGS, MACHINED_V8_FLAGS, v8FlagsArgs } from "../boot/v8_flags.ts";
 
 const WATCHERS = 1000;
 const CONNECTIONS = 10;
@@ -89,10 +93,24 @@ function lineReader(stream: ReadableStream<Uint8Array>) {
   };
 }
 
+/**
+ * The V8 flags of both children: those the image runs each with
+ * (boot/v8_flags.ts), or BENCH_V8_FLAGS for both (comma-separated; "none" for
+ * V8's defaults), to compare flag sets.
+ */
+function childV8Flags(): { machined: readonly string[]; apid: readonly string[] } {
+  const env = Deno.env.get("BENCH_V8_FLAGS");
+  if (env === undefined) return { machined: MACHINED_V8_FLAGS, apid: APID_V8_FLAGS };
+  const flags = env === "none" ? [] : env.split(",").filter(Boolean);
+  return { machined: flags, apid: flags };
+}
+
 async function main(): Promise<void> {
   const pki: TestPki = await createTestPki();
+  const v8 = childV8Flags();
   const machined = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", new URL(import.meta.url).pathname, "--machined", pki.dir],
+    args: ["run", "-A", ...v8FlagsArgs(v8.machined), new URL(import.meta.url).pathname]
+      .concat(["--machined", pki.dir]),
     stdin: "piped",
     stdout: "piped",
     stderr: "inherit",
@@ -108,6 +126,7 @@ async function main(): Promise<void> {
       port: 0,
       maxConcurrentStreams: 256,
     },
+    v8Flags: v8.apid,
   });
   const apid = new Deno.Command(spec.argv[0], {
     args: spec.argv.slice(1),
