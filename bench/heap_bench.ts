@@ -46,6 +46,7 @@ export const HEAP_CASES: HeapCase[] = [
   { name: "lite", flags: ["--lite-mode"] },
   { name: "jitless", flags: ["--jitless"] },
   { name: "size-warmed-without", flags: ["--optimize-for-size"], warmFlags: [] },
+  { name: "semi2-warmed-without", flags: ["--max-semi-space-size=2"], warmFlags: [] },
 ];
 
 interface Mem {
@@ -116,7 +117,9 @@ async function apidArgv(devApid: number, apid: string, port: number, extra: stri
   const oldPort = /--listen=[^:]+:(\d+)/.exec(argv.join(" "))![1];
   return argv.slice(1).flatMap((a) => {
     if (a === "run") return ["run", "--no-config", "--no-lock", ...extra];
-    if (a.startsWith("--config=") || a === "--cached-only") return [];
+    if (a.startsWith("--config=") || a === "--cached-only" || a.startsWith("--v8-flags=")) {
+      return [];
+    }
     if (a.endsWith("/api/apid/main.ts")) return [apid];
     return [a.replaceAll(`:${oldPort}`, `:${port}`)];
   });
