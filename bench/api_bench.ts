@@ -13,6 +13,9 @@
  * `API_BENCH_EDGE=rust` measures machined-edge (native-ops/edge/, built by
  * `deno task native`) in apid's place; the figures keep the `apid` keys.
  *
+ * Both children run with the V8 flags the image gives them (boot/v8_flags.ts);
+ * `BENCH_V8_FLAGS=none` (or a comma-separated list) sets both instead.
+ *
  * Usage: deno run -A bench/api_bench.ts   (about a minute)
  */
 import { EventBus } from "../events/mod.ts";
@@ -24,6 +27,7 @@ import { apidProcessSpec } from "../api/apid/apid_process_spec.ts";
 import { APID_DEFAULTS } from "../api/apid/apid_options.ts";
 import { edgeProcessSpec } from "../api/edge/edge_process_spec.ts";
 import { loadOrCreateNodePki } from "../pki/mod.ts";
+import { APID_V8_FLAGS, MACHINED_V8_FLAGS, v8FlagsArgs } from "../boot/v8_flags.ts";
 
 const WATCHERS = 1000;
 const CONNECTIONS = 10;
@@ -95,10 +99,24 @@ function lineReader(stream: ReadableStream<Uint8Array>) {
   };
 }
 
+/**
+ * The V8 flags of both children: those the image runs each with
+ * (boot/v8_flags.ts), or BENCH_V8_FLAGS for both (comma-separated; "none" for
+ * V8's defaults), to compare flag sets.
+ */
+function childV8Flags(): { machined: readonly string[]; apid: readonly string[] } {
+  const env = Deno.env.get("BENCH_V8_FLAGS");
+  if (env === undefined) return { machined: MACHINED_V8_FLAGS, apid: APID_V8_FLAGS };
+  const flags = env === "none" ? [] : env.split(",").filter(Boolean);
+  return { machined: flags, apid: flags };
+}
+
 async function main(): Promise<void> {
   const pki: TestPki = await createTestPki();
+  const v8 = childV8Flags();
   const machined = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", new URL(import.meta.url).pathname, "--machined", pki.dir],
+    args: ["run", "-A", ...v8FlagsArgs(v8.machined), new URL(import.meta.url).pathname]
+      .concat(["--machined", pki.dir]),
     stdin: "piped",
     stdout: "piped",
     stderr: "inherit",
@@ -116,7 +134,7 @@ async function main(): Promise<void> {
   const edge = Deno.env.get("API_BENCH_EDGE") === "rust" ? "rust" : "apid";
   const spec = edge === "rust"
     ? edgeProcessSpec({ apid: options })
-    : apidProcessSpec({ apid: options });
+    : apidProcessSpec({ apid: options, v8Flags: v8.apid });
   const spawned = performance.now();
   const apid = new Deno.Command(spec.argv[0], {
     args: spec.argv.slice(1),

@@ -3,10 +3,12 @@
  * (machine-readable), then writes them all to bench/results/latest.json.
  * Pass names to run a subset: `deno task bench runtime api config watch`. The QEMU boot
  * figures come from `deno task e2e` (bench/results/boot.json). Opt-in suites run
- * only when named: `deno task bench overhead` (OVERHEAD_MINUTES, default 10).
+ * only when named: `deno task bench overhead` (OVERHEAD_MINUTES, default 10), `deno task bench
+ * heap` (machined's and apid's memory under V8 flag sets, about 8 minutes).
  */
 import { configValidation } from "./config_bench.ts";
 import { observeScaling } from "./observe_bench.ts";
+import { heapFlags } from "./heap_bench.ts";
 import { observerOverhead } from "./overhead_bench.ts";
 import { watchBench } from "./watch_bench.ts";
 import { controllerChain, type Figure, storeThroughput, watchFanout } from "./runtime_bench.ts";
@@ -74,6 +76,7 @@ const suites: Record<string, () => Promise<Figure[]>> = {
 /** Too long for every run (minutes of wall time): only when named. */
 const optIn: Record<string, () => Promise<Figure[]>> = {
   overhead: observerOverhead,
+  heap: () => heapFlags(),
 };
 
 const wanted = Deno.args.length > 0 ? Deno.args : Object.keys(suites);

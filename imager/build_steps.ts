@@ -19,6 +19,7 @@ import { MACHINED_API_UID } from "./initramfs/etc_files.ts";
 import type { Rootfs } from "./initramfs/rootfs.ts";
 import { bundleProgram, resolveProgram } from "./program.ts";
 import { warmDenoDir } from "./code_cache.ts";
+import { APID_V8_FLAGS, MACHINED_V8_FLAGS } from "../boot/v8_flags.ts";
 import { formatBytes, type Progress } from "./progress.ts";
 import type { LibrarySource } from "./initramfs/rootfs.ts";
 import type { TargetInputs } from "./arch/target_inputs.ts";
@@ -223,11 +224,22 @@ export async function addCodeCaches(
     );
     return;
   }
-  const warm: Array<{ file: string; node: string; dir: string }> = [
-    { file: inputs.program.file, node: LAYOUT.programEntry, dir: LAYOUT.denoDir },
+  // Warmed with the V8 flags each runs with (kernelCmdline, apidProcessSpec).
+  const warm: Array<{ file: string; node: string; dir: string; v8Flags: readonly string[] }> = [
+    {
+      file: inputs.program.file,
+      node: LAYOUT.programEntry,
+      dir: LAYOUT.denoDir,
+      v8Flags: MACHINED_V8_FLAGS,
+    },
   ];
   if (inputs.apid) {
-    warm.push({ file: inputs.apid, node: LAYOUT.apidEntry, dir: LAYOUT.apidDenoDir });
+    warm.push({
+      file: inputs.apid,
+      node: LAYOUT.apidEntry,
+      dir: LAYOUT.apidDenoDir,
+      v8Flags: APID_V8_FLAGS,
+    });
   }
   for (const w of warm) {
     const r = await p.step(
@@ -239,6 +251,7 @@ export async function addCodeCaches(
           program: w.file,
           nodePath: w.node,
           denoDir: `${ctx.workDir}/cache${w.dir}`,
+          v8Flags: w.v8Flags,
         }),
       (r) =>
         `${r.codeCacheEntries} entries${r.programCached ? "" : " (program NOT cached)"}, ${

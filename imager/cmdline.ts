@@ -3,9 +3,11 @@
  * `rdinit=` names machined-init (native-ops/init), which mounts /proc, /sys and
  * /dev and then execs its arguments, keeping PID 1. The kernel hands the
  * unknown `KEY=value` words to init as its environment, and everything after
- * `--` becomes init's argv: `/usr/bin/deno run -A ... /machined/main.js`, or
- * the compiled binary.
+ * `--` becomes init's argv: `/usr/bin/deno run -A ... --v8-flags=...
+ * /machined/main.js` (machined's V8 flags, boot/v8_flags.ts), or the
+ * compiled binary.
  */
+import { MACHINED_V8_FLAGS, v8FlagsArgs } from "../boot/v8_flags.ts";
 import { LAYOUT, type ProgramInput } from "./initramfs/initramfs.ts";
 
 /** Options of {@link kernelCmdline}. */
@@ -17,6 +19,11 @@ export interface CmdlineOptions {
   quiet?: boolean;
   /** Extra kernel arguments, placed before `--`. */
   append?: string;
+  /**
+   * V8 flags for a JS program (the code cache must be warmed with the same).
+   * @default MACHINED_V8_FLAGS (boot/v8_flags.ts)
+   */
+  v8Flags?: readonly string[];
 }
 
 /** Build the kernel command line for a program of kind `opts.program`. */
@@ -32,6 +39,9 @@ export function kernelCmdline(opts: CmdlineOptions): string {
   if (opts.append?.trim()) words.push(opts.append.trim());
   words.push("--");
   if (opts.program === "binary") words.push(LAYOUT.binary);
-  else words.push(LAYOUT.deno, "run", "-A", "--no-config", "--no-lock", LAYOUT.programEntry);
+  else {
+    words.push(LAYOUT.deno, "run", "-A", "--no-config", "--no-lock");
+    words.push(...v8FlagsArgs(opts.v8Flags ?? MACHINED_V8_FLAGS), LAYOUT.programEntry);
+  }
   return words.join(" ");
 }

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { kernelCmdline } from "./cmdline.ts";
+import { MACHINED_V8_FLAGS, v8FlagsArgs } from "../boot/v8_flags.ts";
 import { loaderConf, loaderEntry, slotCmdline, slotPaths } from "./esp/loader_config.ts";
 import { parseArgs } from "./cli_args.ts";
 import { parseSize } from "./progress.ts";
@@ -9,7 +10,8 @@ Deno.test("machined-init is rdinit; it execs `deno run` on the program, given af
   assert.match(c, /^console=ttyS0,115200 panic=10 quiet loglevel=3 rdinit=\/sbin\/machined-init /);
   assert.match(c, /DENO_DIR=\/run\/deno\/machined/);
   assert.ok(c.indexOf("foo=bar") < c.indexOf(" -- "));
-  assert.ok(c.endsWith("-- /usr/bin/deno run -A --no-config --no-lock /machined/main.js"));
+  const v8 = v8FlagsArgs(MACHINED_V8_FLAGS).map((w) => ` ${w}`).join("");
+  assert.ok(c.endsWith(`-- /usr/bin/deno run -A --no-config --no-lock${v8} /machined/main.js`));
 });
 
 Deno.test("a compiled binary is exec'd by machined-init with no Deno arguments", () => {

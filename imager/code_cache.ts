@@ -23,6 +23,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { pathToFileURL } from "node:url";
+import { v8FlagsArgs } from "../boot/v8_flags.ts";
 import { run } from "./run.ts";
 
 /** The SQLite files Deno 2.9 keeps per module, and the table holding the rows. */
@@ -49,6 +50,12 @@ export interface WarmOptions {
   nodePath: string;
   /** Staging DENO_DIR to (re)create. */
   denoDir: string;
+  /**
+   * The V8 flags the node runs the program with (boot/v8_flags.ts): V8 keys
+   * its cache on a hash of the flags and recompiles on a mismatch, so the
+   * warm run must use the same ones. @default none
+   */
+  v8Flags?: readonly string[];
 }
 
 /** What was cached. */
@@ -102,7 +109,9 @@ async function warmAt(
     await Deno.makeTempDir({ prefix: "warm-b-" }),
   ];
   try {
-    for (const dir of runs) await warmOnce([...(o.runner ?? []), o.deno], hostUrl, dir);
+    for (const dir of runs) {
+      await warmOnce([...(o.runner ?? []), o.deno], hostUrl, dir, o.v8Flags ?? []);
+    }
     let codeCacheEntries = 0;
     let programCached = false;
     for (const [file, table] of Object.entries(DENO_CACHE_TABLES)) {
@@ -134,13 +143,26 @@ function hex(b: number): string {
 }
 
 /** One cold run of Deno importing the program, filling `denoDir`'s caches. */
-async function warmOnce(deno: string[], programUrl: string, denoDir: string): Promise<void> {
+async function warmOnce(
+  deno: string[],
+  programUrl: string,
+  denoDir: string,
+  v8Flags: readonly string[],
+): Promise<void> {
   // The importer is not the main module of the bundle, so `import.meta.main`
   // stays false and the program only evaluates its modules. The process must
   // end by itself (no Deno.exit): Deno writes a code cache after evaluation.
   const warmer = `${denoDir}/.warm.mjs`;
   await Deno.writeTextFile(warmer, `import ${JSON.stringify(programUrl)};\n`);
-  await run(deno[0], [...deno.slice(1), "run", "-A", "--no-config", "--no-lock", warmer], {
+  await run(deno[0], [
+    ...deno.slice(1),
+    "run",
+    "-A",
+    "--no-config",
+    "--no-lock",
+    ...v8FlagsArgs(v8Flags),
+    warmer,
+  ], {
     env: { DENO_DIR: denoDir, DENO_NO_UPDATE_CHECK: "1", DENO_NO_PROMPT: "1", NO_COLOR: "1" },
     clearEnv: true,
   });

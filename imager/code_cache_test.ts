@@ -84,3 +84,38 @@ Deno.test("warmDenoDir is reproducible: the same program gives the same cache by
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("warmDenoDir warms under the node's V8 flags: V8 stamps those that change code in the entry", async () => {
+  const root = await Deno.makeTempDir({ prefix: "imager-warm-flags-" });
+  try {
+    const program = `${root}/main.js`;
+    await Deno.writeTextFile(program, `export const f = (a) => a + 1;\n`);
+    const entry = async (out: string, v8Flags: string[]) => {
+      const r = await warmDenoDir({
+        deno: Deno.execPath(),
+        program,
+        nodePath: "/machined/main.js",
+        denoDir: `${root}/${out}`,
+        v8Flags,
+      });
+      assert.equal(r.programCached, true);
+      const db = new DatabaseSync(`${r.denoDir}/v8_code_cache_v2`);
+      try {
+        const row = db.prepare(
+          `SELECT data FROM ${DENO_CACHE_TABLES.v8_code_cache_v2} WHERE specifier = ?`,
+        ).get("file:///machined/main.js") as { data: Uint8Array };
+        return row.data;
+      } finally {
+        db.close();
+      }
+    };
+    const plain = await entry("plain", []);
+    // --optimize-for-size changes code, so V8 hashes it; heap-sizing flags such as
+    // --max-semi-space-size give the same bytes (measured), so either way is safe.
+    const flagged = await entry("flagged", ["--optimize-for-size"]);
+    assert.equal(plain.length, flagged.length);
+    assert.notDeepEqual(flagged, plain, "the entry records the flags it was made under");
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});

@@ -1,9 +1,11 @@
 /**
  * How machined runs apid: the Deno binary with only the permissions apid
- * needs, as the unprivileged `machined-api` user on a node, with no
- * inherited environment and no new privileges.
+ * needs and apid's V8 flags (boot/v8_flags.ts), as the unprivileged
+ * `machined-api` user on a node, with no inherited environment and no new
+ * privileges.
  */
 import { fileURLToPath as fromFileUrl } from "node:url";
+import { APID_V8_FLAGS, v8FlagsArgs } from "../../boot/v8_flags.ts";
 import type { ProcessSpec } from "../../platform/process/mod.ts";
 import { apidArgs, type ApidOptions, apidPermissionFlags } from "./apid_options.ts";
 
@@ -27,6 +29,11 @@ export interface ApidProcessSpecOptions {
   readonly dropUser?: boolean;
   /** DENO_DIR, so apid finds the npm cache machined uses. */
   readonly denoDir?: string;
+  /**
+   * V8 flags (the image warms apid's code cache with the same ones).
+   * @default APID_V8_FLAGS (boot/v8_flags.ts)
+   */
+  readonly v8Flags?: readonly string[];
 }
 
 /** The ProcessSpec that starts apid. Pure apart from defaults read from Deno. */
@@ -43,6 +50,7 @@ export function apidProcessSpec(o: ApidProcessSpecOptions): ProcessSpec {
     argv: [
       o.denoPath ?? Deno.execPath(),
       "run",
+      ...v8FlagsArgs(o.v8Flags ?? APID_V8_FLAGS),
       ...(config === null ? ["--no-config", "--no-lock"] : [`--config=${config}`, "--cached-only"]),
       ...apidPermissionFlags(o.apid),
       entry,

@@ -1,0 +1,243 @@
+/**
+ * machined's and apid's memory under V8 flag sets, as the image runs them:
+ * both bundled with `deno bundle`, each with a code cache warmed under the
+ * same flags (imager/code_cache.ts) or `--no-code-cache`. machined runs in
+ * dev mode (fakes, the real controllers and API host); apid runs beside the
+ * dev node's own apid, forwarding to the same internal socket with the same
+ * PKI. After 40 API calls through each and a 10 s settle, VmRSS and Pss
+ * (/proc/PID/smaps_rollup) are read three times, 2 s apart; the median is
+ * reported. Opt-in: `deno task bench heap`, or
+ * `deno run -A bench/heap_bench.ts [name=flag,flag ...]` for other sets.
+ */
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createMachineClient } from "../api/client/mod.ts";
+import { v8FlagsArgs } from "../boot/v8_flags.ts";
+import { bundleProgram } from "../imager/program.ts";
+import { warmDenoDir } from "../imager/code_cache.ts";
+import { readClientConfig, resolveCredentials } from "../pki/mod.ts";
+import { drain, freePort, waitFor } from "../dev/testing.ts";
+import type { Figure } from "./runtime_bench.ts";
+
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+
+/**
+ * One flag set; `codeCache: false` runs with `--no-code-cache`; `warmFlags`
+ * warms the cache with other flags than it runs with (to see V8 reject it).
+ */
+export interface HeapCase {
+  name: string;
+  flags: string[];
+  codeCache?: boolean;
+  warmFlags?: string[];
+}
+
+/** The sets measured for docs/decisions.md ("V8 flags for machined and apid"). */
+export const HEAP_CASES: HeapCase[] = [
+  { name: "none", flags: [] },
+  { name: "no-code-cache", flags: [], codeCache: false },
+  { name: "semi1", flags: ["--max-semi-space-size=1"] },
+  { name: "semi2", flags: ["--max-semi-space-size=2"] },
+  { name: "semi4", flags: ["--max-semi-space-size=4"] },
+  { name: "old64", flags: ["--max-old-space-size=64"] },
+  { name: "size", flags: ["--optimize-for-size"] },
+  { name: "stgc", flags: ["--single-threaded-gc"] },
+  { name: "lazy", flags: ["--max-lazy"] },
+  { name: "lite", flags: ["--lite-mode"] },
+  { name: "jitless", flags: ["--jitless"] },
+  { name: "size-warmed-without", flags: ["--optimize-for-size"], warmFlags: [] },
+  { name: "semi2-warmed-without", flags: ["--max-semi-space-size=2"], warmFlags: [] },
+];
+
+interface Mem {
+  rssKiB: number;
+  pssKiB: number;
+  /** Anonymous memory: the heaps, independent of who else maps the deno binary. */
+  anonKiB: number;
+}
+
+async function mem(pid: number): Promise<Mem> {
+  const status = await Deno.readTextFile(`/proc/${pid}/status`);
+  const rollup = await Deno.readTextFile(`/proc/${pid}/smaps_rollup`);
+  return {
+    rssKiB: Number(/^VmRSS:\s+(\d+)/m.exec(status)![1]),
+    pssKiB: Number(/^Pss:\s+(\d+)/m.exec(rollup)![1]),
+    anonKiB: Number(/^Anonymous:\s+(\d+)/m.exec(rollup)![1]),
+  };
+}
+
+/** Median of three readings 2 s apart, by Pss. */
+async function settledMem(pid: number): Promise<Mem> {
+  const got: Mem[] = [];
+  for (let i = 0; i < 3; i++) {
+    if (i > 0) await new Promise((r) => setTimeout(r, 2000));
+    got.push(await mem(pid));
+  }
+  return got.sort((a, b) => a.pssKiB - b.pssKiB)[1];
+}
+
+/** Bundles machined and apid where dev mode looks for apid's entry (next to the bundle). */
+async function prepare(dir: string): Promise<{ machined: string; apid: string }> {
+  const at = join(dir, "api", "apid");
+  await Deno.mkdir(at, { recursive: true });
+  const machined = await bundleProgram(join(ROOT, "main.ts"), join(at, "machined.js"));
+  const apid = await bundleProgram(join(ROOT, "api/apid/main.ts"), join(at, "apid.js"));
+  // Dev mode starts `api/apid/main.ts` beside the bundle with `--config=../../deno.json`.
+  await Deno.copyFile(apid, join(at, "main.ts"));
+  await Deno.writeTextFile(join(dir, "deno.json"), "{}\n");
+  await Deno.copyFile(
+    join(ROOT, "native-ops/machined_native_ops.node"),
+    join(at, "machined_native_ops.node"),
+  );
+  return { machined, apid };
+}
+
+async function cacheArgs(c: HeapCase, program: string, denoDir: string): Promise<string[]> {
+  if (c.codeCache === false) return ["--no-code-cache"];
+  const v8Flags = c.warmFlags ?? c.flags;
+  await warmDenoDir({ deno: Deno.execPath(), program, nodePath: program, denoDir, v8Flags });
+  return [];
+}
+
+/** The dev node's apid child (its command line names api/apid). */
+async function childApid(devPid: number): Promise<number> {
+  for await (const task of Deno.readDir(`/proc/${devPid}/task`)) {
+    const kids = await Deno.readTextFile(`/proc/${devPid}/task/${task.name}/children`);
+    for (const kid of kids.trim().split(/\s+/).filter(Boolean)) {
+      const cmd = await Deno.readTextFile(`/proc/${kid}/cmdline`).catch(() => "");
+      if (cmd.includes("apid")) return Number(kid);
+    }
+  }
+  throw new Error(`no apid child under the dev node (pid ${devPid})`);
+}
+
+/** The dev apid's argv, rewritten to run `apid` (bundle) on `port` with the case's flags. */
+async function apidArgv(devApid: number, apid: string, port: number, extra: string[]) {
+  const argv = (await Deno.readTextFile(`/proc/${devApid}/cmdline`)).split("\0").filter(Boolean);
+  const oldPort = /--listen=[^:]+:(\d+)/.exec(argv.join(" "))![1];
+  return argv.slice(1).flatMap((a) => {
+    if (a === "run") return ["run", "--no-config", "--no-lock", ...extra];
+    if (a.startsWith("--config=") || a === "--cached-only" || a.startsWith("--v8-flags=")) {
+      return [];
+    }
+    if (a.endsWith("/api/apid/main.ts")) return [apid];
+    return [a.replaceAll(`:${oldPort}`, `:${port}`)];
+  });
+}
+
+async function calls(stateDir: string, port: number): Promise<void> {
+  const creds = resolveCredentials(await readClientConfig(join(stateDir, "machinectl.yaml")));
+  const client = createMachineClient({ ...creds, endpoint: `127.0.0.1:${port}` });
+  try {
+    for (let i = 0; i < 10; i++) {
+      await client.api.version({});
+      await client.api.serviceList({});
+      await client.api.list({ type: "machinestatus" }).catch(() => {});
+      await client.api.controllerGraph({}).catch(() => {});
+    }
+  } finally {
+    client.close();
+  }
+}
+
+/** One case: machined's and the side apid's settled memory. */
+export async function measureCase(
+  dir: string,
+  bundles: { machined: string; apid: string },
+  c: HeapCase,
+): Promise<{ machined: Mem; apid: Mem }> {
+  const caseDir = join(dir, c.name);
+  const stateDir = join(caseDir, "state");
+  const devPort = freePort();
+  const extraM = [
+    ...await cacheArgs(c, bundles.machined, join(caseDir, "deno-m")),
+    ...v8FlagsArgs(c.flags),
+  ];
+  const extraA = [
+    ...await cacheArgs(c, bundles.apid, join(caseDir, "deno-a")),
+    ...v8FlagsArgs(c.flags),
+  ];
+  const dev = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--no-config", "--no-lock", ...extraM, bundles.machined, "dev"]
+      .concat(["--state", stateDir, "--listen", `127.0.0.1:${devPort}`]),
+    env: { DENO_DIR: join(caseDir, "deno-m"), NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+    stdin: "null",
+  }).spawn();
+  const out = drain(dev.stdout);
+  drain(dev.stderr);
+  let side: Deno.ChildProcess | undefined;
+  try {
+    await waitFor(
+      "dev node up",
+      120_000,
+      () => Promise.resolve(out.text.includes("is up") || undefined),
+    );
+    const port = freePort();
+    side = new Deno.Command(Deno.execPath(), {
+      args: await apidArgv(await childApid(dev.pid), bundles.apid, port, extraA),
+      env: { DENO_DIR: join(caseDir, "deno-a"), NO_COLOR: "1" },
+      stdout: "null",
+      stderr: "null",
+      stdin: "null",
+    }).spawn();
+    await waitFor("side apid answers", 60_000, () => calls(stateDir, port).then(() => true));
+    await calls(stateDir, devPort);
+    await new Promise((r) => setTimeout(r, 10_000));
+    return { machined: await settledMem(dev.pid), apid: await settledMem(side.pid) };
+  } finally {
+    for (const p of [side, dev]) {
+      if (!p) continue;
+      try {
+        p.kill("SIGTERM");
+      } catch { /* already gone */ }
+      await p.status;
+    }
+  }
+}
+
+/** Every case in `cases`, one figure per process and measure. */
+export async function heapFlags(cases = HEAP_CASES): Promise<Figure[]> {
+  const dir = await Deno.makeTempDir({ prefix: "machined-heap-" });
+  const figures: Figure[] = [];
+  const mib = (kib: number) => +(kib / 1024).toFixed(1);
+  try {
+    const bundles = await prepare(dir);
+    for (const c of cases) {
+      const m = await measureCase(dir, bundles, c);
+      for (const [proc, v] of Object.entries(m)) {
+        const flags = c.flags.join(" ") + (c.codeCache === false ? " --no-code-cache" : "");
+        figures.push({
+          name: `heap.${c.name}.${proc}.pss`,
+          value: mib(v.pssKiB),
+          unit: "MiB",
+          flags,
+        });
+        figures.push({ name: `heap.${c.name}.${proc}.rss`, value: mib(v.rssKiB), unit: "MiB" });
+        figures.push({ name: `heap.${c.name}.${proc}.anon`, value: mib(v.anonKiB), unit: "MiB" });
+      }
+      console.error(`heap ${c.name}: ${JSON.stringify(m)}`);
+    }
+  } finally {
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+  return figures;
+}
+
+if (import.meta.main) {
+  // `name` picks a case of HEAP_CASES; `name=--flag,--flag` defines one.
+  const cases = Deno.args.length === 0 ? HEAP_CASES : Deno.args.map((a): HeapCase => {
+    const at = a.indexOf("=");
+    if (at < 0) {
+      const known = HEAP_CASES.find((c) => c.name === a);
+      if (!known) throw new Error(`unknown case ${a}`);
+      return known;
+    }
+    const [name, flags] = [a.slice(0, at), a.slice(at + 1)];
+    const list = flags.split(",").filter(Boolean);
+    const noCache = list.includes("--no-code-cache");
+    return { name, flags: list.filter((f) => f !== "--no-code-cache"), codeCache: !noCache };
+  });
+  for (const f of await heapFlags(cases)) console.log(JSON.stringify(f));
+}
