@@ -125,6 +125,11 @@ Deno.test("maintenance: fingerprint announced, only Version, hardware Get/List a
         images: () => api.images({}),
         metrics: () => api.metrics({}),
         controllerGraph: () => api.controllerGraph({}),
+        upgrade: () =>
+          api.upgrade((async function* () {
+            yield { chunk: new Uint8Array(16) };
+          })()),
+        rollback: () => api.rollback({}),
       };
       const notAnswered = Object.entries(MAINTENANCE_METHODS).filter(([, v]) => !v).map(([k]) => k);
       assert.deepEqual(Object.keys(refused).sort(), notAnswered.sort());

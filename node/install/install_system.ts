@@ -15,6 +15,7 @@ import type { BlockBackend } from "../../platform/block/mod.ts";
 import type { MountBackend } from "../../platform/mount/mod.ts";
 import { partitionPath } from "../../controllers/block/device_path.ts";
 import { slotPaths } from "../../imager/esp/loader_config.ts";
+import { ENTRIES_DIR, parseEntryName } from "../upgrade/entries.ts";
 import { VFAT_MOUNT_OPTIONS } from "../late_config.ts";
 import type { BootMedium, InstallDecision } from "./decide_install.ts";
 
@@ -143,14 +144,26 @@ async function verifyCopy(
   }
 }
 
-/** `/A/root.img` → the sha256 its loader entry pins (`machined.root.sha256=`), for both slots. */
+/**
+ * `/A/root.img` → the sha256 its loader entry pins (`machined.root.sha256=`),
+ * for every slot with an entry: any of `machined-a.conf`, a trial
+ * `machined-b+2-1.conf` or a bad `+0` (node/upgrade/entries.ts names them).
+ */
 async function rootHashes(esp: string): Promise<Map<string, string>> {
   const out = new Map<string, string>();
-  for (const slot of ["A", "B"] as const) {
-    const p = slotPaths(slot);
-    const entry = await Deno.readTextFile(join(esp, p.entry)).catch(() => "");
+  const dir = join(esp, ENTRIES_DIR);
+  const files: string[] = [];
+  try {
+    for await (const e of Deno.readDir(dir)) if (e.isFile) files.push(e.name);
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  }
+  for (const file of files.sort()) {
+    const name = parseEntryName(file);
+    if (!name) continue;
+    const entry = await Deno.readTextFile(join(dir, file)).catch(() => "");
     const hash = entry.match(/^options .*\bmachined\.root\.sha256=([0-9a-f]{64})\b/m)?.[1];
-    if (hash) out.set(p.rootImage, hash);
+    if (hash) out.set(slotPaths(name.slot).rootImage, hash);
   }
   return out;
 }

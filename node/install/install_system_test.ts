@@ -55,7 +55,7 @@ async function setup() {
     await Deno.writeTextFile(join(d, "A/root.img"), "root image");
     await Deno.writeTextFile(join(d, "A/vmlinuz"), "kernel");
     await Deno.writeTextFile(
-      join(d, "loader/entries/a.conf"),
+      join(d, "loader/entries/machined-a.conf"),
       `linux /A/vmlinuz\noptions quiet machined.slot=A machined.root.sha256=${hex("root image")}\n`,
     );
   }
@@ -90,7 +90,7 @@ Deno.test("install: the boot ESP's bytes at 1 MiB of the target, a new GPT, ever
     assert.deepEqual(r.files.map((f) => [f.path, f.checkedAgainst]), [
       ["/A/root.img", "loader entry"],
       ["/A/vmlinuz", "boot medium"],
-      ["/loader/entries/a.conf", "boot medium"],
+      ["/loader/entries/machined-a.conf", "boot medium"],
     ]);
     assert.equal(s.mount.table.length, 1, "both ESPs unmounted again");
     // The boot medium was only read.
