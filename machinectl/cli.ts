@@ -123,7 +123,7 @@ export async function runMachinectl(
         command,
         { flags: parsed.values, args: parsed.positionals, io, signal: options.signal },
         nodes,
-        fanOutOptions(values),
+        fanOutOptions(values, command.name),
       );
     }
     return await command.run({

@@ -34,6 +34,8 @@ export const FAN_OUT: Readonly<Record<string, FanOutKind>> = {
   reboot: "lines",
   shutdown: "lines",
   "apply-config": "lines",
+  upgrade: "lines",
+  rollback: "lines",
 };
 
 /** @default parallelism */

@@ -9,13 +9,16 @@ import { readClientConfig, resolveCredentials } from "../pki/mod.ts";
 import { clientConfigPath, type ConnectionFlags } from "./connection.ts";
 import { DEFAULT_PARALLELISM, type FanOutOptions, splitNodes } from "./fanout.ts";
 import { CliError } from "./io.ts";
-import { waitRebooted } from "./rolling.ts";
+import { waitRebooted, waitRunning } from "./rolling.ts";
 
 /** The flags fan-out reads. */
 export interface FanOutFlags extends ConnectionFlags {
   nodes?: string[];
   parallel?: string;
   rolling?: boolean;
+  /** upgrade's: a rolling upgrade needs the command's own wait for the new slot. */
+  wait?: boolean;
+  stage?: boolean;
 }
 
 /** The nodes to fan out to, or undefined to run on one endpoint as usual. */
@@ -41,8 +44,14 @@ export async function fanOutNodes(flags: FanOutFlags): Promise<string[] | undefi
   }
 }
 
-/** Parallelism and rolling from the flags. */
-export function fanOutOptions(flags: FanOutFlags): FanOutOptions {
+/**
+ * Parallelism and rolling from the flags. A rolling `reboot` waits for each
+ * node to go down and come back running; a rolling `upgrade` (whose own run
+ * waits until the node is back on the new slot and version) only checks the
+ * node is running before the next, and refuses `--stage` or `--wait=false`,
+ * which would roll on before any node had booted the new image.
+ */
+export function fanOutOptions(flags: FanOutFlags, command = "reboot"): FanOutOptions {
   let parallelism = DEFAULT_PARALLELISM;
   if (flags.parallel !== undefined) {
     parallelism = Number(flags.parallel);
@@ -50,8 +59,12 @@ export function fanOutOptions(flags: FanOutFlags): FanOutOptions {
       throw new CliError(`--parallel must be a positive integer, got "${flags.parallel}"`, 2);
     }
   }
-  return {
-    parallelism,
-    ...(flags.rolling ? { waitHealthy: (node: string) => waitRebooted(flags, node) } : {}),
-  };
+  if (!flags.rolling) return { parallelism };
+  if (command === "upgrade" || command === "rollback") {
+    if (flags.stage || flags.wait === false) {
+      throw new CliError(`${command} --rolling waits for each node: drop --stage/--wait=false`, 2);
+    }
+    return { parallelism, waitHealthy: (node: string) => waitRunning(flags, node) };
+  }
+  return { parallelism, waitHealthy: (node: string) => waitRebooted(flags, node) };
 }

@@ -12,7 +12,8 @@ import { type ApiFixture, startApiFixture } from "../api/testing.ts";
 import type { Command } from "./command.ts";
 import { runMachinectl } from "./cli.ts";
 import { mapBounded, mergeTables, runFanOut, splitNodes } from "./fanout.ts";
-import { bufferIo } from "./io.ts";
+import { bufferIo, CliError } from "./io.ts";
+import { fanOutOptions } from "./fanout_flags.ts";
 
 async function clientConfig(f: ApiFixture, nodes?: string[]): Promise<string> {
   const path = join(f.pki.dir, `admin-${nodes ? "nodes" : "plain"}.yaml`);
@@ -148,4 +149,46 @@ Deno.test("fan-out: tables of different widths merge into one; a rolling run sto
   assert.deepEqual(ran, ["a", "b"]);
   assert.match(io.stderr.join("\n"), /b: error: did not come back healthy: not running/);
   assert.match(io.stderr.join("\n"), /rolling: stopped at b; not run on c/);
+});
+
+Deno.test("upgrade --rolling: a node that came back on its old slot stops the roll; --stage and --wait=false are refused", async () => {
+  const ran: string[] = [];
+  const checked: string[] = [];
+  const fake: Command = {
+    name: "upgrade",
+    usage: "upgrade",
+    summary: "",
+    connects: true,
+    flags: {},
+    run: ({ flags, io }) => {
+      const node = flags.endpoints[0];
+      ran.push(node);
+      if (node === "b") {
+        io.err("error: the node came back on slot A: the trial of slot B failed");
+        return Promise.resolve(1);
+      }
+      io.out(`upgraded ${node}`);
+      return Promise.resolve(0);
+    },
+  };
+  const io = bufferIo();
+  const code = await runFanOut(fake, { flags: {}, args: [], io }, ["a", "b", "c"], {
+    waitHealthy: (node) => (checked.push(node), Promise.resolve()),
+  });
+  assert.equal(code, 1);
+  assert.deepEqual(ran, ["a", "b"]);
+  assert.deepEqual(checked, ["a"], "a failed upgrade is not waited on");
+  assert.match(io.stderr.join("\n"), /rolling: stopped at b; not run on c/);
+
+  assert.ok(fanOutOptions({ rolling: true }, "upgrade").waitHealthy);
+  assert.equal(fanOutOptions({}, "upgrade").waitHealthy, undefined);
+  for (
+    const [flags, command] of [[{ stage: true }, "upgrade"], [{ wait: false }, "rollback"]] as const
+  ) {
+    assert.throws(
+      () => fanOutOptions({ rolling: true, ...flags }, command),
+      (e: unknown) =>
+        e instanceof CliError && e.exitCode === 2 && /--rolling waits/.test(e.message),
+    );
+  }
 });

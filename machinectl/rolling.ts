@@ -2,7 +2,9 @@
  * What "came back healthy" means for `reboot --rolling`: the node stops
  * answering (it went down), then answers again with MachineStatus in stage
  * `running`. A node that never goes down, or does not come back in time, stops
- * the roll.
+ * the roll. `upgrade --rolling` waits for the reboot itself (the upgrade
+ * command returns once the node is back on the new slot), so after it the
+ * roll only checks the node answers `running` ({@link waitRunning}).
  *
  * @module
  */
@@ -65,5 +67,29 @@ export async function waitRebooted(
       );
     }
     await sleep();
+  }
+}
+
+/**
+ * Waits until `node` answers with MachineStatus `running` (it may still be
+ * settling after an upgrade's reboot), at most `t.upMs`.
+ * @throws Error with the last stage seen when it is not running in time
+ */
+export async function waitRunning(
+  flags: ConnectionFlags,
+  node: string,
+  t: RollingTimeouts = {},
+): Promise<void> {
+  const upMs = t.upMs ?? 120_000;
+  const start = performance.now();
+  let last: string | undefined;
+  while ((last = await stageOf(flags, node)) !== "running") {
+    if (performance.now() - start > upMs) {
+      throw new Error(
+        `not running ${Math.round(upMs / 1000)} s after the upgrade returned ` +
+          `(${last === undefined ? "not answering" : `stage ${last}`})`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, t.pollMs ?? 1000));
   }
 }

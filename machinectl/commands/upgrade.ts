@@ -27,11 +27,16 @@ const FLAGS = {
     description: "wait until the node is back on the new slot and ready",
   },
   timeout: { type: "string" as const, default: "15m", description: "how long to wait" },
+  rolling: {
+    type: "boolean" as const,
+    description: "with -n: one node at a time, each back on the new slot before the next",
+  },
 };
 
 export const upgradeCommand: Command = {
   name: "upgrade",
-  usage: "upgrade -f BUNDLE | --from URL [--stage] [--force] [--wait=false] [--timeout 15m]",
+  usage:
+    "upgrade -f BUNDLE | --from URL [--stage] [--force] [--wait=false] [--timeout 15m] [-n a,b --rolling]",
   summary: "Install a signed upgrade bundle into the other slot and boot it",
   connects: true,
   flags: {
