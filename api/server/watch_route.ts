@@ -84,7 +84,7 @@ async function serve(
     if (timeoutMs !== undefined) {
       deadline = setTimeout(() => ended.abort(deadlineExceeded()), timeoutMs);
     }
-    const request = fromBinary(WatchRequestSchema, await readMessage(req, o.readMaxBytes));
+    const request = decodeWatchRequest(await readMessage(req, o.readMaxBytes));
     const { type, namespace, id } = watchSelection(request);
     const watch = o.fanout.open(type, { namespace, id, signal: ended.signal });
     try {
@@ -109,6 +109,21 @@ async function serve(
     return finish(res, state.closed, e);
   } finally {
     clearTimeout(deadline);
+  }
+}
+
+/**
+ * The request message, or InvalidArgument: an undecodable body is the
+ * caller's mistake, as Connect's routes answer it (apid/decode_errors.ts).
+ */
+function decodeWatchRequest(bytes: Uint8Array) {
+  try {
+    return fromBinary(WatchRequestSchema, bytes);
+  } catch (e) {
+    throw new ConnectError(
+      `parse binary: ${e instanceof Error ? e.message : String(e)}`,
+      Code.InvalidArgument,
+    );
   }
 }
 

@@ -185,7 +185,7 @@ Deno.test("a stream whose client stops reading overflows alone; a stream beside 
   });
 });
 
-Deno.test("Watch errors end the stream with the gRPC status; a deadline ends it with DEADLINE_EXCEEDED", async () => {
+Deno.test("Watch errors (an unknown type, an undecodable body) end the stream with the gRPC status; a deadline ends it with DEADLINE_EXCEEDED", async () => {
   await withServer(async ({ store, socketPath }) => {
     const c = connectH2(socketPath);
     try {
@@ -193,6 +193,11 @@ Deno.test("Watch errors end the stream with the gRPC status; a deadline ends it 
       const t = await withTimeout(unknown.done, 5000, "unknown type");
       equal(t["grpc-status"], "3");
       ok(decodeURIComponent(t["grpc-message"] ?? "").includes("MachineStatus"));
+      // An undecodable request body is the caller's mistake, as on Connect's routes.
+      const garbage = c.call(WATCH_PATH, new Uint8Array([0xff, 0xff, 0xff, 0xff, 0x0f]), () => {});
+      const g = await withTimeout(garbage.done, 5000, "undecodable body");
+      equal(g["grpc-status"], "3");
+      ok(decodeURIComponent(g["grpc-message"] ?? "").startsWith("parse binary"));
       const timed = watch(c, { type: "controllers" }, { "grpc-timeout": "300m" });
       const d = await withTimeout(timed.done, 5000, "deadline");
       equal(d["grpc-status"], "4");
