@@ -18,16 +18,16 @@
  *
  * Usage: deno run -A bench/api_bench.ts   (about a minute)
  */
-import { EventBus } from "../events/mod.ts";
 import { join } from "node:path";
 import { createMachineClient, type MachineClient } from "../api/client/mod.ts";
-import { createTestPki, RecordingActions, seededStore, type TestPki } from "../api/testing.ts";
-import { createClientConfigIssuer, startInternalApiServer } from "../api/server/mod.ts";
+import { createTestPki, type TestPki } from "../api/testing.ts";
 import { apidProcessSpec } from "../api/apid/apid_process_spec.ts";
 import { APID_DEFAULTS } from "../api/apid/apid_options.ts";
 import { edgeProcessSpec } from "../api/edge/edge_process_spec.ts";
 import { loadOrCreateNodePki } from "../pki/mod.ts";
 import { APID_V8_FLAGS, MACHINED_V8_FLAGS, v8FlagsArgs } from "../boot/v8_flags.ts";
+import { commitTicks, startBenchServer } from "./machined_side.ts";
+import { lineReader, pct, rssKiB } from "./proc.ts";
 
 const WATCHERS = 1000;
 const CONNECTIONS = 10;
@@ -38,66 +38,18 @@ async function machinedSide(pkiDir: string): Promise<void> {
     hostnames: ["localhost"],
     addresses: ["127.0.0.1"],
   });
-  const store = seededStore();
-  const server = await startInternalApiServer({
-    socketPath: join(pkiDir, "run", "api.sock"),
-    deps: {
-      store,
-      actions: new RecordingActions(),
-      events: new EventBus(),
-      clientConfigs: createClientConfigIssuer(pki.ca, () => ["127.0.0.1"]),
-    },
-  });
+  const { store, server } = await startBenchServer(join(pkiDir, "run", "api.sock"), pki.ca);
   console.log("ready");
-  const ptr = {
-    type: "ControllerStatus" as const,
-    namespace: "runtime",
-    id: "time.SyncController",
-  };
   for await (const line of Deno.stdin.readable.pipeThrough(new TextDecoderStream())) {
     const m = /tick (\d+) (\d+)/.exec(line);
     if (!m) continue;
-    for (let i = 0; i < Number(m[1]); i++) {
-      await new Promise((r) => setTimeout(r, Number(m[2])));
-      await store.modify(
-        ptr,
-        "test",
-        (s) => ({ ...s!, lastError: String(performance.timeOrigin + performance.now()) }),
-      );
-    }
+    await commitTicks(store, Number(m[1]), Number(m[2]));
     console.log("ticked");
   }
   await server.close();
 }
 
-function rssKiB(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(Deno.readTextFileSync(`/proc/${pid}/status`));
-  return m ? Number(m[1]) : NaN;
-}
-
-function pct(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
-}
-
 const round = (n: number, d = 3) => Math.round(n * 10 ** d) / 10 ** d;
-
-function lineReader(stream: ReadableStream<Uint8Array>) {
-  const it = stream.pipeThrough(new TextDecoderStream()).values();
-  let buf = "";
-  return async (): Promise<string> => {
-    for (;;) {
-      const nl = buf.indexOf("\n");
-      if (nl >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        return line;
-      }
-      const r = await it.next();
-      if (r.done) throw new Error("child exited");
-      buf += r.value;
-    }
-  };
-}
 
 /**
  * The V8 flags of both children: those the image runs each with
@@ -121,7 +73,7 @@ async function main(): Promise<void> {
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
-  const fromMachined = await lineReader(machined.stdout);
+  const fromMachined = await lineReader(machined.stdout, "child");
   await fromMachined();
   const options = {
     ...APID_DEFAULTS,
@@ -143,7 +95,7 @@ async function main(): Promise<void> {
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
-  const ready = JSON.parse(await (await lineReader(apid.stdout))()) as { port: number };
+  const ready = JSON.parse(await (await lineReader(apid.stdout, "child"))()) as { port: number };
   const startMs = performance.now() - spawned;
   const endpoint = `127.0.0.1:${ready.port}`;
   const client = (): MachineClient =>

@@ -18,6 +18,7 @@ import { warmDenoDir } from "../imager/code_cache.ts";
 import { readClientConfig, resolveCredentials } from "../pki/mod.ts";
 import { drain, freePort, waitFor } from "../dev/testing.ts";
 import type { Figure } from "./runtime_bench.ts";
+import { devApidPid, mib, type ProcMem, procMem } from "./proc.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
@@ -49,29 +50,12 @@ export const HEAP_CASES: HeapCase[] = [
   { name: "semi2-warmed-without", flags: ["--max-semi-space-size=2"], warmFlags: [] },
 ];
 
-interface Mem {
-  rssKiB: number;
-  pssKiB: number;
-  /** Anonymous memory: the heaps, independent of who else maps the deno binary. */
-  anonKiB: number;
-}
-
-async function mem(pid: number): Promise<Mem> {
-  const status = await Deno.readTextFile(`/proc/${pid}/status`);
-  const rollup = await Deno.readTextFile(`/proc/${pid}/smaps_rollup`);
-  return {
-    rssKiB: Number(/^VmRSS:\s+(\d+)/m.exec(status)![1]),
-    pssKiB: Number(/^Pss:\s+(\d+)/m.exec(rollup)![1]),
-    anonKiB: Number(/^Anonymous:\s+(\d+)/m.exec(rollup)![1]),
-  };
-}
-
 /** Median of three readings 2 s apart, by Pss. */
-async function settledMem(pid: number): Promise<Mem> {
-  const got: Mem[] = [];
+async function settledMem(pid: number): Promise<ProcMem> {
+  const got: ProcMem[] = [];
   for (let i = 0; i < 3; i++) {
     if (i > 0) await new Promise((r) => setTimeout(r, 2000));
-    got.push(await mem(pid));
+    got.push(await procMem(pid));
   }
   return got.sort((a, b) => a.pssKiB - b.pssKiB)[1];
 }
@@ -97,18 +81,6 @@ async function cacheArgs(c: HeapCase, program: string, denoDir: string): Promise
   const v8Flags = c.warmFlags ?? c.flags;
   await warmDenoDir({ deno: Deno.execPath(), program, nodePath: program, denoDir, v8Flags });
   return [];
-}
-
-/** The dev node's apid child (its command line names api/apid). */
-async function childApid(devPid: number): Promise<number> {
-  for await (const task of Deno.readDir(`/proc/${devPid}/task`)) {
-    const kids = await Deno.readTextFile(`/proc/${devPid}/task/${task.name}/children`);
-    for (const kid of kids.trim().split(/\s+/).filter(Boolean)) {
-      const cmd = await Deno.readTextFile(`/proc/${kid}/cmdline`).catch(() => "");
-      if (cmd.includes("apid")) return Number(kid);
-    }
-  }
-  throw new Error(`no apid child under the dev node (pid ${devPid})`);
 }
 
 /** The dev apid's argv, rewritten to run `apid` (bundle) on `port` with the case's flags. */
@@ -145,7 +117,7 @@ export async function measureCase(
   dir: string,
   bundles: { machined: string; apid: string },
   c: HeapCase,
-): Promise<{ machined: Mem; apid: Mem }> {
+): Promise<{ machined: ProcMem; apid: ProcMem }> {
   const caseDir = join(dir, c.name);
   const stateDir = join(caseDir, "state");
   const devPort = freePort();
@@ -176,7 +148,7 @@ export async function measureCase(
     );
     const port = freePort();
     side = new Deno.Command(Deno.execPath(), {
-      args: await apidArgv(await childApid(dev.pid), bundles.apid, port, extraA),
+      args: await apidArgv(await devApidPid(dev.pid), bundles.apid, port, extraA),
       env: { DENO_DIR: join(caseDir, "deno-a"), NO_COLOR: "1" },
       stdout: "null",
       stderr: "null",
@@ -201,7 +173,6 @@ export async function measureCase(
 export async function heapFlags(cases = HEAP_CASES): Promise<Figure[]> {
   const dir = await Deno.makeTempDir({ prefix: "machined-heap-" });
   const figures: Figure[] = [];
-  const mib = (kib: number) => +(kib / 1024).toFixed(1);
   try {
     const bundles = await prepare(dir);
     for (const c of cases) {

@@ -12,9 +12,9 @@ import { Role } from "../api/gen/machined/v1/machine_pb.ts";
 import { readClientConfig, resolveCredentials } from "../pki/mod.ts";
 import type { Figure } from "./runtime_bench.ts";
 import { drain, freePort, waitFor } from "../dev/testing.ts";
+import { cpuMs, devApidPid, mib, procMem } from "./proc.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
-const TICK = 100; // clock ticks per second (getconf CLK_TCK on Linux)
 const INTERVAL_MS = 30_000;
 const SESSION = "overhead";
 
@@ -27,29 +27,8 @@ interface Sample {
 }
 
 async function sample(pid: number): Promise<Sample> {
-  const status = await Deno.readTextFile(`/proc/${pid}/status`);
-  const rollup = await Deno.readTextFile(`/proc/${pid}/smaps_rollup`);
-  const stat = await Deno.readTextFile(`/proc/${pid}/stat`);
-  // Fields after the command name (which may hold spaces) start at field 3.
-  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return {
-    at: performance.now(),
-    rssKiB: Number(/^VmRSS:\s+(\d+)/m.exec(status)![1]),
-    pssKiB: Number(/^Pss:\s+(\d+)/m.exec(rollup)![1]),
-    cpuS: (Number(f[11]) + Number(f[12])) / TICK, // utime, stime
-  };
-}
-
-/** apid is the dev node's child whose command line names api/apid. */
-async function findApid(devPid: number): Promise<number> {
-  for await (const task of Deno.readDir(`/proc/${devPid}/task`)) {
-    const kids = await Deno.readTextFile(`/proc/${devPid}/task/${task.name}/children`);
-    for (const kid of kids.trim().split(/\s+/).filter(Boolean)) {
-      const cmd = await Deno.readTextFile(`/proc/${kid}/cmdline`).catch(() => "");
-      if (cmd.includes("apid")) return Number(kid);
-    }
-  }
-  throw new Error(`no apid child under the dev node (pid ${devPid})`);
+  const { rssKiB, pssKiB } = await procMem(pid);
+  return { at: performance.now(), rssKiB, pssKiB, cpuS: cpuMs(pid) / 1000 };
 }
 
 /** Samples both processes every 30 s for `ms` (plus one reading at the start). */
@@ -65,7 +44,6 @@ async function samplePhase(pids: number[], ms: number): Promise<Sample[][]> {
   }
 }
 
-const mib = (kib: number) => +(kib / 1024).toFixed(1);
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 /** CPU% of one core over each interval between samples. */
@@ -203,7 +181,7 @@ export async function observerOverhead(): Promise<Figure[]> {
       const m = /API on 127\.0\.0\.1:(\d+)/.exec(devOut.text);
       return Promise.resolve(m ? Number(m[1]) : undefined);
     });
-    const apid = await waitFor("apid", 30_000, () => findApid(dev.pid));
+    const apid = await waitFor("apid", 30_000, () => devApidPid(dev.pid));
     const pids = [dev.pid, apid];
     await new Promise((r) => setTimeout(r, 10_000)); // let start-up settle
     const base = await samplePhase(pids, 60_000);

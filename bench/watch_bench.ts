@@ -17,10 +17,10 @@ import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { WatchRequestSchema, WatchResponseSchema } from "../api/gen/machined/v1/machine_pb.ts";
 import { connectH2 } from "../api/server/testing_h2.ts";
 import { WATCH_PATH } from "../api/server/watch_route.ts";
-import { createClientConfigIssuer, startInternalApiServer } from "../api/server/mod.ts";
-import { createTestPki, RecordingActions, seededStore } from "../api/testing.ts";
-import { EventBus } from "../events/mod.ts";
+import { createTestPki } from "../api/testing.ts";
 import type { Figure } from "./runtime_bench.ts";
+import { commitTicks, startBenchServer } from "./machined_side.ts";
+import { cpuMs, lineReader, mib, pct, rssKiB } from "./proc.ts";
 
 const STREAMS_PER_CONNECTION = 100;
 const TICKS = 20;
@@ -29,34 +29,14 @@ const TICK_MS = Number(Deno.env.get("WATCH_BENCH_TICK_MS") ?? 100);
 /** Child mode: machined's side. Answers `mem` and `tick <n> <ms>` lines on stdin. */
 async function machinedSide(dir: string): Promise<void> {
   const pki = await createTestPki();
-  const store = seededStore();
-  const server = await startInternalApiServer({
-    socketPath: join(dir, "api.sock"),
-    deps: {
-      store,
-      actions: new RecordingActions(),
-      events: new EventBus(),
-      clientConfigs: createClientConfigIssuer(pki.ca, () => ["127.0.0.1"]),
-    },
-  });
+  const { store, server } = await startBenchServer(join(dir, "api.sock"), pki.ca);
   console.log("ready");
-  const ptr = {
-    type: "ControllerStatus" as const,
-    namespace: "runtime",
-    id: "time.SyncController",
-  };
   const gc = (globalThis as { gc?: () => void }).gc;
   for await (const chunk of Deno.stdin.readable.pipeThrough(new TextDecoderStream())) {
     for (const line of chunk.split("\n")) {
       const tick = /tick (\d+) (\d+)/.exec(line);
       if (tick) {
-        for (let i = 0; i < Number(tick[1]); i++) {
-          await new Promise((r) => setTimeout(r, Number(tick[2])));
-          await store.modify(ptr, "test", (s) => ({
-            ...s!,
-            lastError: String(performance.timeOrigin + performance.now()),
-          }));
-        }
+        await commitTicks(store, Number(tick[1]), Number(tick[2]));
         console.log("ticked");
       } else if (line === "mem") {
         gc?.();
@@ -73,40 +53,6 @@ async function machinedSide(dir: string): Promise<void> {
   }
   await server.close();
   await Deno.remove(pki.dir, { recursive: true });
-}
-
-/** CPU time (user + system) of a process so far, from /proc (clock ticks of 10 ms). */
-function cpuMs(pid: number | "self"): number {
-  const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-function rssKiB(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(Deno.readTextFileSync(`/proc/${pid}/status`));
-  return m ? Number(m[1]) : NaN;
-}
-
-function pct(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))] ?? NaN;
-}
-
-function lineReader(stream: ReadableStream<Uint8Array>): () => Promise<string> {
-  const it = stream.pipeThrough(new TextDecoderStream()).values();
-  let buf = "";
-  return async () => {
-    for (;;) {
-      const nl = buf.indexOf("\n");
-      if (nl >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        return line;
-      }
-      const r = await it.next();
-      if (r.done) throw new Error("machined side exited");
-      buf += r.value;
-    }
-  };
 }
 
 interface Mem {
@@ -177,23 +123,22 @@ async function round(
     after = await mem();
   }
   latencies.sort((a, b) => a - b);
-  const kib = (k: number) => +(k / 1024).toFixed(1);
   const per = (k: number) => +(k / n).toFixed(1);
   return [
     {
       name: `watch${n}.rss.growth`,
-      value: kib(watching.rssKiB - before.rssKiB),
+      value: mib(watching.rssKiB - before.rssKiB),
       unit: "MiB",
       perStreamKiB: per(watching.rssKiB - before.rssKiB),
-      rssMiB: kib(watching.rssKiB),
-      baselineRssMiB: kib(before.rssKiB),
+      rssMiB: mib(watching.rssKiB),
+      baselineRssMiB: mib(before.rssKiB),
     },
     {
       name: `watch${n}.heap.growth`,
-      value: kib(watching.heapUsedKiB - before.heapUsedKiB),
+      value: mib(watching.heapUsedKiB - before.heapUsedKiB),
       unit: "MiB",
       perStreamKiB: per(watching.heapUsedKiB - before.heapUsedKiB),
-      externalGrowthMiB: kib(watching.externalKiB - before.externalKiB),
+      externalGrowthMiB: mib(watching.externalKiB - before.externalKiB),
     },
     {
       name: `watch${n}.delivery.p99`,
@@ -213,7 +158,7 @@ async function round(
       name: `watch${n}.released`,
       value: after.storeWatches,
       unit: "store watches left",
-      rssAfterMiB: kib(after.rssKiB),
+      rssAfterMiB: mib(after.rssKiB),
     },
   ];
 }
@@ -237,7 +182,7 @@ export async function watchBench(ns: number[] = [100, 1000]): Promise<Figure[]> 
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
-  const read = lineReader(child.stdout);
+  const read = lineReader(child.stdout, "machined side");
   const w = child.stdin.getWriter();
   const ask = async (line: string) => {
     await w.write(new TextEncoder().encode(line + "\n"));

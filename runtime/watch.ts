@@ -5,6 +5,7 @@
  * `overflow` event and is re-bootstrapped (or closed), never silent loss.
  */
 import type { Resource } from "./resource.ts";
+import { WatchStream } from "./watch_stream.ts";
 
 /** One item of a watch stream. */
 export type WatchEvent<R extends Resource = Resource> =
@@ -39,30 +40,19 @@ export interface Watch<R extends Resource = Resource> extends AsyncIterableItera
   readonly pending: number;
 }
 
-/** Internal: the store's handle on a watcher. */
-export class Watcher<R extends Resource = Resource> implements Watch<R> {
-  #snapshot: () => R[];
-  #bootstrap: R[] = [];
-  #bootstrapPending = true;
+/** Internal: the store's handle on a watcher; it holds its own queue of live events. */
+export class Watcher<R extends Resource = Resource> extends WatchStream<R> implements Watch<R> {
   #live: WatchEvent<R>[] = [];
   #head = 0;
-  #overflowed = false;
-  #dropped = 0;
-  #closeAfterOverflow = false;
-  #closed = false;
-  #waiting?: (r: IteratorResult<WatchEvent<R>>) => void;
-  #onClose: () => void;
 
   constructor(
     readonly filter: { namespace?: string; id?: string },
-    readonly capacity: number,
-    readonly policy: OverflowPolicy,
+    capacity: number,
+    policy: OverflowPolicy,
     snapshot: () => R[],
     onClose: () => void,
   ) {
-    this.#snapshot = snapshot;
-    this.#onClose = onClose;
-    this.#bootstrap = snapshot();
+    super(capacity, policy, snapshot, onClose);
   }
 
   /** True when this watcher wants events about `r`. */
@@ -78,98 +68,30 @@ export class Watcher<R extends Resource = Resource> implements Watch<R> {
 
   /** Called by writers, synchronously, in commit order. Never blocks. */
   push(event: WatchEvent<R>): void {
-    if (this.#closed) return;
-    if (this.#waiting && this.pending === 0 && !this.#bootstrapPending && !this.#overflowed) {
-      const resolve = this.#waiting;
-      this.#waiting = undefined;
-      resolve({ value: event, done: false });
-      return;
-    }
-    if (this.#overflowed) {
-      this.#dropped++;
-      return;
-    }
+    if (this.closed) return;
+    if (this.pending === 0 && this.handOff(event)) return;
+    if (this.dropWhileOverflowed()) return;
     if (this.pending >= this.capacity) {
-      this.#dropped = this.pending + 1;
+      const dropped = this.pending + 1;
       this.#live = [];
       this.#head = 0;
-      this.#overflowed = true;
-      this.#wake();
-      return;
+      return this.overflow(dropped);
     }
     this.#live.push(event);
-    this.#wake();
+    this.wake();
   }
 
-  #wake(): void {
-    if (!this.#waiting) return;
-    const next = this.#take();
-    if (!next) return;
-    const resolve = this.#waiting;
-    this.#waiting = undefined;
-    resolve(next);
-  }
-
-  #take(): IteratorResult<WatchEvent<R>> | undefined {
-    if (this.#closed) return { value: undefined, done: true };
-    if (this.#overflowed) {
-      const dropped = this.#dropped;
-      this.#overflowed = false;
-      this.#dropped = 0;
-      if (this.policy === "close") {
-        this.#closeAfterOverflow = true;
-      } else {
-        this.#bootstrap = this.#snapshot();
-        this.#bootstrapPending = true;
-      }
-      return { value: { kind: "overflow", dropped }, done: false };
+  protected override takeLive(): WatchEvent<R> | undefined {
+    if (this.pending === 0) return undefined;
+    const value = this.#live[this.#head++];
+    if (this.#head > 1024 && this.#head * 2 > this.#live.length) {
+      this.#live = this.#live.slice(this.#head);
+      this.#head = 0;
     }
-    if (this.#closeAfterOverflow) {
-      this.close();
-      return { value: undefined, done: true };
-    }
-    if (this.#bootstrapPending) {
-      const resource = this.#bootstrap.shift();
-      if (resource) return { value: { kind: "created", resource }, done: false };
-      this.#bootstrapPending = false;
-      return { value: { kind: "bootstrapped" }, done: false };
-    }
-    if (this.pending > 0) {
-      const value = this.#live[this.#head++];
-      if (this.#head > 1024 && this.#head * 2 > this.#live.length) {
-        this.#live = this.#live.slice(this.#head);
-        this.#head = 0;
-      }
-      return { value, done: false };
-    }
-    return undefined;
+    return value;
   }
 
-  next(): Promise<IteratorResult<WatchEvent<R>>> {
-    const ready = this.#take();
-    if (ready) return Promise.resolve(ready);
-    return new Promise((resolve) => {
-      this.#waiting = resolve;
-    });
-  }
-
-  return(): Promise<IteratorResult<WatchEvent<R>>> {
-    this.close();
-    return Promise.resolve({ value: undefined, done: true });
-  }
-
-  close(): void {
-    if (this.#closed) return;
-    this.#closed = true;
+  protected override releaseLive(): void {
     this.#live = [];
-    this.#bootstrap = [];
-    this.#onClose();
-    const resolve = this.#waiting;
-    this.#waiting = undefined;
-    resolve?.({ value: undefined, done: true });
-  }
-
-  [Symbol.asyncIterator](): this {
-    return this;
   }
 }

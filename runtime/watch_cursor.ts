@@ -7,6 +7,7 @@
  */
 import type { Resource } from "./resource.ts";
 import type { OverflowPolicy, Watch, WatchEvent } from "./watch.ts";
+import { WatchStream } from "./watch_stream.ts";
 
 /** What a cursor reads: the shared log of one subscription. */
 export interface CursorLog {
@@ -19,121 +20,46 @@ export interface CursorLog {
 }
 
 /** Internal: a shared log's handle on one consumer; consumers see a {@link Watch}. */
-export class Cursor<R extends Resource = Resource> implements Watch<R> {
+export class Cursor<R extends Resource = Resource> extends WatchStream<R> implements Watch<R> {
   #log: CursorLog;
   #pos: number;
-  #bootstrap: R[];
-  #bootstrapPending = true;
-  #overflowed = false;
-  #dropped = 0;
-  #closeAfterOverflow = false;
-  #closed = false;
-  #waiting?: (r: IteratorResult<WatchEvent<R>>) => void;
-  #onClose: () => void;
 
   constructor(
     log: CursorLog,
-    readonly capacity: number,
-    readonly policy: OverflowPolicy,
+    capacity: number,
+    policy: OverflowPolicy,
     onClose: () => void,
   ) {
+    super(capacity, policy, () => log.snapshot() as R[], onClose);
     this.#log = log;
-    this.#onClose = onClose;
     this.#pos = log.head;
-    this.#bootstrap = log.snapshot() as R[];
   }
 
   /** The next sequence number this cursor will read; undefined once it no longer holds the log. */
   get position(): number | undefined {
-    return this.#overflowed || this.#closed || this.#closeAfterOverflow ? undefined : this.#pos;
+    return this.overflowed || this.closed || this.closing ? undefined : this.#pos;
   }
 
   get pending(): number {
-    return this.#overflowed || this.#closed ? 0 : this.#log.head - this.#pos;
+    return this.overflowed || this.closed ? 0 : this.#log.head - this.#pos;
   }
 
   /** Called by the log after each append, inside the store's write. Never blocks. */
   appended(): void {
-    if (this.#closed || this.#closeAfterOverflow) return this.#wake();
-    if (this.#overflowed) {
-      this.#dropped++;
-      return;
-    }
-    if (this.#log.head - this.#pos > this.capacity) {
-      this.#dropped = this.#log.head - this.#pos;
-      this.#overflowed = true;
-    }
-    this.#wake();
+    if (this.closed || this.closing) return this.wake();
+    if (this.dropWhileOverflowed()) return;
+    const behind = this.#log.head - this.#pos;
+    if (behind > this.capacity) return this.overflow(behind);
+    this.wake();
   }
 
-  #wake(): void {
-    if (!this.#waiting) return;
-    const next = this.#take();
-    if (!next) return;
-    const resolve = this.#waiting;
-    this.#waiting = undefined;
-    resolve(next);
+  protected override takeLive(): WatchEvent<R> | undefined {
+    if (this.#pos >= this.#log.head) return undefined;
+    return this.#log.at(this.#pos++) as WatchEvent<R>;
   }
 
-  #take(): IteratorResult<WatchEvent<R>> | undefined {
-    if (this.#closed) return { value: undefined, done: true };
-    if (this.#overflowed) return this.#takeOverflow();
-    if (this.#closeAfterOverflow) {
-      this.close();
-      return { value: undefined, done: true };
-    }
-    if (this.#bootstrapPending) {
-      const resource = this.#bootstrap.shift();
-      if (resource) return { value: { kind: "created", resource }, done: false };
-      this.#bootstrapPending = false;
-      return { value: { kind: "bootstrapped" }, done: false };
-    }
-    if (this.#pos < this.#log.head) {
-      return { value: this.#log.at(this.#pos++) as WatchEvent<R>, done: false };
-    }
-    return undefined;
-  }
-
-  /** The overflow marker; then a fresh bootstrap from the log's head, or the end. */
-  #takeOverflow(): IteratorResult<WatchEvent<R>> {
-    const dropped = this.#dropped;
-    this.#overflowed = false;
-    this.#dropped = 0;
+  /** Reading restarts at the log's head, after the fresh bootstrap. */
+  protected override restartLive(): void {
     this.#pos = this.#log.head;
-    if (this.policy === "close") {
-      this.#closeAfterOverflow = true;
-    } else {
-      this.#bootstrap = this.#log.snapshot() as R[];
-      this.#bootstrapPending = true;
-    }
-    return { value: { kind: "overflow", dropped }, done: false };
-  }
-
-  next(): Promise<IteratorResult<WatchEvent<R>>> {
-    const ready = this.#take();
-    if (ready) return Promise.resolve(ready);
-    return new Promise((resolve) => {
-      this.#waiting = resolve;
-    });
-  }
-
-  return(): Promise<IteratorResult<WatchEvent<R>>> {
-    this.close();
-    return Promise.resolve({ value: undefined, done: true });
-  }
-
-  /** Stops reading and lets go of the log. Idempotent. */
-  close(): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#bootstrap = [];
-    this.#onClose();
-    const resolve = this.#waiting;
-    this.#waiting = undefined;
-    resolve?.({ value: undefined, done: true });
-  }
-
-  [Symbol.asyncIterator](): this {
-    return this;
   }
 }

@@ -8,7 +8,7 @@
 import { fileURLToPath as fromFileUrl } from "node:url";
 import type { ProcessSpec } from "../../platform/process/mod.ts";
 import { APID_GID, APID_UID } from "../apid/apid_process_spec.ts";
-import type { ApidOptions } from "../apid/apid_options.ts";
+import { apidArgs, type ApidOptions } from "../apid/apid_options.ts";
 
 /** Where the image puts the binary (imager/build_steps.ts). */
 export const IMAGE_EDGE_PATH = "/machined/bin/machined-edge";
@@ -52,9 +52,12 @@ export function edgeBinaryPath(): string {
   );
 }
 
-/** machined-edge's flags for `o`. Pure. */
+/**
+ * machined-edge's flags for `o`: apid's own ({@link apidArgs}, so the two
+ * edges cannot drift on the flags they share), then the edge-only limits that
+ * are set. Pure.
+ */
 export function edgeArgs(o: ApidOptions, limits: EdgeLimits = {}): string[] {
-  const host = o.hostname.includes(":") ? `[${o.hostname}]` : o.hostname;
   const optional: [string, number | undefined][] = [
     ["max-header-bytes", limits.maxHeaderBytes],
     ["handshake-timeout-ms", limits.handshakeTimeoutMs],
@@ -62,12 +65,7 @@ export function edgeArgs(o: ApidOptions, limits: EdgeLimits = {}): string[] {
     ["max-connections-per-client", limits.maxConnectionsPerClient],
   ];
   return [
-    `--pki-dir=${o.pkiDir}`,
-    `--socket=${o.socketPath}`,
-    `--listen=${host}:${o.port}`,
-    `--read-max-bytes=${o.readMaxBytes}`,
-    `--write-max-bytes=${o.writeMaxBytes}`,
-    `--max-concurrent-streams=${o.maxConcurrentStreams}`,
+    ...apidArgs(o),
     ...optional.filter(([, v]) => v !== undefined).map(([k, v]) => `--${k}=${v}`),
   ];
 }
