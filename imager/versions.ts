@@ -45,6 +45,8 @@ export const DEFAULT_MODULES: readonly string[] = [
   "nls_cp437",
   "nls_iso8859_1",
   "nls_utf8",
+  // ISO9660, for a NoCloud CIDATA drive made with genisoimage or cloud-localds.
+  "isofs",
   "ext4",
   "af_packet",
 ];

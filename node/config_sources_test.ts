@@ -13,6 +13,7 @@ import { ConfigFetchError, fetchConfig, sha256Hex } from "./config_fetch.ts";
 import { ConfigKeeper } from "./config_keeper.ts";
 import { runLateConfig } from "./late_config.ts";
 import { Machined } from "./machined.ts";
+import { FakeMountBackend } from "../platform/mount/backend_fake.ts";
 
 const cmd = (o: Record<string, string>) => new Map(Object.entries(o));
 
@@ -145,7 +146,6 @@ Deno.test("late config: the URL's config is applied once the network is up, not 
 });
 
 Deno.test("late config: a STATE partition found without a config is read first, even when discovery publishes it late; the gate waits for it", async () => {
-  const { FakeMountBackend } = await import("../platform/mount/backend_fake.ts");
   const { NodeMaintenanceGate } = await import("./maintenance_gate.ts");
   const m = new Machined({ mode: "dev", pid1: false, logger: createLogger({ console: false }) });
   const dir = await Deno.makeTempDir({ prefix: "machined-late-state-" });
@@ -209,6 +209,60 @@ Deno.test("late config: a STATE partition found without a config is read first, 
     assert.equal(keeper.config?.machine.hostname, "from-state");
     assert.match(await insecure, /not in maintenance mode|already has a config/);
     assert.equal(gate.active, false);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+    await m.stop();
+  }
+});
+
+Deno.test("late config: an ISO9660 CIDATA drive (genisoimage's default) is mounted as iso9660 and read", async () => {
+  const m = new Machined({ mode: "dev", pid1: false, logger: createLogger({ console: false }) });
+  const dir = await Deno.makeTempDir();
+  try {
+    // The fake mount backend mounts nothing: user-data is already where the drive would be.
+    await Deno.writeTextFile(
+      join(dir, "user-data"),
+      renderConfigTemplate({ hostname: "from-iso" }),
+    );
+    m.store.create({
+      type: "DiscoveredVolume",
+      namespace: "block",
+      id: "vdc",
+      owner: "test",
+      spec: {
+        disk: "vdc",
+        devicePath: "/dev/vdc",
+        partitionNumber: 0,
+        offset: 0,
+        size: 372736,
+        partitionType: "",
+        partitionUuid: "",
+        partitionLabel: "",
+        role: "other",
+        filesystem: "iso9660",
+        filesystemLabel: "cidata",
+        filesystemUuid: "2026-12-02-01-06-08-00",
+        inKernel: true,
+      },
+    });
+    const mount = new FakeMountBackend().addDirectory(dir);
+    const mounted: { fstype?: string; data?: string; flags?: readonly string[] }[] = [];
+    const realMount = mount.mount.bind(mount);
+    mount.mount = (req: Parameters<typeof realMount>[0]) => (mounted.push(req), realMount(req));
+    const keeper = new ConfigKeeper(m);
+    const from = await runLateConfig({
+      machined: m,
+      keeper,
+      plan: lateConfigPlan(cmd({})),
+      mount,
+      cidataDir: dir,
+      cidataWaitMs: 0,
+    });
+    assert.equal(from, "CIDATA volume /dev/vdc");
+    assert.equal(keeper.config?.machine.hostname, "from-iso");
+    assert.deepEqual(mounted.map((r) => [r.fstype, r.data, r.flags]), [["iso9660", undefined, [
+      "ro",
+    ]]]);
   } finally {
     await Deno.remove(dir, { recursive: true });
     await m.stop();

@@ -1,6 +1,7 @@
 /**
  * Filesystem identification by superblock, as pure functions over the first
- * {@link PROBE_BYTES} of a device or partition: ext2/3/4, XFS, FAT (vfat) and
+ * {@link PROBE_BYTES} of a device or partition: ext2/3/4, XFS, FAT (vfat),
+ * ISO9660 (a NoCloud `CIDATA` drive made with genisoimage or cloud-localds) and
  * Linux swap, with label and UUID formatted as blkid prints them.
  * @module
  */
@@ -10,10 +11,10 @@ export const PROBE_BYTES = 65536;
 
 /** What a superblock says. */
 export interface FsInfo {
-  type: "ext2" | "ext3" | "ext4" | "xfs" | "vfat" | "swap";
+  type: "ext2" | "ext3" | "ext4" | "xfs" | "vfat" | "iso9660" | "swap";
   /** Empty when the filesystem has no label. */
   label: string;
-  /** Lowercase 8-4-4-4-12 (ext, xfs, swap) or `XXXX-XXXX` (vfat). */
+  /** Lowercase 8-4-4-4-12 (ext, xfs, swap), `XXXX-XXXX` (vfat) or the volume's date (iso9660). */
   uuid: string;
 }
 
@@ -83,7 +84,23 @@ function vfat(head: Uint8Array): FsInfo | undefined {
   };
 }
 
+/** The primary volume descriptor sits at 32 KiB (sector 16 of 2048 bytes). */
+const ISO_PVD = 32768;
+
+function iso9660(head: Uint8Array): FsInfo | undefined {
+  if (head.length < ISO_PVD + 2048) return undefined;
+  const pvd = head.subarray(ISO_PVD, ISO_PVD + 2048);
+  if (pvd[0] !== 1 || ascii(pvd.subarray(1, 6)) !== "CD001") return undefined;
+  // blkid's UUID is the modification date (else the creation date), digits grouped.
+  const date = [830, 813].map((o) => ascii(pvd.subarray(o, o + 16)))
+    .find((d) => /^\d{16}$/.test(d) && d !== "0000000000000000");
+  const uuid = date
+    ? [0, 4, 6, 8, 10, 12, 14].map((i, n, a) => date.slice(i, a[n + 1] ?? 16)).join("-")
+    : "";
+  return { type: "iso9660", label: ascii(pvd.subarray(40, 72)).trimEnd(), uuid };
+}
+
 /** Identify the filesystem whose first bytes are `head`; undefined when unknown. */
 export function probeSuperblock(head: Uint8Array): FsInfo | undefined {
-  return xfs(head) ?? ext(head) ?? swap(head) ?? vfat(head);
+  return xfs(head) ?? ext(head) ?? swap(head) ?? vfat(head) ?? iso9660(head);
 }

@@ -6,12 +6,14 @@ async function gunzip(url: URL): Promise<Uint8Array> {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-// Heads of images made with mkfs.ext4/mkfs.xfs/mkfs.vfat/mkswap; expectations from blkid.
+// Heads of images made with mkfs.ext4/mkfs.xfs/mkfs.vfat/mkswap/genisoimage; expectations from blkid.
 const GOLDEN = [
   ["ext4", { type: "ext4", label: "STATE", uuid: "6f1c3e2a-1b2c-4d5e-8f90-a1b2c3d4e5f6" }],
   ["xfs", { type: "xfs", label: "EPHEMERAL", uuid: "1e2d3c4b-5a69-4788-9a0b-c1d2e3f40516" }],
   ["vfat", { type: "vfat", label: "EFI", uuid: "1234-ABCD" }],
   ["swap", { type: "swap", label: "SWAP1", uuid: "0a0b0c0d-0e0f-4011-8213-141516171819" }],
+  // genisoimage -volid CIDATA -joliet -rock (a NoCloud config drive).
+  ["iso9660", { type: "iso9660", label: "CIDATA", uuid: "2026-12-02-01-06-08-00" }],
 ] as const;
 
 Deno.test("probe: golden superblocks", async () => {
