@@ -17,6 +17,15 @@ import { join } from "node:path";
 import { upNode } from "../imager/up.ts";
 import { UP_INSTALL_DISK } from "../imager/up_config.ts";
 import { PROFILES } from "../imager/arch/profiles.ts";
+import {
+  API_READY,
+  bootFigures,
+  FAIL,
+  FOOTPRINT,
+  reportBootFigures,
+  ROOT_MOUNTED,
+  RSS,
+} from "./boot_figures.ts";
 import { freePort, machinectl, parseDocs, type ResourceDoc } from "./helpers.ts";
 
 /**
@@ -28,13 +37,6 @@ import { freePort, machinectl, parseDocs, type ResourceDoc } from "./helpers.ts"
 const API_TIMEOUT_MS = 15 * 60_000;
 const CHECK_TIMEOUT_MS = 5 * 60_000;
 const HOSTNAME = "e2e-arm64";
-const API_READY = /machined: API ready pid=(\d+) port=\d+ machined_ms=(\d+) uptime_s=([\d.]+)/;
-const RSS = /machined: rss machined_kib=(\d+) apid_kib=(\d+)/;
-const FOOTPRINT =
-  /machined: footprint at=containerd-ready mem_available_kib=(\d+) machined_pss_kib=(\d+) apid_pss_kib=(\d+) write_usr=(\S+) write_machined=(\S+)/;
-const ROOT_MOUNTED =
-  /machined-init: root \S+ \((\w+), ([^)]*)\) verified sha256 \w+ in ([\d.]+)s, mounted read-only in ([\d.]+)s/;
-const FAIL = /Kernel panic|machined: FATAL|machined-init: FATAL/;
 
 const exists = (p: string) => Deno.stat(p).then(() => true, () => false);
 const arm64 = PROFILES.arm64;
@@ -125,34 +127,20 @@ Deno.test({
     assert.equal(foot[4], "EROFS", `writing /usr must fail as read-only: ${foot[0]}`);
     assert.equal(foot[5], "EROFS", `writing /machined must fail as read-only: ${foot[0]}`);
 
-    const figures = {
-      at: new Date().toISOString(),
-      arch: "arm64",
+    const figures = await bootFigures({
       accel: vm.state.accel,
-      imageBuildS: +image.seconds.toFixed(1),
-      qemuStartToApiAnswerS: +(node.apiMs / 1000).toFixed(1),
-      kernelStartToApiReadyS: Number(ready[3]),
-      machinedStartToApiReadyMs: Number(ready[2]),
-      qemuStartToVolumesReadyS: provisionedS,
-      machinedRssMiB: +(Number(rss[1]) / 1024).toFixed(1),
-      apidRssMiB: +(Number(rss[2]) / 1024).toFixed(1),
-      memAvailableWithContainerdMiB: +(Number(foot[1]) / 1024).toFixed(1),
-      machinedPssMiB: +(Number(foot[2]) / 1024).toFixed(1),
-      apidPssMiB: +(Number(foot[3]) / 1024).toFixed(1),
-      rootFs: root[1],
-      rootLoop: root[2],
-      rootHashS: Number(root[3]),
-      rootMountS: Number(root[4]),
-      imageBytes: Number(image.imageBytes),
-      initramfsBytes: (await Deno.stat(image.initramfsPath)).size,
-      rootImageBytes: (await Deno.stat(image.rootImagePath)).size,
-    };
-    console.log(JSON.stringify({ suite: "boot-arm64", ...figures }));
-    await Deno.mkdir("bench/results", { recursive: true });
-    await Deno.writeTextFile(
-      "bench/results/boot-arm64.json",
-      JSON.stringify(figures, null, 2) + "\n",
-    );
+      image,
+      apiMs: node.apiMs,
+      volumesReadyS: provisionedS,
+      ready,
+      rss,
+      root,
+      foot,
+    });
+    await reportBootFigures("boot-arm64", "bench/results/boot-arm64.json", {
+      arch: "arm64",
+      ...figures,
+    });
   } finally {
     await vm.stop({ gracefulMs: 30_000 });
   }

@@ -25,18 +25,19 @@ import {
   resolveCredentials,
 } from "../pki/mod.ts";
 import { connectToNode } from "../machinectl/connection.ts";
+import {
+  API_READY,
+  bootFigures,
+  FAIL,
+  FOOTPRINT,
+  reportBootFigures,
+  ROOT_MOUNTED,
+  RSS,
+} from "./boot_figures.ts";
 import { freePort, machinectl, parseDocs } from "./helpers.ts";
 
 const TIMEOUT_MS = 600_000;
 const HOSTNAME = "e2e-node";
-const API_READY = /machined: API ready pid=(\d+) port=\d+ machined_ms=(\d+) uptime_s=([\d.]+)/;
-const RSS = /machined: rss machined_kib=(\d+) apid_kib=(\d+)/;
-/** node/footprint.ts, printed once containerd is ready. */
-const FOOTPRINT =
-  /machined: footprint at=containerd-ready mem_available_kib=(\d+) machined_pss_kib=(\d+) apid_pss_kib=(\d+) write_usr=(\S+) write_machined=(\S+)/;
-const ROOT_MOUNTED =
-  /machined-init: root \S+ \((\w+), ([^)]*)\) verified sha256 \w+ in ([\d.]+)s, mounted read-only in ([\d.]+)s/;
-const FAIL = /Kernel panic|machined: FATAL|machined-init: FATAL/;
 
 const hasQemu = await Deno.stat("/usr/bin/qemu-system-x86_64").then(() => true, () => false);
 
@@ -304,30 +305,17 @@ Deno.test({
     }
     assert.equal(await isRunning(vm.state.pid), false, "QEMU exits after shutdown");
 
-    const figures = {
-      at: new Date().toISOString(),
+    const figures = await bootFigures({
       accel: vm.state.accel,
-      imageBuildS: +image.seconds.toFixed(1),
-      qemuStartToApiAnswerS: +(node.apiMs / 1000).toFixed(1),
-      kernelStartToApiReadyS: Number(ready[3]),
-      machinedStartToApiReadyMs: Number(ready[2]),
-      qemuStartToVolumesReadyS: provisionedS,
-      machinedRssMiB: +(Number(rss[1]) / 1024).toFixed(1),
-      apidRssMiB: +(Number(rss[2]) / 1024).toFixed(1),
-      memAvailableWithContainerdMiB: +(Number(foot[1]) / 1024).toFixed(1),
-      machinedPssMiB: +(Number(foot[2]) / 1024).toFixed(1),
-      apidPssMiB: +(Number(foot[3]) / 1024).toFixed(1),
-      rootFs: root[1],
-      rootLoop: root[2],
-      rootHashS: Number(root[3]),
-      rootMountS: Number(root[4]),
-      imageBytes: Number(image.imageBytes),
-      initramfsBytes: (await Deno.stat(image.initramfsPath)).size,
-      rootImageBytes: (await Deno.stat(image.rootImagePath)).size,
-    };
-    console.log(JSON.stringify({ suite: "boot", ...figures }));
-    await Deno.mkdir("bench/results", { recursive: true });
-    await Deno.writeTextFile("bench/results/boot.json", JSON.stringify(figures, null, 2) + "\n");
+      image,
+      apiMs: node.apiMs,
+      volumesReadyS: provisionedS,
+      ready,
+      rss,
+      root,
+      foot,
+    });
+    await reportBootFigures("boot", "bench/results/boot.json", figures);
   } finally {
     if (await isRunning(vm.state.pid)) await vm.stop({ gracefulMs: 1000 });
   }

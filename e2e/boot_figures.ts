@@ -1,0 +1,74 @@
+/**
+ * The boot test's JSON line, shared by the x86_64 and arm64 boot tests so
+ * both report the same figures from the same console lines: what the node
+ * prints (API ready, RSS, footprint, the root mount) and the image's sizes.
+ *
+ * @module
+ */
+import type { ImageResult } from "../imager/build_image.ts";
+
+/** machined's line once its API answers. */
+export const API_READY =
+  /machined: API ready pid=(\d+) port=\d+ machined_ms=(\d+) uptime_s=([\d.]+)/;
+/** The RSS of machined and of the apid running 5 s after ready. */
+export const RSS = /machined: rss machined_kib=(\d+) apid_kib=(\d+)/;
+/** node/footprint.ts, printed once containerd is ready. */
+export const FOOTPRINT =
+  /machined: footprint at=containerd-ready mem_available_kib=(\d+) machined_pss_kib=(\d+) apid_pss_kib=(\d+) write_usr=(\S+) write_machined=(\S+)/;
+/** machined-init's line once the verified root image is mounted. */
+export const ROOT_MOUNTED =
+  /machined-init: root \S+ \((\w+), ([^)]*)\) verified sha256 \w+ in ([\d.]+)s, mounted read-only in ([\d.]+)s/;
+/** A console line that fails any boot test at once. */
+export const FAIL = /Kernel panic|machined: FATAL|machined-init: FATAL/;
+
+/** What the figures are read from: the console matches and host-side times. */
+export interface BootObservations {
+  accel: string;
+  image: ImageResult;
+  /** QEMU start → first answer over mutual TLS, host-measured. */
+  apiMs: number;
+  /** QEMU start → STATE and EPHEMERAL ready, host-measured. */
+  volumesReadyS: number;
+  ready: RegExpExecArray;
+  rss: RegExpExecArray;
+  root: RegExpExecArray;
+  foot: RegExpExecArray;
+}
+
+const mib = (kib: string) => +(Number(kib) / 1024).toFixed(1);
+
+/** The JSON line's figures. */
+export async function bootFigures(o: BootObservations): Promise<Record<string, unknown>> {
+  return {
+    at: new Date().toISOString(),
+    accel: o.accel,
+    imageBuildS: +o.image.seconds.toFixed(1),
+    qemuStartToApiAnswerS: +(o.apiMs / 1000).toFixed(1),
+    kernelStartToApiReadyS: Number(o.ready[3]),
+    machinedStartToApiReadyMs: Number(o.ready[2]),
+    qemuStartToVolumesReadyS: o.volumesReadyS,
+    machinedRssMiB: mib(o.rss[1]),
+    apidRssMiB: mib(o.rss[2]),
+    memAvailableWithContainerdMiB: mib(o.foot[1]),
+    machinedPssMiB: mib(o.foot[2]),
+    apidPssMiB: mib(o.foot[3]),
+    rootFs: o.root[1],
+    rootLoop: o.root[2],
+    rootHashS: Number(o.root[3]),
+    rootMountS: Number(o.root[4]),
+    imageBytes: Number(o.image.imageBytes),
+    initramfsBytes: (await Deno.stat(o.image.initramfsPath)).size,
+    rootImageBytes: (await Deno.stat(o.image.rootImagePath)).size,
+  };
+}
+
+/** Prints the JSON line `{suite, ...figures}` and writes the figures to `file` (bench/results). */
+export async function reportBootFigures(
+  suite: string,
+  file: string,
+  figures: Record<string, unknown>,
+): Promise<void> {
+  console.log(JSON.stringify({ suite, ...figures }));
+  await Deno.mkdir("bench/results", { recursive: true });
+  await Deno.writeTextFile(file, JSON.stringify(figures, null, 2) + "\n");
+}
