@@ -12,6 +12,24 @@ export const API_READY =
   /machined: API ready pid=(\d+) port=\d+ machined_ms=(\d+) uptime_s=([\d.]+)/;
 /** The RSS of machined and of the apid running 5 s after ready. */
 export const RSS = /machined: rss machined_kib=(\d+) apid_kib=(\d+)/;
+/** node/apid_report.ts: what the kernel says apid (machined-edge) may do, 5 s after ready. */
+export const APID_PRIVILEGES =
+  /machined: apid pid=\d+ exe=(\S+) uid=(\d+) cap_eff=([0-9a-f]+) no_new_privs=(\d) cgroup=(\S+) memory_max=(\S+)/;
+
+/** Checks the {@link APID_PRIVILEGES} match: the edge, unprivileged, in its own limited cgroup. */
+export function assertApidUnprivileged(m: RegExpMatchArray): void {
+  const [, exe, uid, capEff, noNewPrivs, cgroup, memoryMax] = m;
+  const fail = (what: string) => {
+    throw new Error(`apid ${what}: ${m[0]}`);
+  };
+  if (exe !== "/machined/bin/machined-edge") fail("is not machined-edge");
+  if (uid !== "50000") fail("does not run as machined-api (50000)");
+  if (!/^0+$/.test(capEff)) fail("holds capabilities");
+  if (noNewPrivs !== "1") fail("may gain privileges");
+  if (cgroup !== "/system/apid") fail("is not in its own cgroup");
+  if (!/^\d+$/.test(memoryMax)) fail("has no memory limit");
+}
+
 /** node/footprint.ts, printed once containerd is ready. */
 export const FOOTPRINT =
   /machined: footprint at=containerd-ready mem_available_kib=(\d+) machined_pss_kib=(\d+) apid_pss_kib=(\d+) write_usr=(\S+) write_machined=(\S+)/;

@@ -40,14 +40,14 @@ export interface ImageOptions {
   /** A compiled executable to run as PID 1 instead of a Deno program. */
   binary?: string;
   /**
-   * apid's TypeScript entry, bundled alone and shipped as /machined/apid.js
-   * (PID 1 starts it instead of `main.js apid`); null ships none.
-   * @default api/apid/main.ts when `program` is machined's main.ts, else null
+   * Ship machined-edge (the API's network edge, native-ops/edge) at
+   * /machined/bin/machined-edge, built for the image's architecture.
+   * @default true when `program` is machined's main.ts, else false
    */
-  apid?: string | null;
+  edge?: boolean;
   /**
    * Ship Deno caches warmed at build time (V8 code cache, dependency
-   * analysis) for the program and apid, at the DENO_DIRs they run with
+   * analysis) for the program, at the DENO_DIR it runs with
    * (see code_cache.ts); reproducible like the rest of the image. Warming
    * imports the program on the build host, so only a program whose top level
    * has no side effects may use it (machined's main.ts guards on

@@ -1,7 +1,7 @@
 /**
  * The steps of {@link ../build_image.ts buildImage}, one named function each,
- * in the order it runs them: resolve the inputs (program, apid, kernel,
- * modules, addon, machined-init, node binaries), plan the two trees (the
+ * in the order it runs them: resolve the inputs (program, kernel, modules,
+ * addon, machined-init, machined-edge, node binaries), plan the two trees (the
  * root image's and the boot initramfs'), fingerprint them, add the warmed
  * code caches, write the root image, write the initramfs, write the disk.
  */
@@ -15,11 +15,10 @@ import {
   seedPath,
 } from "./initramfs/initramfs.ts";
 import { BOOT_MODULES, planBootInitramfs, ROOT_FS_MODULE } from "./initramfs/boot_initramfs.ts";
-import { MACHINED_API_UID } from "./initramfs/etc_files.ts";
 import type { Rootfs } from "./initramfs/rootfs.ts";
-import { bundleProgram, resolveProgram } from "./program.ts";
+import { resolveProgram } from "./program.ts";
 import { warmDenoDir } from "./code_cache.ts";
-import { APID_V8_FLAGS, MACHINED_V8_FLAGS } from "../boot/v8_flags.ts";
+import { MACHINED_V8_FLAGS } from "../boot/v8_flags.ts";
 import { formatBytes, type Progress } from "./progress.ts";
 import type { LibrarySource } from "./initramfs/rootfs.ts";
 import type { TargetInputs } from "./arch/target_inputs.ts";
@@ -29,13 +28,13 @@ import { DEFAULT_MODULES, type KernelPin } from "./versions.ts";
 import type { ImageOptions } from "./build_image.ts";
 
 const REPO_MAIN = new URL("../main.ts", import.meta.url).pathname;
-const REPO_APID = new URL("../api/apid/main.ts", import.meta.url).pathname;
 
 /** Everything the build reads, resolved. */
 export interface BuildInputs {
   program: ProgramInput;
   machinedMain: boolean;
-  apid?: string;
+  /** Host path of machined-edge for the target, when shipped. */
+  edge?: string;
   kernel: { vmlinuz: string; modulesDir: string };
   /** Host path of systemd-boot's EFI binary for the target. */
   loader: string;
@@ -78,7 +77,6 @@ export async function resolveInputs(
     (r) => `${r.kind} ${"file" in r ? r.file : r.dir}`,
   );
   const machinedMain = !options.binary && await isMachinedMain(options.program ?? "main.ts");
-  const apid = await bundleApid(p, options, program, machinedMain, ctx);
   const kernel = await p.step(
     "kernel",
     () => target.kernel(),
@@ -97,6 +95,9 @@ export async function resolveInputs(
     (a) => a ?? "none",
   );
   const init = await p.step("init", () => target.init(), (path) => path);
+  const edge = (options.edge ?? machinedMain)
+    ? await p.step("edge", () => target.edge(), (path) => path)
+    : undefined;
   const extras = options.nodeExtras === false
     ? { present: [], missing: [] }
     : await p.step("extras", () => target.extras(), (x) =>
@@ -117,7 +118,7 @@ export async function resolveInputs(
   return {
     program,
     machinedMain,
-    apid,
+    edge,
     kernel,
     loader,
     deno: deno.path,
@@ -128,26 +129,6 @@ export async function resolveInputs(
     extras,
     release,
   };
-}
-
-async function bundleApid(
-  p: Progress,
-  options: ImageOptions,
-  program: ProgramInput,
-  machinedMain: boolean,
-  ctx: { workDir: string; deno: string },
-): Promise<string | undefined> {
-  const entry = options.binary
-    ? null
-    : options.apid === undefined
-    ? (machinedMain ? REPO_APID : null)
-    : options.apid;
-  if (!entry || program.kind !== "js") return undefined;
-  return await p.step(
-    "apid",
-    () => bundleProgram(entry, `${ctx.workDir}/program/apid.js`, ctx.deno),
-    (f) => f,
-  );
 }
 
 /** The three module sets: machined's boot list, on-demand, and the initramfs' own. */
@@ -185,7 +166,7 @@ export async function planTrees(
         load: inputs.modules.load,
         onDemand: inputs.modules.onDemand,
       },
-      apid: inputs.apid,
+      edge: inputs.edge,
       config: options.config,
       pkiDir: options.pki,
       extraFiles: [...inputs.extras.present, ...(options.extraFiles ?? [])],
@@ -206,7 +187,7 @@ export async function planTrees(
 }
 
 /**
- * Warm Deno's caches for the program (and apid) and add them to the root
+ * Warm Deno's caches for the program and add them to the root
  * tree's /run seed, where machined-init copies them from at boot.
  */
 export async function addCodeCaches(
@@ -216,6 +197,7 @@ export async function addCodeCaches(
   ctx: { deno: string; workDir: string; target: TargetInputs },
 ): Promise<void> {
   if (inputs.program.kind !== "js") return;
+  const program = inputs.program.file;
   const runner = await ctx.target.denoRunner();
   if (!runner) {
     p.note(
@@ -224,45 +206,24 @@ export async function addCodeCaches(
     );
     return;
   }
-  // Warmed with the V8 flags each runs with (kernelCmdline, apidProcessSpec).
-  const warm: Array<{ file: string; node: string; dir: string; v8Flags: readonly string[] }> = [
-    {
-      file: inputs.program.file,
-      node: LAYOUT.programEntry,
-      dir: LAYOUT.denoDir,
-      v8Flags: MACHINED_V8_FLAGS,
-    },
-  ];
-  if (inputs.apid) {
-    warm.push({
-      file: inputs.apid,
-      node: LAYOUT.apidEntry,
-      dir: LAYOUT.apidDenoDir,
-      v8Flags: APID_V8_FLAGS,
-    });
-  }
-  for (const w of warm) {
-    const r = await p.step(
-      `code cache ${w.node}`,
-      () =>
-        warmDenoDir({
-          deno: inputs.deno,
-          runner,
-          program: w.file,
-          nodePath: w.node,
-          denoDir: `${ctx.workDir}/cache${w.dir}`,
-          v8Flags: w.v8Flags,
-        }),
-      (r) =>
-        `${r.codeCacheEntries} entries${r.programCached ? "" : " (program NOT cached)"}, ${
-          formatBytes(r.bytes)
-        }`,
-    );
-    const owner = w.dir === LAYOUT.apidDenoDir
-      ? { uid: MACHINED_API_UID, gid: MACHINED_API_UID }
-      : undefined;
-    await addTree(root, r.denoDir, seedPath(w.dir), owner);
-  }
+  // Warmed with the V8 flags machined runs with (kernelCmdline).
+  const r = await p.step(
+    `code cache ${LAYOUT.programEntry}`,
+    () =>
+      warmDenoDir({
+        deno: inputs.deno,
+        runner,
+        program,
+        nodePath: LAYOUT.programEntry,
+        denoDir: `${ctx.workDir}/cache${LAYOUT.denoDir}`,
+        v8Flags: MACHINED_V8_FLAGS,
+      }),
+    (r) =>
+      `${r.codeCacheEntries} entries${r.programCached ? "" : " (program NOT cached)"}, ${
+        formatBytes(r.bytes)
+      }`,
+  );
+  await addTree(root, r.denoDir, seedPath(LAYOUT.denoDir));
 }
 
 /** Whether `program` is this repository's main.ts (machined itself). */

@@ -30,6 +30,7 @@ import { createCriClient } from "../cri/cri_client.ts";
 import { createNodeMetrics } from "./node_metrics.ts";
 
 import type { MaintenanceGate } from "../api/server/maintenance_gate.ts";
+import type { CgroupBackend, CgroupLimits } from "../platform/cgroup/mod.ts";
 
 /** Options of {@link startApiHost}. */
 export interface ApiHostOptions {
@@ -64,12 +65,19 @@ export interface ApiHostOptions {
   /** Run apid as the machined-api user (on a node). */
   dropUser: boolean;
   /**
-   * The edge to supervise: the Deno apid (default), or machined-edge, the
-   * Rust edge (api/edge/), from `edgeBinary` (default: edgeBinaryPath()).
+   * The edge to supervise: machined-edge, the Rust edge (api/edge/), from
+   * `edgeBinary` (default: edgeBinaryPath()), or the Deno apid (api/apid/).
+   * @default "rust"
    */
   edge?: "apid" | "rust";
   edgeBinary?: string;
-  /** Overrides how apid is started (the image starts the bundled program). */
+  /**
+   * The edge's own cgroup (a node): made with these limits before each start
+   * and joined before exec, so a runaway edge is OOM-killed alone and
+   * restarted, never machined. Without it (dev mode, tests) it shares ours.
+   */
+  cgroup?: { backend: CgroupBackend; name: string; limits: CgroupLimits };
+  /** Overrides how the Deno apid is started (`edge: "apid"` only). */
   apidEntry?: {
     denoPath?: string;
     entry?: string;
@@ -136,11 +144,13 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
   });
   const [hostname, port] = splitListen(o.listen);
   const apid = { ...APID_DEFAULTS, ...limits, pkiDir: o.pkiDir, socketPath, hostname, port };
+  const spec = (o.edge ?? "rust") === "rust"
+    ? edgeProcessSpec({ apid, dropUser: o.dropUser, binary: o.edgeBinary })
+    : apidProcessSpec({ apid, dropUser: o.dropUser, ...o.apidEntry });
+  const cgroup = await prepareEdgeCgroup(o);
   const supervisor = started.supervisor = new ApidSupervisor({
     backend: o.processBackend,
-    spec: o.edge === "rust"
-      ? edgeProcessSpec({ apid, dropUser: o.dropUser, binary: o.edgeBinary })
-      : apidProcessSpec({ apid, dropUser: o.dropUser, ...o.apidEntry }),
+    spec: cgroup ? { ...spec, cgroup } : spec,
     onEvent: (e) => report(o.machined, e),
   });
   const firstReady = supervisor.nextReady();
@@ -154,6 +164,22 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
       await internal.close();
     },
   };
+}
+
+/**
+ * The edge's cgroup path, or undefined (none asked, or it cannot be made:
+ * logged, and the edge runs in ours rather than not at all).
+ */
+async function prepareEdgeCgroup(o: ApiHostOptions): Promise<string | undefined> {
+  if (!o.cgroup) return undefined;
+  try {
+    return await o.cgroup.backend.prepare(o.cgroup.name, o.cgroup.limits);
+  } catch (e) {
+    o.machined.logger.error("apid", "cannot make its cgroup; running it in machined's", {
+      error: e,
+    });
+    return undefined;
+  }
 }
 
 function report(m: Machined, e: ApidSupervisorEvent): void {

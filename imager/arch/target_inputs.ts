@@ -1,7 +1,7 @@
 /**
  * Where an image's architecture-specific inputs come from, behind one
  * interface: the kernel, systemd-boot, Deno, machined-init, the native addon,
- * containerd/runc/mkfs.ext4 and the libraries each binary needs. For the
+ * machined-edge (the API's network edge), containerd/runc/mkfs.ext4 and the libraries each binary needs. For the
  * build host's own architecture they are the host's files (as before); for a
  * foreign one (arm64 on x86_64) they come from the target's Debian packages
  * unpacked into a sysroot through a private apt, Deno's npm package and the
@@ -18,6 +18,7 @@ import { sysrootLibraries } from "../elf/sysroot_libs.ts";
 import { type ArchProfile, hostArch } from "./profiles.ts";
 import { PrivateApt } from "./private_apt.ts";
 import { checkElfMachine, crossBuild } from "../../native-ops/cross/mod.ts";
+import { buildEdge, EDGE_BINARY, edgeNeedsBuild } from "../../native-ops/build.ts";
 
 const REPO_ADDON = new URL("../../native-ops/machined_native_ops.node", import.meta.url).pathname;
 
@@ -36,6 +37,8 @@ export interface TargetInputs {
   init(): Promise<string>;
   /** Host path of the native addon to ship, if any. */
   addon(choice: string): Promise<string | undefined>;
+  /** Host path of machined-edge, built (or cross-built) when missing or stale. */
+  edge(): Promise<string>;
   extras(): Promise<{ present: ExtraFile[]; missing: string[] }>;
   /**
    * The command prefix that runs the node's Deno on the build host (to warm
@@ -66,6 +69,10 @@ function hostInputs(profile: ArchProfile, cacheDir: string): TargetInputs {
       if (choice === "none") return undefined;
       if (choice !== "auto") return choice;
       return (await exists(REPO_ADDON)) ? REPO_ADDON : undefined;
+    },
+    edge: async () => {
+      if (edgeNeedsBuild()) await buildEdge();
+      return EDGE_BINARY.pathname;
     },
     extras: () => nodeExtras(),
     denoRunner: () => Promise.resolve([]),
@@ -99,6 +106,7 @@ function foreign(profile: ArchProfile, cacheDir: string): TargetInputs {
       if (choice !== "auto") return await checked(profile, choice);
       return await checked(profile, await crossBuild("addon", profile.rustTarget));
     },
+    edge: async () => await checked(profile, await crossBuild("edge", profile.rustTarget)),
     extras: async () => {
       await root();
       const present = NODE_EXTRAS.map((x) => ({ source: `${sysroot}${x.source}`, dest: x.dest }));

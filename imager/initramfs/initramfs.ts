@@ -11,7 +11,8 @@ import { type CpioOwner, writeCpio } from "../cpio.ts";
 import { CommandError } from "../run.ts";
 import type { ModuleRef } from "../kernel/module_closure.ts";
 import { type LibrarySource, Rootfs } from "./rootfs.ts";
-import { etcFiles, MACHINED_API_UID } from "./etc_files.ts";
+import { etcFiles } from "./etc_files.ts";
+import { IMAGE_EDGE_PATH } from "../../api/edge/edge_process_spec.ts";
 
 /**
  * The root image's tree copied into the fresh tmpfs of the same name at boot
@@ -40,15 +41,11 @@ export const LAYOUT = {
    * shipped at `${SEED}/run/deno/machined` and copied here at boot.
    */
   denoDir: "/run/deno/machined",
-  /** apid bundled alone (smaller than main.js), started by PID 1 when present. */
-  apidEntry: "/machined/apid.js",
   /**
-   * apid's own DENO_DIR, owned by machined-api (apid must not be able to
-   * write the cache PID 1 runs from), seeded like {@link LAYOUT.denoDir}.
-   * On /run, not /var, which EPHEMERAL covers once mounted, so a restarted
-   * apid still finds it.
+   * machined-edge, the API's network edge (native-ops/edge), which PID 1
+   * supervises as the machined-api user (api/edge/edge_process_spec.ts).
    */
-  apidDenoDir: "/run/deno/apid",
+  edge: IMAGE_EDGE_PATH,
   /** An empty resolv.conf machined rewrites; /etc/resolv.conf links to it. */
   resolvConf: "/run/resolv.conf",
   modulesList: "/etc/machined/modules",
@@ -92,8 +89,8 @@ export interface InitramfsSpec {
   /** PKI directory to bake in. */
   pkiDir?: string;
   extraFiles?: ExtraFile[];
-  /** Host path of the apid bundle, shipped at {@link LAYOUT.apidEntry}. */
-  apid?: string;
+  /** Host path of machined-edge, shipped at {@link LAYOUT.edge} with its libraries. */
+  edge?: string;
   /** Lines written to /etc/machined/release (versions, for the record). */
   release: Record<string, string>;
   /** Where binaries' libraries come from: the host's (default) or the target's sysroot. */
@@ -140,11 +137,7 @@ export async function planRootTree(spec: InitramfsSpec): Promise<Rootfs> {
       await copyTree(fs, spec.program.dir, LAYOUT.programDir);
       break;
   }
-  if (spec.apid) {
-    fs.file(LAYOUT.apidEntry, await Deno.readFile(spec.apid));
-    fs.dir(seedPath(LAYOUT.apidDenoDir));
-    fs.chown(seedPath(LAYOUT.apidDenoDir), { uid: MACHINED_API_UID, gid: MACHINED_API_UID });
-  }
+  if (spec.edge) await fs.binary(LAYOUT.edge, spec.edge, 0o755, spec.libraries);
   if (spec.nativeAddon) {
     await fs.binary(LAYOUT.nativeAddon, spec.nativeAddon, 0o644, spec.libraries);
   }

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { addTree, LAYOUT, planRootTree, seedPath, writeInitramfs } from "./initramfs.ts";
+import { LAYOUT, planRootTree, seedPath, writeInitramfs } from "./initramfs.ts";
 import { INITRAMFS_MODULES_LIST, planBootInitramfs } from "./boot_initramfs.ts";
 import { readCpio } from "../cpio.ts";
-import { MACHINED_API_UID } from "./etc_files.ts";
+import { IMAGE_EDGE_PATH } from "../../api/edge/mod.ts";
 
 const text = (data: Uint8Array | undefined) => new TextDecoder().decode(data);
 
@@ -47,40 +47,24 @@ Deno.test("on-demand modules are shipped and in modules.dep, but not loaded at b
   }
 });
 
-Deno.test("apid ships beside main.js with a seeded DENO_DIR that machined-api owns", async () => {
+Deno.test("machined-edge ships at the node's path with its libraries", async () => {
   const root = await Deno.makeTempDir({ prefix: "imager-initramfs-" });
   try {
     await Deno.writeTextFile(`${root}/main.js`, "console.log('main');\n");
-    await Deno.writeTextFile(`${root}/apid.js`, "console.log('apid');\n");
-    await Deno.mkdir(`${root}/cache`);
-    await Deno.writeTextFile(`${root}/cache/v8_code_cache_v2`, "db");
     const fs = await planRootTree({
       program: { kind: "js", file: `${root}/main.js` },
       deno: "/usr/bin/true",
-      apid: `${root}/apid.js`,
+      edge: "/usr/bin/true",
       modules: { modulesDir: root, release: "0.0-test", load: [] },
       release: {},
     });
-    await addTree(fs, `${root}/cache`, seedPath(LAYOUT.apidDenoDir), {
-      uid: MACHINED_API_UID,
-      gid: MACHINED_API_UID,
-    });
-    await addTree(fs, `${root}/cache`, seedPath(LAYOUT.denoDir));
-    const apid = fs.get(LAYOUT.apidEntry);
-    assert.equal(
-      apid?.type === "file" && new TextDecoder().decode(apid.data),
-      "console.log('apid');\n",
-    );
-    const apidDir = seedPath(LAYOUT.apidDenoDir);
-    for (const p of [apidDir, `${apidDir}/v8_code_cache_v2`]) {
-      const e = fs.get(p);
-      assert.ok(e?.type === "dir" || e?.type === "file", p);
-      assert.deepEqual([e.uid, e.gid], [MACHINED_API_UID, MACHINED_API_UID], p);
-    }
-    const pid1Cache = fs.get(`${seedPath(LAYOUT.denoDir)}/v8_code_cache_v2`);
-    assert.ok(pid1Cache?.type === "file");
-    assert.equal(pid1Cache.uid ?? 0, 0);
-    assert.equal(pid1Cache.mode, 0o644);
+    assert.equal(LAYOUT.edge, IMAGE_EDGE_PATH);
+    const edge = fs.get(IMAGE_EDGE_PATH);
+    assert.ok(edge?.type === "file", "the edge is a file");
+    assert.equal(edge.mode, 0o755);
+    assert.equal(edge.uid ?? 0, 0, "root owns it: the edge's user cannot replace it");
+    const libc = fs.entries().find((e) => /\/libc\.so\.6$/.test(e.path));
+    assert.ok(libc, "its libraries are shipped");
   } finally {
     await Deno.remove(root, { recursive: true });
   }

@@ -12,7 +12,8 @@
 #   native-ops/cross/cross.sh setup                 create the chroot (idempotent)
 #   native-ops/cross/cross.sh build CRATE_DIR       cargo build --release --target aarch64-...
 #
-# CRATE_DIR is native-ops or native-ops/init; the output lands in
+# CRATE_DIR is native-ops, native-ops/init or native-ops/edge (machined-edge,
+# whose ring crate compiles C with the same cross gcc); the output lands in
 # native-ops/target/cross/aarch64-unknown-linux-gnu/release/. The chroot lives
 # in $MACHINED_CROSS_ROOT (default: .cache/cross/bookworm in the checkout,
 # gitignored).
@@ -59,8 +60,8 @@ build() {
   local crate
   crate=$(realpath "$1")
   case "$crate" in
-    "$REPO/native-ops" | "$REPO/native-ops/init") ;;
-    *) echo "cross: $1 is not native-ops or native-ops/init" >&2; exit 2 ;;
+    "$REPO/native-ops" | "$REPO/native-ops/init" | "$REPO/native-ops/edge") ;;
+    *) echo "cross: $1 is not native-ops, native-ops/init or native-ops/edge" >&2; exit 2 ;;
   esac
   setup
   cp /etc/resolv.conf "$ROOT/etc/resolv.conf"
@@ -74,6 +75,7 @@ build() {
     chroot '$ROOT' env HOME=/root PATH=/usr/bin:/bin \
       CARGO_TARGET_DIR=/src/target/cross \
       CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=aarch64-linux-gnu-gcc \
+      CC_aarch64_unknown_linux_gnu=aarch64-linux-gnu-gcc \
       cargo build --release --locked --target $TARGET --manifest-path '$manifest'
   "
 }

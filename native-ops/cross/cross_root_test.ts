@@ -1,6 +1,6 @@
 /**
  * The cross toolchain (cross.sh: a private bookworm chroot with rustc-web and
- * libstd-rust-web-dev:arm64) builds both crates as aarch64 ELF files.
+ * libstd-rust-web-dev:arm64) builds the three crates as aarch64 ELF files.
  */
 import assert from "node:assert/strict";
 import { checkElfMachine, crossBuild, WrongMachineError } from "./mod.ts";
@@ -11,12 +11,15 @@ const canCross = Deno.uid() === 0 &&
   (await exists("/usr/sbin/debootstrap") || await exists(".cache/cross/bookworm/usr/bin/rustc"));
 
 Deno.test({
-  name: "native-ops and machined-init cross-build to aarch64 ELF (needs root and debootstrap)",
+  name:
+    "native-ops, machined-init and machined-edge cross-build to aarch64 ELF (needs root and debootstrap)",
   ignore: !canCross,
 }, async () => {
   const addon = await crossBuild("addon", "aarch64-unknown-linux-gnu");
   const init = await crossBuild("init", "aarch64-unknown-linux-gnu");
-  for (const f of [addon, init]) await checkElfMachine(f, ELF_MACHINE.aarch64);
+  const edge = await crossBuild("edge", "aarch64-unknown-linux-gnu");
+  for (const f of [addon, init, edge]) await checkElfMachine(f, ELF_MACHINE.aarch64);
+  assert.equal((await readElf(edge)).interpreter, "/lib/ld-linux-aarch64.so.1");
   assert.equal((await readElf(init)).interpreter, "/lib/ld-linux-aarch64.so.1");
   assert.ok((await readElf(addon)).needed.includes("libc.so.6"));
   await assert.rejects(() => checkElfMachine(addon, ELF_MACHINE.x86_64), WrongMachineError);

@@ -1,6 +1,6 @@
 /**
  * Cross-compiled native code for a foreign architecture: native-ops (the
- * napi-rs addon) and machined-init, built by cross.sh in a private Debian
+ * napi-rs addon), machined-init and machined-edge (the API's network edge), built by cross.sh in a private Debian
  * chroot (rustup's targets are not needed), and a check that what was built
  * really is an ELF file of the target machine.
  */
@@ -9,12 +9,13 @@ import { readElf } from "../../imager/elf/elf.ts";
 const CROSS = new URL("./cross.sh", import.meta.url).pathname;
 const NATIVE_OPS = new URL("../", import.meta.url).pathname;
 
-/** The two crates: the addon (native-ops) and machined-init (native-ops/init). */
-export type CrossCrate = "addon" | "init";
+/** The crates: the addon (native-ops), machined-init and machined-edge. */
+export type CrossCrate = "addon" | "init" | "edge";
 
 const CRATES: Record<CrossCrate, { dir: string; artifact: string }> = {
   addon: { dir: NATIVE_OPS, artifact: "libmachined_native_ops.so" },
   init: { dir: `${NATIVE_OPS}init`, artifact: "machined-init" },
+  edge: { dir: `${NATIVE_OPS}edge`, artifact: "machined-edge" },
 };
 
 /** A built file of the wrong machine, or not ELF at all. */
