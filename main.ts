@@ -1,17 +1,15 @@
 /**
  * machined's entry point. As PID 1 it boots the node; `dev` runs it
- * unprivileged on a laptop; `apid` runs the network-facing API process, so one
- * bundled program serves every role in an image.
+ * unprivileged on a laptop. The network-facing API process is machined-edge,
+ * a separate Rust binary (native-ops/edge) that machined supervises.
  *
  * @module
  */
 import { parseArgs } from "node:util";
-import { main as apidMain } from "./api/apid/main.ts";
 import { runNode } from "./boot/node_main.ts";
 import { runDevMode } from "./dev/dev_mode.ts";
 
 const USAGE = "usage: main.ts dev [--state DIR] [--listen HOST:PORT] [--hostname NAME]\n" +
-  "       main.ts apid --pki-dir DIR --socket PATH [--listen HOST:PORT]\n" +
   "       main.ts node   (what PID 1 runs)";
 
 /** Dispatches on the first argument; PID 1 always boots the node. */
@@ -35,8 +33,6 @@ export async function main(args: readonly string[]): Promise<number> {
         hostname: values.hostname,
       });
     }
-    case "apid":
-      return await apidMain(rest);
     default:
       console.error(USAGE);
       return 2;

@@ -2,7 +2,8 @@
  * Test fixtures for the API: a throwaway PKI (CA, server, one client per role,
  * plus the bad certificates the mTLS matrix needs), a store with a few
  * resources, recording node actions, machined's internal server on a temp
- * socket, and apid in-process on a random loopback port. Not for production.
+ * socket, and apid (machined-edge, a child process) on a random loopback
+ * port. Not for production.
  */
 import { EventBus } from "../events/mod.ts";
 import { join } from "node:path";
@@ -34,8 +35,7 @@ import {
   type UpgradeAnswer,
   type VersionInfo,
 } from "./server/mod.ts";
-import { type ApidServer, type ApidServerOptions, startApidServer } from "./apid/apid_server.ts";
-import { type EdgeKind, startEdgeServer, testEdgeKind } from "./edge/testing.ts";
+import { type EdgeServer, startEdgeServer } from "./edge/testing.ts";
 import { FakeKmsgBackend } from "../platform/kmsg/mod.ts";
 import type { FakeProcBackend } from "../platform/procfs/mod.ts";
 import { Observer } from "../observe/mod.ts";
@@ -272,9 +272,8 @@ export interface ApiFixture {
   /** machined's logger (silent): its ring is what `machinectl logs machined` serves. */
   readonly logger: Logger & { ring: LogRing };
   readonly internal: InternalApiServer;
-  readonly apid: ApidServer;
-  /** Which edge `apid` is. */
-  readonly edge: EdgeKind;
+  /** machined-edge in front, as on a node. */
+  readonly apid: EdgeServer;
   readonly socketPath: string;
   /** `127.0.0.1:<port>`. */
   readonly endpoint: string;
@@ -288,14 +287,6 @@ export interface ApiFixtureOptions {
   readMaxBytes?: number;
   writeMaxBytes?: number;
   maxConcurrentStreams?: number;
-  /** apid's per-stream buffer (stream_buffer.ts). */
-  streamBuffer?: ApidServerOptions["streamBuffer"];
-  /** apid's unsent bytes per client connection (send_gate.ts). */
-  maxUnsentBytes?: number;
-  /** Start apid in-process. @default true */
-  apid?: boolean;
-  /** The edge in front: the Deno apid in-process, or machined-edge. @default testEdgeKind() */
-  edge?: EdgeKind;
   /** Behind Time's on-demand query; none: a Time request naming a server is Unimplemented. */
   timeQuerier?: TimeQuerier;
   /** Wire services, logs, kernel log and config applier (false: those RPCs are Unimplemented). @default true */
@@ -306,7 +297,7 @@ export interface ApiFixtureOptions {
   configApplier?: ConfigApplier;
 }
 
-/** Starts machined's internal server and apid in-process over a fresh PKI. */
+/** Starts machined's internal server and machined-edge over a fresh PKI. */
 export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<ApiFixture> {
   const pki = await createTestPki();
   const store = options.store ?? seededStore();
@@ -378,29 +369,15 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
         : { services, logs, kernelLog, configs: options.configApplier ?? configs, observer }),
     },
   });
-  const edge = options.edge ?? testEdgeKind();
-  const apid = edge === "rust"
-    ? await startEdgeServer({
-      ca: pki.ca,
-      server: pki.server,
-      socketPath,
-      pkiDir: join(pki.dir, "edge-pki"),
-      maxConcurrentStreams: options.maxConcurrentStreams,
-      readMaxBytes: options.readMaxBytes,
-      writeMaxBytes: options.writeMaxBytes,
-    })
-    : await startApidServer({
-      ca: pki.ca,
-      server: pki.server,
-      socketPath,
-      hostname: "127.0.0.1",
-      port: 0,
-      readMaxBytes: options.readMaxBytes,
-      writeMaxBytes: options.writeMaxBytes,
-      maxConcurrentStreams: options.maxConcurrentStreams,
-      streamBuffer: options.streamBuffer,
-      maxUnsentBytes: options.maxUnsentBytes,
-    });
+  const apid = await startEdgeServer({
+    ca: pki.ca,
+    server: pki.server,
+    socketPath,
+    pkiDir: join(pki.dir, "edge-pki"),
+    maxConcurrentStreams: options.maxConcurrentStreams,
+    readMaxBytes: options.readMaxBytes,
+    writeMaxBytes: options.writeMaxBytes,
+  });
   const endpoint = `127.0.0.1:${apid.port}`;
   const clients: MachineClient[] = [];
   return {
@@ -418,7 +395,6 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
     logger,
     internal,
     apid,
-    edge,
     socketPath,
     endpoint,
     client(cert = pki.clients["os:admin"]) {

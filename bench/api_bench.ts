@@ -1,6 +1,6 @@
 /**
  * API benchmark, with the real process split: machined's side (internal
- * server over a store) and apid each run as their own process; this process
+ * server over a store) and apid (machined-edge) each run as their own process; this process
  * is only the client. Prints one JSON object:
  * - idle RSS of both after start;
  * - unary Get over mTLS on one kept-alive connection: p50/p99 latency
@@ -10,22 +10,21 @@
  *
  * - start time: spawn to the ready line.
  *
- * `API_BENCH_EDGE=rust` measures machined-edge (native-ops/edge/, built by
- * `deno task native`) in apid's place; the figures keep the `apid` keys.
+ * machined-edge is built by `deno task native` (native-ops/edge/). The Deno
+ * apid it replaced was measured side by side with it: docs/decisions.md.
  *
- * Both children run with the V8 flags the image gives them (boot/v8_flags.ts);
- * `BENCH_V8_FLAGS=none` (or a comma-separated list) sets both instead.
+ * machined's side runs with the V8 flags the image gives it (boot/v8_flags.ts);
+ * `BENCH_V8_FLAGS=none` (or a comma-separated list) sets them instead.
  *
  * Usage: deno run -A bench/api_bench.ts   (about a minute)
  */
 import { join } from "node:path";
 import { createMachineClient, type MachineClient } from "../api/client/mod.ts";
 import { createTestPki, type TestPki } from "../api/testing.ts";
-import { apidProcessSpec } from "../api/apid/apid_process_spec.ts";
 import { APID_DEFAULTS } from "../api/apid/apid_options.ts";
 import { edgeProcessSpec } from "../api/edge/edge_process_spec.ts";
 import { loadOrCreateNodePki } from "../pki/mod.ts";
-import { APID_V8_FLAGS, MACHINED_V8_FLAGS, v8FlagsArgs } from "../boot/v8_flags.ts";
+import { MACHINED_V8_FLAGS, v8FlagsArgs } from "../boot/v8_flags.ts";
 import { commitTicks, startBenchServer } from "./machined_side.ts";
 import { lineReader, pct, rssKiB } from "./proc.ts";
 
@@ -52,20 +51,18 @@ async function machinedSide(pkiDir: string): Promise<void> {
 const round = (n: number, d = 3) => Math.round(n * 10 ** d) / 10 ** d;
 
 /**
- * The V8 flags of both children: those the image runs each with
- * (boot/v8_flags.ts), or BENCH_V8_FLAGS for both (comma-separated; "none" for
- * V8's defaults), to compare flag sets.
+ * machined's V8 flags: those the image runs it with (boot/v8_flags.ts), or
+ * BENCH_V8_FLAGS (comma-separated; "none" for V8's defaults), to compare sets.
  */
-function childV8Flags(): { machined: readonly string[]; apid: readonly string[] } {
+function machinedV8Flags(): readonly string[] {
   const env = Deno.env.get("BENCH_V8_FLAGS");
-  if (env === undefined) return { machined: MACHINED_V8_FLAGS, apid: APID_V8_FLAGS };
-  const flags = env === "none" ? [] : env.split(",").filter(Boolean);
-  return { machined: flags, apid: flags };
+  if (env === undefined) return MACHINED_V8_FLAGS;
+  return env === "none" ? [] : env.split(",").filter(Boolean);
 }
 
 async function main(): Promise<void> {
   const pki: TestPki = await createTestPki();
-  const v8 = childV8Flags();
+  const v8 = { machined: machinedV8Flags() };
   const machined = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", ...v8FlagsArgs(v8.machined), new URL(import.meta.url).pathname]
       .concat(["--machined", pki.dir]),
@@ -83,10 +80,7 @@ async function main(): Promise<void> {
     port: 0,
     maxConcurrentStreams: 256,
   };
-  const edge = Deno.env.get("API_BENCH_EDGE") === "rust" ? "rust" : "apid";
-  const spec = edge === "rust"
-    ? edgeProcessSpec({ apid: options })
-    : apidProcessSpec({ apid: options, v8Flags: v8.apid });
+  const spec = edgeProcessSpec({ apid: options });
   const spawned = performance.now();
   const apid = new Deno.Command(spec.argv[0], {
     args: spec.argv.slice(1),
@@ -179,7 +173,7 @@ async function main(): Promise<void> {
 
   console.log(JSON.stringify({
     bench: "api",
-    edge,
+    edge: "machined-edge",
     startMs: Math.round(startMs),
     idleRss: idle,
     unaryGet: {

@@ -1,10 +1,10 @@
 /**
- * machined's and apid's memory under V8 flag sets, as the image runs them:
- * both bundled with `deno bundle`, each with a code cache warmed under the
- * same flags (imager/code_cache.ts) or `--no-code-cache`. machined runs in
- * dev mode (fakes, the real controllers and API host); apid runs beside the
- * dev node's own apid, forwarding to the same internal socket with the same
- * PKI. After 40 API calls through each and a 10 s settle, VmRSS and Pss
+ * machined's memory under V8 flag sets, as the image runs it: bundled with
+ * `deno bundle`, with a code cache warmed under the same flags
+ * (imager/code_cache.ts) or `--no-code-cache`, in dev mode (fakes, the real
+ * controllers and API host; apid is machined-edge, which has no V8). (The
+ * sets were first measured for the Deno apid too: docs/decisions.md.) After
+ * 40 API calls and a 10 s settle, VmRSS and Pss
  * (/proc/PID/smaps_rollup) are read three times, 2 s apart; the median is
  * reported. Opt-in: `deno task bench heap`, or
  * `deno run -A bench/heap_bench.ts [name=flag,flag ...]` for other sets.
@@ -18,7 +18,7 @@ import { warmDenoDir } from "../imager/code_cache.ts";
 import { readClientConfig, resolveCredentials } from "../pki/mod.ts";
 import { drain, freePort, waitFor } from "../dev/testing.ts";
 import type { Figure } from "./runtime_bench.ts";
-import { devApidPid, mib, type ProcMem, procMem } from "./proc.ts";
+import { mib, type ProcMem, procMem } from "./proc.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
@@ -60,20 +60,17 @@ async function settledMem(pid: number): Promise<ProcMem> {
   return got.sort((a, b) => a.pssKiB - b.pssKiB)[1];
 }
 
-/** Bundles machined and apid where dev mode looks for apid's entry (next to the bundle). */
-async function prepare(dir: string): Promise<{ machined: string; apid: string }> {
+/** Bundles machined, with the native addon beside the bundle where it looks for it. */
+async function prepare(dir: string): Promise<{ machined: string }> {
   const at = join(dir, "api", "apid");
   await Deno.mkdir(at, { recursive: true });
   const machined = await bundleProgram(join(ROOT, "main.ts"), join(at, "machined.js"));
-  const apid = await bundleProgram(join(ROOT, "api/apid/main.ts"), join(at, "apid.js"));
-  // Dev mode starts `api/apid/main.ts` beside the bundle with `--config=../../deno.json`.
-  await Deno.copyFile(apid, join(at, "main.ts"));
   await Deno.writeTextFile(join(dir, "deno.json"), "{}\n");
   await Deno.copyFile(
     join(ROOT, "native-ops/machined_native_ops.node"),
     join(at, "machined_native_ops.node"),
   );
-  return { machined, apid };
+  return { machined };
 }
 
 async function cacheArgs(c: HeapCase, program: string, denoDir: string): Promise<string[]> {
@@ -81,20 +78,6 @@ async function cacheArgs(c: HeapCase, program: string, denoDir: string): Promise
   const v8Flags = c.warmFlags ?? c.flags;
   await warmDenoDir({ deno: Deno.execPath(), program, nodePath: program, denoDir, v8Flags });
   return [];
-}
-
-/** The dev apid's argv, rewritten to run `apid` (bundle) on `port` with the case's flags. */
-async function apidArgv(devApid: number, apid: string, port: number, extra: string[]) {
-  const argv = (await Deno.readTextFile(`/proc/${devApid}/cmdline`)).split("\0").filter(Boolean);
-  const oldPort = /--listen=[^:]+:(\d+)/.exec(argv.join(" "))![1];
-  return argv.slice(1).flatMap((a) => {
-    if (a === "run") return ["run", "--no-config", "--no-lock", ...extra];
-    if (a.startsWith("--config=") || a === "--cached-only" || a.startsWith("--v8-flags=")) {
-      return [];
-    }
-    if (a.endsWith("/api/apid/main.ts")) return [apid];
-    return [a.replaceAll(`:${oldPort}`, `:${port}`)];
-  });
 }
 
 async function calls(stateDir: string, port: number): Promise<void> {
@@ -112,21 +95,17 @@ async function calls(stateDir: string, port: number): Promise<void> {
   }
 }
 
-/** One case: machined's and the side apid's settled memory. */
+/** One case: machined's settled memory. */
 export async function measureCase(
   dir: string,
-  bundles: { machined: string; apid: string },
+  bundles: { machined: string },
   c: HeapCase,
-): Promise<{ machined: ProcMem; apid: ProcMem }> {
+): Promise<{ machined: ProcMem }> {
   const caseDir = join(dir, c.name);
   const stateDir = join(caseDir, "state");
   const devPort = freePort();
   const extraM = [
     ...await cacheArgs(c, bundles.machined, join(caseDir, "deno-m")),
-    ...v8FlagsArgs(c.flags),
-  ];
-  const extraA = [
-    ...await cacheArgs(c, bundles.apid, join(caseDir, "deno-a")),
     ...v8FlagsArgs(c.flags),
   ];
   const dev = new Deno.Command(Deno.execPath(), {
@@ -139,33 +118,21 @@ export async function measureCase(
   }).spawn();
   const out = drain(dev.stdout);
   drain(dev.stderr);
-  let side: Deno.ChildProcess | undefined;
   try {
     await waitFor(
       "dev node up",
       120_000,
       () => Promise.resolve(out.text.includes("is up") || undefined),
     );
-    const port = freePort();
-    side = new Deno.Command(Deno.execPath(), {
-      args: await apidArgv(await devApidPid(dev.pid), bundles.apid, port, extraA),
-      env: { DENO_DIR: join(caseDir, "deno-a"), NO_COLOR: "1" },
-      stdout: "null",
-      stderr: "null",
-      stdin: "null",
-    }).spawn();
-    await waitFor("side apid answers", 60_000, () => calls(stateDir, port).then(() => true));
+    await calls(stateDir, devPort);
     await calls(stateDir, devPort);
     await new Promise((r) => setTimeout(r, 10_000));
-    return { machined: await settledMem(dev.pid), apid: await settledMem(side.pid) };
+    return { machined: await settledMem(dev.pid) };
   } finally {
-    for (const p of [side, dev]) {
-      if (!p) continue;
-      try {
-        p.kill("SIGTERM");
-      } catch { /* already gone */ }
-      await p.status;
-    }
+    try {
+      dev.kill("SIGTERM");
+    } catch { /* already gone */ }
+    await dev.status;
   }
 }
 

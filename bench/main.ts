@@ -4,7 +4,7 @@
  * Pass names to run a subset: `deno task bench runtime api config watch`. The QEMU boot
  * figures come from `deno task e2e` (bench/results/boot.json). Opt-in suites run
  * only when named: `deno task bench overhead` (OVERHEAD_MINUTES, default 10), `deno task bench
- * heap` (machined's and apid's memory under V8 flag sets, about 8 minutes).
+ * heap` (machined's memory under V8 flag sets, about 8 minutes).
  */
 import { configValidation } from "./config_bench.ts";
 import { observeScaling } from "./observe_bench.ts";
@@ -14,18 +14,13 @@ import { watchBench } from "./watch_bench.ts";
 import { controllerChain, type Figure, storeThroughput, watchFanout } from "./runtime_bench.ts";
 
 /**
- * Runs bench/api_bench.ts (it spawns machined's side and apid) and flattens its
- * JSON: once with the Deno apid (`api.*`) and once with machined-edge
- * (`api.edge.*`), side by side.
+ * Runs bench/api_bench.ts (it spawns machined's side and apid, machined-edge)
+ * and flattens its JSON into `api.edge.*` figures (the names they had beside
+ * the Deno apid's `api.*`, which docs/decisions.md keeps).
  */
 async function apiSuite(): Promise<Figure[]> {
-  return [...await apiRun("apid"), ...await apiRun("rust")];
-}
-
-async function apiRun(edge: "apid" | "rust"): Promise<Figure[]> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", new URL("./api_bench.ts", import.meta.url).pathname],
-    env: { API_BENCH_EDGE: edge },
     stdout: "piped",
     stderr: "inherit",
   }).output();
@@ -51,7 +46,6 @@ async function apiRun(edge: "apid" | "rust"): Promise<Figure[]> {
       expected: r.watch.expected,
     },
   ];
-  if (edge === "apid") return figures;
   return figures.map((f) => ({
     ...f,
     name: f.name.replace(/^api\./, "api.edge.").replace(/\.apid$/, ".edge"),

@@ -20,7 +20,7 @@ export const ENTRIES = [
   "main.ts",
   "boot/node_main.ts",
   "dev/dev_mode.ts",
-  "api/apid/main.ts",
+  "api/edge/mod.ts",
   "node/reset/mod.ts",
   "node/maintenance_api.ts",
   "metrics/mod.ts",

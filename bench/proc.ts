@@ -37,13 +37,13 @@ export function cpuMs(pid: number | "self"): number {
   return (Number(fields[11]) + Number(fields[12])) * 10; // utime, stime
 }
 
-/** The dev node's apid child: the one whose command line names apid. */
+/** The dev node's apid child: machined-edge. */
 export async function devApidPid(devPid: number): Promise<number> {
   for await (const task of Deno.readDir(`/proc/${devPid}/task`)) {
     const kids = await Deno.readTextFile(`/proc/${devPid}/task/${task.name}/children`);
     for (const kid of kids.trim().split(/\s+/).filter(Boolean)) {
       const cmd = await Deno.readTextFile(`/proc/${kid}/cmdline`).catch(() => "");
-      if (cmd.includes("apid")) return Number(kid);
+      if (cmd.includes("machined-edge")) return Number(kid);
     }
   }
   throw new Error(`no apid child under the dev node (pid ${devPid})`);

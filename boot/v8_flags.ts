@@ -1,9 +1,9 @@
 /**
- * The V8 flags machined (PID 1) and apid run with, in one place: the kernel
- * command line (imager/cmdline.ts), the build-time code-cache warm run
+ * The V8 flags machined (PID 1) runs with, in one place: the kernel command
+ * line (imager/cmdline.ts) and the build-time code-cache warm run
  * (imager/code_cache.ts, which must use the same flags or V8 rejects the
- * cache) and apid's process spec (api/apid/apid_process_spec.ts) all read
- * them from here. Chosen by measurement: docs/decisions.md, "V8 flags for
+ * cache) both read them from here. (apid, the other process they were
+ * measured for, is machined-edge in Rust now.) Chosen by measurement: docs/decisions.md, "V8 flags for
  * machined and apid" (bench/heap_bench.ts).
  *
  * @module
@@ -18,9 +18,6 @@
  * the kernel.
  */
 export const MACHINED_V8_FLAGS: readonly string[] = ["--max-semi-space-size=2"];
-
-/** V8 flags of apid, the network-facing API process: the same, for the same reason. */
-export const APID_V8_FLAGS: readonly string[] = ["--max-semi-space-size=2"];
 
 /** Deno's argument for `flags`: `["--v8-flags=a,b"]`, or none for no flags. */
 export function v8FlagsArgs(flags: readonly string[]): string[] {

@@ -1,16 +1,13 @@
 import assert from "node:assert/strict";
-import { APID_V8_FLAGS, MACHINED_V8_FLAGS, v8FlagsArgs } from "./v8_flags.ts";
+import { MACHINED_V8_FLAGS, v8FlagsArgs } from "./v8_flags.ts";
 import { kernelCmdline } from "../imager/cmdline.ts";
-import { apidProcessSpec } from "../api/apid/apid_process_spec.ts";
-import { APID_DEFAULTS } from "../api/apid/apid_options.ts";
 
 // The flags chosen by measurement (docs/decisions.md, "V8 flags for machined
 // and apid"): changing them means measuring again (bench/heap_bench.ts).
 const CHOSEN = ["--max-semi-space-size=2"];
 
-Deno.test("machined and apid run with the measured V8 flags", () => {
+Deno.test("machined runs with the measured V8 flags", () => {
   assert.deepEqual(MACHINED_V8_FLAGS, CHOSEN);
-  assert.deepEqual(APID_V8_FLAGS, CHOSEN);
 });
 
 Deno.test("v8FlagsArgs joins flags into one --v8-flags word, and gives none for none", () => {
@@ -29,15 +26,4 @@ Deno.test("PID 1's command line passes machined's V8 flags to deno, before the p
     ...v8FlagsArgs(MACHINED_V8_FLAGS),
     "/machined/main.js",
   ]);
-});
-
-Deno.test("apid's process spec passes apid's V8 flags to deno right after `run`", () => {
-  const spec = apidProcessSpec({
-    apid: { ...APID_DEFAULTS, pkiDir: "/p", socketPath: "/p/s", hostname: "::", port: 50000 },
-    denoPath: "/usr/bin/deno",
-    entry: "/machined/apid.js",
-    config: null,
-  });
-  assert.deepEqual(spec.argv.slice(0, 3), ["/usr/bin/deno", "run", ...v8FlagsArgs(APID_V8_FLAGS)]);
-  assert.equal(spec.argv.filter((a) => a.startsWith("--v8-flags")).length, 1);
 });

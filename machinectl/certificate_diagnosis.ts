@@ -1,9 +1,9 @@
 /**
- * Why a node would refuse this client's certificate, found locally. Deno's
- * TLS (rustls behind node:tls, 2.9.3) closes a refused handshake without a
- * TLS alert (docs/decisions.md), so the client learns nothing from the wire;
+ * Why a node would refuse this client's certificate, found locally:
  * machinectl holds its certificate and its context's CA and can say which
- * check fails, the same checks apid makes.
+ * check fails (the same checks apid makes), with the date or usage at fault,
+ * which the TLS alert apid sends only names (`certificate_expired`). The
+ * Deno apid sent no alert at all (docs/decisions.md).
  */
 import {
   ClientCertificateError,

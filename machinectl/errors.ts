@@ -1,7 +1,7 @@
 /**
  * Turns any failure into one clear line for the operator: TLS refusals (the
  * reason machinectl found in its own certificate, and the TLS alert the node
- * sent, e.g. `certificate_expired`; the Deno apid sent none), permission
+ * sent, e.g. `certificate_expired`), permission
  * denials (role and method), unreachable endpoints, and API codes.
  */
 import { Code, ConnectError } from "@connectrpc/connect";

@@ -1,11 +1,11 @@
 /**
  * Hosts the API for a running machined: the internal MachineService on a Unix
- * socket (in this process) and apid (a separate, supervised, unprivileged
- * process) that terminates mutual TLS on the public port and forwards to it.
+ * socket (in this process) and apid (machined-edge: a separate, supervised,
+ * unprivileged Rust process) that terminates mutual TLS on the public port
+ * and forwards to it.
  * apid dying never touches machined; the supervisor restarts it.
  */
 import { join } from "node:path";
-import { apidProcessSpec } from "../api/apid/apid_process_spec.ts";
 import { edgeProcessSpec } from "../api/edge/edge_process_spec.ts";
 import { APID_DEFAULTS, apidLimitsFromConfig } from "../api/apid/apid_options.ts";
 import type { ApiConfig } from "../config/schema/api.ts";
@@ -64,27 +64,14 @@ export interface ApiHostOptions {
   maintenance?: MaintenanceGate;
   /** Run apid as the machined-api user (on a node). */
   dropUser: boolean;
-  /**
-   * The edge to supervise: machined-edge, the Rust edge (api/edge/), from
-   * `edgeBinary` (default: edgeBinaryPath()), or the Deno apid (api/apid/).
-   * @default "rust"
-   */
-  edge?: "apid" | "rust";
+  /** machined-edge's binary. @default edgeBinaryPath() (api/edge/) */
   edgeBinary?: string;
   /**
-   * The edge's own cgroup (a node): made with these limits before each start
-   * and joined before exec, so a runaway edge is OOM-killed alone and
+   * The edge's own cgroup (a node): made with these limits before the first
+   * start and joined before each exec, so a runaway edge is OOM-killed alone and
    * restarted, never machined. Without it (dev mode, tests) it shares ours.
    */
   cgroup?: { backend: CgroupBackend; name: string; limits: CgroupLimits };
-  /** Overrides how the Deno apid is started (`edge: "apid"` only). */
-  apidEntry?: {
-    denoPath?: string;
-    entry?: string;
-    config?: string | null;
-    denoDir?: string;
-    subcommand?: readonly string[];
-  };
 }
 
 /** The running API. */
@@ -144,9 +131,7 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
   });
   const [hostname, port] = splitListen(o.listen);
   const apid = { ...APID_DEFAULTS, ...limits, pkiDir: o.pkiDir, socketPath, hostname, port };
-  const spec = (o.edge ?? "rust") === "rust"
-    ? edgeProcessSpec({ apid, dropUser: o.dropUser, binary: o.edgeBinary })
-    : apidProcessSpec({ apid, dropUser: o.dropUser, ...o.apidEntry });
+  const spec = edgeProcessSpec({ apid, dropUser: o.dropUser, binary: o.edgeBinary });
   const cgroup = await prepareEdgeCgroup(o);
   const supervisor = started.supervisor = new ApidSupervisor({
     backend: o.processBackend,

@@ -1,5 +1,5 @@
 /**
- * The API host as machined wires it (apid itself is a fake process here):
+ * The API host as machined wires it (apid, machined-edge, is a fake process here):
  * over the internal socket, as apid would call it, GenerateClientConfiguration
  * without endpoints names the node's addresses, mutating calls land in
  * machined's own log with the caller, and Version shows the live hostname.
@@ -12,7 +12,9 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 import { MachineService, Role as ProtoRole } from "../api/gen/machined/v1/machine_pb.ts";
 import { identityToHeaders } from "../api/auth/identity.ts";
 import { createTestPki, RecordingActions } from "../api/testing.ts";
-import { FakeProcessBackend } from "../platform/process/mod.ts";
+import { FakeProcessBackend, type ProcessSpec } from "../platform/process/mod.ts";
+import { FakeCgroupBackend } from "../platform/cgroup/mod.ts";
+import { edgeBinaryPath } from "../api/edge/mod.ts";
 import { parseClientConfig } from "../pki/mod.ts";
 import { createLogger } from "../logs/mod.ts";
 import { Machined } from "./machined.ts";
@@ -26,7 +28,7 @@ Deno.test("the API host issues configs for the node's addresses and audits mutat
     logger: createLogger({ console: false }),
   });
   const backend = new FakeProcessBackend().define(
-    Deno.execPath(),
+    edgeBinaryPath(),
     (p) => p.writeLine("stdout", JSON.stringify({ apid: "ready", port: 50000 })),
   );
   const host = await startApiHost({
@@ -101,16 +103,17 @@ Deno.test("the API host issues configs for the node's addresses and audits mutat
   }
 });
 
-Deno.test("the API host supervises machined-edge instead of apid when asked, with apid's flags", async () => {
+Deno.test("the API host runs machined-edge with the config's limits, in the cgroup it asks for", async () => {
   const pki = await createTestPki();
   const machined = new Machined({
     mode: "dev",
     pid1: false,
     logger: createLogger({ console: false }),
   });
-  const seen: string[][] = [];
+  const seen: ProcessSpec[] = [];
+  const cgroups = new FakeCgroupBackend("/sys/fs/cgroup/system");
   const backend = new FakeProcessBackend().define("/machined/bin/machined-edge", (p) => {
-    seen.push(p.spec.argv);
+    seen.push(p.spec);
     p.writeLine("stdout", JSON.stringify({ apid: "ready", impl: "machined-edge", port: 50000 }));
   });
   const host = await startApiHost({
@@ -124,16 +127,55 @@ Deno.test("the API host supervises machined-edge instead of apid when asked, wit
     actions: new RecordingActions(),
     endpoints: () => ["127.0.0.1:50000"],
     dropUser: false,
-    edge: "rust",
     edgeBinary: "/machined/bin/machined-edge",
+    cgroup: { backend: cgroups, name: "apid", limits: { memoryMax: 64 << 20 } },
   });
   try {
     equal((await host.ready()).port, 50000);
-    const argv = seen[0];
+    const argv = seen[0].argv;
+    equal(seen[0].cgroup, "/sys/fs/cgroup/system/apid");
+    deepEqual(await cgroups.read("apid"), { memoryMax: 64 << 20 });
     equal(argv[0], "/machined/bin/machined-edge");
     ok(argv.includes(`--pki-dir=${pki.dir}`), argv.join(" "));
     ok(argv.includes("--max-concurrent-streams=7"), argv.join(" "));
     ok(argv.includes("--read-max-bytes=65536"), argv.join(" "));
+  } finally {
+    await host.stop();
+    await Deno.remove(pki.dir, { recursive: true });
+  }
+});
+
+Deno.test("a cgroup that cannot be made is logged and the edge runs anyway", async () => {
+  const pki = await createTestPki();
+  const machined = new Machined({
+    mode: "dev",
+    pid1: false,
+    logger: createLogger({ console: false }),
+  });
+  const cgroups = new FakeCgroupBackend("/sys/fs/cgroup/system");
+  cgroups.faults.failAlways("prepare", new Error("no memory controller"));
+  const seen: ProcessSpec[] = [];
+  const backend = new FakeProcessBackend().define("/e", (p) => {
+    seen.push(p.spec);
+    p.writeLine("stdout", JSON.stringify({ apid: "ready", port: 50000 }));
+  });
+  const host = await startApiHost({
+    machined,
+    pki: { dir: pki.dir, ca: pki.ca, server: pki.server, written: [] },
+    pkiDir: pki.dir,
+    runDir: join(pki.dir, "run"),
+    listen: "0.0.0.0:50000",
+    processBackend: backend,
+    actions: new RecordingActions(),
+    endpoints: () => [],
+    dropUser: false,
+    edgeBinary: "/e",
+    cgroup: { backend: cgroups, name: "apid", limits: { memoryMax: 1 } },
+  });
+  try {
+    await host.ready();
+    equal(seen[0].cgroup, undefined);
+    ok(machined.logger.ring.tail(50).some((l) => l.text.includes("cannot make its cgroup")));
   } finally {
     await host.stop();
     await Deno.remove(pki.dir, { recursive: true });

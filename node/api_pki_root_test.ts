@@ -1,7 +1,7 @@
 /**
  * Privileged: the API's PKI with a real apid process, as a node runs it
  * (node/testdata/api_pki_harness.ts: node/api_pki.ts + startApiHost + the
- * native process backend + the bundled apid.js).
+ * native process backend + machined-edge).
  *
  * 1. apid runs as machined-api (uid/gid 50000, no groups, no capabilities),
  *    and a process with exactly those credentials cannot open any file that
@@ -25,6 +25,7 @@ import {
   writeClientConfig,
 } from "../pki/mod.ts";
 import { APID_GID, APID_UID } from "../api/apid/apid_process_spec.ts";
+import { edgeBinaryPath } from "../api/edge/mod.ts";
 import { createMachineClient } from "../api/client/mod.ts";
 import { jsonLineReader } from "../api/testing_json_lines.ts";
 import type { HarnessOptions } from "./testdata/api_pki_harness.ts";
@@ -52,25 +53,12 @@ async function nodeRoot(ca: CertificateAuthority): Promise<{ dir: string; apid: 
     renderConfigTemplate({ hostname: "node-1", ca: { certPem: ca.certPem, keyPem: ca.keyPem } }),
     { mode: 0o600 },
   );
+  // machined-edge where apid's user can reach it (a checkout under /root is not).
   const apidDir = join(dir, "apid");
-  await Deno.mkdir(join(apidDir, "deno"), { recursive: true, mode: 0o755 });
-  await Deno.chown(join(apidDir, "deno"), APID_UID, APID_GID);
-  const bundle = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "bundle",
-      "--quiet",
-      "--platform",
-      "deno",
-      "-o",
-      join(apidDir, "apid.js"),
-      new URL("../api/apid/main.ts", import.meta.url).pathname,
-    ],
-    stdout: "null",
-    stderr: "piped",
-  }).output();
-  assert.ok(bundle.success, decoder.decode(bundle.stderr));
-  await Deno.chmod(join(apidDir, "apid.js"), 0o644);
-  return { dir, apid: join(apidDir, "apid.js") };
+  await Deno.mkdir(apidDir, { recursive: true, mode: 0o755 });
+  await Deno.copyFile(edgeBinaryPath(), join(apidDir, "machined-edge"));
+  await Deno.chmod(join(apidDir, "machined-edge"), 0o755);
+  return { dir, apid: join(apidDir, "machined-edge") };
 }
 
 function startHarness(o: HarnessOptions, netns?: string) {
@@ -156,8 +144,7 @@ Deno.test({
       root: dir,
       listen: "127.0.0.1:0",
       dropUser: true,
-      apidEntry: apid,
-      apidDenoDir: join(dir, "apid", "deno"),
+      edgeBinary: apid,
       watchAddresses: false,
       debounceMs: 100,
     });
@@ -165,7 +152,7 @@ Deno.test({
       const ready = await h.waitFor("ready");
       const pid = Number(ready.pid);
       const cmdline = await Deno.readTextFile(`/proc/${pid}/cmdline`);
-      assert.match(cmdline, /apid\.js/, "the pid is apid's");
+      assert.match(cmdline, /machined-edge/, "the pid is apid's");
       const creds = statusLines(await Deno.readTextFile(`/proc/${pid}/status`));
       assert.match(creds.Uid, /^50000\s+50000\s+50000\s+50000$/);
       assert.match(creds.Gid, /^50000\s+50000\s+50000\s+50000$/);
@@ -289,8 +276,7 @@ Deno.test({
         root: dir,
         listen: "0.0.0.0:50000",
         dropUser: true,
-        apidEntry: apid,
-        apidDenoDir: join(dir, "apid", "deno"),
+        edgeBinary: apid,
         watchAddresses: true,
         debounceMs: 12_000, // long enough to dial before the re-issue
       }, node);

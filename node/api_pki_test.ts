@@ -24,7 +24,7 @@ import { certificateSanList } from "./api_server_names.ts";
 import { type ApiHandle, readImageCa, startNodeApiPki } from "./api_pki.ts";
 import { ConfigKeeper } from "./config_keeper.ts";
 import { Machined } from "./machined.ts";
-import { inProcessApi } from "./testing_api.ts";
+import { nodeTestApi } from "./testing_api.ts";
 
 function newMachined() {
   return new Machined({ mode: "dev", pid1: false, logger: createLogger({ console: false }) });
@@ -98,7 +98,7 @@ Deno.test("a node booted with a typo config serves mTLS with that config's CA an
   const m = newMachined();
   m.start();
   const keeper = new ConfigKeeper(m);
-  const api = inProcessApi(m, keeper, dir, join(dir, "apid-pki"));
+  const api = nodeTestApi(m, keeper, dir, join(dir, "apid-pki"));
   const ca = await createCertificateAuthority();
   const good = configText(ca);
   const typo = good.replace("hostname: node-1", "hostnme: node-1");

@@ -21,7 +21,7 @@ import { startNodeApiPki } from "./api_pki.ts";
 import { ConfigKeeper } from "./config_keeper.ts";
 import { Machined } from "./machined.ts";
 import { NodeMaintenanceGate } from "./maintenance_gate.ts";
-import { inProcessApi } from "./testing_api.ts";
+import { nodeTestApi } from "./testing_api.ts";
 
 async function maintenanceNode() {
   const dir = await Deno.makeTempDir({ prefix: "machined-maint-" });
@@ -30,7 +30,7 @@ async function maintenanceNode() {
   const keeper = new ConfigKeeper(m);
   const gate = new NodeMaintenanceGate();
   const apidPkiDir = join(dir, "apid-pki");
-  const api = inProcessApi(m, keeper, dir, apidPkiDir, gate);
+  const api = nodeTestApi(m, keeper, dir, apidPkiDir, gate);
   const announced: string[] = [];
   const pki = await startNodeApiPki({
     machined: m,

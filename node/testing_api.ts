@@ -1,13 +1,12 @@
 /**
  * Test support for the node's API PKI, root-free: machined's internal server
- * plus an in-process apid (the same TLS server the apid process runs) reading
- * the apid PKI directory node/api_pki.ts writes. Shared by api_pki_test.ts and
+ * plus machined-edge (a child process, as on a node) reading the apid PKI
+ * directory node/api_pki.ts writes. Shared by api_pki_test.ts and
  * maintenance_test.ts. Not for production.
  */
 import { join } from "node:path";
 import type { NodePki } from "../pki/mod.ts";
-import { loadApidPki } from "../api/apid/load_apid_pki.ts";
-import { type ApidServer, startApidServer } from "../api/apid/apid_server.ts";
+import { type EdgeServer, spawnEdge } from "../api/edge/testing.ts";
 import { startInternalApiServer } from "../api/server/internal_server.ts";
 import type { MaintenanceGate } from "../api/server/maintenance_gate.ts";
 import { createClientConfigIssuer } from "../api/server/mod.ts";
@@ -18,23 +17,22 @@ import { configApplier } from "./config_modes.ts";
 import type { Machined } from "./machined.ts";
 
 /**
- * machined's internal server on `dir`/api.sock plus an in-process apid on a
+ * machined's internal server on `dir`/api.sock plus machined-edge on a
  * loopback port that stays the same across apid restarts; `maintenance`
  * gates the internal server as in maintenance mode.
  */
-export function inProcessApi(
+export function nodeTestApi(
   m: Machined,
   keeper: ConfigKeeper,
   dir: string,
   apidPkiDir: string,
   maintenance?: MaintenanceGate,
 ) {
-  let apid: ApidServer | undefined;
+  let apid: EdgeServer | undefined;
   let close = async () => {};
   let port = 0;
   const listen = async (socketPath: string) => {
-    const pki = await loadApidPki(apidPkiDir);
-    apid = await startApidServer({ ...pki, socketPath, hostname: "127.0.0.1", port });
+    apid = await spawnEdge({ pkiDir: apidPkiDir, socketPath, hostname: "127.0.0.1", port });
     port = apid.port;
   };
   return {

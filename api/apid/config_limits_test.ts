@@ -13,7 +13,7 @@ import { createMachineClient } from "../client/mod.ts";
 import { createClientConfigIssuer, startInternalApiServer } from "../server/mod.ts";
 import { createTestPki, RecordingActions, seededStore, withTimeout } from "../testing.ts";
 import { APID_DEFAULTS, apidLimitsFromConfig } from "./apid_options.ts";
-import { spawnApid } from "./testing.ts";
+import { spawnEdge } from "../edge/testing.ts";
 
 const CONFIG = `version: v1alpha1
 machine:
@@ -48,19 +48,16 @@ Deno.test("config limits: max_message_bytes and max_concurrent_streams reach a r
     readMaxBytes: limits.readMaxBytes,
     writeMaxBytes: limits.writeMaxBytes,
   });
-  const apid = spawnApid({
-    apid: {
-      ...APID_DEFAULTS,
-      ...limits,
-      pkiDir: pki.dir,
-      socketPath,
-      hostname: "127.0.0.1",
-      port: 0,
-    },
+  const apid = await spawnEdge({
+    ...limits,
+    pkiDir: pki.dir,
+    socketPath,
+    hostname: "127.0.0.1",
+    port: 0,
   });
   const admin = pki.clients["os:admin"];
   try {
-    const port = await apid.port();
+    const port = apid.port;
     const session = http2.connect(`https://127.0.0.1:${port}`, {
       ca: pki.ca.certPem,
       cert: admin.certPem,
@@ -94,7 +91,7 @@ Deno.test("config limits: max_message_bytes and max_concurrent_streams reach a r
       c.close();
     }
   } finally {
-    await apid.stop();
+    await apid.close();
     await internal.close();
     await Deno.remove(pki.dir, { recursive: true });
   }

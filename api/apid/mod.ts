@@ -1,20 +1,24 @@
 /**
- * apid, the API front end process, and how machined runs it: the mTLS server
- * (`startApidServer`), its command line (`parseApidArgs`, `apidArgs`,
- * `apidPermissionFlags`), the ProcessSpec that launches it (`apidProcessSpec`)
- * and the supervisor that keeps it running (`ApidSupervisor`).
+ * apid, the network-facing API process, as machined runs it: what it is told
+ * (`ApidOptions`, `apidArgs`, the limits from `machine.api`), the user it runs
+ * as, the supervisor that keeps it running (`ApidSupervisor`) and the PKI
+ * directory it reads (`loadApidPki`). The program itself is machined-edge
+ * (native-ops/edge/, started by api/edge/); the pieces machined's internal
+ * server shares with it (peer identity from the edge's headers, reflection,
+ * the send gate, decode errors) live here too.
  *
  * @example
  * ```ts
- * import { APID_DEFAULTS, ApidSupervisor, apidProcessSpec } from "./api/apid/mod.ts";
+ * import { APID_DEFAULTS, ApidSupervisor } from "./api/apid/mod.ts";
+ * import { edgeProcessSpec } from "./api/edge/mod.ts";
  * import { nativeProcessBackend } from "./platform/process/mod.ts";
  * const supervisor = new ApidSupervisor({
  *   backend: nativeProcessBackend(),
- *   spec: apidProcessSpec({
+ *   spec: edgeProcessSpec({
  *     apid: {
  *       ...APID_DEFAULTS,
- *       pkiDir: "/system/state/pki",
- *       socketPath: "/system/run/machined/api.sock",
+ *       pkiDir: "/run/machined/apid-pki",
+ *       socketPath: "/run/machined/machined-api.sock",
  *     },
  *     dropUser: true,
  *   }),
@@ -24,32 +28,13 @@
  * ```
  * @module
  */
-export {
-  type ApidServer,
-  type ApidServerOptions,
-  DEFAULT_API_PORT,
-  startApidServer,
-} from "./apid_server.ts";
-export {
-  APID_DEFAULTS,
-  apidArgs,
-  type ApidOptions,
-  apidPermissionFlags,
-  parseApidArgs,
-} from "./apid_options.ts";
-export {
-  APID_GID,
-  APID_UID,
-  apidProcessSpec,
-  type ApidProcessSpecOptions,
-} from "./apid_process_spec.ts";
+export { APID_DEFAULTS, apidArgs, type ApidOptions } from "./apid_options.ts";
+export { APID_GID, APID_UID } from "./apid_process_spec.ts";
 export {
   ApidSupervisor,
   type ApidSupervisorEvent,
   type ApidSupervisorOptions,
 } from "./supervisor.ts";
 export { type ApidPki, loadApidPki } from "./load_apid_pki.ts";
-export { type ApidGrant, apidGrants, dropPrivileges, type PrivilegeReport } from "./privileges.ts";
 export { createPeerVerifier, type PeerVerifier } from "./peer_identity.ts";
 export { createReflectionIndex, type ReflectionIndex } from "./reflection.ts";
-export { createForwardingService, createUpstreamTransport } from "./forwarder.ts";

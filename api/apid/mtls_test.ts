@@ -42,34 +42,19 @@ Deno.test("mTLS: only a good client certificate from the node CA reaches a handl
       caCert: await attempt({ ...f.pki.ca, cert: f.pki.ca.cert }),
     };
     const handshake = ["Internal", "Canceled", "Unavailable"];
-    if (f.edge === "rust") {
-      // machined-edge refuses every one in the handshake, with the alert that names it.
-      const alerts: Record<keyof typeof results, string> = {
-        none: "CertificateRequired",
-        otherCa: "UnknownCA",
-        expired: "CertificateExpired",
-        serverAuthOnly: "UnsupportedCertificate",
-        noEku: "UnsupportedCertificate",
-        noDigitalSignature: "UnsupportedCertificate",
-        caCert: "BadCertificate",
-      };
-      for (const [k, alert] of Object.entries(alerts) as [keyof typeof results, string][]) {
-        ok(handshake.includes(results[k].code), `${k}: ${results[k].code}`);
-        ok(results[k].text.includes(`received fatal alert: ${alert}`), `${k}: ${results[k].text}`);
-      }
-    } else {
-      // Refused in the TLS handshake: with TLS 1.3 the client learns it as a fatal
-      // alert (no certificate: certificate_required) or, since Deno 2.9.3's TLS sends
-      // no alert for a bad one, as its first stream being cancelled or its socket
-      // ended (docs/decisions.md); machinectl then diagnoses its own certificate ...
-      for (const k of ["none", "otherCa", "expired", "serverAuthOnly"] as const) {
-        ok(handshake.includes(results[k].code), `${k}: ${results[k].code}`);
-      }
-      // ... or, where rustls lets it through, by verifyClientCertificate before any handler.
-      equal(results.noEku.code, "Unauthenticated");
-      equal(results.caCert.code, "Unauthenticated");
-      // A KeyUsage without digitalSignature: rustls does not look; apid does.
-      equal(results.noDigitalSignature.code, "Unauthenticated");
+    // machined-edge refuses every one in the handshake, with the alert that names it.
+    const alerts: Record<keyof typeof results, string> = {
+      none: "CertificateRequired",
+      otherCa: "UnknownCA",
+      expired: "CertificateExpired",
+      serverAuthOnly: "UnsupportedCertificate",
+      noEku: "UnsupportedCertificate",
+      noDigitalSignature: "UnsupportedCertificate",
+      caCert: "BadCertificate",
+    };
+    for (const [k, alert] of Object.entries(alerts) as [keyof typeof results, string][]) {
+      ok(handshake.includes(results[k].code), `${k}: ${results[k].code}`);
+      ok(results[k].text.includes(`received fatal alert: ${alert}`), `${k}: ${results[k].text}`);
     }
     deepEqual(f.actions.calls, []);
     equal((await attempt(f.pki.clients["os:admin"])).code, "ok");
@@ -109,9 +94,8 @@ Deno.test("mTLS: machinectl names why the node refused its certificate, in one l
   const f = await startApiFixture();
   try {
     const where = "the node"; // machinectl names the endpoint only when given with -e
-    const rust = f.edge === "rust";
     // machined-edge's alert, named after machinectl's own diagnosis.
-    const alert = (name: string) => rust ? ` \\(TLS alert ${name}\\)` : "";
+    const alert = (name: string) => ` \\(TLS alert ${name}\\)`;
     const expected: [string, { certPem: string; keyPem: string }, RegExp][] = [
       [
         "expired",
@@ -151,9 +135,7 @@ Deno.test("mTLS: machinectl names why the node refused its certificate, in one l
       [
         "no digitalSignature",
         f.pki.noDigitalSignature,
-        rust
-          ? /^error: the node refused this client certificate: its key usage does not allow digitalSignature \(TLS alert unsupported_certificate\)$/
-          : /^error: the node did not accept this client: .*key usage without digitalSignature/,
+        /^error: the node refused this client certificate: its key usage does not allow digitalSignature \(TLS alert unsupported_certificate\)$/,
       ],
     ];
     for (const [what, cert, message] of expected) {

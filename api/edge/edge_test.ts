@@ -57,7 +57,7 @@ Deno.test({
     "machined-edge: openssl s_client sees the TLS alert naming each refusal (needs the edge binary and openssl)",
   ignore: !built || !haveOpenssl,
 }, async () => {
-  const f = await startApiFixture({ edge: "rust" });
+  const f = await startApiFixture();
   try {
     const port = f.apid.port;
     const cases: [string, { certPem: string; keyPem: string } | undefined, RegExp][] = [
@@ -94,7 +94,7 @@ Deno.test({
     "machined-edge: maintenance mode asks for no certificate and forwards the maintenance caller (needs the edge binary)",
   ignore: !built,
 }, async () => {
-  const f = await startApiFixture({ edge: "apid" });
+  const f = await startApiFixture();
   const edge = await startEdgeServer({
     maintenance: true,
     server: f.pki.server,
@@ -126,7 +126,7 @@ Deno.test({
     "machined-edge: with machined gone, Connect gets 503 and gRPC grpc-status 14 (needs the edge binary)",
   ignore: !built,
 }, async () => {
-  const f = await startApiFixture({ edge: "rust" });
+  const f = await startApiFixture();
   const client = Deno.createHttpClient({
     caCerts: [f.pki.ca.certPem],
     cert: f.pki.clients["os:reader"].certPem,
@@ -176,7 +176,7 @@ Deno.test({
     "machined-edge: handshake and idle timeouts and connections per client bound what a client holds (needs the edge binary)",
   ignore: !built,
 }, async () => {
-  const f = await startApiFixture({ edge: "apid" });
+  const f = await startApiFixture();
   const edge = await startEdgeServer({
     ca: f.pki.ca,
     server: f.pki.server,

@@ -1,24 +1,14 @@
 /**
- * Test support: machined-edge started as a child process in front of a test's
- * internal server, behind the same interface as an in-process apid
- * (`ApidServer`), so a fixture can run every API test against either.
- * `MACHINED_API_EDGE=rust` selects it (`apid`, the default until the switch,
- * selects the Deno apid). Not for production.
+ * Test support: machined-edge (the API's network edge) started as a child
+ * process in front of a test's internal server, from the same ProcessSpec
+ * machined uses, its port read from the ready line it prints first. Not for
+ * production.
  */
 import { join } from "node:path";
-import type { ApidServer } from "../apid/apid_server.ts";
 import type { CertificateAuthority, KeyedCertificate } from "../../pki/mod.ts";
 import { withTimeout } from "../testing.ts";
 import { APID_DEFAULTS } from "../apid/apid_options.ts";
 import { edgeBinaryPath, type EdgeLimits, edgeProcessSpec } from "./edge_process_spec.ts";
-
-/** Which edge the API tests run against. */
-export type EdgeKind = "apid" | "rust";
-
-/** `MACHINED_API_EDGE`: `rust` for machined-edge, else the Deno apid. */
-export function testEdgeKind(): EdgeKind {
-  return Deno.env.get("MACHINED_API_EDGE") === "rust" ? "rust" : "apid";
-}
 
 /** Whether the machined-edge binary has been built (`deno task native`). */
 export function edgeBinaryBuilt(): boolean {
@@ -47,9 +37,13 @@ export interface EdgeServerOptions {
   readonly limits?: EdgeLimits;
 }
 
-/** A running machined-edge child, as an ApidServer, plus its pid. */
-export interface EdgeServer extends ApidServer {
+/** A running machined-edge child. */
+export interface EdgeServer {
   readonly pid: number;
+  readonly port: number;
+  readonly hostname: string;
+  /** SIGTERM, wait for the exit. Idempotent. */
+  close(): Promise<void>;
 }
 
 /** Writes the PKI directory, spawns machined-edge and waits (30 s) for its ready line. */
@@ -60,6 +54,16 @@ export async function startEdgeServer(o: EdgeServerOptions): Promise<EdgeServer>
   if (o.ca) await Deno.writeTextFile(join(o.pkiDir, "ca.crt"), o.ca.certPem);
   else await Deno.remove(join(o.pkiDir, "ca.crt")).catch(() => {});
   if (o.maintenance) await Deno.writeTextFile(join(o.pkiDir, "maintenance"), "");
+  return await spawnEdge(o);
+}
+
+/**
+ * Spawns machined-edge on the PKI directory as it is (written by the test, or
+ * by node/api_pki.ts) and waits (30 s) for its ready line.
+ */
+export async function spawnEdge(
+  o: Omit<EdgeServerOptions, "ca" | "maintenance" | "server">,
+): Promise<EdgeServer> {
   const hostname = o.hostname ?? "127.0.0.1";
   const spec = edgeProcessSpec({
     apid: {
@@ -100,7 +104,6 @@ export async function startEdgeServer(o: EdgeServerOptions): Promise<EdgeServer>
     pid: child.pid,
     port: ready.port,
     hostname,
-    sessions: Number.NaN,
     close() {
       closing ??= (async () => {
         try {

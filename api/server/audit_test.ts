@@ -81,14 +81,12 @@ Deno.test("a client cannot send its own identity headers: apid sets them from th
     await operator.api.reboot({}, { headers: forged });
     deepEqual(f.actions.calls.map((c) => c.by), [{ name: "operator", role: "os:operator" }]);
     const lines = await machinedLog(operator);
-    // The Deno apid refused the reader itself; behind machined-edge machined refuses it, and
-    // audits the refusal under the reader's own certificate.
-    equal(lines.length, f.edge === "rust" ? 2 : 1, lines.join("\n"));
-    if (f.edge === "rust") {
-      const serial = f.pki.clients["os:reader"].cert.serialNumber;
-      ok(lines[0].includes(`role=os:reader serial=${serial}`), lines[0]);
-      ok(lines[0].includes("outcome=PermissionDenied"), lines[0]);
-    }
+    // machined refuses the reader (machined-edge only forwards), and audits the refusal
+    // under the reader's own certificate.
+    equal(lines.length, 2, lines.join("\n"));
+    const serial = f.pki.clients["os:reader"].cert.serialNumber;
+    ok(lines[0].includes(`role=os:reader serial=${serial}`), lines[0]);
+    ok(lines[0].includes("outcome=PermissionDenied"), lines[0]);
     const last = lines.at(-1)!;
     ok(last.includes(`serial=${f.pki.clients["os:operator"].cert.serialNumber}`), last);
     for (const line of lines) {

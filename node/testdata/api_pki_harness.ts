@@ -2,8 +2,8 @@
  * A node's API as boot/node_main.ts runs it, for the privileged PKI tests:
  * machined's store and config keeper, node/api_pki.ts choosing the CA and
  * writing both PKI directories under `<root>/run/machined`, startApiHost
- * supervising a real apid process (the bundled apid.js, as in an image)
- * through the native process backend, as apid's user when `dropUser`. With
+ * supervising a real apid process (machined-edge, as in an image) through
+ * the native process backend, as apid's user when `dropUser`. With
  * `watchAddresses`, the real AddressStatusController (rtnetlink) feeds the
  * server certificate's names. Runs as its own process: the native reaper owns
  * waitid for the whole process.
@@ -29,9 +29,8 @@ export interface HarnessOptions {
   root: string;
   listen: string;
   dropUser: boolean;
-  /** The bundled apid (`deno bundle api/apid/main.ts`). */
-  apidEntry: string;
-  apidDenoDir: string;
+  /** machined-edge, copied where apid's user can run it. */
+  edgeBinary: string;
   watchAddresses: boolean;
   debounceMs: number;
 }
@@ -74,7 +73,7 @@ const pki = await startNodeApiPki({
       processBackend,
       endpoints: () => [o.listen],
       dropUser: o.dropUser,
-      apidEntry: { entry: o.apidEntry, config: null, denoDir: o.apidDenoDir },
+      edgeBinary: o.edgeBinary,
       actions: nodeActions({ hostname: () => "machined", logger, onPower: () => {} }),
     });
     return {

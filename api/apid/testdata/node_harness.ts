@@ -1,6 +1,6 @@
 /**
  * A minimal machined for process-split tests: serves MachineService on the
- * internal socket and supervises a real apid process through the native
+ * internal socket and supervises a real apid (machined-edge) through the native
  * process backend. Tests run it as a subprocess (the native reaper owns
  * waitid for its whole process, so it must not share one with tests using
  * Deno.Command). Prints JSON lines: {"harness":"apid-ready",pid,port} each time
@@ -14,9 +14,7 @@ import { nativeProcessBackend } from "../../../platform/process/mod.ts";
 import { RecordingActions, seededStore } from "../../testing.ts";
 import { createClientConfigIssuer, startInternalApiServer } from "../../server/mod.ts";
 import { ApidSupervisor } from "../supervisor.ts";
-import { apidProcessSpec } from "../apid_process_spec.ts";
 import { edgeProcessSpec } from "../../edge/edge_process_spec.ts";
-import { testEdgeKind } from "../../edge/testing.ts";
 import { APID_DEFAULTS } from "../apid_options.ts";
 import { loadOrCreateNodePki } from "../../../pki/mod.ts";
 
@@ -46,8 +44,7 @@ const apid = {
 };
 const supervisor = new ApidSupervisor({
   backend: nativeProcessBackend(),
-  // MACHINED_API_EDGE=rust: supervise machined-edge instead of the Deno apid.
-  spec: testEdgeKind() === "rust" ? edgeProcessSpec({ apid }) : apidProcessSpec({ apid }),
+  spec: edgeProcessSpec({ apid }),
   initialBackoffMs: 100,
   maxBackoffMs: 1000,
   onEvent: (e) => {
