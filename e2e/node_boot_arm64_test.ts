@@ -19,6 +19,8 @@ import { UP_INSTALL_DISK } from "../imager/up_config.ts";
 import { PROFILES } from "../imager/arch/profiles.ts";
 import {
   API_READY,
+  APID_PRIVILEGES,
+  assertApidUnprivileged,
   bootFigures,
   FAIL,
   FOOTPRINT,
@@ -122,6 +124,10 @@ Deno.test({
     }
     await waitFor(config, port, ["runtimestatus"], (d) => d[0]?.spec.ready === true);
     const rss = await vm.waitForConsole(RSS, { timeoutMs: 60_000, failOn: FAIL });
+    // apid is the cross-built machined-edge, unprivileged, in its own limited cgroup.
+    assertApidUnprivileged(
+      await vm.waitForConsole(APID_PRIVILEGES, { timeoutMs: 10_000, failOn: FAIL }),
+    );
     const root = await vm.waitForConsole(ROOT_MOUNTED, { timeoutMs: 10_000, failOn: FAIL });
     const foot = await vm.waitForConsole(FOOTPRINT, { timeoutMs: 120_000, failOn: FAIL });
     assert.equal(foot[4], "EROFS", `writing /usr must fail as read-only: ${foot[0]}`);
