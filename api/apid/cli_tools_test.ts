@@ -16,9 +16,13 @@ if (!haveGrpcurl) {
   );
 }
 
-async function run(cmd: string, args: string[]): Promise<{ code: number; out: string }> {
+async function run(
+  cmd: string,
+  args: string[],
+  env?: Record<string, string>,
+): Promise<{ code: number; out: string }> {
   const r = await withTimeout(
-    new Deno.Command(cmd, { args, stdout: "piped", stderr: "piped" }).output(),
+    new Deno.Command(cmd, { args, env, stdout: "piped", stderr: "piped" }).output(),
     20_000,
     `${cmd} ${args.at(-1)}`,
   );
@@ -72,6 +76,45 @@ Deno.test({
         "machined.v1.MachineService/List",
       ]);
       ok(bad.out.includes("InvalidArgument") && bad.out.includes("known types"), bad.out);
+    } finally {
+      await f.close();
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "grpcurl: a refused client certificate gets the TLS alert naming why (needs ~/go/bin/grpcurl)",
+  ignore: !haveGrpcurl,
+  fn: async () => {
+    const f = await startApiFixture();
+    try {
+      const cases: [string, { certPem: string; keyPem: string }, RegExp][] = [
+        ["foreign CA", f.pki.otherCa, /remote error: tls: unknown certificate authority/],
+        ["expired", f.pki.expired, /remote error: tls: (expired certificate|certificate expired)/],
+      ];
+      for (const [what, cert, alert] of cases) {
+        const crt = join(f.pki.dir, `refused-${what.replace(" ", "-")}.crt`);
+        const key = crt.replace(/\.crt$/, ".key");
+        await Deno.writeTextFile(crt, cert.certPem);
+        await Deno.writeTextFile(key, cert.keyPem);
+        const r = await run(GRPCURL, [
+          "-connect-timeout",
+          "3",
+          "-cacert",
+          `${f.pki.dir}/ca.crt`,
+          "-cert",
+          crt,
+          "-key",
+          key,
+          f.endpoint,
+          "list",
+          // grpc-go retries a refused connection until the dial deadline and grpcurl then reports
+          // only the deadline; the alert it got each time is in grpc-go's log.
+        ], { GRPC_GO_LOG_SEVERITY_LEVEL: "info" });
+        ok(r.code !== 0, `${what}: ${r.out}`);
+        ok(alert.test(r.out), `${what}: ${r.out}`);
+      }
     } finally {
       await f.close();
     }
