@@ -22,6 +22,7 @@ import { renderConfigTemplate } from "../config/mod.ts";
 import { generateNodeBundle } from "../pki/mod.ts";
 import { decodeMbr, MBR_TYPE_FAT32_LBA, readGpt } from "../platform/block/mod.ts";
 import { API_READY, FAIL, ROOT_MOUNTED } from "./boot_figures.ts";
+import { startSntpResponder } from "../controllers/time/sntp_responder.ts";
 import { freePort, machinectl, parseDocs, type ResourceDoc } from "./helpers.ts";
 
 /** Budgets: an image build with the code cache (3 to 10 min) and the emulated Pi's boot. */
@@ -88,13 +89,21 @@ Deno.test({
         // QEMU's usb-net (cdc_ether/rndis_host) names its link usb0; a real 3 B's is eth0.
         interfaces: [{ name: "usb0", dhcp: true }],
         containerd: false,
+        // The Pi has no real-time clock: it boots in 1970 and refuses every client
+        // certificate until its first NTP sync (10.0.2.2:123 is the host's loopback).
+        timeServers: ["10.0.2.2"],
       }),
+  });
+  const sntp = await startSntpResponder({ hostname: "127.0.0.1", port: 123 }).catch((e) => {
+    throw new Error(`cannot serve SNTP on 127.0.0.1:123 (in use?): ${e}`);
   });
   const image = await buildImage({
     board: "rpi3",
     program: new URL("../main.ts", import.meta.url).pathname,
     config: bundle.paths.machineConfig,
     out: join(work, "rpi3.img"),
+    // E2E_VERBOSE_CONSOLE=1 keeps the kernel's messages on the console log.
+    quietConsole: !Deno.env.get("E2E_VERBOSE_CONSOLE"),
     force: true,
   });
   const t0 = performance.now();
@@ -144,6 +153,7 @@ Deno.test({
     await Deno.writeTextFile("bench/results/boot-rpi3.json", JSON.stringify(figures, null, 2) + "\n");
   } finally {
     await vm.stop({ gracefulMs: 20_000 });
+    await sntp.close();
   }
   // The provisioner rewrote the GPT on the SD card; the Pi's ROM still finds its FAT.
   const after = await readSector0AndGpt(image.out);

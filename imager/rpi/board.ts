@@ -50,9 +50,14 @@ const RPI3: BoardProfile = {
   // the PL011 (ttyAMA0) is wired to Bluetooth. As Debian's raspi-firmware does.
   consoles: ["ttyS1,115200"],
   bootModules: ["bcm2835", "sdhci-iproc", "vfat", "nls_cp437", "nls_utf8", "loop"],
-  // dwc2 is the SoC's USB (phy_generic its PHY); smsc95xx and lan78xx are the
-  // 3 B's and 3 B+'s Ethernet on it; cdc_ether and rndis_host take QEMU's usb-net.
+  // The generic kernel builds ext4 as a module, and ext4 needs the crc32c
+  // hash (a soft dependency the module index does not follow): without it
+  // STATE cannot mount (ENOENT). dwc2 is the SoC's USB (phy_generic its PHY);
+  // smsc95xx and lan78xx are the 3 B's and 3 B+'s Ethernet on it; cdc_ether
+  // and rndis_host take QEMU's usb-net.
   modules: [
+    "crc32c_generic",
+    "ext4",
     "phy_generic",
     "dwc2",
     "smsc95xx",
