@@ -120,10 +120,15 @@ Deno.test({
     const version = await machinectl(config, port, "version");
     assert.equal(version.code, 0, version.err);
     assert.match(version.out, /aarch64/);
-    const vs = await waitFor(config, port, ["volumestatus"], (d) =>
-      ["STATE", "EPHEMERAL"].every((id) =>
-        d.find((v) => v.metadata.id === id)?.spec.phase === "ready"
-      ));
+    const vs = await waitFor(
+      config,
+      port,
+      ["volumestatus"],
+      (d) =>
+        ["STATE", "EPHEMERAL"].every((id) =>
+          d.find((v) => v.metadata.id === id)?.spec.phase === "ready"
+        ),
+    );
     const volumesS = +((performance.now() - t0) / 1000).toFixed(1);
     for (const v of vs.filter((v) => ["STATE", "EPHEMERAL"].includes(v.metadata.id))) {
       assert.equal(v.spec.disk, SD_DISK, JSON.stringify(v));
@@ -150,7 +155,10 @@ Deno.test({
     };
     console.log(JSON.stringify({ suite: "boot-rpi3", ...figures }));
     await Deno.mkdir("bench/results", { recursive: true });
-    await Deno.writeTextFile("bench/results/boot-rpi3.json", JSON.stringify(figures, null, 2) + "\n");
+    await Deno.writeTextFile(
+      "bench/results/boot-rpi3.json",
+      JSON.stringify(figures, null, 2) + "\n",
+    );
   } finally {
     await vm.stop({ gracefulMs: 20_000 });
     await sntp.close();

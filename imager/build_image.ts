@@ -25,7 +25,7 @@ import type { SlotFiles } from "./esp/esp_writer.ts";
 import { DEFAULT_MODULES, type KernelPin, SOURCE_DATE_EPOCH } from "./versions.ts";
 import { type Arch, type ArchProfile, hostArch, PROFILES } from "./arch/profiles.ts";
 import { type TargetInputs, targetInputs } from "./arch/target_inputs.ts";
-import { type Board, BOARD_PROFILES, type BoardProfile, boardOptions } from "./rpi/board.ts";
+import { type Board, BOARD_PROFILES, boardOptions, type BoardProfile } from "./rpi/board.ts";
 import { boardFirmware } from "./rpi/firmware.ts";
 import { writePiDiskImage } from "./rpi/pi_disk.ts";
 

@@ -8,7 +8,7 @@
  * controller with the API port forwarded (the board's own Ethernet, a
  * LAN9514/LAN7515 on USB, is not modelled).
  */
-import { run, CommandError } from "../run.ts";
+import { CommandError, run } from "../run.ts";
 import { runPaths, type Vm, vmHandle, type VmState } from "./vm.ts";
 import { SECTOR_SIZE } from "../image_gpt.ts";
 import { decodeMbr } from "../../platform/block/mod.ts";
@@ -145,7 +145,12 @@ export async function startRaspiVm(opts: RaspiVmOptions): Promise<Vm> {
     stderr: "piped",
   }).output();
   if (out.code !== 0) {
-    throw new CommandError("qemu-system-aarch64", args, out.code, new TextDecoder().decode(out.stderr));
+    throw new CommandError(
+      "qemu-system-aarch64",
+      args,
+      out.code,
+      new TextDecoder().decode(out.stderr),
+    );
   }
   const state: VmState = {
     pid: Number((await Deno.readTextFile(paths.pidFile)).trim()),

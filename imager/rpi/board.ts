@@ -39,7 +39,11 @@ export interface BoardProfile {
 const RPI3: BoardProfile = {
   board: "rpi3",
   arch: "arm64",
-  kernel: { package: "linux-image-6.1.0-57-arm64", version: "6.1.192-3", release: "6.1.0-57-arm64" },
+  kernel: {
+    package: "linux-image-6.1.0-57-arm64",
+    version: "6.1.192-3",
+    release: "6.1.0-57-arm64",
+  },
   firmware: { package: "raspi-firmware", version: "1.20220830+ds-1" },
   // The Pi 3's boot chain: the ROM loads bootcode.bin, which loads start.elf
   // (linked with fixup.dat); the *4* files are the Pi 4's, *_cd/_x/_db variants unused.

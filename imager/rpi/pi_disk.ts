@@ -9,7 +9,7 @@
  * device trees. Built without root (mkfs.vfat --offset, mtools), reproducibly.
  */
 import { run } from "../run.ts";
-import { planDisk, type DiskLayout } from "../disk_image.ts";
+import { type DiskLayout, planDisk } from "../disk_image.ts";
 import { readImageGpt, SECTOR_SIZE, writeGptToImage } from "../image_gpt.ts";
 import { decodeMbr, hybridMbr, MBR_TYPE_FAT32_LBA } from "../../platform/block/mod.ts";
 import { type Slot, slotCmdline } from "../esp/loader_config.ts";

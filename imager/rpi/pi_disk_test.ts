@@ -72,12 +72,16 @@ Deno.test({
     const gpt = await (async () => {
       using f = await Deno.open(out);
       const size = (await f.stat()).size;
-      return await readGpt(async (o, l) => {
-        const buf = new Uint8Array(l);
-        await f.seek(o, Deno.SeekMode.Start);
-        for (let i = 0; i < l;) i += (await f.read(buf.subarray(i)))!;
-        return buf;
-      }, size, 512);
+      return await readGpt(
+        async (o, l) => {
+          const buf = new Uint8Array(l);
+          await f.seek(o, Deno.SeekMode.Start);
+          for (let i = 0; i < l;) i += (await f.read(buf.subarray(i)))!;
+          return buf;
+        },
+        size,
+        512,
+      );
     })();
     assert.equal(gpt?.table.partitions.length, 1);
     assert.equal(gpt?.table.partitions[0].type, GPT_TYPE.EFI_SYSTEM);
@@ -105,7 +109,10 @@ Deno.test({
       assert.equal(await mtype(out, `/${slot}/bcm2837-rpi-3-b.dtb`), "dtb bcm2837-rpi-3-b.dtb");
       const cmdline = await mtype(out, `/${slot}/cmdline.txt`);
       assert.equal(cmdline.split("\n").length, 2, "one line");
-      assert.match(cmdline, new RegExp(`machined\\.slot=${slot} machined\\.root\\.sha256=${SHA} -- `));
+      assert.match(
+        cmdline,
+        new RegExp(`machined\\.slot=${slot} machined\\.root\\.sha256=${SHA} -- `),
+      );
     }
     const sum = async (p: string) =>
       Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", await Deno.readFile(p))))

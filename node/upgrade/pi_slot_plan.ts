@@ -68,7 +68,10 @@ export function piBootState(listing: Pick<PiBootListing, "slotTxt" | "trialTxt">
  * `rolled-back` (the blessed slot booted after the other's try was consumed:
  * that trial failed), or `blessed`. Pure.
  */
-export function piBootOutcome(state: PiBootState, booted: Slot): "trial" | "rolled-back" | "blessed" {
+export function piBootOutcome(
+  state: PiBootState,
+  booted: Slot,
+): "trial" | "rolled-back" | "blessed" {
   if (state.blessed !== booted) return "trial";
   return state.tried === otherSlot(booted) ? "rolled-back" : "blessed";
 }

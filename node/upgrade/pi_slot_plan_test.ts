@@ -8,9 +8,9 @@
 import assert from "node:assert/strict";
 import {
   assertPiSparesBooted,
+  type PiBootListing,
   piBootOutcome,
   piBootState,
-  type PiBootListing,
   piTriedTxt,
   planPiAcknowledge,
   planPiBless,
@@ -27,7 +27,10 @@ const DTB = "bcm2837-rpi-3-b.dtb";
 
 /** A freshly imaged boot FAT: both slots complete, A blessed. */
 function imaged(): Map<string, string> {
-  const fat = new Map<string, string>([["/slot.txt", "os_prefix=A/\n"], ["/trial.txt", piTrialTxt()]]);
+  const fat = new Map<string, string>([["/slot.txt", "os_prefix=A/\n"], [
+    "/trial.txt",
+    piTrialTxt(),
+  ]]);
   for (const s of ["A", "B"]) {
     for (const f of ["vmlinuz", "initramfs.img", "root.img", "cmdline.txt", DTB]) {
       fat.set(`/${s}/${f}`, `v1 ${f}`);
@@ -158,7 +161,10 @@ Deno.test("rollback names the other complete slot; an unfinished or failed one i
   const failed = imaged();
   install(failed, "A");
   consumeTry(failed, "B");
-  assert.throws(() => planPiRollback(listing(failed), "A"), (e) => e instanceof SlotError && e.reason === "slot-bad");
+  assert.throws(
+    () => planPiRollback(listing(failed), "A"),
+    (e) => e instanceof SlotError && e.reason === "slot-bad",
+  );
   const empty = imaged();
   empty.delete("/B/root.img");
   assert.throws(

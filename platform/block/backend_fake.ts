@@ -112,7 +112,10 @@ export class FakeBlockBackend implements BlockBackend {
     await this.#enter("writeGpt", [path, table]);
     const d = this.#writable(path);
     const sector0 = d.data.slice(0, d.sectorSize);
-    applyWrites(d.data, keepHybridMbr(sector0, table, encodeGpt(table, d.data.length, d.sectorSize)));
+    applyWrites(
+      d.data,
+      keepHybridMbr(sector0, table, encodeGpt(table, d.data.length, d.sectorSize)),
+    );
   }
 
   async kernelPartitions(path: string): Promise<KernelPartition[]> {

@@ -76,7 +76,10 @@ export function hybridMbr(
   beforeLba: number,
   diskSignature = 0,
 ): Uint8Array {
-  return encodeMbr([...hybrid, { type: MBR_TYPE_GPT, firstLba: 1, sectors: beforeLba - 1 }], diskSignature);
+  return encodeMbr(
+    [...hybrid, { type: MBR_TYPE_GPT, firstLba: 1, sectors: beforeLba - 1 }],
+    diskSignature,
+  );
 }
 
 /**

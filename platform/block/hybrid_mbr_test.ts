@@ -8,7 +8,7 @@ import {
   MBR_TYPE_FAT32_LBA,
   MBR_TYPE_GPT,
 } from "./hybrid_mbr.ts";
-import { encodeGpt, GPT_TYPE, type GptTable, protectiveMbr, gptGeometry } from "./gpt.ts";
+import { encodeGpt, GPT_TYPE, gptGeometry, type GptTable, protectiveMbr } from "./gpt.ts";
 import { FakeBlockBackend } from "./backend_fake.ts";
 
 const DISK = 64 << 20;
