@@ -186,3 +186,21 @@ Deno.test("no plan step names the booted slot's directory", () => {
   );
   assert.throws(() => planPiInstall(listing(imaged()), undefined, MANIFEST), SlotError);
 });
+
+Deno.test("on the fake ESP backend: a trial is blessed, a failed one acknowledged, rollback writes slot.txt", async () => {
+  const { FakeEspBackend } = await import("../../platform/esp/backend_fake.ts");
+  const { settlePiBoot, rollbackPi } = await import("./pi_slot_writer.ts");
+  const esp = new FakeEspBackend(Object.fromEntries(imaged()));
+  // An armed trial of B that machined-init consumed, then a healthy B.
+  esp.files.set("/trial.txt", new TextEncoder().encode(piTriedTxt("B")));
+  assert.equal(await settlePiBoot(esp, "B"), "trial-blessed");
+  assert.equal(esp.text("/slot.txt"), "os_prefix=B/\n");
+  assert.equal(esp.text("/trial.txt"), piTrialTxt());
+  assert.equal(await settlePiBoot(esp, "B"), "blessed");
+  assert.equal(await rollbackPi(esp, "B"), "A");
+  assert.equal(esp.text("/slot.txt"), "os_prefix=A/\n");
+  // A failed trial of B: A boots again and reports it once.
+  esp.files.set("/trial.txt", new TextEncoder().encode(piTriedTxt("B")));
+  assert.equal(await settlePiBoot(esp, "A"), "rolled-back");
+  assert.equal(await settlePiBoot(esp, "A"), "blessed");
+});
