@@ -10,7 +10,8 @@
  * the verified root, machined runs as PID 1, the API answers over mutual TLS
  * through the USB NIC, STATE and EPHEMERAL are provisioned on /dev/mmcblk0,
  * and afterwards the SD card still has its hybrid MBR (the Pi's ROM needs it)
- * beside the new GPT. config.txt, os_prefix and the firmware are hardware-only.
+ * beside the new GPT. trial.txt is armed for slot A before the boot, and
+ * machined-init consumes the try on the real vfat (`# tried A` afterwards). config.txt, os_prefix and the firmware are hardware-only.
  * Figures go to bench/results/boot-rpi3.json in node_boot_test's format.
  */
 import assert from "node:assert/strict";
@@ -23,6 +24,9 @@ import { generateNodeBundle } from "../pki/mod.ts";
 import { decodeMbr, MBR_TYPE_FAT32_LBA, readGpt } from "../platform/block/mod.ts";
 import { API_READY, FAIL, ROOT_MOUNTED } from "./boot_figures.ts";
 import { startSntpResponder } from "../controllers/time/sntp_responder.ts";
+import { run } from "../imager/run.ts";
+import { piTrialTxt } from "../imager/rpi/boot_config.ts";
+import { piTriedTxt } from "../node/upgrade/pi_slot_plan.ts";
 import { freePort, machinectl, parseDocs, type ResourceDoc } from "./helpers.ts";
 
 /** Budgets: an image build with the code cache (3 to 10 min) and the emulated Pi's boot. */
@@ -106,11 +110,19 @@ Deno.test({
     quietConsole: !Deno.env.get("E2E_VERBOSE_CONSOLE"),
     force: true,
   });
+  // Slot A on trial, as an upgrade would arm B: machined-init must consume the try.
+  const fat = `${image.out}@@${2048 * 512}`;
+  const mtools = { env: { MTOOLS_SKIP_CHECK: "1" } };
+  await Deno.writeTextFile(join(work, "trial.txt"), piTrialTxt("A"));
+  await run("mcopy", ["-o", "-i", fat, join(work, "trial.txt"), "::/trial.txt"], mtools);
   const t0 = performance.now();
   const vm = await startRaspiVm({ image: image.out, runDir: join(work, "qemu"), hostPort: port });
   try {
     const root = await vm.waitForConsole(ROOT_MOUNTED, { timeoutMs: API_TIMEOUT_MS, failOn: FAIL });
     assert.match(root[2], /mmcblk0/, `the root image comes from the SD card: ${root[0]}`);
+    await vm.waitForConsole(/machined-init: trial boot of slot A: try consumed/, {
+      timeoutMs: 1000,
+    });
     const ready = await vm.waitForConsole(API_READY, { timeoutMs: API_TIMEOUT_MS, failOn: FAIL });
     assert.equal(ready[1], "1", "machined must run as PID 1");
     const hostname = await waitForApi(bundle.paths.clientConfig, port, API_TIMEOUT_MS);
@@ -169,5 +181,6 @@ Deno.test({
   assert.equal(after.mbr?.[0]?.firstLba, 2048);
   assert.equal(after.mbr?.[1]?.type, 0xee);
   const names = after.gpt?.table.partitions.map((p) => p.name);
+  assert.equal(await run("mtype", ["-i", fat, "::/trial.txt"], mtools), piTriedTxt("A"));
   assert.ok(names?.includes("STATE") && names.includes("EPHEMERAL"), JSON.stringify(names));
 });
