@@ -1,7 +1,7 @@
 /**
  * Hybrid MBRs: a GPT disk whose LBA 0 lists, besides GPT's 0xEE entry, one
  * or more of its partitions as MBR entries. The Raspberry Pi 3's boot ROM
- * reads only an MBR (it loads bootcode.bin from the first FAT partition it
+ * reads only an MBR (it loads bootcode.bin from the FAT partition it
  * lists), while machined-init and the provisioner read the GPT; Linux reads
  * the GPT of a disk whose MBR has a 0xEE entry starting at LBA 1, hybrid or
  * not (block/partitions/efi.c). The Pi image therefore carries a GPT and a
