@@ -21,9 +21,13 @@ import { createProgress, formatBytes, type Progress } from "./progress.ts";
 import { type RootFsType, type RootImage, writeRootImage } from "./root_image.ts";
 import { addCodeCaches, type BuildInputs, planTrees, resolveInputs } from "./build_steps.ts";
 import type { ExtraFile } from "./initramfs/initramfs.ts";
-import { type KernelPin, SOURCE_DATE_EPOCH } from "./versions.ts";
+import type { SlotFiles } from "./esp/esp_writer.ts";
+import { DEFAULT_MODULES, type KernelPin, SOURCE_DATE_EPOCH } from "./versions.ts";
 import { type Arch, type ArchProfile, hostArch, PROFILES } from "./arch/profiles.ts";
 import { type TargetInputs, targetInputs } from "./arch/target_inputs.ts";
+import { type Board, BOARD_PROFILES, boardOptions, type BoardProfile } from "./rpi/board.ts";
+import { boardFirmware } from "./rpi/firmware.ts";
+import { writePiDiskImage } from "./rpi/pi_disk.ts";
 
 /** Options of {@link buildImage}; every field has a default. */
 export interface ImageOptions {
@@ -33,6 +37,12 @@ export interface ImageOptions {
    * code from native-ops/cross (arch/target_inputs.ts). @default the build host's
    */
   arch?: Arch;
+  /**
+   * A board image instead of a UEFI one (rpi3: an SD card for the Raspberry
+   * Pi 3's firmware, rpi/). Fixes the architecture, kernel, console and boot
+   * modules. @default none
+   */
+  board?: Board;
   /** @default "build/machined.img" (build/machined-<arch>.img for a foreign arch) */
   out?: string;
   /** TS/JS entry or directory for Deno to run as PID 1. @default "main.ts" */
@@ -86,6 +96,8 @@ export interface ImageOptions {
   rootFs?: RootFsType;
   /** Modules PID 1 loads at boot (their closure is shipped). @default DEFAULT_MODULES */
   modules?: readonly string[];
+  /** Modules machined-init loads to reach the root image. @default BOOT_MODULES (or the board's) */
+  bootModules?: readonly string[];
   /**
    * Modules shipped with their dependencies (and listed in modules.dep) but not
    * loaded at boot: for `machine.kernel.modules` to load when the config asks.
@@ -124,6 +136,8 @@ export interface ImageResult {
   imageVersion: string;
   /** The architecture it was built for. */
   arch: Arch;
+  /** The board it was built for, if any. */
+  board?: Board;
   initramfs?: InitramfsSizes;
   rootImage?: RootImage;
   layout?: DiskLayout;
@@ -156,6 +170,9 @@ interface BuildContext {
   cacheDir: string;
   pin: KernelPin;
   profile: ArchProfile;
+  board?: BoardProfile;
+  /** `console=` of the kernel command line. */
+  console: string;
   target: TargetInputs;
   deno: string;
   size: bigint;
@@ -170,13 +187,15 @@ interface BuildContext {
  * @throws CommandError from host tools, ModuleNotFoundError for an unknown
  *   module, TypeError for contradictory program options.
  */
-export async function buildImage(options: ImageOptions = {}): Promise<ImageResult> {
-  const ctx = await buildContext(options);
+export async function buildImage(given: ImageOptions = {}): Promise<ImageResult> {
+  const board = given.board ? BOARD_PROFILES[given.board] : undefined;
+  const options = board ? { ...given, ...boardOptions(board, given, DEFAULT_MODULES) } : given;
+  const ctx = await buildContext(options, board);
   const inputs = await resolveInputs(ctx.p, options, ctx);
   const trees = await planTrees(ctx.p, inputs, options, ctx);
   const cmdline = kernelCmdline({
     program: inputs.program.kind,
-    console: ctx.profile.console,
+    console: ctx.console,
     quiet: options.quietConsole,
     append: options.append,
   });
@@ -197,6 +216,7 @@ export async function buildImage(options: ImageOptions = {}): Promise<ImageResul
     kernelPath: inputs.kernel.vmlinuz,
     imageVersion: inputs.release["image-version"],
     arch: ctx.profile.arch,
+    ...(board ? { board: board.board } : {}),
   };
   if (!options.force && await isCurrent(ctx, paths.stamp, print)) {
     return { ...result, skipped: true, seconds: ctx.p.elapsed() };
@@ -218,7 +238,7 @@ export async function buildImage(options: ImageOptions = {}): Promise<ImageResul
   return { ...result, skipped: false, initramfs, rootImage, layout, seconds: ctx.p.elapsed() };
 }
 
-async function buildContext(options: ImageOptions): Promise<BuildContext> {
+async function buildContext(options: ImageOptions, board?: BoardProfile): Promise<BuildContext> {
   const arch = options.arch ?? hostArch();
   const out = options.out ??
     (arch === hostArch() ? "build/machined.img" : `build/machined-${arch}.img`);
@@ -232,6 +252,8 @@ async function buildContext(options: ImageOptions): Promise<BuildContext> {
     cacheDir,
     pin: options.kernel ?? profile.kernel,
     profile,
+    board,
+    console: board ? board.consoles.at(-1)! : profile.console,
     target: targetInputs(
       options.kernel ? { ...profile, kernel: options.kernel } : profile,
       cacheDir,
@@ -265,6 +287,7 @@ async function fingerprintBuild(
     rootFs: ctx.rootFs,
     pin: ctx.pin,
     arch: ctx.profile.arch,
+    board: ctx.board ? { board: ctx.board.board, firmware: ctx.board.firmware } : undefined,
     epoch: SOURCE_DATE_EPOCH,
   }, [inputs.kernel.vmlinuz, inputs.loader]);
 }
@@ -322,6 +345,7 @@ function writeDisk(
     initramfs: o.initramfs,
     root: { file: o.rootImage.path, sha256: o.rootImage.sha256, fstype: o.rootImage.fstype },
   };
+  if (ctx.board) return writeBoardDisk(ctx, ctx.board, inputs, { ...o, slot });
   return ctx.p.step(
     "disk",
     async () =>
@@ -340,6 +364,38 @@ function writeDisk(
       }),
     (l) =>
       `GPT + ESP ${formatBytes(l.espSize)} at ${formatBytes(l.espOffset)}, ${
+        formatBytes(l.free)
+      } left free`,
+  );
+}
+
+/** A board's SD-card image: the firmware's boot FAT with both slots (rpi/pi_disk.ts). */
+function writeBoardDisk(
+  ctx: BuildContext,
+  board: BoardProfile,
+  inputs: BuildInputs,
+  o: { cmdline: string; print: string; slot: SlotFiles },
+): Promise<DiskLayout> {
+  // The kernel package's root: <root>/boot/vmlinuz-<release>.
+  const kernelRoot = dirname(dirname(inputs.kernel.vmlinuz));
+  return ctx.p.step(
+    `disk (${board.board})`,
+    async () =>
+      writePiDiskImage({
+        out: ctx.out,
+        size: ctx.size,
+        bootSize: ctx.espSize,
+        diskGuid: await guidFromSeed(`machined-disk:${o.print}`),
+        bootGuid: await guidFromSeed(`machined-esp:${o.print}`),
+        firmware: await boardFirmware(board, ctx.cacheDir, kernelRoot),
+        slots: { A: o.slot, B: o.slot },
+        defaultSlot: "A",
+        cmdline: o.cmdline,
+        sourceDateEpoch: SOURCE_DATE_EPOCH,
+        workDir: ctx.workDir,
+      }),
+    (l) =>
+      `GPT + hybrid MBR, boot FAT ${formatBytes(l.espSize)} at ${formatBytes(l.espOffset)}, ${
         formatBytes(l.free)
       } left free`,
   );

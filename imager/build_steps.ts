@@ -138,7 +138,10 @@ async function resolveModules(modulesDir: string, options: ImageOptions, rootFs:
   const boot = resolveModuleClosure(index, atBoot);
   const all = resolveModuleClosure(index, [...atBoot, ...(options.onDemandModules ?? [])]);
   const loaded = new Set(boot.load.map((m) => m.name));
-  const early = resolveModuleClosure(index, [...BOOT_MODULES, ROOT_FS_MODULE[rootFs]]);
+  const early = resolveModuleClosure(index, [
+    ...(options.bootModules ?? BOOT_MODULES),
+    ROOT_FS_MODULE[rootFs],
+  ]);
   return {
     load: boot.load,
     onDemand: all.load.filter((m) => !loaded.has(m.name)),

@@ -5,7 +5,7 @@
  *     [--size 2GiB] [--esp-size 512MiB] [--out build/machined.img] [--append "args"]
  *     [--quiet-console] [--compression lz4|zstd] [--zstd-level 9] [--no-code-cache]
  *     [--module NAME]... [--extra SRC:DEST]... [--native-addon PATH|none] [--force]
- *     [--arch amd64|arm64]
+ *     [--arch amd64|arm64] [--board rpi3]
  *     [--image-version V] [--bundle OUT --signing-key KEY]
  */
 import { buildImage, type ImageOptions } from "./build_image.ts";
@@ -14,6 +14,7 @@ import { last, parseArgs, type ParsedArgs } from "./cli_args.ts";
 import { parseSize } from "./progress.ts";
 import { DEFAULT_MODULES } from "./versions.ts";
 import { parseArch } from "./arch/profiles.ts";
+import { parseBoard } from "./rpi/board.ts";
 
 /** Flags and options shared by the image, up and down tasks. */
 export const IMAGE_ARGS = {
@@ -33,6 +34,7 @@ export const IMAGE_ARGS = {
     "extra",
     "native-addon",
     "arch",
+    "board",
     "image-version",
   ],
 };
@@ -52,8 +54,10 @@ export function imageOptions(a: ParsedArgs): ImageOptions {
     throw new TypeError(`--compression "${compression}" is neither lz4 nor zstd`);
   }
   const arch = last(a, "arch");
+  const board = last(a, "board");
   return {
     arch: arch ? parseArch(arch) : undefined,
+    board: board ? parseBoard(board) : undefined,
     out: last(a, "out"),
     program: last(a, "program"),
     binary: last(a, "binary") ?? Deno.env.get("MACHINED_BINARY"),
@@ -88,7 +92,7 @@ if (import.meta.main) {
     console.log(
       "deno task image [--program main.ts | --binary PATH] [--config FILE] [--pki DIR] [--generic] " +
         "[--size 2GiB] [--out build/machined.img] [--append ARGS] [--quiet-console] [--force] " +
-        "[--arch amd64|arm64] [--image-version V] [--bundle OUT --signing-key KEY]",
+        "[--arch amd64|arm64] [--board rpi3] [--image-version V] [--bundle OUT --signing-key KEY]",
     );
     Deno.exit(0);
   }

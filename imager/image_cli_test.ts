@@ -23,3 +23,12 @@ Deno.test("--arch takes arm64 (or aarch64) and refuses an unknown architecture",
     /Unknown architecture "mips"/,
   );
 });
+
+Deno.test("--board takes rpi3 and refuses an unknown board", () => {
+  assert.equal(imageOptions(parseArgs(["--board", "rpi3"], IMAGE_ARGS)).board, "rpi3");
+  assert.equal(imageOptions(parseArgs([], IMAGE_ARGS)).board, undefined);
+  assert.throws(
+    () => imageOptions(parseArgs(["--board", "rpi4"], IMAGE_ARGS)),
+    /Unknown board "rpi4"/,
+  );
+});

@@ -67,7 +67,13 @@ export interface ServerCertRenewerOptions extends ServerNames {
   policy?: RenewalPolicy;
   /** @default systemClock */
   clock?: RenewerClock;
-  /** Longest wait between checks, so clock jumps (NTP) are noticed. @default 1 hour */
+  /**
+   * Longest wait between checks, so clock jumps (NTP) are noticed. A board
+   * without a real-time clock (the Raspberry Pi 3) boots in 1970, issues its
+   * certificate then, and steps to the present at its first NTP sync; clients
+   * refuse that certificate until it is re-issued. A check is one signature
+   * verification. @default 1 minute
+   */
   maxCheckIntervalMs?: number;
   /** Wait after a failed renewal before trying again. @default 1 minute */
   retryDelayMs?: number;
@@ -90,7 +96,7 @@ export interface ServerCertRenewer {
 /** Start a renewer; the first check runs immediately (asynchronously). */
 export function createServerCertRenewer(options: ServerCertRenewerOptions): ServerCertRenewer {
   const clock = options.clock ?? systemClock;
-  const maxInterval = options.maxCheckIntervalMs ?? 60 * 60 * 1000;
+  const maxInterval = options.maxCheckIntervalMs ?? 60 * 1000;
   const retryDelay = options.retryDelayMs ?? 60 * 1000;
   const onError = options.onError ??
     ((e: unknown) => console.error("server certificate renewal failed", e));

@@ -38,6 +38,14 @@ class FakeClock implements RenewerClock {
   nextTimer(): Promise<void> {
     return new Promise((resolve) => this.#waiters.push(resolve));
   }
+  /**
+   * Step the wall clock (NTP) without moving the timers: they count elapsed
+   * time, as the real setTimeout does.
+   */
+  jump(ms: number): void {
+    this.#now += ms;
+    for (const t of this.#timers.values()) t.at += ms;
+  }
   /** Move time forward and fire the timers now due. */
   advance(ms: number): void {
     this.#now += ms;
@@ -147,6 +155,33 @@ Deno.test("a failed renewal is reported and retried", async () => {
     await withTimeout(renewed.promise);
     await withTimeout(after);
     assert.notEqual(renewer.current, current);
+  } finally {
+    renewer.stop();
+  }
+});
+
+Deno.test("a certificate issued in 1970 (no real-time clock) is renewed within a minute of NTP's step", async () => {
+  const epoch = new Date("1970-01-01T00:00:10Z");
+  const clock = new FakeClock(epoch);
+  const ca = await createCertificateAuthority({ now: new Date("2026-12-01T00:00:00Z") });
+  const current = await issueServerCertificate({ ca, ...names, now: epoch });
+  const renewed = deferred<KeyedCertificate>();
+  const renewer = createServerCertRenewer({
+    ca,
+    current,
+    ...names,
+    clock,
+    onRenewed: (c) => renewed.resolve(c),
+  });
+  try {
+    const scheduled = clock.nextTimer();
+    clock.advance(0); // the first check: valid in 1970
+    await withTimeout(scheduled);
+    assert.equal(renewer.current, current);
+    clock.jump(Date.parse("2026-12-02T00:00:00Z") - epoch.getTime());
+    clock.advance(60_000);
+    const next = await withTimeout(renewed.promise);
+    assert.ok(next.cert.notBefore.getTime() > Date.parse("2026-12-01T00:00:00Z"));
   } finally {
     renewer.stop();
   }

@@ -7,11 +7,15 @@
  */
 import { run } from "../run.ts";
 
-/** The Debian archives the private apt reads (bookworm, as the host). */
+/**
+ * The Debian archives the private apt reads (bookworm, as the host). The
+ * non-free-firmware component holds the Raspberry Pi's GPU firmware
+ * (raspi-firmware); it is listed here only, never in the host's sources.
+ */
 export const DEBIAN_SOURCES = [
-  "http://deb.debian.org/debian bookworm main",
-  "http://deb.debian.org/debian bookworm-updates main",
-  "http://deb.debian.org/debian-security bookworm-security main",
+  "http://deb.debian.org/debian bookworm main non-free-firmware",
+  "http://deb.debian.org/debian bookworm-updates main non-free-firmware",
+  "http://deb.debian.org/debian-security bookworm-security main non-free-firmware",
 ] as const;
 
 const KEYRING = "/usr/share/keyrings/debian-archive-keyring.gpg";
@@ -47,28 +51,39 @@ export class PrivateApt {
       await Deno.mkdir(`${d}/${sub}`, { recursive: true });
     }
     const sources = DEBIAN_SOURCES.map((s) => `deb [signed-by=${KEYRING}] ${s}\n`).join("");
+    const before = await Deno.readTextFile(`${d}/sources.list`).catch(() => "");
     await Deno.writeTextFile(`${d}/sources.list`, sources);
     if (!(await exists(`${d}/status`))) await Deno.writeTextFile(`${d}/status`, "");
     const stamp = await Deno.stat(`${d}/lists/.updated`).catch(() => undefined);
     const age = stamp?.mtime ? Date.now() - stamp.mtime.getTime() : Infinity;
-    if (age < LISTS_MAX_AGE_MS) return;
+    // New sources (a component added) need new lists whatever their age.
+    if (age < LISTS_MAX_AGE_MS && before === sources) return;
     await run("apt-get", [...this.options(), "-qq", "update"]);
     await Deno.writeTextFile(`${d}/lists/.updated`, "");
   }
 
   /**
-   * `apt-get download package=version` into `outDir`; returns the .deb's path.
+   * `apt-get download package=version` into `outDir`; returns the .deb's path
+   * (named `_all.deb` for an architecture-independent package such as
+   * raspi-firmware).
    * @throws CommandError when the version is not in the archive (update the pin).
    */
   async download(pkg: string, version: string, outDir: string): Promise<string> {
-    const file = `${outDir}/${pkg}_${version.replaceAll(":", "%3a")}_${this.arch}.deb`;
-    if (await exists(file)) return file;
+    const stem = `${outDir}/${pkg}_${version.replaceAll(":", "%3a")}`;
+    const names = [`${stem}_${this.arch}.deb`, `${stem}_all.deb`];
+    const have = async () => {
+      for (const f of names) if (await exists(f)) return f;
+    };
+    const cached = await have();
+    if (cached) return cached;
     await this.update();
     await Deno.mkdir(outDir, { recursive: true });
     await run("apt-get", [...this.options(), "-qq", "download", `${pkg}:${this.arch}=${version}`], {
       cwd: outDir,
     });
-    return file;
+    const got = await have();
+    if (!got) throw new Deno.errors.NotFound(`apt-get download left no ${names.join(" or ")}`);
+    return got;
   }
 }
 

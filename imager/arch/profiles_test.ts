@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ARCHES, parseArch, PROFILES } from "./profiles.ts";
-import { PrivateApt } from "./private_apt.ts";
+import { DEBIAN_SOURCES, PrivateApt } from "./private_apt.ts";
 import { kernelCmdline } from "../cmdline.ts";
 
 Deno.test("parseArch takes Debian's and uname's names and refuses others", () => {
@@ -37,4 +37,8 @@ Deno.test("the private apt never points at the host's apt state", () => {
     const v = values.find((o) => o.includes(key));
     assert.ok(v?.includes("=/cache/arm64/apt/"), `${key}: ${v}`);
   }
+});
+
+Deno.test("the private apt lists non-free-firmware (raspi-firmware) beside main, only there", () => {
+  for (const s of DEBIAN_SOURCES) assert.match(s, / main non-free-firmware$/);
 });

@@ -305,7 +305,8 @@ export async function detectAccel(): Promise<"kvm" | "tcg"> {
   }
 }
 
-function vmHandle(state: VmState, stateFile: string): Vm {
+/** The {@link Vm} of a started QEMU (also for board models started by raspi_vm.ts). */
+export function vmHandle(state: VmState, stateFile: string): Vm {
   const readConsole = () => Deno.readTextFile(state.consoleLog).catch(() => "");
   const tail = async () => (await readConsole()).split("\n").slice(-15).join("\n");
   return {
@@ -427,7 +428,8 @@ function delay(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
-function runPaths(runDir: string) {
+/** The files of one VM's run directory. */
+export function runPaths(runDir: string) {
   return {
     consoleLog: `${runDir}/console.log`,
     qmpSocket: `${runDir}/qmp.sock`,

@@ -49,7 +49,11 @@ export interface BlockBackend {
   write(path: string, offset: number, data: Uint8Array): Promise<void>;
   /** Read the GPT (primary, else backup); undefined when there is none. */
   readGpt(path: string): Promise<GptReadResult | undefined>;
-  /** Write the protective MBR and both GPT copies, then flush. */
+  /**
+   * Write the protective MBR and both GPT copies, then flush. A hybrid MBR
+   * whose entries are partitions of `table` (the Raspberry Pi image's boot
+   * FAT) is kept in place of the protective one (hybrid_mbr.ts).
+   */
   writeGpt(path: string, table: GptTable): Promise<void>;
   /** The kernel's current partitions of the disk (empty for an image file). */
   kernelPartitions(path: string): Promise<KernelPartition[]>;

@@ -18,6 +18,7 @@ import {
   readGpt,
 } from "./gpt.ts";
 import { planPartitionSync } from "./partition_sync.ts";
+import { keepHybridMbr } from "./hybrid_mbr.ts";
 import { type FsInfo, PROBE_BYTES, probeSuperblock } from "./probe.ts";
 
 interface FakeDisk {
@@ -110,7 +111,11 @@ export class FakeBlockBackend implements BlockBackend {
   async writeGpt(path: string, table: GptTable): Promise<void> {
     await this.#enter("writeGpt", [path, table]);
     const d = this.#writable(path);
-    applyWrites(d.data, encodeGpt(table, d.data.length, d.sectorSize));
+    const sector0 = d.data.slice(0, d.sectorSize);
+    applyWrites(
+      d.data,
+      keepHybridMbr(sector0, table, encodeGpt(table, d.data.length, d.sectorSize)),
+    );
   }
 
   async kernelPartitions(path: string): Promise<KernelPartition[]> {

@@ -7,6 +7,7 @@
 import { isSysError, loadNative } from "../../native-ops/mod.ts";
 import type { BlockBackend, DiskGeometry, KernelPartition, RereadMethod } from "./backend.ts";
 import { encodeGpt, type GptReadResult, type GptTable, readGpt } from "./gpt.ts";
+import { keepHybridMbr } from "./hybrid_mbr.ts";
 import { planPartitionSync } from "./partition_sync.ts";
 import { type FsInfo, PROBE_BYTES, probeSuperblock } from "./probe.ts";
 import { sysError } from "./sys_error.ts";
@@ -52,7 +53,9 @@ export class NativeBlockBackend implements BlockBackend {
 
   async writeGpt(path: string, table: GptTable): Promise<void> {
     const g = await this.geometry(path);
-    await this.#writeAll(path, encodeGpt(table, g.size, g.logicalSectorSize));
+    const sector0 = await this.read(path, 0, g.logicalSectorSize);
+    const writes = keepHybridMbr(sector0, table, encodeGpt(table, g.size, g.logicalSectorSize));
+    await this.#writeAll(path, writes);
   }
 
   async kernelPartitions(path: string): Promise<KernelPartition[]> {

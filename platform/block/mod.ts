@@ -20,6 +20,7 @@ export * from "./backend.ts";
 export { NativeBlockBackend } from "./backend_native.ts";
 export { FakeBlockBackend } from "./backend_fake.ts";
 export * from "./gpt.ts";
+export * from "./hybrid_mbr.ts";
 export { crc32 } from "./crc32.ts";
 export { type FsInfo, PROBE_BYTES, probeSuperblock } from "./probe.ts";
 export { type PartitionOp, planPartitionSync } from "./partition_sync.ts";

@@ -18,6 +18,7 @@ mod esp;
 mod root;
 mod sha256;
 mod sys;
+mod trial;
 
 use std::ffi::CString;
 use std::io::Write;

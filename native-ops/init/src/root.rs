@@ -23,6 +23,7 @@ pub fn mount_root(args: &RootArgs) -> Result<(), String> {
     load_modules()?;
     let (disk, part) = wait_for_esp()?;
     mount_esp(&format!("/dev/{part}"))?;
+    crate::trial::consume(ESP_MOUNT, &args.slot);
     let image = format!("{ESP_MOUNT}/{}/root.img", args.slot);
     let (loopdev, _hold, source) = attach_image(&image, &disk, &part)?;
     let t_hash = Instant::now();

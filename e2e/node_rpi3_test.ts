@@ -1,0 +1,186 @@
+/**
+ * The Raspberry Pi 3 tier: the SD-card image `deno task image --board rpi3`
+ * builds (Debian's generic arm64 kernel and raspi-firmware, a GPT with a
+ * hybrid MBR, the firmware's boot FAT with slots A and B), booted under
+ * QEMU's raspi3b model with TCG. QEMU cannot run the GPU firmware, so the
+ * kernel, device tree, initramfs and command line are copied out of the
+ * image's slot A and given to QEMU's loader (imager/qemu/raspi_vm.ts); the
+ * SD card is the image itself, the network QEMU's usb-net on the SoC's DWC2.
+ * Checked: machined-init finds the boot partition on the SD card and mounts
+ * the verified root, machined runs as PID 1, the API answers over mutual TLS
+ * through the USB NIC, STATE and EPHEMERAL are provisioned on /dev/mmcblk0,
+ * and afterwards the SD card still has its hybrid MBR (the Pi's ROM needs it)
+ * beside the new GPT. trial.txt is armed for slot A before the boot, and
+ * machined-init consumes the try on the real vfat (`# tried A` afterwards). config.txt, os_prefix and the firmware are hardware-only.
+ * Figures go to bench/results/boot-rpi3.json in node_boot_test's format.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { buildImage } from "../imager/build_image.ts";
+import { startRaspiVm } from "../imager/qemu/raspi_vm.ts";
+import { waitForApi } from "../imager/up.ts";
+import { renderConfigTemplate } from "../config/mod.ts";
+import { generateNodeBundle } from "../pki/mod.ts";
+import { decodeMbr, MBR_TYPE_FAT32_LBA, readGpt } from "../platform/block/mod.ts";
+import { API_READY, FAIL, ROOT_MOUNTED } from "./boot_figures.ts";
+import { startSntpResponder } from "../controllers/time/sntp_responder.ts";
+import { run } from "../imager/run.ts";
+import { piTrialTxt } from "../imager/rpi/boot_config.ts";
+import { piTriedTxt } from "../node/upgrade/pi_slot_plan.ts";
+import { freePort, machinectl, parseDocs, type ResourceDoc } from "./helpers.ts";
+
+/** Budgets: an image build with the code cache (3 to 10 min) and the emulated Pi's boot. */
+const API_TIMEOUT_MS = 15 * 60_000;
+const CHECK_TIMEOUT_MS = 5 * 60_000;
+const HOSTNAME = "e2e-rpi3";
+const SD_DISK = "/dev/mmcblk0";
+
+const exists = (p: string) => Deno.stat(p).then(() => true, () => false);
+const hasQemu = await exists("/usr/bin/qemu-system-aarch64");
+const canCross = Deno.uid() === 0 &&
+  (await exists("/usr/sbin/debootstrap") || await exists(".cache/cross/bookworm/usr/bin/rustc"));
+
+async function waitFor(
+  config: string,
+  port: number,
+  args: string[],
+  pred: (docs: ResourceDoc[]) => boolean,
+): Promise<ResourceDoc[]> {
+  const deadline = performance.now() + CHECK_TIMEOUT_MS;
+  let last = "";
+  while (performance.now() < deadline) {
+    const r = await machinectl(config, port, "get", ...args, "-o", "json");
+    last = r.out + r.err;
+    if (r.code === 0 && r.out.trim() && pred(parseDocs(r.out))) return parseDocs(r.out);
+    await new Promise((res) => setTimeout(res, 2000));
+  }
+  throw new Error(`timed out waiting for ${args.join(" ")}; last output: ${last}`);
+}
+
+async function readSector0AndGpt(image: string) {
+  using f = await Deno.open(image, { read: true });
+  const size = (await f.stat()).size;
+  const read = async (offset: number, length: number) => {
+    const buf = new Uint8Array(length);
+    await f.seek(offset, Deno.SeekMode.Start);
+    for (let o = 0; o < length;) o += (await f.read(buf.subarray(o)))!;
+    return buf;
+  };
+  return { mbr: decodeMbr(await read(0, 512)), gpt: await readGpt(read, size, 512) };
+}
+
+Deno.test({
+  name: "a Raspberry Pi 3 image boots in qemu-system-aarch64 -M raspi3b (TCG, kernel from the " +
+    "image's slot A) as PID 1: mTLS API over usb-net, STATE and EPHEMERAL on the SD card, " +
+    "hybrid MBR kept (needs qemu-system-arm, root and debootstrap)",
+  ignore: !hasQemu || !canCross,
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async () => {
+  const work = "build/e2e/rpi3";
+  await Deno.remove(work, { recursive: true }).catch(() => {});
+  const port = freePort();
+  const bundle = await generateNodeBundle({
+    name: HOSTNAME,
+    endpoint: `127.0.0.1:${port}`,
+    outDir: join(work, "node"),
+    renderMachineConfig: ({ ca }) =>
+      renderConfigTemplate({
+        hostname: HOSTNAME,
+        ca,
+        certSans: ["127.0.0.1"],
+        installDisk: SD_DISK,
+        // QEMU's usb-net (cdc_ether/rndis_host) names its link usb0; a real 3 B's is eth0.
+        interfaces: [{ name: "usb0", dhcp: true }],
+        containerd: false,
+        // The Pi has no real-time clock: it boots in 1970 and refuses every client
+        // certificate until its first NTP sync (10.0.2.2:123 is the host's loopback).
+        timeServers: ["10.0.2.2"],
+      }),
+  });
+  const sntp = await startSntpResponder({ hostname: "127.0.0.1", port: 123 }).catch((e) => {
+    throw new Error(`cannot serve SNTP on 127.0.0.1:123 (in use?): ${e}`);
+  });
+  const image = await buildImage({
+    board: "rpi3",
+    program: new URL("../main.ts", import.meta.url).pathname,
+    config: bundle.paths.machineConfig,
+    out: join(work, "rpi3.img"),
+    // E2E_VERBOSE_CONSOLE=1 keeps the kernel's messages on the console log.
+    quietConsole: !Deno.env.get("E2E_VERBOSE_CONSOLE"),
+    force: true,
+  });
+  // Slot A on trial, as an upgrade would arm B: machined-init must consume the try.
+  const fat = `${image.out}@@${2048 * 512}`;
+  const mtools = { env: { MTOOLS_SKIP_CHECK: "1" } };
+  await Deno.writeTextFile(join(work, "trial.txt"), piTrialTxt("A"));
+  await run("mcopy", ["-o", "-i", fat, join(work, "trial.txt"), "::/trial.txt"], mtools);
+  const t0 = performance.now();
+  const vm = await startRaspiVm({ image: image.out, runDir: join(work, "qemu"), hostPort: port });
+  try {
+    const root = await vm.waitForConsole(ROOT_MOUNTED, { timeoutMs: API_TIMEOUT_MS, failOn: FAIL });
+    assert.match(root[2], /mmcblk0/, `the root image comes from the SD card: ${root[0]}`);
+    await vm.waitForConsole(/machined-init: trial boot of slot A: try consumed/, {
+      timeoutMs: 1000,
+    });
+    const ready = await vm.waitForConsole(API_READY, { timeoutMs: API_TIMEOUT_MS, failOn: FAIL });
+    assert.equal(ready[1], "1", "machined must run as PID 1");
+    const hostname = await waitForApi(bundle.paths.clientConfig, port, API_TIMEOUT_MS);
+    const apiMs = performance.now() - t0;
+    assert.equal(hostname, HOSTNAME);
+    const config = bundle.paths.clientConfig;
+    const version = await machinectl(config, port, "version");
+    assert.equal(version.code, 0, version.err);
+    assert.match(version.out, /aarch64/);
+    const vs = await waitFor(
+      config,
+      port,
+      ["volumestatus"],
+      (d) =>
+        ["STATE", "EPHEMERAL"].every((id) =>
+          d.find((v) => v.metadata.id === id)?.spec.phase === "ready"
+        ),
+    );
+    const volumesS = +((performance.now() - t0) / 1000).toFixed(1);
+    for (const v of vs.filter((v) => ["STATE", "EPHEMERAL"].includes(v.metadata.id))) {
+      assert.equal(v.spec.disk, SD_DISK, JSON.stringify(v));
+    }
+    const figures = {
+      arch: "arm64",
+      board: "rpi3",
+      machine: "raspi3b",
+      at: new Date().toISOString(),
+      accel: "tcg",
+      imageBuildS: +image.seconds.toFixed(1),
+      qemuStartToApiAnswerS: +(apiMs / 1000).toFixed(1),
+      kernelStartToApiReadyS: Number(ready[3]),
+      machinedStartToApiReadyMs: Number(ready[2]),
+      qemuStartToVolumesReadyS: volumesS,
+      rootFs: root[1],
+      rootLoop: root[2],
+      rootHashS: Number(root[3]),
+      rootMountS: Number(root[4]),
+      imageBytes: Number(image.imageBytes),
+      initramfsBytes: (await Deno.stat(image.initramfsPath)).size,
+      rootImageBytes: (await Deno.stat(image.rootImagePath)).size,
+      kernelBytes: (await Deno.stat(image.kernelPath)).size,
+    };
+    console.log(JSON.stringify({ suite: "boot-rpi3", ...figures }));
+    await Deno.mkdir("bench/results", { recursive: true });
+    await Deno.writeTextFile(
+      "bench/results/boot-rpi3.json",
+      JSON.stringify(figures, null, 2) + "\n",
+    );
+  } finally {
+    await vm.stop({ gracefulMs: 20_000 });
+    await sntp.close();
+  }
+  // The provisioner rewrote the GPT on the SD card; the Pi's ROM still finds its FAT.
+  const after = await readSector0AndGpt(image.out);
+  assert.equal(after.mbr?.[0]?.type, MBR_TYPE_FAT32_LBA, JSON.stringify(after.mbr));
+  assert.equal(after.mbr?.[0]?.firstLba, 2048);
+  assert.equal(after.mbr?.[1]?.type, 0xee);
+  const names = after.gpt?.table.partitions.map((p) => p.name);
+  assert.equal(await run("mtype", ["-i", fat, "::/trial.txt"], mtools), piTriedTxt("A"));
+  assert.ok(names?.includes("STATE") && names.includes("EPHEMERAL"), JSON.stringify(names));
+});
