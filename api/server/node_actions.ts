@@ -138,4 +138,3 @@ export class ResetRefusedError extends Error {
     super(message);
   }
 }
-
