@@ -28,6 +28,7 @@ import {
   createClientConfigIssuer,
   type InternalApiServer,
   type NodeActions,
+  type RebootMode,
   type ResetAnswer,
   type ResetRequestData,
   type RollbackAnswer,
@@ -157,6 +158,10 @@ export class RecordingActions implements NodeActions {
     action: "reboot" | "shutdown" | "reset" | "upgrade" | "rollback";
     by: ActionRequester;
   }[] = [];
+  /** The mode of each Reboot (`default` when not given). */
+  readonly rebootModes: RebootMode[] = [];
+  /** The reboot mode of each Upgrade (`default` when not given). */
+  readonly upgradeRebootModes: RebootMode[] = [];
   /** The bytes of each Upgrade stream received. */
   readonly upgrades: { bytes: number; stage: boolean }[] = [];
   /** What `reset` answers (a preview by default). */
@@ -178,8 +183,9 @@ export class RecordingActions implements NodeActions {
       hostname: "test-node",
     };
   }
-  reboot(by: ActionRequester): Promise<void> {
+  reboot(by: ActionRequester, mode: RebootMode = "default"): Promise<void> {
     this.calls.push({ action: "reboot", by });
+    this.rebootModes.push(mode);
     return Promise.resolve();
   }
   shutdown(by: ActionRequester): Promise<void> {
@@ -192,10 +198,11 @@ export class RecordingActions implements NodeActions {
   }
   async upgrade(
     bundle: AsyncIterable<Uint8Array>,
-    options: { stage: boolean; fromUrl?: string; force?: boolean },
+    options: { stage: boolean; fromUrl?: string; force?: boolean; rebootMode?: RebootMode },
     by: ActionRequester,
   ): Promise<UpgradeAnswer> {
     this.calls.push({ action: "upgrade", by });
+    this.upgradeRebootModes.push(options.rebootMode ?? "default");
     let bytes = 0;
     for await (const c of bundle) bytes += c.length;
     this.upgrades.push({ bytes, stage: options.stage });

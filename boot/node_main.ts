@@ -27,7 +27,7 @@ import { NativeCgroupBackend } from "../platform/cgroup/mod.ts";
 import { fatalReboot, installPid1Guards } from "./pid1_guard.ts";
 import { NativePowerBackend, type PowerBackend } from "../platform/power/mod.ts";
 import { runSequence, task } from "./sequence.ts";
-import { type PowerAction, shutdownNode } from "./shutdown.ts";
+import { type PowerAction, type ShutdownDeps, shutdownNode } from "./shutdown.ts";
 import { nodeActions } from "../node/node_actions.ts";
 import { nodeReset } from "../node/reset/mod.ts";
 import { nodeUpgradeService } from "../node/upgrade/mod.ts";
@@ -302,6 +302,7 @@ interface NodeControl {
   actions: ReturnType<typeof nodeActions>;
   configs: ReturnType<typeof configApplier>;
   gate: NodeMaintenanceGate;
+  kexec: ShutdownDeps["kexec"];
 }
 
 /**
@@ -336,12 +337,13 @@ function wireNodeControl(
     keeper,
     bootId,
     reboot: () => requestPower("reboot"),
+    kmod: backends.kmod,
   });
   void upgrades.watchAndBless(); // blesses a booted trial slot once the node is ready
   const actions = nodeActions({
     hostname: () => hostname,
     logger,
-    onPower: (what) => requestPower(what),
+    onPower: (what, _by, mode) => (upgrades.kexec.request(mode), requestPower(what)),
     bootId: () => bootId.bootId(),
     reset: (r, by) => reset.coordinator.request(r, by),
     upgrade: (b, o, by) => upgrades.upgrade.upgrade(b, o, by),
@@ -357,6 +359,7 @@ function wireNodeControl(
     actions,
     configs,
     gate,
+    kexec: upgrades.kexec,
   };
 }
 
@@ -448,6 +451,7 @@ async function shutdownComposedNode(
     },
     keepMounted: EARLY_MOUNTS.map((m) => m.target),
     reset: control.reset.sequence(),
+    kexec: control.kexec,
   });
 }
 

@@ -4,6 +4,8 @@
  * still answers, so a grace-period kill is visible), stop apid, stop the
  * controllers, close what they leave (service log files, DHCP leases), sync,
  * unmount in reverse order (detaching what stays busy), and finally reboot(2).
+ * A kexec reboot stages its image first (`kexecLoad`, before anything stops)
+ * and ends in reboot(LINUX_REBOOT_CMD_KEXEC); when that fails, a cold reboot.
  * Every step is best effort and has a deadline ({@link SHUTDOWN_DEADLINES_MS}):
  * a failing or hung step is reported (`failed`, or `overran`) and the machine
  * still syncs and goes down.
@@ -16,6 +18,7 @@ import { type Phase, runSequence, task } from "./sequence.ts";
 
 /** The shutdown steps, in order. */
 export type ShutdownStep =
+  | "kexecLoad"
   | "stopServices"
   | "stopApi"
   | "stopControllers"
@@ -31,6 +34,7 @@ export type ShutdownStep =
  * a hung sync is abandoned too, since reboot(2) must still be reached.
  */
 export const SHUTDOWN_DEADLINES_MS: Readonly<Record<ShutdownStep, number>> = {
+  kexecLoad: 60_000,
   stopServices: 90_000,
   stopApi: 10_000,
   stopControllers: 15_000,
@@ -86,6 +90,11 @@ export interface ShutdownDeps {
   clock?: Clock;
   /** Makes this shutdown a reset. */
   reset?: ResetSequence;
+  /**
+   * A reboot that may end in kexec: `prepare` stages the image (true) or
+   * says to reboot cold (false); see node/upgrade/kexec_reboot.ts.
+   */
+  kexec?: { readonly wanted: boolean; prepare(): Promise<boolean> };
 }
 
 /** Mount points to unmount, deepest and latest first. Pure. */
@@ -118,10 +127,21 @@ export async function shutdownNode(action: PowerAction, deps: ShutdownDeps): Pro
         FORCED_STOP_WAIT_MS + 5_000,
     }
     : step("stopServices");
+  const kexec = action === "reboot" && !reset && deps.kexec?.wanted ? deps.kexec : undefined;
+  let kexecStaged = false;
   try {
     await runSequence(
       reset ? `reset-${action}` : action,
       withSteps([
+        // Only for a kexec reboot: staged while the API still answers and the ESP is reachable.
+        ...(kexec
+          ? [{
+            name: "kexecLoad",
+            tasks: [task("kexecLoad", async () => {
+              kexecStaged = await kexec.prepare();
+            }, step("kexecLoad"))],
+          }]
+          : []),
         {
           name: "stopServices",
           tasks: stopServices ? [task("stopServices", stopServices, stopLimit)] : [],
@@ -169,9 +189,24 @@ export async function shutdownNode(action: PowerAction, deps: ShutdownDeps): Pro
     machined.logger.error("shutdown", "sequence failed; going down anyway", { error: e });
   }
   if (deps.dryRun) return;
+  if (kexecStaged) await kexecOrFallBack(deps.power, machined);
   machined.logger.info("shutdown", action === "reboot" ? "rebooting now" : "powering off now");
   if (action === "reboot") await deps.power.restart();
   else await deps.power.powerOff();
+}
+
+/** reboot(KEXEC); returns (after reporting it) only when that failed. */
+async function kexecOrFallBack(power: PowerBackend, machined: Machined): Promise<void> {
+  machined.logger.info("shutdown", "rebooting now (kexec)");
+  try {
+    await power.kexec();
+  } catch (e) {
+    const error = e instanceof Error ? e.message : String(e);
+    machined.events.emit("power", "kexec", "fallback", `kexec failed (${error}): rebooting cold`, {
+      error,
+    });
+    machined.logger.error("shutdown", "kexec failed: rebooting cold", { error });
+  }
 }
 
 /** Graceful until the deadline, then (or at once when forced) kill everything. */

@@ -2,13 +2,20 @@
  * The QEMU tier for upgrades (docs/upgrade.md), on one VM reused across the
  * steps: build the up node's image at version X with a trusted signing key
  * in its config, and a bundle of the same node at version Y; then
- *   1. `machinectl upgrade -f Y`: the node comes back on slot B reporting Y,
- *      ready, and blesses B (event `upgrade slot B blessed`);
+ *   1. `machinectl upgrade -f Y` (kexec, the default): the node comes back on
+ *      slot B reporting Y without a firmware pass on the console (machined's
+ *      `+3` → `+2-1` rename logged), blesses B, and a cold boot of B
+ *      (`reboot --mode powercycle`) lands on B again (e2e/upgrade_kexec_step.ts);
  *   2. `machinectl rollback`: back on slot A reporting X;
  *   3. a bundle whose kernel panics at once (`rdinit=/nonexistent`, with the
- *      image's `panic=10`): systemd-boot counts B's three tries down and the
- *      node comes back on A by itself; `machinectl upgrade` says so (exit 1);
- *   4. an untrusted bundle is refused (PermissionDenied) and the node stays.
+ *      image's `panic=10`), booted by kexec (machined counts B's first try),
+ *      then twice by systemd-boot: B's three tries run out and the node comes
+ *      back on A by itself; `machinectl upgrade` says so (exit 1);
+ *   4. an untrusted bundle is refused (PermissionDenied) and the node stays;
+ *   5. `machinectl upgrade -f Y --mode powercycle` (a cold reboot): back on
+ *      slot B reporting Y, ready, blessed (event `upgrade slot B blessed`).
+ * The kexec (step 1) and cold (step 5) upgrade times: arm (send, verify,
+ * write, arm), reboot to ready, total.
  * Times go to bench/results/upgrade.json.
  */
 import assert from "node:assert/strict";
@@ -23,6 +30,7 @@ import { UEFI_BOARD } from "../node/upgrade/manifest.ts";
 import { generateSigningKey, loadSigningKey } from "../node/upgrade/signing_key.ts";
 import { connectToNode } from "../machinectl/connection.ts";
 import { freePort, machinectl } from "./helpers.ts";
+import { kexecUpgradeThenColdBoot, upgradeTimes } from "./upgrade_kexec_step.ts";
 
 const hasQemu = await Deno.stat("/usr/bin/qemu-system-x86_64").then(() => true, () => false);
 const X = "1.0.0-e2e";
@@ -118,20 +126,21 @@ Deno.test({
     });
     figures.bundleBytes = yb.bytes;
 
-    // 1. Upgrade A → B, back on B reporting Y, blessed.
-    let t = performance.now();
-    let r = await machinectl(client, port, "upgrade", "-f", yBundle, "--timeout", "15m");
-    assert.equal(r.code, 0, r.out + r.err);
-    assert.match(r.out, /slot B armed as machined-b\+3\.conf: version 2\.0\.0-e2e/);
-    assert.match(r.out, /node back on slot B, version 2\.0\.0-e2e and ready/);
-    figures.upgradeToReadyS = +((performance.now() - t) / 1000).toFixed(1);
-    v = await version(client, port);
-    assert.deepEqual([v.slot, v.imageVersion], ["B", Y]);
-    assert.ok(await hasEvent(client, port, "slot B", "blessed"), "B is blessed once ready");
+    // 1. A kexec upgrade to Y (B), then a cold boot that lands on B again.
+    await kexecUpgradeThenColdBoot({
+      client,
+      port,
+      consoleLog: vm.state.consoleLog,
+      bundle: yBundle,
+      slot: "B",
+      version: Y,
+      figures,
+      hasEvent: (subject, action) => hasEvent(client, port, subject, action),
+    });
 
     // 2. Rollback → A, reporting X.
-    t = performance.now();
-    r = await machinectl(client, port, "rollback", "--timeout", "15m");
+    let t = performance.now();
+    let r = await machinectl(client, port, "rollback", "--timeout", "15m");
     assert.equal(r.code, 0, r.out + r.err);
     assert.match(r.out, /node back on slot A, version 1\.0\.0-e2e and ready/);
     figures.rollbackToReadyS = +((performance.now() - t) / 1000).toFixed(1);
@@ -170,6 +179,28 @@ Deno.test({
     assert.match(r.err, /PermissionDenied|unknown-key/);
     v = await version(client, port);
     assert.deepEqual([v.slot, v.imageVersion], ["A", X]);
+
+    // 5. A cold upgrade A → B (--mode powercycle), back on B reporting Y, blessed.
+    t = performance.now();
+    r = await machinectl(
+      client,
+      port,
+      "upgrade",
+      "-f",
+      yBundle,
+      "--mode",
+      "powercycle",
+      "--timeout",
+      "15m",
+    );
+    assert.equal(r.code, 0, r.out + r.err);
+    assert.match(r.out, /slot B armed as machined-b\+3\.conf: version 2\.0\.0-e2e/);
+    assert.match(r.out, /node back on slot B, version 2\.0\.0-e2e and ready/);
+    figures.upgradeToReadyS = +((performance.now() - t) / 1000).toFixed(1);
+    Object.assign(figures, upgradeTimes("cold", r.out));
+    v = await version(client, port);
+    assert.deepEqual([v.slot, v.imageVersion], ["B", Y]);
+    assert.ok(await hasEvent(client, port, "slot B", "blessed"), "B is blessed once ready");
 
     console.log(JSON.stringify({ suite: "upgrade", ...figures }));
     await Deno.mkdir("bench/results", { recursive: true });

@@ -6,6 +6,7 @@
 import type {
   ActionRequester,
   NodeActions,
+  RebootMode,
   ResetAnswer,
   ResetRequestData,
 } from "../api/server/mod.ts";
@@ -24,7 +25,8 @@ export type PowerRequest = "reboot" | "poweroff";
 export function nodeActions(deps: {
   hostname: () => string;
   logger: Logger;
-  onPower: (request: PowerRequest, by: ActionRequester) => void;
+  /** `mode` is the Reboot RPC's (always `default` for a shutdown). */
+  onPower: (request: PowerRequest, by: ActionRequester, mode: RebootMode) => void;
   /** @default sourceRevision() */
   commit?: () => Promise<string>;
   /** The kernel's boot id for Version; empty when absent. */
@@ -39,9 +41,9 @@ export function nodeActions(deps: {
 }): NodeActions {
   const commit = (deps.commit ?? sourceRevision)().catch(() => "unknown");
   const image = (deps.image ?? imageFacts)().catch(() => ({ imageVersion: "", slot: "" }));
-  const request = (what: PowerRequest) => (by: ActionRequester) => {
-    deps.logger.info("power", `${what} requested over the API`, { ...by });
-    setTimeout(() => deps.onPower(what, by), 100);
+  const request = (what: PowerRequest) => (by: ActionRequester, mode: RebootMode = "default") => {
+    deps.logger.info("power", `${what} requested over the API`, { ...by, mode });
+    setTimeout(() => deps.onPower(what, by, mode), 100);
     return Promise.resolve();
   };
   return {

@@ -29,6 +29,7 @@ import { roleFromProto, selectorFromProto, toProtoResource } from "../mapping/mo
 import { type CallerIdentity, callerKey } from "../auth/identity.ts";
 import type { MaintenanceGate } from "./maintenance_gate.ts";
 import type { NodeActions } from "./node_actions.ts";
+import { rebootModeFromProto } from "./reboot_mode.ts";
 import type { EventSource } from "./event_source.ts";
 import { clientCertLifetimeMs, type ClientConfigIssuer } from "./client_config_issuer.ts";
 import type { AuditLog } from "./audit.ts";
@@ -133,8 +134,8 @@ export function createMachineService(
       }
     },
 
-    async reboot(_req, ctx) {
-      await actions.reboot(requester(ctx));
+    async reboot(req, ctx) {
+      await actions.reboot(requester(ctx), rebootModeFromProto(req.mode));
       return create(RebootResponseSchema);
     },
 

@@ -23,6 +23,7 @@
 export {
   type ActionRequester,
   type NodeActions,
+  type RebootMode,
   type ResetAnswer,
   type ResetMode,
   type ResetPartitionInfo,

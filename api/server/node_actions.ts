@@ -26,20 +26,27 @@ export interface ActionRequester {
 }
 
 /**
+ * How a reboot boots the next kernel: `kexec` straight into the entry the
+ * loader would boot next, `powercycle` through the firmware and the loader;
+ * `default` is a cold reboot for Reboot and kexec for an upgrade.
+ */
+export type RebootMode = "default" | "kexec" | "powercycle";
+
+/**
  * Node actions. `reboot` and `shutdown` resolve once the action is *accepted*
  * and must perform it after returning (so the reply reaches the client);
  * calling one while another is under way is idempotent.
  */
 export interface NodeActions {
   version(): VersionInfo | Promise<VersionInfo>;
-  reboot(by: ActionRequester): Promise<void>;
+  reboot(by: ActionRequester, mode?: RebootMode): Promise<void>;
   shutdown(by: ActionRequester): Promise<void>;
   /** Reset with server-side consent; absent means Unimplemented. */
   reset?(request: ResetRequestData, by: ActionRequester): Promise<ResetAnswer>;
   /** Install a streamed upgrade bundle; absent means Unimplemented. */
   upgrade?(
     bundle: AsyncIterable<Uint8Array>,
-    options: { stage: boolean; fromUrl?: string; force?: boolean },
+    options: { stage: boolean; fromUrl?: string; force?: boolean; rebootMode?: RebootMode },
     by: ActionRequester,
   ): Promise<UpgradeAnswer>;
   /** Boot the other (blessed) slot next; absent means Unimplemented. */

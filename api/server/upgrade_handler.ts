@@ -14,6 +14,7 @@ import {
 } from "../gen/machined/v1/machine_pb.ts";
 import { type CallerIdentity, callerKey } from "../auth/identity.ts";
 import { type ActionRequester, type NodeActions, UpgradeRefusedError } from "./node_actions.ts";
+import { rebootModeFromProto } from "./reboot_mode.ts";
 
 const CODES: Record<UpgradeRefusedError["code"], Code> = {
   "permission-denied": Code.PermissionDenied,
@@ -44,7 +45,8 @@ export function createUpgradeHandlers(
       }
       const fromUrl = first.done ? "" : first.value.fromUrl;
       const force = !first.done && first.value.force;
-      const options = { stage, force, ...(fromUrl ? { fromUrl } : {}) };
+      const rebootMode = rebootModeFromProto(first.done ? 0 : first.value.rebootMode);
+      const options = { stage, force, rebootMode, ...(fromUrl ? { fromUrl } : {}) };
       const a = await refusalsToCodes(() => actions.upgrade!(chunks(), options, requester(ctx)));
       return create(UpgradeResponseSchema, { ...a, bytes: BigInt(a.bytes) });
     },

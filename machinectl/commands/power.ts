@@ -9,15 +9,17 @@ import { connectToNode } from "../connection.ts";
 import { type Command, CONNECTION_FLAGS } from "../command.ts";
 import type { Io } from "../io.ts";
 import { parseTimeout, WAIT_FLAGS, waitForNode, watchEvents } from "./wait_node.ts";
+import { parseRebootMode, rebootModeFlag } from "./reboot_mode.ts";
 
 export const rebootCommand: Command = {
   name: "reboot",
-  usage: "reboot [--wait] [--timeout 10m]",
+  usage: "reboot [--mode kexec|powercycle] [--wait] [--timeout 10m]",
   summary: "Reboot the node (stops services, syncs, unmounts, reboots)",
   connects: true,
   flags: {
     ...CONNECTION_FLAGS,
     ...WAIT_FLAGS,
+    mode: rebootModeFlag("a cold reboot"),
     rolling: {
       type: "boolean",
       description: "with -n: one node at a time, each back running before the next",
@@ -38,13 +40,14 @@ export const shutdownCommand: Command = {
 // deno-lint-ignore no-explicit-any
 async function power(what: "reboot" | "shutdown", flags: Record<string, any>, io: Io) {
   const timeoutMs = parseTimeout(flags.timeout ?? "10m");
+  const mode = what === "reboot" ? parseRebootMode("reboot", flags.mode) : undefined;
   using conn = await connectToNode(flags);
   const oldBootId = flags.wait ? (await conn.client.version({}, { timeoutMs: 15_000 })).bootId : "";
   const events = flags.wait ? watchEvents(conn) : undefined;
   const started = performance.now();
   try {
     try {
-      if (what === "reboot") await conn.client.reboot({}, { timeoutMs: 15_000 });
+      if (what === "reboot") await conn.client.reboot({ mode }, { timeoutMs: 15_000 });
       else await conn.client.shutdown({}, { timeoutMs: 15_000 });
       io.out(`${what} requested (${conn.endpoint})`);
     } catch (e) {

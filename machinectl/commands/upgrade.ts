@@ -9,11 +9,13 @@
  * `--stage` writes and arms without rebooting. rollback re-arms the other
  * slot and waits the same way.
  */
+import type { RebootMode } from "../../api/gen/machined/v1/machine_pb.ts";
 import type { NodeConnection } from "../connection.ts";
 import { type ConnectionFlags, connectToNode } from "../connection.ts";
 import { type Command, CONNECTION_FLAGS } from "../command.ts";
 import { CliError, type Io } from "../io.ts";
 import { parseTimeout, waitForNode } from "./wait_node.ts";
+import { parseRebootMode, rebootModeFlag } from "./reboot_mode.ts";
 
 /** Chunk size on the wire: well under the API's 4 MiB message limit. */
 export const UPGRADE_CHUNK_BYTES = 1 << 20;
@@ -36,7 +38,7 @@ const FLAGS = {
 export const upgradeCommand: Command = {
   name: "upgrade",
   usage:
-    "upgrade -f BUNDLE | --from URL [--stage] [--force] [--wait=false] [--timeout 15m] [-n a,b --rolling]",
+    "upgrade -f BUNDLE | --from URL [--stage] [--force] [--mode kexec|powercycle] [--wait=false] [--timeout 15m] [-n a,b --rolling]",
   summary: "Install a signed upgrade bundle into the other slot and boot it",
   connects: true,
   flags: {
@@ -44,6 +46,7 @@ export const upgradeCommand: Command = {
     file: { type: "string", short: "f", description: "the bundle (deno task image --bundle)" },
     from: { type: "string", description: "an http(s) URL the node fetches the bundle from" },
     force: { type: "boolean", description: "install even an older version (a downgrade)" },
+    mode: rebootModeFlag("kexec, cold when kexec fails"),
   },
   async run({ flags, io }) {
     if (!flags.file === !flags.from) {
@@ -52,6 +55,7 @@ export const upgradeCommand: Command = {
     const timeoutMs = parseTimeout(flags.timeout);
     const stage = flags.stage === true;
     const force = flags.force === true;
+    const rebootMode = parseRebootMode("upgrade", flags.mode);
     const size = flags.file
       ? (await Deno.stat(flags.file).catch((e) => {
         throw new CliError(`upgrade: cannot read ${flags.file}: ${(e as Error).message}`);
@@ -62,9 +66,9 @@ export const upgradeCommand: Command = {
     const started = performance.now();
     try {
       const requests = flags.file
-        ? bundleChunks(flags.file, { stage, force }, size, io)
+        ? bundleChunks(flags.file, { stage, force, rebootMode }, size, io)
         : (async function* () {
-          yield { fromUrl: flags.from, stage, force };
+          yield { fromUrl: flags.from, stage, force, rebootMode };
         })();
       const r = await conn.client.upgrade(requests);
       const sent = ((performance.now() - started) / 1000).toFixed(1);
@@ -109,7 +113,7 @@ export const rollbackCommand: Command = {
 /** The bundle file as UpgradeRequest messages, 1 MiB each, `stage` on the first. */
 async function* bundleChunks(
   path: string,
-  first: { stage: boolean; force: boolean },
+  first: { stage: boolean; force: boolean; rebootMode: RebootMode },
   size: number,
   io: Io,
 ) {

@@ -5,7 +5,12 @@
  * at each call; refusals as the API's typed errors (refusal.ts). After an
  * upgrade or rollback that is not staged it asks for a reboot.
  */
-import type { ActionRequester, RollbackAnswer, UpgradeAnswer } from "../../api/server/mod.ts";
+import type {
+  ActionRequester,
+  RebootMode,
+  RollbackAnswer,
+  UpgradeAnswer,
+} from "../../api/server/mod.ts";
 import { UpgradeRefusedError } from "../../api/server/mod.ts";
 import type { EventBus } from "../../events/mod.ts";
 import type { Logger } from "../../logs/mod.ts";
@@ -27,8 +32,8 @@ export interface NodeUpgradeDeps {
   /** machine.upgrade.trusted_keys of the current config. */
   trustedKeys: () => readonly string[];
   bootId: () => Promise<string>;
-  /** Start the reboot (after the RPC has answered). */
-  reboot: (by: ActionRequester) => void;
+  /** Start the reboot (after the RPC has answered); an upgrade's is `kexec` unless asked otherwise. */
+  reboot: (by: ActionRequester, mode?: RebootMode) => void;
   machine?: Compatible;
 }
 
@@ -49,7 +54,7 @@ export class NodeUpgrade {
    */
   upgrade(
     bundle: AsyncIterable<Uint8Array>,
-    options: { stage: boolean; fromUrl?: string; force?: boolean },
+    options: { stage: boolean; fromUrl?: string; force?: boolean; rebootMode?: RebootMode },
     by: ActionRequester,
   ): Promise<UpgradeAnswer> {
     return this.#exclusive("upgrade", by, async () => {
@@ -79,7 +84,8 @@ export class NodeUpgrade {
         forced: options.force === true,
       });
       const bootId = await this.deps.bootId().catch(() => "");
-      if (!options.stage) setTimeout(() => this.deps.reboot(by), 100);
+      const mode = options.rebootMode === "powercycle" ? "powercycle" : "kexec";
+      if (!options.stage) setTimeout(() => this.deps.reboot(by, mode), 100);
       return {
         version: r.manifest.version,
         slot: r.plan.target,

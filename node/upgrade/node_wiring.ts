@@ -4,14 +4,16 @@
  * config, /proc/cmdline for the booted slot, and the bless watcher: once
  * MachineStatus says ready, a booted trial slot is blessed; a trial not
  * ready by {@link TRIAL_READY_DEADLINE_MS} is marked bad and the node
- * reboots into the other slot. Built by
- * boot/node_main.ts in one call.
+ * reboots into the other slot; and the kexec reboot (kexec_reboot.ts) over
+ * the same ESP. Built by boot/node_main.ts in one call.
  */
 import { PARTITION_TYPE } from "../../controllers/block/layout.ts";
 import type { MountBackend } from "../../platform/mount/mod.ts";
 import { type EspBackend, NativeEspBackend } from "../../platform/esp/mod.ts";
 import type { BootIdSource } from "../../platform/identity/boot_id.ts";
-import type { ActionRequester } from "../../api/server/mod.ts";
+import type { ActionRequester, RebootMode } from "../../api/server/mod.ts";
+import type { KmodBackend } from "../../platform/kmod/mod.ts";
+import { KexecReboot } from "./kexec_reboot.ts";
 import type { Machined } from "../machined.ts";
 import type { ConfigKeeper } from "../config_keeper.ts";
 import { NodeUpgrade } from "./node_upgrade.ts";
@@ -45,24 +47,34 @@ export function nodeUpgradeService(deps: {
   keeper: ConfigKeeper;
   bootId: BootIdSource;
   reboot: (by: ActionRequester) => void;
+  kmod: KmodBackend;
   esp?: EspBackend;
 }): {
   upgrade: NodeUpgrade;
+  /** How the node's next reboot boots; the shutdown sequence ends in it (boot/shutdown.ts). */
+  kexec: KexecReboot;
   /** Bless a booted trial once ready; mark it bad past `deadlineMs` (machined's clock). */
   watchAndBless(signal?: AbortSignal, deadlineMs?: number): Promise<void>;
 } {
   const { machined } = deps;
+  const esp = deps.esp ?? new NativeEspBackend(deps.mount, () => espDevice(machined));
+  const { events, logger } = machined;
+  const kexec = new KexecReboot({ esp, kmod: deps.kmod, events, logger });
   const upgrade = new NodeUpgrade({
-    esp: deps.esp ?? new NativeEspBackend(deps.mount, () => espDevice(machined)),
+    esp,
     events: machined.events,
     logger: machined.logger,
     cmdline: () => Deno.readTextFile("/proc/cmdline"),
     trustedKeys: () => deps.keeper.config?.machine.upgrade.trusted_keys ?? [],
     bootId: () => deps.bootId.bootId(),
-    reboot: deps.reboot,
+    reboot: (by: ActionRequester, mode?: RebootMode) => {
+      kexec.request(mode);
+      deps.reboot(by);
+    },
   });
   return {
     upgrade,
+    kexec,
     async watchAndBless(signal, deadlineMs = TRIAL_READY_DEADLINE_MS) {
       if (!(await upgrade.booted())) return; // not booted from a slot (dev mode)
       while (!signal?.aborted) {

@@ -24,6 +24,11 @@ export interface EspFiles {
   remove(path: string): Promise<void>;
   /** fsync a directory. */
   syncDir(dir: string): Promise<void>;
+  /**
+   * Where `path` is on the host while the session lasts, for a syscall that
+   * opens the file itself (kexec_file_load reads the kernel and initramfs).
+   */
+  hostPath(path: string): string;
 }
 
 /** Access to the ESP: read-only by default, writable only inside {@link write}. */

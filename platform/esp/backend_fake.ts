@@ -14,6 +14,9 @@ export class PowerCut extends Error {
 /** Operation names the fake counts. */
 export type EspOp = "writeFile" | "rename" | "remove" | "syncDir";
 
+/** Where {@link FakeEspBackend}'s `hostPath` says its files are (nothing is there). */
+export const FAKE_ESP_HOST_ROOT = "/fake-esp";
+
 /** See the module doc. */
 export class FakeEspBackend implements EspBackend {
   /** The medium: absolute path → bytes. */
@@ -109,6 +112,7 @@ export class FakeEspBackend implements EspBackend {
         return Promise.resolve(new TextDecoder().decode(b));
       },
       readChunks: (path) => this.#chunks(path),
+      hostPath: (path) => `${FAKE_ESP_HOST_ROOT}${path}`,
       writeFile: async (path, chunks) => {
         this.#step("writeFile", path);
         files.set(path, new Uint8Array(0));

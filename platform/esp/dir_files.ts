@@ -26,6 +26,10 @@ export class DirEspFiles implements EspFiles {
     return out.sort();
   }
 
+  hostPath(path: string): string {
+    return this.#p(path);
+  }
+
   readText(path: string): Promise<string> {
     return Deno.readTextFile(this.#p(path));
   }
