@@ -68,7 +68,10 @@ export function upgradeStatusFromProto(m: pb.UpgradeStatusSpec): UpgradeStatusSp
 
 function slotFromProto(x: pb.UpgradeSlotStatus): UpgradeSlotStatus {
   if (x.slot !== "A" && x.slot !== "B") {
-    throw new ResourceMappingError("slot", `Unknown slot ${JSON.stringify(x.slot)} (expected A or B)`);
+    throw new ResourceMappingError(
+      "slot",
+      `Unknown slot ${JSON.stringify(x.slot)} (expected A or B)`,
+    );
   }
   return {
     slot: x.slot,
