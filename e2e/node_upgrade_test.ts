@@ -4,11 +4,14 @@
  * in its config, and a bundle of the same node at version Y; then
  *   1. `machinectl upgrade -f Y`: the node comes back on slot B reporting Y,
  *      ready, and blesses B (event `upgrade slot B blessed`);
- *   2. `machinectl rollback`: back on slot A reporting X;
+ *   2. `machinectl rollback`: back on slot A reporting X; a bundle above X
+ *      but below the floor Y (raised when B was blessed) is refused;
  *   3. a bundle whose kernel panics at once (`rdinit=/nonexistent`, with the
  *      image's `panic=10`): systemd-boot counts B's three tries down and the
  *      node comes back on A by itself; `machinectl upgrade` says so (exit 1);
  *   4. an untrusted bundle is refused (PermissionDenied) and the node stays.
+ * After steps 1–3 `machinectl get upgradestatus` shows the slots, the floor
+ * and the outcome (e2e/upgrade_status_checks.ts).
  * Times go to bench/results/upgrade.json.
  */
 import assert from "node:assert/strict";
@@ -23,6 +26,7 @@ import { UEFI_BOARD } from "../node/upgrade/manifest.ts";
 import { generateSigningKey, loadSigningKey } from "../node/upgrade/signing_key.ts";
 import { connectToNode } from "../machinectl/connection.ts";
 import { freePort, machinectl } from "./helpers.ts";
+import * as us from "./upgrade_status_checks.ts";
 
 const hasQemu = await Deno.stat("/usr/bin/qemu-system-x86_64").then(() => true, () => false);
 const X = "1.0.0-e2e";
@@ -128,6 +132,7 @@ Deno.test({
     v = await version(client, port);
     assert.deepEqual([v.slot, v.imageVersion], ["B", Y]);
     assert.ok(await hasEvent(client, port, "slot B", "blessed"), "B is blessed once ready");
+    await us.assertUpgraded(client, port, X, Y);
 
     // 2. Rollback → A, reporting X.
     t = performance.now();
@@ -135,6 +140,17 @@ Deno.test({
     assert.equal(r.code, 0, r.out + r.err);
     assert.match(r.out, /node back on slot A, version 1\.0\.0-e2e and ready/);
     figures.rollbackToReadyS = +((performance.now() - t) / 1000).toFixed(1);
+    await us.assertRolledBack(client, port, Y);
+    // Above the running X but below the floor Y (raised when B was blessed): refused.
+    const below = join(work, "below.bundle");
+    await writeBundle(below, {
+      files,
+      version: "1.5.0-e2e",
+      cmdline: y.cmdline,
+      compatible,
+      key: signing,
+    });
+    await us.assertBelowFloorRefused(client, port, below, "1.5.0-e2e");
 
     // 3. A bundle whose kernel finds no init: panic, panic=10 reboots, B's tries run out, A.
     const broken = join(work, "broken.bundle");
@@ -154,6 +170,7 @@ Deno.test({
       0;
     assert.ok(panics >= 3, `B panicked on each of its three tries (saw ${panics})`);
     figures.panics = panics;
+    await us.assertFellBack(client, port);
 
     // 4. An untrusted bundle is refused; the node stays on A.
     const stranger = await loadSigningKey((await generateSigningKey()).privatePem);
