@@ -24,10 +24,10 @@ Deno.test("upgrade.json: a malformed record is an error naming the file and the 
 
 Deno.test("the record on a STATE directory round-trips, and is absent until written", async () => {
   const dir = await Deno.makeTempDir();
-  let mounted: string | undefined;
-  const store = dirRecordStore(() => mounted);
+  const state: { mounted?: string } = {};
+  const store = dirRecordStore(() => state.mounted);
   assert.equal(store.available(), false, "not while STATE is not mounted");
-  mounted = dir;
+  state.mounted = dir;
   assert.equal(await store.load(), undefined);
   const book = new UpgradeBook(store);
   await book.raise("2.0.0");
