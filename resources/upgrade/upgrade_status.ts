@@ -58,7 +58,7 @@ export interface UpgradeStatusSpec {
   readonly floor: string;
   /** `state`: the floor recorded on STATE; `running`: the booted image's version. */
   readonly floorSource: FloorSource;
-  /** The floor recorded on STATE ("" when none, or STATE is not mounted). */
+  /** The floor recorded in the upgrade record (written to STATE while mounted); "" when none. */
   readonly storedFloor: string;
   readonly last: UpgradeLastOutcome;
 }

@@ -147,7 +147,7 @@ export type UpgradeStatusSpec = Message<"machined.v1.UpgradeStatusSpec"> & {
   floorSource: FloorSource;
 
   /**
-   * The floor recorded on STATE; empty when none or STATE is not mounted.
+   * The floor recorded in the upgrade record (written to STATE while mounted); empty when none.
    *
    * @generated from field: string stored_floor = 5;
    */
