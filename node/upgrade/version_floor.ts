@@ -94,5 +94,5 @@ export function floorDecision(o: {
       `(raised when ${floor} was blessed)`;
   return o.force
     ? { kind: "forced", floor, message: `${message}; forced` }
-    : { kind: "refused", floor, message: `${message} (force it to downgrade)` };
+    : { kind: "refused", floor, message: `${message}; --force to downgrade` };
 }
