@@ -40,6 +40,8 @@ export interface NodeUpgradeDeps {
   record?: RecordStore;
   /** The store UpgradeStatus is published in. @default none published */
   store?: MachineStore;
+  /** The running image's version (release record), for entries that name none. */
+  imageVersion?: () => Promise<string | undefined>;
 }
 
 /** See the module doc. */
@@ -62,6 +64,7 @@ export class NodeUpgrade {
         esp: deps.esp,
         book: this.book,
         booted: () => this.booted(),
+        imageVersion: deps.imageVersion,
       });
     }
   }
@@ -109,6 +112,7 @@ export class NodeUpgrade {
         machine: this.deps.machine ?? hostCompatible(),
         force: options.force,
         floor: this.book.floor,
+        running: await this.deps.imageVersion?.().catch(() => undefined),
         onManifest: (m) => (this.#version = m.version),
         onEvent: (e) => {
           if (e.phase === "received") bytes = e.bytes;
@@ -222,7 +226,7 @@ export class NodeUpgrade {
   /** The image version slot's entry names; "" when unknown. */
   async #slotVersion(slot: Slot): Promise<string> {
     const entries = await readSlotEntries(this.deps.esp).catch(() => []);
-    return entries.find((e) => e.name.slot === slot)?.version ?? "";
+    return entries.find((e) => e.name.slot === slot)?.version ?? this.book.ran[slot] ?? "";
   }
 
   async #keys(): Promise<TrustedKey[]> {

@@ -196,3 +196,51 @@ Deno.test("NodeUpgrade: a trial that fails its health check shows rolled back wi
   assert.equal(last().outcome, "rolled-back");
   assert.match(last().reason, /slot B used its boot tries without becoming healthy/);
 });
+
+Deno.test("NodeUpgrade: on the imager's entries (no version in the title) the running version comes from the release record: the floor, and the slot versions UpgradeStatus shows", async () => {
+  const k = await testKeys();
+  const esp = imagedEsp("1.0.0", false);
+  const store = new Store<ResourceSpecs>();
+  const record = memoryRecordStore();
+  let slot = "A";
+  let release = "1.0.0";
+  const upgrade = new NodeUpgrade({
+    esp,
+    events: new EventBus(),
+    logger: createLogger({ console: false }),
+    cmdline: () => Promise.resolve(`machined.slot=${slot}`),
+    trustedKeys: () => [k.publicPem],
+    bootId: () => Promise.resolve("b1"),
+    reboot: () => {},
+    record,
+    store,
+    imageVersion: () => Promise.resolve(release),
+  });
+  const status = () => store.get("UpgradeStatus", "runtime", "upgrade").spec;
+  await upgrade.refreshStatus();
+  assert.deepEqual(
+    status().slots.map((s) => [s.slot, s.state, s.version]),
+    [["A", "blessed", "1.0.0"], ["B", "blessed", ""]],
+    "the other imaged slot names no version",
+  );
+  assert.deepEqual([status().floor, record.record?.floor], ["1.0.0", "1.0.0"]);
+  const old = await testBundle({ key: k.signing, version: "0.9.0" });
+  const err = await upgrade.upgrade(chunked(old.bytes), { stage: true }, admin).catch((e) => e);
+  assert.ok(err instanceof UpgradeRefusedError && err.code === "failed-precondition", String(err));
+
+  await upgrade.upgrade(
+    chunked((await testBundle({ key: k.signing })).bytes),
+    { stage: true },
+    admin,
+  );
+  slot = bootFake(esp)!.slot;
+  release = "2.0.0";
+  assert.equal(await upgrade.bless(), true);
+  assert.deepEqual(
+    status().slots.map((s) => [s.slot, s.state, s.version]),
+    [["A", "blessed", "1.0.0"], ["B", "blessed", "2.0.0"]],
+    "A's version is the one machined ran from it",
+  );
+  assert.deepEqual(record.record?.ran, { A: "1.0.0", B: "2.0.0" });
+  assert.equal(status().floor, "2.0.0");
+});

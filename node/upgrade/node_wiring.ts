@@ -19,6 +19,7 @@ import type { Machined } from "../machined.ts";
 import type { ConfigKeeper } from "../config_keeper.ts";
 import { NodeUpgrade } from "./node_upgrade.ts";
 import { dirRecordStore } from "./upgrade_record.ts";
+import { imageFacts } from "../version.ts";
 
 /** How often the bless watcher looks at MachineStatus. */
 const READY_POLL_MS = 2000;
@@ -65,6 +66,7 @@ export function nodeUpgradeService(deps: {
     bootId: () => deps.bootId.bootId(),
     reboot: deps.reboot,
     record: dirRecordStore(() => stateDir(machined)),
+    imageVersion: () => imageFacts().then((f) => f.imageVersion || undefined),
     store: machined.store,
   });
   return {

@@ -97,6 +97,8 @@ export interface InstallDeps {
    * the booted image's version (version_floor.ts).
    */
   floor?: string;
+  /** The running image's version, when the booted entry names none (the imager's). */
+  running?: string;
 }
 
 /**
@@ -113,7 +115,7 @@ export async function installBundle(
     const listing = await readListing(fs);
     const mine = listing.entries.find((e) => e.name.slot === deps.booted);
     const text = mine ? await fs.readText(`${ENTRIES_DIR}/${mine.file}`) : "";
-    return { listing, running: entryVersion(text) };
+    return { listing, running: entryVersion(text) ?? deps.running };
   });
   let plan: InstallPlan | undefined;
   let verdict: FloorVerdict | undefined;

@@ -22,6 +22,11 @@ export interface UpgradeRecord {
   readonly floor?: string;
   /** The last lasting outcome (armed, upgraded, rolled back); refusals are not written. */
   readonly last?: UpgradeLastOutcome;
+  /**
+   * The image version machined last ran from each slot (its release record):
+   * the imager's entries name no version, an installed one does.
+   */
+  readonly ran?: Partial<Record<"A" | "B", string>>;
 }
 
 /** Where the record lives: STATE on a node, memory in tests. */
@@ -52,6 +57,14 @@ export function parseRecord(text: string, where: string): UpgradeRecord {
   }
   if (r.floor !== undefined && typeof r.floor !== "string") {
     throw new Error(`${where}: floor must be a string`);
+  }
+  const ran = r.ran as Record<string, unknown> | undefined;
+  if (
+    ran !== undefined &&
+    (typeof ran !== "object" || ran === null ||
+      !Object.entries(ran).every(([k, v]) => (k === "A" || k === "B") && typeof v === "string"))
+  ) {
+    throw new Error(`${where}: ran must map slots A and B to versions`);
   }
   const last = r.last as Record<string, unknown> | undefined;
   if (last !== undefined) {
@@ -108,6 +121,7 @@ export function memoryRecordStore(initial?: UpgradeRecord, available = true): Re
 export class UpgradeBook {
   #floor?: string;
   #last?: UpgradeLastOutcome;
+  #ran: Partial<Record<"A" | "B", string>> = {};
   /** A lasting outcome noted this boot (wins over the one loaded from STATE). */
   #noted = false;
   #loaded = false;
@@ -130,6 +144,11 @@ export class UpgradeBook {
     return this.#refused ?? this.#last;
   }
 
+  /** The version machined last ran from each slot. */
+  get ran(): Readonly<Partial<Record<"A" | "B", string>>> {
+    return this.#ran;
+  }
+
   /** Whether the record on STATE has been read (it may hold a higher floor). */
   get loaded(): boolean {
     return this.#loaded;
@@ -150,10 +169,13 @@ export class UpgradeBook {
       if (floor !== r?.floor || (this.#noted && this.#last)) this.#dirty = true;
       this.#floor = floor;
       if (!this.#noted) this.#last = r?.last;
+      const ran = { ...r?.ran, ...this.#ran };
+      if (JSON.stringify(ran) !== JSON.stringify(r?.ran ?? {})) this.#dirty = true;
+      this.#ran = ran;
     }
     if (!this.#dirty) return;
     try {
-      await this.store.save({ version: 1, floor: this.#floor, last: this.#last });
+      await this.store.save({ version: 1, floor: this.#floor, last: this.#last, ran: this.#ran });
       this.#dirty = false;
     } catch (e) {
       this.onError("cannot write the upgrade record on STATE", e);
@@ -165,6 +187,15 @@ export class UpgradeBook {
     const floor = raiseFloor(this.#floor, blessed);
     if (floor !== this.#floor) {
       this.#floor = floor;
+      this.#dirty = true;
+    }
+    await this.sync();
+  }
+
+  /** Note that this boot runs `version` from `slot`; written through. */
+  async noteRan(slot: "A" | "B", version: string): Promise<void> {
+    if (this.#ran[slot] !== version) {
+      this.#ran = { ...this.#ran, [slot]: version };
       this.#dirty = true;
     }
     await this.sync();

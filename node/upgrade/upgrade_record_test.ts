@@ -82,3 +82,13 @@ Deno.test("UpgradeBook: an unreadable record is reported and rewritten, not fata
   assert.equal(errors.length, 1);
   assert.equal(store.record?.floor, "1.0.0");
 });
+
+Deno.test("UpgradeBook: the versions run from each slot are recorded and merged", async () => {
+  const store = memoryRecordStore({ version: 1, ran: { A: "1.0.0", B: "0.5.0" } }, false);
+  const book = new UpgradeBook(store);
+  await book.noteRan("B", "2.0.0");
+  store.setAvailable(true);
+  await book.sync();
+  assert.deepEqual(store.record?.ran, { A: "1.0.0", B: "2.0.0" });
+  assert.throws(() => parseRecord('{"version":1,"ran":{"C":"1"}}', "f"), /ran must map slots/);
+});

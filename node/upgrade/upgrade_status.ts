@@ -31,6 +31,8 @@ export interface SlotEntry extends Entry {
 export function slotStatuses(
   entries: readonly SlotEntry[],
   booted: Slot | undefined,
+  /** Versions machined ran from each slot, for entries that name none (the imager's). */
+  ran: Partial<Record<Slot, string>> = {},
 ): UpgradeSlotStatus[] {
   return (["A", "B"] as const).map((slot) => {
     // A power cut mid-bless can leave a counted twin: the counted (pessimistic) one counts.
@@ -42,7 +44,7 @@ export function slotStatuses(
       slot,
       booted: slot === booted,
       state,
-      version: e?.version ?? "",
+      version: e ? e.version ?? ran[slot] ?? "" : "",
       generation: e?.generation ?? 0,
       triesLeft: state === "trial" ? e!.name.left! : 0,
       entry: e?.file ?? "",
@@ -86,8 +88,9 @@ export function upgradeStatus(o: {
   entries: readonly SlotEntry[];
   storedFloor: string | undefined;
   last: UpgradeLastOutcome | undefined;
+  ran?: Partial<Record<Slot, string>>;
 }): UpgradeStatusSpec {
-  const slots = slotStatuses(o.entries, o.booted);
+  const slots = slotStatuses(o.entries, o.booted, o.ran);
   const running = slots.find((s) => s.booted)?.version || undefined;
   const { floor, source } = effectiveFloor(o.storedFloor, running);
   return {
@@ -120,6 +123,8 @@ export class UpgradeStatusPublisher {
       esp: EspBackend;
       book: UpgradeBook;
       booted: () => Promise<Slot | undefined>;
+      /** The running image's version (its release record); undefined outside an image. */
+      imageVersion?: () => Promise<string | undefined>;
     },
   ) {}
 
@@ -133,9 +138,17 @@ export class UpgradeStatusPublisher {
     const booted = await this.deps.booted();
     const entries = await readSlotEntries(this.deps.esp);
     await book.sync();
-    const mine = slotStatuses(entries, booted).find((s) => s.booted);
+    const running = await this.deps.imageVersion?.().catch(() => undefined);
+    if (booted && running) await book.noteRan(booted, running);
+    const mine = slotStatuses(entries, booted, book.ran).find((s) => s.booted);
     if (mine?.state === "blessed") await book.raise(mine.version || undefined);
-    const spec = upgradeStatus({ booted, entries, storedFloor: book.floor, last: book.last });
+    const spec = upgradeStatus({
+      booted,
+      entries,
+      storedFloor: book.floor,
+      last: book.last,
+      ran: book.ran,
+    });
     await this.deps.store.modify(
       { type: UPGRADE_STATUS, namespace: "runtime", id: UPGRADE_STATUS_ID },
       UPGRADE_STATUS_OWNER,
