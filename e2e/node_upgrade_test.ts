@@ -6,7 +6,8 @@
  *      slot B reporting Y without a firmware pass on the console (machined's
  *      `+3` → `+2-1` rename logged), blesses B, and a cold boot of B
  *      (`reboot --mode powercycle`) lands on B again (e2e/upgrade_kexec_step.ts);
- *   2. `machinectl rollback`: back on slot A reporting X;
+ *   2. `machinectl rollback`: back on slot A reporting X; a bundle above X
+ *      but below the floor Y (raised when B was blessed) is refused;
  *   3. a bundle whose kernel panics at once (`rdinit=/nonexistent`, with the
  *      image's `panic=10`), booted by kexec (machined counts B's first try),
  *      then twice by systemd-boot: B's three tries run out and the node comes
@@ -16,6 +17,8 @@
  *      slot B reporting Y, ready, blessed (event `upgrade slot B blessed`).
  * The kexec (step 1) and cold (step 5) upgrade times: arm (send, verify,
  * write, arm), reboot to ready, total.
+ * After steps 1–3 `machinectl get upgradestatus` shows the slots, the floor
+ * and the outcome (e2e/upgrade_status_checks.ts).
  * Times go to bench/results/upgrade.json.
  */
 import assert from "node:assert/strict";
@@ -31,6 +34,7 @@ import { generateSigningKey, loadSigningKey } from "../node/upgrade/signing_key.
 import { connectToNode } from "../machinectl/connection.ts";
 import { freePort, machinectl } from "./helpers.ts";
 import { kexecUpgradeThenColdBoot, upgradeTimes } from "./upgrade_kexec_step.ts";
+import * as us from "./upgrade_status_checks.ts";
 
 const hasQemu = await Deno.stat("/usr/bin/qemu-system-x86_64").then(() => true, () => false);
 const X = "1.0.0-e2e";
@@ -137,6 +141,7 @@ Deno.test({
       figures,
       hasEvent: (subject, action) => hasEvent(client, port, subject, action),
     });
+    await us.assertUpgraded(client, port, X, Y);
 
     // 2. Rollback → A, reporting X.
     let t = performance.now();
@@ -144,6 +149,17 @@ Deno.test({
     assert.equal(r.code, 0, r.out + r.err);
     assert.match(r.out, /node back on slot A, version 1\.0\.0-e2e and ready/);
     figures.rollbackToReadyS = +((performance.now() - t) / 1000).toFixed(1);
+    await us.assertRolledBack(client, port, Y);
+    // Above the running X but below the floor Y (raised when B was blessed): refused.
+    const below = join(work, "below.bundle");
+    await writeBundle(below, {
+      files,
+      version: "1.5.0-e2e",
+      cmdline: y.cmdline,
+      compatible,
+      key: signing,
+    });
+    await us.assertBelowFloorRefused(client, port, below, "1.5.0-e2e");
 
     // 3. A bundle whose kernel finds no init: panic, panic=10 reboots, B's tries run out, A.
     const broken = join(work, "broken.bundle");
@@ -163,6 +179,7 @@ Deno.test({
       0;
     assert.ok(panics >= 3, `B panicked on each of its three tries (saw ${panics})`);
     figures.panics = panics;
+    await us.assertFellBack(client, port);
 
     // 4. An untrusted bundle is refused; the node stays on A.
     const stranger = await loadSigningKey((await generateSigningKey()).privatePem);

@@ -24,3 +24,4 @@ export * from "./runtime/service_status.ts";
 export * from "./runtime/runtime_status.ts";
 export * from "./time/mod.ts";
 export * from "./kernel/mod.ts";
+export * from "./upgrade/mod.ts";

@@ -60,6 +60,7 @@ import {
   kernelParamStatusDescriptor,
   type KernelParamStatusSpec,
 } from "./kernel/mod.ts";
+import { upgradeStatusDescriptor, type UpgradeStatusSpec } from "./upgrade/mod.ts";
 
 /** Resource type name → spec type: the whole catalog. */
 export type ResourceSpecs = {
@@ -90,6 +91,7 @@ export type ResourceSpecs = {
   VolumeStatus: VolumeStatusSpec;
   MountStatus: MountStatusSpec;
   ProvisioningRecord: ProvisioningRecordSpec;
+  UpgradeStatus: UpgradeStatusSpec;
 };
 
 /** Every resource type name. */
@@ -135,6 +137,7 @@ export const RESOURCE_DESCRIPTORS: {
   VolumeStatus: volumeStatusDescriptor,
   MountStatus: mountStatusDescriptor,
   ProvisioningRecord: provisioningRecordDescriptor,
+  UpgradeStatus: upgradeStatusDescriptor,
 };
 
 /** Every type name, in catalog order. */

@@ -398,6 +398,45 @@ function sampleStore() {
     partitions: [part, { ...part, number: 4, name: "EPHEMERAL" }],
     path: "/system/state/provisioned.json",
   });
+  store.create({
+    type: "UpgradeStatus",
+    namespace: "runtime",
+    id: "upgrade",
+    owner: "upgrade",
+    spec: {
+      booted: "B",
+      slots: [
+        {
+          slot: "A",
+          booted: false,
+          state: "blessed",
+          version: "1.0.0",
+          generation: 1,
+          triesLeft: 0,
+          entry: "machined-a.conf",
+        },
+        {
+          slot: "B",
+          booted: true,
+          state: "trial",
+          version: "2.0.0",
+          generation: 2,
+          triesLeft: 2,
+          entry: "machined-b+2-1.conf",
+        },
+      ],
+      floor: "1.0.0",
+      floorSource: "state",
+      storedFloor: "1.0.0",
+      last: {
+        outcome: "armed",
+        version: "2.0.0",
+        slot: "B",
+        reason: "",
+        at: "2026-12-02T03:00:00.000Z",
+      },
+    },
+  });
   return store;
 }
 

@@ -52,6 +52,7 @@ import {
   timeStatusFromProto,
   timeStatusToProto,
 } from "./system_mapping.ts";
+import { upgradeStatusFromProto, upgradeStatusToProto } from "./upgrade_mapping.ts";
 
 /** A resource paired with its type at the top level, so `switch` narrows both. */
 type Tagged = { [K in ResourceType]: { type: K; resource: MachineResourceOf<K> } }[ResourceType];
@@ -219,6 +220,11 @@ function convert(resource: AnyMachineResource): ProtoResource {
       return create(ResourceSchema, {
         metadata,
         spec: { case: "provisioningRecord", value: provisioningRecordToProto(t.resource.spec) },
+      });
+    case "UpgradeStatus":
+      return create(ResourceSchema, {
+        metadata,
+        spec: { case: "upgradeStatus", value: upgradeStatusToProto(t.resource.spec) },
       });
     default:
       return assertNever(t, "resource type");
@@ -404,6 +410,12 @@ export function fromProtoResource(message: ProtoResource): MachineResource {
       return {
         metadata: metadataFromProto(m, "ProvisioningRecord"),
         spec: provisioningRecordFromProto(spec.value),
+      };
+    case "upgradeStatus":
+      expect("UpgradeStatus");
+      return {
+        metadata: metadataFromProto(m, "UpgradeStatus"),
+        spec: upgradeStatusFromProto(spec.value),
       };
     case undefined:
       throw new ResourceMappingError(

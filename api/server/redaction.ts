@@ -69,6 +69,7 @@ export const REDACTIONS: { readonly [K in ResourceType]: Redactor<K> | null } = 
   VolumeStatus: null,
   MountStatus: null,
   ProvisioningRecord: null,
+  UpgradeStatus: null,
 };
 
 const cache: Record<Visibility, WeakMap<object, AnyMachineResource>> = {

@@ -3,7 +3,10 @@
  * operation at a time; progress and outcomes on the event bus (kind
  * `upgrade`) and in the log; the trusted keys read from the current config
  * at each call; refusals as the API's typed errors (refusal.ts). After an
- * upgrade or rollback that is not staged it asks for a reboot.
+ * upgrade or rollback that is not staged it asks for a reboot. It keeps the
+ * upgrade record (the downgrade floor and the last outcome, on STATE:
+ * upgrade_record.ts) and, given a store, the UpgradeStatus resource
+ * (upgrade_status.ts) up to date after each operation.
  */
 import type {
   ActionRequester,
@@ -15,12 +18,15 @@ import { UpgradeRefusedError } from "../../api/server/mod.ts";
 import type { EventBus } from "../../events/mod.ts";
 import type { Logger } from "../../logs/mod.ts";
 import type { EspBackend } from "../../platform/esp/mod.ts";
+import type { MachineStore } from "../../resources/mod.ts";
 import { bootedSlot, type Slot } from "./entries.ts";
 import { type Compatible, hostCompatible } from "./manifest.ts";
 import { toRefusal } from "./refusal.ts";
 import { fetchBundle } from "./fetch_bundle.ts";
 import { loadTrustedKey, type TrustedKey } from "./signing_key.ts";
 import { blessBooted, installBundle, markBootedBad, rollbackSlot } from "./slot_writer.ts";
+import { memoryRecordStore, type RecordStore, UpgradeBook } from "./upgrade_record.ts";
+import { readSlotEntries, UpgradeStatusPublisher } from "./upgrade_status.ts";
 
 /** What {@link NodeUpgrade} needs. */
 export interface NodeUpgradeDeps {
@@ -35,12 +41,53 @@ export interface NodeUpgradeDeps {
   /** Start the reboot (after the RPC has answered); an upgrade's is `kexec` unless asked otherwise. */
   reboot: (by: ActionRequester, mode?: RebootMode) => void;
   machine?: Compatible;
+  /** Where the floor and the last outcome are kept. @default in memory only */
+  record?: RecordStore;
+  /** The store UpgradeStatus is published in. @default none published */
+  store?: MachineStore;
+  /** The running image's version (release record), for entries that name none. */
+  imageVersion?: () => Promise<string | undefined>;
 }
 
 /** See the module doc. */
 export class NodeUpgrade {
   #busy = false;
-  constructor(private readonly deps: NodeUpgradeDeps) {}
+  /** The version of the bundle under way, once its manifest verified. */
+  #version = "";
+  /** The floor and the last outcome. */
+  readonly book: UpgradeBook;
+  #status?: UpgradeStatusPublisher;
+
+  constructor(private readonly deps: NodeUpgradeDeps) {
+    this.book = new UpgradeBook(
+      deps.record ?? memoryRecordStore(),
+      (what, e) => deps.logger.error("upgrade", what, { error: String(e) }),
+    );
+    if (deps.store) {
+      this.#status = new UpgradeStatusPublisher({
+        store: deps.store,
+        esp: deps.esp,
+        book: this.book,
+        booted: () => this.booted(),
+        imageVersion: deps.imageVersion,
+      });
+    }
+  }
+
+  /**
+   * Re-read the ESP and the record and publish UpgradeStatus; false (logged)
+   * when the ESP cannot be read. Never throws.
+   */
+  async refreshStatus(): Promise<boolean> {
+    if (!this.#status) return false;
+    try {
+      await this.#status.refresh();
+      return true;
+    } catch (e) {
+      this.deps.logger.warn("upgrade", "cannot publish UpgradeStatus", { error: String(e) });
+      return false;
+    }
+  }
 
   /** The booted slot, from `machined.slot=`; undefined outside an image. */
   async booted(): Promise<Slot | undefined> {
@@ -62,12 +109,16 @@ export class NodeUpgrade {
       if (options.fromUrl) bundle = await fetchBundle(options.fromUrl);
       let bytes = 0;
       let kid = "";
+      await this.book.sync();
       const r = await installBundle(bundle, {
         esp: this.deps.esp,
         booted: await this.booted(),
         keys: await this.#keys(),
         machine: this.deps.machine ?? hostCompatible(),
         force: options.force,
+        floor: this.book.floor,
+        running: await this.deps.imageVersion?.().catch(() => undefined),
+        onManifest: (m) => (this.#version = m.version),
         onEvent: (e) => {
           if (e.phase === "received") bytes = e.bytes;
           if (e.phase === "verified") kid = e.kid;
@@ -83,6 +134,21 @@ export class NodeUpgrade {
         stage: options.stage,
         forced: options.force === true,
       });
+      if (r.floor.kind === "forced") {
+        this.deps.logger.warn("upgrade", `downgrade forced by ${by.name}: ${r.floor.message}`, {
+          by: by.name,
+          role: by.role,
+          floor: r.floor.floor,
+          version: r.manifest.version,
+        });
+      }
+      await this.book.note({
+        outcome: "armed",
+        version: r.manifest.version,
+        slot: r.plan.target,
+        reason: r.floor.kind === "forced" ? r.floor.message : options.stage ? "staged" : "",
+      });
+      await this.refreshStatus();
       const bootId = await this.deps.bootId().catch(() => "");
       const mode = options.rebootMode === "powercycle" ? "powercycle" : "kexec";
       if (!options.stage) setTimeout(() => this.deps.reboot(by, mode), 100);
@@ -112,6 +178,13 @@ export class NodeUpgrade {
         `rollback: slot ${slot} boots next`,
       );
       this.deps.logger.info("upgrade", `rollback: slot ${slot} boots next`, { by: by.name });
+      await this.book.note({
+        outcome: "rolled-back",
+        version: await this.#slotVersion(slot),
+        slot,
+        reason: `rollback by ${by.name}`,
+      });
+      await this.refreshStatus();
       const bootId = await this.deps.bootId().catch(() => "");
       if (!options.stage) setTimeout(() => this.deps.reboot(by), 100);
       return { slot, rebooting: !options.stage, bootId };
@@ -126,6 +199,10 @@ export class NodeUpgrade {
     if (done) {
       this.deps.events.emit("upgrade", `slot ${booted}`, "blessed", `slot ${booted} blessed`);
       this.deps.logger.info("upgrade", `slot ${booted} blessed after a healthy boot`);
+      const version = await this.#slotVersion(booted);
+      await this.book.raise(version || undefined);
+      await this.book.note({ outcome: "upgraded", version, slot: booted, reason: "" });
+      await this.refreshStatus();
     }
     return done;
   }
@@ -141,8 +218,21 @@ export class NodeUpgrade {
     const message = `slot ${booted} marked bad: ${reason}; rebooting into the other slot`;
     this.deps.events.emit("upgrade", `slot ${booted}`, "rolled-back", message, { reason });
     this.deps.logger.warn("upgrade", message);
+    await this.book.note({
+      outcome: "rolled-back",
+      version: await this.#slotVersion(booted),
+      slot: booted,
+      reason: `slot ${booted} marked bad: ${reason}`,
+    });
+    await this.refreshStatus();
     setTimeout(() => this.deps.reboot({ name: "machined", role: "" }), 100);
     return true;
+  }
+
+  /** The image version slot's entry names; "" when unknown. */
+  async #slotVersion(slot: Slot): Promise<string> {
+    const entries = await readSlotEntries(this.deps.esp).catch(() => []);
+    return entries.find((e) => e.name.slot === slot)?.version ?? this.book.ran[slot] ?? "";
   }
 
   async #keys(): Promise<TrustedKey[]> {
@@ -157,6 +247,7 @@ export class NodeUpgrade {
       throw new UpgradeRefusedError("failed-precondition", "an upgrade or rollback is under way");
     }
     this.#busy = true;
+    this.#version = "";
     try {
       return await fn();
     } catch (e) {
@@ -164,6 +255,8 @@ export class NodeUpgrade {
       const message = (refusal ?? e as Error).message;
       this.deps.events.emit("upgrade", what, "refused", `${what} refused: ${message}`);
       this.deps.logger.warn("upgrade", `${what} refused`, { error: message, by: by.name });
+      this.book.refused(this.#version, `${what} refused: ${message}`);
+      await this.refreshStatus();
       throw refusal ?? e;
     } finally {
       this.#busy = false;

@@ -5,9 +5,13 @@
  * MachineStatus says ready, a booted trial slot is blessed; a trial not
  * ready by {@link TRIAL_READY_DEADLINE_MS} is marked bad and the node
  * reboots into the other slot; and the kexec reboot (kexec_reboot.ts) over
- * the same ESP. Built by boot/node_main.ts in one call.
+ * the same ESP. The upgrade record (floor, last outcome) lives in
+ * `upgrade.json` on STATE while STATE is mounted, and UpgradeStatus is
+ * published once the ESP is discovered and again once STATE is mounted.
+ * Built by boot/node_main.ts in one call.
  */
 import { PARTITION_TYPE } from "../../controllers/block/layout.ts";
+import { isStateMounted, MOUNT_STATUS, STATE_MOUNT_ID } from "../../resources/mod.ts";
 import type { MountBackend } from "../../platform/mount/mod.ts";
 import { type EspBackend, NativeEspBackend } from "../../platform/esp/mod.ts";
 import type { BootIdSource } from "../../platform/identity/boot_id.ts";
@@ -17,6 +21,8 @@ import { KexecReboot } from "./kexec_reboot.ts";
 import type { Machined } from "../machined.ts";
 import type { ConfigKeeper } from "../config_keeper.ts";
 import { NodeUpgrade } from "./node_upgrade.ts";
+import { dirRecordStore } from "./upgrade_record.ts";
+import { imageFacts } from "../version.ts";
 
 /** How often the bless watcher looks at MachineStatus. */
 const READY_POLL_MS = 2000;
@@ -71,12 +77,16 @@ export function nodeUpgradeService(deps: {
       kexec.request(mode);
       deps.reboot(by);
     },
+    record: dirRecordStore(() => stateDir(machined)),
+    imageVersion: () => imageFacts().then((f) => f.imageVersion || undefined),
+    store: machined.store,
   });
   return {
     upgrade,
     kexec,
     async watchAndBless(signal, deadlineMs = TRIAL_READY_DEADLINE_MS) {
       if (!(await upgrade.booted())) return; // not booted from a slot (dev mode)
+      void followStatus(machined, upgrade, signal);
       while (!signal?.aborted) {
         if (performance.now() > deadlineMs) {
           const reason = `not ready ${deadlineMs / 60_000} min after machined started`;
@@ -102,4 +112,34 @@ export function nodeUpgradeService(deps: {
       }
     },
   };
+}
+
+/** Where STATE is mounted, while it is. */
+export function stateDir(machined: Pick<Machined, "store">): string | undefined {
+  const m = machined.store.find(MOUNT_STATUS, "block", STATE_MOUNT_ID)?.spec;
+  return isStateMounted(m) ? m!.target : undefined;
+}
+
+/**
+ * Publish UpgradeStatus once the ESP is discovered, and again once STATE is
+ * mounted (its record may hold a higher floor and the last outcome). Gives
+ * up waiting for STATE after {@link TRIAL_READY_DEADLINE_MS} (a node without one).
+ */
+async function followStatus(
+  machined: Machined,
+  upgrade: NodeUpgrade,
+  signal?: AbortSignal,
+): Promise<void> {
+  let published = false;
+  while (!signal?.aborted) {
+    const due = !published || (!upgrade.book.loaded && stateDir(machined) !== undefined);
+    let failed = false;
+    if (due && espDevice(machined)) {
+      const ok = await upgrade.refreshStatus(); // logs why not
+      published ||= ok;
+      failed = !ok;
+    }
+    if (published && (upgrade.book.loaded || performance.now() > TRIAL_READY_DEADLINE_MS)) return;
+    await new Promise((r) => setTimeout(r, failed ? 30_000 : READY_POLL_MS));
+  }
 }

@@ -10,7 +10,7 @@ import { textChunks } from "../../platform/esp/mod.ts";
 import { readBundle } from "./bundle_reader.ts";
 import { ENTRIES_DIR, type Entry, entryGeneration, parseEntryName, type Slot } from "./entries.ts";
 import { SlotError } from "./errors.ts";
-import { entryVersion, isDowngrade } from "./version_floor.ts";
+import { entryVersion, floorDecision, type FloorVerdict } from "./version_floor.ts";
 import type { Compatible, Manifest } from "./manifest.ts";
 import type { TrustedKey } from "./signing_key.ts";
 import {
@@ -88,8 +88,17 @@ export interface InstallDeps {
   keys: readonly TrustedKey[];
   machine: Compatible;
   onEvent?: (e: InstallEvent) => void;
-  /** Install even a version below the booted image's (the downgrade floor). */
+  /** The signed manifest, once verified and before the floor is checked. */
+  onManifest?: (m: Manifest) => void;
+  /** Install even a version below the downgrade floor. */
   force?: boolean;
+  /**
+   * The floor recorded on STATE; the floor in force is the higher of it and
+   * the booted image's version (version_floor.ts).
+   */
+  floor?: string;
+  /** The running image's version, when the booted entry names none (the imager's). */
+  running?: string;
 }
 
 /**
@@ -101,25 +110,29 @@ export interface InstallDeps {
 export async function installBundle(
   source: AsyncIterable<Uint8Array>,
   deps: InstallDeps,
-): Promise<{ manifest: Manifest; plan: InstallPlan }> {
+): Promise<{ manifest: Manifest; plan: InstallPlan; floor: FloorVerdict }> {
   const { listing, running } = await deps.esp.read(async (fs) => {
     const listing = await readListing(fs);
     const mine = listing.entries.find((e) => e.name.slot === deps.booted);
     const text = mine ? await fs.readText(`${ENTRIES_DIR}/${mine.file}`) : "";
-    return { listing, running: entryVersion(text) };
+    return { listing, running: entryVersion(text) ?? deps.running };
   });
   let plan: InstallPlan | undefined;
+  let verdict: FloorVerdict | undefined;
   let lastReport = 0;
   const manifest = await deps.esp.write(async (fs) => {
     try {
       const m = await readBundle(source, { keys: deps.keys, machine: deps.machine }, {
         async verified(m, kid) {
-          if (!deps.force && isDowngrade(m.version, running)) {
-            throw new SlotError(
-              "downgrade",
-              `version ${m.version} is below the running ${running} (force it to downgrade)`,
-            );
-          }
+          deps.onManifest?.(m);
+          const v = floorDecision({
+            stored: deps.floor,
+            running,
+            bundle: m.version,
+            force: deps.force,
+          });
+          if (v.kind === "refused") throw new SlotError("downgrade", v.message);
+          verdict = v;
           plan = planInstall(listing, deps.booted, m);
           deps.onEvent?.({ phase: "verified", version: m.version, kid });
           await runSteps(fs, plan.clean);
@@ -145,7 +158,7 @@ export async function installBundle(
   deps.onEvent?.({ phase: "written", slot: p.target });
   await deps.esp.write((fs) => runSteps(fs, p.arm));
   deps.onEvent?.({ phase: "armed", slot: p.target, entry: p.armedAs });
-  return { manifest, plan: p };
+  return { manifest, plan: p, floor: verdict! };
 }
 
 /** Bless the booted slot (drop its boot counter); false when it already was. */

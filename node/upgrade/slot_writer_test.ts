@@ -206,3 +206,24 @@ Deno.test("the downgrade floor: a version below the booted image's is refused, u
     machine,
   });
 });
+
+Deno.test("the downgrade floor recorded on STATE: above the running version but below the floor is refused, unless forced", async () => {
+  const { k, esp } = await setup();
+  const b = await testBundle({ key: k.signing, version: "1.5.0" });
+  const before = new Map(esp.files);
+  const deps = { esp, booted: "A" as const, keys: [k.trusted], machine, floor: "2.0.0" };
+  await assert.rejects(
+    installBundle(chunked(b.bytes, 500), deps),
+    (e) =>
+      e instanceof SlotError && e.reason === "downgrade" &&
+      /1\.5\.0 is below the downgrade floor 2\.0\.0 recorded on STATE/.test(e.message),
+  );
+  assert.deepEqual(esp.files, before, "nothing written");
+  const r = await installBundle(chunked(b.bytes, 500), { ...deps, force: true });
+  assert.equal(r.floor.kind, "forced");
+  const ok = await installBundle(
+    chunked((await testBundle({ key: k.signing, version: "2.0.0" })).bytes, 500),
+    { ...deps, booted: "B" },
+  );
+  assert.equal(ok.floor.kind, "allowed");
+});

@@ -92,8 +92,12 @@ export function concat(parts: Uint8Array[]): Uint8Array {
   return out;
 }
 
-/** An ESP as the imager writes it: slot A (generation 1) and its copy B (0), both blessed. */
-export function imagedEsp(version = "1.0.0"): FakeEspBackend {
+/**
+ * An ESP as the imager writes it: slot A (generation 1) and its copy B (0),
+ * both blessed; `titled: false` leaves the version out of the entries' titles,
+ * as the imager does.
+ */
+export function imagedEsp(version = "1.0.0", titled = true): FakeEspBackend {
   const files = testFiles(version);
   const init: Record<string, Uint8Array | string> = { "/loader/loader.conf": loaderConf() };
   for (const slot of ["A", "B"] as const) {
@@ -102,7 +106,7 @@ export function imagedEsp(version = "1.0.0"): FakeEspBackend {
     init[`/loader/entries/machined-${slot.toLowerCase()}.conf`] = loaderEntry(
       slot,
       slotCmdline("console=ttyS0", slot, { sha256, fstype: "squashfs" }),
-      { generation: slot === "A" ? 1 : 0, version },
+      { generation: slot === "A" ? 1 : 0, version: titled ? version : undefined },
     );
   }
   return new FakeEspBackend(init);

@@ -1,5 +1,12 @@
 import assert from "node:assert/strict";
-import { compareVersions, entryVersion, isDowngrade } from "./version_floor.ts";
+import {
+  compareVersions,
+  effectiveFloor,
+  entryVersion,
+  floorDecision,
+  isDowngrade,
+  raiseFloor,
+} from "./version_floor.ts";
 
 Deno.test("versions compare as dotted numbers; anything else has no order", () => {
   assert.equal(compareVersions("2.10.0", "2.9.1"), 1);
@@ -12,4 +19,49 @@ Deno.test("versions compare as dotted numbers; anything else has no order", () =
   assert.ok(!isDowngrade("1.0.0", undefined));
   assert.equal(entryVersion("title machined 2.0.0-e2e (slot B)\nsort-key machined\n"), "2.0.0-e2e");
   assert.equal(entryVersion("title machined (slot A)\n"), undefined);
+});
+
+Deno.test("the floor in force is the higher of STATE's and the running version's", () => {
+  assert.deepEqual(effectiveFloor(undefined, undefined), { source: "none" });
+  assert.deepEqual(effectiveFloor(undefined, "1.0.0"), { floor: "1.0.0", source: "running" });
+  assert.deepEqual(effectiveFloor("2.0.0", "1.0.0"), { floor: "2.0.0", source: "state" });
+  assert.deepEqual(effectiveFloor("1.0.0", "2.0.0"), { floor: "2.0.0", source: "running" });
+  assert.deepEqual(effectiveFloor("2.0.0", "2.0.0"), { floor: "2.0.0", source: "state" });
+  assert.deepEqual(effectiveFloor("2.0.0", "e8f5269"), { floor: "2.0.0", source: "state" });
+  assert.deepEqual(effectiveFloor("junk", "e8f5269"), { source: "none" });
+});
+
+Deno.test("the floor only rises, and only to a dotted version", () => {
+  assert.equal(raiseFloor(undefined, "1.0.0"), "1.0.0");
+  assert.equal(raiseFloor("1.0.0", "2.0.0"), "2.0.0");
+  assert.equal(raiseFloor("2.0.0", "1.0.0"), "2.0.0", "a forced downgrade blessed keeps it");
+  assert.equal(raiseFloor("2.0.0", "e8f5269"), "2.0.0");
+  assert.equal(raiseFloor(undefined, "e8f5269"), undefined);
+  assert.equal(raiseFloor("junk", "1.0.0"), "1.0.0");
+});
+
+Deno.test("floorDecision: (floor, bundle, force) → allowed, refused or forced", () => {
+  const table: [string | undefined, string | undefined, string, boolean, string][] = [
+    // stored, running, bundle, force → verdict
+    [undefined, undefined, "0.1.0", false, "allowed"],
+    [undefined, "1.0.0", "1.0.0", false, "allowed"],
+    [undefined, "1.0.0", "0.9.0", false, "refused"],
+    [undefined, "1.0.0", "0.9.0", true, "forced"],
+    ["2.0.0", "1.0.0", "1.5.0", false, "refused"], // after a rollback to 1.0.0
+    ["2.0.0", "1.0.0", "1.5.0", true, "forced"],
+    ["2.0.0", "1.0.0", "2.0.0", false, "allowed"],
+    ["2.0.0", "1.0.0", "3.0.0", false, "allowed"],
+    ["2.0.0", "1.0.0", "e8f5269", false, "allowed"], // no order
+    ["2.0.0-e2e", "1.0.0-e2e", "1.5.0-e2e", false, "refused"],
+  ];
+  for (const [stored, running, bundle, force, want] of table) {
+    const v = floorDecision({ stored, running, bundle, force });
+    assert.equal(v.kind, want, JSON.stringify({ stored, running, bundle, force }));
+  }
+  const state = floorDecision({ stored: "2.0.0", running: "1.0.0", bundle: "1.5.0" });
+  assert.ok(state.kind === "refused");
+  assert.match(state.message, /1\.5\.0 is below the downgrade floor 2\.0\.0 recorded on STATE/);
+  const running = floorDecision({ running: "1.0.0", bundle: "0.9.0" });
+  assert.ok(running.kind === "refused");
+  assert.match(running.message, /0\.9\.0 is below the running 1\.0\.0/);
 });
