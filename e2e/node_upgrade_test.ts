@@ -8,7 +8,11 @@
  *   3. a bundle whose kernel panics at once (`rdinit=/nonexistent`, with the
  *      image's `panic=10`): systemd-boot counts B's three tries down and the
  *      node comes back on A by itself; `machinectl upgrade` says so (exit 1);
- *   4. an untrusted bundle is refused (PermissionDenied) and the node stays.
+ *   4. an untrusted bundle is refused (PermissionDenied) and the node stays;
+ *   5. a bundle whose machined hangs after boot (a test image's hook):
+ *      softdog, armed by machined-init and petted by machined, reboots each
+ *      of B's three tries and the node comes back on A by itself
+ *      (e2e/upgrade_hang_step.ts); `machinectl upgrade` says so (exit 1).
  * Times go to bench/results/upgrade.json.
  */
 import assert from "node:assert/strict";
@@ -23,6 +27,7 @@ import { UEFI_BOARD } from "../node/upgrade/manifest.ts";
 import { generateSigningKey, loadSigningKey } from "../node/upgrade/signing_key.ts";
 import { connectToNode } from "../machinectl/connection.ts";
 import { freePort, machinectl } from "./helpers.ts";
+import { upgradeHangStep } from "./upgrade_hang_step.ts";
 
 const hasQemu = await Deno.stat("/usr/bin/qemu-system-x86_64").then(() => true, () => false);
 const X = "1.0.0-e2e";
@@ -170,6 +175,11 @@ Deno.test({
     assert.match(r.err, /PermissionDenied|unknown-key/);
     v = await version(client, port);
     assert.deepEqual([v.slot, v.imageVersion], ["A", X]);
+
+    // 5. A bundle whose machined hangs: the watchdog reboots each try, then A by itself.
+    const { consoleLog } = vm.state;
+    const hang = { work, program, config, client, port, consoleLog, compatible, signing };
+    Object.assign(figures, await upgradeHangStep({ ...hang, slot: "A", version: X }));
 
     console.log(JSON.stringify({ suite: "upgrade", ...figures }));
     await Deno.mkdir("bench/results", { recursive: true });
