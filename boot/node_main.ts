@@ -31,6 +31,7 @@ import { type PowerAction, type ShutdownDeps, shutdownNode } from "./shutdown.ts
 import { nodeActions } from "../node/node_actions.ts";
 import { nodeReset } from "../node/reset/mod.ts";
 import { nodeUpgradeService } from "../node/upgrade/mod.ts";
+import { withNodeWatchdog } from "../node/watchdog/mod.ts";
 import { ProcBootIdSource } from "../platform/identity/mod.ts";
 import { rssKiB, uptimeSeconds } from "../node/proc_stats.ts";
 import { reportFootprintWhenReady } from "../node/footprint.ts";
@@ -153,6 +154,7 @@ export async function bootNode(
   logger: RingLogger,
 ): Promise<PowerAction> {
   const started = performance.now();
+  backends = withNodeWatchdog(backends, logger); // pets machined-init's watchdog (node/watchdog)
   const node = composeNode(backends, logger);
   const { config, cmdline } = await runBootSequence(node, backends, logger);
   await prepareRunDir();

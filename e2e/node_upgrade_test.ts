@@ -13,9 +13,13 @@
  *      then twice by systemd-boot: B's three tries run out and the node comes
  *      back on A by itself; `machinectl upgrade` says so (exit 1);
  *   4. an untrusted bundle is refused (PermissionDenied) and the node stays;
- *   5. `machinectl upgrade -f Y --mode powercycle` (a cold reboot): back on
+ *   5. a bundle whose machined hangs after boot (a test image's hook):
+ *      softdog, armed by machined-init and petted by machined, reboots each
+ *      of B's three tries and the node comes back on A by itself
+ *      (e2e/upgrade_hang_step.ts); `machinectl upgrade` says so (exit 1);
+ *   6. `machinectl upgrade -f Y --mode powercycle` (a cold reboot): back on
  *      slot B reporting Y, ready, blessed (event `upgrade slot B blessed`).
- * The kexec (step 1) and cold (step 5) upgrade times: arm (send, verify,
+ * The kexec (step 1) and cold (step 6) upgrade times: arm (send, verify,
  * write, arm), reboot to ready, total.
  * After steps 1–3 `machinectl get upgradestatus` shows the slots, the floor
  * and the outcome (e2e/upgrade_status_checks.ts).
@@ -35,6 +39,7 @@ import { connectToNode } from "../machinectl/connection.ts";
 import { freePort, machinectl } from "./helpers.ts";
 import { kexecUpgradeThenColdBoot, upgradeTimes } from "./upgrade_kexec_step.ts";
 import * as us from "./upgrade_status_checks.ts";
+import { upgradeHangStep } from "./upgrade_hang_step.ts";
 
 const hasQemu = await Deno.stat("/usr/bin/qemu-system-x86_64").then(() => true, () => false);
 const X = "1.0.0-e2e";
@@ -197,7 +202,12 @@ Deno.test({
     v = await version(client, port);
     assert.deepEqual([v.slot, v.imageVersion], ["A", X]);
 
-    // 5. A cold upgrade A → B (--mode powercycle), back on B reporting Y, blessed.
+    // 5. A bundle whose machined hangs: the watchdog reboots each try, then A by itself.
+    const { consoleLog } = vm.state;
+    const hang = { work, program, config, client, port, consoleLog, compatible, signing };
+    Object.assign(figures, await upgradeHangStep({ ...hang, slot: "A", version: X }));
+
+    // 6. A cold upgrade A → B (--mode powercycle), back on B reporting Y, blessed.
     t = performance.now();
     r = await machinectl(
       client,

@@ -2,7 +2,7 @@
  * The boot initramfs: machined-init (with the libraries it links), the
  * console and null device nodes the kernel needs before devtmpfs, mount
  * points, and only the kernel modules that reach the root image (virtio
- * block, FAT for the ESP, loop, squashfs or erofs). Everything else lives in
+ * block, FAT for the ESP, loop, squashfs or erofs) and softdog, the watchdog it arms. Everything else lives in
  * the slot's read-only root image (root_image.ts), which machined-init
  * verifies, mounts and switches into.
  */
@@ -24,6 +24,8 @@ export const BOOT_MODULES = [
   "loop",
   // LoaderDevicePartUUID: with two disks holding an ESP, the one the loader came from.
   "efivarfs",
+  // The watchdog machined-init arms before it execs machined (native-ops/init/src/watchdog.rs).
+  "softdog",
 ] as const;
 
 /** The module of each root file system type. */

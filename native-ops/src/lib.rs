@@ -20,6 +20,7 @@ pub mod kmsg;
 pub mod mount;
 pub mod power;
 pub mod process;
+pub mod watchdog;
 
 use napi_derive::napi;
 

@@ -6,7 +6,8 @@
 //! image it loads the modules that reach it, finds the ESP, verifies
 //! `/<slot>/root.img` against the hash, mounts it read-only with tmpfs on
 //! /run, /tmp and /var, and switches into it (root.rs). Then it `execv`s its
-//! arguments, which keeps PID 1: Deno reads `/proc/self/exe` as soon as a
+//! arguments, which keeps PID 1 (with the watchdog armed just before, its
+//! descriptor inherited: watchdog.rs): Deno reads `/proc/self/exe` as soon as a
 //! `node:` module loads and panics without `/proc`, and machined's boot
 //! sequence skips mounts that already exist.
 //!
@@ -19,6 +20,7 @@ mod root;
 mod sha256;
 mod sys;
 mod trial;
+mod watchdog;
 
 use std::ffi::CString;
 use std::io::Write;
@@ -51,6 +53,8 @@ fn main() {
             if let Err(e) = root::mount_root(&root) {
                 fail(&e);
             }
+            // softdog came with the root image's modules; from here a hang reboots.
+            watchdog::arm(&cmdline);
         }
         Ok(None) => {}
         Err(e) => fail(&e),

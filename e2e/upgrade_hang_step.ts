@@ -1,0 +1,124 @@
+/**
+ * The upgrade test's hang step (e2e/node_upgrade_test.ts): a bundle whose
+ * machined hangs its JavaScript thread after boot. The bundle is a test
+ * image (it carries node/watchdog's marker file, so the hook may act) whose
+ * signed command line adds `machined.test.hang_after_s=5` and a short running
+ * watchdog timeout (`machined.watchdog=20`). On each of B's three tries
+ * machined-init arms softdog, machined takes it over, pets it, hangs, and
+ * softdog reboots the node; then B's tries have run out and the loader boots
+ * A again, where `machinectl upgrade` finds the node and says it is not on B.
+ * Figures: the upgrade command to back-on-A-and-ready, and the first hang to
+ * the first reboot (the watchdog's own delay), from the console.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { buildImage } from "../imager/build_image.ts";
+import { writeBundle } from "../node/upgrade/bundle_writer.ts";
+import type { loadSigningKey } from "../node/upgrade/signing_key.ts";
+import { HANG_WORD, TEST_HOOKS_MARKER } from "../node/watchdog/mod.ts";
+import { machinectl } from "./helpers.ts";
+
+/** The hang bundle's running watchdog timeout, in seconds. */
+export const HANG_WATCHDOG_S = 20;
+
+/** What the step needs from the test's shared VM. */
+export interface HangStepContext {
+  work: string;
+  /** machined's entry point and the machine config the images are built with. */
+  program: string;
+  config: string;
+  client: string;
+  port: number;
+  consoleLog: string;
+  compatible: { arch: string; board: string };
+  signing: Awaited<ReturnType<typeof loadSigningKey>>;
+  /** The slot and version the node is on before the step (it must come back there). */
+  slot: "A" | "B";
+  version: string;
+}
+
+/** Inserts kernel words before the `--` that starts init's argv. Pure. */
+export function withKernelWords(cmdline: string, words: string): string {
+  const i = cmdline.indexOf(" -- ");
+  return i < 0 ? `${cmdline} ${words}` : `${cmdline.slice(0, i)} ${words}${cmdline.slice(i)}`;
+}
+
+/** Runs the step; returns its figures. */
+export async function upgradeHangStep(c: HangStepContext): Promise<Record<string, number>> {
+  const marker = join(c.work, "test-hooks");
+  await Deno.writeTextFile(marker, "machined test hooks allowed (e2e only)\n");
+  const h = await buildImage({
+    program: c.program,
+    out: join(c.work, "hang.img"),
+    config: c.config,
+    quietConsole: true,
+    imageVersion: "4.0.0-hang",
+    extraFiles: [{ source: marker, dest: TEST_HOOKS_MARKER, mode: 0o644, withLibs: false }],
+  });
+  const bundle = join(c.work, "hang.bundle");
+  await writeBundle(bundle, {
+    files: {
+      "vmlinuz": h.kernelPath,
+      "initramfs.img": h.initramfsPath,
+      "root.img": h.rootImagePath,
+    },
+    version: "4.0.0-hang",
+    cmdline: withKernelWords(h.cmdline, `machined.watchdog=${HANG_WATCHDOG_S} ${HANG_WORD}=5`),
+    compatible: c.compatible,
+    key: c.signing,
+  });
+  const before = (await Deno.readTextFile(c.consoleLog)).length;
+  const t = performance.now();
+  const r = await machinectl(c.client, c.port, "upgrade", "-f", bundle, "--timeout", "30m");
+  const upgradeToBackS = +((performance.now() - t) / 1000).toFixed(1);
+  assert.equal(r.code, 1, r.out + r.err);
+  const back = new RegExp(
+    `node came back on slot ${c.slot}, version ${c.version.replace(/\./g, "\\.")} .*not on slot`,
+  );
+  assert.match(r.err, back);
+  const log = (await Deno.readTextFile(c.consoleLog)).slice(before);
+  // The kernel log's copy of the hook's line (machined's own log has one too).
+  const hangs = log.match(/\] machined: TEST HOOK machined\.test\.hang_after_s/g)?.length ?? 0;
+  const fired = log.match(/softdog: Initiating system reboot/g)?.length ?? 0;
+  assert.ok(
+    hangs >= 3,
+    `machined hung on each of B's three tries (saw ${hangs})\n${log.slice(-4000)}`,
+  );
+  assert.ok(fired >= 3, `softdog rebooted each hang (saw ${fired})`);
+  return {
+    hangFallbackToReadyS: upgradeToBackS,
+    hangs,
+    watchdogReboots: fired,
+    ...hangToReboot(log),
+    ...armedToBack(log),
+  };
+}
+
+/** Seconds from the first hang to softdog's reboot, from the console's kernel timestamps. */
+function hangToReboot(log: string): Record<string, number> {
+  const stamp = (re: RegExp) => {
+    const m = log.match(re);
+    return m ? Number(m[1]) : undefined;
+  };
+  const hung = stamp(/\[\s*(\d+\.\d+)\] machined: TEST HOOK/);
+  const fired = stamp(/\[\s*(\d+\.\d+)\] softdog: Initiating system reboot/);
+  return hung !== undefined && fired !== undefined && fired > hung
+    ? { firstHangToWatchdogRebootS: +(fired - hung).toFixed(1) }
+    : {};
+}
+
+/**
+ * Seconds from slot B armed to the API ready on the old slot again, from
+ * machined's log lines (the guest's wall clock, which nothing steps in this
+ * test: the VM has no NTP server it can resolve).
+ */
+function armedToBack(log: string): Record<string, number> {
+  const iso = (re: RegExp, last = false) => {
+    const all = [...log.matchAll(re)];
+    const m = last ? all.at(-1) : all[0];
+    return m ? Date.parse(m[1]) : NaN;
+  };
+  const armed = iso(/(\S+Z) \[info\] upgrade: armed/g);
+  const ready = iso(/(\S+Z) \[info\] boot: API ready/g, true);
+  return ready > armed ? { armedToBackReadyS: +((ready - armed) / 1000).toFixed(1) } : {};
+}
