@@ -7,7 +7,12 @@
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promValue, startPrometheus, writeScrapeConfig } from "../metrics/prometheus_scrape.ts";
+import {
+  promValue,
+  startPrometheus,
+  stopPrometheus,
+  writeScrapeConfig,
+} from "../metrics/prometheus_scrape.ts";
 import type { Figure } from "./runtime_bench.ts";
 import { drain, freePort, waitFor } from "../dev/testing.ts";
 import { cpuMs, devApidPid, mib, procMem } from "./proc.ts";
@@ -178,10 +183,7 @@ export async function observerOverhead(): Promise<Figure[]> {
     ];
   } finally {
     if (tmuxStarted) await tmux(socket, "kill-session", "-t", SESSION).catch(() => "");
-    if (prom) {
-      prom.kill("SIGTERM");
-      await prom.status;
-    }
+    await stopPrometheus(prom);
     dev.kill("SIGTERM");
     await dev.status;
     await Deno.remove(dir, { recursive: true }).catch(() => {});

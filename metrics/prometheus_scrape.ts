@@ -69,7 +69,7 @@ export async function writeScrapeConfig(o: ScrapeConfigOptions): Promise<string>
 
 /**
  * Start Debian's `prometheus` on `config`, its TSDB under `dir`, its web API
- * on `web` (host:port). The caller stops it (SIGTERM, then `status`).
+ * on `web` (host:port). The caller stops it ({@link stopPrometheus}).
  */
 export function startPrometheus(
   config: string,
@@ -87,6 +87,13 @@ export function startPrometheus(
     stderr,
     stdin: "null",
   }).spawn();
+}
+
+/** Stop a Prometheus {@link startPrometheus} started (none: nothing to do). */
+export async function stopPrometheus(prom: Deno.ChildProcess | undefined): Promise<void> {
+  if (!prom) return;
+  prom.kill("SIGTERM");
+  await prom.status;
 }
 
 /** One series of an instant query's answer. */

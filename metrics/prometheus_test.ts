@@ -8,7 +8,12 @@ import { equal, ok } from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { drain, freePort, waitFor } from "../dev/testing.ts";
-import { promQuery, startPrometheus, writeScrapeConfig } from "./prometheus_scrape.ts";
+import {
+  promQuery,
+  startPrometheus,
+  stopPrometheus,
+  writeScrapeConfig,
+} from "./prometheus_scrape.ts";
 
 const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
 
@@ -76,10 +81,7 @@ Deno.test("Prometheus scrapes a dev-mode node over mutual TLS as a reader (needs
     ok(await query("machined_controller_reconciles_total"), "controller metrics are scraped");
     ok(await query("machined_apid_connections_total"), "apid's edge metrics are scraped");
   } finally {
-    if (prom) {
-      prom.kill("SIGTERM");
-      await prom.status;
-    }
+    await stopPrometheus(prom);
     dev.kill("SIGTERM");
     await dev.status;
     await Deno.remove(dir, { recursive: true }).catch(() => {});
