@@ -51,8 +51,8 @@ export interface Arm64UpgradeContext {
 
 const secondsSince = (t: number) => +((performance.now() - t) / 1000).toFixed(1);
 
-/** Steps 1–3 of the module doc; returns the figures (also written to bench/results). */
-export async function upgradeArm64(c: Arm64UpgradeContext): Promise<Record<string, unknown>> {
+/** Steps 1–3 of the module doc; the figures go to bench/results/upgrade-arm64.json. */
+export async function upgradeArm64(c: Arm64UpgradeContext): Promise<void> {
   const { client, port } = c;
   const figures: Record<string, unknown> = { at: new Date().toISOString(), arch: "arm64" };
   let v = await nodeVersion(client, port);
@@ -140,7 +140,6 @@ export async function upgradeArm64(c: Arm64UpgradeContext): Promise<Record<strin
     "bench/results/upgrade-arm64.json",
     JSON.stringify(figures, null, 2) + "\n",
   );
-  return figures;
 }
 
 /** A bundle of three small files, signed by `key`, for x86_64 machines. */

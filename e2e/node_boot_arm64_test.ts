@@ -39,12 +39,18 @@ import { generateSigningKey, loadSigningKey } from "../node/upgrade/signing_key.
 /**
  * TCG emulating arm64 on an x86_64 host: 2.0 min from QEMU start to the API
  * with the code cache (6.4 min without) at a host load of 14, after a 3 min
- * build (docs/imager.md). The budget leaves room for a loaded CI host within
- * CI's 90 minutes (the other tiers take about 25; this test took 6 min).
+ * build (docs/imager.md). The budget leaves room for a loaded CI host; the
+ * boot alone took 6 min, with the upgrade steps 27.7 min at a load of 17.
  */
 const API_TIMEOUT_MS = 15 * 60_000;
 const CHECK_TIMEOUT_MS = 5 * 60_000;
 const HOSTNAME = "e2e-arm64";
+/**
+ * The upgrade steps add a second arm64 build (with its code cache) and two
+ * reboots (21.9 min at a host load of 17, docs/upgrade.md);
+ * MACHINED_E2E_ARM64_UPGRADE=0 boots only.
+ */
+const SKIP_UPGRADE = Deno.env.get("MACHINED_E2E_ARM64_UPGRADE") === "0";
 
 const exists = (p: string) => Deno.stat(p).then(() => true, () => false);
 const arm64 = PROFILES.arm64;
@@ -111,6 +117,7 @@ Deno.test({
     timeoutMs: API_TIMEOUT_MS,
   });
   const { vm, image } = node;
+  const signing = await loadSigningKey(key.privatePem);
   const config = node.bundle.paths.clientConfig;
   try {
     assert.equal(vm.state.accel, "tcg");
@@ -163,16 +170,20 @@ Deno.test({
       ...figures,
     });
 
-    await t.step("upgrade A→B on a signed arm64 bundle, x86_64 refused, rollback", async () => {
-      await upgradeArm64({
-        work,
-        program,
-        config: machineConfig,
-        image,
-        client: config,
-        port,
-        key: await loadSigningKey(key.privatePem),
-      });
+    await t.step({
+      name: "upgrade A→B on a signed arm64 bundle, x86_64 refused, rollback" +
+        (SKIP_UPGRADE ? " (skipped: MACHINED_E2E_ARM64_UPGRADE=0)" : ""),
+      ignore: SKIP_UPGRADE,
+      fn: () =>
+        upgradeArm64({
+          work,
+          program,
+          config: machineConfig,
+          image,
+          client: config,
+          port,
+          key: signing,
+        }),
     });
   } finally {
     await vm.stop({ gracefulMs: 30_000 });
