@@ -94,6 +94,7 @@ Deno.test({
   const nodeDir = join(work, "node");
   // The up node's machine config, trusting our upgrade signing key.
   const key = await generateSigningKey();
+  const signing = await loadSigningKey(key.privatePem);
   const nodeBundle = await ensureNodeBundle(nodeDir, { name: HOSTNAME, port });
   const cfg = parse(await Deno.readTextFile(nodeBundle.paths.machineConfig));
   cfg.machine.upgrade = { trusted_keys: [key.publicPem] };
@@ -117,7 +118,6 @@ Deno.test({
     timeoutMs: API_TIMEOUT_MS,
   });
   const { vm, image } = node;
-  const signing = await loadSigningKey(key.privatePem);
   const config = node.bundle.paths.clientConfig;
   try {
     assert.equal(vm.state.accel, "tcg");
