@@ -40,14 +40,14 @@ import { generateSigningKey, loadSigningKey } from "../node/upgrade/signing_key.
  * TCG emulating arm64 on an x86_64 host: 2.0 min from QEMU start to the API
  * with the code cache (6.4 min without) at a host load of 14, after a 3 min
  * build (docs/imager.md). The budget leaves room for a loaded CI host; the
- * boot alone took 6 min, with the upgrade steps 27.7 min at a load of 17.
+ * boot alone took 6 min, with the upgrade steps 23–28 min at loads of 4–18.
  */
 const API_TIMEOUT_MS = 15 * 60_000;
 const CHECK_TIMEOUT_MS = 5 * 60_000;
 const HOSTNAME = "e2e-arm64";
 /**
  * The upgrade steps add a second arm64 build (with its code cache) and two
- * reboots (21.9 min at a host load of 17, docs/upgrade.md);
+ * reboots (17–22 min at host loads of 4–18, docs/upgrade.md);
  * MACHINED_E2E_ARM64_UPGRADE=0 boots only.
  */
 const SKIP_UPGRADE = Deno.env.get("MACHINED_E2E_ARM64_UPGRADE") === "0";
