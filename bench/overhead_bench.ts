@@ -7,9 +7,12 @@
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createMachineClient } from "../api/client/mod.ts";
-import { Role } from "../api/gen/machined/v1/machine_pb.ts";
-import { readClientConfig, resolveCredentials } from "../pki/mod.ts";
+import {
+  promValue,
+  startPrometheus,
+  stopPrometheus,
+  writeScrapeConfig,
+} from "../metrics/prometheus_scrape.ts";
 import type { Figure } from "./runtime_bench.ts";
 import { drain, freePort, waitFor } from "../dev/testing.ts";
 import { cpuMs, devApidPid, mib, procMem } from "./proc.ts";
@@ -104,49 +107,10 @@ function figures(proc: string, base: Sample[], obs: Sample[]): Figure[] {
   ];
 }
 
-async function writeScrapeConfig(dir: string, stateDir: string, port: number): Promise<string> {
-  const admin = resolveCredentials(await readClientConfig(join(stateDir, "machinectl.yaml")));
-  const client = createMachineClient({ ...admin, endpoint: `127.0.0.1:${port}` });
-  const issued = await client.api.generateClientConfiguration({
-    role: Role.READER,
-    name: "prometheus",
-  });
-  client.close();
-  await Deno.writeTextFile(join(dir, "ca.crt"), issued.caPem);
-  await Deno.writeTextFile(join(dir, "reader.crt"), issued.crtPem);
-  await Deno.writeTextFile(join(dir, "reader.key"), issued.keyPem, { mode: 0o600 });
-  const path = join(dir, "prometheus.yml");
-  await Deno.writeTextFile(
-    path,
-    [
-      "global:",
-      "  scrape_interval: 15s",
-      "  scrape_timeout: 10s",
-      "scrape_configs:",
-      "  - job_name: machined",
-      "    scheme: https",
-      "    tls_config:",
-      `      ca_file: ${join(dir, "ca.crt")}`,
-      `      cert_file: ${join(dir, "reader.crt")}`,
-      `      key_file: ${join(dir, "reader.key")}`,
-      "    static_configs:",
-      `      - targets: ["127.0.0.1:${port}"]`,
-      "",
-    ].join("\n"),
-  );
-  return path;
-}
-
 async function tmux(socket: string, ...args: string[]): Promise<string> {
   const out = await new Deno.Command("tmux", { args: ["-S", socket, ...args] }).output();
   if (!out.success) throw new Error(`tmux ${args[0]}: ${new TextDecoder().decode(out.stderr)}`);
   return new TextDecoder().decode(out.stdout);
-}
-
-async function promQuery(web: string, q: string): Promise<number | undefined> {
-  const res = await fetch(`http://${web}/api/v1/query?query=${encodeURIComponent(q)}`);
-  const v = (await res.json())?.data?.result?.[0]?.value?.[1];
-  return v === undefined ? undefined : Number(v);
 }
 
 /** The whole run; every process it starts is stopped in `finally`, by pid or session name. */
@@ -186,19 +150,16 @@ export async function observerOverhead(): Promise<Figure[]> {
     await new Promise((r) => setTimeout(r, 10_000)); // let start-up settle
     const base = await samplePhase(pids, 60_000);
 
-    const promConfig = await writeScrapeConfig(dir, stateDir, port);
+    const promConfig = await writeScrapeConfig({
+      dir,
+      stateDir,
+      port,
+      intervalS: 15,
+      timeoutS: 10,
+    });
     const web = `127.0.0.1:${freePort()}`;
     const promStart = performance.now();
-    prom = new Deno.Command("prometheus", {
-      args: [
-        `--config.file=${promConfig}`,
-        `--storage.tsdb.path=${join(dir, "tsdb")}`,
-        `--web.listen-address=${web}`,
-      ],
-      stdout: "null",
-      stderr: "null",
-      stdin: "null",
-    }).spawn();
+    prom = startPrometheus(promConfig, dir, web);
     const dash = `${Deno.execPath()} run -A ${join(ROOT, "machinectl/main.ts")} --config ` +
       `${join(stateDir, "machinectl.yaml")} dashboard; exec sleep 3600`;
     await tmux(socket, "new-session", "-d", "-s", SESSION, "-x", "120", "-y", "40", dash);
@@ -213,8 +174,8 @@ export async function observerOverhead(): Promise<Figure[]> {
     const obs = await samplePhase(pids, minutes * 60_000);
     // Every scrape since Prometheus started (its first one lands up to 15 s in).
     const secs = Math.ceil((performance.now() - promStart) / 1000) + 5;
-    const ok = await promQuery(web, `sum_over_time(up{job="machined"}[${secs}s])`);
-    const all = await promQuery(web, `count_over_time(up{job="machined"}[${secs}s])`);
+    const ok = await promValue(web, `sum_over_time(up{job="machined"}[${secs}s])`);
+    const all = await promValue(web, `count_over_time(up{job="machined"}[${secs}s])`);
     return [
       ...figures("machined", base[0], obs[0]),
       ...figures("apid", base[1], obs[1]),
@@ -222,10 +183,7 @@ export async function observerOverhead(): Promise<Figure[]> {
     ];
   } finally {
     if (tmuxStarted) await tmux(socket, "kill-session", "-t", SESSION).catch(() => "");
-    if (prom) {
-      prom.kill("SIGTERM");
-      await prom.status;
-    }
+    await stopPrometheus(prom);
     dev.kill("SIGTERM");
     await dev.status;
     await Deno.remove(dir, { recursive: true }).catch(() => {});

@@ -17,56 +17,32 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { buildImage } from "../imager/build_image.ts";
-import { isRunning, startVm, type Vm } from "../imager/qemu/vm.ts";
-import { createTapNetwork, DNSMASQ_PATHS, type TapNetwork } from "../imager/qemu/tap_network.ts";
 import { renderConfigTemplate } from "../config/mod.ts";
 import { generateNodeBundle } from "../pki/mod.ts";
+import { machinectlNs as machinectl } from "./helpers.ts";
+import {
+  ANY_FAILURE,
+  canBootOnTap,
+  type DialResult,
+  retryWhile,
+  withTapNetwork,
+} from "./tap_boot.ts";
 
 const WORK = "build/e2e/fleet";
 const FINGERPRINT = /API certificate fingerprint (SHA256:[0-9a-f]{64})/;
 const FAIL = /Kernel panic|machined: FATAL|machined-init: FATAL/;
-const exists = (p: string) => {
-  try {
-    return Deno.statSync(p).isFile;
-  } catch {
-    return false;
-  }
-};
-const ready = Deno.uid() === 0 && exists("/usr/bin/qemu-system-x86_64") &&
-  DNSMASQ_PATHS.some(exists);
 const secs = (t0: number) => ((performance.now() - t0) / 1000).toFixed(1);
 /** How many nodes: 3 (CI, as issue 17 asks), or 2 with MACHINED_E2E_FLEET_NODES=2. */
 const NODES = Deno.env.get("MACHINED_E2E_FLEET_NODES") === "2" ? 2 : 3;
 const NAMES = ["fleet-a", "fleet-b", "fleet-c"].slice(0, NODES);
 
-/** machinectl (its own entry point) inside the namespace. */
-async function machinectl(ns: string, ...args: string[]) {
-  const main = new URL("../machinectl/main.ts", import.meta.url).pathname;
-  const out = await new Deno.Command("ip", {
-    args: ["netns", "exec", ns, Deno.execPath(), "run", "-A", "--cached-only", main, ...args],
-    env: { NO_COLOR: "1" },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const text = (b: Uint8Array) => new TextDecoder().decode(b);
-  return { code: out.code, out: text(out.stdout), err: text(out.stderr) };
-}
-
 /** Retries `run` until it exits 0 or `ms` pass. */
-async function until(run: () => ReturnType<typeof machinectl>, ms: number) {
-  const deadline = performance.now() + ms;
-  for (;;) {
-    const r = await run();
-    if (r.code === 0 || performance.now() > deadline) return r;
-    await new Promise((res) => setTimeout(res, 2000));
-  }
-}
+const until = (run: () => Promise<DialResult>, ms: number) => retryWhile(run, ANY_FAILURE, ms);
 
 Deno.test({
   name: `${NODES} nodes from one generic image: insecure apply each, then machinectl -n ` +
     "(version, get, rolling reboot) (needs root, QEMU, dnsmasq)",
-  ignore: !ready,
+  ignore: !canBootOnTap,
   sanitizeOps: false,
   sanitizeResources: false,
 }, async (t) => {
@@ -97,24 +73,10 @@ Deno.test({
     out: join(WORK, "generic.img"),
     quietConsole: true,
   });
-  let net: TapNetwork | undefined;
-  const vms: Vm[] = [];
-  try {
-    net = await createTapNetwork({ dir: WORK });
-    const ns = net.netns;
-    const ipn = (...a: string[]) => new Deno.Command("ip", { args: ["-n", ns, ...a] }).output();
-    const taps = [net.tap];
-    for (let i = 1; i < NODES; i++) {
-      const tap = `tap${i}`;
-      await ipn("tuntap", "add", "dev", tap, "mode", "tap");
-      await ipn("link", "set", tap, "master", net.bridge);
-      await ipn("link", "set", tap, "up");
-      taps.push(tap);
-    }
+  await withTapNetwork(WORK, async ({ net, ns, boot }) => {
     const nodes: { name: string; address: string; fingerprint: string; config: string }[] = [];
     const specs = NAMES.map((name, i) => ({
       name,
-      tap: taps[i],
       mac: `52:54:00:6d:62:0${i + 1}`,
       config: configs[i],
     }));
@@ -123,16 +85,9 @@ Deno.test({
     await t.step("boot each node, one after the other, into maintenance mode", async () => {
       for (const s of specs) {
         const t0 = performance.now();
-        const vm = await startVm({
-          image: image.out,
-          runDir: join(WORK, s.name),
-          netns: ns,
-          tap: { ifname: s.tap, mac: s.mac },
-          snapshot: true,
-        });
-        vms.push(vm);
+        const vm = await boot({ image: image.out, runDir: join(WORK, s.name), mac: s.mac });
         const m = await vm.waitForConsole(FINGERPRINT, { timeoutMs: 300_000, failOn: FAIL });
-        const lease = await net!.waitForLease({ mac: s.mac, timeoutMs: 120_000 });
+        const lease = await net.waitForLease({ mac: s.mac, timeoutMs: 120_000 });
         nodes.push({ name: s.name, address: lease.address, fingerprint: m[1], config: s.config });
         console.log(`${s.name}: maintenance at ${lease.address} after ${secs(t0)} s`);
       }
@@ -200,8 +155,5 @@ Deno.test({
       assert.equal(g.out.match(/running/g)?.length, nodes.length, g.out);
       console.log(`${nodes.length} nodes, first QEMU start to the end: ${secs(testStart)} s`);
     });
-  } finally {
-    for (const vm of vms) if (await isRunning(vm.state.pid)) await vm.stop({ gracefulMs: 1000 });
-    await net?.close();
-  }
+  });
 });

@@ -38,29 +38,20 @@ export function parseDocs(out: string): ResourceDoc[] {
  * config, connection and TLS verification code) as a process inside the
  * network namespace `netns`, dialing `endpoint` with no port forward between.
  */
-export async function machinectlInNetns(
+export function machinectlInNetns(
   netns: string,
   config: string,
   endpoint: string,
   ...args: string[]
 ) {
+  return machinectlNs(netns, "--config", config, "-e", endpoint, ...args);
+}
+
+/** machinectl/main.ts as a process inside `netns`, with `args` as they are. */
+export async function machinectlNs(netns: string, ...args: string[]) {
   const main = new URL("../machinectl/main.ts", import.meta.url).pathname;
   const out = await new Deno.Command("ip", {
-    args: [
-      "netns",
-      "exec",
-      netns,
-      Deno.execPath(),
-      "run",
-      "-A",
-      "--cached-only",
-      main,
-      "--config",
-      config,
-      "-e",
-      endpoint,
-      ...args,
-    ],
+    args: ["netns", "exec", netns, Deno.execPath(), "run", "-A", "--cached-only", main, ...args],
     env: { NO_COLOR: "1" },
     stdin: "null",
     stdout: "piped",

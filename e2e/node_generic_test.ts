@@ -18,11 +18,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { buildImage } from "../imager/build_image.ts";
-import { isRunning, startVm, type Vm } from "../imager/qemu/vm.ts";
-import { createTapNetwork, DNSMASQ_PATHS, type TapNetwork } from "../imager/qemu/tap_network.ts";
 import { renderConfigTemplate } from "../config/mod.ts";
 import { generateNodeBundle } from "../pki/mod.ts";
 import { machinectlInNetns, parseDocs } from "./helpers.ts";
+import { canBootOnTap, retryWhile, withTapNetwork } from "./tap_boot.ts";
 
 const WORK = "build/e2e/generic";
 const HOSTNAME = "e2e-generic";
@@ -32,22 +31,12 @@ const FAIL = /Kernel panic|machined: FATAL|machined-init: FATAL/;
 const UNREACHABLE = /cannot reach|did not answer|ECONNREFUSED|ECONNRESET|timed out/i;
 const NAME_MISMATCH = /altnames|ERR_TLS_CERT_ALTNAME_INVALID|NotValidForName|not valid for name/i;
 
-const exists = (p: string) => {
-  try {
-    return Deno.statSync(p).isFile;
-  } catch {
-    return false;
-  }
-};
-const hasQemu = exists("/usr/bin/qemu-system-x86_64");
-const hasDnsmasq = DNSMASQ_PATHS.some(exists);
-const root = Deno.uid() === 0;
 const secs = (t0: number) => ((performance.now() - t0) / 1000).toFixed(1);
 
 Deno.test({
   name: "a generic image boots into maintenance mode on a tap network, takes its config " +
     "with --insecure --fingerprint and then serves mTLS (needs root, QEMU, dnsmasq)",
-  ignore: !root || !hasQemu || !hasDnsmasq,
+  ignore: !canBootOnTap,
   sanitizeOps: false,
   sanitizeResources: false,
 }, async (t) => {
@@ -64,39 +53,27 @@ Deno.test({
     out: join(WORK, "generic.img"),
     quietConsole: true,
   });
-  let net: TapNetwork | undefined;
-  let vm: Vm | undefined;
-  try {
-    net = await createTapNetwork({ dir: WORK });
-    const ns = net.netns;
+  await withTapNetwork(WORK, async ({ net, ns, boot }) => {
     const qemuStart = performance.now();
-    vm = await startVm({
-      image: image.out,
-      runDir: join(WORK, "qemu"),
-      netns: ns,
-      tap: { ifname: net.tap, mac: MAC },
-      snapshot: true,
-    });
-    const booted = vm;
+    const booted = await boot({ image: image.out, runDir: join(WORK, "qemu"), mac: MAC });
     let address = "";
     let fingerprint = "";
     const noConfig = join(WORK, "none.yaml"); // --insecure reads no client config
     /** machinectl in the namespace, retried while the failure matches `retry`. */
-    const dial = async (config: string, args: string[], retry: RegExp, ms = 60_000) => {
-      const deadline = performance.now() + ms;
-      for (;;) {
-        const r = await machinectlInNetns(ns, config, `${address}:50000`, ...args);
-        if (r.code === 0 || !retry.test(r.err) || performance.now() > deadline) return r;
-        await new Promise((res) => setTimeout(res, 1000));
-      }
-    };
+    const dial = (config: string, args: string[], retry: RegExp, ms = 60_000) =>
+      retryWhile(
+        () => machinectlInNetns(ns, config, `${address}:50000`, ...args),
+        retry,
+        ms,
+        1000,
+      );
     const insecure = (...args: string[]) =>
       dial(noConfig, [...args, "--insecure", "--fingerprint", fingerprint], UNREACHABLE);
 
     await t.step("maintenance mode: the fingerprint on the console, a DHCP lease", async () => {
       const m = await booted.waitForConsole(FINGERPRINT, { timeoutMs: 300_000, failOn: FAIL });
       fingerprint = m[1];
-      const lease = await net!.waitForLease({ mac: MAC, timeoutMs: 120_000 });
+      const lease = await net.waitForLease({ mac: MAC, timeoutMs: 120_000 });
       address = lease.address;
       const r = await insecure("version");
       assert.equal(r.code, 0, r.err);
@@ -147,8 +124,5 @@ Deno.test({
       );
       assert.equal(again.code, 1, "the node still answers without a client certificate");
     });
-  } finally {
-    if (vm && (await isRunning(vm.state.pid))) await vm.stop({ gracefulMs: 1000 });
-    await net?.close();
-  }
+  });
 });

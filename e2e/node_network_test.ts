@@ -23,11 +23,10 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { buildImage } from "../imager/build_image.ts";
-import { isRunning, startVm, type Vm } from "../imager/qemu/vm.ts";
-import { createTapNetwork, DNSMASQ_PATHS, type TapNetwork } from "../imager/qemu/tap_network.ts";
 import { renderConfigTemplate } from "../config/mod.ts";
 import { generateNodeBundle } from "../pki/mod.ts";
 import { machinectlInNetns, parseDocs } from "./helpers.ts";
+import { canBootOnTap, retryWhile, withTapNetwork } from "./tap_boot.ts";
 
 const WORK = "build/e2e/network";
 const HOSTNAME = "e2e-net";
@@ -37,21 +36,10 @@ const FAIL = /Kernel panic|machined: FATAL|machined-init: FATAL/;
 /** What a client says when the certificate is fine but does not name the address dialed. */
 const NAME_MISMATCH = /altnames|ERR_TLS_CERT_ALTNAME_INVALID|NotValidForName|not valid for name/i;
 
-const exists = (p: string) => {
-  try {
-    return Deno.statSync(p).isFile;
-  } catch {
-    return false;
-  }
-};
-const hasQemu = exists("/usr/bin/qemu-system-x86_64");
-const hasDnsmasq = DNSMASQ_PATHS.some(exists);
-const root = Deno.uid() === 0;
-
 Deno.test({
   name: "the node on a tap network: DHCP address, machinectl with full name verification " +
     "(needs root, QEMU, dnsmasq)",
-  ignore: !root || !hasQemu || !hasDnsmasq,
+  ignore: !canBootOnTap,
   sanitizeOps: false,
   sanitizeResources: false,
 }, async (t) => {
@@ -71,24 +59,13 @@ Deno.test({
     out: join(WORK, "node.img"),
     quietConsole: true,
   });
-  let net: TapNetwork | undefined;
-  let vm: Vm | undefined;
-  try {
-    net = await createTapNetwork({ dir: WORK });
-    const ns = net.netns;
+  await withTapNetwork(WORK, async ({ net, ns, boot }) => {
     const qemuStart = performance.now();
-    vm = await startVm({
-      image: image.out,
-      runDir: join(WORK, "qemu"),
-      netns: ns,
-      tap: { ifname: net.tap, mac: MAC },
-      snapshot: true,
-    });
-    const booted = vm;
+    const booted = await boot({ image: image.out, runDir: join(WORK, "qemu"), mac: MAC });
     let address = "";
 
     await t.step("the node gets a DHCP address on the tap network", async () => {
-      const lease = await net!.waitForLease({ mac: MAC, timeoutMs: 240_000 });
+      const lease = await net.waitForLease({ mac: MAC, timeoutMs: 240_000 });
       address = lease.address;
       assert.match(address, /^10\.99\.0\.\d+$/);
       await booted.waitForConsole(API_READY, { timeoutMs: 240_000, failOn: FAIL });
@@ -104,14 +81,8 @@ Deno.test({
      * failure matches `retry` (apid restarting, or a certificate that will be
      * re-issued once the node sees its new address), up to `ms`.
      */
-    const dial = async (args: string[], retry: RegExp, ms = 60_000) => {
-      const deadline = performance.now() + ms;
-      for (;;) {
-        const r = await machinectlInNetns(ns, clientConfig, `${address}:50000`, ...args);
-        if (r.code === 0 || !retry.test(r.err) || performance.now() > deadline) return r;
-        await new Promise((res) => setTimeout(res, 2000));
-      }
-    };
+    const dial = (args: string[], retry: RegExp, ms = 60_000) =>
+      retryWhile(() => machinectlInNetns(ns, clientConfig, `${address}:50000`, ...args), retry, ms);
     // apid restarts once when the certificate is re-issued for the DHCP address:
     // a handshake cut off then is retried like an unreachable node.
     const UNREACHABLE =
@@ -159,8 +130,5 @@ Deno.test({
         );
       },
     );
-  } finally {
-    if (vm && (await isRunning(vm.state.pid))) await vm.stop({ gracefulMs: 1000 });
-    await net?.close();
-  }
+  });
 });

@@ -33,40 +33,17 @@ import { upNode } from "../imager/up.ts";
 import { buildImage } from "../imager/build_image.ts";
 import { ensureNodeBundle } from "../imager/node_bundle.ts";
 import { writeBundle } from "../node/upgrade/bundle_writer.ts";
-import { UEFI_BOARD } from "../node/upgrade/manifest.ts";
 import { generateSigningKey, loadSigningKey } from "../node/upgrade/signing_key.ts";
-import { connectToNode } from "../machinectl/connection.ts";
+import { bundleCompatible } from "../imager/image_bundle.ts";
 import { freePort, machinectl } from "./helpers.ts";
 import { kexecUpgradeThenColdBoot, upgradeTimes } from "./upgrade_kexec_step.ts";
 import * as us from "./upgrade_status_checks.ts";
 import { upgradeHangStep } from "./upgrade_hang_step.ts";
+import { hasEvent, nodeVersion } from "./upgrade_helpers.ts";
 
 const hasQemu = await Deno.stat("/usr/bin/qemu-system-x86_64").then(() => true, () => false);
 const X = "1.0.0-e2e";
 const Y = "2.0.0-e2e";
-
-async function version(config: string, port: number) {
-  using conn = await connectToNode({ config, endpoints: [`127.0.0.1:${port}`] });
-  return await conn.client.version({}, { timeoutMs: 10_000 });
-}
-
-/** Whether the node's event history (or the next minute) has an `upgrade` event `subject action`. */
-async function hasEvent(config: string, port: number, subject: string, action: string) {
-  using conn = await connectToNode({ config, endpoints: [`127.0.0.1:${port}`] });
-  const ac = new AbortController();
-  const timer = setTimeout(() => ac.abort(), 60_000);
-  try {
-    for await (const r of conn.client.events({ kinds: ["upgrade"] }, { signal: ac.signal })) {
-      if (r.event?.subject === subject && r.event.action === action) return true;
-    }
-  } catch {
-    /* timed out */
-  } finally {
-    clearTimeout(timer);
-    ac.abort();
-  }
-  return false;
-}
 
 Deno.test({
   name: "upgrade in QEMU: A→B on a signed bundle, rollback to A, a panicking bundle falls back " +
@@ -106,7 +83,7 @@ Deno.test({
     firstBootS: +((performance.now() - t0) / 1000).toFixed(1),
   };
   try {
-    let v = await version(client, port);
+    let v = await nodeVersion(client, port);
     assert.equal(v.slot, "A");
     assert.equal(v.imageVersion, X);
 
@@ -124,7 +101,7 @@ Deno.test({
       "initramfs.img": y.initramfsPath,
       "root.img": y.rootImagePath,
     };
-    const compatible = { arch: "x86_64", board: UEFI_BOARD };
+    const compatible = bundleCompatible(y.arch);
     const yBundle = join(work, "y.bundle");
     const yb = await writeBundle(yBundle, {
       files,
@@ -199,7 +176,7 @@ Deno.test({
     r = await machinectl(client, port, "upgrade", "-f", untrusted, "--wait=false");
     assert.equal(r.code, 1);
     assert.match(r.err, /PermissionDenied|unknown-key/);
-    v = await version(client, port);
+    v = await nodeVersion(client, port);
     assert.deepEqual([v.slot, v.imageVersion], ["A", X]);
 
     // 5. A bundle whose machined hangs: the watchdog reboots each try, then A by itself.
@@ -225,7 +202,7 @@ Deno.test({
     assert.match(r.out, /node back on slot B, version 2\.0\.0-e2e and ready/);
     figures.upgradeToReadyS = +((performance.now() - t) / 1000).toFixed(1);
     Object.assign(figures, upgradeTimes("cold", r.out));
-    v = await version(client, port);
+    v = await nodeVersion(client, port);
     assert.deepEqual([v.slot, v.imageVersion], ["B", Y]);
     assert.ok(await hasEvent(client, port, "slot B", "blessed"), "B is blessed once ready");
 

@@ -7,10 +7,13 @@
 import { equal, ok } from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
-import { createMachineClient } from "../api/client/mod.ts";
-import { Role } from "../api/gen/machined/v1/machine_pb.ts";
-import { readClientConfig, resolveCredentials } from "../pki/mod.ts";
 import { drain, freePort, waitFor } from "../dev/testing.ts";
+import {
+  promQuery,
+  startPrometheus,
+  stopPrometheus,
+  writeScrapeConfig,
+} from "./prometheus_scrape.ts";
 
 const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
 
@@ -44,61 +47,17 @@ Deno.test("Prometheus scrapes a dev-mode node over mutual TLS as a reader (needs
     }).catch((e) => {
       throw new Error(`${e.message}\n${devOut.text}\n${devErr.text}`);
     });
-    // A reader's certificate, issued by the node through the API.
-    const admin = resolveCredentials(await readClientConfig(join(dir, "state", "machinectl.yaml")));
-    const client = createMachineClient({ ...admin, endpoint: `127.0.0.1:${port}` });
-    const issued = await client.api.generateClientConfiguration({
-      role: Role.READER,
-      name: "prometheus",
+    const config = await writeScrapeConfig({
+      dir,
+      stateDir: join(dir, "state"),
+      port,
+      intervalS: 1,
+      timeoutS: 1,
     });
-    client.close();
-    const files = {
-      ca: join(dir, "ca.crt"),
-      crt: join(dir, "reader.crt"),
-      key: join(dir, "reader.key"),
-    };
-    await Deno.writeTextFile(files.ca, issued.caPem);
-    await Deno.writeTextFile(files.crt, issued.crtPem);
-    await Deno.writeTextFile(files.key, issued.keyPem, { mode: 0o600 });
-    await Deno.writeTextFile(
-      join(dir, "prometheus.yml"),
-      [
-        "global:",
-        "  scrape_interval: 1s",
-        "  scrape_timeout: 1s",
-        "scrape_configs:",
-        "  - job_name: machined",
-        "    scheme: https",
-        "    tls_config:",
-        `      ca_file: ${files.ca}`,
-        `      cert_file: ${files.crt}`,
-        `      key_file: ${files.key}`,
-        "    static_configs:",
-        `      - targets: ["127.0.0.1:${port}"]`,
-        "",
-      ].join("\n"),
-    );
     const web = `127.0.0.1:${freePort()}`;
-    prom = new Deno.Command("prometheus", {
-      args: [
-        `--config.file=${join(dir, "prometheus.yml")}`,
-        `--storage.tsdb.path=${join(dir, "tsdb")}`,
-        `--web.listen-address=${web}`,
-      ],
-      stdout: "null",
-      stderr: "piped",
-      stdin: "null",
-    }).spawn();
-    promErr = drain(prom.stderr);
-    const query = async (q: string) => {
-      const res = await fetch(`http://${web}/api/v1/query?query=${encodeURIComponent(q)}`);
-      const body = await res.json();
-      const result = body?.data?.result as {
-        metric: Record<string, string>;
-        value: [number, string];
-      }[];
-      return result?.length ? result : undefined;
-    };
+    prom = startPrometheus(config, dir, web, "piped");
+    promErr = drain(prom.stderr!);
+    const query = (q: string) => promQuery(web, q);
     const t0 = performance.now();
     const memory = await waitFor(
       "machined_node_memory_total_bytes",
@@ -122,10 +81,7 @@ Deno.test("Prometheus scrapes a dev-mode node over mutual TLS as a reader (needs
     ok(await query("machined_controller_reconciles_total"), "controller metrics are scraped");
     ok(await query("machined_apid_connections_total"), "apid's edge metrics are scraped");
   } finally {
-    if (prom) {
-      prom.kill("SIGTERM");
-      await prom.status;
-    }
+    await stopPrometheus(prom);
     dev.kill("SIGTERM");
     await dev.status;
     await Deno.remove(dir, { recursive: true }).catch(() => {});

@@ -6,9 +6,10 @@ import { Store } from "../../runtime/mod.ts";
 import type { ResourceSpecs } from "../../resources/mod.ts";
 import { NodeUpgrade } from "./node_upgrade.ts";
 import { memoryRecordStore } from "./upgrade_record.ts";
+import { type Compatible, UEFI_BOARD } from "./manifest.ts";
 import { bootFake, chunked, imagedEsp, testBundle, testKeys } from "./testing.ts";
 
-async function node() {
+async function node(machine?: Compatible) {
   const k = await testKeys();
   const esp = imagedEsp();
   const events = new EventBus();
@@ -31,6 +32,7 @@ async function node() {
     trustedKeys: () => [k.publicPem],
     bootId: () => Promise.resolve("b1"),
     reboot: (by) => reboots.push(by.name),
+    machine,
   });
   return { k, esp, upgrade, seen, reboots, boot: (s: string) => (slot = s) };
 }
@@ -243,4 +245,32 @@ Deno.test("NodeUpgrade: on the imager's entries (no version in the title) the ru
   );
   assert.deepEqual(record.record?.ran, { A: "1.0.0", B: "2.0.0" });
   assert.equal(status().floor, "2.0.0");
+});
+
+Deno.test("NodeUpgrade on an aarch64 node: an aarch64 bundle installs and boots; an x86_64 one is refused failed-precondition before any write", async () => {
+  const arm64 = { arch: "aarch64", board: UEFI_BOARD };
+  const n = await node(arm64);
+  const cmdline = "console=ttyAMA0,115200 panic=10 rdinit=/sbin/machined-init";
+  const ok = await testBundle({ key: n.k.signing, compatible: arm64, cmdline });
+  const a = await n.upgrade.upgrade(chunked(ok.bytes), { stage: true }, admin);
+  assert.deepEqual([a.slot, a.entry], ["B", "machined-b+3.conf"]);
+  const booted = bootFake(n.esp)!;
+  assert.deepEqual([booted.slot, booted.rootOk], ["B", true]);
+  assert.match(n.esp.text(`/loader/entries/${booted.entry}`) ?? "", /console=ttyAMA0,115200/);
+
+  n.boot("B");
+  const before = new Map([...n.esp.files].map(([p, b]) => [p, b.slice()]));
+  const writes = n.esp.log.length;
+  const x86 = await testBundle({
+    key: n.k.signing,
+    version: "3.0.0",
+    compatible: { arch: "x86_64", board: UEFI_BOARD },
+  });
+  const err = await n.upgrade.upgrade(chunked(x86.bytes), { stage: true }, admin).catch((e) => e);
+  assert.ok(err instanceof UpgradeRefusedError && err.code === "failed-precondition", String(err));
+  assert.match(err.message, /built for x86_64\/uefi-pc, this machine is aarch64\/uefi-pc/);
+  assert.equal(n.esp.log.length, writes, "nothing was written");
+  assert.deepEqual(n.esp.files, before);
+  assert.equal(n.seen.filter((s) => s === "bundle verified").length, 1, "only the aarch64 one");
+  assert.equal(n.seen.at(-1), "upgrade refused");
 });

@@ -1,0 +1,111 @@
+/**
+ * Booting x86_64 nodes on a real L2 network, as the tap tests
+ * (node_network_test, node_generic_test, fleet_test) all do: a network
+ * namespace with a bridge, dnsmasq and a tap per VM (imager/qemu/tap_network.ts),
+ * QEMU inside it with its only NIC on the tap, and machinectl run inside it
+ * too, retried while the node is not answering yet. Every VM booted through
+ * {@link withTapNetwork} and the namespace are stopped and removed after,
+ * also on failure; the host's interfaces are never touched.
+ *
+ * @module
+ */
+import { isRunning, startVm, type Vm } from "../imager/qemu/vm.ts";
+import { createTapNetwork, DNSMASQ_PATHS, type TapNetwork } from "../imager/qemu/tap_network.ts";
+import type { machinectlInNetns } from "./helpers.ts";
+
+const isFile = (p: string) => {
+  try {
+    return Deno.statSync(p).isFile;
+  } catch {
+    return false;
+  }
+};
+
+/** Whether a tap test can run here: root, qemu-system-x86_64 and dnsmasq. */
+export const canBootOnTap = Deno.uid() === 0 && isFile("/usr/bin/qemu-system-x86_64") &&
+  DNSMASQ_PATHS.some(isFile);
+
+/** A tap network that boots VMs on it. */
+export interface TapBoot {
+  net: TapNetwork;
+  /** The namespace everything runs in. */
+  ns: string;
+  /** The VMs booted so far, in order. */
+  vms: Vm[];
+  /**
+   * Start QEMU on `image` (snapshot, so the image stays as built) with its
+   * NIC on a tap of the bridge: the network's own tap for the first VM, a
+   * new `tapN` for each after it. Resolves once QEMU runs, not once it booted.
+   */
+  boot(opts: { image: string; runDir: string; mac: string }): Promise<Vm>;
+}
+
+/**
+ * Create a tap network (dnsmasq's log in `dir`), run `fn` with it, then stop
+ * every VM it booted and delete the network, whether `fn` passed or threw.
+ */
+export async function withTapNetwork<T>(
+  dir: string,
+  fn: (tb: TapBoot) => Promise<T>,
+): Promise<T> {
+  let net: TapNetwork | undefined;
+  const vms: Vm[] = [];
+  try {
+    net = await createTapNetwork({ dir });
+    const tb: TapBoot = {
+      net,
+      ns: net.netns,
+      vms,
+      boot: async ({ image, runDir, mac }) => {
+        const tap = vms.length === 0 ? net!.tap : await addTap(net!, `tap${vms.length}`);
+        const vm = await startVm({
+          image,
+          runDir,
+          netns: net!.netns,
+          tap: { ifname: tap, mac },
+          snapshot: true,
+        });
+        vms.push(vm);
+        return vm;
+      },
+    };
+    return await fn(tb);
+  } finally {
+    for (const vm of vms) if (await isRunning(vm.state.pid)) await vm.stop({ gracefulMs: 1000 });
+    await net?.close();
+  }
+}
+
+/** A new tap `name` on the network's bridge, up. */
+async function addTap(net: TapNetwork, name: string): Promise<string> {
+  const ipn = (...a: string[]) =>
+    new Deno.Command("ip", { args: ["-n", net.netns, ...a] }).output();
+  await ipn("tuntap", "add", "dev", name, "mode", "tap");
+  await ipn("link", "set", name, "master", net.bridge);
+  await ipn("link", "set", name, "up");
+  return name;
+}
+
+/** machinectl's exit code and output (e2e/helpers.ts). */
+export type DialResult = Awaited<ReturnType<typeof machinectlInNetns>>;
+
+/** For {@link retryWhile}: retry on any failure. */
+export const ANY_FAILURE = /(?:)/;
+
+/**
+ * Run `attempt` until it exits 0, fails with an error `retry` does not
+ * match, or `ms` pass (then the last result), `pauseMs` apart.
+ */
+export async function retryWhile(
+  attempt: () => Promise<DialResult>,
+  retry: RegExp,
+  ms = 60_000,
+  pauseMs = 2000,
+): Promise<DialResult> {
+  const deadline = performance.now() + ms;
+  for (;;) {
+    const r = await attempt();
+    if (r.code === 0 || !retry.test(r.err) || performance.now() > deadline) return r;
+    await new Promise((res) => setTimeout(res, pauseMs));
+  }
+}

@@ -1,0 +1,106 @@
+/**
+ * What the upgrade QEMU tests (x86_64 and arm64) share: Version over the
+ * API, the node's `upgrade` events, and a fingerprint of the ESP read from
+ * the host's image file (so a test can show a refused bundle changed
+ * nothing on it).
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+import { connectToNode } from "../machinectl/connection.ts";
+
+/** Version over mutual TLS (slot, image version, arch). */
+export async function nodeVersion(config: string, port: number) {
+  using conn = await connectToNode({ config, endpoints: [`127.0.0.1:${port}`] });
+  return await conn.client.version({}, { timeoutMs: 10_000 });
+}
+
+/** One `upgrade` event as the tests look at it. */
+export interface UpgradeEvent {
+  subject: string;
+  action: string;
+  message: string;
+  fields: Record<string, string>;
+}
+
+/**
+ * The node's `upgrade` events: its history, then live ones until `pred`
+ * matches one (returned) or `ms` pass (undefined). `all` gets every event seen.
+ */
+export async function findUpgradeEvent(
+  config: string,
+  port: number,
+  pred: (e: UpgradeEvent) => boolean,
+  opts: { ms?: number; all?: UpgradeEvent[] } = {},
+): Promise<UpgradeEvent | undefined> {
+  using conn = await connectToNode({ config, endpoints: [`127.0.0.1:${port}`] });
+  const ac = new AbortController();
+  const timer = setTimeout(() => ac.abort(), opts.ms ?? 60_000);
+  try {
+    for await (const r of conn.client.events({ kinds: ["upgrade"] }, { signal: ac.signal })) {
+      if (!r.event) continue;
+      const e = {
+        subject: r.event.subject,
+        action: r.event.action,
+        message: r.event.message,
+        fields: r.event.fields,
+      };
+      opts.all?.push(e);
+      if (pred(e)) return e;
+    }
+  } catch {
+    /* timed out */
+  } finally {
+    clearTimeout(timer);
+    ac.abort();
+  }
+  return undefined;
+}
+
+/** Whether the node's event history (or the next minute) has an `upgrade` event `subject action`. */
+export async function hasEvent(
+  config: string,
+  port: number,
+  subject: string,
+  action: string,
+): Promise<boolean> {
+  const e = await findUpgradeEvent(
+    config,
+    port,
+    (e) => e.subject === subject && e.action === action,
+  );
+  return e !== undefined;
+}
+
+/**
+ * The ESP of the raw disk image `image` (a VM running without `snapshot`
+ * writes through to it) at byte `offset`: every file's path, size and time
+ * (mtools' `mdir -/`) and the loader entries' text, hashed. Any write to
+ * the ESP changes it.
+ */
+export async function espFingerprint(
+  image: string,
+  offset: bigint,
+): Promise<{ sha256: string; entries: string[] }> {
+  const drive = `${image}@@${offset}`;
+  const mtools = async (cmd: string, ...args: string[]) => {
+    const out = await new Deno.Command(cmd, {
+      args: ["-i", drive, ...args],
+      env: { MTOOLS_SKIP_CHECK: "1" },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const text = new TextDecoder().decode(out.stdout);
+    if (!out.success) {
+      throw new Error(`${cmd} ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
+    }
+    return text;
+  };
+  const h = createHash("sha256");
+  h.update(await mtools("mdir", "-/", "::/"));
+  const entries = (await mtools("mdir", "-b", "::/loader/entries"))
+    .split("\n").map((l) => l.trim().replace(/^.*\//, "")).filter((l) => l.endsWith(".conf"))
+    .sort();
+  for (const e of entries) h.update(e + "\n" + await mtools("mtype", `::/loader/entries/${e}`));
+  return { sha256: h.digest("hex"), entries };
+}
