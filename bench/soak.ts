@@ -1,0 +1,300 @@
+/**
+ * The soak (issue 12): a dev-mode node, 1 000 Watch streams on MachineConfig
+ * that read every message, and an ApplyConfiguration every 2 s that changes
+ * the config (a sysctl's value, so each apply is one MachineConfig update per
+ * stream: about 500 events/s delivered in all), for a given duration. Every
+ * 5 s it reads the RSS of machined (the dev node) and of the network edge in
+ * front of it; the report (bench/soak_report.ts) gives each process's first,
+ * peak and last RSS and the least-squares slope after the first minute, which
+ * is where a leak like Talos's apid OOM (siderolabs/talos#11046) shows.
+ *
+ * `edge: "apid"` measures the dev node's own Deno apid; `edge: "rust"` starts
+ * machined-edge beside it with apid's flags on another port (as
+ * bench/heap_bench.ts does with a second apid), and the clients dial that.
+ * The clients run in this process (Connect over mTLS, 10 connections).
+ *
+ * `deno task bench --soak [--duration=10m] [--edge=rust|apid|both]`, or
+ * `deno run -A bench/soak.ts [--duration=10m] [--edge=rust]`; each report is
+ * also appended as one JSON line to bench/results/soak.jsonl.
+ */
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createMachineClient, type MachineClient } from "../api/client/mod.ts";
+import { ApplyMode } from "../api/gen/machined/v1/resources_pb.ts";
+import { edgeBinaryPath } from "../api/edge/edge_process_spec.ts";
+import { MACHINED_V8_FLAGS, v8FlagsArgs } from "../boot/v8_flags.ts";
+import { readClientConfig, resolveCredentials } from "../pki/mod.ts";
+import { drain, freePort, waitFor } from "../dev/testing.ts";
+import { devApidPid, rssKiB } from "./proc.ts";
+import type { Figure } from "./runtime_bench.ts";
+import {
+  parseSoakArgs,
+  type RssSample,
+  type SoakArgs,
+  type SoakDelivery,
+  soakReport,
+} from "./soak_report.ts";
+
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+
+/** Options of {@link runSoak}. */
+export interface SoakOptions {
+  readonly edge: "apid" | "rust";
+  readonly durationMs: number;
+  /** @default 1000 */
+  readonly streams?: number;
+  /** @default 10 */
+  readonly connections?: number;
+  /** @default 2000 */
+  readonly applyEveryMs?: number;
+  /** @default 5000 */
+  readonly sampleEveryMs?: number;
+  /** The slope is fitted after this. @default 60000 */
+  readonly warmupMs?: number;
+}
+
+/** The sysctl whose value each apply changes (dev mode's sysctl backend is a fake). */
+const KNOB = "vm.swappiness";
+
+/** The dev config with {@link KNOB} set to `seq`. */
+export function configWithSeq(base: string, seq: number): string {
+  const line = /^ {2}sysctls: .*$/m;
+  if (!line.test(base)) throw new Error("the dev config has no one-line `sysctls:` to replace");
+  return base.replace(line, `  sysctls:\n    ${KNOB}: "${seq}"`);
+}
+
+async function loadAverage(): Promise<number> {
+  return Number((await Deno.readTextFile("/proc/loadavg")).split(" ")[0]);
+}
+
+/** The dev node, up; its apid's argv; a stop. */
+async function startDevNode(stateDir: string, port: number) {
+  const dev = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", ...v8FlagsArgs(MACHINED_V8_FLAGS), join(ROOT, "main.ts"), "dev"]
+      .concat(["--state", stateDir, "--listen", `127.0.0.1:${port}`]),
+    env: { NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+    stdin: "null",
+  }).spawn();
+  const out = drain(dev.stdout);
+  const err = drain(dev.stderr);
+  try {
+    await waitFor("dev node up", 120_000, () => {
+      if (out.text.includes("is up")) return Promise.resolve(true);
+      return Promise.resolve(undefined);
+    });
+  } catch (e) {
+    dev.kill("SIGTERM");
+    throw new Error(`${(e as Error).message}\n${out.text}\n${err.text}`);
+  }
+  return { dev, apid: await devApidPid(dev.pid), err };
+}
+
+/** machined-edge beside the dev apid: apid's own flags, another port. */
+async function startRustEdge(apidPid: number, port: number): Promise<Deno.ChildProcess> {
+  const argv = (await Deno.readTextFile(`/proc/${apidPid}/cmdline`)).split("\0").filter(Boolean);
+  const flags = argv.slice(argv.findIndex((a) => a.endsWith("/api/apid/main.ts")) + 1)
+    .map((a) => a.startsWith("--listen=") ? `--listen=127.0.0.1:${port}` : a)
+    // 10 connections × 100 streams, as many as the dev apid takes per connection.
+    .map((a) => a.startsWith("--max-concurrent-streams=") ? "--max-concurrent-streams=128" : a);
+  const edge = new Deno.Command(edgeBinaryPath(), {
+    args: flags,
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "inherit",
+    stdin: "null",
+  }).spawn();
+  drain(edge.stdout);
+  return edge;
+}
+
+/** The clients: `streams` watches, each counting and timing the applies it sees. */
+function watchers(
+  clients: MachineClient[],
+  streams: number,
+  sentAt: Map<number, number>,
+  signal: AbortSignal,
+) {
+  const d = { delivered: 0, overflows: 0, ended: 0, bootstrapped: 0, latencies: [] as number[] };
+  const all = Promise.withResolvers<void>();
+  const done = Array.from({ length: streams }, async (_, i) => {
+    const cl = clients[i % clients.length];
+    try {
+      for await (const m of cl.api.watch({ type: "MachineConfig" }, { signal })) {
+        if (m.event.case === "bootstrapped") {
+          if (++d.bootstrapped === streams) all.resolve();
+        } else if (m.event.case === "overflow") d.overflows++;
+        else if (m.event.case === "updated") {
+          const spec = m.event.value.resource?.spec;
+          if (spec?.case !== "machineConfig") continue;
+          const machine = spec.value.config?.machine as { sysctls?: Record<string, unknown> };
+          const t0 = sentAt.get(Number(machine?.sysctls?.[KNOB]));
+          if (t0 === undefined) continue;
+          d.delivered++;
+          d.latencies.push(performance.now() - t0);
+        }
+      }
+    } catch {
+      // aborted at the end, or the stream failed: counted below
+    }
+    if (!signal.aborted) d.ended++;
+  });
+  return { d, allBootstrapped: all.promise, done: Promise.allSettled(done) };
+}
+
+/** Runs one soak; resolves to its report (see {@link soakReport}). */
+export async function runSoak(o: SoakOptions) {
+  const streams = o.streams ?? 1000;
+  const applyEveryMs = o.applyEveryMs ?? 2000;
+  const sampleEveryMs = o.sampleEveryMs ?? 5000;
+  const warmupMs = o.warmupMs ?? 60_000;
+  const dir = await Deno.makeTempDir({ prefix: "machined-soak-" });
+  const stateDir = join(dir, "state");
+  const devPort = freePort();
+  const node = await startDevNode(stateDir, devPort);
+  let edge: Deno.ChildProcess | undefined;
+  const clients: MachineClient[] = [];
+  const ac = new AbortController();
+  try {
+    let port = devPort;
+    let edgePid = node.apid;
+    if (o.edge === "rust") {
+      port = freePort();
+      edge = await startRustEdge(node.apid, port);
+      edgePid = edge.pid;
+    }
+    const creds = resolveCredentials(await readClientConfig(join(stateDir, "machinectl.yaml")));
+    const client = () => createMachineClient({ ...creds, endpoint: `127.0.0.1:${port}` });
+    const admin = client();
+    await waitFor("the edge answers", 30_000, () => admin.api.version({}).then(() => true));
+    const base = await Deno.readTextFile(join(stateDir, "config.yaml"));
+    for (let i = 0; i < (o.connections ?? 10); i++) clients.push(client());
+    const sentAt = new Map<number, number>();
+    const w = watchers(clients, streams, sentAt, ac.signal);
+    await w.allBootstrapped;
+
+    const load0 = await loadAverage();
+    const samples: RssSample[] = [];
+    const started = performance.now();
+    const sample = () =>
+      samples.push({
+        tMs: performance.now() - started,
+        rssKiB: { machined: read(node.dev.pid), edge: read(edgePid), client: rssKiB("self") },
+      });
+    sample();
+    const sampler = setInterval(sample, sampleEveryMs);
+    let applies = 0, applyErrors = 0;
+    for (let seq = 1; performance.now() - started < o.durationMs; seq++) {
+      const next = started + seq * applyEveryMs;
+      await new Promise((r) => setTimeout(r, Math.max(0, next - performance.now())));
+      sentAt.set(seq, performance.now());
+      applies++;
+      await admin.api.applyConfiguration({
+        configYaml: configWithSeq(base, seq),
+        mode: ApplyMode.NO_REBOOT,
+      }, { timeoutMs: 30_000 }).catch(() => applyErrors++);
+    }
+    await new Promise((r) => setTimeout(r, 3000)); // the last apply's deliveries
+    clearInterval(sampler);
+    sample();
+    const durationMs = performance.now() - started;
+    ac.abort();
+    await w.done;
+    admin.close();
+    const delivery: SoakDelivery = {
+      streams,
+      applies,
+      applyErrors,
+      delivered: w.d.delivered,
+      expected: applies * streams,
+      overflows: w.d.overflows,
+      streamsEnded: w.d.ended,
+      latenciesMs: w.d.latencies,
+    };
+    const load: [number, number] = [load0, await loadAverage()];
+    return soakReport({
+      edge: o.edge,
+      durationMs,
+      warmupMs,
+      applyEveryMs,
+      samples,
+      delivery,
+      load,
+    });
+  } finally {
+    ac.abort();
+    for (const c of clients) c.close();
+    for (const p of [edge, node.dev]) {
+      if (!p) continue;
+      try {
+        p.kill("SIGTERM");
+      } catch { /* already gone */ }
+      await p.status;
+    }
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+}
+
+/** VmRSS, NaN once the process is gone (the report skips it). */
+function read(pid: number): number {
+  try {
+    return rssKiB(pid);
+  } catch {
+    return NaN;
+  }
+}
+
+/** Appends `report` to bench/results/soak.jsonl. */
+export async function recordSoak(report: unknown): Promise<void> {
+  const dir = new URL("./results/", import.meta.url);
+  await Deno.mkdir(dir, { recursive: true });
+  await Deno.writeTextFile(new URL("soak.jsonl", dir), JSON.stringify(report) + "\n", {
+    append: true,
+  });
+}
+
+/**
+ * bench/main.ts's soak suite: one soak per edge in `a`, each recorded in
+ * bench/results/soak.jsonl, flattened to the slope, peak and delivery figures.
+ */
+export async function soakFigures(a: SoakArgs): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  for (const edge of a.edges) {
+    const r = await runSoak({ edge, durationMs: a.durationMs, streams: a.streams });
+    await recordSoak(r);
+    const load = r.loadAverage;
+    for (const [proc, s] of Object.entries(r.rss)) {
+      if (proc === "client") continue;
+      figures.push({
+        name: `soak.${edge}.${proc}.slope`,
+        value: s.slopeMiBPerHour,
+        unit: "MiB/h",
+        afterS: r.warmupS,
+        durationS: r.durationS,
+        load: `${load.start}-${load.end}`,
+      });
+      figures.push({ name: `soak.${edge}.${proc}.peak`, value: s.peakMiB, unit: "MiB" });
+    }
+    const d = r.delivery;
+    figures.push({
+      name: `soak.${edge}.delivery.p99`,
+      value: d.p99Ms,
+      unit: "ms",
+      p50: d.p50Ms,
+      delivered: d.delivered,
+      expected: d.expected,
+      overflows: d.overflows,
+    });
+  }
+  return figures;
+}
+
+if (import.meta.main) {
+  const a = parseSoakArgs(Deno.args);
+  for (const edge of a.edges) {
+    const report = await runSoak({ edge, durationMs: a.durationMs, streams: a.streams });
+    await recordSoak(report);
+    console.log(JSON.stringify(report));
+  }
+}
