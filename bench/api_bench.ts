@@ -16,6 +16,8 @@
  * Both children run with the V8 flags the image gives them (boot/v8_flags.ts);
  * `BENCH_V8_FLAGS=none` (or a comma-separated list) sets both instead.
  *
+ * `API_BENCH_PROF=DIR` writes a CPU profile of machined's side into DIR.
+ *
  * Usage: deno run -A bench/api_bench.ts   (about a minute)
  */
 import { join } from "node:path";
@@ -27,7 +29,7 @@ import { edgeProcessSpec } from "../api/edge/edge_process_spec.ts";
 import { loadOrCreateNodePki } from "../pki/mod.ts";
 import { APID_V8_FLAGS, MACHINED_V8_FLAGS, v8FlagsArgs } from "../boot/v8_flags.ts";
 import { commitTicks, startBenchServer } from "./machined_side.ts";
-import { lineReader, pct, rssKiB } from "./proc.ts";
+import { cpuMs, lineReader, pct, rssKiB } from "./proc.ts";
 
 const WATCHERS = 1000;
 const CONNECTIONS = 10;
@@ -63,11 +65,23 @@ function childV8Flags(): { machined: readonly string[]; apid: readonly string[] 
   return { machined: flags, apid: flags };
 }
 
+/** `API_BENCH_PROF=DIR` writes a CPU profile of machined's side there. */
+function profArgs(): string[] {
+  const dir = Deno.env.get("API_BENCH_PROF");
+  return dir ? [`--cpu-prof-dir=${dir}`] : [];
+}
+
 async function main(): Promise<void> {
   const pki: TestPki = await createTestPki();
   const v8 = childV8Flags();
   const machined = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", ...v8FlagsArgs(v8.machined), new URL(import.meta.url).pathname]
+    args: [
+      "run",
+      "-A",
+      ...v8FlagsArgs(v8.machined),
+      ...profArgs(),
+      new URL(import.meta.url).pathname,
+    ]
       .concat(["--machined", pki.dir]),
     stdin: "piped",
     stdout: "piped",
@@ -123,6 +137,7 @@ async function main(): Promise<void> {
   let done = 0;
   const until = performance.now() + 5000;
   const started = performance.now();
+  const cpu0 = { machined: cpuMs(machined.pid), apid: cpuMs(apid.pid), client: cpuMs("self") };
   await Promise.all(Array.from({ length: 16 }, async () => {
     while (performance.now() < until) {
       await get();
@@ -130,7 +145,17 @@ async function main(): Promise<void> {
     }
   }));
   const rps = done / ((performance.now() - started) / 1000);
+  // CPU time of each process over the throughput phase: who the bottleneck is.
+  const getCpuMs = {
+    machined: cpuMs(machined.pid) - cpu0.machined,
+    apid: cpuMs(apid.pid) - cpu0.apid,
+    client: cpuMs("self") - cpu0.client,
+  };
   c.close();
+  // machined after the Gets: the Watch streams' growth is measured from here (the Get
+  // phase's heap is not theirs).
+  await new Promise((r) => setTimeout(r, 500));
+  const afterGets = { machinedKiB: rssKiB(machined.pid), apidKiB: rssKiB(apid.pid) };
 
   // 1000 concurrent watches.
   const clients = Array.from({ length: CONNECTIONS }, client);
@@ -162,6 +187,7 @@ async function main(): Promise<void> {
   const openMs = performance.now() - openStart;
   await new Promise((r) => setTimeout(r, 500));
   const watching = { machinedKiB: rssKiB(machined.pid), apidKiB: rssKiB(apid.pid) };
+  const watchCpu0 = { machined: cpuMs(machined.pid), apid: cpuMs(apid.pid), client: cpuMs("self") };
   const TICKS = 20;
   const tickMs = Number(Deno.env.get("API_BENCH_TICK_MS") ?? 100);
   const w = machined.stdin.getWriter();
@@ -172,6 +198,11 @@ async function main(): Promise<void> {
   while (latencies.length < want && performance.now() < deadline) {
     await new Promise((r) => setTimeout(r, 50));
   }
+  const watchCpuMs = {
+    machined: cpuMs(machined.pid) - watchCpu0.machined,
+    apid: cpuMs(apid.pid) - watchCpu0.apid,
+    client: cpuMs("self") - watchCpu0.client,
+  };
   latencies.sort((a, b) => a - b);
   ac.abort();
   await Promise.allSettled(watchers);
@@ -187,12 +218,16 @@ async function main(): Promise<void> {
       p99Ms: round(pct(lat, 0.99)),
       requestsPerSecond: Math.round(rps),
       inFlight: 16,
+      cpuMs: getCpuMs,
     },
+    afterGetsRss: afterGets,
     watch: {
       streams: WATCHERS,
       connections: CONNECTIONS,
       openAllMs: Math.round(openMs),
       rss: watching,
+      machinedGrowthKiB: watching.machinedKiB - afterGets.machinedKiB,
+      cpuMs: watchCpuMs,
       events: TICKS,
       eventSpacingMs: tickMs,
       delivered: latencies.length,

@@ -11,21 +11,30 @@
  * `edge: "apid"` measures the dev node's own Deno apid; `edge: "rust"` starts
  * machined-edge beside it with apid's flags on another port (as
  * bench/heap_bench.ts does with a second apid), and the clients dial that.
- * The clients run in this process (Connect over mTLS, 10 connections).
+ * The Watch clients run in this process: lean HTTP/2 over mTLS, 10
+ * connections, reading every message's bytes without decoding them
+ * (soak_wire.ts), so that the client keeps up on a shared machine; the
+ * applies go through the Connect client.
  *
  * `deno task bench --soak [--duration=10m] [--edge=rust|apid|both]`, or
  * `deno run -A bench/soak.ts [--duration=10m] [--edge=rust]`; each report is
  * also appended as one JSON line to bench/results/soak.jsonl.
  */
+import http2 from "node:http2";
 import { join } from "node:path";
+import { create, toBinary } from "@bufbuild/protobuf";
 import { fileURLToPath } from "node:url";
-import { createMachineClient, type MachineClient } from "../api/client/mod.ts";
+import { createMachineClient } from "../api/client/mod.ts";
+import { WatchRequestSchema } from "../api/gen/machined/v1/machine_pb.ts";
+import { type H2Client, h2Client } from "../api/server/testing_h2.ts";
+import { WATCH_PATH } from "../api/server/watch_route.ts";
 import { ApplyMode } from "../api/gen/machined/v1/resources_pb.ts";
 import { edgeBinaryPath } from "../api/edge/edge_process_spec.ts";
 import { MACHINED_V8_FLAGS, v8FlagsArgs } from "../boot/v8_flags.ts";
 import { readClientConfig, resolveCredentials } from "../pki/mod.ts";
 import { drain, freePort, waitFor } from "../dev/testing.ts";
 import { devApidPid, rssKiB } from "./proc.ts";
+import { structIntValue, watchKind } from "./soak_wire.ts";
 import type { Figure } from "./runtime_bench.ts";
 import {
   parseSoakArgs,
@@ -109,38 +118,58 @@ async function startRustEdge(apidPid: number, port: number): Promise<Deno.ChildP
   return edge;
 }
 
-/** The clients: `streams` watches, each counting and timing the applies it sees. */
+/**
+ * The clients: `streams` watches over `sessions` (lean HTTP/2 over mTLS, see
+ * soak_wire.ts), each counting and timing the applies it sees.
+ */
 function watchers(
-  clients: MachineClient[],
+  sessions: H2Client[],
   streams: number,
   sentAt: Map<number, number>,
-  signal: AbortSignal,
 ) {
   const d = { delivered: 0, overflows: 0, ended: 0, bootstrapped: 0, latencies: [] as number[] };
   const all = Promise.withResolvers<void>();
-  const done = Array.from({ length: streams }, async (_, i) => {
-    const cl = clients[i % clients.length];
-    try {
-      for await (const m of cl.api.watch({ type: "MachineConfig" }, { signal })) {
-        if (m.event.case === "bootstrapped") {
-          if (++d.bootstrapped === streams) all.resolve();
-        } else if (m.event.case === "overflow") d.overflows++;
-        else if (m.event.case === "updated") {
-          const spec = m.event.value.resource?.spec;
-          if (spec?.case !== "machineConfig") continue;
-          const machine = spec.value.config?.machine as { sysctls?: Record<string, unknown> };
-          const t0 = sentAt.get(Number(machine?.sysctls?.[KNOB]));
-          if (t0 === undefined) continue;
-          d.delivered++;
-          d.latencies.push(performance.now() - t0);
-        }
-      }
-    } catch {
-      // aborted at the end, or the stream failed: counted below
+  let stopping = false;
+  const onMessage = (bytes: Uint8Array) => {
+    const kind = watchKind(bytes);
+    if (kind === "bootstrapped") {
+      if (++d.bootstrapped === streams) all.resolve();
+    } else if (kind === "overflow") d.overflows++;
+    else if (kind === "updated") {
+      const t0 = sentAt.get(structIntValue(bytes, KNOB) ?? NaN);
+      if (t0 === undefined) return;
+      d.delivered++;
+      d.latencies.push(performance.now() - t0);
     }
-    if (!signal.aborted) d.ended++;
-  });
-  return { d, allBootstrapped: all.promise, done: Promise.allSettled(done) };
+  };
+  const calls = Array.from(
+    { length: streams },
+    (_, i) => sessions[i % sessions.length].call(WATCH_PATH, WATCH_REQUEST, onMessage),
+  );
+  for (const c of calls) c.done.then(() => stopping || d.ended++);
+  return {
+    d,
+    allBootstrapped: all.promise,
+    stop: async () => {
+      stopping = true;
+      for (const c of calls) c.cancel();
+      await Promise.allSettled(calls.map((c) => c.done));
+    },
+  };
+}
+
+const WATCH_REQUEST = toBinary(
+  WatchRequestSchema,
+  create(WatchRequestSchema, { type: "MachineConfig" }),
+);
+
+/** A lean HTTP/2 client over mTLS to the edge (which sets the identity). */
+function tlsSession(port: number, creds: { caPem: string; certPem: string; keyPem: string }) {
+  return h2Client(http2.connect(`https://127.0.0.1:${port}`, {
+    ca: creds.caPem,
+    cert: creds.certPem,
+    key: creds.keyPem,
+  }));
 }
 
 /** Runs one soak; resolves to its report (see {@link soakReport}). */
@@ -154,8 +183,7 @@ export async function runSoak(o: SoakOptions) {
   const devPort = freePort();
   const node = await startDevNode(stateDir, devPort);
   let edge: Deno.ChildProcess | undefined;
-  const clients: MachineClient[] = [];
-  const ac = new AbortController();
+  const sessions: H2Client[] = [];
   try {
     let port = devPort;
     let edgePid = node.apid;
@@ -169,9 +197,9 @@ export async function runSoak(o: SoakOptions) {
     const admin = client();
     await waitFor("the edge answers", 30_000, () => admin.api.version({}).then(() => true));
     const base = await Deno.readTextFile(join(stateDir, "config.yaml"));
-    for (let i = 0; i < (o.connections ?? 10); i++) clients.push(client());
+    for (let i = 0; i < (o.connections ?? 10); i++) sessions.push(tlsSession(port, creds));
     const sentAt = new Map<number, number>();
-    const w = watchers(clients, streams, sentAt, ac.signal);
+    const w = watchers(sessions, streams, sentAt);
     await w.allBootstrapped;
 
     const load0 = await loadAverage();
@@ -199,8 +227,7 @@ export async function runSoak(o: SoakOptions) {
     clearInterval(sampler);
     sample();
     const durationMs = performance.now() - started;
-    ac.abort();
-    await w.done;
+    await w.stop();
     admin.close();
     const delivery: SoakDelivery = {
       streams,
@@ -223,8 +250,7 @@ export async function runSoak(o: SoakOptions) {
       load,
     });
   } finally {
-    ac.abort();
-    for (const c of clients) c.close();
+    for (const c of sessions) c.close();
     for (const p of [edge, node.dev]) {
       if (!p) continue;
       try {
