@@ -4,7 +4,9 @@
  * is only the client. Prints one JSON object:
  * - idle RSS of both after start;
  * - unary Get over mTLS on one kept-alive connection: p50/p99 latency
- *   (sequential) and requests/s (16 in flight);
+ *   (sequential) and requests/s (16 in flight), with the CPU time of each
+ *   process; then the same 16 in flight from a lean HTTP/2 client
+ *   (`unaryGetLean`), which costs less than the Connect client;
  * - 1000 concurrent Watch streams (10 connections × 100): RSS of both, and
  *   event delivery latency p99 from the store commit to the client.
  *
@@ -20,7 +22,11 @@
  *
  * Usage: deno run -A bench/api_bench.ts   (about a minute)
  */
+import http2 from "node:http2";
 import { join } from "node:path";
+import { create, toBinary } from "@bufbuild/protobuf";
+import { GetRequestSchema, MachineService } from "../api/gen/machined/v1/machine_pb.ts";
+import { h2Client } from "../api/server/testing_h2.ts";
 import { createMachineClient, type MachineClient } from "../api/client/mod.ts";
 import { createTestPki, type TestPki } from "../api/testing.ts";
 import { apidProcessSpec } from "../api/apid/apid_process_spec.ts";
@@ -69,6 +75,50 @@ function childV8Flags(): { machined: readonly string[]; apid: readonly string[] 
 function profArgs(): string[] {
   const dir = Deno.env.get("API_BENCH_PROF");
   return dir ? [`--cpu-prof-dir=${dir}`] : [];
+}
+
+/**
+ * Unary Gets for 5 s, 16 in flight on one mTLS connection, from a lean HTTP/2
+ * client (api/server/testing_h2.ts): requests/s, latency p50/p99, and the CPU
+ * time of `pids` ([machined, edge]) and this process over the phase.
+ */
+async function leanGets(endpoint: string, pki: TestPki, pids: [number, number]) {
+  const creds = pki.clients["os:reader"];
+  const session = http2.connect(`https://${endpoint}`, {
+    ca: pki.ca.certPem,
+    cert: creds.certPem,
+    key: creds.keyPem,
+  });
+  const c = h2Client(session);
+  const body = toBinary(GetRequestSchema, create(GetRequestSchema, { type: "ms", id: "machine" }));
+  const path = `/${MachineService.typeName}/Get`;
+  const get = async () => {
+    const t = await c.call(path, body, () => {}).done;
+    if (t["grpc-status"] !== "0") throw new Error(`Get failed: ${JSON.stringify(t)}`);
+  };
+  for (let i = 0; i < 300; i++) await get();
+  const cpu = () => [cpuMs(pids[0]), cpuMs(pids[1]), cpuMs("self")];
+  const cpu0 = cpu();
+  const lat: number[] = [];
+  const started = performance.now();
+  const until = started + 5000;
+  await Promise.all(Array.from({ length: 16 }, async () => {
+    while (performance.now() < until) {
+      const t = performance.now();
+      await get();
+      lat.push(performance.now() - t);
+    }
+  }));
+  const seconds = (performance.now() - started) / 1000;
+  const [m, e, self] = cpu().map((v, i) => v - cpu0[i]);
+  c.close();
+  lat.sort((a, b) => a - b);
+  return {
+    requestsPerSecond: Math.round(lat.length / seconds),
+    p50Ms: round(pct(lat, 0.5)),
+    p99Ms: round(pct(lat, 0.99)),
+    cpuMs: { machined: m, apid: e, client: self },
+  };
 }
 
 async function main(): Promise<void> {
@@ -152,6 +202,7 @@ async function main(): Promise<void> {
     client: cpuMs("self") - cpu0.client,
   };
   c.close();
+  const lean = await leanGets(endpoint, pki, [machined.pid, apid.pid]);
   // machined after the Gets: the Watch streams' growth is measured from here (the Get
   // phase's heap is not theirs).
   await new Promise((r) => setTimeout(r, 500));
@@ -220,6 +271,9 @@ async function main(): Promise<void> {
       inFlight: 16,
       cpuMs: getCpuMs,
     },
+    // The same 16 in flight from a lean HTTP/2 client (no Connect, no decoding): the
+    // node's own capacity when the Connect client is the limit.
+    unaryGetLean: lean,
     afterGetsRss: afterGets,
     watch: {
       streams: WATCHERS,
