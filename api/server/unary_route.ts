@@ -31,7 +31,7 @@ import { authorize } from "../auth/rbac.ts";
 import type { MetricsRegistry } from "../../metrics/mod.ts";
 import { toConnectError } from "./errors.ts";
 import { grpcFrame } from "./watch_fanout.ts";
-import { header, readMessage, type WatchRoute } from "./watch_route.ts";
+import { header, parseTimeout, readMessage, type WatchRoute } from "./watch_route.ts";
 
 /** The methods this route serves (local names): read-only, unaudited, and the hot ones. */
 export const UNARY_FAST_METHODS = ["get", "list"] as const;
@@ -89,6 +89,8 @@ async function serve(
   let frame: Uint8Array;
   try {
     authorize(caller.role, MachineService.typeName, method.name);
+    // Get and List answer at once; a malformed timeout is still refused as Connect refuses it.
+    parseTimeout(header(req, "grpc-timeout"));
     const request = decode(method, await readMessage(req, o.readMaxBytes));
     const ctx = createHandlerContext({
       service: MachineService,

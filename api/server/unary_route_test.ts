@@ -29,7 +29,10 @@ import { MetricsRegistry } from "../../metrics/mod.ts";
 import { createTestPki, RecordingActions, seededStore } from "../testing.ts";
 import { createClientConfigIssuer } from "./client_config_issuer.ts";
 import { startInternalApiServer } from "./internal_server.ts";
-import { connectH2, type H2Client } from "./testing_h2.ts";
+import { connectH2, frame, type H2Client, READER } from "./testing_h2.ts";
+import { createUnaryRoute } from "./unary_route.ts";
+import { createMachineService } from "./machine_service.ts";
+import { identityToHeaders } from "../auth/identity.ts";
 
 const GET = `/${MachineService.typeName}/Get`;
 const LIST = `/${MachineService.typeName}/List`;
@@ -148,6 +151,22 @@ Deno.test("direct Get errors carry the Connect handler's codes and messages", as
         new Uint8Array([0xff, 0xff, 0xff]),
       );
       equal(garbage.trailers["grpc-status"], "3", "an undecodable body is InvalidArgument");
+      const body = toBinary(
+        GetRequestSchema,
+        create(GetRequestSchema, { type: "ms", id: "machine" }),
+      );
+      for (const ct of ["application/grpc", "application/grpc+json"]) {
+        const json = ct.endsWith("json");
+        const call = c.call(
+          GET,
+          json ? new TextEncoder().encode('{"type":"ms","id":"machine"}') : body,
+          () => {},
+          { "content-type": ct, "grpc-timeout": "soon" },
+        );
+        const t = await call.done;
+        equal(t["grpc-status"], "3", `a malformed grpc-timeout (${ct})`);
+        ok(/invalid grpc timeout value/.test(decodeURIComponent(t["grpc-message"] ?? "")));
+      }
     } finally {
       c.close();
     }
@@ -191,4 +210,65 @@ Deno.test("a Get without forwarded identity, or from a maintenance caller, is le
       maintenance.close();
     }
   });
+});
+
+Deno.test("the route takes Get and List in uncompressed gRPC from a forwarded identity, and nothing else", async () => {
+  const pki = await createTestPki();
+  const route = createUnaryRoute({
+    impl: createMachineService({
+      store: seededStore(),
+      actions: new RecordingActions(),
+      events: new EventBus(),
+      clientConfigs: createClientConfigIssuer(pki.ca, () => ["127.0.0.1"]),
+    }),
+    readMaxBytes: 1 << 20,
+    writeMaxBytes: 1 << 20,
+  });
+  const identity = new Headers();
+  identityToHeaders(READER, identity);
+  const body = toBinary(GetRequestSchema, create(GetRequestSchema, { type: "ms", id: "machine" }));
+  const written: unknown[] = [];
+  const fake = (url: string, headers: Record<string, string>, forwarded: boolean) => ({
+    req: {
+      method: "POST",
+      url,
+      headers: {
+        "content-type": "application/grpc",
+        ...(forwarded ? Object.fromEntries(identity) : {}),
+        ...headers,
+      },
+      on: () => {},
+      async *[Symbol.asyncIterator]() {
+        yield frame(body);
+      },
+    },
+    res: {
+      closed: false,
+      destroyed: false,
+      writeHead: (_: number, h: Record<string, string>) => written.push(h),
+      write: (b: Uint8Array) => written.push(b),
+      addTrailers: (t: Record<string, string>) => written.push(t),
+      end: () => written.push("end"),
+    },
+  });
+  const take = (url: string, headers: Record<string, string> = {}, forwarded = true) => {
+    const { req, res } = fake(url, headers, forwarded);
+    return route(req as never, res as never);
+  };
+  equal(take(GET), true);
+  await new Promise((r) => setTimeout(r, 50));
+  deepEqual(written[0], { "content-type": "application/grpc+proto" });
+  const answer = fromBinary(GetResponseSchema, (written[1] as Uint8Array).subarray(5));
+  equal(answer.resource?.metadata?.id, "machine");
+  deepEqual(written.slice(2), [{ "grpc-status": "0" }, "end"]);
+  equal(take(LIST), true);
+  equal(take(`/${MachineService.typeName}/Version`), false, "other methods go to Connect");
+  equal(take(`/${MachineService.typeName}/Watch`), false);
+  equal(take(GET, { "content-type": "application/grpc+json" }), false);
+  equal(take(GET, { "content-type": "application/proto" }), false, "Connect protocol");
+  equal(take(GET, { "content-type": "application/grpc-web+proto" }), false);
+  equal(take(GET, { "grpc-encoding": "gzip" }), false);
+  equal(take(GET, { "x-machined-maintenance": "1" }), false, "maintenance callers go to Connect");
+  equal(take(GET, {}, false), false, "no forwarded identity: Connect refuses it");
+  await Deno.remove(pki.dir, { recursive: true });
 });
