@@ -23,18 +23,16 @@
 import http2 from "node:http2";
 import { join } from "node:path";
 import { create, toBinary } from "@bufbuild/protobuf";
-import { fileURLToPath } from "node:url";
 import { createMachineClient } from "../api/client/mod.ts";
 import { WatchRequestSchema } from "../api/gen/machined/v1/machine_pb.ts";
 import { type H2Client, h2Client } from "../api/server/testing_h2.ts";
 import { WATCH_PATH } from "../api/server/watch_route.ts";
 import { ApplyMode } from "../api/gen/machined/v1/resources_pb.ts";
-import { edgeBinaryPath } from "../api/edge/edge_process_spec.ts";
-import { MACHINED_V8_FLAGS, v8FlagsArgs } from "../boot/v8_flags.ts";
 import { readClientConfig, resolveCredentials } from "../pki/mod.ts";
-import { drain, freePort, waitFor } from "../dev/testing.ts";
-import { devApidPid, rssKiB } from "./proc.ts";
+import { freePort, waitFor } from "../dev/testing.ts";
+import { rssKiB } from "./proc.ts";
 import { structIntValue, watchKind } from "./soak_wire.ts";
+import { configWithSeq, KNOB, loadAverage, startDevNode, startRustEdge } from "./soak_node.ts";
 import type { Figure } from "./runtime_bench.ts";
 import {
   parseSoakArgs,
@@ -43,8 +41,6 @@ import {
   type SoakDelivery,
   soakReport,
 } from "./soak_report.ts";
-
-const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
 /** Options of {@link runSoak}. */
 export interface SoakOptions {
@@ -60,62 +56,6 @@ export interface SoakOptions {
   readonly sampleEveryMs?: number;
   /** The slope is fitted after this. @default 60000 */
   readonly warmupMs?: number;
-}
-
-/** The sysctl whose value each apply changes (dev mode's sysctl backend is a fake). */
-const KNOB = "vm.swappiness";
-
-/** The dev config with {@link KNOB} set to `seq`. */
-export function configWithSeq(base: string, seq: number): string {
-  const line = /^ {2}sysctls: .*$/m;
-  if (!line.test(base)) throw new Error("the dev config has no one-line `sysctls:` to replace");
-  return base.replace(line, `  sysctls:\n    ${KNOB}: "${seq}"`);
-}
-
-async function loadAverage(): Promise<number> {
-  return Number((await Deno.readTextFile("/proc/loadavg")).split(" ")[0]);
-}
-
-/** The dev node, up; its apid's argv; a stop. */
-async function startDevNode(stateDir: string, port: number) {
-  const dev = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", ...v8FlagsArgs(MACHINED_V8_FLAGS), join(ROOT, "main.ts"), "dev"]
-      .concat(["--state", stateDir, "--listen", `127.0.0.1:${port}`]),
-    env: { NO_COLOR: "1" },
-    stdout: "piped",
-    stderr: "piped",
-    stdin: "null",
-  }).spawn();
-  const out = drain(dev.stdout);
-  const err = drain(dev.stderr);
-  try {
-    await waitFor("dev node up", 120_000, () => {
-      if (out.text.includes("is up")) return Promise.resolve(true);
-      return Promise.resolve(undefined);
-    });
-  } catch (e) {
-    dev.kill("SIGTERM");
-    throw new Error(`${(e as Error).message}\n${out.text}\n${err.text}`);
-  }
-  return { dev, apid: await devApidPid(dev.pid), err };
-}
-
-/** machined-edge beside the dev apid: apid's own flags, another port. */
-async function startRustEdge(apidPid: number, port: number): Promise<Deno.ChildProcess> {
-  const argv = (await Deno.readTextFile(`/proc/${apidPid}/cmdline`)).split("\0").filter(Boolean);
-  const flags = argv.slice(argv.findIndex((a) => a.endsWith("/api/apid/main.ts")) + 1)
-    .map((a) => a.startsWith("--listen=") ? `--listen=127.0.0.1:${port}` : a)
-    // 10 connections × 100 streams, as many as the dev apid takes per connection.
-    .map((a) => a.startsWith("--max-concurrent-streams=") ? "--max-concurrent-streams=128" : a);
-  const edge = new Deno.Command(edgeBinaryPath(), {
-    args: flags,
-    clearEnv: true,
-    stdout: "piped",
-    stderr: "inherit",
-    stdin: "null",
-  }).spawn();
-  drain(edge.stdout);
-  return edge;
 }
 
 /**

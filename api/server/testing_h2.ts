@@ -53,15 +53,14 @@ export function connectH2(
 
 /**
  * The same lean client over any HTTP/2 session, e.g. one over mTLS to the
- * edge (bench/soak.ts), which sets the identity itself: `headers` go on
- * every call.
+ * edge (bench/soak.ts), which sets the identity itself: `identity` (headers)
+ * goes on every call.
  */
 export function h2Client(
   session: http2.ClientHttp2Session,
-  headers: Record<string, string> = {},
+  identity: Record<string, string> = {},
 ): H2Client {
   session.on("error", () => {});
-  const identity = headers;
   return {
     call(path, body, onMessage, headers = {}) {
       const stream = session.request({
