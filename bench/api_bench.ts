@@ -4,7 +4,9 @@
  * is only the client. Prints one JSON object:
  * - idle RSS of both after start;
  * - unary Get over mTLS on one kept-alive connection: p50/p99 latency
- *   (sequential) and requests/s (16 in flight);
+ *   (sequential) and requests/s (16 in flight), with the CPU time of each
+ *   process; then the same 16 in flight from a lean HTTP/2 client
+ *   (`unaryGetLean`), which costs less than the Connect client;
  * - 1000 concurrent Watch streams (10 connections × 100): RSS of both, and
  *   event delivery latency p99 from the store commit to the client.
  *
@@ -16,9 +18,15 @@
  * machined's side runs with the V8 flags the image gives it (boot/v8_flags.ts);
  * `BENCH_V8_FLAGS=none` (or a comma-separated list) sets them instead.
  *
+ * `API_BENCH_PROF=DIR` writes a CPU profile of machined's side into DIR.
+ *
  * Usage: deno run -A bench/api_bench.ts   (about a minute)
  */
+import http2 from "node:http2";
 import { join } from "node:path";
+import { create, toBinary } from "@bufbuild/protobuf";
+import { GetRequestSchema, MachineService } from "../api/gen/machined/v1/machine_pb.ts";
+import { h2Client } from "../api/server/testing_h2.ts";
 import { createMachineClient, type MachineClient } from "../api/client/mod.ts";
 import { createTestPki, type TestPki } from "../api/testing.ts";
 import { APID_DEFAULTS } from "../api/apid/apid_options.ts";
@@ -26,7 +34,7 @@ import { edgeProcessSpec } from "../api/edge/edge_process_spec.ts";
 import { loadOrCreateNodePki } from "../pki/mod.ts";
 import { MACHINED_V8_FLAGS, v8FlagsArgs } from "../boot/v8_flags.ts";
 import { commitTicks, startBenchServer } from "./machined_side.ts";
-import { lineReader, pct, rssKiB } from "./proc.ts";
+import { cpuMs, lineReader, pct, rssKiB } from "./proc.ts";
 
 const WATCHERS = 1000;
 const CONNECTIONS = 10;
@@ -60,11 +68,67 @@ function machinedV8Flags(): readonly string[] {
   return env === "none" ? [] : env.split(",").filter(Boolean);
 }
 
+/** `API_BENCH_PROF=DIR` writes a CPU profile of machined's side there. */
+function profArgs(): string[] {
+  const dir = Deno.env.get("API_BENCH_PROF");
+  return dir ? [`--cpu-prof-dir=${dir}`] : [];
+}
+
+/**
+ * Unary Gets for 5 s, 16 in flight on one mTLS connection, from a lean HTTP/2
+ * client (api/server/testing_h2.ts): requests/s, latency p50/p99, and the CPU
+ * time of `pids` ([machined, edge]) and this process over the phase.
+ */
+async function leanGets(endpoint: string, pki: TestPki, pids: [number, number]) {
+  const creds = pki.clients["os:reader"];
+  const session = http2.connect(`https://${endpoint}`, {
+    ca: pki.ca.certPem,
+    cert: creds.certPem,
+    key: creds.keyPem,
+  });
+  const c = h2Client(session);
+  const body = toBinary(GetRequestSchema, create(GetRequestSchema, { type: "ms", id: "machine" }));
+  const path = `/${MachineService.typeName}/Get`;
+  const get = async () => {
+    const t = await c.call(path, body, () => {}).done;
+    if (t["grpc-status"] !== "0") throw new Error(`Get failed: ${JSON.stringify(t)}`);
+  };
+  for (let i = 0; i < 300; i++) await get();
+  const cpu = () => [cpuMs(pids[0]), cpuMs(pids[1]), cpuMs("self")];
+  const cpu0 = cpu();
+  const lat: number[] = [];
+  const started = performance.now();
+  const until = started + 5000;
+  await Promise.all(Array.from({ length: 16 }, async () => {
+    while (performance.now() < until) {
+      const t = performance.now();
+      await get();
+      lat.push(performance.now() - t);
+    }
+  }));
+  const seconds = (performance.now() - started) / 1000;
+  const [m, e, self] = cpu().map((v, i) => v - cpu0[i]);
+  c.close();
+  lat.sort((a, b) => a - b);
+  return {
+    requestsPerSecond: Math.round(lat.length / seconds),
+    p50Ms: round(pct(lat, 0.5)),
+    p99Ms: round(pct(lat, 0.99)),
+    cpuMs: { machined: m, apid: e, client: self },
+  };
+}
+
 async function main(): Promise<void> {
   const pki: TestPki = await createTestPki();
   const v8 = { machined: machinedV8Flags() };
   const machined = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", ...v8FlagsArgs(v8.machined), new URL(import.meta.url).pathname]
+    args: [
+      "run",
+      "-A",
+      ...v8FlagsArgs(v8.machined),
+      ...profArgs(),
+      new URL(import.meta.url).pathname,
+    ]
       .concat(["--machined", pki.dir]),
     stdin: "piped",
     stdout: "piped",
@@ -117,6 +181,7 @@ async function main(): Promise<void> {
   let done = 0;
   const until = performance.now() + 5000;
   const started = performance.now();
+  const cpu0 = { machined: cpuMs(machined.pid), apid: cpuMs(apid.pid), client: cpuMs("self") };
   await Promise.all(Array.from({ length: 16 }, async () => {
     while (performance.now() < until) {
       await get();
@@ -124,7 +189,18 @@ async function main(): Promise<void> {
     }
   }));
   const rps = done / ((performance.now() - started) / 1000);
+  // CPU time of each process over the throughput phase: who the bottleneck is.
+  const getCpuMs = {
+    machined: cpuMs(machined.pid) - cpu0.machined,
+    apid: cpuMs(apid.pid) - cpu0.apid,
+    client: cpuMs("self") - cpu0.client,
+  };
   c.close();
+  const lean = await leanGets(endpoint, pki, [machined.pid, apid.pid]);
+  // machined after the Gets: the Watch streams' growth is measured from here (the Get
+  // phase's heap is not theirs).
+  await new Promise((r) => setTimeout(r, 500));
+  const afterGets = { machinedKiB: rssKiB(machined.pid), apidKiB: rssKiB(apid.pid) };
 
   // 1000 concurrent watches.
   const clients = Array.from({ length: CONNECTIONS }, client);
@@ -156,6 +232,7 @@ async function main(): Promise<void> {
   const openMs = performance.now() - openStart;
   await new Promise((r) => setTimeout(r, 500));
   const watching = { machinedKiB: rssKiB(machined.pid), apidKiB: rssKiB(apid.pid) };
+  const watchCpu0 = { machined: cpuMs(machined.pid), apid: cpuMs(apid.pid), client: cpuMs("self") };
   const TICKS = 20;
   const tickMs = Number(Deno.env.get("API_BENCH_TICK_MS") ?? 100);
   const w = machined.stdin.getWriter();
@@ -166,6 +243,11 @@ async function main(): Promise<void> {
   while (latencies.length < want && performance.now() < deadline) {
     await new Promise((r) => setTimeout(r, 50));
   }
+  const watchCpuMs = {
+    machined: cpuMs(machined.pid) - watchCpu0.machined,
+    apid: cpuMs(apid.pid) - watchCpu0.apid,
+    client: cpuMs("self") - watchCpu0.client,
+  };
   latencies.sort((a, b) => a - b);
   ac.abort();
   await Promise.allSettled(watchers);
@@ -181,12 +263,19 @@ async function main(): Promise<void> {
       p99Ms: round(pct(lat, 0.99)),
       requestsPerSecond: Math.round(rps),
       inFlight: 16,
+      cpuMs: getCpuMs,
     },
+    // The same 16 in flight from a lean HTTP/2 client (no Connect, no decoding): the
+    // node's own capacity when the Connect client is the limit.
+    unaryGetLean: lean,
+    afterGetsRss: afterGets,
     watch: {
       streams: WATCHERS,
       connections: CONNECTIONS,
       openAllMs: Math.round(openMs),
       rss: watching,
+      machinedGrowthKiB: watching.machinedKiB - afterGets.machinedKiB,
+      cpuMs: watchCpuMs,
       events: TICKS,
       eventSpacingMs: tickMs,
       delivered: latencies.length,

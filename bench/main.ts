@@ -4,13 +4,17 @@
  * Pass names to run a subset: `deno task bench runtime api config watch`. The QEMU boot
  * figures come from `deno task e2e` (bench/results/boot.json). Opt-in suites run
  * only when named: `deno task bench overhead` (OVERHEAD_MINUTES, default 10), `deno task bench
- * heap` (machined's memory under V8 flag sets, about 8 minutes).
+ * heap` (machined's memory under V8 flag sets, about 8 minutes), and `deno task bench
+ * --soak [--duration=10m]` (bench/soak.ts: RSS over a long Watch load; its full reports go to
+ * bench/results/soak.jsonl).
  */
 import { configValidation } from "./config_bench.ts";
 import { observeScaling } from "./observe_bench.ts";
 import { heapFlags } from "./heap_bench.ts";
 import { observerOverhead } from "./overhead_bench.ts";
 import { watchBench } from "./watch_bench.ts";
+import { soakFigures } from "./soak.ts";
+import { parseSoakArgs } from "./soak_report.ts";
 import { controllerChain, type Figure, storeThroughput, watchFanout } from "./runtime_bench.ts";
 
 /**
@@ -33,6 +37,14 @@ async function apiSuite(): Promise<Figure[]> {
     { name: "api.get.p50", value: r.unaryGet.p50Ms, unit: "ms" },
     { name: "api.get.p99", value: r.unaryGet.p99Ms, unit: "ms" },
     { name: "api.get.rps", value: r.unaryGet.requestsPerSecond, unit: "req/s", inFlight: 16 },
+    {
+      name: "api.get.lean.rps",
+      value: r.unaryGetLean.requestsPerSecond,
+      unit: "req/s",
+      inFlight: 16,
+      p50: r.unaryGetLean.p50Ms,
+      p99: r.unaryGetLean.p99Ms,
+    },
     { name: "api.idle.rss.machined", value: kib(r.idleRss.machinedKiB), unit: "MiB" },
     { name: "api.idle.rss.apid", value: kib(r.idleRss.apidKiB), unit: "MiB" },
     { name: "api.watch1000.rss.machined", value: kib(r.watch.rss.machinedKiB), unit: "MiB" },
@@ -68,12 +80,15 @@ const suites: Record<string, () => Promise<Figure[]>> = {
 };
 
 /** Too long for every run (minutes of wall time): only when named. */
+const args = parseSoakArgs(Deno.args);
 const optIn: Record<string, () => Promise<Figure[]>> = {
   overhead: observerOverhead,
   heap: () => heapFlags(),
+  soak: () => soakFigures(args),
 };
 
-const wanted = Deno.args.length > 0 ? Deno.args : Object.keys(suites);
+const named = args.soak ? [...args.rest, "soak"] : args.rest;
+const wanted = named.length > 0 ? named : Object.keys(suites);
 const all: Figure[] = [];
 for (const name of wanted) {
   const suite = suites[name] ?? optIn[name];

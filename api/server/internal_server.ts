@@ -23,6 +23,7 @@ import { createMachineService, type MachineServiceDeps } from "./machine_service
 import { createApiMetricsInterceptor } from "./api_metrics.ts";
 import { createWatchFanout } from "./watch_fanout.ts";
 import { createWatchRoute } from "./watch_route.ts";
+import { createUnaryRoute } from "./unary_route.ts";
 import { decodeFailuresAreInvalidArgument } from "../apid/decode_errors.ts";
 import { reflectionRoutes } from "./reflection_routes.ts";
 import { streamDeadlineInterceptor } from "./stream_deadline.ts";
@@ -90,9 +91,16 @@ export async function startInternalApiServer(
     writeMaxBytes,
     registry: options.registry,
   });
+  const impl = createMachineService(options.deps, fanout);
+  const unaryRoute = createUnaryRoute({
+    impl,
+    readMaxBytes,
+    writeMaxBytes,
+    registry: options.registry,
+  });
   const handler = connectNodeAdapter({
     routes: (router) => {
-      router.service(MachineService, createMachineService(options.deps, fanout));
+      router.service(MachineService, impl);
       reflectionRoutes(router);
       decodeFailuresAreInvalidArgument(router);
     },
@@ -122,8 +130,9 @@ export async function startInternalApiServer(
   }, (req, res) => {
     if (metricsRoute(req, res)) return;
     gate.track(req, res);
-    // Watch streams are served directly (watch_route.ts); the rest by Connect.
-    if (watchRoute(req, res)) return;
+    // Watch, Get and List over gRPC are served directly (watch_route.ts, unary_route.ts);
+    // the rest by Connect.
+    if (watchRoute(req, res) || unaryRoute(req, res)) return;
     return handler(req, res);
   });
   server.on("session", (session: Http2Session) => {

@@ -46,9 +46,21 @@ export function connectH2(
   const session = http2.connect("http://machined", {
     createConnection: () => net.connect(socketPath),
   });
-  session.on("error", () => {});
   const identity = new Headers();
   if (caller) identityToHeaders(caller, identity);
+  return h2Client(session, Object.fromEntries(identity));
+}
+
+/**
+ * The same lean client over any HTTP/2 session, e.g. one over mTLS to the
+ * edge (bench/soak.ts), which sets the identity itself: `identity` (headers)
+ * goes on every call.
+ */
+export function h2Client(
+  session: http2.ClientHttp2Session,
+  identity: Record<string, string> = {},
+): H2Client {
+  session.on("error", () => {});
   return {
     call(path, body, onMessage, headers = {}) {
       const stream = session.request({
@@ -56,7 +68,7 @@ export function connectH2(
         ":path": path,
         "content-type": "application/grpc",
         te: "trailers",
-        ...Object.fromEntries(identity),
+        ...identity,
         ...headers,
       });
       stream.end(frame(body));

@@ -115,7 +115,7 @@ function isResourceEvent(event: WatchEvent): boolean {
 }
 
 /** A gRPC length-prefixed message: flags 0 (uncompressed), length big-endian, bytes. */
-function grpcFrame(bytes: Uint8Array): Uint8Array {
+export function grpcFrame(bytes: Uint8Array): Uint8Array {
   const out = new Uint8Array(5 + bytes.byteLength);
   new DataView(out.buffer).setUint32(1, bytes.byteLength);
   out.set(bytes, 5);

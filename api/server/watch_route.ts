@@ -147,7 +147,7 @@ function finish(res: Http2ServerResponse, closed: boolean, error: unknown): Code
  * The request's one length-prefixed message, read to the end of the request.
  * @throws ConnectError ResourceExhausted past `maxBytes`, InvalidArgument when malformed.
  */
-async function readMessage(req: Http2ServerRequest, maxBytes: number): Promise<Uint8Array> {
+export async function readMessage(req: Http2ServerRequest, maxBytes: number): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Uint8Array>) {
@@ -213,7 +213,8 @@ function drained(res: Http2ServerResponse, ended: AbortSignal): Promise<void> {
   });
 }
 
-function header(req: Http2ServerRequest, name: string): string | undefined {
+/** A request header's (first) value. */
+export function header(req: Http2ServerRequest, name: string): string | undefined {
   const v = req.headers[name];
   return Array.isArray(v) ? v[0] : v;
 }

@@ -1,0 +1,256 @@
+/**
+ * The soak (issue 12): a dev-mode node, 1 000 Watch streams on MachineConfig
+ * that read every message, and an ApplyConfiguration every 2 s that changes
+ * the config (a sysctl's value, so each apply is one MachineConfig update per
+ * stream: about 500 events/s delivered in all), for a given duration. Every
+ * 5 s it reads the RSS of machined (the dev node) and of the network edge in
+ * front of it; the report (bench/soak_report.ts) gives each process's first,
+ * peak and last RSS and the least-squares slope after the first minute, which
+ * is where a leak like Talos's apid OOM (siderolabs/talos#11046) shows.
+ *
+ * The edge is the dev node's own apid, machined-edge (`edge: "rust"`; the
+ * Deno apid it was first compared with is gone: docs/decisions.md, "The soak").
+ * The Watch clients run in this process: lean HTTP/2 over mTLS, 10
+ * connections, reading every message's bytes without decoding them
+ * (soak_wire.ts), so that the client keeps up on a shared machine; the
+ * applies go through the Connect client.
+ *
+ * `deno task bench --soak [--duration=10m]`, or
+ * `deno run -A bench/soak.ts [--duration=10m] [--edge=rust]`; each report is
+ * also appended as one JSON line to bench/results/soak.jsonl.
+ */
+import http2 from "node:http2";
+import { join } from "node:path";
+import { create, toBinary } from "@bufbuild/protobuf";
+import { createMachineClient } from "../api/client/mod.ts";
+import { WatchRequestSchema } from "../api/gen/machined/v1/machine_pb.ts";
+import { type H2Client, h2Client } from "../api/server/testing_h2.ts";
+import { WATCH_PATH } from "../api/server/watch_route.ts";
+import { ApplyMode } from "../api/gen/machined/v1/resources_pb.ts";
+import { readClientConfig, resolveCredentials } from "../pki/mod.ts";
+import { freePort, waitFor } from "../dev/testing.ts";
+import { rssKiB } from "./proc.ts";
+import { structIntValue, watchKind } from "./soak_wire.ts";
+import { configWithSeq, KNOB, loadAverage, startDevNode } from "./soak_node.ts";
+import type { Figure } from "./runtime_bench.ts";
+import {
+  parseSoakArgs,
+  type RssSample,
+  type SoakArgs,
+  type SoakDelivery,
+  soakReport,
+} from "./soak_report.ts";
+
+/** Options of {@link runSoak}. */
+export interface SoakOptions {
+  readonly edge: "rust";
+  readonly durationMs: number;
+  /** @default 1000 */
+  readonly streams?: number;
+  /** @default 10 */
+  readonly connections?: number;
+  /** @default 2000 */
+  readonly applyEveryMs?: number;
+  /** @default 5000 */
+  readonly sampleEveryMs?: number;
+  /** The slope is fitted after this. @default 60000 */
+  readonly warmupMs?: number;
+}
+
+/**
+ * The clients: `streams` watches over `sessions` (lean HTTP/2 over mTLS, see
+ * soak_wire.ts), each counting and timing the applies it sees.
+ */
+function watchers(
+  sessions: H2Client[],
+  streams: number,
+  sentAt: Map<number, number>,
+) {
+  const d = { delivered: 0, overflows: 0, ended: 0, bootstrapped: 0, latencies: [] as number[] };
+  const all = Promise.withResolvers<void>();
+  let stopping = false;
+  const onMessage = (bytes: Uint8Array) => {
+    const kind = watchKind(bytes);
+    if (kind === "bootstrapped") {
+      if (++d.bootstrapped === streams) all.resolve();
+    } else if (kind === "overflow") d.overflows++;
+    else if (kind === "updated") {
+      const t0 = sentAt.get(structIntValue(bytes, KNOB) ?? NaN);
+      if (t0 === undefined) return;
+      d.delivered++;
+      d.latencies.push(performance.now() - t0);
+    }
+  };
+  const calls = Array.from(
+    { length: streams },
+    (_, i) => sessions[i % sessions.length].call(WATCH_PATH, WATCH_REQUEST, onMessage),
+  );
+  for (const c of calls) c.done.then(() => stopping || d.ended++);
+  return {
+    d,
+    allBootstrapped: all.promise,
+    stop: async () => {
+      stopping = true;
+      for (const c of calls) c.cancel();
+      await Promise.allSettled(calls.map((c) => c.done));
+    },
+  };
+}
+
+const WATCH_REQUEST = toBinary(
+  WatchRequestSchema,
+  create(WatchRequestSchema, { type: "MachineConfig" }),
+);
+
+/** A lean HTTP/2 client over mTLS to the edge (which sets the identity). */
+function tlsSession(port: number, creds: { caPem: string; certPem: string; keyPem: string }) {
+  return h2Client(http2.connect(`https://127.0.0.1:${port}`, {
+    ca: creds.caPem,
+    cert: creds.certPem,
+    key: creds.keyPem,
+  }));
+}
+
+/** Runs one soak; resolves to its report (see {@link soakReport}). */
+export async function runSoak(o: SoakOptions) {
+  const streams = o.streams ?? 1000;
+  const applyEveryMs = o.applyEveryMs ?? 2000;
+  const sampleEveryMs = o.sampleEveryMs ?? 5000;
+  const warmupMs = o.warmupMs ?? 60_000;
+  const dir = await Deno.makeTempDir({ prefix: "machined-soak-" });
+  const stateDir = join(dir, "state");
+  const devPort = freePort();
+  const node = await startDevNode(stateDir, devPort);
+  const sessions: H2Client[] = [];
+  try {
+    const port = devPort;
+    const edgePid = node.apid;
+    const creds = resolveCredentials(await readClientConfig(join(stateDir, "machinectl.yaml")));
+    const client = () => createMachineClient({ ...creds, endpoint: `127.0.0.1:${port}` });
+    const admin = client();
+    await waitFor("the edge answers", 30_000, () => admin.api.version({}).then(() => true));
+    const base = await Deno.readTextFile(join(stateDir, "config.yaml"));
+    for (let i = 0; i < (o.connections ?? 10); i++) sessions.push(tlsSession(port, creds));
+    const sentAt = new Map<number, number>();
+    const w = watchers(sessions, streams, sentAt);
+    await w.allBootstrapped;
+
+    const load0 = await loadAverage();
+    const samples: RssSample[] = [];
+    const started = performance.now();
+    const sample = () =>
+      samples.push({
+        tMs: performance.now() - started,
+        rssKiB: { machined: read(node.dev.pid), edge: read(edgePid), client: rssKiB("self") },
+      });
+    sample();
+    const sampler = setInterval(sample, sampleEveryMs);
+    let applies = 0, applyErrors = 0;
+    for (let seq = 1; performance.now() - started < o.durationMs; seq++) {
+      const next = started + seq * applyEveryMs;
+      await new Promise((r) => setTimeout(r, Math.max(0, next - performance.now())));
+      sentAt.set(seq, performance.now());
+      applies++;
+      await admin.api.applyConfiguration({
+        configYaml: configWithSeq(base, seq),
+        mode: ApplyMode.NO_REBOOT,
+      }, { timeoutMs: 30_000 }).catch(() => applyErrors++);
+    }
+    await new Promise((r) => setTimeout(r, 3000)); // the last apply's deliveries
+    clearInterval(sampler);
+    sample();
+    const durationMs = performance.now() - started;
+    await w.stop();
+    admin.close();
+    const delivery: SoakDelivery = {
+      streams,
+      applies,
+      applyErrors,
+      delivered: w.d.delivered,
+      expected: applies * streams,
+      overflows: w.d.overflows,
+      streamsEnded: w.d.ended,
+      latenciesMs: w.d.latencies,
+    };
+    const load: [number, number] = [load0, await loadAverage()];
+    return soakReport({
+      edge: o.edge,
+      durationMs,
+      warmupMs,
+      applyEveryMs,
+      samples,
+      delivery,
+      load,
+    });
+  } finally {
+    for (const c of sessions) c.close();
+    try {
+      node.dev.kill("SIGTERM");
+    } catch { /* already gone */ }
+    await node.dev.status;
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+}
+
+/** VmRSS, NaN once the process is gone (the report skips it). */
+function read(pid: number): number {
+  try {
+    return rssKiB(pid);
+  } catch {
+    return NaN;
+  }
+}
+
+/** Appends `report` to bench/results/soak.jsonl. */
+export async function recordSoak(report: unknown): Promise<void> {
+  const dir = new URL("./results/", import.meta.url);
+  await Deno.mkdir(dir, { recursive: true });
+  await Deno.writeTextFile(new URL("soak.jsonl", dir), JSON.stringify(report) + "\n", {
+    append: true,
+  });
+}
+
+/**
+ * bench/main.ts's soak suite: one soak per edge in `a`, each recorded in
+ * bench/results/soak.jsonl, flattened to the slope, peak and delivery figures.
+ */
+export async function soakFigures(a: SoakArgs): Promise<Figure[]> {
+  const figures: Figure[] = [];
+  for (const edge of a.edges) {
+    const r = await runSoak({ edge, durationMs: a.durationMs, streams: a.streams });
+    await recordSoak(r);
+    const load = r.loadAverage;
+    for (const [proc, s] of Object.entries(r.rss)) {
+      if (proc === "client") continue;
+      figures.push({
+        name: `soak.${edge}.${proc}.slope`,
+        value: s.slopeMiBPerHour,
+        unit: "MiB/h",
+        afterS: r.warmupS,
+        durationS: r.durationS,
+        load: `${load.start}-${load.end}`,
+      });
+      figures.push({ name: `soak.${edge}.${proc}.peak`, value: s.peakMiB, unit: "MiB" });
+    }
+    const d = r.delivery;
+    figures.push({
+      name: `soak.${edge}.delivery.p99`,
+      value: d.p99Ms,
+      unit: "ms",
+      p50: d.p50Ms,
+      delivered: d.delivered,
+      expected: d.expected,
+      overflows: d.overflows,
+    });
+  }
+  return figures;
+}
+
+if (import.meta.main) {
+  const a = parseSoakArgs(Deno.args);
+  for (const edge of a.edges) {
+    const report = await runSoak({ edge, durationMs: a.durationMs, streams: a.streams });
+    await recordSoak(report);
+    console.log(JSON.stringify(report));
+  }
+}

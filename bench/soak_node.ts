@@ -1,0 +1,50 @@
+/**
+ * The soak's processes (bench/soak.ts): the dev-mode node and its apid
+ * (machined-edge), the config each apply sends, and the host's load.
+ */
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { MACHINED_V8_FLAGS, v8FlagsArgs } from "../boot/v8_flags.ts";
+import { drain, waitFor } from "../dev/testing.ts";
+import { devApidPid } from "./proc.ts";
+
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+
+/** The sysctl whose value each apply changes (dev mode's sysctl backend is a fake). */
+export const KNOB = "vm.swappiness";
+
+/** The dev config with {@link KNOB} set to `seq`. */
+export function configWithSeq(base: string, seq: number): string {
+  const line = /^ {2}sysctls: .*$/m;
+  if (!line.test(base)) throw new Error("the dev config has no one-line `sysctls:` to replace");
+  return base.replace(line, `  sysctls:\n    ${KNOB}: "${seq}"`);
+}
+
+/** The 1-minute load average: the machine is shared, the figures say how busy it was. */
+export async function loadAverage(): Promise<number> {
+  return Number((await Deno.readTextFile("/proc/loadavg")).split(" ")[0]);
+}
+
+/** The dev node on `port`, up (its banner printed), and its apid's pid. */
+export async function startDevNode(stateDir: string, port: number) {
+  const dev = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", ...v8FlagsArgs(MACHINED_V8_FLAGS), join(ROOT, "main.ts"), "dev"]
+      .concat(["--state", stateDir, "--listen", `127.0.0.1:${port}`]),
+    env: { NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+    stdin: "null",
+  }).spawn();
+  const out = drain(dev.stdout);
+  const err = drain(dev.stderr);
+  try {
+    await waitFor("dev node up", 120_000, () => {
+      if (out.text.includes("is up")) return Promise.resolve(true);
+      return Promise.resolve(undefined);
+    });
+  } catch (e) {
+    dev.kill("SIGTERM");
+    throw new Error(`${(e as Error).message}\n${out.text}\n${err.text}`);
+  }
+  return { dev, apid: await devApidPid(dev.pid), err };
+}
