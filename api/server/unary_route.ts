@@ -133,12 +133,17 @@ function decode(method: Method, bytes: Uint8Array) {
   }
 }
 
-/** A trailers-only answer with the error's code and message (its code is mapped in errors.ts). */
+/**
+ * An answer with no message and the error's code and message in trailers (its
+ * code is mapped in errors.ts). Not trailers-only: Deno's server ends a
+ * header-only response with an empty DATA frame, which gRPC clients (grpc-go,
+ * behind machined-edge) read as a stream closed without trailers.
+ */
 function answerError(res: Http2ServerResponse, e: unknown): Code {
   const error = toConnectError(e);
   if (res.closed || res.destroyed) return error.code;
-  res.writeHead(200, {
-    "content-type": "application/grpc+proto",
+  res.writeHead(200, { "content-type": "application/grpc+proto" });
+  res.addTrailers({
     "grpc-status": String(error.code),
     "grpc-message": encodeURIComponent(error.rawMessage),
   });
