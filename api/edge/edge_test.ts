@@ -219,3 +219,28 @@ Deno.test({
     await f.close();
   }
 });
+
+Deno.test({
+  name:
+    "machined-edge: a call in flight when it is told to stop (a restart) is answered, not cut (needs the edge binary)",
+  ignore: !built,
+}, async () => {
+  const f = await startApiFixture();
+  const slow = f.actions.reset.bind(f.actions);
+  f.actions.reset = async (request, by) => {
+    await new Promise((r) => setTimeout(r, 1000));
+    return await slow(request, by);
+  };
+  try {
+    const c = f.client();
+    const answer = c.api.reset({});
+    await new Promise((r) => setTimeout(r, 300));
+    Deno.kill(f.apid.pid, "SIGTERM");
+    const r = await withTimeout(answer, 10_000, "the reset answer");
+    equal(r.challenge, "test-challenge");
+    // The listener closed at once: a new connection is refused until the next start.
+    await withTimeout(f.apid.close(), 10_000, "the edge's exit");
+  } finally {
+    await f.close();
+  }
+});

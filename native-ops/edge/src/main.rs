@@ -87,7 +87,7 @@ async fn run(options: options::Options) -> i32 {
         options.listen.ip(),
         if pki.maintenance { ",\"maintenance\":true" } else { "" }
     );
-    let serving = tokio::spawn(server::serve(listener, shared, stop_rx));
+    let serving = tokio::spawn(server::serve(listener, shared.clone(), stop_rx));
     let why = tokio::select! {
         _ = term.recv() => "SIGTERM",
         _ = int.recv() => "SIGINT",
@@ -95,10 +95,28 @@ async fn run(options: options::Options) -> i32 {
     };
     let _ = stop_tx.send(true);
     let _ = tokio::time::timeout(Duration::from_secs(2), serving).await;
-    // Connections close gracefully in their own tasks; give them a moment.
-    tokio::time::sleep(Duration::from_millis(100)).await;
-    eprintln!("machined-edge: stopped on {why}");
+    // The listener is closed; each connection got GOAWAY and finishes what it
+    // has in flight (server::DRAIN at most). Wait for them, inside the
+    // supervisor's 5 s before SIGKILL, so a restart (a re-issued certificate)
+    // never cuts a call that was already answered or being answered.
+    let drained = drain(&shared, server::DRAIN + Duration::from_millis(250)).await;
+    eprintln!("machined-edge: stopped on {why} ({drained})");
     0
+}
+
+/// Waits until no client connection is open, or `limit`; says which.
+async fn drain(shared: &server::Shared, limit: Duration) -> String {
+    let started = tokio::time::Instant::now();
+    while shared.metrics.open() > 0 && started.elapsed() < limit {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    match shared.metrics.open() {
+        0 => format!("drained in {} ms", started.elapsed().as_millis()),
+        n => format!(
+            "{n} connections cut after {} ms",
+            started.elapsed().as_millis()
+        ),
+    }
 }
 
 /// machined gone (re-parented): stop rather than serve with no upstream.

@@ -20,6 +20,11 @@ impl Metrics {
         self.open.fetch_add(1, Ordering::Relaxed);
     }
 
+    /// Client connections past their handshake and not yet closed.
+    pub fn open(&self) -> i64 {
+        self.open.load(Ordering::Relaxed)
+    }
+
     pub fn closed(&self) {
         self.open.fetch_sub(1, Ordering::Relaxed);
     }

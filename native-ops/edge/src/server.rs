@@ -79,6 +79,13 @@ impl Drop for ClientSlot {
     }
 }
 
+/// How long a connection may take to finish its requests after GOAWAY when
+/// the edge stops (machined's supervisor sends SIGKILL 5 s after SIGTERM).
+pub const DRAIN: Duration = Duration::from_millis(3500);
+
+/// Nothing in flight this long counts as quiet enough to close a connection.
+const QUIET: Duration = Duration::from_millis(200);
+
 /// Accepts until `stop` turns true; each connection then closes gracefully.
 pub async fn serve(listener: TcpListener, shared: Arc<Shared>, stop: watch::Receiver<bool>) {
     let mut stopping = stop.clone();
@@ -155,7 +162,7 @@ async fn connection(tcp: TcpStream, shared: Arc<Shared>, mut stop: watch::Receiv
         .keep_alive_timeout(Duration::from_secs(20));
     let conn = builder.serve_connection(TokioIo::new(tls), service);
     tokio::pin!(conn);
-    let idle = idle_timeout(activity, o.idle_timeout);
+    let idle = idle_timeout(activity.clone(), o.idle_timeout);
     tokio::pin!(idle);
     tokio::select! {
         _ = conn.as_mut() => {}
@@ -164,8 +171,16 @@ async fn connection(tcp: TcpStream, shared: Arc<Shared>, mut stop: watch::Receiv
             let _ = conn.await;
         }
         _ = stop.changed() => {
-            conn.as_mut().graceful_shutdown();
-            let _ = tokio::time::timeout(Duration::from_secs(2), conn).await;
+            // Let what is in flight finish, and the client read it, before GOAWAY and the
+            // close: a close with the client's bytes unread is a reset, which makes the
+            // client's kernel drop an answer it has not read yet.
+            tokio::select! {
+                _ = conn.as_mut() => {}
+                _ = tokio::time::timeout(DRAIN, idle_timeout(activity, QUIET)) => {
+                    conn.as_mut().graceful_shutdown();
+                    let _ = tokio::time::timeout(QUIET, conn).await;
+                }
+            }
         }
     }
     shared.metrics.closed();

@@ -16,7 +16,9 @@ const TRIAL: &str = "/esp/trial.txt";
 
 /// trial.txt's new text when it arms `slot` (the slot booting now), else None.
 pub fn consumed(text: &str, slot: &str) -> Option<String> {
-    let armed = text.lines().any(|l| l.trim() == format!("os_prefix={slot}/"));
+    let armed = text
+        .lines()
+        .any(|l| l.trim() == format!("os_prefix={slot}/"));
     armed.then(|| format!("# tried {slot}\n"))
 }
 
@@ -39,8 +41,12 @@ pub fn consume(esp_mount: &str, slot: &str) {
         .and_then(|_| write_synced(TRIAL, &next).map_err(|e| format!("write {TRIAL}: {e}")));
     let _ = remount(libc::MS_RDONLY);
     match result {
-        Ok(()) => console(&format!("machined-init: trial boot of slot {slot}: try consumed")),
-        Err(e) => console(&format!("machined-init: trial of slot {slot} NOT consumed: {e}")),
+        Ok(()) => console(&format!(
+            "machined-init: trial boot of slot {slot}: try consumed"
+        )),
+        Err(e) => console(&format!(
+            "machined-init: trial of slot {slot} NOT consumed: {e}"
+        )),
     }
 }
 
@@ -57,7 +63,10 @@ mod tests {
 
     #[test]
     fn only_a_trial_of_the_booting_slot_is_consumed() {
-        assert_eq!(consumed("os_prefix=B/\n", "B").as_deref(), Some("# tried B\n"));
+        assert_eq!(
+            consumed("os_prefix=B/\n", "B").as_deref(),
+            Some("# tried B\n")
+        );
         assert_eq!(consumed("os_prefix=B/\n", "A"), None);
         assert_eq!(consumed("# no trial\n", "B"), None);
         assert_eq!(consumed("# tried B\n", "B"), None);
