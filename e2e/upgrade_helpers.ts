@@ -7,12 +7,28 @@
  * @module
  */
 import { createHash } from "node:crypto";
+import { Code, ConnectError } from "@connectrpc/connect";
 import { connectToNode } from "../machinectl/connection.ts";
 
-/** Version over mutual TLS (slot, image version, arch). */
+/**
+ * Version over mutual TLS (slot, image version, arch), retried for 30 s while
+ * the connection is refused or cut: right after a boot machined restarts apid
+ * once the DHCP address is in the server certificate, and a call that opens
+ * its connection in that gap is refused.
+ */
 export async function nodeVersion(config: string, port: number) {
-  using conn = await connectToNode({ config, endpoints: [`127.0.0.1:${port}`] });
-  return await conn.client.version({}, { timeoutMs: 10_000 });
+  const until = performance.now() + 30_000;
+  for (;;) {
+    try {
+      using conn = await connectToNode({ config, endpoints: [`127.0.0.1:${port}`] });
+      return await conn.client.version({}, { timeoutMs: 10_000 });
+    } catch (e) {
+      const transient = e instanceof ConnectError &&
+        [Code.Unavailable, Code.Canceled, Code.Internal].includes(e.code);
+      if (!transient || performance.now() > until) throw e;
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
 }
 
 /** One `upgrade` event as the tests look at it. */

@@ -10,7 +10,7 @@
  * cold boot was not). Also the figures both kinds of upgrade report.
  */
 import assert from "node:assert/strict";
-import { connectToNode } from "../machinectl/connection.ts";
+import { nodeVersion } from "./upgrade_helpers.ts";
 import { machinectl } from "./helpers.ts";
 
 /** The serial console's text from byte `from` on (QEMU appends to it). */
@@ -103,7 +103,6 @@ export async function kexecUpgradeThenColdBoot(c: KexecStepContext): Promise<voi
   text = await consoleSince(c.consoleLog, from);
   assert.ok((text.match(FIRMWARE_BOOT)?.length ?? 0) > 0, "the cold boot passed the firmware");
   assert.deepEqual([...text.matchAll(IMAGE_BOOT)].map((m) => m[1]), [c.slot]);
-  using conn = await connectToNode({ config: client, endpoints: [`127.0.0.1:${port}`] });
-  const v = await conn.client.version({}, { timeoutMs: 10_000 });
+  const v = await nodeVersion(client, port);
   assert.deepEqual([v.slot, v.imageVersion], [c.slot, c.version]);
 }
