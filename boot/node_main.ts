@@ -418,10 +418,8 @@ async function startApi(
       });
       reportApiReady(host, o.started, logger, machined.events);
       return {
-        async restartApid() {
-          await host.supervisor.stop();
-          host.supervisor.start();
-        },
+        // A re-issued certificate, another CA, maintenance's end: reloaded, not restarted.
+        restartApid: () => host.reload(),
       };
     },
   });

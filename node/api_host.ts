@@ -80,6 +80,13 @@ export interface ApiHost {
   readonly internal: InternalApiServer;
   /** Resolves when apid listens (the first time, or after a restart). */
   ready(): Promise<{ pid: number; port: number }>;
+  /**
+   * apid reads its PKI directory again (SIGHUP) for new connections, open
+   * ones untouched: how a re-issued certificate, another CA or the end of
+   * maintenance mode reach it without a restart that would refuse
+   * connections meanwhile. Not running, or the signal refused: restarted.
+   */
+  reload(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -144,6 +151,17 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
     supervisor,
     internal,
     ready: () => firstReady,
+    async reload() {
+      const pid = supervisor.pid;
+      const signalled = pid !== undefined &&
+        await o.processBackend.signal({ pid }, "SIGHUP").then(() => true, () => false);
+      if (signalled) {
+        o.machined.logger.info("apid", "reloading its PKI directory", { pid });
+        return;
+      }
+      await supervisor.stop();
+      supervisor.start();
+    },
     async stop() {
       await supervisor.stop();
       await internal.close();

@@ -8,6 +8,7 @@
 import { equal, match, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { startApiFixture, withTimeout } from "../testing.ts";
+import { createCertificateAuthority } from "../../pki/mod.ts";
 import { edgeBinaryBuilt, startEdgeServer } from "./testing.ts";
 
 const built = edgeBinaryBuilt();
@@ -240,6 +241,29 @@ Deno.test({
     equal(r.challenge, "test-challenge");
     // The listener closed at once: a new connection is refused until the next start.
     await withTimeout(f.apid.close(), 10_000, "the edge's exit");
+  } finally {
+    await f.close();
+  }
+});
+
+Deno.test({
+  name:
+    "machined-edge: SIGHUP reloads its PKI directory for new connections; an open one keeps going (needs the edge binary)",
+  ignore: !built,
+}, async () => {
+  const f = await startApiFixture();
+  try {
+    const kept = f.client();
+    equal((await kept.api.version({})).version, "0.1.0-test");
+    // Another CA in the edge's directory, as machined writes it when the config's CA changes.
+    const other = await createCertificateAuthority();
+    await Deno.writeTextFile(join(f.pki.dir, "edge-pki", "ca.crt"), other.certPem);
+    Deno.kill(f.apid.pid, "SIGHUP");
+    await new Promise((r) => setTimeout(r, 500));
+    const fresh = f.client();
+    const refused = await fresh.api.version({}).then(() => "answered", (e) => String(e));
+    match(refused, /unknown.?ca|UnknownCA|certificate/i);
+    equal((await kept.api.version({})).version, "0.1.0-test", "the open connection still works");
   } finally {
     await f.close();
   }

@@ -71,11 +71,12 @@ async fn run(options: options::Options) -> i32 {
         options.clone(),
         TlsAcceptor::from(pki.config),
         pki.maintenance,
-        metrics,
+        metrics.clone(),
     ));
-    let (Ok(mut term), Ok(mut int)) = (
+    let (Ok(mut term), Ok(mut int), Ok(mut hup)) = (
         signal(SignalKind::terminate()),
         signal(SignalKind::interrupt()),
+        signal(SignalKind::hangup()),
     ) else {
         eprintln!("machined-edge: cannot listen for signals");
         return 1;
@@ -88,10 +89,13 @@ async fn run(options: options::Options) -> i32 {
         if pki.maintenance { ",\"maintenance\":true" } else { "" }
     );
     let serving = tokio::spawn(server::serve(listener, shared.clone(), stop_rx));
-    let why = tokio::select! {
-        _ = term.recv() => "SIGTERM",
-        _ = int.recv() => "SIGINT",
-        _ = parent_gone() => "parent exit",
+    let why = loop {
+        tokio::select! {
+            _ = term.recv() => break "SIGTERM",
+            _ = int.recv() => break "SIGINT",
+            _ = parent_gone() => break "parent exit",
+            _ = hup.recv() => reload(&options.pki_dir, &shared, &metrics),
+        }
     };
     let _ = stop_tx.send(true);
     let _ = tokio::time::timeout(Duration::from_secs(2), serving).await;
@@ -102,6 +106,21 @@ async fn run(options: options::Options) -> i32 {
     let drained = drain(&shared, server::DRAIN + Duration::from_millis(250)).await;
     eprintln!("machined-edge: stopped on {why} ({drained})");
     0
+}
+
+/// SIGHUP: read the PKI directory again (machined rewrote it) for new
+/// connections; on an error keep serving what was loaded, and say so.
+fn reload(dir: &str, shared: &server::Shared, metrics: &Arc<metrics::Metrics>) {
+    match tls::load(dir, metrics.clone()) {
+        Ok(p) => {
+            shared.reload(TlsAcceptor::from(p.config), p.maintenance);
+            eprintln!(
+                "machined-edge: reloaded {dir}{}",
+                if p.maintenance { " (maintenance)" } else { "" }
+            );
+        }
+        Err(e) => eprintln!("machined-edge: reload of {dir} failed, kept the old one: {e}"),
+    }
 }
 
 /// Waits until no client connection is open, or `limit`; says which.

@@ -29,8 +29,10 @@ use crate::proxy::{forward, Route, Upstream};
 /// What every connection shares.
 pub struct Shared {
     pub options: Options,
-    pub acceptor: TlsAcceptor,
-    pub maintenance: bool,
+    /// The TLS setup new connections get, and whether it is maintenance
+    /// mode's; replaced by [`Shared::reload`] (SIGHUP), never for a
+    /// connection already accepted.
+    tls: std::sync::RwLock<(TlsAcceptor, bool)>,
     pub metrics: Arc<Metrics>,
     per_client: Mutex<HashMap<IpAddr, usize>>,
 }
@@ -44,11 +46,21 @@ impl Shared {
     ) -> Shared {
         Shared {
             options,
-            acceptor,
-            maintenance,
+            tls: std::sync::RwLock::new((acceptor, maintenance)),
             metrics,
             per_client: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// The TLS setup for a new connection.
+    pub fn tls(&self) -> (TlsAcceptor, bool) {
+        self.tls.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    /// New connections use `acceptor` (a re-issued certificate, another CA, or
+    /// maintenance mode entered or left); open ones keep theirs.
+    pub fn reload(&self, acceptor: TlsAcceptor, maintenance: bool) {
+        *self.tls.write().unwrap_or_else(|p| p.into_inner()) = (acceptor, maintenance);
     }
 }
 
@@ -115,7 +127,8 @@ pub async fn serve(listener: TcpListener, shared: Arc<Shared>, stop: watch::Rece
 async fn connection(tcp: TcpStream, shared: Arc<Shared>, mut stop: watch::Receiver<bool>) {
     let _ = tcp.set_nodelay(true);
     let o = &shared.options;
-    let accept = shared.acceptor.accept(AlertDelay::new(tcp)).into_fallible();
+    let (acceptor, maintenance) = shared.tls();
+    let accept = acceptor.accept(AlertDelay::new(tcp)).into_fallible();
     let mut tls = match tokio::time::timeout(o.handshake_timeout, accept).await {
         Ok(Ok(tls)) => tls,
         Ok(Err((e, io))) => {
@@ -125,7 +138,7 @@ async fn connection(tcp: TcpStream, shared: Arc<Shared>, mut stop: watch::Receiv
         Err(_) => return shared.metrics.refused("handshake_timeout"),
     };
     tls.get_mut().0.release();
-    let identity = if shared.maintenance {
+    let identity = if maintenance {
         Identity::maintenance()
     } else {
         let der = tls.get_ref().1.peer_certificates().and_then(|c| c.first());
