@@ -2,7 +2,7 @@
  * The upgrade test's hang step (e2e/node_upgrade_test.ts): a bundle whose
  * machined hangs its JavaScript thread after boot. The bundle is a test
  * image (it carries node/watchdog's marker file, so the hook may act) whose
- * signed command line adds `machined.test.hang_after_s=5` and a short running
+ * signed command line adds `machined.test.hang_after_s=0` and a short running
  * watchdog timeout (`machined.watchdog=20`). On each of B's three tries
  * machined-init arms softdog, machined takes it over, pets it, hangs, and
  * softdog reboots the node; then B's tries have run out and the loader boots
@@ -63,7 +63,7 @@ export async function upgradeHangStep(c: HangStepContext): Promise<Record<string
       "root.img": h.rootImagePath,
     },
     version: "4.0.0-hang",
-    cmdline: withKernelWords(h.cmdline, `machined.watchdog=${HANG_WATCHDOG_S} ${HANG_WORD}=5`),
+    cmdline: withKernelWords(h.cmdline, `machined.watchdog=${HANG_WATCHDOG_S} ${HANG_WORD}=0`),
     compatible: c.compatible,
     key: c.signing,
   });
