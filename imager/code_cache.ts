@@ -116,7 +116,9 @@ async function warmAt(
     let programCached = false;
     for (const [file, table] of Object.entries(DENO_CACHE_TABLES)) {
       const [a, b] = runs.map((dir) => `${dir}/${file}`);
-      if (!(await exists(a)) || !(await exists(b))) continue;
+      // Deno opens a cache file before it creates the table, so a run can leave
+      // the file without it (CI saw it): skip that cache like an absent one.
+      if (!hasTable(a, table) || !hasTable(b, table)) continue;
       const kept = stableRows(readRows(a, table), readRows(b, table), hostUrl, nodeUrl, {
         programOnly: table === "codecache",
       });
@@ -177,6 +179,25 @@ function readRows(path: string, table: string): Row[] {
     const select = db.prepare(`SELECT * FROM ${table}`);
     select.setReadBigInts(true);
     return select.all() as Row[];
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Whether `path` is a SQLite file holding `table`; false when either is
+ * missing. Exported for its test.
+ */
+export function hasTable(path: string, table: string): boolean {
+  let db: DatabaseSync;
+  try {
+    db = new DatabaseSync(path, { readOnly: true });
+  } catch {
+    return false;
+  }
+  try {
+    return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
+      .get(table) !== undefined;
   } finally {
     db.close();
   }
@@ -263,10 +284,6 @@ async function treeSize(dir: string): Promise<number> {
     else if (e.isFile) total += (await Deno.stat(p)).size;
   }
   return total;
-}
-
-async function exists(path: string): Promise<boolean> {
-  return await Deno.stat(path).then(() => true, () => false);
 }
 
 function toFileUrl(path: string): string {

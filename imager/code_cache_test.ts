@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { DENO_CACHE_TABLES, warmDenoDir } from "./code_cache.ts";
+import { DENO_CACHE_TABLES, hasTable, warmDenoDir } from "./code_cache.ts";
 
 Deno.test("warmDenoDir caches a program under its node path, with no side effects and no WAL", async () => {
   const root = await Deno.makeTempDir({ prefix: "imager-warm-" });
@@ -115,6 +115,21 @@ Deno.test("warmDenoDir warms under the node's V8 flags: V8 stamps those that cha
     const flagged = await entry("flagged", ["--optimize-for-size"]);
     assert.equal(plain.length, flagged.length);
     assert.notDeepEqual(flagged, plain, "the entry records the flags it was made under");
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
+
+Deno.test("hasTable: a cache file Deno opened but left without its table counts as absent", async () => {
+  const root = await Deno.makeTempDir({ prefix: "imager-has-table-" });
+  try {
+    const file = `${root}/node_analysis_cache_v2`;
+    assert.equal(hasTable(file, "cjsanalysiscache"), false, "no file");
+    const db = new DatabaseSync(file);
+    db.exec("CREATE TABLE info (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+    db.close();
+    assert.equal(hasTable(file, "cjsanalysiscache"), false, "file without the table");
+    assert.equal(hasTable(file, "info"), true);
   } finally {
     await Deno.remove(root, { recursive: true });
   }
