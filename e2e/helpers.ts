@@ -7,6 +7,19 @@
 import { runMachinectl } from "../machinectl/cli.ts";
 import { bufferIo } from "../machinectl/io.ts";
 
+/**
+ * Removes a passed test's scratch directory (its images, bundles and VM
+ * state: hundreds of MiB each). CI's disk can be small and the tier builds a
+ * dozen images, so a test frees its space at the end of its body: one that
+ * threw never gets there and keeps its scratch for a post-mortem (a failed
+ * `t.step` does not throw, so its test still removes it).
+ * `E2E_KEEP_SCRATCH=1` keeps every test's.
+ */
+export async function removeScratch(work: string): Promise<void> {
+  if (Deno.env.get("E2E_KEEP_SCRATCH")) return;
+  await Deno.remove(work, { recursive: true }).catch(() => {});
+}
+
 /** A TCP port on 127.0.0.1 nobody listens on right now. */
 export function freePort(): number {
   const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });

@@ -33,7 +33,7 @@ import {
   ROOT_MOUNTED,
   RSS,
 } from "./boot_figures.ts";
-import { freePort, machinectl, parseDocs, type ResourceDoc } from "./helpers.ts";
+import { freePort, machinectl, parseDocs, removeScratch, type ResourceDoc } from "./helpers.ts";
 import { ARM64_X, upgradeArm64 } from "./arm64_upgrade.ts";
 import { ensureNodeBundle } from "../imager/node_bundle.ts";
 import { generateSigningKey, loadSigningKey } from "../node/upgrade/signing_key.ts";
@@ -194,4 +194,5 @@ Deno.test({
   } finally {
     await vm.stop({ gracefulMs: 30_000 });
   }
+  await removeScratch(work);
 });

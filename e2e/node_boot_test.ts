@@ -37,7 +37,7 @@ import {
   ROOT_MOUNTED,
   RSS,
 } from "./boot_figures.ts";
-import { freePort, machinectl, parseDocs } from "./helpers.ts";
+import { freePort, machinectl, parseDocs, removeScratch } from "./helpers.ts";
 
 const TIMEOUT_MS = 600_000;
 const HOSTNAME = "e2e-node";
@@ -324,4 +324,5 @@ Deno.test({
   } finally {
     if (await isRunning(vm.state.pid)) await vm.stop({ gracefulMs: 1000 });
   }
+  await removeScratch(work);
 });

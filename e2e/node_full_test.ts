@@ -39,7 +39,8 @@
  *
  * Figures go to bench/results/node_full.json. Run: `deno test -A e2e/node_full_test.ts`
  * (about 1.5-2 min under TCG; root, for the SNTP responder on port 123);
- * `E2E_VERBOSE_CONSOLE=1` keeps the kernel's messages in build/e2e/full/qemu/console.log.
+ * `E2E_VERBOSE_CONSOLE=1` keeps the kernel's messages in build/e2e/full/qemu/console.log
+ * (removed after a pass unless `E2E_KEEP_SCRATCH=1`).
  */
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
@@ -55,7 +56,7 @@ import { fromProtoResource } from "../api/mapping/resource_mapping.ts";
 import type { MachineResource } from "../resources/mod.ts";
 import { startSntpResponder } from "../controllers/time/sntp_responder.ts";
 import { readGpt } from "../platform/block/gpt.ts";
-import { freePort, machinectl, parseDocs } from "./helpers.ts";
+import { freePort, machinectl, parseDocs, removeScratch } from "./helpers.ts";
 import { readTarGz } from "../machinectl/support/tar.ts";
 
 const WORK = "build/e2e/full";
@@ -961,6 +962,7 @@ Deno.test({
     await sntp.close();
     if (await isRunning(vm.state.pid)) await vm.stop({ gracefulMs: 1000 });
   }
+  await removeScratch(WORK);
 });
 
 /** Every ControllerStatus of the node shows no failure. */

@@ -34,7 +34,7 @@ import { isRunning, startVm, type Vm } from "../imager/qemu/vm.ts";
 import { renderConfigTemplate } from "../config/mod.ts";
 import { generateNodeBundle } from "../pki/mod.ts";
 import { writeCidataVolume } from "./cidata.ts";
-import { freePort, machinectl, parseDocs, type ResourceDoc } from "./helpers.ts";
+import { freePort, machinectl, parseDocs, removeScratch, type ResourceDoc } from "./helpers.ts";
 import { readImageGpt } from "../imager/image_gpt.ts";
 import { sha256File } from "../imager/root_image.ts";
 import { sha256Range } from "./cidata.ts";
@@ -233,4 +233,5 @@ Deno.test({
       "nothing was written to the disk in the stick's place",
     );
   });
+  await removeScratch(WORK);
 });

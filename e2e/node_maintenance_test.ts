@@ -19,7 +19,7 @@ import { buildImage } from "../imager/build_image.ts";
 import { isRunning, startVm, type Vm } from "../imager/qemu/vm.ts";
 import { renderConfigTemplate } from "../config/mod.ts";
 import { generateNodeBundle } from "../pki/mod.ts";
-import { freePort, machinectl, parseDocs } from "./helpers.ts";
+import { freePort, machinectl, parseDocs, removeScratch } from "./helpers.ts";
 
 const WORK = "build/e2e/maintenance";
 const HOSTNAME = "e2e-maint";
@@ -133,4 +133,5 @@ Deno.test({
   } finally {
     if (vm && (await isRunning(vm.state.pid))) await vm.stop({ gracefulMs: 1000 });
   }
+  await removeScratch(WORK);
 });

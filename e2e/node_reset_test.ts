@@ -25,7 +25,7 @@ import { ensureNodeBundle } from "../imager/node_bundle.ts";
 import { UP_PAYLOAD_ID } from "../imager/up_config.ts";
 import { readGpt } from "../platform/block/mod.ts";
 import { connectToNode } from "../machinectl/connection.ts";
-import { freePort, machinectl, parseDocs } from "./helpers.ts";
+import { freePort, machinectl, parseDocs, removeScratch } from "./helpers.ts";
 
 const hasQemu = await Deno.stat("/usr/bin/qemu-system-x86_64").then(() => true, () => false);
 const MiB = 1024 * 1024;
@@ -252,4 +252,5 @@ Deno.test({
   } finally {
     if (await isRunning(vm.state.pid)) await vm.stop({ gracefulMs: 1000 });
   }
+  await removeScratch(work);
 });

@@ -27,7 +27,7 @@ import { startSntpResponder } from "../controllers/time/sntp_responder.ts";
 import { run } from "../imager/run.ts";
 import { piTrialTxt } from "../imager/rpi/boot_config.ts";
 import { piTriedTxt } from "../node/upgrade/pi_slot_plan.ts";
-import { freePort, machinectl, parseDocs, type ResourceDoc } from "./helpers.ts";
+import { freePort, machinectl, parseDocs, removeScratch, type ResourceDoc } from "./helpers.ts";
 
 /** Budgets: an image build with the code cache (3 to 10 min) and the emulated Pi's boot. */
 const API_TIMEOUT_MS = 15 * 60_000;
@@ -183,4 +183,5 @@ Deno.test({
   const names = after.gpt?.table.partitions.map((p) => p.name);
   assert.equal(await run("mtype", ["-i", fat, "::/trial.txt"], mtools), piTriedTxt("A"));
   assert.ok(names?.includes("STATE") && names.includes("EPHEMERAL"), JSON.stringify(names));
+  await removeScratch(work);
 });

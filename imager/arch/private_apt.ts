@@ -58,7 +58,7 @@ export class PrivateApt {
     const age = stamp?.mtime ? Date.now() - stamp.mtime.getTime() : Infinity;
     // New sources (a component added) need new lists whatever their age.
     if (age < LISTS_MAX_AGE_MS && before === sources) return;
-    await run("apt-get", [...this.options(), "-qq", "update"]);
+    await withRetries(() => run("apt-get", [...this.options(), "-qq", "update"]));
     await Deno.writeTextFile(`${d}/lists/.updated`, "");
   }
 
@@ -78,13 +78,42 @@ export class PrivateApt {
     if (cached) return cached;
     await this.update();
     await Deno.mkdir(outDir, { recursive: true });
-    await run("apt-get", [...this.options(), "-qq", "download", `${pkg}:${this.arch}=${version}`], {
-      cwd: outDir,
-    });
+    const spec = `${pkg}:${this.arch}=${version}`;
+    await withRetries(() =>
+      run("apt-get", [...this.options(), "-qq", "download", spec], { cwd: outDir })
+    );
     const got = await have();
     if (!got) throw new Deno.errors.NotFound(`apt-get download left no ${names.join(" or ")}`);
     return got;
   }
+}
+
+/** Attempts of an apt-get call, and the pause between them. */
+const APT_ATTEMPTS = 3;
+const APT_RETRY_PAUSE_MS = 10_000;
+
+/**
+ * Runs `call` up to {@link APT_ATTEMPTS} times: a mirror mid-sync (hash sum
+ * mismatch) or a dropped connection fails one apt-get run and not the next.
+ * A version missing from the archive fails every attempt; the last error is
+ * thrown, with the earlier ones as its cause.
+ */
+async function withRetries(call: () => Promise<unknown>): Promise<void> {
+  let last: unknown;
+  for (let attempt = 1; attempt <= APT_ATTEMPTS; attempt++) {
+    try {
+      await call();
+      return;
+    } catch (e) {
+      if (last !== undefined && e instanceof Error && e.cause === undefined) e.cause = last;
+      last = e;
+      if (attempt < APT_ATTEMPTS) {
+        console.error(`apt-get failed (attempt ${attempt} of ${APT_ATTEMPTS}), retrying: ${e}`);
+        await new Promise((r) => setTimeout(r, APT_RETRY_PAUSE_MS));
+      }
+    }
+  }
+  throw last;
 }
 
 async function exists(path: string): Promise<boolean> {
