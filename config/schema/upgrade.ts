@@ -6,6 +6,7 @@
  */
 import * as v from "valibot";
 import { mapping } from "./mapping.ts";
+import { Duration } from "./primitives.ts";
 
 const PUBLIC_KEY_PEM =
   /^-----BEGIN PUBLIC KEY-----\s*\n[A-Za-z0-9+/=\s]+-----END PUBLIC KEY-----\s*$/;
@@ -28,7 +29,17 @@ export const UpgradeSchema = mapping({
     ),
     [],
   ),
+  trial_deadline: v.optional(
+    v.pipe(
+      Duration,
+      v.check((ms: number) => ms >= 60_000, "trial_deadline must be at least 1m"),
+      v.description(
+        "How long a newly upgraded slot has, from machined's start, to become ready (MachineStatus ready) before it is marked bad and the node reboots into the slot it came from. Generous by default: under emulation a healthy node took 3–4 min. Milliseconds in the parsed config.",
+      ),
+    ),
+    "15m",
+  ),
 });
 
-/** A parsed `machine.upgrade`. */
+/** A parsed `machine.upgrade`; `trial_deadline` in ms. */
 export type UpgradeConfig = v.InferOutput<typeof UpgradeSchema>;

@@ -16,3 +16,20 @@ Deno.test("machine.upgrade.trusted_keys takes SPKI PEM public keys, refuses anyt
   assert.ok(!bad.ok);
   assert.match(bad.errors[0].format(), /t\.yaml:6:\d+.*SPKI PEM/);
 });
+
+Deno.test("machine.upgrade.trial_deadline: 15 min unless set, in ms; under a minute refused with its line", () => {
+  const parse = (upgrade: string) =>
+    parseMachineConfig(
+      `version: v1alpha1\nmachine:\n  hostname: node-1\n${upgrade}`,
+      "t.yaml",
+    );
+  const unset = parse("");
+  assert.ok(unset.ok);
+  assert.equal(unset.config.machine.upgrade.trial_deadline, 15 * 60_000);
+  const set = parse("  upgrade:\n    trial_deadline: 20m\n");
+  assert.ok(set.ok);
+  assert.equal(set.config.machine.upgrade.trial_deadline, 20 * 60_000);
+  const short = parse("  upgrade:\n    trial_deadline: 30s\n");
+  assert.ok(!short.ok);
+  assert.match(short.errors[0].format(), /t\.yaml:5:\d+.*at least 1m/);
+});

@@ -3,7 +3,7 @@
  * discovered volumes by its GPT type), the trusted keys of the current
  * config, /proc/cmdline for the booted slot, and the bless watcher: once
  * MachineStatus says ready, a booted trial slot is blessed; a trial not
- * ready by {@link TRIAL_READY_DEADLINE_MS} is marked bad and the node
+ * ready by `machine.upgrade.trial_deadline` is marked bad and the node
  * reboots into the other slot; and the kexec reboot (kexec_reboot.ts) over
  * the same ESP. The upgrade record (floor, last outcome) lives in
  * `upgrade.json` on STATE while STATE is mounted, and UpgradeStatus is
@@ -28,8 +28,9 @@ import { imageFacts } from "../version.ts";
 const READY_POLL_MS = 2000;
 /**
  * How long a trial slot has, from machined's start, to become ready before
- * it is marked bad and the node reboots into the other slot. Generous: under
- * TCG on a loaded host a healthy node took 3–4 min.
+ * it is marked bad and the node reboots into the other slot, while no config
+ * says otherwise (`machine.upgrade.trial_deadline`, whose default it is).
+ * Generous: under TCG on a loaded host a healthy node took 3–4 min.
  */
 export const TRIAL_READY_DEADLINE_MS = 15 * 60_000;
 
@@ -59,7 +60,11 @@ export function nodeUpgradeService(deps: {
   upgrade: NodeUpgrade;
   /** How the node's next reboot boots; the shutdown sequence ends in it (boot/shutdown.ts). */
   kexec: KexecReboot;
-  /** Bless a booted trial once ready; mark it bad past `deadlineMs` (machined's clock). */
+  /**
+   * Bless a booted trial once ready; mark it bad past `deadlineMs` on
+   * machined's clock (default: the config's `machine.upgrade.trial_deadline`,
+   * read on each look, so a config that arrives late still counts).
+   */
   watchAndBless(signal?: AbortSignal, deadlineMs?: number): Promise<void>;
 } {
   const { machined } = deps;
@@ -84,10 +89,11 @@ export function nodeUpgradeService(deps: {
   return {
     upgrade,
     kexec,
-    async watchAndBless(signal, deadlineMs = TRIAL_READY_DEADLINE_MS) {
+    async watchAndBless(signal, fixedDeadlineMs) {
       if (!(await upgrade.booted())) return; // not booted from a slot (dev mode)
       void followStatus(machined, upgrade, signal);
       while (!signal?.aborted) {
+        const deadlineMs = fixedDeadlineMs ?? trialDeadlineMs(deps.keeper);
         if (performance.now() > deadlineMs) {
           const reason = `not ready ${deadlineMs / 60_000} min after machined started`;
           await upgrade.failTrial(reason).catch((e) =>
@@ -112,6 +118,11 @@ export function nodeUpgradeService(deps: {
       }
     },
   };
+}
+
+/** The trial deadline the current config sets, or the default before there is one. */
+export function trialDeadlineMs(keeper: Pick<ConfigKeeper, "config">): number {
+  return keeper.config?.machine.upgrade.trial_deadline ?? TRIAL_READY_DEADLINE_MS;
 }
 
 /** Where STATE is mounted, while it is. */
