@@ -20,6 +20,32 @@ export async function removeScratch(work: string): Promise<void> {
   await Deno.remove(work, { recursive: true }).catch(() => {});
 }
 
+/**
+ * Polls `machinectl get ARGS -o json` every second until `pred` holds for
+ * the documents (the node's API answers and the state has come about);
+ * throws with the last output after `timeoutMs` on the monotonic clock.
+ */
+export async function waitForDocs(
+  config: string,
+  port: number,
+  args: string[],
+  pred: (docs: ResourceDoc[]) => boolean,
+  timeoutMs = 300_000,
+): Promise<ResourceDoc[]> {
+  const deadline = performance.now() + timeoutMs;
+  let last = "";
+  while (performance.now() < deadline) {
+    const r = await machinectl(config, port, "get", ...args, "-o", "json");
+    last = r.out + r.err;
+    if (r.code === 0 && r.out.trim()) {
+      const docs = parseDocs(r.out);
+      if (pred(docs)) return docs;
+    }
+    await new Promise((res) => setTimeout(res, 1000));
+  }
+  throw new Error(`timed out waiting for ${args.join(" ")}; last output: ${last}`);
+}
+
 /** A TCP port on 127.0.0.1 nobody listens on right now. */
 export function freePort(): number {
   const l = Deno.listen({ hostname: "127.0.0.1", port: 0 });

@@ -33,7 +33,7 @@ import {
   ROOT_MOUNTED,
   RSS,
 } from "./boot_figures.ts";
-import { freePort, machinectl, parseDocs, removeScratch, type ResourceDoc } from "./helpers.ts";
+import { freePort, machinectl, removeScratch, waitForDocs } from "./helpers.ts";
 import { ARM64_X, upgradeArm64 } from "./arm64_upgrade.ts";
 import { ensureNodeBundle } from "../imager/node_bundle.ts";
 import { generateSigningKey, loadSigningKey } from "../node/upgrade/signing_key.ts";
@@ -45,7 +45,6 @@ import { generateSigningKey, loadSigningKey } from "../node/upgrade/signing_key.
  * boot alone took 6 min, with the upgrade steps 23–28 min at loads of 4–18.
  */
 const API_TIMEOUT_MS = 15 * 60_000;
-const CHECK_TIMEOUT_MS = 5 * 60_000;
 const HOSTNAME = "e2e-arm64";
 /**
  * The upgrade steps add a second arm64 build (with its code cache) and two
@@ -61,24 +60,6 @@ const hasQemu = await exists(`/usr/bin/${arm64.qemu.binary}`) &&
 /** native-ops/cross needs root (chroot, unshare) and debootstrap, or a chroot already made. */
 const canCross = Deno.uid() === 0 &&
   (await exists("/usr/sbin/debootstrap") || await exists(".cache/cross/bookworm/usr/bin/rustc"));
-
-/** Polls `get ARGS -o json` until `pred` holds. */
-async function waitFor(
-  config: string,
-  port: number,
-  args: string[],
-  pred: (docs: ResourceDoc[]) => boolean,
-): Promise<ResourceDoc[]> {
-  const deadline = performance.now() + CHECK_TIMEOUT_MS;
-  let last = "";
-  while (performance.now() < deadline) {
-    const r = await machinectl(config, port, "get", ...args, "-o", "json");
-    last = r.out + r.err;
-    if (r.code === 0 && r.out.trim() && pred(parseDocs(r.out))) return parseDocs(r.out);
-    await new Promise((res) => setTimeout(res, 2000));
-  }
-  throw new Error(`timed out waiting for ${args.join(" ")}; last output: ${last}`);
-}
 
 Deno.test({
   name: "an arm64 node boots in qemu-system-aarch64 (virt, AAVMF, TCG) as PID 1: mTLS API, " +
@@ -129,14 +110,14 @@ Deno.test({
     const version = await machinectl(config, port, "version");
     assert.equal(version.code, 0, version.err);
     assert.match(version.out, new RegExp(`hostname ${HOSTNAME}`));
-    const [ms] = await waitFor(
+    const [ms] = await waitForDocs(
       config,
       port,
       ["machinestatus"],
       (d) => d[0]?.spec.stage === "running" && d[0]?.spec.pid1 === true,
     );
     assert.equal(ms.spec.mode, "node");
-    const vs = await waitFor(
+    const vs = await waitForDocs(
       config,
       port,
       ["volumestatus"],
@@ -150,7 +131,7 @@ Deno.test({
       assert.equal(v.spec.disk, UP_INSTALL_DISK, JSON.stringify(v));
       assert.equal(v.spec.filesystem, "ext4");
     }
-    await waitFor(config, port, ["runtimestatus"], (d) => d[0]?.spec.ready === true);
+    await waitForDocs(config, port, ["runtimestatus"], (d) => d[0]?.spec.ready === true);
     const rss = await vm.waitForConsole(RSS, { timeoutMs: 60_000, failOn: FAIL });
     // apid is the cross-built machined-edge, unprivileged, in its own limited cgroup.
     assertApidUnprivileged(

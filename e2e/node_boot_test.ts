@@ -37,34 +37,12 @@ import {
   ROOT_MOUNTED,
   RSS,
 } from "./boot_figures.ts";
-import { freePort, machinectl, parseDocs, removeScratch } from "./helpers.ts";
+import { freePort, machinectl, parseDocs, removeScratch, waitForDocs } from "./helpers.ts";
 
 const TIMEOUT_MS = 600_000;
 const HOSTNAME = "e2e-node";
 
 const hasQemu = await Deno.stat("/usr/bin/qemu-system-x86_64").then(() => true, () => false);
-
-/** Polls `get TYPE -o json` until `pred` holds (the node's API answers; bounded). */
-async function waitForResource(
-  config: string,
-  port: number,
-  args: string[],
-  pred: (docs: Array<{ spec: Record<string, unknown>; metadata: { id: string } }>) => boolean,
-  timeoutMs = 120_000,
-) {
-  const deadline = Date.now() + timeoutMs;
-  let last = "";
-  while (Date.now() < deadline) {
-    const r = await machinectl(config, port, "get", ...args, "-o", "json");
-    last = r.out + r.err;
-    if (r.code === 0 && r.out.trim()) {
-      const docs = parseDocs(r.out);
-      if (pred(docs)) return docs;
-    }
-    await new Promise((res) => setTimeout(res, 1000));
-  }
-  throw new Error(`timed out waiting for ${args.join(" ")}; last output: ${last}`);
-}
 
 /**
  * STATE and EPHEMERAL on the image's own disk, ready and mounted, the ESP
@@ -72,7 +50,7 @@ async function waitForResource(
  * Returns the seconds since QEMU started.
  */
 async function checkVolumes(config: string, port: number, firstBoot: boolean, qemuStart: number) {
-  const vs = await waitForResource(config, port, ["volumestatus"], (d) => {
+  const vs = await waitForDocs(config, port, ["volumestatus"], (d) => {
     const failed = d.find((v) => v.spec.phase === "failed");
     if (failed) throw new Error(`provisioning failed: ${JSON.stringify(failed)}`);
     return ["STATE", "EPHEMERAL"].every((id) =>
@@ -87,7 +65,7 @@ async function checkVolumes(config: string, port: number, firstBoot: boolean, qe
     if (firstBoot) assert.ok(v.spec.created, `created this boot: ${JSON.stringify(v)}`);
     else assert.equal(v.spec.decision, "leave", JSON.stringify(v));
   }
-  const mounts = await waitForResource(
+  const mounts = await waitForDocs(
     config,
     port,
     ["mountstatus"],
@@ -148,8 +126,8 @@ async function eventsUntil(
  * starts; it runs and logs that it serves.
  */
 async function checkPayload(config: string, port: number) {
-  await waitForResource(config, port, ["runtimestatus"], (d) => d[0]?.spec.ready === true, 240_000);
-  await waitForResource(
+  await waitForDocs(config, port, ["runtimestatus"], (d) => d[0]?.spec.ready === true, 240_000);
+  await waitForDocs(
     config,
     port,
     ["services", UP_PAYLOAD_ID],
@@ -219,7 +197,7 @@ Deno.test({
     );
 
     // 2. MachineStatus reaches running (ready), as seen from the host over mTLS.
-    const [ms] = await waitForResource(
+    const [ms] = await waitForDocs(
       clientConfig,
       port,
       ["machinestatus"],
@@ -241,7 +219,7 @@ Deno.test({
     assert.match(version.out, new RegExp(`hostname ${HOSTNAME}`));
     // The image records the git revision it was built from (imager/source_revision.ts).
     assert.match(version.out, /machined \S+ \([0-9a-f]{40}(-dirty)?\)/);
-    await waitForResource(
+    await waitForDocs(
       clientConfig,
       port,
       ["hostnamestatus"],
@@ -249,13 +227,13 @@ Deno.test({
     );
 
     // 4. The image's modules are loaded: virtio_net drives eth0, which has a DHCP address.
-    await waitForResource(
+    await waitForDocs(
       clientConfig,
       port,
       ["links"],
       (d) => d.some((l) => l.metadata.id !== "lo" && l.spec.type === "ether"),
     );
-    await waitForResource(
+    await waitForDocs(
       clientConfig,
       port,
       ["addresses"],
@@ -285,7 +263,7 @@ Deno.test({
       { timeoutMs: TIMEOUT_MS / 3, failOn: FAIL },
     );
     assert.ok(again, "machined came back after reboot");
-    await waitForResource(
+    await waitForDocs(
       clientConfig,
       port,
       ["machinestatus"],
@@ -293,7 +271,7 @@ Deno.test({
     );
     // The boot disk kept its volumes: the decision is now "leave", and the payload runs again.
     await checkVolumes(clientConfig, port, false, node.qemuStart);
-    await waitForResource(
+    await waitForDocs(
       clientConfig,
       port,
       ["services", UP_PAYLOAD_ID],

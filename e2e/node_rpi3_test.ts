@@ -27,11 +27,10 @@ import { startSntpResponder } from "../controllers/time/sntp_responder.ts";
 import { run } from "../imager/run.ts";
 import { piTrialTxt } from "../imager/rpi/boot_config.ts";
 import { piTriedTxt } from "../node/upgrade/pi_slot_plan.ts";
-import { freePort, machinectl, parseDocs, removeScratch, type ResourceDoc } from "./helpers.ts";
+import { freePort, machinectl, removeScratch, waitForDocs } from "./helpers.ts";
 
 /** Budgets: an image build with the code cache (3 to 10 min) and the emulated Pi's boot. */
 const API_TIMEOUT_MS = 15 * 60_000;
-const CHECK_TIMEOUT_MS = 5 * 60_000;
 const HOSTNAME = "e2e-rpi3";
 const SD_DISK = "/dev/mmcblk0";
 
@@ -39,23 +38,6 @@ const exists = (p: string) => Deno.stat(p).then(() => true, () => false);
 const hasQemu = await exists("/usr/bin/qemu-system-aarch64");
 const canCross = Deno.uid() === 0 &&
   (await exists("/usr/sbin/debootstrap") || await exists(".cache/cross/bookworm/usr/bin/rustc"));
-
-async function waitFor(
-  config: string,
-  port: number,
-  args: string[],
-  pred: (docs: ResourceDoc[]) => boolean,
-): Promise<ResourceDoc[]> {
-  const deadline = performance.now() + CHECK_TIMEOUT_MS;
-  let last = "";
-  while (performance.now() < deadline) {
-    const r = await machinectl(config, port, "get", ...args, "-o", "json");
-    last = r.out + r.err;
-    if (r.code === 0 && r.out.trim() && pred(parseDocs(r.out))) return parseDocs(r.out);
-    await new Promise((res) => setTimeout(res, 2000));
-  }
-  throw new Error(`timed out waiting for ${args.join(" ")}; last output: ${last}`);
-}
 
 async function readSector0AndGpt(image: string) {
   using f = await Deno.open(image, { read: true });
@@ -132,7 +114,7 @@ Deno.test({
     const version = await machinectl(config, port, "version");
     assert.equal(version.code, 0, version.err);
     assert.match(version.out, /aarch64/);
-    const vs = await waitFor(
+    const vs = await waitForDocs(
       config,
       port,
       ["volumestatus"],
