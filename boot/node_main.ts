@@ -31,7 +31,8 @@ import { type PowerAction, type ShutdownDeps, shutdownNode } from "./shutdown.ts
 import { nodeActions } from "../node/node_actions.ts";
 import { nodeReset } from "../node/reset/mod.ts";
 import { nodeUpgradeService } from "../node/upgrade/mod.ts";
-import { withNodeWatchdog } from "../node/watchdog/mod.ts";
+import { isTestImage, withNodeWatchdog } from "../node/watchdog/mod.ts";
+import { UNREADY_CONDITION, unreadyReason } from "../node/test_unready.ts";
 import { ProcBootIdSource } from "../platform/identity/mod.ts";
 import { rssKiB, uptimeSeconds } from "../node/proc_stats.ts";
 import { reportFootprintWhenReady } from "../node/footprint.ts";
@@ -157,6 +158,8 @@ export async function bootNode(
   backends = withNodeWatchdog(backends, logger); // pets machined-init's watchdog (node/watchdog)
   const node = composeNode(backends, logger);
   const { config, cmdline } = await runBootSequence(node, backends, logger);
+  const unready = unreadyReason(cmdline, isTestImage(), logger); // a test image's hook only
+  if (unready) node.machined.conditions.set(UNREADY_CONDITION, unready);
   await prepareRunDir();
   const hostname = config?.machine.hostname ?? "machined";
   const control = wireNodeControl(node, backends, logger, hostname);

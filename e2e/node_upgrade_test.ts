@@ -11,14 +11,30 @@
  *   3. a bundle whose kernel panics at once (`rdinit=/nonexistent`, with the
  *      image's `panic=10`), booted by kexec (machined counts B's first try),
  *      then twice by systemd-boot: B's three tries run out and the node comes
- *      back on A by itself; `machinectl upgrade` says so (exit 1);
+ *      back on A by itself; `machinectl upgrade` says so (exit 1); then
+ *      `machinectl rollback` to the bad B is refused (FailedPrecondition);
  *   4. an untrusted bundle is refused (PermissionDenied) and the node stays;
  *   5. a bundle whose machined hangs after boot (a test image's hook):
  *      softdog, armed by machined-init and petted by machined, reboots each
  *      of B's three tries and the node comes back on A by itself
  *      (e2e/upgrade_hang_step.ts); `machinectl upgrade` says so (exit 1);
+ *   5b. a bundle whose machined boots but is never ready (a test image's
+ *      hook), with `machine.upgrade.trial_deadline` at 1 min: marked bad at
+ *      the deadline, back on A by itself (e2e/upgrade_hang_step.ts);
  *   6. `machinectl upgrade -f Y --mode powercycle` (a cold reboot): back on
- *      slot B reporting Y, ready, blessed (event `upgrade slot B blessed`).
+ *      slot B reporting Y, ready, blessed (event `upgrade slot B blessed`);
+ *   7. v1 → v2 (good) → v3 (broken): from B at Y, the panicking bundle goes
+ *      to A and the node comes back on B at Y by itself;
+ *   8. power cuts (QMP) at each step of an upgrade's slot write and between
+ *      the trial's ready and its bless: every boot lands on the booted slot
+ *      or the new trial, and `fsck.fat -n` finds the ESP undamaged
+ *      (e2e/upgrade_power_cut_step.ts).
+ * The untrusted and below-floor refusals leave the ESP's files unchanged
+ * (read from the disk image on the host, which is why the VM runs on the
+ * image itself rather than a snapshot).
+ * After every step's reboots STATE and EPHEMERAL are the filesystems the
+ * first boot made, left as they were, and a foreign disk attached to the VM
+ * is byte-for-byte unchanged at the end (e2e/upgrade_data_checks.ts).
  * The kexec (step 1) and cold (step 6) upgrade times: arm (send, verify,
  * write, arm), reboot to ready, total.
  * After steps 1–3 `machinectl get upgradestatus` shows the slots, the floor
@@ -35,11 +51,14 @@ import { ensureNodeBundle } from "../imager/node_bundle.ts";
 import { writeBundle } from "../node/upgrade/bundle_writer.ts";
 import { generateSigningKey, loadSigningKey } from "../node/upgrade/signing_key.ts";
 import { bundleCompatible } from "../imager/image_bundle.ts";
-import { freePort, machinectl } from "./helpers.ts";
+import { freePort, machinectl, removeScratch } from "./helpers.ts";
 import { kexecUpgradeThenColdBoot, upgradeTimes } from "./upgrade_kexec_step.ts";
 import * as us from "./upgrade_status_checks.ts";
-import { upgradeHangStep } from "./upgrade_hang_step.ts";
-import { hasEvent, nodeVersion } from "./upgrade_helpers.ts";
+import { upgradeHangStep, upgradeUnreadyStep } from "./upgrade_hang_step.ts";
+import { espFingerprint, hasEvent, nodeVersion } from "./upgrade_helpers.ts";
+import * as data from "./upgrade_data_checks.ts";
+import { upgradePowerCutStep } from "./upgrade_power_cut_step.ts";
+import { checkEsp } from "./fat_check.ts";
 
 const hasQemu = await Deno.stat("/usr/bin/qemu-system-x86_64").then(() => true, () => false);
 const X = "1.0.0-e2e";
@@ -47,7 +66,7 @@ const Y = "2.0.0-e2e";
 
 Deno.test({
   name: "upgrade in QEMU: A→B on a signed bundle, rollback to A, a panicking bundle falls back " +
-    "by itself (needs qemu-system-x86_64)",
+    "by itself, power cuts during an upgrade land on A or the B trial (needs qemu-system-x86_64)",
   ignore: !hasQemu,
   sanitizeOps: false,
   sanitizeResources: false,
@@ -66,16 +85,20 @@ Deno.test({
   const config = join(work, "machine.yaml");
   await Deno.writeTextFile(config, stringify(cfg));
   const program = new URL("../main.ts", import.meta.url).pathname;
+  const foreign = await data.makeForeignDisk(work);
   const t0 = performance.now();
   const node = await upNode({
     nodeDir,
     name,
     port,
     image: { program, out: join(work, "x.img"), config, quietConsole: true, imageVersion: X },
-    vm: { runDir: join(work, "qemu"), accel: "auto", snapshot: true },
+    vm: { runDir: join(work, "qemu"), accel: "auto", snapshot: false, extraDisks: [foreign.path] },
     timeoutMs: 600_000,
   });
   const { vm } = node;
+  const disk = node.image.out;
+  /** The ESP's listing and loader entries, read from the disk image. */
+  const esp = () => espFingerprint(disk, node.image.layout!.espOffset);
   const client = node.bundle.paths.clientConfig;
   const figures: Record<string, number | string> = {
     at: new Date().toISOString(),
@@ -86,6 +109,8 @@ Deno.test({
     let v = await nodeVersion(client, port);
     assert.equal(v.slot, "A");
     assert.equal(v.imageVersion, X);
+    const volumes = await data.volumeIdentities(client, port);
+    const kept = (step: string) => data.assertVolumesKept(client, port, volumes, step);
 
     // The bundle of version Y: the same node, rebuilt with another version.
     const y = await buildImage({
@@ -124,6 +149,7 @@ Deno.test({
       hasEvent: (subject, action) => hasEvent(client, port, subject, action),
     });
     await us.assertUpgraded(client, port, X, Y);
+    await kept("kexec upgrade and cold boot");
 
     // 2. Rollback → A, reporting X.
     let t = performance.now();
@@ -132,6 +158,7 @@ Deno.test({
     assert.match(r.out, /node back on slot A, version 1\.0\.0-e2e and ready/);
     figures.rollbackToReadyS = +((performance.now() - t) / 1000).toFixed(1);
     await us.assertRolledBack(client, port, Y);
+    await kept("rollback");
     // Above the running X but below the floor Y (raised when B was blessed): refused.
     const below = join(work, "below.bundle");
     await writeBundle(below, {
@@ -141,7 +168,9 @@ Deno.test({
       compatible,
       key: signing,
     });
+    let espBefore = await esp();
     await us.assertBelowFloorRefused(client, port, below, "1.5.0-e2e");
+    assert.deepEqual(await esp(), espBefore, "a refused bundle changed nothing on the ESP");
 
     // 3. A bundle whose kernel finds no init: panic, panic=10 reboots, B's tries run out, A.
     const broken = join(work, "broken.bundle");
@@ -152,16 +181,17 @@ Deno.test({
       compatible,
       key: signing,
     });
-    t = performance.now();
-    r = await machinectl(client, port, "upgrade", "-f", broken, "--timeout", "20m");
+    const panicking = { client, port, consoleLog: vm.state.consoleLog, bundle: broken };
+    figures.panicFallbackToReadyS = await panicFallback({ ...panicking, back: ["A", X] });
+    await us.assertFellBack(client, port, "A");
+    await kept("panic fallback");
+    // Rollback to the bad B: refused, and nothing changes.
+    r = await machinectl(client, port, "rollback", "--wait=false");
     assert.equal(r.code, 1, r.out + r.err);
-    assert.match(r.err, /node came back on slot A, version 1\.0\.0-e2e .*not on slot B/);
-    figures.panicFallbackToReadyS = +((performance.now() - t) / 1000).toFixed(1);
-    const panics = (await Deno.readTextFile(vm.state.consoleLog)).match(/Kernel panic/g)?.length ??
-      0;
-    assert.ok(panics >= 3, `B panicked on each of its three tries (saw ${panics})`);
-    figures.panics = panics;
-    await us.assertFellBack(client, port);
+    assert.match(r.err, /FailedPrecondition|failed.precondition/i);
+    assert.match(r.err, /slot B is bad .*not a known-good image/);
+    v = await nodeVersion(client, port);
+    assert.deepEqual([v.slot, v.imageVersion], ["A", X]);
 
     // 4. An untrusted bundle is refused; the node stays on A.
     const stranger = await loadSigningKey((await generateSigningKey()).privatePem);
@@ -173,9 +203,11 @@ Deno.test({
       compatible,
       key: stranger,
     });
+    espBefore = await esp();
     r = await machinectl(client, port, "upgrade", "-f", untrusted, "--wait=false");
     assert.equal(r.code, 1);
     assert.match(r.err, /PermissionDenied|unknown-key/);
+    assert.deepEqual(await esp(), espBefore, "an untrusted bundle changed nothing on the ESP");
     v = await nodeVersion(client, port);
     assert.deepEqual([v.slot, v.imageVersion], ["A", X]);
 
@@ -183,6 +215,22 @@ Deno.test({
     const { consoleLog } = vm.state;
     const hang = { work, program, config, client, port, consoleLog, compatible, signing };
     Object.assign(figures, await upgradeHangStep({ ...hang, slot: "A", version: X }));
+    await kept("watchdog fallback");
+
+    // 5b. A bundle that boots but is never ready: marked bad at the trial deadline (1 min here).
+    const applyDeadline = async (deadline: string | undefined) => {
+      const c = structuredClone(cfg);
+      if (deadline) c.machine.upgrade.trial_deadline = deadline;
+      const file = join(work, "machine-deadline.yaml");
+      await Deno.writeTextFile(file, stringify(c));
+      const a = await machinectl(client, port, "apply-config", "-f", file);
+      assert.equal(a.code, 0, a.out + a.err);
+    };
+    Object.assign(
+      figures,
+      await upgradeUnreadyStep({ ...hang, slot: "A", version: X, applyDeadline }),
+    );
+    await kept("unready fallback");
 
     // 6. A cold upgrade A → B (--mode powercycle), back on B reporting Y, blessed.
     t = performance.now();
@@ -205,6 +253,27 @@ Deno.test({
     v = await nodeVersion(client, port);
     assert.deepEqual([v.slot, v.imageVersion], ["B", Y]);
     assert.ok(await hasEvent(client, port, "slot B", "blessed"), "B is blessed once ready");
+    await kept("cold upgrade");
+
+    // 7. v1 → v2 → v3: the broken bundle goes to A (X's slot); back on B at Y by itself.
+    figures.v3FallbackToReadyS = await panicFallback({ ...panicking, back: ["B", Y] });
+    await us.assertFellBack(client, port, "B");
+    await kept("v3 fallback");
+
+    // 8. Power cuts during an upgrade to Y and before its bless.
+    Object.assign(
+      figures,
+      await upgradePowerCutStep({
+        client,
+        port,
+        vm,
+        disk,
+        work,
+        bundle: yBundle,
+        version: Y,
+        afterBoot: kept,
+      }),
+    );
 
     console.log(JSON.stringify({ suite: "upgrade", ...figures }));
     await Deno.mkdir("bench/results", { recursive: true });
@@ -212,4 +281,40 @@ Deno.test({
   } finally {
     if (await isRunning(vm.state.pid)) await vm.stop({ gracefulMs: 1000 });
   }
+  await data.assertForeignDiskUnchanged(foreign);
+  // Undamaged at the end. Its dirty bit stays set after the cuts: Linux never clears a
+  // dirty bit it found at mount time, only fsck.fat does (docs/upgrade.md).
+  assert.deepEqual((await checkEsp(disk, work)).damage, [], "the ESP at the end");
+  await removeScratch(work);
 });
+
+/**
+ * `machinectl upgrade -f bundle` with a bundle whose kernel panics: the other
+ * slot's three tries run out and the node comes back on `back` by itself
+ * (exit 1, saying so). Returns the seconds to ready.
+ */
+async function panicFallback(o: {
+  client: string;
+  port: number;
+  consoleLog: string;
+  bundle: string;
+  back: ["A" | "B", string];
+}): Promise<number> {
+  const [slot, version] = o.back;
+  const trial = slot === "A" ? "B" : "A";
+  const panicsBefore = await countPanics(o.consoleLog);
+  const t = performance.now();
+  const r = await machinectl(o.client, o.port, "upgrade", "-f", o.bundle, "--timeout", "20m");
+  assert.equal(r.code, 1, r.out + r.err);
+  const said = `node came back on slot ${slot}, version ${version.replaceAll(".", "\\.")} ` +
+    `.*not on slot ${trial}`;
+  assert.match(r.err, new RegExp(said));
+  const seconds = +((performance.now() - t) / 1000).toFixed(1);
+  const panics = (await countPanics(o.consoleLog)) - panicsBefore;
+  assert.ok(panics >= 3, `${trial} panicked on each of its three tries (saw ${panics})`);
+  return seconds;
+}
+
+async function countPanics(consoleLog: string): Promise<number> {
+  return (await Deno.readTextFile(consoleLog)).match(/Kernel panic/g)?.length ?? 0;
+}

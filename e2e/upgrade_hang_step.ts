@@ -9,6 +9,7 @@
  * A again, where `machinectl upgrade` finds the node and says it is not on B.
  * Figures: the upgrade command to back-on-A-and-ready, and the first hang to
  * the first reboot (the watchdog's own delay), from the console.
+ * Also the unready step ({@link upgradeUnreadyStep}) on the same test image.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -16,6 +17,8 @@ import { buildImage } from "../imager/build_image.ts";
 import { writeBundle } from "../node/upgrade/bundle_writer.ts";
 import type { loadSigningKey } from "../node/upgrade/signing_key.ts";
 import { HANG_WORD, TEST_HOOKS_MARKER } from "../node/watchdog/mod.ts";
+import { UNREADY_WORD } from "../node/test_unready.ts";
+import { upgradeStatus } from "./upgrade_status_checks.ts";
 import { machinectl } from "./helpers.ts";
 
 /** The hang bundle's running watchdog timeout, in seconds. */
@@ -43,39 +46,66 @@ export function withKernelWords(cmdline: string, words: string): string {
   return i < 0 ? `${cmdline} ${words}` : `${cmdline.slice(0, i)} ${words}${cmdline.slice(i)}`;
 }
 
-/** Runs the step; returns its figures. */
-export async function upgradeHangStep(c: HangStepContext): Promise<Record<string, number>> {
-  const marker = join(c.work, "test-hooks");
-  await Deno.writeTextFile(marker, "machined test hooks allowed (e2e only)\n");
-  const h = await buildImage({
-    program: c.program,
-    out: join(c.work, "hang.img"),
-    config: c.config,
-    quietConsole: true,
-    imageVersion: "4.0.0-hang",
-    extraFiles: [{ source: marker, dest: TEST_HOOKS_MARKER, mode: 0o644, withLibs: false }],
-  });
-  const bundle = join(c.work, "hang.bundle");
+/** The test image (it carries the test-hooks marker), built once per work directory. */
+const testImages = new Map<string, Promise<Awaited<ReturnType<typeof buildImage>>>>();
+
+function testImage(c: HangStepContext) {
+  let built = testImages.get(c.work);
+  if (!built) {
+    built = (async () => {
+      const marker = join(c.work, "test-hooks");
+      await Deno.writeTextFile(marker, "machined test hooks allowed (e2e only)\n");
+      return await buildImage({
+        program: c.program,
+        out: join(c.work, "hooks.img"),
+        config: c.config,
+        quietConsole: true,
+        imageVersion: "4.0.0-hooks",
+        extraFiles: [{ source: marker, dest: TEST_HOOKS_MARKER, mode: 0o644, withLibs: false }],
+      });
+    })();
+    testImages.set(c.work, built);
+  }
+  return built;
+}
+
+/** A bundle of the test image at `version` whose command line adds `words`. */
+async function hookBundle(c: HangStepContext, name: string, version: string, words: string) {
+  const h = await testImage(c);
+  const bundle = join(c.work, `${name}.bundle`);
   await writeBundle(bundle, {
     files: {
       "vmlinuz": h.kernelPath,
       "initramfs.img": h.initramfsPath,
       "root.img": h.rootImagePath,
     },
-    version: "4.0.0-hang",
-    cmdline: withKernelWords(h.cmdline, `machined.watchdog=${HANG_WATCHDOG_S} ${HANG_WORD}=0`),
+    version,
+    cmdline: withKernelWords(h.cmdline, words),
     compatible: c.compatible,
     key: c.signing,
   });
+  return bundle;
+}
+
+/** `machinectl upgrade` failed (exit 1), saying the node came back on the slot it was on. */
+function assertCameBack(c: HangStepContext, r: { code: number; out: string; err: string }) {
+  assert.equal(r.code, 1, r.out + r.err);
+  const version = c.version.replace(/\./g, "\\.");
+  assert.match(
+    r.err,
+    new RegExp(`node came back on slot ${c.slot}, version ${version} .*not on slot`),
+  );
+}
+
+/** Runs the step; returns its figures. */
+export async function upgradeHangStep(c: HangStepContext): Promise<Record<string, number>> {
+  const words = `machined.watchdog=${HANG_WATCHDOG_S} ${HANG_WORD}=0`;
+  const bundle = await hookBundle(c, "hang", "4.0.0-hang", words);
   const before = (await Deno.readTextFile(c.consoleLog)).length;
   const t = performance.now();
   const r = await machinectl(c.client, c.port, "upgrade", "-f", bundle, "--timeout", "30m");
   const upgradeToBackS = +((performance.now() - t) / 1000).toFixed(1);
-  assert.equal(r.code, 1, r.out + r.err);
-  const back = new RegExp(
-    `node came back on slot ${c.slot}, version ${c.version.replace(/\./g, "\\.")} .*not on slot`,
-  );
-  assert.match(r.err, back);
+  assertCameBack(c, r);
   const log = (await Deno.readTextFile(c.consoleLog)).slice(before);
   // The kernel log's copy of the hook's line (machined's own log has one too).
   const hangs = log.match(/\] machined: TEST HOOK machined\.test\.hang_after_s/g)?.length ?? 0;
@@ -121,4 +151,37 @@ function armedToBack(log: string): Record<string, number> {
   const armed = iso(/(\S+Z) \[info\] upgrade: armed/g);
   const ready = iso(/(\S+Z) \[info\] boot: API ready/g, true);
   return ready > armed ? { armedToBackReadyS: +((ready - armed) / 1000).toFixed(1) } : {};
+}
+
+/**
+ * The unready step: a bundle whose machined boots and serves but is never
+ * ready (the test image's `machined.test.unready=1` hook raises an unmet
+ * condition), under a config whose `machine.upgrade.trial_deadline` is 1
+ * min: the trial is marked bad at the deadline and the node reboots into the
+ * slot it came from by itself; `machinectl upgrade` says so (exit 1). The
+ * config's deadline is put back afterwards. Returns the upgrade command's
+ * seconds to back-and-ready.
+ */
+export async function upgradeUnreadyStep(
+  c: HangStepContext & { applyDeadline: (deadline: string | undefined) => Promise<void> },
+): Promise<Record<string, number>> {
+  const bundle = await hookBundle(c, "unready", "4.1.0-unready", `${UNREADY_WORD}=1`);
+  await c.applyDeadline("1m");
+  try {
+    const t = performance.now();
+    const r = await machinectl(c.client, c.port, "upgrade", "-f", bundle, "--timeout", "20m");
+    const seconds = +((performance.now() - t) / 1000).toFixed(1);
+    assertCameBack(c, r);
+    const s = await upgradeStatus(c.client, c.port, (s) => s.last.outcome === "rolled-back");
+    const trial = c.slot === "A" ? "B" : "A";
+    assert.deepEqual(
+      [s.booted, s.slots.find((x) => x.slot === trial)?.state],
+      [c.slot, "bad"],
+      JSON.stringify(s),
+    );
+    assert.match(s.last.reason, /not ready 1 min after machined started/, JSON.stringify(s.last));
+    return { unreadyFallbackToReadyS: seconds };
+  } finally {
+    await c.applyDeadline(undefined);
+  }
 }

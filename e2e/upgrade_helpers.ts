@@ -40,20 +40,24 @@ export interface UpgradeEvent {
 }
 
 /**
- * The node's `upgrade` events: its history, then live ones until `pred`
- * matches one (returned) or `ms` pass (undefined). `all` gets every event seen.
+ * The node's `upgrade` events: its history (the last `tail` of it, when
+ * given; 0 for live ones only), then live ones until `pred` matches one
+ * (returned) or `ms` pass or `signal` aborts (undefined). `all` gets every
+ * event seen.
  */
 export async function findUpgradeEvent(
   config: string,
   port: number,
   pred: (e: UpgradeEvent) => boolean,
-  opts: { ms?: number; all?: UpgradeEvent[] } = {},
+  opts: { ms?: number; all?: UpgradeEvent[]; tail?: number; signal?: AbortSignal } = {},
 ): Promise<UpgradeEvent | undefined> {
   using conn = await connectToNode({ config, endpoints: [`127.0.0.1:${port}`] });
   const ac = new AbortController();
   const timer = setTimeout(() => ac.abort(), opts.ms ?? 60_000);
+  opts.signal?.addEventListener("abort", () => ac.abort(), { once: true });
   try {
-    for await (const r of conn.client.events({ kinds: ["upgrade"] }, { signal: ac.signal })) {
+    const request = { kinds: ["upgrade"], tail: opts.tail };
+    for await (const r of conn.client.events(request, { signal: ac.signal })) {
       if (!r.event) continue;
       const e = {
         subject: r.event.subject,

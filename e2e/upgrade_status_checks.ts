@@ -51,12 +51,16 @@ export async function assertRolledBack(config: string, port: number, y: string) 
   assert.match(s.last.reason, /^rollback by /);
 }
 
-/** After a bundle whose kernel panicked: B bad (+0), booted A, the last outcome a rollback by the loader. */
-export async function assertFellBack(config: string, port: number) {
+/**
+ * After a bundle whose kernel panicked: the trial slot bad (+0), `booted`
+ * booted, the last outcome a rollback by the loader.
+ */
+export async function assertFellBack(config: string, port: number, booted: "A" | "B") {
+  const trial = booted === "A" ? "B" : "A";
   const s = await upgradeStatus(config, port);
-  assert.deepEqual([s.booted, slot(s, "B").state], ["A", "bad"], JSON.stringify(s));
+  assert.deepEqual([s.booted, slot(s, trial).state], [booted, "bad"], JSON.stringify(s));
   assert.equal(s.last.outcome, "rolled-back");
-  assert.match(s.last.reason, /slot B used its boot tries/);
+  assert.match(s.last.reason, new RegExp(`slot ${trial} used its boot tries`));
 }
 
 /**

@@ -16,4 +16,4 @@ export {
   type PetterState,
   WatchdogPetter,
 } from "./petter.ts";
-export { HANG_WORD, hangAfterS, TEST_HOOKS_MARKER } from "./test_hang.ts";
+export { HANG_WORD, hangAfterS, isTestImage, TEST_HOOKS_MARKER } from "./test_hang.ts";

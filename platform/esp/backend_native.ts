@@ -5,10 +5,18 @@
  * synchronous on FAT), and unmounted after either, so the ESP is never left
  * writable and a re-read after a remount comes from the disk, not the page
  * cache. machined-init unmounts the ESP after attaching the booted root image
- * (a loop device over its byte range of the disk), so the mount here is the
- * only one; the booted slot's files are never opened for writing.
+ * (a loop device over its byte range of the disk), so the mount here is
+ * usually the only one; the booted slot's files are never opened for writing.
+ *
+ * A fragmented root image is attached file-backed instead, and its loop
+ * device keeps the ESP's superblock alive and read-only: a read-write mount
+ * of the partition is then EBUSY (a bless failed so in QEMU). A write session
+ * then mounts read-only (sharing that superblock), remounts read-write for
+ * the session and read-only again before unmounting, so the superblock is
+ * never left writable. Reads in that state share the superblock's page cache.
  */
-import type { MountBackend } from "../mount/mod.ts";
+import type { MountBackend, MountFlag } from "../mount/mod.ts";
+import { isSysError } from "../../native-ops/mod.ts";
 import type { EspBackend, EspFiles } from "./backend.ts";
 import { DirEspFiles } from "./dir_files.ts";
 
@@ -47,19 +55,48 @@ export class NativeEspBackend implements EspBackend {
     const dev = this.device();
     if (!dev) throw new Deno.errors.NotFound("no EFI System Partition was discovered");
     await Deno.mkdir(this.mountPoint, { recursive: true });
-    await this.mounts.mount({
-      source: dev,
-      target: this.mountPoint,
-      fstype: "vfat",
-      flags: writable
-        ? ["dirsync", "nosuid", "nodev", "noexec"]
-        : ["ro", "nosuid", "nodev", "noexec"],
-      data: OPTIONS,
-    });
+    const shared = await this.#mount(dev, writable);
     try {
       return await fn(new DirEspFiles(this.mountPoint));
     } finally {
-      await this.mounts.unmount(this.mountPoint, { detach: true });
+      try {
+        if (shared) await this.mounts.remountReadOnly(this.mountPoint);
+      } finally {
+        await this.mounts.unmount(this.mountPoint, { detach: true });
+      }
     }
+  }
+
+  /**
+   * Mounts the ESP at the mount point; true when a write session had to go
+   * through a read-only mount of a superblock held elsewhere and a remount.
+   */
+  async #mount(dev: string, writable: boolean): Promise<boolean> {
+    const mount = (flags: MountFlag[]) =>
+      this.mounts.mount({
+        source: dev,
+        target: this.mountPoint,
+        fstype: "vfat",
+        flags: [...flags, "nosuid", "nodev", "noexec"],
+        data: OPTIONS,
+      });
+    if (!writable) {
+      await mount(["ro"]);
+      return false;
+    }
+    try {
+      await mount(["dirsync"]);
+      return false;
+    } catch (e) {
+      if (!isSysError(e, "EBUSY")) throw e;
+    }
+    await mount(["ro"]);
+    try {
+      await mount(["remount", "dirsync"]);
+    } catch (e) {
+      await this.mounts.unmount(this.mountPoint, { detach: true }).catch(() => {});
+      throw e;
+    }
+    return true;
   }
 }

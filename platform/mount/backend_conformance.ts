@@ -73,6 +73,17 @@ export function mountBackendConformance(
     await f.backend.unmount(dir);
   });
 
+  test("a remount without ro makes a read-only mount read-write again", async (f) => {
+    const dir = `${f.root}/rw-again`;
+    await f.mkdir(dir);
+    await f.backend.mount({ source: "t", target: dir, fstype: "tmpfs", flags: ["ro", "nosuid"] });
+    await f.backend.mount({ target: dir, fstype: "tmpfs", flags: ["remount", "nosuid"] });
+    const m = await at(f.backend, dir);
+    assert.ok(m?.options.includes("rw") && m.options.includes("nosuid"), m?.options.join());
+    assert.ok(m?.superOptions.includes("rw"), m?.superOptions.join());
+    await f.backend.unmount(dir);
+  });
+
   test("read-only bind leaves the source writable", async (f) => {
     const src = `${f.root}/src`;
     const dst = `${f.root}/dst`;

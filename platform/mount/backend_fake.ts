@@ -97,6 +97,7 @@ export class FakeMountBackend implements MountBackend {
       if (flags.has("bind")) {
         return this.bind(req.source ?? "", req.target, { recursive: flags.has("rec") });
       }
+      if (flags.has("remount")) return this.#remount(req.target, flags);
       this.#requireDir("mount", req.target);
       if (!req.fstype) throw sysError("mount", "EINVAL", req.target);
       const options = [flags.has("ro") ? "ro" : "rw", ...PER_MOUNT.filter((f) => flags.has(f))];
@@ -127,6 +128,20 @@ export class FakeMountBackend implements MountBackend {
     } catch (e) {
       return Promise.reject(e);
     }
+  }
+
+  /** MS_REMOUNT: the mount at `target` and its superblock take `flags` (rw unless `ro`). */
+  #remount(target: string, flags: Set<string>): Promise<void> {
+    const top = this.#top(target);
+    if (!top) throw sysError("mount", this.#dirs.has(target) ? "EINVAL" : "ENOENT", target);
+    const mode = flags.has("ro") ? "ro" : "rw";
+    top.options = [mode, ...PER_MOUNT.filter((f) => flags.has(f))];
+    for (const m of this.table) {
+      if (m.minor === top.minor) {
+        m.superOptions = [mode, ...m.superOptions.filter((o) => o !== "rw" && o !== "ro")];
+      }
+    }
+    return Promise.resolve();
   }
 
   remountReadOnly(target: string, options: { bindOnly?: boolean } = {}): Promise<void> {

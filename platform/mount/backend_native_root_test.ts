@@ -28,7 +28,7 @@ if (!insideTestNamespace("mount")) {
       );
       console.log(r.output.split("\n").filter((l) => / \.\.\. |passed/.test(l)).join("\n"));
       assert.equal(r.code, 0, r.output);
-      assert.match(r.output, /\| 6 passed \| 0 failed \(/, "all ran: none failed or ignored");
+      assert.match(r.output, /\| 7 passed \| 0 failed \(/, "all ran: none failed or ignored");
     },
   });
 } else {
