@@ -23,6 +23,19 @@ const HAS_TMUX = (() => {
 })();
 
 /**
+ * `promise`, or an error naming `what` after `ms`: every await in this test is
+ * bounded, so a stall under `deno test --parallel` fails with the step that
+ * stalled instead of hanging the run.
+ */
+function bounded<T>(what: string, promise: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+/**
  * A private tmux server on a socket in the test's own directory, so nothing
  * else's sessions are touched and removing the directory leaves nothing behind.
  */
@@ -31,7 +44,15 @@ class Tmux {
   readonly session = "dash";
 
   async run(...args: string[]): Promise<string> {
-    const out = await new Deno.Command("tmux", { args: ["-S", this.socket, ...args] }).output();
+    const out = await bounded(
+      `tmux ${args[0]}`,
+      new Deno.Command("tmux", {
+        args: ["-S", this.socket, ...args],
+        stdin: "null",
+        signal: AbortSignal.timeout(15_000),
+      }).output(),
+      20_000,
+    );
     const text = new TextDecoder().decode(out.stdout);
     if (!out.success) {
       throw new Error(`tmux ${args.join(" ")}: ${new TextDecoder().decode(out.stderr)}`);
@@ -81,10 +102,12 @@ async function startDevNode(state: string, port: number) {
   let text = "";
   const deadline = performance.now() + 90_000;
   while (!/API on 127\.0\.0\.1:\d+/.test(text)) {
-    const { value, done } = await reader.read();
+    const left = Math.max(1, deadline - performance.now());
+    const { value, done } = await bounded("dev mode's output", reader.read(), left)
+      .catch(() => ({ value: "", done: true }));
     if (done || performance.now() > deadline) {
       child.kill("SIGKILL");
-      await child.status;
+      await bounded("dev mode's exit after SIGKILL", child.status, 10_000);
       throw new Error(`dev mode did not come up; output:\n${text}`);
     }
     text += value;
@@ -97,8 +120,15 @@ async function startDevNode(state: string, port: number) {
       try {
         child.kill("SIGTERM");
       } catch { /* already gone */ }
-      await child.status;
-      await drained;
+      const exited = await bounded("dev mode's exit after SIGTERM", child.status, 30_000)
+        .then(() => true, () => false);
+      if (!exited) {
+        try {
+          child.kill("SIGKILL");
+        } catch { /* gone meanwhile */ }
+        await bounded("dev mode's exit after SIGKILL", child.status, 10_000);
+      }
+      await bounded("dev mode's output closing", drained, 10_000);
     },
   };
 }
@@ -135,12 +165,13 @@ Deno.test({
 
       // Things change on the node: the screen follows from the streams.
       {
-        using conn = await connectToNode({ config });
+        using conn = await bounded("connecting", connectToNode({ config }), 30_000);
         const text = await Deno.readTextFile(join(state, "config.yaml"));
+        const call = { timeoutMs: 30_000 };
         await conn.client.applyConfiguration({
           configYaml: text.replace(/hostname: .*/, 'hostname: "dash-renamed"'),
-        });
-        await conn.client.serviceRestart({ id: "payload" });
+        }, call);
+        await conn.client.serviceRestart({ id: "payload" }, call);
       }
       screen = await tmux.waitFor(
         "the new hostname and the restarted payload",
