@@ -10,8 +10,13 @@
  * the verified root, machined runs as PID 1, the API answers over mutual TLS
  * through the USB NIC, STATE and EPHEMERAL are provisioned on /dev/mmcblk0,
  * and afterwards the SD card still has its hybrid MBR (the Pi's ROM needs it)
- * beside the new GPT. trial.txt is armed for slot A before the boot, and
- * machined-init consumes the try on the real vfat (`# tried A` afterwards). config.txt, os_prefix and the firmware are hardware-only.
+ * beside the new GPT. The SD card is prepared as an install of A from B
+ * leaves it (slot.txt B, trial.txt A): machined-init consumes A's try on the
+ * real vfat, and the upgrade steps (e2e/rpi3_upgrade.ts) follow on the same
+ * VM: A blessed once ready, a UEFI bundle refused by its board, the Pi's own
+ * bundle staged into B and armed, a rollback to it refused; the FAT is then
+ * checked from the host. config.txt, os_prefix and the firmware are
+ * hardware-only.
  * Figures go to bench/results/boot-rpi3.json in node_boot_test's format.
  */
 import assert from "node:assert/strict";
@@ -24,9 +29,9 @@ import { generateNodeBundle } from "../pki/mod.ts";
 import { decodeMbr, MBR_TYPE_FAT32_LBA, readGpt } from "../platform/block/mod.ts";
 import { API_READY, FAIL, ROOT_MOUNTED } from "./boot_figures.ts";
 import { startSntpResponder } from "../controllers/time/sntp_responder.ts";
-import { run } from "../imager/run.ts";
-import { piTrialTxt } from "../imager/rpi/boot_config.ts";
-import { piTriedTxt } from "../node/upgrade/pi_slot_plan.ts";
+import { parse, stringify } from "yaml";
+import { generateSigningKey, loadSigningKey } from "../node/upgrade/signing_key.ts";
+import { armTrialOfA, checkPiFat, PI_X, upgradePi } from "./rpi3_upgrade.ts";
 import { freePort, machinectl, removeScratch, waitForDocs } from "./helpers.ts";
 
 /** Budgets: an image build with the code cache (3 to 10 min) and the emulated Pi's boot. */
@@ -54,7 +59,8 @@ async function readSector0AndGpt(image: string) {
 Deno.test({
   name: "a Raspberry Pi 3 image boots in qemu-system-aarch64 -M raspi3b (TCG, kernel from the " +
     "image's slot A) as PID 1: mTLS API over usb-net, STATE and EPHEMERAL on the SD card, " +
-    "hybrid MBR kept (needs qemu-system-arm, root and debootstrap)",
+    "hybrid MBR kept; the trial A blessed, a UEFI bundle refused, the Pi's bundle staged into B " +
+    "(needs qemu-system-arm, root and debootstrap)",
   ignore: !hasQemu || !canCross,
   sanitizeOps: false,
   sanitizeResources: false,
@@ -62,6 +68,8 @@ Deno.test({
   const work = "build/e2e/rpi3";
   await Deno.remove(work, { recursive: true }).catch(() => {});
   const port = freePort();
+  const key = await generateSigningKey();
+  const signing = await loadSigningKey(key.privatePem);
   const bundle = await generateNodeBundle({
     name: HOSTNAME,
     endpoint: `127.0.0.1:${port}`,
@@ -80,23 +88,27 @@ Deno.test({
         timeServers: ["10.0.2.2"],
       }),
   });
+  // The node trusts our upgrade signing key.
+  const cfg = parse(await Deno.readTextFile(bundle.paths.machineConfig));
+  cfg.machine.upgrade = { trusted_keys: [key.publicPem] };
+  const machineConfig = join(work, "machine.yaml");
+  await Deno.writeTextFile(machineConfig, stringify(cfg));
   const sntp = await startSntpResponder({ hostname: "127.0.0.1", port: 123 }).catch((e) => {
     throw new Error(`cannot serve SNTP on 127.0.0.1:123 (in use?): ${e}`);
   });
   const image = await buildImage({
     board: "rpi3",
     program: new URL("../main.ts", import.meta.url).pathname,
-    config: bundle.paths.machineConfig,
+    config: machineConfig,
     out: join(work, "rpi3.img"),
+    imageVersion: PI_X,
     // E2E_VERBOSE_CONSOLE=1 keeps the kernel's messages on the console log.
     quietConsole: !Deno.env.get("E2E_VERBOSE_CONSOLE"),
     force: true,
   });
-  // Slot A on trial, as an upgrade would arm B: machined-init must consume the try.
-  const fat = `${image.out}@@${2048 * 512}`;
-  const mtools = { env: { MTOOLS_SKIP_CHECK: "1" } };
-  await Deno.writeTextFile(join(work, "trial.txt"), piTrialTxt("A"));
-  await run("mcopy", ["-o", "-i", fat, join(work, "trial.txt"), "::/trial.txt"], mtools);
+  // The SD card as an install of A from B leaves it: machined-init must consume A's try.
+  const imagedCmdlineA = await armTrialOfA(image.out, work);
+  let staged: Awaited<ReturnType<typeof upgradePi>>["files"] | undefined;
   const t0 = performance.now();
   const vm = await startRaspiVm({ image: image.out, runDir: join(work, "qemu"), hostPort: port });
   try {
@@ -147,6 +159,9 @@ Deno.test({
       rootImageBytes: (await Deno.stat(image.rootImagePath)).size,
       kernelBytes: (await Deno.stat(image.kernelPath)).size,
     };
+    const upgraded = await upgradePi({ work, image, client: config, port, key: signing });
+    staged = upgraded.files;
+    Object.assign(figures, upgraded.figures);
     console.log(JSON.stringify({ suite: "boot-rpi3", ...figures }));
     await Deno.mkdir("bench/results", { recursive: true });
     await Deno.writeTextFile(
@@ -163,7 +178,7 @@ Deno.test({
   assert.equal(after.mbr?.[0]?.firstLba, 2048);
   assert.equal(after.mbr?.[1]?.type, 0xee);
   const names = after.gpt?.table.partitions.map((p) => p.name);
-  assert.equal(await run("mtype", ["-i", fat, "::/trial.txt"], mtools), piTriedTxt("A"));
+  await checkPiFat({ work, image }, imagedCmdlineA, staged!);
   assert.ok(names?.includes("STATE") && names.includes("EPHEMERAL"), JSON.stringify(names));
   await removeScratch(work);
 });

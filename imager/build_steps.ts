@@ -17,7 +17,7 @@ import {
 import { BOOT_MODULES, planBootInitramfs, ROOT_FS_MODULE } from "./initramfs/boot_initramfs.ts";
 import type { Rootfs } from "./initramfs/rootfs.ts";
 import { resolveProgram } from "./program.ts";
-import { warmDenoDir } from "./code_cache.ts";
+import { warmDenoDirStored } from "./code_cache_store.ts";
 import { MACHINED_V8_FLAGS } from "../boot/v8_flags.ts";
 import { formatBytes, type Progress } from "./progress.ts";
 import type { LibrarySource } from "./initramfs/rootfs.ts";
@@ -26,6 +26,7 @@ import { sourceRevisionOf } from "./source_revision.ts";
 import type { RootFsType } from "./root_image.ts";
 import { DEFAULT_MODULES, type KernelPin } from "./versions.ts";
 import type { ImageOptions } from "./build_image.ts";
+import { UEFI_BOARD } from "../node/upgrade/manifest.ts";
 
 const REPO_MAIN = new URL("../main.ts", import.meta.url).pathname;
 
@@ -110,6 +111,8 @@ export async function resolveInputs(
   const commit = await sourceRevisionOf();
   const release = {
     arch: target.profile.arch,
+    // The node's slot layout follows it (node/upgrade/slot_layout.ts), and bundles are checked against it.
+    board: options.board ?? UEFI_BOARD,
     kernel: `${ctx.pin.package}=${ctx.pin.version}`,
     deno: deno.version,
     commit,
@@ -190,14 +193,15 @@ export async function planTrees(
 }
 
 /**
- * Warm Deno's caches for the program and add them to the root
- * tree's /run seed, where machined-init copies them from at boot.
+ * Warm Deno's caches for the program (or copy them from the store under the
+ * cache directory, code_cache_store.ts) and add them to the root tree's /run
+ * seed, where machined-init copies them from at boot.
  */
 export async function addCodeCaches(
   p: Progress,
   root: Rootfs,
   inputs: BuildInputs,
-  ctx: { deno: string; workDir: string; target: TargetInputs },
+  ctx: { deno: string; workDir: string; target: TargetInputs; cacheDir: string },
 ): Promise<void> {
   if (inputs.program.kind !== "js") return;
   const program = inputs.program.file;
@@ -213,18 +217,18 @@ export async function addCodeCaches(
   const r = await p.step(
     `code cache ${LAYOUT.programEntry}`,
     () =>
-      warmDenoDir({
+      warmDenoDirStored({
         deno: inputs.deno,
         runner,
         program,
         nodePath: LAYOUT.programEntry,
         denoDir: `${ctx.workDir}/cache${LAYOUT.denoDir}`,
         v8Flags: MACHINED_V8_FLAGS,
-      }),
+      }, `${ctx.cacheDir}/code-cache`),
     (r) =>
       `${r.codeCacheEntries} entries${r.programCached ? "" : " (program NOT cached)"}, ${
         formatBytes(r.bytes)
-      }`,
+      }${r.reused ? " (stored from an earlier build)" : ""}`,
   );
   await addTree(root, r.denoDir, seedPath(LAYOUT.denoDir));
 }

@@ -2,21 +2,27 @@
  * `deno task image --bundle OUT --signing-key KEY`: after building the
  * image, pack its slot (kernel, initramfs, root image) into a signed upgrade
  * bundle (node/upgrade/bundle_writer.ts) for `machinectl upgrade -f OUT`.
+ * A Pi 3's bundle (`--board rpi3`) carries the same three files: the slot's
+ * device trees stay those the image was built with.
  */
 import { writeBundle } from "../node/upgrade/bundle_writer.ts";
 import { UEFI_BOARD } from "../node/upgrade/manifest.ts";
+import type { Board } from "./rpi/board.ts";
 import { loadSigningKey } from "../node/upgrade/signing_key.ts";
 import type { ImageResult } from "./build_image.ts";
 import { formatBytes } from "./progress.ts";
 import { type Arch, PROFILES } from "./arch/profiles.ts";
 
 /**
- * What a bundle of an `arch` image is compatible with. The node compares
- * `arch` with its Deno.build.arch, which spells it as the Rust target's first
- * word (x86_64, aarch64), so an x86_64 bundle is refused by an arm64 node. Pure.
+ * What a bundle of an `arch` image (for `board`, or a UEFI PC) is
+ * compatible with. The node compares `arch` with its Deno.build.arch, which
+ * spells it as the Rust target's first word (x86_64, aarch64), so an x86_64
+ * bundle is refused by an arm64 node; and `board` with its release record's
+ * `board=`, so a UEFI arm64 bundle (the cloud kernel, systemd-boot's slots)
+ * is refused by a Pi 3 and a Pi's by a UEFI node. Pure.
  */
-export function bundleCompatible(arch: Arch): { arch: string; board: string } {
-  return { arch: PROFILES[arch].rustTarget.split("-")[0], board: UEFI_BOARD };
+export function bundleCompatible(arch: Arch, board?: Board): { arch: string; board: string } {
+  return { arch: PROFILES[arch].rustTarget.split("-")[0], board: board ?? UEFI_BOARD };
 }
 
 /**
@@ -37,7 +43,7 @@ export async function writeImageBundle(
     },
     version: image.imageVersion,
     cmdline: image.cmdline,
-    compatible: bundleCompatible(image.arch),
+    compatible: bundleCompatible(image.arch, image.board),
     key,
   });
   return `${out}: bundle of version ${r.manifest.version}, ${formatBytes(BigInt(r.bytes))}, ` +

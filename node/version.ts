@@ -74,21 +74,24 @@ export async function sourceRevision(
 }
 
 /**
- * The image's version (`image-version=` of the release record) and the booted
- * slot (`machined.slot=` on the kernel command line); empty outside an image.
+ * The image's version and board (`image-version=` and `board=` of the
+ * release record) and the booted slot (`machined.slot=` on the kernel command
+ * line); empty outside an image.
  */
 export async function imageFacts(
   options: { releaseFile?: string; cmdline?: string } = {},
-): Promise<{ imageVersion: string; slot: string }> {
+): Promise<{ imageVersion: string; slot: string; board: string }> {
   const release = await Deno.readTextFile(options.releaseFile ?? RELEASE_FILE).catch(() => "");
-  const line = release.split("\n").find((l) => l.startsWith("image-version="));
+  const value = (key: string) =>
+    release.split("\n").find((l) => l.startsWith(`${key}=`))?.slice(key.length + 1).trim() ?? "";
   const cmdline = await Deno.readTextFile(options.cmdline ?? "/proc/cmdline").catch(() => "");
   const words = cmdline.split(/\s+/);
   const end = words.indexOf("--");
   const slot = (end < 0 ? words : words.slice(0, end)).find((w) => /^machined\.slot=[AB]$/.test(w));
   return {
-    imageVersion: line?.slice("image-version=".length).trim() ?? "",
+    imageVersion: value("image-version"),
     slot: slot?.slice("machined.slot=".length) ?? "",
+    board: value("board"),
   };
 }
 

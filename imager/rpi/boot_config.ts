@@ -6,7 +6,8 @@
  *
  * - `slot.txt`: `os_prefix=A/`, the blessed slot. os_prefix is prepended to
  *   every operating-system file the firmware loads (kernel, initramfs,
- *   cmdline.txt, the device tree), so a slot is a directory.
+ *   cmdline.txt, the device tree), so a slot is a directory. A comment
+ *   `# fallback B` names the other slot while it is a good one to roll back to.
  * - `trial.txt`: empty, or `os_prefix=B/` for one trial boot of the other
  *   slot (read after slot.txt, so it wins). The Pi 3's firmware has no
  *   `tryboot` (Pi 4 and 5 only) and no boot counter, so machined-init empties
@@ -59,9 +60,18 @@ export function piConfigTxt(): string {
   ].join("\n");
 }
 
-/** slot.txt naming the blessed `slot`. */
-export function piSlotTxt(slot: Slot): string {
-  return `os_prefix=${slot}/\n`;
+/**
+ * slot.txt naming the blessed `slot`, and the other slot if it is a good
+ * fallback (`# fallback B`, a comment to the firmware): the Pi's record of
+ * which slots may be rolled back to, as the ESP's blessed entries are.
+ */
+export function piSlotTxt(slot: Slot, fallback?: Slot): string {
+  return `os_prefix=${slot}/\n` + (fallback ? `# fallback ${fallback}\n` : "");
+}
+
+/** The slot slot.txt's `# fallback X` names, if any. Pure. */
+export function parseFallback(text: string): Slot | undefined {
+  return /^# fallback ([AB])\s*$/m.exec(text)?.[1] as Slot | undefined;
 }
 
 /** trial.txt: one trial boot of `slot`, or none. */

@@ -93,7 +93,9 @@ async function writeBootFat(spec: PiDiskSpec, layout: DiskLayout): Promise<void>
   await Deno.mkdir(spec.workDir, { recursive: true });
   for (const f of spec.firmware.firmware) await mcopy(f.path, `/${f.name}`);
   await text("config.txt", piConfigTxt(), PI_BOOT_FILES.config);
-  await text("slot.txt", piSlotTxt(spec.defaultSlot), PI_BOOT_FILES.slot);
+  // Both slots are written complete: the other one is a good fallback from the start.
+  const fallback = spec.defaultSlot === "A" ? "B" : "A";
+  await text("slot.txt", piSlotTxt(spec.defaultSlot, fallback), PI_BOOT_FILES.slot);
   await text("trial.txt", piTrialTxt(), PI_BOOT_FILES.trial);
   for (const slot of ["A", "B"] as const) {
     const p = piSlotPaths(slot);

@@ -100,7 +100,7 @@ Deno.test({
         "include trial.txt",
       ]
     ) assert.ok(config.split("\n").includes(line), `config.txt lacks ${line}:\n${config}`);
-    assert.equal(await mtype(out, "/slot.txt"), "os_prefix=A/\n");
+    assert.equal(await mtype(out, "/slot.txt"), "os_prefix=A/\n# fallback B\n");
     assert.equal((await mtype(out, "/trial.txt")).includes("os_prefix"), false);
     assert.equal(await mtype(out, "/bootcode.bin"), "fw bootcode.bin");
     for (const slot of ["A", "B"]) {

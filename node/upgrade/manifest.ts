@@ -23,8 +23,11 @@ export interface Compatible {
   board: string;
 }
 
-/** The board every image this project builds targets (a UEFI PC, QEMU's q35 included). */
+/** The board of a UEFI image (a PC, QEMU's q35 and virt included): systemd-boot's slots. */
 export const UEFI_BOARD = "uefi-pc";
+
+/** The board of a Raspberry Pi 3 image (`image --board rpi3`): config.txt's slots. */
+export const RPI3_BOARD = "rpi3";
 
 /** This machine's {@link Compatible}. */
 export function hostCompatible(): Compatible {

@@ -24,9 +24,10 @@ import { type Compatible, hostCompatible } from "./manifest.ts";
 import { toRefusal } from "./refusal.ts";
 import { fetchBundle } from "./fetch_bundle.ts";
 import { loadTrustedKey, type TrustedKey } from "./signing_key.ts";
-import { blessBooted, installBundle, markBootedBad, rollbackSlot } from "./slot_writer.ts";
+import { installBundle } from "./slot_writer.ts";
+import { type SlotLayout, slotLayoutFor } from "./slot_layout.ts";
 import { memoryRecordStore, type RecordStore, UpgradeBook } from "./upgrade_record.ts";
-import { readSlotEntries, UpgradeStatusPublisher } from "./upgrade_status.ts";
+import { UpgradeStatusPublisher } from "./upgrade_status.ts";
 
 /** What {@link NodeUpgrade} needs. */
 export interface NodeUpgradeDeps {
@@ -40,7 +41,11 @@ export interface NodeUpgradeDeps {
   bootId: () => Promise<string>;
   /** Start the reboot (after the RPC has answered); an upgrade's is `kexec` unless asked otherwise. */
   reboot: (by: ActionRequester, mode?: RebootMode) => void;
-  machine?: Compatible;
+  /**
+   * What this machine is; its board picks the slot layout (slot_layout.ts).
+   * @default hostCompatible() (a UEFI PC of this architecture)
+   */
+  machine?: Compatible | (() => Promise<Compatible>);
   /** Where the floor and the last outcome are kept. @default in memory only */
   record?: RecordStore;
   /** The store UpgradeStatus is published in. @default none published */
@@ -57,6 +62,7 @@ export class NodeUpgrade {
   /** The floor and the last outcome. */
   readonly book: UpgradeBook;
   #status?: UpgradeStatusPublisher;
+  #platform?: Promise<{ machine: Compatible; layout: SlotLayout }>;
 
   constructor(private readonly deps: NodeUpgradeDeps) {
     this.book = new UpgradeBook(
@@ -69,6 +75,7 @@ export class NodeUpgrade {
         esp: deps.esp,
         book: this.book,
         booted: () => this.booted(),
+        readEntries: async (booted) => (await this.platform()).layout.entries(deps.esp, booted),
         imageVersion: deps.imageVersion,
       });
     }
@@ -87,6 +94,16 @@ export class NodeUpgrade {
       this.deps.logger.warn("upgrade", "cannot publish UpgradeStatus", { error: String(e) });
       return false;
     }
+  }
+
+  /** What this machine is and its slot layout, read once. */
+  platform(): Promise<{ machine: Compatible; layout: SlotLayout }> {
+    this.#platform ??= (async () => {
+      const m = this.deps.machine;
+      const machine = typeof m === "function" ? await m() : m ?? hostCompatible();
+      return { machine, layout: slotLayoutFor(machine.board) };
+    })();
+    return this.#platform;
   }
 
   /** The booted slot, from `machined.slot=`; undefined outside an image. */
@@ -110,11 +127,13 @@ export class NodeUpgrade {
       let bytes = 0;
       let kid = "";
       await this.book.sync();
+      const { machine, layout } = await this.platform();
       const r = await installBundle(bundle, {
         esp: this.deps.esp,
         booted: await this.booted(),
         keys: await this.#keys(),
-        machine: this.deps.machine ?? hostCompatible(),
+        machine,
+        planner: layout.planner,
         force: options.force,
         floor: this.book.floor,
         running: await this.deps.imageVersion?.().catch(() => undefined),
@@ -150,7 +169,7 @@ export class NodeUpgrade {
       });
       await this.refreshStatus();
       const bootId = await this.deps.bootId().catch(() => "");
-      const mode = options.rebootMode === "powercycle" ? "powercycle" : "kexec";
+      const mode = options.rebootMode === "powercycle" || !layout.kexec ? "powercycle" : "kexec";
       if (!options.stage) setTimeout(() => this.deps.reboot(by, mode), 100);
       return {
         version: r.manifest.version,
@@ -170,7 +189,8 @@ export class NodeUpgrade {
    */
   rollback(options: { stage: boolean }, by: ActionRequester): Promise<RollbackAnswer> {
     return this.#exclusive("rollback", by, async () => {
-      const slot = await rollbackSlot(this.deps.esp, await this.booted());
+      const { layout } = await this.platform();
+      const slot = await layout.rollback(this.deps.esp, await this.booted());
       this.deps.events.emit(
         "upgrade",
         `slot ${slot}`,
@@ -195,11 +215,13 @@ export class NodeUpgrade {
   async bless(): Promise<boolean> {
     const booted = await this.booted();
     if (!booted) return false;
-    const done = await blessBooted(this.deps.esp, booted);
+    const done = await (await this.platform()).layout.bless(this.deps.esp, booted);
     if (done) {
       this.deps.events.emit("upgrade", `slot ${booted}`, "blessed", `slot ${booted} blessed`);
       this.deps.logger.info("upgrade", `slot ${booted} blessed after a healthy boot`);
-      const version = await this.#slotVersion(booted);
+      // The booted image's own version when the layout records none (the Pi's FAT, imaged entries).
+      const version = (await this.#slotVersion(booted)) ||
+        ((await this.deps.imageVersion?.().catch(() => undefined)) ?? "");
       await this.book.raise(version || undefined);
       await this.book.note({ outcome: "upgraded", version, slot: booted, reason: "" });
       await this.refreshStatus();
@@ -214,7 +236,8 @@ export class NodeUpgrade {
    */
   async failTrial(reason: string): Promise<boolean> {
     const booted = await this.booted();
-    if (!booted || !(await markBootedBad(this.deps.esp, booted))) return false;
+    if (!booted) return false;
+    if (!(await (await this.platform()).layout.markBad(this.deps.esp, booted))) return false;
     const message = `slot ${booted} marked bad: ${reason}; rebooting into the other slot`;
     this.deps.events.emit("upgrade", `slot ${booted}`, "rolled-back", message, { reason });
     this.deps.logger.warn("upgrade", message);
@@ -231,7 +254,8 @@ export class NodeUpgrade {
 
   /** The image version slot's entry names; "" when unknown. */
   async #slotVersion(slot: Slot): Promise<string> {
-    const entries = await readSlotEntries(this.deps.esp).catch(() => []);
+    const { layout } = await this.platform();
+    const entries = await layout.entries(this.deps.esp, await this.booted()).catch(() => []);
     return entries.find((e) => e.name.slot === slot)?.version ?? this.book.ran[slot] ?? "";
   }
 

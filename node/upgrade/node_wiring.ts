@@ -1,6 +1,7 @@
 /**
  * The upgrade service as a node runs it: the real ESP (found among the
- * discovered volumes by its GPT type), the trusted keys of the current
+ * discovered volumes by its GPT type; on a Pi 3 the boot FAT, which the GPT
+ * lists with the same type) with the slot layout of the image's board, the trusted keys of the current
  * config, /proc/cmdline for the booted slot, and the bless watcher: once
  * MachineStatus says ready, a booted trial slot is blessed; a trial not
  * ready by `machine.upgrade.trial_deadline` is marked bad and the node
@@ -23,6 +24,7 @@ import type { ConfigKeeper } from "../config_keeper.ts";
 import { NodeUpgrade } from "./node_upgrade.ts";
 import { dirRecordStore } from "./upgrade_record.ts";
 import { imageFacts } from "../version.ts";
+import { hostCompatible, UEFI_BOARD } from "./manifest.ts";
 
 /** How often the bless watcher looks at MachineStatus. */
 const READY_POLL_MS = 2000;
@@ -84,6 +86,9 @@ export function nodeUpgradeService(deps: {
     },
     record: dirRecordStore(() => stateDir(machined)),
     imageVersion: () => imageFacts().then((f) => f.imageVersion || undefined),
+    // The image's board picks the slot layout; an image from before `board=` is a UEFI PC.
+    machine: () =>
+      imageFacts().then((f) => ({ ...hostCompatible(), board: f.board || UEFI_BOARD })),
     store: machined.store,
   });
   return {

@@ -10,7 +10,9 @@
  * | the loader counts a try before the kernel   | machined-init rewrites it to `# tried B` at once    |
  * | bless: rename to `machined-b.conf`          | bless: `slot.txt` = `os_prefix=B/`, trial cleared   |
  * | out of tries: sorts last, A boots           | any reboot after the try: slot.txt, A boots         |
- * | rollback: the other blessed entry, top gen. | rollback: `slot.txt` names the other, complete slot |
+ * | `+0` stays: B shown bad until reinstalled   | `# tried B` stays: B shown bad until reinstalled    |
+ * | rollback: the other blessed entry, top gen. | rollback: slot.txt's `# fallback`, if complete      |
+ * | install: first drops the target's entry     | install: first drops the target as the fallback     |
  *
  * The Pi 3's firmware has no `tryboot` (Pi 4 and 5) and no counter, so the
  * try is consumed by the first code of ours that runs; a kernel that hangs or
@@ -20,6 +22,7 @@
  */
 import { slotCmdline, type SlotRoot } from "../../imager/esp/loader_config.ts";
 import {
+  parseFallback,
   PI_BOOT_FILES,
   piCmdlineTxt,
   piSlotPaths,
@@ -29,7 +32,7 @@ import {
 import { otherSlot, type Slot } from "./entries.ts";
 import { SlotError } from "./errors.ts";
 import { type Manifest, SLOT_FILES } from "./manifest.ts";
-import type { PlanStep } from "./slot_plan.ts";
+import type { InstallSteps, PlanStep } from "./slot_plan.ts";
 
 /** What the boot FAT holds, as far as the plans care. */
 export interface PiBootListing {
@@ -45,6 +48,8 @@ export interface PiBootListing {
 export interface PiBootState {
   /** The slot slot.txt names. */
   blessed?: Slot;
+  /** The other slot, while slot.txt names it a good fallback (`# fallback B`). */
+  fallback?: Slot;
   /** A trial armed and not yet booted (`os_prefix=B/`). */
   armed?: Slot;
   /** A trial machined-init consumed (`# tried B`): booted once, never blessed. */
@@ -60,13 +65,21 @@ export function piTriedTxt(slot: Slot): string {
 export function piBootState(listing: Pick<PiBootListing, "slotTxt" | "trialTxt">): PiBootState {
   const prefix = (t: string) => /^\s*os_prefix=([AB])\/\s*$/m.exec(t)?.[1] as Slot | undefined;
   const tried = /^# tried ([AB])\s*$/m.exec(listing.trialTxt)?.[1] as Slot | undefined;
-  return { blessed: prefix(listing.slotTxt), armed: prefix(listing.trialTxt), tried };
+  const blessed = prefix(listing.slotTxt);
+  const fallback = parseFallback(listing.slotTxt);
+  return {
+    blessed,
+    fallback: fallback !== blessed ? fallback : undefined,
+    armed: prefix(listing.trialTxt),
+    tried,
+  };
 }
 
 /**
  * What this boot is: `trial` (booted ≠ blessed: bless it once healthy),
  * `rolled-back` (the blessed slot booted after the other's try was consumed:
- * that trial failed), or `blessed`. Pure.
+ * that trial failed; `# tried` stays, as the ESP's `+0` does, so the slot
+ * reads bad until it is installed again), or `blessed`. Pure.
  */
 export function piBootOutcome(
   state: PiBootState,
@@ -76,16 +89,11 @@ export function piBootOutcome(
   return state.tried === otherSlot(booted) ? "rolled-back" : "blessed";
 }
 
-/** An install: like the ESP's, with the firmware's files in place of a loader entry. */
-export interface PiInstallPlan {
-  target: Slot;
-  clean: PlanStep[];
-  receive: PlanStep[];
-  commit: PlanStep[];
-  verify: PlanStep[];
-  /** The commit point: trial.txt names the target (one rename). */
-  arm: PlanStep[];
-}
+/**
+ * An install: like the ESP's, with the firmware's files in place of a loader
+ * entry; the commit point is trial.txt naming the target (one rename).
+ */
+export type PiInstallPlan = InstallSteps;
 
 const tmp = (path: string) => `${path}.tmp`;
 
@@ -122,6 +130,10 @@ export function planPiInstall(
       .map((n) => ({ op: "remove", path: `${p.dir}/${n}` })),
     receive: SLOT_FILES.map((f) => ({ op: "receive", file: f, path: `${p.dir}/${f}.new` })),
     commit: [
+      // Disarm: the target stops being a fallback, then stops being a trial.
+      ...(state.fallback === target
+        ? replace(PI_BOOT_FILES.slot, piSlotTxt(state.blessed ?? booted))
+        : []),
       ...(state.armed === target || state.tried === target
         ? replace(PI_BOOT_FILES.trial, piTrialTxt())
         : []),
@@ -139,6 +151,7 @@ export function planPiInstall(
       sha256: f.sha256,
     })),
     arm: replace(PI_BOOT_FILES.trial, piTrialTxt(target)),
+    armedAs: PI_BOOT_FILES.trial.slice(1),
   };
   assertPiSparesBooted([...plan.clean, ...plan.receive, ...plan.commit, ...plan.arm], booted);
   return plan;
@@ -146,35 +159,25 @@ export function planPiInstall(
 
 /**
  * Plan blessing the booted trial after a healthy boot (the ESP path's rule:
- * MachineStatus ready): slot.txt names it, then trial.txt is cleared. Empty
- * when it is blessed already. Pure.
+ * MachineStatus ready): slot.txt names it (and the slot blessed before as
+ * its fallback), then trial.txt is cleared. Empty when it is blessed
+ * already. Pure.
  */
 export function planPiBless(listing: PiBootListing, booted: Slot): PlanStep[] {
   const state = piBootState(listing);
   if (state.blessed === booted) return [];
+  // The slot blessed until now stays good: it is the fallback.
   return [
-    ...replace(PI_BOOT_FILES.slot, piSlotTxt(booted)),
+    ...replace(PI_BOOT_FILES.slot, piSlotTxt(booted, state.blessed)),
     ...replace(PI_BOOT_FILES.trial, piTrialTxt()),
   ];
 }
 
 /**
- * Plan acknowledging a failed trial on the blessed slot (`rolled-back`):
- * trial.txt is cleared, so the event is reported once. Empty otherwise.
- * A trial that booted but never became ready needs no write at all: slot.txt
- * still names the other slot, so marking it bad is a reboot. Pure.
- */
-export function planPiAcknowledge(listing: PiBootListing, booted: Slot): PlanStep[] {
-  const state = piBootState(listing);
-  return piBootOutcome(state, booted) === "rolled-back"
-    ? replace(PI_BOOT_FILES.trial, piTrialTxt())
-    : [];
-}
-
-/**
- * Plan a rollback to the slot not booted: slot.txt names it. It must hold
- * every slot file and its cmdline.txt, no unfinished install, and must not be
- * a trial that failed.
+ * Plan a rollback to the slot not booted: slot.txt names it, with the booted
+ * slot as its fallback. It must be slot.txt's fallback (a slot once blessed
+ * and not installed over since), hold every slot file and its cmdline.txt,
+ * no unfinished install, and must not be a trial that failed.
  * @throws SlotError no-booted-slot, nothing-to-roll-back or slot-bad.
  */
 export function planPiRollback(
@@ -192,8 +195,11 @@ export function planPiRollback(
   if (files.some((n) => n.endsWith(".new")) || state.tried === target || state.armed === target) {
     throw new SlotError("slot-bad", `slot ${target} is an unfinished install or a failed trial`);
   }
+  if (state.fallback !== target) {
+    throw new SlotError("slot-bad", `slot ${target} was never blessed since it was last written`);
+  }
   const steps = [
-    ...replace(PI_BOOT_FILES.slot, piSlotTxt(target)),
+    ...replace(PI_BOOT_FILES.slot, piSlotTxt(target, booted)),
     ...replace(PI_BOOT_FILES.trial, piTrialTxt()),
   ];
   assertPiSparesBooted(steps, booted);

@@ -12,7 +12,6 @@ import {
   piBootOutcome,
   piBootState,
   piTriedTxt,
-  planPiAcknowledge,
   planPiBless,
   planPiInstall,
   planPiRollback,
@@ -27,7 +26,7 @@ const DTB = "bcm2837-rpi-3-b.dtb";
 
 /** A freshly imaged boot FAT: both slots complete, A blessed. */
 function imaged(): Map<string, string> {
-  const fat = new Map<string, string>([["/slot.txt", "os_prefix=A/\n"], [
+  const fat = new Map<string, string>([["/slot.txt", "os_prefix=A/\n# fallback B\n"], [
     "/trial.txt",
     piTrialTxt(),
   ]]);
@@ -114,22 +113,26 @@ Deno.test("install arms one trial of B; a healthy B is blessed and keeps booting
   consumeTry(fat, "B");
   assert.equal(piBootOutcome(piBootState(listing(fat)), "B"), "trial");
   planPiBless(listing(fat), "B").forEach((s) => apply(fat, s));
-  assert.equal(fat.get("/slot.txt"), "os_prefix=B/\n");
+  assert.equal(fat.get("/slot.txt"), "os_prefix=B/\n# fallback A\n");
   assert.equal(firmwareBoots(fat), "B");
   assert.equal(piBootOutcome(piBootState(listing(fat)), "B"), "blessed");
   assert.deepEqual(planPiBless(listing(fat), "B"), []);
 });
 
-Deno.test("a trial that fails after its try boots the blessed slot, which reports it once", () => {
+Deno.test("a trial that fails after its try boots the blessed slot and stays failed until reinstalled", () => {
   const fat = imaged();
   install(fat, "A");
   consumeTry(fat, "B");
   // B panics, hangs until the watchdog, or is never ready: any reboot now reads slot.txt.
   assert.equal(firmwareBoots(fat), "A");
   assert.equal(piBootOutcome(piBootState(listing(fat)), "A"), "rolled-back");
-  planPiAcknowledge(listing(fat), "A").forEach((s) => apply(fat, s));
-  assert.equal(piBootOutcome(piBootState(listing(fat)), "A"), "blessed");
-  assert.deepEqual(planPiAcknowledge(listing(fat), "A"), []);
+  assert.deepEqual(planPiBless(listing(fat), "A"), [], "nothing to bless on the blessed slot");
+  assert.equal(firmwareBoots(fat), "A", "every later boot is A");
+  assert.equal(piBootOutcome(piBootState(listing(fat)), "A"), "rolled-back");
+  // Installing again clears the failed try first (in the commit, before the new arm).
+  install(fat, "A");
+  assert.equal(firmwareBoots(fat), "B");
+  assert.equal(piBootState(listing(fat)).tried, undefined);
 });
 
 Deno.test("a power cut at any step of an install leaves a bootable FAT (A before the arm, B after)", () => {
@@ -165,6 +168,15 @@ Deno.test("rollback names the other complete slot; an unfinished or failed one i
     () => planPiRollback(listing(failed), "A"),
     (e) => e instanceof SlotError && e.reason === "slot-bad",
   );
+  // Written but not armed (a power cut before the arm): no longer A's fallback.
+  const unarmed = imaged();
+  const total = install(imaged(), "A");
+  install(unarmed, "A", total - 3);
+  assert.equal(unarmed.get("/slot.txt"), "os_prefix=A/\n");
+  assert.throws(
+    () => planPiRollback(listing(unarmed), "A"),
+    (e) => e instanceof SlotError && e.reason === "slot-bad",
+  );
   const empty = imaged();
   empty.delete("/B/root.img");
   assert.throws(
@@ -185,22 +197,4 @@ Deno.test("no plan step names the booted slot's directory", () => {
     (e) => e instanceof SlotError && e.reason === "booted-slot",
   );
   assert.throws(() => planPiInstall(listing(imaged()), undefined, MANIFEST), SlotError);
-});
-
-Deno.test("on the fake ESP backend: a trial is blessed, a failed one acknowledged, rollback writes slot.txt", async () => {
-  const { FakeEspBackend } = await import("../../platform/esp/backend_fake.ts");
-  const { settlePiBoot, rollbackPi } = await import("./pi_slot_writer.ts");
-  const esp = new FakeEspBackend(Object.fromEntries(imaged()));
-  // An armed trial of B that machined-init consumed, then a healthy B.
-  esp.files.set("/trial.txt", new TextEncoder().encode(piTriedTxt("B")));
-  assert.equal(await settlePiBoot(esp, "B"), "trial-blessed");
-  assert.equal(esp.text("/slot.txt"), "os_prefix=B/\n");
-  assert.equal(esp.text("/trial.txt"), piTrialTxt());
-  assert.equal(await settlePiBoot(esp, "B"), "blessed");
-  assert.equal(await rollbackPi(esp, "B"), "A");
-  assert.equal(esp.text("/slot.txt"), "os_prefix=A/\n");
-  // A failed trial of B: A boots again and reports it once.
-  esp.files.set("/trial.txt", new TextEncoder().encode(piTriedTxt("B")));
-  assert.equal(await settlePiBoot(esp, "A"), "rolled-back");
-  assert.equal(await settlePiBoot(esp, "A"), "blessed");
 });

@@ -36,10 +36,14 @@ export type PlanStep =
   | { op: "verify"; path: string; size: number; sha256: string }
   | { op: "writeEntry"; path: string; text: string };
 
-/** An install: the steps before the bundle's files, while receiving them, and after. */
-export interface InstallPlan {
+/**
+ * An install as any boot mechanism plans it (this module for the ESP,
+ * pi_slot_plan.ts for the Pi 3's config.txt): the steps before the bundle's
+ * files, while receiving them, and after, in the order slot_writer.ts's
+ * installBundle runs them.
+ */
+export interface InstallSteps {
   target: Slot;
-  generation: number;
   /** Leftovers of an interrupted install. */
   clean: PlanStep[];
   /** Receive each file as `*.new`. */
@@ -48,10 +52,15 @@ export interface InstallPlan {
   commit: PlanStep[];
   /** Re-hash from the medium (after a remount). */
   verify: PlanStep[];
-  /** The commit point: the entry with tries appears. */
+  /** The commit point. */
   arm: PlanStep[];
-  /** The armed entry's file name (`machined-b+3.conf`). */
+  /** What arming wrote, for the answer and the log (`machined-b+3.conf`, `trial.txt`). */
   armedAs: string;
+}
+
+/** The ESP's install: the entry with tries appears at the arm, at `generation`. */
+export interface InstallPlan extends InstallSteps {
+  generation: number;
 }
 
 const tmpEntry = (slot: Slot) => `${ENTRIES_DIR}/machined-${slot.toLowerCase()}.tmp`;

@@ -15,7 +15,7 @@ import type { Compatible, Manifest } from "./manifest.ts";
 import type { TrustedKey } from "./signing_key.ts";
 import {
   type EspListing,
-  type InstallPlan,
+  type InstallSteps,
   planBless,
   planInstall,
   planMarkBad,
@@ -81,12 +81,31 @@ export async function runSteps(fs: EspFiles, steps: PlanStep[]): Promise<void> {
   }
 }
 
+/**
+ * How a boot mechanism is read before an install: the booted slot's version
+ * if it records one, and a planner for the verified manifest.
+ */
+export type InstallPlanner = (
+  fs: EspFiles,
+  booted: Slot | undefined,
+) => Promise<{ running?: string; plan: (m: Manifest) => InstallSteps }>;
+
+/** The ESP's planner: loader entries, the booted entry's title for its version. */
+export const planEspInstall: InstallPlanner = async (fs, booted) => {
+  const listing = await readListing(fs);
+  const mine = listing.entries.find((e) => e.name.slot === booted);
+  const text = mine ? await fs.readText(`${ENTRIES_DIR}/${mine.file}`) : "";
+  return { running: entryVersion(text), plan: (m) => planInstall(listing, booted, m) };
+};
+
 /** What {@link installBundle} needs. */
 export interface InstallDeps {
   esp: EspBackend;
   booted: Slot | undefined;
   keys: readonly TrustedKey[];
   machine: Compatible;
+  /** How the boot partition is laid out and planned. @default planEspInstall */
+  planner?: InstallPlanner;
   onEvent?: (e: InstallEvent) => void;
   /** The signed manifest, once verified and before the floor is checked. */
   onManifest?: (m: Manifest) => void;
@@ -102,22 +121,19 @@ export interface InstallDeps {
 }
 
 /**
- * Verify and install a bundle into the slot not booted, and arm it with
- * {@link TRIAL_TRIES} tries. Three ESP sessions: write (receive, commit),
- * read (re-hash from the medium), write (arm).
+ * Verify and install a bundle into the slot not booted, and arm it (on the
+ * ESP with {@link TRIAL_TRIES} tries). Three sessions: write (receive,
+ * commit), read (re-hash from the medium), write (arm).
  * @throws BundleError for a refused bundle, SlotError for a refused slot.
  */
 export async function installBundle(
   source: AsyncIterable<Uint8Array>,
   deps: InstallDeps,
-): Promise<{ manifest: Manifest; plan: InstallPlan; floor: FloorVerdict }> {
-  const { listing, running } = await deps.esp.read(async (fs) => {
-    const listing = await readListing(fs);
-    const mine = listing.entries.find((e) => e.name.slot === deps.booted);
-    const text = mine ? await fs.readText(`${ENTRIES_DIR}/${mine.file}`) : "";
-    return { listing, running: entryVersion(text) ?? deps.running };
-  });
-  let plan: InstallPlan | undefined;
+): Promise<{ manifest: Manifest; plan: InstallSteps; floor: FloorVerdict }> {
+  const planner = deps.planner ?? planEspInstall;
+  const prepared = await deps.esp.read((fs) => planner(fs, deps.booted));
+  const running = prepared.running ?? deps.running;
+  let plan: InstallSteps | undefined;
   let verdict: FloorVerdict | undefined;
   let lastReport = 0;
   const manifest = await deps.esp.write(async (fs) => {
@@ -133,7 +149,7 @@ export async function installBundle(
           });
           if (v.kind === "refused") throw new SlotError("downgrade", v.message);
           verdict = v;
-          plan = planInstall(listing, deps.booted, m);
+          plan = prepared.plan(m);
           deps.onEvent?.({ phase: "verified", version: m.version, kid });
           await runSteps(fs, plan.clean);
         },

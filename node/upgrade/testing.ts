@@ -1,10 +1,21 @@
 /**
- * Test helpers: small in-memory bundles signed with a fresh key, and a
- * stream of them in chunks of a chosen size.
+ * Test helpers: small in-memory bundles signed with a fresh key, a stream
+ * of them in chunks of a chosen size, and fake boot partitions (an ESP, a
+ * Pi 3's FAT) with the boot each one's firmware and machined-init would do.
  */
 import { createHash } from "node:crypto";
 import { loaderConf, loaderEntry, slotCmdline } from "../../imager/esp/loader_config.ts";
 import { FakeEspBackend } from "../../platform/esp/mod.ts";
+import {
+  parseOsPrefix,
+  PI_BOOT_FILES,
+  piCmdlineTxt,
+  piConfigTxt,
+  piSlotPaths,
+  piSlotTxt,
+  piTrialTxt,
+} from "../../imager/rpi/boot_config.ts";
+import { piTriedTxt } from "./pi_slot_plan.ts";
 import {
   bootChoice,
   ENTRIES_DIR,
@@ -139,4 +150,49 @@ export function bootFake(
   const root = esp.files.get(`/${slot}/root.img`);
   const rootOk = !!root && createHash("sha256").update(root).digest("hex") === want;
   return { slot, entry: choice.renamedTo, rootOk };
+}
+
+/**
+ * A Raspberry Pi 3 boot FAT as the imager writes it (imager/rpi/pi_disk.ts):
+ * config.txt, slot.txt naming A (B its fallback), no trial, both slots complete with their
+ * cmdline.txt and a device tree.
+ */
+export function imagedPiFat(version = "1.0.0"): FakeEspBackend {
+  const files = testFiles(version);
+  const sha256 = createHash("sha256").update(files[2]).digest("hex");
+  const init: Record<string, Uint8Array | string> = {
+    [PI_BOOT_FILES.config]: piConfigTxt(),
+    [PI_BOOT_FILES.slot]: piSlotTxt("A", "B"),
+    [PI_BOOT_FILES.trial]: piTrialTxt(),
+  };
+  for (const slot of ["A", "B"] as const) {
+    SLOT_FILES.forEach((n, i) => (init[`/${slot}/${n}`] = files[i]));
+    init[`/${slot}/bcm2837-rpi-3-b.dtb`] = "dtb";
+    init[piSlotPaths(slot).cmdline] = piCmdlineTxt(
+      slotCmdline("console=ttyS1,115200", slot, { sha256, fstype: "squashfs" }),
+    );
+  }
+  return new FakeEspBackend(init);
+}
+
+/**
+ * One boot of a fake Pi FAT, as the firmware and machined-init do it:
+ * trial.txt's os_prefix wins over slot.txt's (a prefix without a kernel is
+ * ignored), machined-init consumes an armed try, then checks the root image
+ * against the slot's cmdline.txt. Returns the slot and whether its root verified.
+ */
+export function bootPiFake(esp: FakeEspBackend): { slot: Slot; rootOk: boolean } | undefined {
+  const trial = parseOsPrefix(esp.text(PI_BOOT_FILES.trial) ?? "");
+  const usable = (s?: Slot) => s && esp.files.has(piSlotPaths(s).kernel) ? s : undefined;
+  const slot = usable(trial) ?? usable(parseOsPrefix(esp.text(PI_BOOT_FILES.slot) ?? ""));
+  if (!slot) return undefined;
+  if (trial === slot) {
+    esp.files.set(PI_BOOT_FILES.trial, new TextEncoder().encode(piTriedTxt(slot)));
+  }
+  const want = /machined\.root\.sha256=([0-9a-f]{64})/.exec(
+    esp.text(piSlotPaths(slot).cmdline) ?? "",
+  )?.[1];
+  const root = esp.files.get(piSlotPaths(slot).rootImage);
+  const rootOk = !!root && createHash("sha256").update(root).digest("hex") === want;
+  return { slot, rootOk };
 }

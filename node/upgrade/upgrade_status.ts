@@ -1,6 +1,7 @@
 /**
  * The UpgradeStatus resource: the slots as the ESP's loader entries say
- * (read through the EspBackend), the downgrade floor and the last outcome
+ * (read through the EspBackend; on a Pi 3 its slot.txt and trial.txt, as
+ * pi_slot_writer.ts renders them), the downgrade floor and the last outcome
  * (the {@link UpgradeBook}). {@link upgradeStatus} derives it, purely;
  * {@link UpgradeStatusPublisher} reads the ESP, raises the floor when the
  * booted slot is blessed, and writes the resource, which it alone owns.
@@ -14,7 +15,7 @@ import {
   type UpgradeStatusSpec,
 } from "../../resources/mod.ts";
 import type { EspBackend } from "../../platform/esp/mod.ts";
-import { ENTRIES_DIR, type Entry, type Slot, slotState } from "./entries.ts";
+import { ENTRIES_DIR, type Entry, type Slot, type SlotState, slotState } from "./entries.ts";
 import { readListing } from "./slot_writer.ts";
 import type { UpgradeBook } from "./upgrade_record.ts";
 import { effectiveFloor, entryVersion } from "./version_floor.ts";
@@ -25,6 +26,8 @@ export const UPGRADE_STATUS_OWNER = "upgrade";
 /** One of our entries with the image version its title names. */
 export interface SlotEntry extends Entry {
   version?: string;
+  /** The state when the name alone does not say it (the Pi's booted trial: no try left). */
+  state?: SlotState;
 }
 
 /** Slot A then B, from the entries found (the first of a slot's entries counts). Pure. */
@@ -39,7 +42,7 @@ export function slotStatuses(
     const mine = entries.filter((e) => e.name.slot === slot)
       .sort((a, b) => Number(b.name.left !== undefined) - Number(a.name.left !== undefined));
     const e = mine[0];
-    const state = slotState(e?.name);
+    const state = e?.state ?? slotState(e?.name);
     return {
       slot,
       booted: slot === booted,
@@ -123,6 +126,8 @@ export class UpgradeStatusPublisher {
       esp: EspBackend;
       book: UpgradeBook;
       booted: () => Promise<Slot | undefined>;
+      /** The slots' entries. @default readSlotEntries (the ESP's loader entries) */
+      readEntries?: (booted: Slot | undefined) => Promise<SlotEntry[]>;
       /** The running image's version (its release record); undefined outside an image. */
       imageVersion?: () => Promise<string | undefined>;
     },
@@ -136,7 +141,7 @@ export class UpgradeStatusPublisher {
   async refresh(): Promise<UpgradeStatusSpec> {
     const { book } = this.deps;
     const booted = await this.deps.booted();
-    const entries = await readSlotEntries(this.deps.esp);
+    const entries = await (this.deps.readEntries?.(booted) ?? readSlotEntries(this.deps.esp));
     await book.sync();
     const running = await this.deps.imageVersion?.().catch(() => undefined);
     if (booted && running) await book.noteRan(booted, running);
