@@ -27,6 +27,7 @@ import {
   findUpgradeEvent,
   hasEvent,
   nodeVersion,
+  smallSlotFiles,
   type UpgradeEvent,
 } from "./upgrade_helpers.ts";
 
@@ -144,13 +145,7 @@ export async function upgradeArm64(c: Arm64UpgradeContext): Promise<void> {
 
 /** A bundle of three small files, signed by `key`, for x86_64 machines. */
 async function x86Bundle(work: string, key: SigningKey): Promise<string> {
-  const dir = join(work, "x86");
-  await Deno.mkdir(dir, { recursive: true });
-  const files = { "vmlinuz": "", "initramfs.img": "", "root.img": "" };
-  for (const name of Object.keys(files) as (keyof typeof files)[]) {
-    files[name] = join(dir, name);
-    await Deno.writeTextFile(files[name], `not an arm64 ${name}\n`);
-  }
+  const files = await smallSlotFiles(join(work, "x86"), "x86_64 image, not an arm64 one");
   const out = join(work, "x86.bundle");
   await writeBundle(out, {
     files,

@@ -22,17 +22,16 @@
  * Booting B itself needs the firmware's os_prefix (hardware-only).
  */
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { ImageResult } from "../imager/build_image.ts";
 import { bundleCompatible } from "../imager/image_bundle.ts";
 import { parseOsPrefix, piSlotTxt, piTrialTxt } from "../imager/rpi/boot_config.ts";
 import { run } from "../imager/run.ts";
-import { writeBundle } from "../node/upgrade/bundle_writer.ts";
-import { RPI3_BOARD, UEFI_BOARD } from "../node/upgrade/manifest.ts";
+import { hashFile, writeBundle } from "../node/upgrade/bundle_writer.ts";
+import { RPI3_BOARD, type SlotFileName, UEFI_BOARD } from "../node/upgrade/manifest.ts";
 import type { SigningKey } from "../node/upgrade/signing_key.ts";
 import { machinectl } from "./helpers.ts";
-import { findUpgradeEvent } from "./upgrade_helpers.ts";
+import { findUpgradeEvent, smallSlotFiles } from "./upgrade_helpers.ts";
 import { upgradeStatus } from "./upgrade_status_checks.ts";
 
 /** The versions: the image's (X) and the staged bundle's (Y). */
@@ -63,17 +62,12 @@ export function readFatText(image: string, path: string): Promise<string> {
 async function fatSha256(image: string, work: string, path: string): Promise<string> {
   const out = join(work, `sha-${path.replaceAll("/", "_")}`);
   await run("mcopy", ["-o", "-i", piFat(image), `::${path}`, out], MTOOLS);
-  const sha = await fileSha256(out);
+  const { sha256 } = await hashFile(out);
   await Deno.remove(out);
-  return sha;
+  return sha256;
 }
 
-async function fileSha256(path: string): Promise<string> {
-  const h = createHash("sha256");
-  using f = await Deno.open(path);
-  for await (const chunk of f.readable) h.update(chunk);
-  return h.digest("hex");
-}
+const sha256Of = async (path: string) => (await hashFile(path)).sha256;
 
 /**
  * Before the boot: the SD card as an install of A from B leaves it (B
@@ -95,7 +89,7 @@ export interface PiUpgradeContext {
 }
 
 /** The files of the staged bundle, by slot file name. */
-export type PiBundleFiles = Record<"vmlinuz" | "initramfs.img" | "root.img", string>;
+export type PiBundleFiles = Record<SlotFileName, string>;
 
 /** The staged bundle's files: small ones made in `work`, or the image's slot (module doc). */
 async function piBundleFiles(c: PiUpgradeContext): Promise<PiBundleFiles> {
@@ -106,18 +100,7 @@ async function piBundleFiles(c: PiUpgradeContext): Promise<PiBundleFiles> {
       "root.img": c.image.rootImagePath,
     };
   }
-  return await smallFiles(join(c.work, "y-files"), `Pi bundle ${PI_Y}`);
-}
-
-/** Three small files with distinct contents naming `what`. */
-async function smallFiles(dir: string, what: string): Promise<PiBundleFiles> {
-  await Deno.mkdir(dir, { recursive: true });
-  const files = { "vmlinuz": "", "initramfs.img": "", "root.img": "" };
-  for (const name of Object.keys(files) as (keyof typeof files)[]) {
-    files[name] = join(dir, name);
-    await Deno.writeTextFile(files[name], `${name} of a ${what}\n`.repeat(64));
-  }
-  return files;
+  return await smallSlotFiles(join(c.work, "y-files"), `Pi bundle ${PI_Y}`);
 }
 
 const secondsSince = (t: number) => +((performance.now() - t) / 1000).toFixed(1);
@@ -196,17 +179,17 @@ export async function checkPiFat(
     parseOsPrefix(await readFatText(img, "/slot.txt"));
   assert.equal(firmwareChoice, "B", "the firmware would boot B next");
   assert.equal(await readFatText(img, "/A/cmdline.txt"), imagedCmdlineA, "A's cmdline.txt kept");
-  const rootA = await fileSha256(c.image.rootImagePath);
+  const rootA = await sha256Of(c.image.rootImagePath);
   assert.equal(await fatSha256(img, c.work, "/A/root.img"), rootA, "A's root image kept");
   assert.equal(
     await fatSha256(img, c.work, "/A/vmlinuz"),
-    await fileSha256(c.image.kernelPath),
+    await sha256Of(c.image.kernelPath),
     "A's kernel kept",
   );
   for (const [name, path] of Object.entries(staged)) {
-    assert.equal(await fatSha256(img, c.work, `/B/${name}`), await fileSha256(path), `B/${name}`);
+    assert.equal(await fatSha256(img, c.work, `/B/${name}`), await sha256Of(path), `B/${name}`);
   }
-  const root = await fileSha256(staged["root.img"]);
+  const root = await sha256Of(staged["root.img"]);
   const cmdlineB = await readFatText(img, "/B/cmdline.txt");
   assert.ok(cmdlineB.startsWith(`${MARK} `), `B's cmdline.txt is the bundle's: ${cmdlineB}`);
   assert.match(cmdlineB, /machined\.slot=B machined\.root\.sha256=[0-9a-f]{64}/);
@@ -223,7 +206,7 @@ async function tinyBundle(
   compatible: { arch: string; board: string },
 ): Promise<string> {
   assert.equal(compatible.board, UEFI_BOARD);
-  const files = await smallFiles(join(work, "uefi"), "UEFI arm64 image");
+  const files = await smallSlotFiles(join(work, "uefi"), "UEFI arm64 image");
   const out = join(work, "uefi.bundle");
   await writeBundle(out, { files, version: "3.0.0-e2e-uefi", cmdline: "", compatible, key });
   return out;

@@ -8,7 +8,9 @@
  */
 import { createHash } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
+import { join } from "node:path";
 import { connectToNode } from "../machinectl/connection.ts";
+import type { SlotFileName } from "../node/upgrade/manifest.ts";
 
 /**
  * Version over mutual TLS (slot, image version, arch), retried for 30 s while
@@ -123,4 +125,22 @@ export async function espFingerprint(
     .sort();
   for (const e of entries) h.update(e + "\n" + await mtools("mtype", `::/loader/entries/${e}`));
   return { sha256: h.digest("hex"), entries };
+}
+
+/**
+ * Three small slot files in `dir` whose text names `what`: the files of a
+ * bundle whose contents do not matter (one refused on its manifest, or one
+ * only written to a slot and read back).
+ */
+export async function smallSlotFiles(
+  dir: string,
+  what: string,
+): Promise<Record<SlotFileName, string>> {
+  await Deno.mkdir(dir, { recursive: true });
+  const files = { "vmlinuz": "", "initramfs.img": "", "root.img": "" };
+  for (const name of Object.keys(files) as SlotFileName[]) {
+    files[name] = join(dir, name);
+    await Deno.writeTextFile(files[name], `${name} of a ${what}\n`.repeat(64));
+  }
+  return files;
 }

@@ -13,6 +13,7 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { warmDenoDir, type WarmOptions, type WarmResult } from "./code_cache.ts";
+import { hashFile } from "../node/upgrade/bundle_writer.ts";
 
 /** Bumped when warmDenoDir's output changes for the same inputs. */
 const STORE_FORMAT = "1";
@@ -22,8 +23,8 @@ export async function warmKey(o: WarmOptions): Promise<string> {
   const h = createHash("sha256");
   const part = (s: string) => h.update(`${s.length}:${s}\n`);
   part(STORE_FORMAT);
-  part(await fileSha256(o.program));
-  part(await fileSha256(o.deno));
+  part((await hashFile(o.program)).sha256);
+  part((await hashFile(o.deno)).sha256);
   part(JSON.stringify(o.runner ?? []));
   part(o.nodePath);
   part(JSON.stringify(o.v8Flags ?? []));
@@ -75,11 +76,4 @@ async function copyFlat(from: string, to: string): Promise<void> {
   for await (const e of Deno.readDir(from)) {
     if (e.isFile) await Deno.copyFile(join(from, e.name), join(to, e.name));
   }
-}
-
-async function fileSha256(path: string): Promise<string> {
-  const h = createHash("sha256");
-  using f = await Deno.open(path);
-  for await (const chunk of f.readable) h.update(chunk);
-  return h.digest("hex");
 }

@@ -23,6 +23,7 @@
 import { slotCmdline, type SlotRoot } from "../../imager/esp/loader_config.ts";
 import {
   parseFallback,
+  parseOsPrefix,
   PI_BOOT_FILES,
   piCmdlineTxt,
   piSlotPaths,
@@ -63,14 +64,13 @@ export function piTriedTxt(slot: Slot): string {
 
 /** Parse slot.txt and trial.txt. Pure. */
 export function piBootState(listing: Pick<PiBootListing, "slotTxt" | "trialTxt">): PiBootState {
-  const prefix = (t: string) => /^\s*os_prefix=([AB])\/\s*$/m.exec(t)?.[1] as Slot | undefined;
   const tried = /^# tried ([AB])\s*$/m.exec(listing.trialTxt)?.[1] as Slot | undefined;
-  const blessed = prefix(listing.slotTxt);
+  const blessed = parseOsPrefix(listing.slotTxt);
   const fallback = parseFallback(listing.slotTxt);
   return {
     blessed,
     fallback: fallback !== blessed ? fallback : undefined,
-    armed: prefix(listing.trialTxt),
+    armed: parseOsPrefix(listing.trialTxt),
     tried,
   };
 }

@@ -80,11 +80,11 @@ export function piSlotEntries(listing: PiBootListing, booted: Slot | undefined):
   const complete = (s: Slot) => SLOT_FILES.every((f) => listing.slotFiles[s].includes(f));
   const out: SlotEntry[] = [];
   for (const slot of ["A", "B"] as const) {
-    const entry = (file: string, left?: number, state?: "trial"): SlotEntry => ({
+    const entry = (file: string, left?: number, override?: "trial"): SlotEntry => ({
       file,
       name: { slot, left },
       generation: 0,
-      state,
+      state: override,
     });
     if (!complete(slot)) continue;
     if (state.armed === slot) out.push(entry(PI_BOOT_FILES.trial.slice(1), 1));
