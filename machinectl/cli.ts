@@ -41,6 +41,8 @@ import type { ConnectionFlags } from "./connection.ts";
 import { type FanOutFlags, fanOutNodes, fanOutOptions } from "./fanout_flags.ts";
 import { runFanOut } from "./fanout.ts";
 import { CliError, consoleIo, type Io } from "./io.ts";
+import { errorForDisplay } from "./error_text.ts";
+import { escapingIo } from "./terminal_text.ts";
 
 /** Every command, in help order. */
 export const COMMANDS: readonly Command[] = [
@@ -93,6 +95,8 @@ export async function runMachinectl(
   io: Io = consoleIo,
   options: RunOptions = {},
 ): Promise<number> {
+  // Every command writes through this: node data never reaches the terminal raw.
+  io = escapingIo(io);
   // Global flags may come before the command: `machinectl --config X get ms`.
   const { command, rest, words } = findCommand(argv);
   if (!command) return noCommand(argv, words, io);
@@ -136,7 +140,7 @@ export async function runMachinectl(
     const refusal = e instanceof CliError
       ? undefined
       : await diagnoseFromFlags(parsed.values as ConnectionFlags);
-    io.err(`error: ${describeError(e, endpointHint(parsed.values), refusal)}`);
+    io.err(`error: ${errorForDisplay(e, (x) => describeError(x, endpointHint(parsed.values), refusal))}`);
     return e instanceof CliError ? e.exitCode : 1;
   }
 }

@@ -16,6 +16,9 @@ import type { Command, Invocation } from "./command.ts";
 import { describeError } from "./errors.ts";
 import { CliError, type Io } from "./io.ts";
 import { alignTable } from "./output.ts";
+import { toJson } from "./document_text.ts";
+import { errorForDisplay } from "./error_text.ts";
+import { esc, escapeText } from "./terminal_text.ts";
 
 /** How a command's output is merged across nodes. */
 export type FanOutKind = "table" | "lines";
@@ -97,9 +100,10 @@ export async function runFanOut(
   const json = inv.flags.output === "json";
   const streaming = !json &&
     (kind === "lines" || inv.flags.watch === true || inv.flags.output === "yaml");
-  const width = Math.max(4, ...nodes.map((n) => n.length));
-  const prefix = (node: string, text: string) =>
-    text.split("\n").map((l) => `${node.padEnd(width)}   ${l}`.trimEnd()).join("\n");
+  // Node names are the operator's, but shown escaped like everything else.
+  const width = Math.max(4, ...nodes.map((n) => escapeText(n).length));
+  const prefix = (node: string, block: string) =>
+    block.split("\n").map((l) => `${escapeText(node).padEnd(width)}   ${l}`.trimEnd()).join("\n");
   if (streaming) inv.io.out(`${"NODE".padEnd(width)}   OUTPUT`);
 
   const runOne = async (node: string): Promise<NodeResult> => {
@@ -114,10 +118,10 @@ export async function runFanOut(
     try {
       code = await command.run({ ...inv, flags, io });
     } catch (e) {
-      err.push(`error: ${describeError(e, node)}`);
+      err.push(`error: ${errorForDisplay(e, (x) => describeError(x, node))}`);
       code = e instanceof CliError ? e.exitCode : 1;
     }
-    for (const line of err) inv.io.err(`${node}: ${line}`);
+    for (const line of err) inv.io.err(`${escapeText(node)}: ${line}`);
     return { node, code, out, err };
   };
 
@@ -125,7 +129,7 @@ export async function runFanOut(
   if (options.waitHealthy) results = await rolling(nodes, runOne, options.waitHealthy, inv.io);
   else results = await mapBounded(nodes, options.parallelism ?? DEFAULT_PARALLELISM, runOne);
 
-  if (json) { for (const r of results) inv.io.out(JSON.stringify(jsonOf(r))); }
+  if (json) { for (const r of results) inv.io.out(toJson(jsonOf(r))); }
   else if (!streaming) inv.io.out(mergeTables(results, width));
   return Math.max(0, ...results.map((r) => r.code));
 }
@@ -145,14 +149,14 @@ async function rolling(
       try {
         await waitHealthy(node);
       } catch (e) {
-        io.err(`${node}: error: did not come back healthy: ${(e as Error).message}`);
+        io.err(esc`${node}: error: did not come back healthy: ${(e as Error).message}`);
         results[results.length - 1] = { ...r, code: 1 };
         failed = true;
       }
     }
     if (failed) {
       const rest = nodes.slice(i + 1);
-      if (rest.length) io.err(`rolling: stopped at ${node}; not run on ${rest.join(", ")}`);
+      if (rest.length) io.err(esc`rolling: stopped at ${node}; not run on ${rest.join(", ")}`);
       for (const n of rest) results.push({ node: n, code: 1, out: [], err: [], skipped: true });
       break;
     }
@@ -196,7 +200,7 @@ export function mergeTables(results: readonly NodeResult[], width: number): stri
     const names = cols.map((c) => c.name);
     header ??= names;
     if (names.join("\u0000") !== header.join("\u0000")) {
-      odd.push(...lines.map((l) => `${r.node.padEnd(width)}   ${l}`));
+      odd.push(...lines.map((l) => `${escapeText(r.node).padEnd(width)}   ${l}`));
       continue;
     }
     for (const l of lines.slice(1)) rows.push([r.node, ...cells(l)]);

@@ -1,7 +1,13 @@
-/** Where machinectl writes, so commands are testable without touching the console. */
+/**
+ * Where machinectl writes, so commands are testable without touching the
+ * console. runMachinectl wraps whatever Io it is given with escapingIo
+ * (terminal_text.ts): nothing written here reaches a terminal unescaped.
+ */
 export interface Io {
   out(text: string): void;
   err(text: string): void;
+  /** Replaces the screen with `text` (a `--watch` frame); absent: plain out. */
+  redraw?(text: string): void;
   /** Asks a question on the terminal; null when there is none (or no answer). */
   ask?(question: string): Promise<string | null>;
 }

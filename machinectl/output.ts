@@ -1,8 +1,11 @@
 /**
  * Renders resources for people (aligned tables from each type's descriptor
- * columns) and for scripts (JSON and YAML with a stable shape: metadata then spec).
+ * columns) and for scripts (JSON and YAML with a stable shape: metadata then
+ * spec). Every cell and value is node data: tables escape each cell
+ * (escapeText), JSON and YAML escape in their own syntax (document_text.ts).
  */
-import { stringify } from "yaml";
+import { toJson, toYaml } from "./document_text.ts";
+import { escapeText } from "./terminal_text.ts";
 import {
   cell,
   type MachineResource,
@@ -13,8 +16,12 @@ import {
 /** Output formats of `get`. */
 export type OutputFormat = "table" | "json" | "yaml";
 
-/** Lays out rows as columns separated by three spaces, the first row a header. */
-export function alignTable(rows: readonly (readonly string[])[]): string {
+/**
+ * Lays out rows as columns separated by three spaces, the first row a header.
+ * Every cell is escaped (escapeText): a cell is one field on one line.
+ */
+export function alignTable(cells: readonly (readonly string[])[]): string {
+  const rows = cells.map((row) => row.map(escapeText));
   const widths: number[] = [];
   for (const row of rows) {
     row.forEach((c, i) => widths[i] = Math.max(widths[i] ?? 0, c.length));
@@ -51,9 +58,9 @@ export function formatResources(
     case "table":
       return alignTable([tableHeader(type), ...resources.map(tableRow)]);
     case "json":
-      return resources.map((r) => JSON.stringify(plain(r), null, 2)).join("\n");
+      return resources.map((r) => toJson(plain(r), 2)).join("\n");
     case "yaml":
-      return resources.map((r) => stringify(plain(r)).trimEnd()).join("\n---\n");
+      return resources.map((r) => toYaml(plain(r))).join("\n---\n");
   }
 }
 
@@ -85,7 +92,8 @@ function columnsOf(type: ResourceType) {
   >;
 }
 
+/** A value as one cell: escaped first, so a line break shows as `\n`, then spaces squeezed. */
 function oneLine(s: string): string {
-  const flat = cell(s).replace(/\s+/g, " ");
+  const flat = escapeText(cell(s)).replace(/ +/g, " ");
   return flat.length > 80 ? flat.slice(0, 77) + "..." : flat;
 }

@@ -18,6 +18,7 @@ import { parseDuration } from "../../config/mod.ts";
 import { type Command, CONNECTION_FLAGS } from "../command.ts";
 import { connectToNode } from "../connection.ts";
 import { CliError, type Io } from "../io.ts";
+import { esc, escapeText } from "../terminal_text.ts";
 
 const USAGE =
   "usage: machinectl apply-config -f FILE [--mode auto|no-reboot|reboot|staged|try] [--timeout 1m] [--dry-run]\n" +
@@ -108,7 +109,7 @@ async function confirm(
     return 0;
   } catch (e) {
     if (e instanceof ConnectError && e.code === Code.FailedPrecondition) {
-      io.err(e.rawMessage);
+      io.err(escapeText(e.rawMessage));
       return 1;
     }
     throw e;
@@ -133,14 +134,14 @@ function modeName(m: ApplyMode): string {
 function printChanged(r: ApplyConfigurationResponse, io: Io): void {
   if (r.changed.length === 0) io.out("changed: nothing");
   for (const p of r.changed) {
-    io.out(`changed: ${p}${r.rebootFields.includes(p) ? " (needs a reboot)" : ""}`);
+    io.out(esc`changed: ${p}` + (r.rebootFields.includes(p) ? " (needs a reboot)" : ""));
   }
 }
 
 function refusedMode(file: string, e: ConnectError, io: Io): number {
-  io.err(`${file}: ${e.rawMessage}`);
+  io.err(esc`${file}: ${e.rawMessage}`);
   const d = e.findDetails(ApplyConfigurationResponseSchema)[0];
-  for (const p of d?.rebootFields ?? []) io.err(`${file}: needs a reboot: ${p}`);
+  for (const p of d?.rebootFields ?? []) io.err(esc`${file}: needs a reboot: ${p}`);
   io.err(`${file}: the node kept its config; use --mode reboot, staged or auto`);
   return 1;
 }
@@ -148,9 +149,8 @@ function refusedMode(file: string, e: ConnectError, io: Io): number {
 function printErrors(file: string, errors: readonly ConfigIssue[], dryRun: boolean, io: Io): void {
   for (const e of errors) {
     io.err(
-      `${file}:${e.line}:${e.column}: ${e.path || "(document)"}: ${e.message}${
-        e.hint ? ` (${e.hint})` : ""
-      }`,
+      esc`${file}:${e.line}:${e.column}: ${e.path || "(document)"}: ${e.message}` +
+        (e.hint ? esc` (${e.hint})` : ""),
     );
   }
   const n = errors.length;

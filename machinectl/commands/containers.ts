@@ -5,12 +5,12 @@
  */
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
-import { stringify } from "yaml";
 import type { ContainersResponse, ImagesResponse } from "../../api/gen/machined/v1/machine_pb.ts";
 import { type Command, CONNECTION_FLAGS } from "../command.ts";
 import { connectToNode } from "../connection.ts";
 import { CliError, type Io } from "../io.ts";
 import { alignTable } from "../output.ts";
+import { toJson, toYaml } from "../document_text.ts";
 
 const OUTPUT_FLAG = {
   output: {
@@ -119,8 +119,8 @@ function outputFormat(flags: Record<string, unknown>): "table" | "json" | "yaml"
 }
 
 function print(io: Io, format: string, doc: unknown, table: () => string, empty: boolean) {
-  if (format === "json") io.out(JSON.stringify(doc, null, 2));
-  else if (format === "yaml") io.out(stringify(doc).trimEnd());
+  if (format === "json") io.out(toJson(doc, 2));
+  else if (format === "yaml") io.out(toYaml(doc));
   else if (empty) io.err("none");
   else io.out(table());
 }

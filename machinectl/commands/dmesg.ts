@@ -5,6 +5,7 @@ import { type Command, CONNECTION_FLAGS } from "../command.ts";
 import { connectToNode } from "../connection.ts";
 import { CliError } from "../io.ts";
 import { parseTail, untilInterrupted } from "./follow.ts";
+import { escapeText } from "../terminal_text.ts";
 
 /** Printed where the kernel overwrote records before they were read. */
 export const KMSG_GAP_NOTICE = "(kernel log records were lost: overwritten before they were read)";
@@ -33,7 +34,7 @@ export const dmesgCommand: Command = {
         const r = kernelLogFromProto(m);
         if (!r) continue;
         if ("lost" in r) io.err(KMSG_GAP_NOTICE);
-        else io.out(formatKmsgRecord(r));
+        else io.out(escapeText(formatKmsgRecord(r)));
       }
     }, outer);
     return 0;

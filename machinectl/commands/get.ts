@@ -24,7 +24,7 @@ import {
   tableHeader,
   tableRow,
 } from "../output.ts";
-import { stringify } from "yaml";
+import { toJson, toYaml } from "../document_text.ts";
 
 export const getCommand: Command = {
   name: "get",
@@ -91,8 +91,8 @@ async function watchResources(
         if (!r) return;
         const res = fromProtoResource(r);
         if (format === "table") io.out(alignTable([[kind, ...tableRow(res)]]));
-        else if (format === "json") io.out(JSON.stringify({ event: kind, ...plain(res) }));
-        else io.out(stringify({ event: kind, ...plain(res) }).trimEnd() + "\n---");
+        else if (format === "json") io.out(toJson({ event: kind, ...plain(res) }));
+        else io.out(toYaml({ event: kind, ...plain(res) }) + "\n---");
       };
       switch (e.case) {
         case "created":
@@ -105,7 +105,7 @@ async function watchResources(
           print("destroyed", e.value);
           break;
         case "bootstrapped":
-          if (format !== "table") io.out(JSON.stringify({ event: "bootstrapped" }));
+          if (format !== "table") io.out(toJson({ event: "bootstrapped" }));
           break;
         case "overflow":
           io.err(`watch fell behind: ${e.value.dropped} events dropped; re-listing`);

@@ -5,6 +5,7 @@ import { type Command, CONNECTION_FLAGS } from "../command.ts";
 import { connectToNode } from "../connection.ts";
 import { CliError } from "../io.ts";
 import { parseTail, untilInterrupted } from "./follow.ts";
+import { esc, escapeText } from "../terminal_text.ts";
 
 export const logsCommand: Command = {
   name: "logs",
@@ -43,7 +44,13 @@ export const logsCommand: Command = {
   },
 };
 
-/** One line as printed: the text, or `TIME STREAM text` with timestamps. */
+/**
+ * One line as printed: the text, or `TIME STREAM text` with timestamps. The
+ * text is escaped whole (escapeText): a CR cannot overwrite the line, and a
+ * line break inside an entry shows as `\n` rather than starting a line the
+ * service did not get to own (one entry, one printed line).
+ */
 export function formatLogLine(l: LogEntry, timestamps: boolean): string {
-  return timestamps ? `${new Date(l.time).toISOString()} ${l.stream} ${l.text}` : l.text;
+  const line = escapeText(l.text);
+  return timestamps ? esc`${new Date(l.time).toISOString()} ${l.stream} ` + line : line;
 }

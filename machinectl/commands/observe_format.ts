@@ -3,7 +3,8 @@
  * `cgroups`, `time`, `netstat`): the `-o` flag, plain JSON/YAML of a
  * response (uint64 as numbers, no proto type names), and human units.
  */
-import { stringify } from "yaml";
+import { toJson, toYaml } from "../document_text.ts";
+import { escapeText } from "../terminal_text.ts";
 import type { FlagSpec } from "../command.ts";
 import { CliError } from "../io.ts";
 import type { OutputFormat } from "../output.ts";
@@ -40,7 +41,7 @@ export function toPlain(value: unknown): unknown {
 /** A message as JSON or YAML. */
 export function formatDocument(message: unknown, format: "json" | "yaml"): string {
   const plain = toPlain(message);
-  return format === "json" ? JSON.stringify(plain, null, 2) : stringify(plain).trimEnd();
+  return format === "json" ? toJson(plain, 2) : toYaml(plain);
 }
 
 /** `12.3 MiB`; `-` for undefined. */
@@ -70,9 +71,9 @@ export function formatPercent(p: number | undefined): string {
   return p === undefined ? "-" : p.toFixed(1);
 }
 
-/** A cell cut to `max` characters (command lines in tables). */
+/** A cell cut to `max` characters (command lines in tables); escaped first, so `\n` shows. */
 export function clip(s: string, max = 80): string {
-  const flat = s.replace(/\s+/g, " ");
+  const flat = escapeText(s).replace(/ +/g, " ");
   return flat.length > max ? flat.slice(0, max - 3) + "..." : flat;
 }
 

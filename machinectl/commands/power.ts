@@ -8,6 +8,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { connectToNode } from "../connection.ts";
 import { type Command, CONNECTION_FLAGS } from "../command.ts";
 import type { Io } from "../io.ts";
+import { esc } from "../terminal_text.ts";
 import { parseTimeout, WAIT_FLAGS, waitForNode, watchEvents } from "./wait_node.ts";
 import { parseRebootMode, rebootModeFlag } from "./reboot_mode.ts";
 
@@ -64,7 +65,7 @@ async function power(what: "reboot" | "shutdown", flags: Record<string, any>, io
     });
     io.out(
       r.outcome === "back"
-        ? `node back at ${conn.endpoint} after ${r.seconds.toFixed(1)} s (boot ${r.bootId})`
+        ? esc`node back at ${conn.endpoint} after ${r.seconds.toFixed(1)} s (boot ${r.bootId})`
         : `node down after ${r.seconds.toFixed(1)} s (${conn.endpoint} no longer answers)`,
     );
     return 0;

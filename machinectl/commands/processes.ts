@@ -32,9 +32,6 @@ const SORTS: Record<string, (a: Process, b: Process) => number> = {
   threads: (a, b) => b.threads - a.threads || a.pid - b.pid,
 };
 
-/** Clears the terminal before each `--watch` frame of a table. */
-const CLEAR = "\x1b[H\x1b[2J";
-
 export const processesCommand: Command = {
   name: "ps",
   aliases: ["processes"],
@@ -85,7 +82,10 @@ export const processesCommand: Command = {
     }
     await untilInterrupted(async (signal) => {
       for (;;) {
-        io.out((format === "table" ? CLEAR : "") + render(r) + (format === "yaml" ? "\n---" : ""));
+        const frame = render(r) + (format === "yaml" ? "\n---" : "");
+        // A table redraws the screen (io.redraw: the one control sequence machinectl sends).
+        if (format === "table" && io.redraw) io.redraw(frame);
+        else io.out(frame);
         await sleep(intervalMs, signal);
         if (signal.aborted) return;
         r = await fetch();

@@ -13,6 +13,7 @@ import { VolumePhase } from "../../api/gen/machined/v1/block_pb.ts";
 import { type ConnectionFlags, connectToNode, type NodeConnection } from "../connection.ts";
 import { type Command, CONNECTION_FLAGS } from "../command.ts";
 import { CliError, type Io } from "../io.ts";
+import { esc, escapeText } from "../terminal_text.ts";
 import { parseTimeout, waitForNode, watchEvents } from "./wait_node.ts";
 
 export const resetCommand: Command = {
@@ -51,7 +52,7 @@ export const resetCommand: Command = {
       );
       io.out(
         r.progress !== "accepted"
-          ? `a reset is already under way (step ${r.progress})`
+          ? esc`a reset is already under way (step ${r.progress})`
           : `reset accepted (${mode === ResetMode.FORCED ? "forced" : "graceful"})`,
       );
       if (!flags.wait) return 0;
@@ -67,7 +68,7 @@ export const resetCommand: Command = {
         return 0;
       }
       io.out(
-        `node back at ${conn.endpoint} after ${back.seconds.toFixed(1)} s (boot ${back.bootId})`,
+        esc`node back at ${conn.endpoint} after ${back.seconds.toFixed(1)} s (boot ${back.bootId})`,
       );
       await checkReprovisioned(flags, preview, io, timeoutMs - (performance.now() - started));
       return 0;
@@ -86,23 +87,28 @@ async function askUntilAvailable(conn: NodeConnection, io: Io, timeoutMs: number
     } catch (e) {
       const unavailable = e instanceof ConnectError && e.code === Code.Unavailable;
       if (!unavailable || performance.now() - started > Math.min(timeoutMs, 120_000)) throw e;
-      if (!said) io.err(`waiting: ${(e as ConnectError).rawMessage}`);
+      if (!said) io.err(esc`waiting: ${(e as ConnectError).rawMessage}`);
       await new Promise((r) => setTimeout(r, 2000));
     }
   }
 }
 
 function showPreview(p: ResetResponse, endpoint: string, io: Io): void {
-  io.out(`The reset of ${endpoint} (boot ${p.bootId}) will wipe:`);
+  io.out(esc`The reset of ${endpoint} (boot ${p.bootId}) will wipe:`);
   io.out(`  ${"LABEL".padEnd(10)} ${"DISK".padEnd(12)} ${"GUID".padEnd(36)} SIZE`);
   for (const part of p.partitions) {
     io.out(
-      `  ${part.label.padEnd(10)} ${part.disk.padEnd(12)} ${part.guid.padEnd(36)} ` +
+      `  ${cell(part.label, 10)} ${cell(part.disk, 12)} ${cell(part.guid, 36)} ` +
         `${(Number(part.sizeBytes) / 1024 / 1024).toFixed(0)} MiB`,
     );
   }
   const exp = p.expires ? timestampDate(p.expires).toISOString() : "";
   io.out(`and nothing else (the ESP, boot slots and other disks are kept). Valid until ${exp}.`);
+}
+
+/** A node field as a fixed-width cell, escaped. */
+function cell(s: string, width: number): string {
+  return escapeText(s).padEnd(width);
 }
 
 async function confirm(io: Io): Promise<boolean> {
@@ -133,14 +139,14 @@ async function checkReprovisioned(
         r.spec.case === "volumeStatus" ? r.spec.value : undefined
       ).filter((v) => v !== undefined);
       const ready = vols.filter((v) => v.partitionUuid !== "" && v.phase === VolumePhase.READY);
-      last = vols.map((v) => `${v.volume}:${v.partitionUuid || "-"}`).join(" ");
+      last = vols.map((v) => esc`${v.volume}:${v.partitionUuid || "-"}`).join(" ");
       if (ready.some((v) => old.has(v.partitionUuid))) {
         throw new CliError(
           `the node came back with a partition the reset should have wiped: ${last}`,
         );
       }
       if (ready.length >= 2) {
-        io.out(`re-provisioned: ${ready.map((v) => `${v.volume} ${v.partitionUuid}`).join(", ")}`);
+        io.out(`re-provisioned: ${ready.map((v) => esc`${v.volume} ${v.partitionUuid}`).join(", ")}`);
         return;
       }
     } catch (e) {

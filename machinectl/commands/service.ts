@@ -10,7 +10,8 @@ import { type Command, CONNECTION_FLAGS, type Invocation } from "../command.ts";
 import { connectToNode } from "../connection.ts";
 import { CliError } from "../io.ts";
 import { alignTable } from "../output.ts";
-import { stringify } from "yaml";
+import { toJson, toYaml } from "../document_text.ts";
+import { esc } from "../terminal_text.ts";
 
 /** A service as the table shows it. */
 interface ServiceRow {
@@ -50,12 +51,12 @@ export const serviceCommand: Command = {
       rows = rows.filter((s) => s.id === id);
       if (rows.length === 0) {
         throw new CliError(
-          `no service "${id}"; services: ${r.services.map((s) => s.id).join(", ")}`,
+          esc`no service "${id}"; services: ` + r.services.map((s) => esc`${s.id}`).join(", "),
         );
       }
     }
-    if (format === "json") io.out(JSON.stringify(rows, null, 2));
-    else if (format === "yaml") io.out(stringify(rows).trimEnd());
+    if (format === "json") io.out(toJson(rows, 2));
+    else if (format === "yaml") io.out(toYaml(rows));
     else if (rows.length === 0) io.err("no services");
     else io.out(formatServiceTable(rows));
     return 0;
@@ -73,7 +74,7 @@ export function formatServiceTable(rows: readonly ServiceRow[]): string {
       String(s.restarts),
       s.pid === null ? "-" : String(s.pid),
       formatExit(s.lastExit),
-      s.message.replace(/\s+/g, " "),
+      s.message,
     ]),
   ]);
 }
@@ -103,7 +104,7 @@ function actionCommand(
       }
       const { service, endpoint } = await call(inv, id);
       const state = service?.status ? serviceInfoFromProto(service).status.state : "unknown";
-      inv.io.out(`service "${id}": ${action} done, now ${state} (${endpoint})`);
+      inv.io.out(esc`service "${id}": ${action} done, now ${state} (${endpoint})`);
       return 0;
     },
   };

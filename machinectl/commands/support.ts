@@ -6,6 +6,7 @@
 import { type Command, CONNECTION_FLAGS } from "../command.ts";
 import { connectToNode } from "../connection.ts";
 import { CliError } from "../io.ts";
+import { escapeText } from "../terminal_text.ts";
 import { collectSupportBundle } from "../support/bundle.ts";
 import { tarGz } from "../support/tar.ts";
 
@@ -32,7 +33,9 @@ export const supportCommand: Command = {
     await Deno.writeFile(file, bytes, { mode: 0o600 });
     const errors = new TextDecoder().decode(entries.at(-1)!.data).trim();
     io.out(`wrote ${file}: ${entries.length} files, ${bytes.length} bytes (${conn.endpoint})`);
-    if (!errors.startsWith("every part")) io.err(`not collected:\n${errors}`);
+    // One line per part not collected; the reasons are the node's words.
+    const lines = errors.split("\n").map(escapeText).join("\n");
+    if (!errors.startsWith("every part")) io.err(`not collected:\n${lines}`);
     return 0;
   },
 };

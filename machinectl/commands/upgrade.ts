@@ -14,6 +14,7 @@ import type { NodeConnection } from "../connection.ts";
 import { type ConnectionFlags, connectToNode } from "../connection.ts";
 import { type Command, CONNECTION_FLAGS } from "../command.ts";
 import { CliError, type Io } from "../io.ts";
+import { esc, escapeText } from "../terminal_text.ts";
 import { parseTimeout, waitForNode } from "./wait_node.ts";
 import { parseRebootMode, rebootModeFlag } from "./reboot_mode.ts";
 
@@ -73,7 +74,7 @@ export const upgradeCommand: Command = {
       const r = await conn.client.upgrade(requests);
       const sent = ((performance.now() - started) / 1000).toFixed(1);
       io.out(
-        `slot ${r.slot} armed as ${r.entry}: version ${r.version}, ${r.bytes} bytes in ${sent} s, signed by ${r.keyId}`,
+        esc`slot ${r.slot} armed as ${r.entry}: version ${r.version}, ${r.bytes} bytes in ${sent} s, signed by ${r.keyId}`,
       );
       if (!r.rebooting) {
         io.out("staged: the node boots it on its next reboot");
@@ -104,7 +105,7 @@ export const rollbackCommand: Command = {
     using conn = await connectToNode(flags);
     const started = performance.now();
     const r = await conn.client.rollback({ stage: flags.stage === true }, { timeoutMs: 60_000 });
-    io.out(`slot ${r.slot} boots next`);
+    io.out(esc`slot ${r.slot} boots next`);
     if (!r.rebooting || !flags.wait) return 0;
     return await waitBackOn(flags, io, { slot: r.slot, bootId: r.bootId, started, timeoutMs });
   },
@@ -151,7 +152,7 @@ function followUpgradeEvents(conn: NodeConnection, io: Io): { stop(): void } {
       for await (
         const r of conn.client.events({ kinds: ["upgrade"], tail: 0 }, { signal: ac.signal })
       ) {
-        if (r.event && r.event.action !== "received") io.err(r.event.message);
+        if (r.event && r.event.action !== "received") io.err(escapeText(r.event.message));
       }
     } catch { /* stopped, or the node went down for the reboot */ }
   })();
@@ -185,16 +186,16 @@ async function waitBackOn(
       const ready = spec?.case === "machineStatus" && spec.value.ready;
       if (ready) {
         const seconds = ((performance.now() - want.started) / 1000).toFixed(1);
-        const on = `slot ${v.slot || "?"}, version ${v.imageVersion || "?"}`;
+        const on = esc`slot ${v.slot || "?"}, version ${v.imageVersion || "?"}`;
         if (v.slot !== want.slot || (want.version && v.imageVersion !== want.version)) {
           io.err(
-            `node came back on ${on} after ${seconds} s, not on slot ${want.slot}` +
-              (want.version ? ` version ${want.version}` : "") +
+            `node came back on ${on} after ${seconds} s, ` + esc`not on slot ${want.slot}` +
+              (want.version ? esc` version ${want.version}` : "") +
               ": the new slot did not boot (the loader fell back); see machinectl events",
           );
           return 1;
         }
-        io.out(`node back on ${on} and ready after ${seconds} s (boot ${back.bootId})`);
+        io.out(`node back on ${on} and ready after ${seconds} s ` + esc`(boot ${back.bootId})`);
         return 0;
       }
     } catch { /* still starting */ }

@@ -2,6 +2,7 @@
 import { connectToNode } from "../connection.ts";
 import { type Command, CONNECTION_FLAGS } from "../command.ts";
 import { MACHINECTL_VERSION } from "../version.ts";
+import { esc } from "../terminal_text.ts";
 
 export const versionCommand: Command = {
   name: "version",
@@ -18,8 +19,9 @@ export const versionCommand: Command = {
     using conn = await connectToNode(flags);
     const v = await conn.client.version({}, { timeoutMs: 10_000 });
     io.out(
-      `Server (${conn.endpoint}):\n\tmachined ${v.version}${v.commit ? ` (${v.commit})` : ""}` +
-        `\n\tdeno ${v.denoVersion}\n\t${v.os}/${v.arch}\n\thostname ${v.hostname}`,
+      esc`Server (${conn.endpoint}):\n\tmachined ${v.version}` +
+        (v.commit ? esc` (${v.commit})` : "") +
+        esc`\n\tdeno ${v.denoVersion}\n\t${v.os}/${v.arch}\n\thostname ${v.hostname}`,
     );
     return 0;
   },

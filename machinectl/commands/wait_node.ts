@@ -8,6 +8,7 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { type ConnectionFlags, connectToNode, type NodeConnection } from "../connection.ts";
 import { CliError } from "../io.ts";
+import { esc } from "../terminal_text.ts";
 
 /** The `--wait`/`--timeout` flags. */
 export const WAIT_FLAGS = {
@@ -37,7 +38,7 @@ export function watchEvents(conn: NodeConnection, keep = 15) {
         const e = r.event;
         if (!e) continue;
         const time = e.time ? timestampDate(e.time).toISOString() : "";
-        seen.push(`${time} ${e.kind} ${e.subject} ${e.action} ${e.message}`.trim());
+        seen.push(esc`${time} ${e.kind} ${e.subject} ${e.action} ${e.message}`.trim());
         if (seen.length > keep) seen.shift();
       }
     } catch {

@@ -2,10 +2,13 @@
  * The dashboard screen as a pure function of its state and size: one string
  * per terminal row, none longer than the width, never more rows than the
  * height. The terminal layer only paints what this returns, so every layout
- * rule is tested on plain strings.
+ * rule is tested on plain strings. Every row is escaped (escapeText, the
+ * escaper every machinectl output goes through): node data shows its control
+ * characters visibly and cannot move the cursor or start a row.
  */
 import type { DashboardState, Link, ServiceRow } from "./state.ts";
 import { sparkline } from "./sparkline.ts";
+import { escapeText } from "../terminal_text.ts";
 
 /** Terminal size in character cells. */
 export interface ScreenSize {
@@ -37,7 +40,7 @@ export function renderDashboard(s: DashboardState, size: ScreenSize): string[] {
   rows.push(...section(title("EVENTS", s.refused.events), eventRows(s), eventBudget, width));
   const logs = s.logs.map((l) => oneLine(l.text));
   rows.push(...section(title("LOGS (machined)", s.refused.logs), logs, left - eventBudget, width));
-  return rows.slice(0, height).map((r) => fit(r, width));
+  return rows.slice(0, height).map((r) => fit(escapeText(r), width));
 }
 
 function title(name: string, refused: string | undefined): string {
@@ -110,20 +113,21 @@ function perCore(shares: readonly number[]): string {
 function serviceRows(s: DashboardState): string[] {
   const list = [...s.services.values()].sort((a, b) => a.id.localeCompare(b.id));
   if (list.length === 0) return ["  (no services)"];
-  const idWidth = Math.max(2, ...list.map((r) => r.id.length));
+  const idWidth = Math.max(2, ...list.map((r) => oneLine(r.id).length));
   const head = `  ${"ID".padEnd(idWidth)}  STATE        HEALTH  RESTARTS  PID      MESSAGE`;
   return [head, ...list.map((r) => serviceRow(r, idWidth))];
 }
 
 function serviceRow(r: ServiceRow, idWidth: number): string {
-  return `  ${r.id.padEnd(idWidth)}  ${r.state.padEnd(11)}  ` +
+  return `  ${oneLine(r.id).padEnd(idWidth)}  ${oneLine(r.state).padEnd(11)}  ` +
     `${(r.healthy ? "ok" : "-").padEnd(6)}  ${String(r.restarts).padEnd(8)}  ` +
     `${(r.pid === null ? "-" : String(r.pid)).padEnd(7)}  ${oneLine(r.message)}`;
 }
 
 function eventRows(s: DashboardState): string[] {
   return s.events.map((e) =>
-    `${clockTime(e.time)}  ${e.kind.padEnd(8)} ${e.subject.padEnd(16)} ${e.action.padEnd(9)} ` +
+    `${clockTime(e.time)}  ${oneLine(e.kind).padEnd(8)} ${oneLine(e.subject).padEnd(16)} ` +
+    `${oneLine(e.action).padEnd(9)} ` +
     oneLine(e.message)
   );
 }
@@ -166,10 +170,9 @@ function bytes(n: number): string {
   return `${v.toFixed(i === 0 ? 0 : 1)} ${units[i]}`;
 }
 
-/** Control characters (C0, DEL, C1) become spaces: a log line cannot move the cursor. */
+/** A field on one row, its control characters shown (`\x1b`, `\n`): it cannot move the cursor. */
 function oneLine(text: string): string {
-  // deno-lint-ignore no-control-regex
-  return text.replace(/[\x00-\x1f\x7f-\x9f]+/g, " ");
+  return escapeText(text);
 }
 
 /** Cuts a row to the width, marking the cut with `…`. */

@@ -136,7 +136,7 @@ Deno.test("renderDashboard: newest events and logs win when space is short; tiny
   }
 });
 
-Deno.test("renderDashboard: control characters in a log line cannot reach the terminal; long rows end in …", () => {
+Deno.test("renderDashboard: control characters in a log line are shown escaped, never sent; long rows end in …", () => {
   const rows = renderDashboard(
     state([{
       type: "log",
@@ -145,7 +145,7 @@ Deno.test("renderDashboard: control characters in a log line cannot reach the te
     { width: 60, height: 24 },
   );
   const line = rows.find((r) => r.startsWith("evil"))!;
-  equal(line, "evil [2Jline  " + "x".repeat(45) + "…");
+  equal(line, "evil\\x1b[2Jline\\x9b " + "x".repeat(39) + "…");
 });
 
 Deno.test("sparkline: newest right, padded left, clamped, one cell per value", () => {
