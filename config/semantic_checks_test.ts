@@ -184,6 +184,23 @@ Deno.test("a value the schema rejected is not reported again by a cross-field ru
   ]);
 });
 
+Deno.test("a service id with control or bidi characters is refused with its path and line:column, shown escaped", () => {
+  assert.deepEqual(
+    errors(services(
+      '{ id: "pay\\e]0;pwned\\a\\e[2J", command: [/a] }',
+      '{ id: "b\\n[info] audit: forged", command: [/b] }',
+      '{ id: "c\\x9b2J", command: [/c] }',
+      '{ id: "d\\u202eexe", command: [/d] }',
+    )),
+    [
+      "t.yaml:5:13: machine.services[0].id: invalid service id \"pay\\u001b]0;pwned\\u0007\\u001b[2J\" (lowercase letters, digits, '.', '_' and '-', at most 63 characters)",
+      "t.yaml:6:13: machine.services[1].id: invalid service id \"b\\n[info] audit: forged\" (lowercase letters, digits, '.', '_' and '-', at most 63 characters)",
+      "t.yaml:7:13: machine.services[2].id: invalid service id \"c\\u009b2J\" (lowercase letters, digits, '.', '_' and '-', at most 63 characters)",
+      "t.yaml:8:13: machine.services[3].id: invalid service id \"d\\u202eexe\" (lowercase letters, digits, '.', '_' and '-', at most 63 characters)",
+    ],
+  );
+});
+
 Deno.test("thousands of services: long chains, long cycles and unknown ids stay bounded errors", () => {
   const many = (n: number, dep: (i: number) => string) =>
     services(

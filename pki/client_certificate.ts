@@ -8,6 +8,7 @@ import { x509 } from "./x509_provider.ts";
 import type { CertificateAuthority, KeyedCertificate } from "./keyed_certificate.ts";
 import { issueLeafCertificate } from "./leaf_certificate.ts";
 import { isRole, type Role } from "./role.ts";
+import { certificateNameProblem } from "./certificate_name.ts";
 
 /** Parameters of {@link issueClientCertificate}. */
 export interface ClientCertificateParams {
@@ -25,7 +26,9 @@ export interface ClientCertificateParams {
 
 /**
  * Issue a client certificate (ExtendedKeyUsage clientAuth).
- * @throws {RangeError} when `role` is not a role or `name` is empty
+ * @throws {RangeError} when `role` is not a role or `name` is not a
+ *   certificate name (empty, too long, or holding a control, format or
+ *   separator character: see certificate_name.ts)
  */
 export async function issueClientCertificate(
   params: ClientCertificateParams,
@@ -33,8 +36,9 @@ export async function issueClientCertificate(
   if (!isRole(params.role)) {
     throw new RangeError(`Cannot issue a client certificate for role "${params.role}"`);
   }
-  if (params.name.trim() === "") {
-    throw new RangeError("Cannot issue a client certificate with an empty name");
+  const problem = certificateNameProblem(params.name);
+  if (problem !== undefined) {
+    throw new RangeError(`Cannot issue a client certificate: the name ${problem}`);
   }
   return await issueLeafCertificate({
     ca: params.ca,

@@ -51,6 +51,7 @@ export {
   subjectAltNamesOf,
 } from "./server_certificate.ts";
 export { type ClientCertificateParams, issueClientCertificate } from "./client_certificate.ts";
+export { certificateNameProblem, MAX_CERTIFICATE_NAME_LENGTH } from "./certificate_name.ts";
 export {
   type CertificateInput,
   isRole,

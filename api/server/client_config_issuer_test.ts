@@ -3,7 +3,7 @@
  * year, refused above it) and the endpoints written when the request names
  * none (the node's addresses; the fixture's issuer falls back to loopback).
  */
-import { equal, ok, throws } from "node:assert/strict";
+import { equal, match, ok, throws } from "node:assert/strict";
 import { durationFromMs } from "@bufbuild/protobuf/wkt";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { Role as ProtoRole } from "../gen/machined/v1/machine_pb.ts";
@@ -70,6 +70,34 @@ Deno.test("GenerateClientConfiguration writes the endpoints asked for, else the 
     equal(ctx(asked.configYaml).endpoints.join(","), "node-1.example.org:50000");
     const dflt = await admin.api.generateClientConfiguration({ role: ProtoRole.READER, name: "r" });
     equal(ctx(dflt.configYaml).endpoints.join(","), "127.0.0.1:50000");
+  } finally {
+    await f.close();
+  }
+});
+
+Deno.test("GenerateClientConfiguration refuses control, bidi and zero-width characters in the name and endpoints", async () => {
+  const f = await startApiFixture();
+  try {
+    const admin = f.client();
+    const refused = async (req: { name: string; endpoints?: string[] }, want: RegExp) => {
+      try {
+        await admin.api.generateClientConfiguration({ role: ProtoRole.READER, ...req });
+        ok(false, `${JSON.stringify(req)} must be refused`);
+      } catch (e) {
+        ok(e instanceof ConnectError && e.code === Code.InvalidArgument, String(e));
+        match(e.rawMessage, want);
+      }
+    };
+    await refused({ name: "ops\x1b]0;pwned\x07\x1b[2J" }, /^GenerateClientConfiguration: name .*U\+001B/);
+    await refused({ name: "ops\n[info] audit: forged" }, /name .*U\+000A/);
+    await refused({ name: "ops\r" }, /name .*U\+000D/);
+    await refused({ name: "ops\u009b2J" }, /name .*U\+009B/);
+    await refused({ name: "admin\u202e" }, /name .*U\+202E/);
+    await refused({ name: "ad\u200bmin" }, /name .*U\+200B/);
+    await refused({ name: "r", endpoints: ["node-1\x1b[2J:50000"] }, /endpoint .* holds a space, control/);
+    // A plain name still works.
+    const r = await admin.api.generateClientConfiguration({ role: ProtoRole.READER, name: "älice" });
+    equal(certificateFromPem(r.crtPem, "issued").subjectName.getField("CN")[0], "älice");
   } finally {
     await f.close();
   }

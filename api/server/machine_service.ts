@@ -35,6 +35,7 @@ import { clientCertLifetimeMs, type ClientConfigIssuer } from "./client_config_i
 import type { AuditLog } from "./audit.ts";
 import { redactResource } from "./redaction.ts";
 import type { Role } from "../../pki/role.ts";
+import { certificateNameProblem } from "../../pki/certificate_name.ts";
 import { createNodeServiceHandlers, type NodeServiceDeps } from "./node_service_handlers.ts";
 import { createObserveHandlers, type ObserveDeps } from "./observe_handlers.ts";
 import { createResetHandler } from "./reset_handler.ts";
@@ -147,6 +148,16 @@ export function createMachineService(
     async generateClientConfiguration(req) {
       const role = roleFromProto(req.role);
       if (req.name.trim() === "") throw invalid("GenerateClientConfiguration needs a name");
+      // Refused at the door, before any key is made: the name becomes the CN.
+      const problem = certificateNameProblem(req.name);
+      if (problem) throw invalid(`GenerateClientConfiguration: name ${problem}`);
+      const badEndpoint = req.endpoints.find((e) => /[\p{Cc}\p{Cf}\p{Z}]/u.test(e));
+      if (badEndpoint !== undefined) {
+        throw invalid(
+          `GenerateClientConfiguration: endpoint ${JSON.stringify(badEndpoint)} holds a ` +
+            `space, control or format character`,
+        );
+      }
       const lifetimeMs = req.lifetime ? durationMs(req.lifetime) : undefined;
       // Checked before any key is made: InvalidArgument past the cap.
       if (lifetimeMs !== undefined) {

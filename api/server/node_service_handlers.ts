@@ -31,6 +31,7 @@ import {
   configRejectionMessage,
 } from "./config_applier.ts";
 import { type KernelLog, readKernelLog } from "./kernel_log.ts";
+import { SERVICE_ID } from "../../config/schema/services.ts";
 import type { LogSource, ServiceControl, ServiceView } from "./service_control.ts";
 import { redactServiceSpec, visibilityOf } from "./redaction.ts";
 
@@ -187,8 +188,23 @@ function need<T>(dep: T | undefined, rpc: string, what: string): T {
   );
 }
 
+/**
+ * A service id as the config allows it (SERVICE_ID: lowercase letters,
+ * digits, `.`, `_`, `-`), refused at the door otherwise: an id is printed by
+ * every client and lands in logs and audit lines, and no service can have an
+ * id with a control character, so a request carrying one is a mistake or an
+ * attempt, never a lookup (InvalidArgument, not NotFound).
+ * @throws ConnectError InvalidArgument naming the RPC and the field
+ */
 function requireId(rpc: string, id: string): string {
   if (id === "") throw new ConnectError(`${rpc} needs an id`, Code.InvalidArgument);
+  if (!SERVICE_ID.test(id)) {
+    throw new ConnectError(
+      `${rpc}: invalid id ${JSON.stringify(id)}: a service id is 1 to 63 lowercase letters, ` +
+        `digits, '.', '_' or '-', starting with a letter or digit (no control characters)`,
+      Code.InvalidArgument,
+    );
+  }
   return id;
 }
 

@@ -79,6 +79,30 @@ Deno.test("logs: tail, whole backlog, unknown id", async () => {
   }
 });
 
+Deno.test("service ids with control characters are refused at the door (InvalidArgument), never looked up", async () => {
+  const f = await startApiFixture();
+  try {
+    const c = f.client(f.pki.clients["os:operator"]).api;
+    const bad = ["pay\x1b]0;pwned\x07\x1b[2J", "payload\n[info] audit: forged", "pay\rload", "p\u009b2J", "pay\u202eload", "Payload"];
+    const calls = {
+      ServiceStart: (id: string) => c.serviceStart({ id }),
+      ServiceStop: (id: string) => c.serviceStop({ id }),
+      ServiceRestart: (id: string) => c.serviceRestart({ id }),
+      Logs: (id: string) => collect(c.logs({ id })),
+    };
+    for (const [rpc, call] of Object.entries(calls)) {
+      for (const id of bad) {
+        const e = await rejection(() => call(id));
+        equal(e.code, Code.InvalidArgument, `${rpc} ${JSON.stringify(id)}`);
+        match(e.rawMessage, new RegExp(`^${rpc}: invalid id .*a service id is 1 to 63 lowercase`));
+      }
+    }
+    deepEqual(f.services.calls, [], "nothing was started, stopped or restarted");
+  } finally {
+    await f.close();
+  }
+});
+
 Deno.test("logs: follow streams new lines; cancelling releases the follower", async () => {
   const f = await startApiFixture();
   try {

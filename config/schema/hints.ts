@@ -38,7 +38,18 @@ export function checkWithHint<T>(
   return v.check(requirement, message);
 }
 
-/** Quotes a rejected input for messages the way JSON would. */
+/**
+ * Quotes a rejected input for messages the way JSON would, with what
+ * JSON.stringify leaves raw (DEL, C1, bidi and zero-width format characters,
+ * U+2028/U+2029) escaped as `\uNNNN` too: a rejected value is shown to
+ * whoever reads the error, on whatever prints it, and must not act on it.
+ */
 export function quote(input: unknown): string {
-  return typeof input === "string" ? JSON.stringify(input) : String(input);
+  if (typeof input !== "string") return String(input);
+  return JSON.stringify(input).replace(
+    /(?![\u200c\u200d])[\x7f-\x9f\p{Cf}\u2028\u2029]/gu,
+    (ch) => [...ch].length === 1 && ch.length === 2
+      ? `\\u${ch.charCodeAt(0).toString(16)}\\u${ch.charCodeAt(1).toString(16)}`
+      : `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
 }
