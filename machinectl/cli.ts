@@ -140,7 +140,9 @@ export async function runMachinectl(
     const refusal = e instanceof CliError
       ? undefined
       : await diagnoseFromFlags(parsed.values as ConnectionFlags);
-    io.err(`error: ${errorForDisplay(e, (x) => describeError(x, endpointHint(parsed.values), refusal))}`);
+    io.err(
+      `error: ${errorForDisplay(e, (x) => describeError(x, endpointHint(parsed.values), refusal))}`,
+    );
     return e instanceof CliError ? e.exitCode : 1;
   }
 }

@@ -75,7 +75,9 @@ Deno.test("get: resource ids and fields with escapes, in table, json and yaml", 
 Deno.test("events: subject, message and fields with escapes, in table, json and yaml", () =>
   withNode(async (f, config) => {
     f.events.emit("service", EVIL, "failed", EVIL, { [EVIL]: EVIL });
-    for (const [format, style] of [["table", "text"], ["json", "json"], ["yaml", "yaml"]] as const) {
+    for (
+      const [format, style] of [["table", "text"], ["json", "json"], ["yaml", "yaml"]] as const
+    ) {
       const r = await runUntil(config, 1, "events", "--tail", "1", "-o", format);
       equal(r.code, 0, r.err);
       assertEscaped(r.out, style, 4);

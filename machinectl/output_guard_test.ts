@@ -42,7 +42,9 @@ Deno.test("machinectl writes only through its escaping Io", async () => {
 Deno.test("machinectl prints documents through toJson/toYaml, not JSON.stringify or yaml's stringify", async () => {
   const files = await sources();
   const yaml = files
-    .filter((f) => !YAML_ALLOWED.has(f.path) && /import \{[^}]*\bstringify\b[^}]*\} from "yaml"/.test(f.text))
+    .filter((f) =>
+      !YAML_ALLOWED.has(f.path) && /import \{[^}]*\bstringify\b[^}]*\} from "yaml"/.test(f.text)
+    )
     .map((f) => f.path);
   deepEqual(yaml, []);
   const json = files

@@ -9,13 +9,24 @@ Deno.test("escapeText: C0, DEL, C1, bidi, zero-width and separators shown visibl
   equal(escapeText("\x7f\u0085\u009b"), String.raw`\x7f\x85\x9b`);
   equal(escapeText("\u202a\u202b\u202c\u202d\u202e"), String.raw`\u202a\u202b\u202c\u202d\u202e`);
   equal(escapeText("\u2066\u2067\u2068\u2069"), String.raw`\u2066\u2067\u2068\u2069`);
-  equal(escapeText("\u200e\u200f\u061c\u200b\u2060\ufeff"), String.raw`\u200e\u200f\u061c\u200b\u2060\ufeff`);
+  equal(
+    escapeText("\u200e\u200f\u061c\u200b\u2060\ufeff"),
+    String.raw`\u200e\u200f\u061c\u200b\u2060\ufeff`,
+  );
   equal(escapeText("\u2028\u2029"), String.raw`\u2028\u2029`);
   equal(escapeText("\u{e0041}"), String.raw`\u{e0041}`);
 });
 
 Deno.test("escapeText: ordinary text, other scripts, emoji with ZWJ and backslashes unchanged", () => {
-  for (const s of ["plain /bin/sh -c 'x'", "älice 名前 مرحبا", "👨‍👩‍👧", "ZWNJ\u200cok", String.raw`{"a":"b\"c"} \x1b`]) {
+  for (
+    const s of [
+      "plain /bin/sh -c 'x'",
+      "älice 名前 مرحبا",
+      "👨‍👩‍👧",
+      "ZWNJ\u200cok",
+      String.raw`{"a":"b\"c"} \x1b`,
+    ]
+  ) {
     equal(escapeText(s), s);
   }
 });

@@ -4,7 +4,9 @@ import { createCertificateAuthority } from "./certificate_authority.ts";
 import { issueClientCertificate } from "./client_certificate.ts";
 
 Deno.test("certificate names: letters of any script, digits, spaces inside, punctuation pass", () => {
-  for (const ok of ["alice", "ci-bot@example.org", "älice, x", "ops team 2", "名前", "a".repeat(64)]) {
+  for (
+    const ok of ["alice", "ci-bot@example.org", "älice, x", "ops team 2", "名前", "a".repeat(64)]
+  ) {
     equal(certificateNameProblem(ok), undefined, ok);
   }
 });

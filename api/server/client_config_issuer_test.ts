@@ -88,15 +88,24 @@ Deno.test("GenerateClientConfiguration refuses control, bidi and zero-width char
         match(e.rawMessage, want);
       }
     };
-    await refused({ name: "ops\x1b]0;pwned\x07\x1b[2J" }, /^GenerateClientConfiguration: name .*U\+001B/);
+    await refused(
+      { name: "ops\x1b]0;pwned\x07\x1b[2J" },
+      /^GenerateClientConfiguration: name .*U\+001B/,
+    );
     await refused({ name: "ops\n[info] audit: forged" }, /name .*U\+000A/);
     await refused({ name: "ops\r" }, /name .*U\+000D/);
     await refused({ name: "ops\u009b2J" }, /name .*U\+009B/);
     await refused({ name: "admin\u202e" }, /name .*U\+202E/);
     await refused({ name: "ad\u200bmin" }, /name .*U\+200B/);
-    await refused({ name: "r", endpoints: ["node-1\x1b[2J:50000"] }, /endpoint .* holds a space, control/);
+    await refused(
+      { name: "r", endpoints: ["node-1\x1b[2J:50000"] },
+      /endpoint .* holds a space, control/,
+    );
     // A plain name still works.
-    const r = await admin.api.generateClientConfiguration({ role: ProtoRole.READER, name: "älice" });
+    const r = await admin.api.generateClientConfiguration({
+      role: ProtoRole.READER,
+      name: "älice",
+    });
     equal(certificateFromPem(r.crtPem, "issued").subjectName.getField("CN")[0], "älice");
   } finally {
     await f.close();

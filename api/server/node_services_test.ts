@@ -83,7 +83,14 @@ Deno.test("service ids with control characters are refused at the door (InvalidA
   const f = await startApiFixture();
   try {
     const c = f.client(f.pki.clients["os:operator"]).api;
-    const bad = ["pay\x1b]0;pwned\x07\x1b[2J", "payload\n[info] audit: forged", "pay\rload", "p\u009b2J", "pay\u202eload", "Payload"];
+    const bad = [
+      "pay\x1b]0;pwned\x07\x1b[2J",
+      "payload\n[info] audit: forged",
+      "pay\rload",
+      "p\u009b2J",
+      "pay\u202eload",
+      "Payload",
+    ];
     const calls = {
       ServiceStart: (id: string) => c.serviceStart({ id }),
       ServiceStop: (id: string) => c.serviceStop({ id }),

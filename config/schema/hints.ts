@@ -48,8 +48,9 @@ export function quote(input: unknown): string {
   if (typeof input !== "string") return String(input);
   return JSON.stringify(input).replace(
     /(?![\u200c\u200d])[\x7f-\x9f\p{Cf}\u2028\u2029]/gu,
-    (ch) => [...ch].length === 1 && ch.length === 2
-      ? `\\u${ch.charCodeAt(0).toString(16)}\\u${ch.charCodeAt(1).toString(16)}`
-      : `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`,
+    (ch) =>
+      [...ch].length === 1 && ch.length === 2
+        ? `\\u${ch.charCodeAt(0).toString(16)}\\u${ch.charCodeAt(1).toString(16)}`
+        : `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`,
   );
 }

@@ -146,7 +146,9 @@ async function checkReprovisioned(
         );
       }
       if (ready.length >= 2) {
-        io.out(`re-provisioned: ${ready.map((v) => esc`${v.volume} ${v.partitionUuid}`).join(", ")}`);
+        io.out(
+          `re-provisioned: ${ready.map((v) => esc`${v.volume} ${v.partitionUuid}`).join(", ")}`,
+        );
         return;
       }
     } catch (e) {
