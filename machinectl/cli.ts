@@ -35,7 +35,8 @@ import { containersCommand, imagesCommand } from "./commands/containers.ts";
 import { inspectDependenciesCommand } from "./commands/inspect.ts";
 import { supportCommand } from "./commands/support.ts";
 import { suggest } from "../config/suggest.ts";
-import { describeError } from "./errors.ts";
+import { classifyFailure, isTransportFailure } from "./failure_classification.ts";
+import { probeFromFlags } from "./connection_probe.ts";
 import { diagnoseFromFlags } from "./certificate_diagnosis.ts";
 import type { ConnectionFlags } from "./connection.ts";
 import { type FanOutFlags, fanOutNodes, fanOutOptions } from "./fanout_flags.ts";
@@ -133,10 +134,17 @@ export async function runMachinectl(
       signal: options.signal,
     });
   } catch (e) {
-    const refusal = e instanceof CliError
-      ? undefined
-      : await diagnoseFromFlags(parsed.values as ConnectionFlags);
-    io.err(`error: ${describeError(e, endpointHint(parsed.values), refusal)}`);
+    const flags = parsed.values as ConnectionFlags;
+    const refusal = e instanceof CliError ? undefined : await diagnoseFromFlags(flags);
+    // A transport failure is retried step by step to name its real cause.
+    const probe = command.connects && isTransportFailure(e)
+      ? await probeFromFlags(flags)
+      : undefined;
+    io.err(
+      `error: ${
+        classifyFailure({ error: e, endpoint: endpointHint(parsed.values), refusal, probe })
+      }`,
+    );
     return e instanceof CliError ? e.exitCode : 1;
   }
 }
