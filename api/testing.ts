@@ -20,7 +20,13 @@ import {
 } from "../pki/mod.ts";
 import { generateKeyPair, privateKeyToPem } from "../pki/key_pem.ts";
 import { Store } from "../runtime/mod.ts";
-import type { MachineStore, ResourceSpecs } from "../resources/mod.ts";
+import {
+  MACHINE_CONFIG,
+  MACHINE_CONFIG_ID,
+  type MachineStore,
+  type ResourceSpecs,
+} from "../resources/mod.ts";
+import { parseMachineConfig } from "../config/mod.ts";
 import { createMachineClient, type MachineClient } from "./client/mod.ts";
 import {
   type ActionRequester,
@@ -41,7 +47,7 @@ import { FakeKmsgBackend } from "../platform/kmsg/mod.ts";
 import type { FakeProcBackend } from "../platform/procfs/mod.ts";
 import { Observer } from "../observe/mod.ts";
 import { fakeFsUsage, SAMPLE_PIDS, seededCgroups, seededProc } from "../observe/testing.ts";
-import type { TimeQuerier } from "./server/time_query.ts";
+import type { TimeQuerier, TokenBucket } from "./server/time_query.ts";
 import { createCriClient } from "../cri/cri_client.ts";
 import { type FakeCriServer, SAMPLE_LISTING, startFakeCriServer } from "../cri/fake_cri_server.ts";
 import { MetricsRegistry } from "../metrics/mod.ts";
@@ -289,6 +295,22 @@ export interface ApiFixture {
   close(): Promise<void>;
 }
 
+/** Puts a running MachineConfig whose `machine.time.servers` are `servers` in `store`. */
+export function seedTimeServers(store: MachineStore, servers: readonly string[]): void {
+  const yaml = `version: v1alpha1\nmachine:\n  hostname: n\n  time:\n    servers: ${
+    JSON.stringify(servers)
+  }\n`;
+  const r = parseMachineConfig(yaml, "test");
+  if (!r.ok) throw new Error(r.errors.map((e) => e.format()).join("\n"));
+  store.create({
+    type: MACHINE_CONFIG,
+    namespace: "config",
+    id: MACHINE_CONFIG_ID,
+    owner: "test",
+    spec: { source: "test", config: r.config },
+  });
+}
+
 /** Options of {@link startApiFixture}. */
 export interface ApiFixtureOptions {
   readMaxBytes?: number;
@@ -296,6 +318,8 @@ export interface ApiFixtureOptions {
   maxConcurrentStreams?: number;
   /** Behind Time's on-demand query; none: a Time request naming a server is Unimplemented. */
   timeQuerier?: TimeQuerier;
+  /** Time's per-node budget of queries naming a server (default: the real one). */
+  timeBudget?: TokenBucket;
   /** Wire services, logs, kernel log and config applier (false: those RPCs are Unimplemented). @default true */
   nodeServices?: boolean;
   /** Serve this store instead of a seeded one (e.g. a Machined's). */
@@ -370,6 +394,7 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
       clientConfigs: createClientConfigIssuer(pki.ca, () => ["127.0.0.1"]),
       audit: logger,
       timeQuerier: options.timeQuerier,
+      timeBudget: options.timeBudget,
       secrets: () => services.list().flatMap((s) => Object.values(s.spec.env)),
       ...(options.nodeServices === false
         ? {}

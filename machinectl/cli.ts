@@ -35,7 +35,8 @@ import { containersCommand, imagesCommand } from "./commands/containers.ts";
 import { inspectDependenciesCommand } from "./commands/inspect.ts";
 import { supportCommand } from "./commands/support.ts";
 import { suggest } from "../config/suggest.ts";
-import { describeError } from "./errors.ts";
+import { classifyFailure, isTransportFailure } from "./failure_classification.ts";
+import { probeFromFlags } from "./connection_probe.ts";
 import { diagnoseFromFlags } from "./certificate_diagnosis.ts";
 import type { ConnectionFlags } from "./connection.ts";
 import { type FanOutFlags, fanOutNodes, fanOutOptions } from "./fanout_flags.ts";
@@ -137,11 +138,17 @@ export async function runMachinectl(
       signal: options.signal,
     });
   } catch (e) {
-    const refusal = e instanceof CliError
-      ? undefined
-      : await diagnoseFromFlags(parsed.values as ConnectionFlags);
+    const flags = parsed.values as ConnectionFlags;
+    const refusal = e instanceof CliError ? undefined : await diagnoseFromFlags(flags);
+    // A transport failure is retried step by step to name its real cause.
+    const probe = command.connects && isTransportFailure(e)
+      ? await probeFromFlags(flags)
+      : undefined;
     io.err(
-      `error: ${errorForDisplay(e, (x) => describeError(x, endpointHint(parsed.values), refusal))}`,
+      `error: ${
+        errorForDisplay(e, (x) =>
+          classifyFailure({ error: x, endpoint: endpointHint(parsed.values), refusal, probe }))
+      }`,
     );
     return e instanceof CliError ? e.exitCode : 1;
   }

@@ -6,6 +6,7 @@
  */
 import { Code, ConnectError } from "@connectrpc/connect";
 import { CliError } from "./io.ts";
+import { CONNECT_TIMEOUT_MS } from "../api/client/mod.ts";
 
 /**
  * One line describing `e`, given the endpoint that was being called and, for
@@ -27,6 +28,14 @@ export function describeError(e: unknown, endpoint?: string, refusal?: string): 
     const cause = causeText(e);
     if (refused && isRefusedHandshake(e, cause)) return refused;
     if (e.code === Code.PermissionDenied) return `permission denied: ${e.rawMessage}`;
+    if (e.code === Code.ResourceExhausted) {
+      return `the node${where} refused this call to stay within its budget ` +
+        `(ResourceExhausted: ${e.rawMessage}); what it already serves goes on: try again later`;
+    }
+    if (/connection establishment timed out/i.test(cause)) {
+      return `the node${where} did not complete the connection (TCP connect and TLS handshake) ` +
+        `within ${CONNECT_TIMEOUT_MS / 1000} s (the node may be slow or overloaded)`;
+    }
     if (e.code === Code.Unauthenticated) {
       return `the node${where} did not accept this client: ${e.rawMessage}`;
     }

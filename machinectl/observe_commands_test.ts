@@ -7,7 +7,13 @@ import { deepEqual, equal, match, ok } from "node:assert/strict";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { addContext, contextFromPem, emptyClientConfig, writeClientConfig } from "../pki/mod.ts";
-import { type ApiFixture, type ApiFixtureOptions, startApiFixture } from "../api/testing.ts";
+import {
+  type ApiFixture,
+  type ApiFixtureOptions,
+  seededStore,
+  seedTimeServers,
+  startApiFixture,
+} from "../api/testing.ts";
 import { runMachinectl } from "./cli.ts";
 import { bufferIo } from "./io.ts";
 
@@ -130,17 +136,26 @@ Deno.test("machinectl stats, mounts, cgroups, netstat: tables", () =>
     equal(JSON.parse(r.out).sockets.length, 4);
   }));
 
-Deno.test("machinectl time: the status and a named server", () =>
-  withReader(async (run) => {
+Deno.test("machinectl time: the status, a configured server, and another refused for a reader", () => {
+  const store = seededStore();
+  seedTimeServers(store, ["ntp.example"]);
+  return withReader(async (run) => {
     let r = await run("time");
     equal(r.code, 0, r.err);
-    r = await run("time", "ntp.example:1123");
+    r = await run("time", "ntp.example");
     equal(r.code, 0, r.err);
     match(r.out, /^QUERIED\s+ADDRESS\s+STRATUM\s+OFFSET\s+DELAY$/m);
-    match(r.out, /^ntp\.example:1123\s+192\.0\.2\.1\s+2\s+-12\.500ms\s+0\.400ms$/m);
+    match(r.out, /^ntp\.example\s+192\.0\.2\.1\s+2\s+-12\.500ms\s+0\.400ms$/m);
+    r = await run("time", "198.51.100.9");
+    equal(r.code, 1);
+    match(r.err, /may query only the node's configured time servers/);
+    r = await run("time", "ntp.example:1123");
+    equal(r.code, 1);
+    match(r.err, /port 123 only/);
     r = await run("time", "a", "b");
     equal(r.code, 2);
   }, {
+    store,
     timeQuerier: {
       query: () =>
         Promise.resolve({
@@ -151,4 +166,5 @@ Deno.test("machinectl time: the status and a named server", () =>
           delayMs: 0.4,
         }),
     },
-  }));
+  });
+});

@@ -3,6 +3,7 @@ import http2 from "node:http2";
 import { Code, type ConnectError } from "@connectrpc/connect";
 import { startApiFixture, withTimeout } from "../testing.ts";
 import type { ApiFixture } from "../testing.ts";
+import { connectRawH2 } from "./testdata/raw_h2_client.ts";
 
 /** One raw call with curl (HTTP/2, mTLS as admin): grpc-status/-message from trailers, and the body. */
 async function rawGrpc(
@@ -131,6 +132,55 @@ Deno.test("limits: oversized → ResourceExhausted; malformed → the protocol's
     equal(await advertisedMaxStreams(f), 8);
     equal((await f.client().api.version({})).version, "0.1.0-test");
   } finally {
+    await f.close();
+  }
+});
+
+Deno.test("limits: an answer before the request's end (unknown method) reaches the client, and its stream ends without RST_STREAM", async () => {
+  const f = await startApiFixture();
+  const admin = f.pki.clients["os:admin"];
+  const c = await withTimeout(
+    connectRawH2({
+      host: "127.0.0.1",
+      port: f.apid.port,
+      ca: f.pki.ca.certPem,
+      cert: admin.certPem,
+      key: admin.keyPem,
+    }),
+    5000,
+    "connect",
+  );
+  try {
+    // Only the HEADERS: machined answers 404 before the body, as it did when
+    // curl's DATA frame was late (the flake of the test above).
+    const id = c.open("/machined.v1.MachineService/NoSuchMethod", new Uint8Array(), {
+      endStream: false,
+    });
+    const s = c.streams.get(id)!;
+    await withTimeout(
+      (async () => {
+        while (!s.ended) await c.ping();
+      })(),
+      5000,
+      "the answer",
+    );
+    c.finish(id, new Uint8Array());
+    await withTimeout(c.ping(), 5000, "ping after the body");
+    // A reset here (even NO_ERROR) makes curl 7.88 drop the answer: exit 92, no status.
+    equal(s.resetCode, undefined, `RST_STREAM ${s.resetCode}`);
+    equal(s.headerBlocks, 1);
+    // The connection still serves.
+    const next = c.open("/machined.v1.MachineService/NoSuchMethod", new Uint8Array());
+    await withTimeout(
+      (async () => {
+        while (!c.streams.get(next)!.ended) await c.ping();
+      })(),
+      5000,
+      "a second call",
+    );
+    equal(c.streams.get(next)!.headerBlocks, 1);
+  } finally {
+    c.close();
     await f.close();
   }
 });

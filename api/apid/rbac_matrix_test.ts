@@ -1,10 +1,11 @@
 import { deepEqual } from "node:assert/strict";
 import { Role as ProtoRole } from "../gen/machined/v1/machine_pb.ts";
 import type { Role } from "../../pki/mod.ts";
-import { outcome, startApiFixture, withTimeout } from "../testing.ts";
+import { outcome, seededStore, seedTimeServers, startApiFixture, withTimeout } from "../testing.ts";
 import type { MachineMethod } from "../auth/rbac.ts";
 import type { MachineClient } from "../client/mod.ts";
 import type { EventBus } from "../../events/mod.ts";
+import { createTokenBucket } from "../server/time_query.ts";
 
 /**
  * Who may call what, written out by hand (docs/api.md's roles table), not
@@ -53,6 +54,15 @@ const EXPECTED: { [M in MachineMethod]: Record<Role, "ok" | "PermissionDenied"> 
   images: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
   metrics: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
   controllerGraph: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
+};
+
+/**
+ * Arguments that need more than their RPC's role (ARGUMENT_ROLES), by hand:
+ * Time naming one of `machine.time.servers` (here `ntp.example`), or another host.
+ */
+const ARGUMENTS_EXPECTED: Record<string, Record<Role, "ok" | "PermissionDenied">> = {
+  timeConfiguredServer: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
+  timeOtherServer: { "os:admin": "ok", "os:operator": "ok", "os:reader": "PermissionDenied" },
 };
 
 /** One call of each RPC; streams read their first message, then cancel. */
@@ -117,7 +127,23 @@ function calls(
 }
 
 Deno.test("RBAC: every role × every RPC", async () => {
-  const f = await startApiFixture();
+  const store = seededStore();
+  seedTimeServers(store, ["ntp.example"]);
+  const f = await startApiFixture({
+    store,
+    // Roles, not the rate, are under test here (time_rpc_test.ts covers the budget).
+    timeBudget: createTokenBucket({ ratePerSecond: 1000, burst: 100 }),
+    timeQuerier: {
+      query: (host) =>
+        Promise.resolve({
+          server: host,
+          address: "192.0.2.1",
+          stratum: 2,
+          offsetMs: 0,
+          delayMs: 0,
+        }),
+    },
+  });
   f.logs.push("payload", "hello");
   f.kernelLog.log("Linux version 6.1");
   try {
@@ -131,6 +157,17 @@ Deno.test("RBAC: every role × every RPC", async () => {
         want[method] = EXPECTED[method][role];
       }
       deepEqual(got, want, role);
+      const args = {
+        timeConfiguredServer: () => c.api.time({ server: "ntp.example" }),
+        timeOtherServer: () => c.api.time({ server: "198.51.100.9" }),
+      };
+      const gotArgs: Record<string, string> = {};
+      const wantArgs: Record<string, string> = {};
+      for (const [name, call] of Object.entries(args)) {
+        gotArgs[name] = await withTimeout(outcome(call), 5000, `${role} ${name}`);
+        wantArgs[name] = ARGUMENTS_EXPECTED[name][role];
+      }
+      deepEqual(gotArgs, wantArgs, `${role} arguments`);
       c.close();
     }
     // Only the admin and the operator got through to the node actions.

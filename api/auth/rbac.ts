@@ -92,6 +92,47 @@ export function isMutating(method: string): boolean {
   return local !== undefined && MUTATING[local as MachineMethod];
 }
 
+/**
+ * Arguments that need more than their RPC's least role, each with the role
+ * it needs and why. `Time` is a reader RPC, but naming a server makes the
+ * node send UDP to it: a reader may name only the node's own
+ * `machine.time.servers`; any other host needs os:operator. (Talos lets a
+ * reader's TimeCheck name any server; here a reader cannot aim the node's
+ * packets.) Pinned by hand in rbac_test.ts and apid/rbac_matrix_test.ts.
+ */
+export const ARGUMENT_ROLES = {
+  timeConfiguredServer: {
+    method: "time",
+    argument: "server in machine.time.servers",
+    role: "os:reader",
+  },
+  timeOtherServer: { method: "time", argument: "any other server", role: "os:operator" },
+} as const satisfies Record<string, { method: MachineMethod; argument: string; role: Role }>;
+
+/**
+ * Whether `role` may have the node query `host` (already parsed, see
+ * api/server/time_query.ts), given the configured servers.
+ * @throws ConnectError PermissionDenied saying which servers the role may name, and who may name others
+ */
+export function authorizeTimeServer(
+  role: Role,
+  host: string,
+  configured: readonly string[],
+): void {
+  const norm = (h: string) => h.toLowerCase().replace(/\.$/, "");
+  const own = configured.some((c) => norm(c) === norm(host));
+  const needed = own
+    ? ARGUMENT_ROLES.timeConfiguredServer.role
+    : ARGUMENT_ROLES.timeOtherServer.role;
+  if (roleSatisfies(role, needed)) return;
+  const list = configured.length === 0 ? "none" : configured.map((c) => `"${c}"`).join(", ");
+  throw new ConnectError(
+    `Role "${role}" may query only the node's configured time servers (${list}); ` +
+      `naming "${host}" needs "${needed}" or higher, because it makes the node send UDP to it`,
+    Code.PermissionDenied,
+  );
+}
+
 /** Services any authenticated client may call (gRPC reflection). */
 export const OPEN_SERVICES: readonly string[] = [
   "grpc.reflection.v1.ServerReflection",

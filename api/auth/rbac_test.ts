@@ -2,7 +2,15 @@ import { deepEqual, equal, ok, throws } from "node:assert/strict";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { MachineService } from "../gen/machined/v1/machine_pb.ts";
 import type { Role } from "../../pki/role.ts";
-import { authorize, isAllowed, isMutating, neededRole, roleSatisfies } from "./rbac.ts";
+import {
+  ARGUMENT_ROLES,
+  authorize,
+  authorizeTimeServer,
+  isAllowed,
+  isMutating,
+  neededRole,
+  roleSatisfies,
+} from "./rbac.ts";
 import { identityFromHeaders, identityToHeaders } from "./identity.ts";
 
 /**
@@ -74,6 +82,33 @@ Deno.test("every RPC needs exactly its contracted role and is classified as cont
       );
     }
   }
+});
+
+Deno.test("arguments that need more than their RPC's role, pinned by hand", () => {
+  deepEqual(
+    Object.fromEntries(Object.entries(ARGUMENT_ROLES).map(([k, v]) => [k, v.role])),
+    { timeConfiguredServer: "os:reader", timeOtherServer: "os:operator" },
+  );
+});
+
+Deno.test("Time: a reader names only the configured servers; an operator or admin any", () => {
+  const configured = ["pool.ntp.org", "192.0.2.7"];
+  for (const role of ["os:admin", "os:operator", "os:reader"] as Role[]) {
+    authorizeTimeServer(role, "Pool.NTP.org.", configured);
+    authorizeTimeServer(role, "192.0.2.7", configured);
+  }
+  authorizeTimeServer("os:operator", "198.51.100.1", configured);
+  authorizeTimeServer("os:admin", "198.51.100.1", []);
+  throws(
+    () => authorizeTimeServer("os:reader", "198.51.100.1", configured),
+    (e: unknown) =>
+      e instanceof ConnectError && e.code === Code.PermissionDenied &&
+      e.rawMessage ===
+        'Role "os:reader" may query only the node\'s configured time servers ("pool.ntp.org", ' +
+          '"192.0.2.7"); naming "198.51.100.1" needs "os:operator" or higher, because it makes ' +
+          "the node send UDP to it",
+  );
+  throws(() => authorizeTimeServer("os:reader", "pool.ntp.org", []), /servers \(none\)/);
 });
 
 Deno.test("unknown RPCs and services are refused; reflection is open", () => {

@@ -28,7 +28,20 @@ export interface MachineClientOptions {
   readonly readMaxBytes?: number;
   /** @default 4 MiB */
   readonly writeMaxBytes?: number;
+  /**
+   * Bound on the TCP connect and TLS handshake together; past it the call
+   * fails Unavailable ("connection establishment timed out").
+   * @default CONNECT_TIMEOUT_MS
+   */
+  readonly connectTimeoutMs?: number;
 }
+
+/**
+ * How long a client waits for a connection to a node (TCP and TLS): the
+ * edge's own handshake budget, so a node that accepted the connection has
+ * answered or refused by then.
+ */
+export const CONNECT_TIMEOUT_MS = 10_000;
 
 /** A typed client and the connection under it. */
 export interface MachineClient {
@@ -42,7 +55,9 @@ export function createMachineClient(options: MachineClientOptions): MachineClien
   const baseUrl = options.endpoint.includes("://")
     ? options.endpoint
     : `https://${options.endpoint}`;
-  const sessionManager = new Http2SessionManager(baseUrl, {}, {
+  const sessionManager = new Http2SessionManager(baseUrl, {
+    connectTimeoutMs: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
+  }, {
     ...(options.insecure === "unverified" ? { rejectUnauthorized: false } : { ca: options.caPem }),
     ...(options.insecure === "pinned" ? { checkServerIdentity: () => undefined } : {}),
     ...(options.certPem ? { cert: options.certPem, key: options.keyPem } : {}),

@@ -13,6 +13,7 @@
  * @module
  */
 export {
+  CONNECT_TIMEOUT_MS,
   createMachineClient,
   type MachineClient,
   type MachineClientOptions,

@@ -19,11 +19,24 @@ import {
 } from "../gen/machined/v1/machine_pb.ts";
 import type { Observer } from "../../observe/mod.ts";
 import { ProcError } from "../../platform/procfs/mod.ts";
-import { type MachineStore, TIME_STATUS, TIME_STATUS_ID } from "../../resources/mod.ts";
+import {
+  MACHINE_CONFIG,
+  MACHINE_CONFIG_ID,
+  type MachineStore,
+  TIME_STATUS,
+  TIME_STATUS_ID,
+} from "../../resources/mod.ts";
 import { timeStatusToProto } from "../mapping/system_mapping.ts";
-import { parseTimeServer, type TimeQuerier } from "./time_query.ts";
+import {
+  createTokenBucket,
+  parseTimeServer,
+  TIME_QUERY_BUDGET,
+  type TimeQuerier,
+  type TokenBucket,
+} from "./time_query.ts";
 import { redactArgv, visibilityOf } from "./redaction.ts";
 import { callerKey } from "../auth/identity.ts";
+import { authorizeTimeServer } from "../auth/rbac.ts";
 
 /** The dependencies of these handlers. */
 export interface ObserveDeps {
@@ -36,6 +49,11 @@ export interface ObserveDeps {
   readonly secrets?: () => readonly string[];
   /** Time's on-demand SNTP query; without it a Time request naming a server is Unimplemented. */
   readonly timeQuerier?: TimeQuerier;
+  /**
+   * The node's budget of Time queries naming a server.
+   * @default a bucket of {@link TIME_QUERY_BUDGET}
+   */
+  readonly timeBudget?: TokenBucket;
 }
 
 type ObserveMethods = "memory" | "stats" | "processes" | "mounts" | "cgroups" | "time" | "netstat";
@@ -46,13 +64,11 @@ type ObserveMethods = "memory" | "stats" | "processes" | "mounts" | "cgroups" | 
  */
 export const OBSERVE_LIMITS = { argvBytes: 1024, processes: 3000, sockets: 20_000 } as const;
 
-/** How long Time waits for the named server. */
-const TIME_QUERY_TIMEOUT_MS = 3000;
-
 /** The handlers of the observability RPCs. */
 export function createObserveHandlers(
   deps: ObserveDeps & { readonly store: MachineStore },
 ): Pick<ServiceImpl<typeof MachineService>, ObserveMethods> {
+  const timeBudget = deps.timeBudget ?? createTokenBucket(TIME_QUERY_BUDGET);
   const observer = (rpc: string) => {
     if (deps.observer) return deps.observer;
     throw new ConnectError(
@@ -163,21 +179,32 @@ export function createObserveHandlers(
         status: status ? timeStatusToProto(status.spec) : undefined,
       });
       if (req.server.trim() === "") return response;
-      let target: { host: string; port: number };
+      let host: string;
       try {
-        target = parseTimeServer(req.server);
+        host = parseTimeServer(req.server);
       } catch (e) {
         throw new ConnectError((e as Error).message, Code.InvalidArgument);
       }
+      authorizeTimeServer(ctx.values.get(callerKey)?.role ?? "os:reader", host, timeServers(deps));
       if (!deps.timeQuerier) {
         throw new ConnectError(
           "Time with a server is not available: this machined runs without an SNTP client",
           Code.Unimplemented,
         );
       }
-      const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(TIME_QUERY_TIMEOUT_MS)]);
+      if (!timeBudget.take()) {
+        throw new ConnectError(
+          `Time queries naming a server are limited to ${timeBudget.ratePerSecond} a second ` +
+            `on this node (burst ${timeBudget.burst}); try again in ${timeBudget.waitMs()} ms`,
+          Code.ResourceExhausted,
+        );
+      }
+      const signal = AbortSignal.any([
+        ctx.signal,
+        AbortSignal.timeout(TIME_QUERY_BUDGET.timeoutMs),
+      ]);
       try {
-        const q = await deps.timeQuerier.query(target.host, target.port, signal);
+        const q = await deps.timeQuerier.query(host, signal);
         response.query = create(TimeQuerySchema, { ...q, server: req.server });
       } catch (e) {
         throw new ConnectError(
@@ -205,6 +232,12 @@ export function createObserveHandlers(
       });
     },
   };
+}
+
+/** `machine.time.servers` of the running config (none before one is loaded). */
+function timeServers(deps: { readonly store: MachineStore }): readonly string[] {
+  const config = deps.store.list(MACHINE_CONFIG).find((r) => r.metadata.id === MACHINE_CONFIG_ID);
+  return config?.spec.config.machine.time.servers ?? [];
 }
 
 /** argv cut to `max` characters in all; the last kept argument then ends in `...`. Pure. */

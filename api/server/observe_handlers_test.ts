@@ -126,43 +126,6 @@ Deno.test("Netstat over the API: sockets with the process holding each", async (
   }
 });
 
-Deno.test("Time over the API: the status, and a named server measured on demand", async () => {
-  const f = await startApiFixture({
-    timeQuerier: {
-      query: (host, port) =>
-        Promise.resolve({
-          server: host,
-          address: `${host}:${port}`,
-          stratum: 2,
-          offsetMs: 12.5,
-          delayMs: 0.4,
-        }),
-    },
-  });
-  try {
-    const plain = await f.client().api.time({});
-    equal(plain.query, undefined);
-    const r = await f.client(f.pki.clients["os:reader"]).api.time({ server: "[::1]:1123" });
-    equal(r.query?.address, "::1:1123");
-    equal(r.query?.offsetMs, 12.5);
-    equal(r.query?.server, "[::1]:1123");
-    const bad = await f.client().api.time({ server: "ntp:99999" }).catch((e) => e);
-    equal(bad.code, Code.InvalidArgument);
-  } finally {
-    await f.close();
-  }
-});
-
-Deno.test("Time with a server but no SNTP client answers Unimplemented", async () => {
-  const f = await startApiFixture();
-  try {
-    const e = await f.client().api.time({ server: "pool.ntp.org" }).catch((e) => e);
-    equal(e.code, Code.Unimplemented);
-  } finally {
-    await f.close();
-  }
-});
-
 Deno.test("Processes: a service env value on a command line is hidden from readers only", async () => {
   const f = await startApiFixture();
   try {

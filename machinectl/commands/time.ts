@@ -1,6 +1,7 @@
 /**
  * `machinectl time [SERVER]`: the node's SNTP status and, given a server
- * (`host`, `host:port`), the clock's offset from it measured now by the node.
+ * (`host`, `[v6]`; the port is always 123), the clock's offset from it measured now by
+ * the node. A reader may name only the node's configured servers (docs/api.md, Roles).
  */
 import type { TimeResponse } from "../../api/gen/machined/v1/machine_pb.ts";
 import { type Command, CONNECTION_FLAGS } from "../command.ts";

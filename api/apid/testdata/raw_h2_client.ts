@@ -40,8 +40,15 @@ export interface RawClient {
   readonly streams: ReadonlyMap<number, RawStreamState>;
   /** GOAWAY error code, when the server sent one. */
   readonly goaway: number | undefined;
-  /** Opens one gRPC call on `path` with `body` (a protobuf message, framed here). */
-  open(path: string, body: Uint8Array): number;
+  /**
+   * Opens one gRPC call on `path` with `body` (a protobuf message, framed here).
+   * With `endStream: false` only the HEADERS go out; {@link RawClient.finish} sends the body.
+   */
+  open(path: string, body: Uint8Array, options?: { endStream?: boolean }): number;
+  /** Sends stream `id`'s body (framed here) with END_STREAM. */
+  finish(id: number, body: Uint8Array): void;
+  /** Resolves once the server has answered a PING: it has read everything sent before. */
+  ping(): Promise<void>;
   /** Starts reading: grants `bytes` of flow-control window to the connection and every stream. */
   grant(bytes: number): void;
   close(): void;
@@ -66,6 +73,13 @@ export async function connectRawH2(o: RawClientOptions): Promise<RawClient> {
   const streams = new Map<number, RawStreamState>();
   let goaway: number | undefined;
   let nextId = 1;
+  const pings: (() => void)[] = [];
+  const finish = (id: number, body: Uint8Array) => {
+    const msg = new Uint8Array(5 + body.length);
+    new DataView(msg.buffer).setUint32(1, body.length);
+    msg.set(body, 5);
+    send(DATA, END_STREAM, id, msg);
+  };
   const send = (type: number, flags: number, id: number, payload = new Uint8Array()) =>
     socket.write(frame(type, flags, id, payload));
   socket.write(PREFACE);
@@ -83,6 +97,7 @@ export async function connectRawH2(o: RawClientOptions): Promise<RawClient> {
       const s = streams.get(id);
       if (type === SETTINGS && !(flags & ACK)) send(SETTINGS, ACK, 0);
       else if (type === PING && !(flags & ACK)) send(PING, ACK, 0, payload);
+      else if (type === PING) pings.shift()?.();
       else if (type === GOAWAY) goaway = new DataView(payload.buffer).getUint32(4);
       else if (s && type === DATA) {
         s.dataBytes += len;
@@ -102,7 +117,7 @@ export async function connectRawH2(o: RawClientOptions): Promise<RawClient> {
     get goaway() {
       return goaway;
     },
-    open(path, body) {
+    open(path, body, options) {
       const id = nextId;
       nextId += 2;
       streams.set(id, { dataBytes: 0, data: [], headerBlocks: 0, ended: false });
@@ -117,11 +132,14 @@ export async function connectRawH2(o: RawClientOptions): Promise<RawClient> {
         ].map(([k, v]) => literal(k, v)),
       );
       send(HEADERS, END_HEADERS, id, block);
-      const msg = new Uint8Array(5 + body.length);
-      new DataView(msg.buffer).setUint32(1, body.length);
-      msg.set(body, 5);
-      send(DATA, END_STREAM, id, msg);
+      if (options?.endStream !== false) finish(id, body);
       return id;
+    },
+    finish,
+    ping() {
+      const answered = new Promise<void>((resolve) => pings.push(resolve));
+      send(PING, 0, 0, new Uint8Array(8));
+      return answered;
     },
     grant(bytes) {
       const update = new Uint8Array(4);

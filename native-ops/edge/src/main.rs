@@ -13,6 +13,7 @@ mod identity;
 mod metrics;
 mod options;
 mod proxy;
+mod request_body;
 mod server;
 mod tls;
 mod verifier;

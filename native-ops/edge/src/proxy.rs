@@ -18,6 +18,7 @@ use tokio::sync::Mutex;
 use crate::body::{Activity, EdgeBody};
 use crate::identity::{overwrite_identity, Identity};
 use crate::metrics::Metrics;
+use crate::request_body::RequestBody;
 
 /// HTTP/2 receive window per upstream stream: a stream the client is not
 /// reading holds machined back after this much.
@@ -31,7 +32,7 @@ pub const UPSTREAM_CONNECTION_WINDOW: u32 = 64 * 1024 * 1024;
 /// not read: a client that stops reading holds back only itself.
 pub struct Upstream {
     socket: PathBuf,
-    sender: Mutex<Option<SendRequest<Incoming>>>,
+    sender: Mutex<Option<SendRequest<RequestBody>>>,
     max_header_bytes: u32,
 }
 
@@ -44,7 +45,7 @@ impl Upstream {
         }
     }
 
-    async fn sender(&self) -> Result<SendRequest<Incoming>, String> {
+    async fn sender(&self) -> Result<SendRequest<RequestBody>, String> {
         let mut held = self.sender.lock().await;
         if let Some(s) = held.as_ref() {
             if !s.is_closed() {
@@ -109,7 +110,7 @@ pub async fn forward(route: &Route, mut req: Request<Incoming>) -> Response<Edge
     let sent = match route.upstream.sender().await {
         Ok(mut s) => match s.ready().await {
             Ok(()) => s
-                .send_request(req)
+                .send_request(req.map(RequestBody::new))
                 .await
                 .map_err(|e| format!("machined: {e}")),
             Err(e) => Err(format!("machined: {e}")),

@@ -2299,8 +2299,10 @@ export const CgroupsResponseSchema: GenMessage<CgroupsResponse> = /*@__PURE__*/
  */
 export type TimeRequest = Message<"machined.v1.TimeRequest"> & {
   /**
-   * `host` or `host:port` (`[v6]:port`) to measure the clock against now;
-   * empty: only the status.
+   * `host` (or `v6`, `[v6]`) to measure the clock against now, always on
+   * port 123 (another port is InvalidArgument); empty: only the status. A
+   * reader may name only `machine.time.servers` (else PermissionDenied); the
+   * node answers a few such queries a second (ResourceExhausted beyond).
    *
    * @generated from field: string server = 1;
    */
