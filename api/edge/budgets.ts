@@ -241,16 +241,14 @@ export function budgetArgs(limits: EdgeLimits = {}): string[] {
 /** The table as Markdown, for docs/api.md. Pure. */
 export function renderBudgetTable(): string {
   const esc = (s: string) => s.replaceAll("|", "\\|");
-  const rows = EDGE_BUDGETS.map((b) =>
-    [
-      esc(b.name),
-      `${b.number.toLocaleString("en-US").replaceAll(",", " ")} ${b.unit}`,
-      esc(b.per),
-      b.flag ? `\`${b.flag}\`${b.setBy ? ` (${b.setBy})` : ""}` : "constant",
-      esc(b.enforced),
-      esc(b.refusal),
-    ]
-  );
+  const rows = EDGE_BUDGETS.map((b) => [
+    esc(b.name),
+    `${b.number.toLocaleString("en-US").replaceAll(",", " ")} ${b.unit}`,
+    esc(b.per),
+    b.flag ? `\`${b.flag}\`${b.setBy ? ` (${b.setBy})` : ""}` : "constant",
+    esc(b.enforced),
+    esc(b.refusal),
+  ]);
   const head = ["Budget", "Number", "Per", "Set by", "Enforced", "Over it"];
   return [head, head.map(() => "---"), ...rows].map((r) => `| ${r.join(" | ")} |`).join("\n");
 }

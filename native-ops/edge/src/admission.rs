@@ -13,6 +13,8 @@ use bytes::{BufMut, Bytes, BytesMut};
 use http::header::CONTENT_TYPE;
 use http::{HeaderMap, Response, StatusCode, Version};
 use http_body::{Body, Frame, SizeHint};
+use http_body_util::BodyExt;
+use hyper::body::Incoming;
 
 use crate::body::EdgeBody;
 use crate::budget::{Budget, Over, Slot, Source};
@@ -31,6 +33,27 @@ pub const REFUSED_CONNECTION: Duration = Duration::from_millis(1000);
 pub const CLIENT_STREAM_WINDOW: u32 = 64 * 1024;
 /// HTTP/2 receive window per client connection, for all its streams together.
 pub const CLIENT_CONNECTION_WINDOW: u32 = 64 * 1024;
+
+/// How long a refusal waits for the rest of the refused request, and how
+/// much of it it reads (and drops): answering a request the client is still
+/// sending makes HTTP/2 reset the stream after the answer, which some clients
+/// (curl) report instead of the answer.
+pub const REFUSAL_DRAIN: Duration = Duration::from_millis(250);
+pub const REFUSAL_DRAIN_BYTES: usize = CLIENT_STREAM_WINDOW as usize;
+
+/// Reads and drops what is left of a refused request, within the bounds above.
+pub async fn drain(mut body: Incoming) {
+    let read = async {
+        let mut n = 0;
+        while let Some(Ok(frame)) = body.frame().await {
+            n += frame.data_ref().map_or(0, |d| d.len());
+            if n >= REFUSAL_DRAIN_BYTES {
+                return;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(REFUSAL_DRAIN, read).await;
+}
 
 /// Every budget the connections share.
 pub struct Budgets {

@@ -194,9 +194,15 @@ async fn refuse(tls: Tls, message: String, shared: &Shared) {
     let answered = Arc::new(Notify::new());
     let told = answered.clone();
     let service = service_fn(move |req: Request<Incoming>| {
-        told.notify_one();
-        let res = admission::exhausted(req.headers(), req.version(), &message);
-        async move { Ok::<_, Infallible>(res) }
+        let told = told.clone();
+        let message = message.clone();
+        async move {
+            let (parts, body) = req.into_parts();
+            admission::drain(body).await;
+            told.notify_one();
+            let res = admission::exhausted(&parts.headers, parts.version, &message);
+            Ok::<_, Infallible>(res)
+        }
     });
     let builder = http_builder(&shared.options, &tls);
     let conn = builder.serve_connection(TokioIo::new(tls), service);
@@ -242,7 +248,9 @@ async fn serve_admitted(
                 Err(over) => {
                     let (reason, message) = admission::stream_refusal(over);
                     metrics.over_budget(reason);
-                    admission::exhausted(req.headers(), req.version(), &message)
+                    let (parts, body) = req.into_parts();
+                    admission::drain(body).await;
+                    admission::exhausted(&parts.headers, parts.version, &message)
                         .map(|b| Budgeted::new(b, None))
                 }
             };
