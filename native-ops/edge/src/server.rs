@@ -1,12 +1,10 @@
-//! Accepts TCP, completes the TLS handshake within the handshake timeout and
-//! the handshake budget (refusals are rustls alerts; an evicted handshake is
-//! closed), then serves the protocol ALPN chose (HTTP/2 or HTTP/1.1; both
-//! without ALPN) on the connection, forwarding every request (proxy.rs)
-//! within the connection and stream budgets (admission.rs). Closes a
-//! connection idle for the idle timeout.
+//! Accepts TCP, completes the TLS handshake (tls.rs) within the handshake
+//! budget (an evicted handshake is closed), then serves the protocol ALPN
+//! chose (HTTP/2 or HTTP/1.1; both without ALPN), forwarding every request
+//! (proxy.rs) within the connection and stream budgets (admission.rs).
+//! Closes a connection idle for the idle timeout.
 
 use std::convert::Infallible;
-use std::io;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,18 +14,15 @@ use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{watch, Notify};
-use tokio_rustls::server::TlsStream;
 use tokio_rustls::TlsAcceptor;
 
 use crate::admission::{self, Budgeted, Budgets, CLIENT_CONNECTION_WINDOW, CLIENT_STREAM_WINDOW};
-use crate::alert_delay::AlertDelay;
 use crate::body::Activity;
 use crate::budget::{Slot, Source};
 use crate::handshakes::HandshakeSlot;
-use crate::identity::{identify, Identity};
+use crate::identity::Identity;
 use crate::metrics::Metrics;
 use crate::options::Options;
 use crate::proxy::{forward, Route, Upstream};
@@ -109,7 +104,7 @@ async fn connection(
     stop: watch::Receiver<bool>,
 ) {
     let done = tokio::select! {
-        done = handshake(tcp, &shared) => done,
+        done = handshake(tcp, shared.tls(), shared.options.handshake_timeout, &shared.metrics) => done,
         _ = slot.evicted() => None, // counted when the newcomer was admitted
     };
     let Some((tls, identity)) = done else { return };
@@ -130,36 +125,7 @@ async fn connection(
     }
 }
 
-type Tls = TlsStream<AlertDelay>;
-
-/// The TLS handshake within the handshake timeout, and the caller's identity; None when refused.
-async fn handshake(tcp: TcpStream, shared: &Shared) -> Option<(Tls, Identity)> {
-    let _ = tcp.set_nodelay(true);
-    let (acceptor, maintenance) = shared.tls();
-    let accept = acceptor.accept(AlertDelay::new(tcp)).into_fallible();
-    let mut tls = match tokio::time::timeout(shared.options.handshake_timeout, accept).await {
-        Ok(Ok(tls)) => tls,
-        Ok(Err((e, io))) => {
-            handshake_failed(shared, &e);
-            linger(io.send_held().await).await;
-            return None;
-        }
-        Err(_) => {
-            shared.metrics.refused("handshake_timeout");
-            return None;
-        }
-    };
-    tls.get_mut().0.release();
-    if maintenance {
-        return Some((tls, Identity::maintenance()));
-    }
-    let der = tls.get_ref().1.peer_certificates().and_then(|c| c.first());
-    match der.map(|d| identify(d)) {
-        Some(Ok(id)) => Some((tls, id)),
-        // The verifier refused these already; never serve without an identity.
-        _ => None,
-    }
-}
+use crate::tls::{handshake, Tls};
 
 /// The HTTP server for a connection: only the protocol ALPN chose (a client
 /// that says h2 and then speaks HTTP/1.1 gets a connection error), either
@@ -293,32 +259,5 @@ async fn idle_timeout(activity: Arc<Activity>, limit: Duration) {
         if activity.idle_for() >= limit {
             return;
         }
-    }
-}
-
-/// After the alert: end our side, then read what the client had already sent
-/// (with TLS 1.3 its first requests follow its certificate at once) for a
-/// moment before closing. Closing with unread data makes the kernel send a
-/// reset, which can overtake the alert; this way the client reads the alert.
-async fn linger(mut tcp: TcpStream) {
-    let _ = tcp.shutdown().await;
-    let mut buf = [0u8; 4096];
-    let drain = async {
-        while let Ok(n) = tcp.read(&mut buf).await {
-            if n == 0 {
-                break;
-            }
-        }
-    };
-    let _ = tokio::time::timeout(Duration::from_millis(500), drain).await;
-}
-
-/// Counts a refused handshake the verifier did not already count.
-fn handshake_failed(shared: &Shared, e: &io::Error) {
-    let inner = e.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>());
-    match inner {
-        Some(rustls::Error::InvalidCertificate(_)) => {} // counted by the verifier, by reason
-        Some(rustls::Error::NoCertificatesPresented) => shared.metrics.refused("no_certificate"),
-        _ => shared.metrics.refused("handshake"),
     }
 }
