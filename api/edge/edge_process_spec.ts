@@ -9,21 +9,12 @@ import { fileURLToPath as fromFileUrl } from "node:url";
 import type { ProcessSpec } from "../../platform/process/mod.ts";
 import { APID_GID, APID_UID } from "../apid/apid_process_spec.ts";
 import { apidArgs, type ApidOptions } from "../apid/apid_options.ts";
+import { budgetArgs, type EdgeLimits } from "./budgets.ts";
 
 /** Where the image puts the binary (imager/build_steps.ts). */
 export const IMAGE_EDGE_PATH = "/machined/bin/machined-edge";
 
-/** The limits only the edge enforces; the defaults are the binary's own. */
-export interface EdgeLimits {
-  /** Request header block per request, bytes. @default 16384 */
-  readonly maxHeaderBytes?: number;
-  /** @default 10000 */
-  readonly handshakeTimeoutMs?: number;
-  /** A connection with nothing in flight this long is closed. @default 300000 */
-  readonly idleTimeoutMs?: number;
-  /** Open connections per client address. @default 256 */
-  readonly maxConnectionsPerClient?: number;
-}
+export type { EdgeLimits } from "./budgets.ts";
 
 /** Options of {@link edgeProcessSpec}. */
 export interface EdgeProcessSpecOptions {
@@ -54,20 +45,11 @@ export function edgeBinaryPath(): string {
 
 /**
  * machined-edge's flags for `o`: apid's own ({@link apidArgs}, so the two
- * edges cannot drift on the flags they share), then the edge-only limits that
- * are set. Pure.
+ * edges cannot drift on the flags they share), then every edge-only budget
+ * (api/edge/budgets.ts), from `limits` where set. Pure.
  */
 export function edgeArgs(o: ApidOptions, limits: EdgeLimits = {}): string[] {
-  const optional: [string, number | undefined][] = [
-    ["max-header-bytes", limits.maxHeaderBytes],
-    ["handshake-timeout-ms", limits.handshakeTimeoutMs],
-    ["idle-timeout-ms", limits.idleTimeoutMs],
-    ["max-connections-per-client", limits.maxConnectionsPerClient],
-  ];
-  return [
-    ...apidArgs(o),
-    ...optional.filter(([, v]) => v !== undefined).map(([k, v]) => `--${k}=${v}`),
-  ];
+  return [...apidArgs(o), ...budgetArgs(limits)];
 }
 
 /** The ProcessSpec that starts machined-edge. */

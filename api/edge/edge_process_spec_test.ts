@@ -1,10 +1,11 @@
 /**
- * machined-edge's command line: apid's flags, as apid gets them, then only the
- * edge limits that are set.
+ * machined-edge's command line: apid's flags, as apid gets them, then every
+ * edge budget from api/edge/budgets.ts.
  */
-import { deepEqual } from "node:assert/strict";
+import { deepEqual, equal, ok } from "node:assert/strict";
 import { APID_DEFAULTS, apidArgs, type ApidOptions } from "../apid/apid_options.ts";
 import { edgeArgs, edgeProcessSpec } from "./edge_process_spec.ts";
+import { budgetArgs } from "./budgets.ts";
 
 const o: ApidOptions = {
   ...APID_DEFAULTS,
@@ -17,8 +18,8 @@ const o: ApidOptions = {
   maxConcurrentStreams: 64,
 };
 
-Deno.test("edgeArgs: apid's flags, then only the limits that are set", () => {
-  deepEqual(edgeArgs(o), [
+Deno.test("edgeArgs: apid's flags, then every budget of the table, the limits set overriding", () => {
+  deepEqual(apidArgs(o), [
     "--pki-dir=/var/lib/machined/pki",
     "--socket=/run/machined/api.sock",
     "--listen=[::]:50000",
@@ -26,12 +27,21 @@ Deno.test("edgeArgs: apid's flags, then only the limits that are set", () => {
     "--write-max-bytes=2048",
     "--max-concurrent-streams=64",
   ]);
-  deepEqual(edgeArgs(o), apidArgs(o));
-  deepEqual(edgeArgs(o, { idleTimeoutMs: 5000, maxHeaderBytes: 8192 }), [
-    ...apidArgs(o),
-    "--max-header-bytes=8192",
-    "--idle-timeout-ms=5000",
+  deepEqual(edgeArgs(o), [...apidArgs(o), ...budgetArgs()]);
+  deepEqual(edgeArgs(o).slice(6), [
+    "--max-handshakes=128",
+    "--max-handshakes-per-source=16",
+    "--handshake-timeout-ms=5000",
+    "--max-connections=512",
+    "--max-connections-per-client=64",
+    "--idle-timeout-ms=300000",
+    "--max-streams-per-client=1024",
+    "--max-streams=2048",
+    "--max-header-bytes=16384",
   ]);
+  const set = edgeArgs(o, { idleTimeoutMs: 5000, maxHeaderBytes: 8192 });
+  ok(set.includes("--idle-timeout-ms=5000") && set.includes("--max-header-bytes=8192"));
+  equal(set.length, edgeArgs(o).length);
 });
 
 Deno.test("edgeProcessSpec: the binary, its flags, no privileges; machined-api when dropping", () => {

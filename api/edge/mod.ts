@@ -15,6 +15,7 @@
  * ```
  * @module
  */
+export { budget, budgetArgs, EDGE_BUDGETS, type EdgeBudget } from "./budgets.ts";
 export {
   edgeArgs,
   edgeBinaryPath,

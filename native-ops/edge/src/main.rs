@@ -7,8 +7,11 @@
 //! on stdout once listening; exits 0 on SIGTERM/SIGINT or when its parent is
 //! gone, 1 when it cannot start, 2 on bad flags.
 
+mod admission;
 mod alert_delay;
 mod body;
+mod budget;
+mod handshakes;
 mod identity;
 mod metrics;
 mod options;
@@ -28,6 +31,10 @@ use tokio_rustls::TlsAcceptor;
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--print-defaults") {
+        println!("{}", options::defaults_json());
+        return;
+    }
     let options = match options::parse(&args) {
         Ok(o) => o,
         Err(e) => {

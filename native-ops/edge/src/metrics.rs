@@ -3,15 +3,27 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Mutex, OnceLock};
+
+/// Gauges read at render time: (name, help, value).
+pub type Gauges = Box<dyn Fn() -> Vec<(&'static str, &'static str, usize)> + Send + Sync>;
 
 /// Counters shared by every connection.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub struct Metrics {
     accepted: AtomicU64,
     open: AtomicI64,
     refused: Mutex<BTreeMap<&'static str, u64>>,
+    /// Refusals by a budget (handshakes, connections, streams), by reason.
+    over_budget: Mutex<BTreeMap<&'static str, u64>>,
     upstream_errors: AtomicU64,
+    gauges: OnceLock<Gauges>,
+}
+
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Metrics").finish_non_exhaustive()
+    }
 }
 
 impl Metrics {
@@ -33,6 +45,18 @@ impl Metrics {
     pub fn refused(&self, reason: &'static str) {
         let mut m = self.refused.lock().unwrap_or_else(|p| p.into_inner());
         *m.entry(reason).or_default() += 1;
+    }
+
+    /// A handshake, connection or request refused by a budget, by reason
+    /// (`handshake_budget`, `connection_source_budget`, `stream_client_budget`...).
+    pub fn over_budget(&self, reason: &'static str) {
+        let mut m = self.over_budget.lock().unwrap_or_else(|p| p.into_inner());
+        *m.entry(reason).or_default() += 1;
+    }
+
+    /// What the budgets hold now, rendered with the counters (set once, at start).
+    pub fn set_gauges(&self, gauges: Gauges) {
+        let _ = self.gauges.set(gauges);
     }
 
     pub fn upstream_error(&self) {
@@ -68,6 +92,21 @@ impl Metrics {
                 "machined_edge_tls_refused_by_reason_total{{reason=\"{reason}\"}} {n}\n"
             ));
         }
+        drop(refused);
+        s.push_str("# HELP machined_edge_refused_total Handshakes, connections and requests refused by a budget, by reason\n");
+        s.push_str("# TYPE machined_edge_refused_total counter\n");
+        let over = self.over_budget.lock().unwrap_or_else(|p| p.into_inner());
+        for (reason, n) in over.iter() {
+            s.push_str(&format!(
+                "machined_edge_refused_total{{reason=\"{reason}\"}} {n}\n"
+            ));
+        }
+        drop(over);
+        for (name, help, value) in self.gauges.get().map(|g| g()).unwrap_or_default() {
+            s.push_str(&format!(
+                "# HELP {name} {help}\n# TYPE {name} gauge\n{name} {value}\n"
+            ));
+        }
         s.push_str("# HELP machined_edge_upstream_errors_total Requests machined did not take\n");
         s.push_str("# TYPE machined_edge_upstream_errors_total counter\n");
         s.push_str(&format!(
@@ -91,7 +130,16 @@ mod tests {
         m.refused("unknown_ca");
         m.refused("unknown_ca");
         m.refused("expired");
+        m.over_budget("stream_client_budget");
+        m.set_gauges(Box::new(|| {
+            vec![("machined_edge_streams_open", "Requests in flight", 3)]
+        }));
         let t = m.render();
+        assert!(
+            t.contains("\nmachined_edge_refused_total{reason=\"stream_client_budget\"} 1\n"),
+            "{t}"
+        );
+        assert!(t.contains("\nmachined_edge_streams_open 3\n"), "{t}");
         assert!(t.contains("\nmachined_apid_connections_total 2\n"), "{t}");
         assert!(t.contains("\nmachined_apid_connections_open 1\n"), "{t}");
         assert!(t.contains("\nmachined_apid_tls_refused_total 3\n"), "{t}");

@@ -23,8 +23,20 @@ pub struct Options {
     pub handshake_timeout: Duration,
     /// A connection with no request in flight for this long is closed.
     pub idle_timeout: Duration,
-    /// Open connections per client address.
+    /// TLS handshakes in progress on the node; a newcomer over it evicts the
+    /// oldest of the source holding the most (handshakes.rs).
+    pub max_handshakes: usize,
+    /// TLS handshakes in progress per source (IPv4 address, IPv6 /64); a
+    /// newcomer over it evicts the oldest of its own source.
+    pub max_handshakes_per_source: usize,
+    /// Connections past their handshake on the node.
+    pub max_connections: usize,
+    /// Connections past their handshake per source (IPv4 address, IPv6 /64).
     pub max_connections_per_client: usize,
+    /// Requests in flight per client certificate (in maintenance mode, per source).
+    pub max_streams_per_client: usize,
+    /// Requests in flight on the node.
+    pub max_streams: usize,
     /// Tokio worker threads.
     pub threads: usize,
 }
@@ -37,9 +49,14 @@ pub const DEFAULTS: Options = Options {
     write_max_bytes: 4 * 1024 * 1024,
     max_concurrent_streams: 100,
     max_header_bytes: 16 * 1024,
-    handshake_timeout: Duration::from_secs(10),
+    handshake_timeout: Duration::from_secs(5),
     idle_timeout: Duration::from_secs(300),
-    max_connections_per_client: 256,
+    max_handshakes: 128,
+    max_handshakes_per_source: 16,
+    max_connections: 512,
+    max_connections_per_client: 64,
+    max_streams_per_client: 1024,
+    max_streams: 2048,
     threads: 2,
 };
 
@@ -72,9 +89,18 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
                 o.handshake_timeout = Duration::from_millis(positive(&flag, &value)?)
             }
             "--idle-timeout-ms" => o.idle_timeout = Duration::from_millis(positive(&flag, &value)?),
+            "--max-handshakes" => o.max_handshakes = positive(&flag, &value)? as usize,
+            "--max-handshakes-per-source" => {
+                o.max_handshakes_per_source = positive(&flag, &value)? as usize
+            }
+            "--max-connections" => o.max_connections = positive(&flag, &value)? as usize,
             "--max-connections-per-client" => {
                 o.max_connections_per_client = positive(&flag, &value)? as usize
             }
+            "--max-streams-per-client" => {
+                o.max_streams_per_client = positive(&flag, &value)? as usize
+            }
+            "--max-streams" => o.max_streams = positive(&flag, &value)? as usize,
             "--threads" => o.threads = positive(&flag, &value)? as usize,
             _ => return Err(format!("unknown flag {flag}")),
         }
@@ -86,6 +112,52 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
         return Err("needs --socket".into());
     }
     Ok(o)
+}
+
+/// `--print-defaults`: every budget the edge applies unless told otherwise,
+/// as one JSON object keyed like api/edge/budgets.ts, whose test compares the two.
+pub fn defaults_json() -> String {
+    let d = &DEFAULTS;
+    let fields: [(&str, u64); 15] = [
+        ("max_handshakes", d.max_handshakes as u64),
+        (
+            "max_handshakes_per_source",
+            d.max_handshakes_per_source as u64,
+        ),
+        (
+            "handshake_timeout_ms",
+            d.handshake_timeout.as_millis() as u64,
+        ),
+        ("max_connections", d.max_connections as u64),
+        (
+            "max_connections_per_client",
+            d.max_connections_per_client as u64,
+        ),
+        (
+            "refused_connection_ms",
+            crate::admission::REFUSED_CONNECTION.as_millis() as u64,
+        ),
+        ("idle_timeout_ms", d.idle_timeout.as_millis() as u64),
+        ("max_concurrent_streams", d.max_concurrent_streams as u64),
+        ("max_streams_per_client", d.max_streams_per_client as u64),
+        ("max_streams", d.max_streams as u64),
+        ("max_header_bytes", d.max_header_bytes as u64),
+        ("read_max_bytes", d.read_max_bytes),
+        (
+            "upstream_stream_window",
+            crate::proxy::UPSTREAM_STREAM_WINDOW as u64,
+        ),
+        (
+            "client_stream_window",
+            crate::admission::CLIENT_STREAM_WINDOW as u64,
+        ),
+        (
+            "client_connection_window",
+            crate::admission::CLIENT_CONNECTION_WINDOW as u64,
+        ),
+    ];
+    let body: Vec<String> = fields.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
+    format!("{{{}}}", body.join(","))
 }
 
 fn positive(flag: &str, v: &str) -> Result<u64, String> {
@@ -135,6 +207,40 @@ mod tests {
         assert_eq!(o.max_concurrent_streams, 7);
         assert_eq!(o.idle_timeout, Duration::from_millis(1500));
         assert_eq!(o.handshake_timeout, DEFAULTS.handshake_timeout);
+    }
+
+    #[test]
+    fn parses_budgets() {
+        let o = parse(&args(&[
+            "--pki-dir=/p",
+            "--socket=/s",
+            "--max-handshakes=3",
+            "--max-handshakes-per-source=2",
+            "--max-connections=5",
+            "--max-connections-per-client=4",
+            "--max-streams-per-client=7",
+            "--max-streams=9",
+        ]))
+        .unwrap();
+        assert_eq!(
+            (
+                o.max_handshakes,
+                o.max_handshakes_per_source,
+                o.max_connections
+            ),
+            (3, 2, 5)
+        );
+        assert_eq!(
+            (
+                o.max_connections_per_client,
+                o.max_streams_per_client,
+                o.max_streams
+            ),
+            (4, 7, 9)
+        );
+        let d = defaults_json();
+        assert!(d.starts_with("{\"max_handshakes\":128,"), "{d}");
+        assert!(d.contains("\"max_streams\":2048"), "{d}");
     }
 
     #[test]

@@ -154,8 +154,32 @@ pub fn prepare<B>(req: &mut Request<B>, identity: &Identity) {
     *req.version_mut() = Version::HTTP_2;
 }
 
+/// A status the edge answers itself: gRPC's number, Connect's code and HTTP status.
+pub struct Status {
+    pub grpc: &'static str,
+    pub connect: &'static str,
+    pub http: StatusCode,
+}
+
+pub const UNAVAILABLE: Status = Status {
+    grpc: "14",
+    connect: "unavailable",
+    http: StatusCode::SERVICE_UNAVAILABLE,
+};
+
+pub const RESOURCE_EXHAUSTED: Status = Status {
+    grpc: "8",
+    connect: "resource_exhausted",
+    http: StatusCode::TOO_MANY_REQUESTS,
+};
+
 /// Unavailable, as gRPC and gRPC-Web (a trailers-only reply) or Connect (HTTP 503, JSON) say it.
 pub fn unavailable(protocol: Protocol, message: &str) -> Response<EdgeBody> {
+    reply(protocol, &UNAVAILABLE, message)
+}
+
+/// `status` as gRPC and gRPC-Web (a trailers-only reply) or Connect (its HTTP status, JSON) say it.
+pub fn reply(protocol: Protocol, status: &Status, message: &str) -> Response<EdgeBody> {
     let b = Response::builder();
     let encoded = crate::identity::encode_uri_component(message);
     let res = match protocol {
@@ -169,21 +193,22 @@ pub fn unavailable(protocol: Protocol, message: &str) -> Response<EdgeBody> {
                     "application/grpc-web+proto"
                 },
             )
-            .header("grpc-status", "14")
+            .header("grpc-status", status.grpc)
             .header("grpc-message", encoded)
             .body(EdgeBody::full(Bytes::new())),
         Protocol::Connect => b
-            .status(StatusCode::SERVICE_UNAVAILABLE)
+            .status(status.http)
             .header(CONTENT_TYPE, "application/json")
             .body(EdgeBody::full(format!(
-                "{{\"code\":\"unavailable\",\"message\":{}}}",
+                "{{\"code\":\"{}\",\"message\":{}}}",
+                status.connect,
                 json_string(message)
             ))),
     };
     res.unwrap_or_else(|_| Response::new(EdgeBody::full(Bytes::new())))
 }
 
-fn json_string(s: &str) -> String {
+pub fn json_string(s: &str) -> String {
     let mut out = String::from("\"");
     for c in s.chars() {
         match c {

@@ -1,27 +1,28 @@
-//! Accepts TCP, completes the TLS handshake within the handshake timeout
-//! (refusals are rustls alerts), then serves HTTP/2 or HTTP/1.1 on the
-//! connection, forwarding every request (proxy.rs). Bounds connections per
-//! client address, and closes a connection idle for the idle timeout.
+//! Accepts TCP, completes the TLS handshake (tls.rs) within the handshake
+//! budget (an evicted handshake is closed), then serves the protocol ALPN
+//! chose (HTTP/2 or HTTP/1.1; both without ALPN), forwarding every request
+//! (proxy.rs) within the connection and stream budgets (admission.rs).
+//! Closes a connection idle for the idle timeout.
 
-use std::collections::HashMap;
 use std::convert::Infallible;
-use std::io;
-use std::net::IpAddr;
 use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
+use http::Request;
+use hyper::body::Incoming;
 use hyper::service::service_fn;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use hyper_util::server::conn::auto;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::watch;
+use tokio::sync::{watch, Notify};
 use tokio_rustls::TlsAcceptor;
 
-use crate::alert_delay::AlertDelay;
+use crate::admission::{self, Budgeted, Budgets, CLIENT_CONNECTION_WINDOW, CLIENT_STREAM_WINDOW};
 use crate::body::Activity;
-use crate::identity::{identify, Identity};
+use crate::budget::{Slot, Source};
+use crate::handshakes::HandshakeSlot;
+use crate::identity::Identity;
 use crate::metrics::Metrics;
 use crate::options::Options;
 use crate::proxy::{forward, Route, Upstream};
@@ -34,7 +35,7 @@ pub struct Shared {
     /// connection already accepted.
     tls: std::sync::RwLock<(TlsAcceptor, bool)>,
     pub metrics: Arc<Metrics>,
-    per_client: Mutex<HashMap<IpAddr, usize>>,
+    pub budgets: Arc<Budgets>,
 }
 
 impl Shared {
@@ -44,11 +45,13 @@ impl Shared {
         maintenance: bool,
         metrics: Arc<Metrics>,
     ) -> Shared {
+        let budgets = Arc::new(Budgets::new(&options));
+        budgets.gauges(&metrics);
         Shared {
             options,
             tls: std::sync::RwLock::new((acceptor, maintenance)),
             metrics,
-            per_client: Mutex::new(HashMap::new()),
+            budgets,
         }
     }
 
@@ -61,33 +64,6 @@ impl Shared {
     /// maintenance mode entered or left); open ones keep theirs.
     pub fn reload(&self, acceptor: TlsAcceptor, maintenance: bool) {
         *self.tls.write().unwrap_or_else(|p| p.into_inner()) = (acceptor, maintenance);
-    }
-}
-
-/// A slot of the per-client bound, released on drop.
-struct ClientSlot(Arc<Shared>, IpAddr);
-
-impl ClientSlot {
-    fn take(shared: &Arc<Shared>, ip: IpAddr) -> Option<ClientSlot> {
-        let mut m = shared.per_client.lock().unwrap_or_else(|p| p.into_inner());
-        let n = m.entry(ip).or_default();
-        if *n >= shared.options.max_connections_per_client {
-            return None;
-        }
-        *n += 1;
-        Some(ClientSlot(shared.clone(), ip))
-    }
-}
-
-impl Drop for ClientSlot {
-    fn drop(&mut self) {
-        let mut m = self.0.per_client.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(n) = m.get_mut(&self.1) {
-            *n -= 1;
-            if *n == 0 {
-                m.remove(&self.1);
-            }
-        }
     }
 }
 
@@ -105,16 +81,12 @@ pub async fn serve(listener: TcpListener, shared: Arc<Shared>, stop: watch::Rece
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((tcp, peer)) => {
-                    let Some(slot) = ClientSlot::take(&shared, peer.ip()) else {
-                        shared.metrics.refused("too_many_connections");
-                        continue;
-                    };
-                    let shared = shared.clone();
-                    let stop = stop.clone();
-                    tokio::spawn(async move {
-                        connection(tcp, shared, stop).await;
-                        drop(slot);
-                    });
+                    let source = Source::of(peer.ip());
+                    let (slot, evicted) = shared.budgets.handshakes.admit(source);
+                    if let Some(why) = evicted {
+                        shared.metrics.over_budget(why.reason());
+                    }
+                    tokio::spawn(connection(tcp, source, slot, shared.clone(), stop.clone()));
                 }
                 // Out of descriptors and the like: pause rather than spin.
                 Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
@@ -124,42 +96,41 @@ pub async fn serve(listener: TcpListener, shared: Arc<Shared>, stop: watch::Rece
     }
 }
 
-async fn connection(tcp: TcpStream, shared: Arc<Shared>, mut stop: watch::Receiver<bool>) {
-    let _ = tcp.set_nodelay(true);
-    let o = &shared.options;
-    let (acceptor, maintenance) = shared.tls();
-    let accept = acceptor.accept(AlertDelay::new(tcp)).into_fallible();
-    let mut tls = match tokio::time::timeout(o.handshake_timeout, accept).await {
-        Ok(Ok(tls)) => tls,
-        Ok(Err((e, io))) => {
-            handshake_failed(&shared, &e);
-            return linger(io.send_held().await).await;
-        }
-        Err(_) => return shared.metrics.refused("handshake_timeout"),
+async fn connection(
+    tcp: TcpStream,
+    source: Source,
+    mut slot: HandshakeSlot,
+    shared: Arc<Shared>,
+    stop: watch::Receiver<bool>,
+) {
+    let done = tokio::select! {
+        done = handshake(tcp, shared.tls(), shared.options.handshake_timeout, &shared.metrics) => done,
+        _ = slot.evicted() => None, // counted when the newcomer was admitted
     };
-    tls.get_mut().0.release();
-    let identity = if maintenance {
-        Identity::maintenance()
-    } else {
-        let der = tls.get_ref().1.peer_certificates().and_then(|c| c.first());
-        match der.map(|d| identify(d)) {
-            Some(Ok(id)) => id,
-            // The verifier refused these already; never serve without an identity.
-            _ => return,
+    let Some((tls, identity)) = done else { return };
+    match shared.budgets.connections.take(&source) {
+        Ok(admitted) => {
+            drop(slot);
+            serve_admitted(tls, identity, source, admitted, shared, stop).await
         }
-    };
-    shared.metrics.accepted();
-    let activity = Activity::new();
-    let route = Arc::new(Route {
-        upstream: Arc::new(Upstream::new(PathBuf::from(&o.socket), o.max_header_bytes)),
-        identity,
-        activity: activity.clone(),
-        metrics: shared.metrics.clone(),
-    });
-    let service = service_fn(move |req| {
-        let route = route.clone();
-        async move { Ok::<_, Infallible>(forward(&route, req).await) }
-    });
+        Err(over) => {
+            // Still in the handshake budget (so bounded and evictable) while it is told why.
+            let (reason, message) = admission::connection_refusal(over, source);
+            shared.metrics.over_budget(reason);
+            tokio::select! {
+                _ = refuse(tls, message, &shared) => {}
+                _ = slot.evicted() => {}
+            }
+        }
+    }
+}
+
+use crate::tls::{handshake, Tls};
+
+/// The HTTP server for a connection: only the protocol ALPN chose (a client
+/// that says h2 and then speaks HTTP/1.1 gets a connection error), either
+/// one without ALPN.
+fn http_builder(o: &Options, tls: &Tls) -> auto::Builder<TokioExecutor> {
     let mut builder = auto::Builder::new(TokioExecutor::new());
     builder
         .http1()
@@ -171,8 +142,88 @@ async fn connection(tcp: TcpStream, shared: Arc<Shared>, mut stop: watch::Receiv
         .timer(TokioTimer::new())
         .max_concurrent_streams(o.max_concurrent_streams)
         .max_header_list_size(o.max_header_bytes)
+        .initial_stream_window_size(CLIENT_STREAM_WINDOW)
+        .initial_connection_window_size(CLIENT_CONNECTION_WINDOW)
         .keep_alive_interval(Some(Duration::from_secs(60)))
         .keep_alive_timeout(Duration::from_secs(20));
+    match tls.get_ref().1.alpn_protocol() {
+        Some(b"h2") => builder.http2_only(),
+        Some(b"http/1.1") => builder.http1_only(),
+        _ => builder,
+    }
+}
+
+/// Over the connection budget: every request gets ResourceExhausted naming
+/// the budget; the connection closes after the first answer (GOAWAY) or
+/// after REFUSED_CONNECTION.
+async fn refuse(tls: Tls, message: String, shared: &Shared) {
+    let answered = Arc::new(Notify::new());
+    let told = answered.clone();
+    let service = service_fn(move |req: Request<Incoming>| {
+        let told = told.clone();
+        let message = message.clone();
+        async move {
+            let (parts, body) = req.into_parts();
+            admission::drain(body).await;
+            told.notify_one();
+            let res = admission::exhausted(&parts.headers, parts.version, &message);
+            Ok::<_, Infallible>(res)
+        }
+    });
+    let builder = http_builder(&shared.options, &tls);
+    let conn = builder.serve_connection(TokioIo::new(tls), service);
+    tokio::pin!(conn);
+    tokio::select! {
+        _ = conn.as_mut() => return,
+        _ = tokio::time::timeout(admission::REFUSED_CONNECTION, answered.notified()) => {}
+    }
+    conn.as_mut().graceful_shutdown();
+    let _ = tokio::time::timeout(QUIET, conn).await;
+}
+
+/// A connection within the connection budget: every request forwarded within the stream budget.
+async fn serve_admitted(
+    tls: Tls,
+    identity: Identity,
+    source: Source,
+    admitted: Slot<Source>,
+    shared: Arc<Shared>,
+    mut stop: watch::Receiver<bool>,
+) {
+    let o = &shared.options;
+    shared.metrics.accepted();
+    let activity = Activity::new();
+    let key = admission::client_key(&identity, source);
+    let route = Arc::new(Route {
+        upstream: Arc::new(Upstream::new(PathBuf::from(&o.socket), o.max_header_bytes)),
+        identity,
+        activity: activity.clone(),
+        metrics: shared.metrics.clone(),
+    });
+    let budgets = shared.budgets.clone();
+    let metrics = shared.metrics.clone();
+    let service = service_fn(move |req: Request<Incoming>| {
+        let route = route.clone();
+        let taken = budgets.streams.take(&key);
+        let metrics = metrics.clone();
+        async move {
+            let res = match taken {
+                Ok(slot) => forward(&route, req)
+                    .await
+                    .map(|b| Budgeted::new(b, Some(slot))),
+                Err(over) => {
+                    let (reason, message) = admission::stream_refusal(over);
+                    metrics.over_budget(reason);
+                    let (parts, body) = req.into_parts();
+                    admission::drain(body).await;
+                    admission::exhausted(&parts.headers, parts.version, &message)
+                        .map(|b| Budgeted::new(b, None))
+                }
+            };
+            Ok::<_, Infallible>(res)
+        }
+    });
+    let builder = http_builder(o, &tls);
     let conn = builder.serve_connection(TokioIo::new(tls), service);
     tokio::pin!(conn);
     let idle = idle_timeout(activity.clone(), o.idle_timeout);
@@ -196,6 +247,7 @@ async fn connection(tcp: TcpStream, shared: Arc<Shared>, mut stop: watch::Receiv
             }
         }
     }
+    drop(admitted);
     shared.metrics.closed();
 }
 
@@ -207,32 +259,5 @@ async fn idle_timeout(activity: Arc<Activity>, limit: Duration) {
         if activity.idle_for() >= limit {
             return;
         }
-    }
-}
-
-/// After the alert: end our side, then read what the client had already sent
-/// (with TLS 1.3 its first requests follow its certificate at once) for a
-/// moment before closing. Closing with unread data makes the kernel send a
-/// reset, which can overtake the alert; this way the client reads the alert.
-async fn linger(mut tcp: TcpStream) {
-    let _ = tcp.shutdown().await;
-    let mut buf = [0u8; 4096];
-    let drain = async {
-        while let Ok(n) = tcp.read(&mut buf).await {
-            if n == 0 {
-                break;
-            }
-        }
-    };
-    let _ = tokio::time::timeout(Duration::from_millis(500), drain).await;
-}
-
-/// Counts a refused handshake the verifier did not already count.
-fn handshake_failed(shared: &Shared, e: &io::Error) {
-    let inner = e.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>());
-    match inner {
-        Some(rustls::Error::InvalidCertificate(_)) => {} // counted by the verifier, by reason
-        Some(rustls::Error::NoCertificatesPresented) => shared.metrics.refused("no_certificate"),
-        _ => shared.metrics.refused("handshake"),
     }
 }

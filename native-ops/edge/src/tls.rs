@@ -1,16 +1,26 @@
 //! The edge's TLS: TLS 1.3 only, ALPN h2 then http/1.1, the server pair from
 //! the PKI directory machined writes (api/apid/load_apid_pki.ts's layout), and
 //! either a mandatory node-CA client certificate or, when machined left the
-//! `maintenance` marker instead of ca.crt, no client certificate at all.
+//! `maintenance` marker instead of ca.crt, no client certificate at all; and
+//! the handshake itself, within the handshake timeout (refusals are rustls alerts).
 
+use std::io;
 use std::path::Path;
 use std::sync::Arc;
+use std::time::Duration;
 
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use rustls::server::NoClientAuth;
 use rustls::ServerConfig;
 
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio_rustls::server::TlsStream;
+use tokio_rustls::TlsAcceptor;
+
+use crate::alert_delay::AlertDelay;
+use crate::identity::{identify, Identity};
 use crate::metrics::Metrics;
 use crate::verifier::NodeClientVerifier;
 
@@ -59,4 +69,67 @@ pub fn load(dir: &str, metrics: Arc<Metrics>) -> Result<Pki, String> {
         config: Arc::new(config),
         maintenance,
     })
+}
+
+/// A client connection past its TLS handshake.
+pub type Tls = TlsStream<AlertDelay>;
+
+/// The TLS handshake within the handshake timeout, and the caller's identity; None when refused.
+pub async fn handshake(
+    tcp: TcpStream,
+    (acceptor, maintenance): (TlsAcceptor, bool),
+    timeout: Duration,
+    metrics: &Metrics,
+) -> Option<(Tls, Identity)> {
+    let _ = tcp.set_nodelay(true);
+    let accept = acceptor.accept(AlertDelay::new(tcp)).into_fallible();
+    let mut tls = match tokio::time::timeout(timeout, accept).await {
+        Ok(Ok(tls)) => tls,
+        Ok(Err((e, io))) => {
+            handshake_failed(metrics, &e);
+            linger(io.send_held().await).await;
+            return None;
+        }
+        Err(_) => {
+            metrics.refused("handshake_timeout");
+            return None;
+        }
+    };
+    tls.get_mut().0.release();
+    if maintenance {
+        return Some((tls, Identity::maintenance()));
+    }
+    let der = tls.get_ref().1.peer_certificates().and_then(|c| c.first());
+    match der.map(|d| identify(d)) {
+        Some(Ok(id)) => Some((tls, id)),
+        // The verifier refused these already; never serve without an identity.
+        _ => None,
+    }
+}
+
+/// After the alert: end our side, then read what the client had already sent
+/// (with TLS 1.3 its first requests follow its certificate at once) for a
+/// moment before closing. Closing with unread data makes the kernel send a
+/// reset, which can overtake the alert; this way the client reads the alert.
+async fn linger(mut tcp: TcpStream) {
+    let _ = tcp.shutdown().await;
+    let mut buf = [0u8; 4096];
+    let drain = async {
+        while let Ok(n) = tcp.read(&mut buf).await {
+            if n == 0 {
+                break;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(Duration::from_millis(500), drain).await;
+}
+
+/// Counts a refused handshake the verifier did not already count.
+fn handshake_failed(metrics: &Metrics, e: &io::Error) {
+    let inner = e.get_ref().and_then(|i| i.downcast_ref::<rustls::Error>());
+    match inner {
+        Some(rustls::Error::InvalidCertificate(_)) => {} // counted by the verifier, by reason
+        Some(rustls::Error::NoCertificatesPresented) => metrics.refused("no_certificate"),
+        _ => metrics.refused("handshake"),
+    }
 }

@@ -1,0 +1,254 @@
+/**
+ * The API edge's budgets, in one table: what a client can hold (a handshake
+ * in progress, a connection, a stream, buffered bytes, time), the number, per
+ * what, where machined-edge enforces it and how a newcomer over it is
+ * refused. machined passes every flag of this table to machined-edge
+ * ({@link budgetArgs}), docs/api.md renders it (`deno task docs:budgets`),
+ * and a test compares it with `machined-edge --print-defaults`, so the three
+ * cannot drift.
+ */
+
+/** The edge-only limits machined may set (the rest come from `machine.api`). */
+export interface EdgeLimits {
+  /** TLS handshakes in progress on the node. @default 128 */
+  readonly maxHandshakes?: number;
+  /** TLS handshakes in progress per source (IPv4 address, IPv6 /64). @default 16 */
+  readonly maxHandshakesPerSource?: number;
+  /** @default 5000 */
+  readonly handshakeTimeoutMs?: number;
+  /** Connections past their handshake on the node. @default 512 */
+  readonly maxConnections?: number;
+  /** Connections past their handshake per source (IPv4 address, IPv6 /64). @default 64 */
+  readonly maxConnectionsPerClient?: number;
+  /** A connection with nothing in flight this long is closed. @default 300000 */
+  readonly idleTimeoutMs?: number;
+  /** Requests in flight per client certificate. @default 1024 */
+  readonly maxStreamsPerClient?: number;
+  /** Requests in flight on the node. @default 2048 */
+  readonly maxStreams?: number;
+  /** Request header block per request, bytes. @default 16384 */
+  readonly maxHeaderBytes?: number;
+}
+
+/** One row of the table. */
+export interface EdgeBudget {
+  /** The key in `machined-edge --print-defaults`. */
+  readonly key: string;
+  /** What is bounded. */
+  readonly name: string;
+  readonly number: number;
+  readonly unit: string;
+  /** Per node, per source, per client certificate, per connection, per stream. */
+  readonly per: string;
+  /** The machined-edge flag and the EdgeLimits field that set it; absent: a constant, or the config's. */
+  readonly flag?: string;
+  readonly limit?: keyof EdgeLimits;
+  /** What sets it when not the flag alone (the machine config). */
+  readonly setBy?: string;
+  /** Where machined-edge enforces it. */
+  readonly enforced: string;
+  /** What a newcomer over it gets. */
+  readonly refusal: string;
+}
+
+const SOURCE = "source (IPv4 address, IPv6 /64)";
+const EXHAUSTED = "trailers-only `ResourceExhausted`";
+
+/** Every budget of the edge. */
+export const EDGE_BUDGETS: readonly EdgeBudget[] = [
+  {
+    key: "max_handshakes",
+    name: "TLS handshakes in progress",
+    number: 128,
+    unit: "handshakes",
+    per: "node",
+    flag: "--max-handshakes",
+    limit: "maxHandshakes",
+    enforced: "accept (handshakes.rs)",
+    refusal:
+      'the oldest pending handshake of the source holding the most is closed; `refused{reason="handshake_budget"}`',
+  },
+  {
+    key: "max_handshakes_per_source",
+    name: "TLS handshakes in progress",
+    number: 16,
+    unit: "handshakes",
+    per: SOURCE,
+    flag: "--max-handshakes-per-source",
+    limit: "maxHandshakesPerSource",
+    enforced: "accept (handshakes.rs)",
+    refusal:
+      'the oldest pending handshake of the same source is closed; `refused{reason="handshake_source_budget"}`',
+  },
+  {
+    key: "handshake_timeout_ms",
+    name: "Handshake (and HTTP/1.1 request head) duration",
+    number: 5000,
+    unit: "ms",
+    per: "connection",
+    flag: "--handshake-timeout-ms",
+    limit: "handshakeTimeoutMs",
+    enforced: "server.rs",
+    refusal: 'connection closed; `tls_refused{reason="handshake_timeout"}`',
+  },
+  {
+    key: "max_connections",
+    name: "Connections past their handshake",
+    number: 512,
+    unit: "connections",
+    per: "node",
+    flag: "--max-connections",
+    limit: "maxConnections",
+    enforced: "after the handshake (admission.rs)",
+    refusal:
+      `every request ${EXHAUSTED} naming the budget, then GOAWAY; \`refused{reason="connection_budget"}\``,
+  },
+  {
+    key: "max_connections_per_client",
+    name: "Connections past their handshake",
+    number: 64,
+    unit: "connections",
+    per: SOURCE,
+    flag: "--max-connections-per-client",
+    limit: "maxConnectionsPerClient",
+    enforced: "after the handshake (admission.rs)",
+    refusal:
+      `every request ${EXHAUSTED} naming the budget, then GOAWAY; \`refused{reason="connection_source_budget"}\``,
+  },
+  {
+    key: "refused_connection_ms",
+    name: "Life of a connection refused by the connection budget",
+    number: 1000,
+    unit: "ms",
+    per: "connection",
+    enforced: "admission.rs (it stays in the handshake budget meanwhile)",
+    refusal: "closed after its first answer or this long",
+  },
+  {
+    key: "idle_timeout_ms",
+    name: "Connection with nothing in flight",
+    number: 300000,
+    unit: "ms",
+    per: "connection",
+    flag: "--idle-timeout-ms",
+    limit: "idleTimeoutMs",
+    enforced: "server.rs",
+    refusal: "GOAWAY, closed",
+  },
+  {
+    key: "max_concurrent_streams",
+    name: "Streams (requests in flight)",
+    number: 100,
+    unit: "streams",
+    per: "connection",
+    flag: "--max-concurrent-streams",
+    setBy: "`machine.api.max_concurrent_streams`",
+    enforced: "HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS (hyper)",
+    refusal: "the client waits; a stream past it is reset `REFUSED_STREAM`",
+  },
+  {
+    key: "max_streams_per_client",
+    name: "Streams (requests in flight)",
+    number: 1024,
+    unit: "streams",
+    per: "client certificate (in maintenance mode: source)",
+    flag: "--max-streams-per-client",
+    limit: "maxStreamsPerClient",
+    enforced: "before forwarding (server.rs, admission.rs)",
+    refusal:
+      `${EXHAUSTED} \`stream budget: N open streams for this client certificate (limit N)\`, nothing forwarded; \`refused{reason="stream_client_budget"}\``,
+  },
+  {
+    key: "max_streams",
+    name: "Streams (requests in flight)",
+    number: 2048,
+    unit: "streams",
+    per: "node",
+    flag: "--max-streams",
+    limit: "maxStreams",
+    enforced: "before forwarding (server.rs, admission.rs)",
+    refusal:
+      `${EXHAUSTED} \`stream budget: N open streams on this node (limit N)\`, nothing forwarded; \`refused{reason="stream_budget"}\``,
+  },
+  {
+    key: "max_header_bytes",
+    name: "Request header block",
+    number: 16384,
+    unit: "bytes",
+    per: "request",
+    flag: "--max-header-bytes",
+    limit: "maxHeaderBytes",
+    enforced: "hyper",
+    refusal: "refused by hyper (HTTP 431 or a stream reset)",
+  },
+  {
+    key: "read_max_bytes",
+    name: "Message",
+    number: 4194304,
+    unit: "bytes",
+    per: "message",
+    flag: "--read-max-bytes",
+    setBy: "`machine.api.max_message_bytes`",
+    enforced: "machined (the edge forwards frames)",
+    refusal: "`ResourceExhausted`",
+  },
+  {
+    key: "upstream_stream_window",
+    name: "Response bytes held (HTTP/2 window to machined, plus at most one frame ≤ 16 KiB)",
+    number: 16384,
+    unit: "bytes",
+    per: "stream",
+    enforced: "proxy.rs (constant)",
+    refusal: "machined waits (flow control)",
+  },
+  {
+    key: "client_stream_window",
+    name: "Request bytes held (HTTP/2 window to the client)",
+    number: 65536,
+    unit: "bytes",
+    per: "stream",
+    enforced: "admission.rs (constant)",
+    refusal: "the client waits (flow control)",
+  },
+  {
+    key: "client_connection_window",
+    name: "Request bytes held (HTTP/2 window to the client)",
+    number: 65536,
+    unit: "bytes",
+    per: "connection",
+    enforced: "admission.rs (constant)",
+    refusal: "the client waits (flow control)",
+  },
+];
+
+/** The number of the budget `key`; throws on an unknown key (a typo in a test). */
+export function budget(key: string): number {
+  const row = EDGE_BUDGETS.find((b) => b.key === key);
+  if (!row) throw new Error(`no edge budget "${key}"`);
+  return row.number;
+}
+
+/**
+ * Every edge-only budget flag with its number from the table, or from
+ * `limits` when set there. Pure.
+ */
+export function budgetArgs(limits: EdgeLimits = {}): string[] {
+  return EDGE_BUDGETS.filter((b) => b.flag && b.limit).map((b) =>
+    `${b.flag}=${limits[b.limit!] ?? b.number}`
+  );
+}
+
+/** The table as Markdown, for docs/api.md. Pure. */
+export function renderBudgetTable(): string {
+  const esc = (s: string) => s.replaceAll("|", "\\|");
+  const rows = EDGE_BUDGETS.map((b) => [
+    esc(b.name),
+    `${b.number.toLocaleString("en-US").replaceAll(",", " ")} ${b.unit}`,
+    esc(b.per),
+    b.flag ? `\`${b.flag}\`${b.setBy ? ` (${b.setBy})` : ""}` : "constant",
+    esc(b.enforced),
+    esc(b.refusal),
+  ]);
+  const head = ["Budget", "Number", "Per", "Set by", "Enforced", "Over it"];
+  return [head, head.map(() => "---"), ...rows].map((r) => `| ${r.join(" | ")} |`).join("\n");
+}
