@@ -12,6 +12,8 @@ pub struct Metrics {
     open: AtomicI64,
     refused: Mutex<BTreeMap<&'static str, u64>>,
     upstream_errors: AtomicU64,
+    /// The Watch fan-out's counters (fanout/mod.rs).
+    pub watch: crate::fanout::WatchMetrics,
 }
 
 impl Metrics {
@@ -74,6 +76,7 @@ impl Metrics {
             "machined_edge_upstream_errors_total {}\n",
             self.upstream_errors.load(Ordering::Relaxed)
         ));
+        s.push_str(&self.watch.render());
         s
     }
 }
