@@ -23,6 +23,13 @@ export interface EdgeLimits {
   readonly idleTimeoutMs?: number;
   /** Open connections per client address. @default 256 */
   readonly maxConnectionsPerClient?: number;
+  /**
+   * Where gRPC Watch streams are fanned out: `edge` serves every client of one
+   * (request, role) from one shared upstream Watch; `machined` forwards each
+   * Watch as its own call (docs/decisions.md, "Watch fan-out at the edge").
+   * @default "edge"
+   */
+  readonly watchFanout?: "edge" | "machined";
 }
 
 /** Options of {@link edgeProcessSpec}. */
@@ -67,6 +74,7 @@ export function edgeArgs(o: ApidOptions, limits: EdgeLimits = {}): string[] {
   return [
     ...apidArgs(o),
     ...optional.filter(([, v]) => v !== undefined).map(([k, v]) => `--${k}=${v}`),
+    ...(limits.watchFanout ? [`--watch-fanout=${limits.watchFanout}`] : []),
   ];
 }
 

@@ -32,6 +32,7 @@ Deno.test("edgeArgs: apid's flags, then only the limits that are set", () => {
     "--max-header-bytes=8192",
     "--idle-timeout-ms=5000",
   ]);
+  deepEqual(edgeArgs(o, { watchFanout: "machined" }), [...apidArgs(o), "--watch-fanout=machined"]);
 });
 
 Deno.test("edgeProcessSpec: the binary, its flags, no privileges; machined-api when dropping", () => {
