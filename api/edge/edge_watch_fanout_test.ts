@@ -31,6 +31,7 @@ import { createClientConfigIssuer, startInternalApiServer } from "../server/mod.
 import { type H2Client, h2Client } from "../server/testing_h2.ts";
 import { WATCH_PATH } from "../server/watch_route.ts";
 import { REDACTED } from "../server/redaction.ts";
+import { createMachineClient, type MachineClient } from "../client/mod.ts";
 import { edgeBinaryBuilt, spawnEdge } from "./testing.ts";
 import type { EdgeLimits } from "./edge_process_spec.ts";
 
@@ -54,6 +55,8 @@ interface Fixture {
   readonly machinedStreams: () => number;
   /** A new mTLS connection to the edge as `role`. */
   connect(role?: Role): H2Client;
+  /** A Connect gRPC client (machinectl's) to the edge as `role`. */
+  client(role?: Role): MachineClient;
   /** The edge's fan-out metrics, read through GET /metrics. */
   edgeMetrics(): Promise<Record<string, number>>;
 }
@@ -76,6 +79,7 @@ async function withEdge(run: (f: Fixture) => Promise<void>, limits?: EdgeLimits)
   });
   const edge = await spawnEdge({ pkiDir: pki.dir, socketPath, port: 0, limits });
   const sessions: http2.ClientHttp2Session[] = [];
+  const clients: MachineClient[] = [];
   const session = (role: Role) => {
     const c = pki.clients[role];
     const s = http2.connect(`https://127.0.0.1:${edge.port}`, {
@@ -108,10 +112,21 @@ async function withEdge(run: (f: Fixture) => Promise<void>, limits?: EdgeLimits)
       store,
       machinedStreams: () => internal.watchStreams,
       connect: (role = "os:reader") => h2Client(session(role)),
+      client: (role = "os:reader") => {
+        const c = createMachineClient({
+          endpoint: `127.0.0.1:${edge.port}`,
+          caPem: pki.ca.certPem,
+          certPem: pki.clients[role].certPem,
+          keyPem: pki.clients[role].keyPem,
+        });
+        clients.push(c);
+        return c;
+      },
       edgeMetrics,
     });
   } finally {
     for (const s of sessions) s.destroy();
+    for (const c of clients) c.close();
     await edge.close();
     await internal.close();
     await Deno.remove(pki.dir, { recursive: true });
@@ -355,5 +370,42 @@ Deno.test({
       await Promise.all(calls.map((w) => w.done));
       await until("released", () => machinedStreams() === 0);
     }, { watchFanout: "machined" });
+  },
+});
+
+Deno.test({
+  name:
+    "edge fan-out: machinectl's client (Connect's gRPC transport, as `get --watch` uses it) is served from the shared call",
+  ignore: !built,
+  async fn() {
+    await withEdge(async ({ store, machinedStreams, client }) => {
+      const abort = new AbortController();
+      const logs: string[][] = [[], []];
+      const both = logs.map(async (mine) => {
+        try {
+          const c = client();
+          for await (const m of c.api.watch({ type: "controllers" }, { signal: abort.signal })) {
+            mine.push(show(m));
+          }
+        } catch (e) {
+          if (!abort.signal.aborted) throw e;
+        }
+      });
+      await until("both bootstrapped", () => logs.every((l) => l.length === 3));
+      await store.modify(PTR, "test", (s) => ({ ...s!, failures: 1 }));
+      await until("both saw the update", () => logs.every((l) => l.length === 4));
+      for (const l of logs) {
+        deepEqual(l, [
+          "created:network.AddressSpecController",
+          "created:time.SyncController",
+          "bootstrapped",
+          "updated:2",
+        ]);
+      }
+      equal(machinedStreams(), 1);
+      abort.abort();
+      await Promise.all(both);
+      await until("released", () => machinedStreams() === 0);
+    });
   },
 });
