@@ -65,6 +65,8 @@ pub struct Hub {
     upstream: upstream::Connection,
     read_max_bytes: u64,
     metrics: Arc<Metrics>,
+    /// Bytes held in all the shares' logs.
+    budget: Arc<state::NodeBudget>,
 }
 
 impl Hub {
@@ -78,6 +80,7 @@ impl Hub {
             ),
             read_max_bytes: o.read_max_bytes,
             metrics,
+            budget: state::NodeBudget::new(state::NODE_LOG_BYTES),
         }
     }
 
@@ -96,7 +99,10 @@ impl Hub {
         }
         let share = Arc::new(Share {
             key: key.clone(),
-            state: Mutex::new(state::ShareState::new(state::BOUNDS)),
+            state: Mutex::new(state::ShareState::with_budget(
+                state::BOUNDS,
+                self.budget.clone(),
+            )),
             task: Mutex::new(None),
         });
         let id = share.lock().attach();

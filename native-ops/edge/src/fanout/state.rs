@@ -9,6 +9,7 @@
 //! what machined gives a stream that falls behind (runtime/watch_stream.ts).
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::task::Waker;
 
@@ -21,7 +22,9 @@ use super::wire::{Event, WireError};
 /// machined's WATCH_STREAM_CAPACITY: live events a stream may fall behind.
 pub const CLIENT_CAPACITY_FRAMES: u64 = 4096;
 /// Bytes of live events a client may fall behind (they are shared, this bounds the log).
-pub const CLIENT_CAPACITY_BYTES: u64 = 16 * 1024 * 1024;
+pub const CLIENT_CAPACITY_BYTES: u64 = 8 * 1024 * 1024;
+/// Bytes of live events held in all the logs together (the edge's cgroup has 64 MiB).
+pub const NODE_LOG_BYTES: u64 = 24 * 1024 * 1024;
 
 /// How a call ends: its `grpc-status` and `grpc-message` trailers.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -95,12 +98,46 @@ struct Entry {
     end: u64,
 }
 
+/// Bytes held in every share's log, against an edge-wide budget: past it, the
+/// share whose append crossed it overflows its slowest clients until it is back
+/// under (so the sum of the logs stays within the budget and one message).
+#[derive(Debug)]
+pub struct NodeBudget {
+    held: AtomicU64,
+    max: u64,
+}
+
+impl NodeBudget {
+    pub fn new(max: u64) -> Arc<NodeBudget> {
+        Arc::new(NodeBudget {
+            held: AtomicU64::new(0),
+            max,
+        })
+    }
+
+    fn over(&self) -> bool {
+        self.held.load(Ordering::Relaxed) > self.max
+    }
+
+    /// Bytes held now.
+    pub fn held(&self) -> u64 {
+        self.held.load(Ordering::Relaxed)
+    }
+}
+
 /// Live events from sequence number `base` on.
-#[derive(Default)]
 struct Log {
     entries: VecDeque<Entry>,
     base: u64,
     total: u64,
+    node: Arc<NodeBudget>,
+}
+
+impl Drop for Log {
+    fn drop(&mut self) {
+        let held: u64 = self.entries.iter().map(|e| e.frame.len() as u64).sum();
+        self.node.held.fetch_sub(held, Ordering::Relaxed);
+    }
 }
 
 impl Log {
@@ -110,6 +147,9 @@ impl Log {
 
     fn push(&mut self, frame: Bytes) {
         self.total += frame.len() as u64;
+        self.node
+            .held
+            .fetch_add(frame.len() as u64, Ordering::Relaxed);
         self.entries.push_back(Entry {
             frame,
             end: self.total,
@@ -129,7 +169,13 @@ impl Log {
     }
 
     fn trim(&mut self, min: u64) {
-        while self.base < min && self.entries.pop_front().is_some() {
+        while self.base < min {
+            let Some(e) = self.entries.pop_front() else {
+                break;
+            };
+            self.node
+                .held
+                .fetch_sub(e.frame.len() as u64, Ordering::Relaxed);
             self.base += 1;
         }
     }
@@ -180,11 +226,22 @@ pub struct ShareState {
 }
 
 impl ShareState {
+    /// A share with no edge-wide budget (tests).
+    #[cfg(test)]
     pub fn new(bounds: Bounds) -> ShareState {
+        ShareState::with_budget(bounds, NodeBudget::new(u64::MAX))
+    }
+
+    pub fn with_budget(bounds: Bounds, node: Arc<NodeBudget>) -> ShareState {
         ShareState {
             snapshot: Snapshot::default(),
             bootstrapped: false,
-            log: Log::default(),
+            log: Log {
+                entries: VecDeque::new(),
+                base: 0,
+                total: 0,
+                node,
+            },
             clients: HashMap::new(),
             next_id: 0,
             ended: None,
@@ -296,6 +353,40 @@ impl ShareState {
             wake.extend(c.waker.take());
         }
         self.log.trim(min);
+        while self.log.node.over() && self.shed_slowest(wake) {}
+    }
+
+    /// Overflows the clients furthest behind and lets go of what only they
+    /// held; false when no client holds anything.
+    fn shed_slowest(&mut self, wake: &mut Vec<Waker>) -> bool {
+        let head = self.log.head();
+        let holding = |c: &Client| c.overflow.is_none() && !matches!(c.phase, Phase::Waiting);
+        let Some(slowest) = self
+            .clients
+            .values()
+            .filter(|c| holding(c))
+            .map(|c| c.pos)
+            .min()
+        else {
+            return false;
+        };
+        if slowest >= head {
+            return false;
+        }
+        for c in self.clients.values_mut() {
+            if holding(c) && c.pos == slowest {
+                c.overflow = Some(head - slowest);
+                wake.extend(c.waker.take());
+            }
+        }
+        let min = self
+            .clients
+            .values()
+            .filter(|c| holding(c))
+            .map(|c| c.pos)
+            .min();
+        self.log.trim(min.unwrap_or(head));
+        true
     }
 
     fn wake_all(&mut self, wake: &mut Vec<Waker>) {
@@ -479,6 +570,33 @@ mod tests {
         feed(&mut s, &[updated("1", &big)]);
         assert_eq!(s.retained(), 0, "the overflowed client let go of the log");
         assert_eq!(drain(&mut s, c)[0], overflow_frame(3));
+    }
+
+    #[test]
+    fn the_edge_wide_budget_overflows_the_slowest_clients_of_the_share_that_crosses_it() {
+        let f = updated("1", &"x".repeat(100));
+        let node = NodeBudget::new(3 * f.len() as u64);
+        let mut a = ShareState::with_budget(BOUNDS, node.clone());
+        let mut b = ShareState::with_budget(BOUNDS, node.clone());
+        let (ca, cb) = (a.attach(), b.attach());
+        for (s, c) in [(&mut a, ca), (&mut b, cb)] {
+            feed(s, &[bootstrapped_frame()]);
+            assert_eq!(drain(s, c), vec![bootstrapped_frame()]);
+        }
+        let fast = b.attach();
+        drain(&mut b, fast);
+        feed(&mut a, &[f.clone(), f.clone()]);
+        assert_eq!(node.held(), 2 * f.len() as u64);
+        feed(&mut b, &[f.clone()]);
+        assert_eq!(drain(&mut b, fast), vec![f.clone()]);
+        feed(&mut b, &[f.clone()]);
+        // Four held, three allowed: b's slowest client (two behind) overflows; the fast one reads on.
+        assert_eq!(drain(&mut b, cb)[0], overflow_frame(2));
+        assert_eq!(drain(&mut b, fast), vec![f.clone()]);
+        assert!(node.held() <= 3 * f.len() as u64);
+        drop(a);
+        drop(b);
+        assert_eq!(node.held(), 0, "a share gone gives its bytes back");
     }
 
     #[test]
