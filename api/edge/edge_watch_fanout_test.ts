@@ -59,6 +59,8 @@ interface Fixture {
   client(role?: Role): MachineClient;
   /** The edge's fan-out metrics, read through GET /metrics. */
   edgeMetrics(): Promise<Record<string, number>>;
+  /** Stops machined's internal server (its sessions cut) and starts a new one on the socket. */
+  restartMachined(): Promise<void>;
 }
 
 async function withEdge(run: (f: Fixture) => Promise<void>, limits?: EdgeLimits): Promise<void> {
@@ -66,17 +68,19 @@ async function withEdge(run: (f: Fixture) => Promise<void>, limits?: EdgeLimits)
   const store = seededStore();
   const socketPath = join(pki.dir, "run", "api.sock");
   const registry = new MetricsRegistry();
-  const internal = await startInternalApiServer({
-    socketPath,
-    registry,
-    deps: {
-      store,
-      metrics: registry,
-      actions: new RecordingActions(),
-      events: new EventBus(),
-      clientConfigs: createClientConfigIssuer(pki.ca, () => ["127.0.0.1"]),
-    },
-  });
+  const startMachined = () =>
+    startInternalApiServer({
+      socketPath,
+      registry,
+      deps: {
+        store,
+        metrics: registry,
+        actions: new RecordingActions(),
+        events: new EventBus(),
+        clientConfigs: createClientConfigIssuer(pki.ca, () => ["127.0.0.1"]),
+      },
+    });
+  let internal = await startMachined();
   const edge = await spawnEdge({ pkiDir: pki.dir, socketPath, port: 0, limits });
   const sessions: http2.ClientHttp2Session[] = [];
   const clients: MachineClient[] = [];
@@ -123,6 +127,10 @@ async function withEdge(run: (f: Fixture) => Promise<void>, limits?: EdgeLimits)
         return c;
       },
       edgeMetrics,
+      restartMachined: async () => {
+        await internal.close();
+        internal = await startMachined();
+      },
     });
   } finally {
     for (const s of sessions) s.destroy();
@@ -405,6 +413,35 @@ Deno.test({
       equal(machinedStreams(), 1);
       abort.abort();
       await Promise.all(both);
+      await until("released", () => machinedStreams() === 0);
+    });
+  },
+});
+
+Deno.test({
+  name:
+    "edge fan-out: machined restarting ends every client with UNAVAILABLE; a new Watch then opens a new shared call",
+  ignore: !built,
+  async fn() {
+    await withEdge(async ({ store, machinedStreams, connect, restartMachined, edgeMetrics }) => {
+      const calls = [watch(connect()), watch(connect())];
+      await until("bootstrapped", () => calls.every((w) => w.messages.length === 3));
+      await restartMachined();
+      for (const w of calls) {
+        const t = await withTimeout(w.done, 5000, "ended");
+        equal(t["grpc-status"], "14");
+      }
+      const again = watch(connect());
+      await until("bootstrapped again", () => again.messages.length === 3);
+      await store.modify(PTR, "test", (s) => ({ ...s!, failures: 1 }));
+      await until("live again", () => again.messages.length === 4);
+      equal(machinedStreams(), 1);
+      const m = await edgeMetrics();
+      equal(m.machined_edge_watch_shares, 1);
+      equal(m.machined_edge_watch_clients, 1);
+      equal(m.machined_edge_watch_upstream_calls_total, 2);
+      again.cancel();
+      await again.done;
       await until("released", () => machinedStreams() === 0);
     });
   },

@@ -79,8 +79,12 @@ impl Hub {
                 o.write_max_bytes,
             ),
             read_max_bytes: o.read_max_bytes,
-            metrics,
-            budget: state::NodeBudget::new(state::NODE_LOG_BYTES),
+            metrics: metrics.clone(),
+            budget: metrics
+                .watch
+                .budget
+                .get_or_init(|| state::NodeBudget::new(state::NODE_LOG_BYTES))
+                .clone(),
         }
     }
 
@@ -160,6 +164,8 @@ pub struct WatchMetrics {
     clients: AtomicI64,
     upstream_calls: AtomicU64,
     overflows: AtomicU64,
+    /// The hub's log budget, once the fan-out is on.
+    budget: OnceLock<Arc<state::NodeBudget>>,
 }
 
 impl WatchMetrics {
@@ -195,6 +201,14 @@ impl WatchMetrics {
             "Overflow markers sent to clients that fell behind",
             self.overflows.load(Ordering::Relaxed).to_string(),
         );
+        if let Some(b) = self.budget.get() {
+            family(
+                "machined_edge_watch_log_bytes",
+                "gauge",
+                "Bytes of live Watch messages held for clients behind (all shares)",
+                b.held().to_string(),
+            );
+        }
         s
     }
 }

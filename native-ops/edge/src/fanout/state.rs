@@ -587,9 +587,9 @@ mod tests {
         drain(&mut b, fast);
         feed(&mut a, &[f.clone(), f.clone()]);
         assert_eq!(node.held(), 2 * f.len() as u64);
-        feed(&mut b, &[f.clone()]);
+        feed(&mut b, std::slice::from_ref(&f));
         assert_eq!(drain(&mut b, fast), vec![f.clone()]);
-        feed(&mut b, &[f.clone()]);
+        feed(&mut b, std::slice::from_ref(&f));
         // Four held, three allowed: b's slowest client (two behind) overflows; the fast one reads on.
         assert_eq!(drain(&mut b, cb)[0], overflow_frame(2));
         assert_eq!(drain(&mut b, fast), vec![f.clone()]);
