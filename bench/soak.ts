@@ -16,7 +16,8 @@
  * applies go through the Connect client.
  *
  * `deno task bench --soak [--duration=10m]`, or
- * `deno run -A bench/soak.ts [--duration=10m] [--edge=rust]`; each report is
+ * `deno run -A bench/soak.ts [--duration=10m] [--edge=rust] [--watch-fanout=edge|machined]
+ * [--unread=N]` (N more streams whose client never reads); each report is
  * also appended as one JSON line to bench/results/soak.jsonl.
  */
 import http2 from "node:http2";
@@ -24,7 +25,8 @@ import { join } from "node:path";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { createMachineClient } from "../api/client/mod.ts";
 import { WatchRequestSchema } from "../api/gen/machined/v1/machine_pb.ts";
-import { type H2Client, h2Client } from "../api/server/testing_h2.ts";
+import { type H2Call, type H2Client, h2Client } from "../api/server/testing_h2.ts";
+import { edgeBinaryPath } from "../api/edge/edge_process_spec.ts";
 import { WATCH_PATH } from "../api/server/watch_route.ts";
 import { ApplyMode } from "../api/gen/machined/v1/resources_pb.ts";
 import { readClientConfig, resolveCredentials } from "../pki/mod.ts";
@@ -55,6 +57,29 @@ export interface SoakOptions {
   readonly sampleEveryMs?: number;
   /** The slope is fitted after this. @default 60000 */
   readonly warmupMs?: number;
+  /** machined-edge's `--watch-fanout`. @default "edge" */
+  readonly watchFanout?: "edge" | "machined";
+  /** Streams opened beside the readers whose client never reads (100 per connection). @default 0 */
+  readonly unread?: number;
+}
+
+/**
+ * The environment that makes the dev node start machined-edge with
+ * `--watch-fanout=machined`: a wrapper that adds the flag (the dev node takes
+ * the binary from `$MACHINED_EDGE_BIN`). Nothing for the default.
+ */
+async function fanoutEnv(
+  dir: string,
+  fanout: "edge" | "machined",
+): Promise<Record<string, string>> {
+  if (fanout === "edge") return {};
+  const wrapper = join(dir, "machined-edge-machined-fanout");
+  await Deno.writeTextFile(
+    wrapper,
+    `#!/bin/sh\nexec '${edgeBinaryPath()}' "$@" --watch-fanout=${fanout}\n`,
+  );
+  await Deno.chmod(wrapper, 0o755);
+  return { MACHINED_EDGE_BIN: wrapper };
 }
 
 /**
@@ -120,7 +145,7 @@ export async function runSoak(o: SoakOptions) {
   const dir = await Deno.makeTempDir({ prefix: "machined-soak-" });
   const stateDir = join(dir, "state");
   const devPort = freePort();
-  const node = await startDevNode(stateDir, devPort);
+  const node = await startDevNode(stateDir, devPort, await fanoutEnv(dir, o.watchFanout ?? "edge"));
   const sessions: H2Client[] = [];
   try {
     const port = devPort;
@@ -134,6 +159,13 @@ export async function runSoak(o: SoakOptions) {
     const sentAt = new Map<number, number>();
     const w = watchers(sessions, streams, sentAt);
     await w.allBootstrapped;
+    const unread: H2Call[] = [];
+    for (let i = 0; i < (o.unread ?? 0); i++) {
+      if (i % 100 === 0) sessions.push(tlsSession(port, creds));
+      const call = sessions.at(-1)!.call(WATCH_PATH, WATCH_REQUEST, () => {});
+      call.pause();
+      unread.push(call);
+    }
 
     const load0 = await loadAverage();
     const samples: RssSample[] = [];
@@ -161,6 +193,7 @@ export async function runSoak(o: SoakOptions) {
     sample();
     const durationMs = performance.now() - started;
     await w.stop();
+    for (const c of unread) c.cancel();
     admin.close();
     const delivery: SoakDelivery = {
       streams,
@@ -249,7 +282,17 @@ export async function soakFigures(a: SoakArgs): Promise<Figure[]> {
 if (import.meta.main) {
   const a = parseSoakArgs(Deno.args);
   for (const edge of a.edges) {
-    const report = await runSoak({ edge, durationMs: a.durationMs, streams: a.streams });
+    const report = {
+      ...await runSoak({
+        edge,
+        durationMs: a.durationMs,
+        streams: a.streams,
+        watchFanout: a.watchFanout,
+        unread: a.unread,
+      }),
+      watchFanout: a.watchFanout,
+      unread: a.unread,
+    };
     await recordSoak(report);
     console.log(JSON.stringify(report));
   }

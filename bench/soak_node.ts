@@ -25,12 +25,16 @@ export async function loadAverage(): Promise<number> {
   return Number((await Deno.readTextFile("/proc/loadavg")).split(" ")[0]);
 }
 
-/** The dev node on `port`, up (its banner printed), and its apid's pid. */
-export async function startDevNode(stateDir: string, port: number) {
+/** The dev node on `port`, up (its banner printed), and its apid's pid; `env` is added to machined's. */
+export async function startDevNode(
+  stateDir: string,
+  port: number,
+  env: Record<string, string> = {},
+) {
   const dev = new Deno.Command(Deno.execPath(), {
     args: ["run", "-A", ...v8FlagsArgs(MACHINED_V8_FLAGS), join(ROOT, "main.ts"), "dev"]
       .concat(["--state", stateDir, "--listen", `127.0.0.1:${port}`]),
-    env: { NO_COLOR: "1" },
+    env: { NO_COLOR: "1", ...env },
     stdout: "piped",
     stderr: "piped",
     stdin: "null",

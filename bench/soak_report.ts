@@ -153,6 +153,10 @@ export interface SoakArgs {
   readonly durationMs: number;
   /** Only `rust` (machined-edge) since the Deno apid was removed; kept in the figure names. */
   readonly edges: readonly "rust"[];
+  /** Where Watch is fanned out (machined-edge's `--watch-fanout`). @default "edge" */
+  readonly watchFanout: "edge" | "machined";
+  /** Streams opened beside the readers whose client never reads them. @default 0 */
+  readonly unread: number;
   readonly streams: number;
   /** Everything else, in order (bench/main.ts's suite names). */
   readonly rest: readonly string[];
@@ -164,7 +168,8 @@ export interface SoakArgs {
  * @throws Error for a bad value or an unknown `--` flag.
  */
 export function parseSoakArgs(args: readonly string[]): SoakArgs {
-  let soak = false, durationMs = 10 * 60_000, streams = 1000;
+  let soak = false, durationMs = 10 * 60_000, streams = 1000, unread = 0;
+  let watchFanout: "edge" | "machined" = "edge";
   const edges: "rust"[] = ["rust"];
   const rest: string[] = [];
   for (const a of args) {
@@ -173,11 +178,14 @@ export function parseSoakArgs(args: readonly string[]): SoakArgs {
     else if (flag === "--duration") durationMs = parseDuration(value);
     else if (flag === "--streams" && /^\d+$/.test(value)) streams = Number(value);
     else if (flag === "--edge" && value === "rust") continue;
+    else if (flag === "--watch-fanout" && (value === "edge" || value === "machined")) {
+      watchFanout = value;
+    } else if (flag === "--unread" && /^\d+$/.test(value)) unread = Number(value);
     else if (a.startsWith("--")) {
       throw new Error(
-        `unknown or invalid flag "${a}" (soak flags: --soak --duration=10m --edge=rust --streams=N)`,
+        `unknown or invalid flag "${a}" (soak flags: --soak --duration=10m --edge=rust --streams=N --unread=N --watch-fanout=edge|machined)`,
       );
     } else rest.push(a);
   }
-  return { soak, durationMs, edges, streams, rest };
+  return { soak, durationMs, edges, streams, watchFanout, unread, rest };
 }

@@ -135,6 +135,10 @@ Deno.test("parseSoakArgs: its flags out, suite names left in order", () => {
     [false, 10 * MIN, ["rust"], 1000],
   );
   assert.deepEqual(parseSoakArgs(["--streams=200"]).streams, 200);
+  assert.deepEqual([d.watchFanout, d.unread], ["edge", 0]);
+  const f = parseSoakArgs(["--watch-fanout=machined", "--unread=5000"]);
+  assert.deepEqual([f.watchFanout, f.unread], ["machined", 5000]);
+  assert.throws(() => parseSoakArgs(["--watch-fanout=both"]), /unknown or invalid flag/);
   assert.throws(() => parseSoakArgs(["--edge=apid"]), /unknown or invalid flag "--edge=apid"/);
   assert.throws(() => parseSoakArgs(["--edge=nginx"]), /unknown or invalid flag "--edge=nginx"/);
   assert.throws(() => parseSoakArgs(["--sok"]), /unknown or invalid flag/);

@@ -16,10 +16,21 @@ export const IMAGE_EDGE_PATH = "/machined/bin/machined-edge";
 
 export type { EdgeLimits } from "./budgets.ts";
 
+/** The edge's options: its budgets, and where Watch streams fan out. */
+export interface EdgeOptions extends EdgeLimits {
+  /**
+   * Where gRPC Watch streams are fanned out: `edge` serves every client of one
+   * (request, role) from one shared upstream Watch; `machined` forwards each
+   * Watch as its own call (docs/decisions.md, "Watch fan-out at the edge").
+   * @default "edge"
+   */
+  readonly watchFanout?: "edge" | "machined";
+}
+
 /** Options of {@link edgeProcessSpec}. */
 export interface EdgeProcessSpecOptions {
   readonly apid: ApidOptions;
-  readonly limits?: EdgeLimits;
+  readonly limits?: EdgeOptions;
   /** @default {@link edgeBinaryPath}() */
   readonly binary?: string;
   /** Run as machined-api (uid/gid 50000); off in dev mode and tests. @default false */
@@ -48,8 +59,12 @@ export function edgeBinaryPath(): string {
  * edges cannot drift on the flags they share), then every edge-only budget
  * (api/edge/budgets.ts), from `limits` where set. Pure.
  */
-export function edgeArgs(o: ApidOptions, limits: EdgeLimits = {}): string[] {
-  return [...apidArgs(o), ...budgetArgs(limits)];
+export function edgeArgs(o: ApidOptions, limits: EdgeOptions = {}): string[] {
+  return [
+    ...apidArgs(o),
+    ...budgetArgs(limits),
+    ...(limits.watchFanout ? [`--watch-fanout=${limits.watchFanout}`] : []),
+  ];
 }
 
 /** The ProcessSpec that starts machined-edge. */

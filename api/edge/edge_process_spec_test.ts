@@ -42,6 +42,11 @@ Deno.test("edgeArgs: apid's flags, then every budget of the table, the limits se
   const set = edgeArgs(o, { idleTimeoutMs: 5000, maxHeaderBytes: 8192 });
   ok(set.includes("--idle-timeout-ms=5000") && set.includes("--max-header-bytes=8192"));
   equal(set.length, edgeArgs(o).length);
+  deepEqual(edgeArgs(o, { watchFanout: "machined" }), [
+    ...apidArgs(o),
+    ...budgetArgs(),
+    "--watch-fanout=machined",
+  ]);
 });
 
 Deno.test("edgeProcessSpec: the binary, its flags, no privileges; machined-api when dropping", () => {

@@ -20,6 +20,7 @@ export {
   edgeArgs,
   edgeBinaryPath,
   type EdgeLimits,
+  type EdgeOptions,
   edgeProcessSpec,
   type EdgeProcessSpecOptions,
   IMAGE_EDGE_PATH,

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { CertificateAuthority, KeyedCertificate } from "../../pki/mod.ts";
 import { withTimeout } from "../testing.ts";
 import { APID_DEFAULTS } from "../apid/apid_options.ts";
-import { edgeBinaryPath, type EdgeLimits, edgeProcessSpec } from "./edge_process_spec.ts";
+import { edgeBinaryPath, type EdgeOptions, edgeProcessSpec } from "./edge_process_spec.ts";
 
 /** Whether the machined-edge binary has been built (`deno task native`). */
 export function edgeBinaryBuilt(): boolean {
@@ -34,7 +34,7 @@ export interface EdgeServerOptions {
   readonly maxConcurrentStreams?: number;
   readonly readMaxBytes?: number;
   readonly writeMaxBytes?: number;
-  readonly limits?: EdgeLimits;
+  readonly limits?: EdgeOptions;
 }
 
 /** A running machined-edge child. */

@@ -4,6 +4,7 @@
 //! holds the connection's in-flight guard, so a connection is idle only once
 //! every response has ended, and can append the edge's metrics to `/metrics`.
 
+use std::convert::Infallible;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -61,6 +62,8 @@ impl Drop for InFlight {
 enum Inner {
     Upstream(Incoming),
     Full(Option<Bytes>),
+    /// A reply the edge makes itself over time (the Watch fan-out's streams).
+    Boxed(Pin<Box<dyn Body<Data = Bytes, Error = Infallible> + Send>>),
 }
 
 /// See the module doc.
@@ -75,6 +78,18 @@ impl EdgeBody {
         EdgeBody {
             inner: Inner::Upstream(body),
             tail,
+            _inflight: Some(inflight),
+        }
+    }
+
+    /// A body of the edge's own, holding the request's in-flight guard.
+    pub fn boxed<B>(body: B, inflight: InFlight) -> EdgeBody
+    where
+        B: Body<Data = Bytes, Error = Infallible> + Send + 'static,
+    {
+        EdgeBody {
+            inner: Inner::Boxed(Box::pin(body)),
+            tail: None,
             _inflight: Some(inflight),
         }
     }
@@ -100,6 +115,10 @@ impl Body for EdgeBody {
         let this = self.get_mut();
         match &mut this.inner {
             Inner::Full(b) => Poll::Ready(b.take().map(|b| Ok(Frame::data(b)))),
+            Inner::Boxed(b) => b
+                .as_mut()
+                .poll_frame(cx)
+                .map(|f| f.map(|r| r.map_err(|e| match e {}))),
             Inner::Upstream(body) => match Pin::new(body).poll_frame(cx) {
                 Poll::Ready(None) => Poll::Ready(this.tail.take().map(|t| Ok(Frame::data(t)))),
                 // machined reset its stream (Deno's HTTP/2 server resets a stream it
@@ -119,6 +138,7 @@ impl Body for EdgeBody {
     fn is_end_stream(&self) -> bool {
         match &self.inner {
             Inner::Full(b) => b.is_none(),
+            Inner::Boxed(b) => b.is_end_stream(),
             Inner::Upstream(body) => self.tail.is_none() && body.is_end_stream(),
         }
     }
@@ -127,6 +147,7 @@ impl Body for EdgeBody {
         match &self.inner {
             Inner::Full(Some(b)) => SizeHint::with_exact(b.len() as u64),
             Inner::Full(None) => SizeHint::with_exact(0),
+            Inner::Boxed(b) => b.size_hint(),
             Inner::Upstream(body) if self.tail.is_none() => body.size_hint(),
             Inner::Upstream(_) => SizeHint::default(),
         }

@@ -12,6 +12,7 @@ mod alert_delay;
 mod body;
 mod budget;
 mod handshakes;
+mod fanout;
 mod identity;
 mod metrics;
 mod options;
@@ -59,6 +60,9 @@ fn main() {
 
 async fn run(options: options::Options) -> i32 {
     let metrics = Arc::new(metrics::Metrics::default());
+    if options.watch_fanout == options::WatchFanout::Edge {
+        fanout::install(&options, metrics.clone());
+    }
     let pki = match tls::load(&options.pki_dir, metrics.clone()) {
         Ok(p) => p,
         Err(e) => {

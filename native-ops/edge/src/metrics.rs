@@ -17,6 +17,8 @@ pub struct Metrics {
     /// Refusals by a budget (handshakes, connections, streams), by reason.
     over_budget: Mutex<BTreeMap<&'static str, u64>>,
     upstream_errors: AtomicU64,
+    /// The Watch fan-out's counters (fanout/mod.rs).
+    pub watch: crate::fanout::WatchMetrics,
     gauges: OnceLock<Gauges>,
 }
 
@@ -113,6 +115,7 @@ impl Metrics {
             "machined_edge_upstream_errors_total {}\n",
             self.upstream_errors.load(Ordering::Relaxed)
         ));
+        s.push_str(&self.watch.render());
         s
     }
 }

@@ -39,6 +39,17 @@ pub struct Options {
     pub max_streams: usize,
     /// Tokio worker threads.
     pub threads: usize,
+    /// Where Watch streams are fanned out (`--watch-fanout=edge|machined`).
+    pub watch_fanout: WatchFanout,
+}
+
+/// Where a gRPC Watch is fanned out to its clients.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WatchFanout {
+    /// One shared upstream Watch per request and role, repeated by the edge (fanout/).
+    Edge,
+    /// Each Watch forwarded as its own call, like every other request.
+    Machined,
 }
 
 pub const DEFAULTS: Options = Options {
@@ -58,6 +69,7 @@ pub const DEFAULTS: Options = Options {
     max_streams_per_client: 1024,
     max_streams: 2048,
     threads: 2,
+    watch_fanout: WatchFanout::Edge,
 };
 
 /// Parses the arguments after the program name.
@@ -102,6 +114,17 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
             }
             "--max-streams" => o.max_streams = positive(&flag, &value)? as usize,
             "--threads" => o.threads = positive(&flag, &value)? as usize,
+            "--watch-fanout" => {
+                o.watch_fanout = match value.as_str() {
+                    "edge" => WatchFanout::Edge,
+                    "machined" => WatchFanout::Machined,
+                    _ => {
+                        return Err(format!(
+                            "--watch-fanout must be edge or machined, got \"{value}\""
+                        ))
+                    }
+                }
+            }
             _ => return Err(format!("unknown flag {flag}")),
         }
     }
@@ -207,6 +230,14 @@ mod tests {
         assert_eq!(o.max_concurrent_streams, 7);
         assert_eq!(o.idle_timeout, Duration::from_millis(1500));
         assert_eq!(o.handshake_timeout, DEFAULTS.handshake_timeout);
+        assert_eq!(o.watch_fanout, WatchFanout::Edge);
+        let m = parse(&args(&[
+            "--pki-dir=/p",
+            "--socket=/s",
+            "--watch-fanout=machined",
+        ]))
+        .unwrap();
+        assert_eq!(m.watch_fanout, WatchFanout::Machined);
     }
 
     #[test]
@@ -251,5 +282,6 @@ mod tests {
         assert!(parse(&args(&["--pki-dir=/p", "--socket=/s", "--listen=x"])).is_err());
         assert!(parse(&args(&["--pki-dir=/p", "--socket=/s", "--threads=0"])).is_err());
         assert!(parse(&args(&["--pki-dir=/p", "--socket=/s", "--bogus=1"])).is_err());
+        assert!(parse(&args(&["--pki-dir=/p", "--socket=/s", "--watch-fanout=x"])).is_err());
     }
 }

@@ -101,7 +101,12 @@ pub struct Route {
 }
 
 /// Forwards `req`; never fails (errors become the protocol's Unavailable).
-pub async fn forward(route: &Route, mut req: Request<Incoming>) -> Response<EdgeBody> {
+pub async fn forward(route: &Route, req: Request<Incoming>) -> Response<EdgeBody> {
+    // A Watch the fan-out serves (--watch-fanout=edge) never reaches machined on its own.
+    let mut req = match crate::fanout::serve(route, req).await {
+        Ok(res) => return res,
+        Err(req) => req,
+    };
     let inflight = route.activity.start();
     let version = req.version();
     let protocol = Protocol::of(req.headers().get(CONTENT_TYPE));
