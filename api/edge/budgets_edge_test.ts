@@ -159,7 +159,9 @@ Deno.test({
     "edge budgets: streams per client certificate and per node: the next is ResourceExhausted and not forwarded, others unaffected, room again after a close (needs the edge binary)",
   ignore,
 }, async () => {
-  await withEdge({ maxStreamsPerClient: 3, maxStreams: 5 }, async (f, edge) => {
+  // Watch forwarded stream by stream (no fan-out), so machined's count shows what was forwarded.
+  const limits = { maxStreamsPerClient: 3, maxStreams: 5, watchFanout: "machined" } as const;
+  await withEdge(limits, async (f, edge) => {
     const raw = (role: "os:reader" | "os:admin") =>
       connectRawH2({
         host: "127.0.0.1",

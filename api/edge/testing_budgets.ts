@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { ConnectError } from "@connectrpc/connect";
 import { createMachineClient, type MachineClient } from "../client/mod.ts";
 import { type ApiFixture, startApiFixture, withTimeout } from "../testing.ts";
-import type { EdgeLimits } from "./budgets.ts";
+import type { EdgeOptions } from "./edge_process_spec.ts";
 import { type EdgeServer, startEdgeServer } from "./testing.ts";
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -27,7 +27,7 @@ export function frame(payload: Uint8Array): Uint8Array {
 
 /** The fixture's internal server behind a second edge started with `limits`. */
 export async function withEdge(
-  limits: EdgeLimits,
+  limits: EdgeOptions,
   body: (f: ApiFixture, edge: EdgeServer) => Promise<void>,
 ): Promise<void> {
   const f = await startApiFixture();
