@@ -109,7 +109,7 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
   const socketPath = join(o.runDir, "machined-api.sock");
   await Deno.mkdir(o.runDir, { recursive: true });
   const limits = apidLimitsFromConfig(o.api);
-  const started: { supervisor?: ApidSupervisor } = {};
+  const started: { supervisor?: ApidSupervisor; cgroup?: string } = {};
   const first = firstServedTracker();
   // The host's /proc in dev mode (read-only), the node's on a node.
   const observer = new Observer({
@@ -117,6 +117,8 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
     services: () => (o.services?.list() ?? []).map((s) => ({ id: s.id, pid: s.status.pid })),
     components: () => ({ machined: Deno.pid, apid: started.supervisor?.pid }),
     cgroups: new NativeProcBackend("/sys/fs/cgroup"),
+    componentCgroups: (): Record<string, string> =>
+      started.cgroup ? { apid: started.cgroup.replace(/^\/sys\/fs\/cgroup\/?/, "") } : {},
     fsUsage: nativeFsUsage,
   });
   const registry = createNodeMetrics(o.machined, {
@@ -155,7 +157,7 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
   const [hostname, port] = splitListen(o.listen);
   const apid = { ...APID_DEFAULTS, ...limits, pkiDir: o.pkiDir, socketPath, hostname, port };
   const spec = edgeProcessSpec({ apid, dropUser: o.dropUser, binary: o.edgeBinary });
-  const cgroup = await prepareEdgeCgroup(o);
+  const cgroup = started.cgroup = await prepareEdgeCgroup(o);
   const supervisor = started.supervisor = new ApidSupervisor({
     backend: o.processBackend,
     spec: cgroup ? { ...spec, cgroup } : spec,
