@@ -13,6 +13,7 @@
  * @module
  */
 import assert from "node:assert/strict";
+import https from "node:https";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { WatchRequestSchema } from "../api/gen/machined/v1/machine_pb.ts";
@@ -34,6 +35,7 @@ export interface EdgeBudgetFigures {
   stepS: number;
   slowHandshakes: number;
   slowClosedByEdge: number;
+  slowEvicted: number;
   streamsHeld: number;
   streamsServedS: number;
   apidMemoryUnderLoadMiB: number;
@@ -69,6 +71,44 @@ async function apidPid(config: string, port: number): Promise<number> {
   return apid[0].pid;
 }
 
+/** A PEM client identity. */
+interface Identity {
+  certPem: string;
+  keyPem: string;
+}
+
+/** The edge's `/metrics` (HTTP/1.1, as `who`). */
+function edgeMetrics(port: number, caPem: string, who: Identity): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const req = https.get({
+      host: "127.0.0.1",
+      port,
+      path: "/metrics",
+      ca: caPem,
+      cert: who.certPem,
+      key: who.keyPem,
+      timeout: 30_000,
+    }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (c: string) => (body += c));
+      res.on(
+        "end",
+        () =>
+          res.statusCode === 200 ? resolve(body) : reject(new Error(`/metrics ${res.statusCode}`)),
+      );
+    });
+    req.on("timeout", () => req.destroy(new Error("/metrics timed out")));
+    req.on("error", reject);
+  });
+}
+
+/** A counter or gauge of the edge's `/metrics` with its `reason` label (0 when absent). */
+function metric(text: string, name: string, reason?: string): number {
+  const label = reason === undefined ? "" : `\\{reason="${reason}"\\}`;
+  return Number(new RegExp(`^${name}${label} (\\d+)$`, "m").exec(text)?.[1] ?? 0);
+}
+
 async function versionOk(config: string, port: number, when: string): Promise<void> {
   const v = await machinectl(config, port, "version");
   assert.equal(v.code, 0, `machinectl version ${when}: ${v.err}`);
@@ -89,9 +129,17 @@ export async function checkEdgeBudgets(o: {
     "the edge is the one that printed its privileges",
   );
   const before = await apidCgroup(config, port);
+  const { ca } = await loadSecretsBundle(o.secrets);
+  const observer = await issueClientCertificate({ ca, name: "budget-observer", role: "os:reader" });
+  const metricsNow = () => edgeMetrics(port, ca.certPem, observer);
+  const m0 = await metricsNow();
+  const ended = (text: string) =>
+    metric(text, "machined_edge_refused_total", "handshake_source_budget") +
+    metric(text, "machined_edge_refused_total", "handshake_budget") +
+    metric(text, "machined_edge_tls_refused_by_reason_total", "handshake_timeout");
 
   // (1) Stalled handshakes: the edge keeps at most its per-source budget of
-  // them and still serves a real client.
+  // them (the oldest evicted), times the rest out, and serves a real client.
   const slow: Slow[] = [];
   let slowClosedByEdge = 0;
   try {
@@ -103,20 +151,32 @@ export async function checkEdgeBudgets(o: {
       );
     }
     await versionOk(config, port, `with ${SLOW_HANDSHAKES} stalled handshakes`);
-  } finally {
-    await sleep(1_000);
+    // The edge closes each: evicted by a newer one of the same source, or timed out (5 s).
+    for (let i = 0; i < 60 && !slow.every((s) => s.isClosed()); i++) await sleep(500);
     slowClosedByEdge = slow.filter((s) => s.isClosed()).length;
+  } finally {
     slow.forEach((s) => s.socket.destroy());
   }
+  // Every stalled handshake was ended by the edge: evicted, or timed out.
+  let m1 = await metricsNow();
+  for (let i = 0; i < 20 && ended(m1) - ended(m0) < SLOW_HANDSHAKES; i++) {
+    await sleep(1_000);
+    m1 = await metricsNow();
+  }
+  const evicted = metric(m1, "machined_edge_refused_total", "handshake_source_budget") -
+    metric(m0, "machined_edge_refused_total", "handshake_source_budget");
+  assert.ok(
+    ended(m1) - ended(m0) >= SLOW_HANDSHAKES,
+    `the edge ended every stalled handshake: ${ended(m1) - ended(m0)} (evicted ${evicted})`,
+  );
 
   // (2) One certificate's whole stream budget, unread.
-  const { ca } = await loadSecretsBundle(o.secrets);
   const holder = await issueClientCertificate({ ca, name: "budget-holder", role: "os:reader" });
   const perClient = budget("max_streams_per_client");
   const perConnection = budget("max_concurrent_streams");
   const watch = toBinary(
     WatchRequestSchema,
-    create(WatchRequestSchema, { type: "HostnameStatus", namespace: "network" }),
+    create(WatchRequestSchema, { type: "ControllerStatus", namespace: "runtime" }),
   );
   const conns: RawClient[] = [];
   let streamsServedS = 0;
@@ -161,6 +221,15 @@ export async function checkEdgeBudgets(o: {
       over.close();
     }
     await versionOk(config, port, `with ${perClient} streams held by another certificate`);
+    await sleep(5_000); // controller updates fill the held streams' windows meanwhile
+    const m2 = await metricsNow();
+    assert.ok(metric(m2, "machined_edge_streams_open") >= perClient, "the streams are held");
+    assert.equal(
+      metric(m2, "machined_edge_refused_total", "stream_client_budget") -
+        metric(m1, "machined_edge_refused_total", "stream_client_budget"),
+      1,
+      "the one call past the budget was refused by it",
+    );
     underLoad = await apidCgroup(config, port);
   } finally {
     conns.forEach((c) => c.close());
@@ -179,6 +248,7 @@ export async function checkEdgeBudgets(o: {
     stepS: +((performance.now() - t0) / 1000).toFixed(1),
     slowHandshakes: SLOW_HANDSHAKES,
     slowClosedByEdge,
+    slowEvicted: evicted,
     streamsHeld: perClient,
     streamsServedS: +streamsServedS.toFixed(1),
     apidMemoryUnderLoadMiB: +(underLoad.current / MIB).toFixed(1),
