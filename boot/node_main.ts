@@ -34,9 +34,8 @@ import { nodeUpgradeService } from "../node/upgrade/mod.ts";
 import { isTestImage, withNodeWatchdog } from "../node/watchdog/mod.ts";
 import { UNREADY_CONDITION, unreadyReason } from "../node/test_unready.ts";
 import { ProcBootIdSource } from "../platform/identity/mod.ts";
-import { rssKiB, uptimeSeconds } from "../node/proc_stats.ts";
-import { reportFootprintWhenReady } from "../node/footprint.ts";
-import { formatPrivileges, readPrivileges } from "../node/apid_report.ts";
+import { reportApiReady } from "../node/api_ready_report.ts";
+import { issueProbeCredentials } from "../node/api_probe_client.ts";
 import { createNodeDomains, NODE_PATHS } from "../node/domains.ts";
 import { ProcSysctlBackend } from "../controllers/kernel/mod.ts";
 
@@ -419,7 +418,18 @@ async function startApi(
         cgroup: { ...APID_CGROUP, backend: new NativeCgroupBackend(APID_CGROUP.root) },
         actions,
       });
-      reportApiReady(host, o.started, logger, machined.events);
+      // Beside boot, never blocking it: "API ready" once a call through the edge is answered.
+      void reportApiReady({
+        api: host,
+        started: o.started,
+        logger,
+        machined,
+        listen,
+        credentials: () =>
+          gate.active
+            ? Promise.resolve({ kind: "maintenance", serverPem: pki.server.certPem })
+            : issueProbeCredentials(pki.ca),
+      });
       return {
         // A re-issued certificate, another CA, maintenance's end: reloaded, not restarted.
         restartApid: () => host.reload(),
@@ -475,40 +485,4 @@ async function loadImageModules(backends: NodeBackends, logger: Logger): Promise
     }
   }
   logger.info("boot", "image modules loaded", { listed: paths.length, loaded });
-}
-
-/**
- * One machine-readable line on the console when the API is ready (e2e reads
- * it), then RSS, then the footprint once containerd is ready (node/footprint.ts).
- */
-function reportApiReady(
-  api: ApiHost,
-  started: number,
-  logger: Logger,
-  events: Machined["events"],
-): void {
-  api.ready().then(async ({ port, pid }) => {
-    // The PKI may restart apid right after its first ready (a new address in
-    // the certificate): the figures are of the apid running when they are read.
-    const apidPid = () => api.supervisor.pid ?? pid;
-    reportFootprintWhenReady(events, apidPid);
-    const ms = (performance.now() - started).toFixed(0);
-    const uptime = await uptimeSeconds();
-    logger.info("boot", `API ready on port ${port}`, { msSinceMachinedStart: ms, uptime });
-    console.log(
-      `machined: API ready pid=${Deno.pid} port=${port} machined_ms=${ms} uptime_s=${uptime}`,
-    );
-    setTimeout(async () => {
-      // The apid running now: a certificate re-issue after the first ready
-      // (the DHCP address arriving) restarts it with a new pid.
-      const apid = api.supervisor.pid ?? pid;
-      console.log(
-        `machined: rss machined_kib=${await rssKiB()} apid_kib=${await rssKiB(apid)}`,
-      );
-      await readPrivileges(apid).then(
-        (p) => console.log(formatPrivileges(apid, p)),
-        (e) => logger.warn("apid", "cannot read its privileges", { error: e }),
-      );
-    }, 5_000);
-  });
 }

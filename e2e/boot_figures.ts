@@ -7,9 +7,15 @@
  */
 import type { ImageResult } from "../imager/build_image.ts";
 
-/** machined's line once its API answers. */
+/**
+ * machined's line once a call through the edge was answered (its own probe,
+ * node/api_ready_report.ts): the probe's outcome, time, attempts and address,
+ * and when the edge listened.
+ */
 export const API_READY =
-  /machined: API ready pid=(\d+) port=\d+ machined_ms=(\d+) uptime_s=([\d.]+)/;
+  /machined: API ready pid=(\d+) port=\d+ machined_ms=(\d+) uptime_s=([\d.]+)(?: probe=(\w+) probe_ms=(\d+) probe_attempts=(\d+) probe_addr=(\S+) listen_ms=(\d+))?/;
+/** machined's line once the first client call (not the probe's) was answered. */
+export const FIRST_SERVED = /machined: api first served machined_ms=(\d+) uptime_s=([\d.]+)/;
 /** The RSS of machined and of the apid running 5 s after ready. */
 export const RSS = /machined: rss machined_kib=(\d+) apid_kib=(\d+)/;
 /** node/apid_report.ts: what the kernel says apid (machined-edge) may do, 5 s after ready. */
@@ -48,6 +54,8 @@ export interface BootObservations {
   /** QEMU start → STATE and EPHEMERAL ready, host-measured. */
   volumesReadyS: number;
   ready: RegExpExecArray;
+  /** {@link FIRST_SERVED}, when the test waited for it. */
+  firstServed?: RegExpExecArray;
   rss: RegExpExecArray;
   root: RegExpExecArray;
   foot: RegExpExecArray;
@@ -64,6 +72,7 @@ export async function bootFigures(o: BootObservations): Promise<Record<string, u
     qemuStartToApiAnswerS: +(o.apiMs / 1000).toFixed(1),
     kernelStartToApiReadyS: Number(o.ready[3]),
     machinedStartToApiReadyMs: Number(o.ready[2]),
+    ...probeFigures(o.ready, o.firstServed),
     qemuStartToVolumesReadyS: o.volumesReadyS,
     machinedRssMiB: mib(o.rss[1]),
     apidRssMiB: mib(o.rss[2]),
@@ -77,6 +86,20 @@ export async function bootFigures(o: BootObservations): Promise<Record<string, u
     imageBytes: Number(o.image.imageBytes),
     initramfsBytes: (await Deno.stat(o.image.initramfsPath)).size,
     rootImageBytes: (await Deno.stat(o.image.rootImagePath)).size,
+  };
+}
+
+/** The ready line's probe fields and the first-served line, when printed. */
+function probeFigures(ready: RegExpExecArray, first?: RegExpExecArray): Record<string, unknown> {
+  const num = (v: string | undefined) => (v === undefined ? null : Number(v));
+  return {
+    apiProbe: ready[4] ?? null,
+    apiProbeMs: num(ready[5]),
+    apiProbeAttempts: num(ready[6]),
+    apiProbeAddress: ready[7] ?? null,
+    machinedStartToEdgeListenMs: num(ready[8]),
+    kernelStartToFirstServedS: num(first?.[2]),
+    apiReadyToFirstServedS: first ? +(Number(first[2]) - Number(ready[3])).toFixed(2) : null,
   };
 }
 

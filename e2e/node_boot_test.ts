@@ -9,7 +9,9 @@
  * RuntimeReady and only then the sample payload starts and serves, the
  * image's modules are loaded (virtio_net's link exists), apid (machined-edge,
  * as machined-api, no capabilities, in its own cgroup with a memory limit)
- * answers only a client certificate from the node CA, with a TLS alert; then `machinectl reboot` brings the
+ * answers only a client certificate from the node CA, with a TLS alert; its
+ * budgets hold under the node's real memory limit (e2e/edge_budget_step.ts:
+ * stalled handshakes, a certificate's whole stream budget, no OOM kill); then `machinectl reboot` brings the
  * node back (its volumes left as they are, the payload running again) and
  * `machinectl shutdown` powers it off (QEMU exits). Boot times and RSS go to
  * bench/results/boot.json.
@@ -32,11 +34,13 @@ import {
   assertApidUnprivileged,
   bootFigures,
   FAIL,
+  FIRST_SERVED,
   FOOTPRINT,
   reportBootFigures,
   ROOT_MOUNTED,
   RSS,
 } from "./boot_figures.ts";
+import { checkEdgeBudgets } from "./edge_budget_step.ts";
 import { freePort, machinectl, parseDocs, removeScratch, waitForDocs } from "./helpers.ts";
 
 const TIMEOUT_MS = 600_000;
@@ -189,12 +193,19 @@ Deno.test({
     // 1. machined is PID 1 and its API comes up (upNode waited for both).
     const ready = await vm.waitForConsole(API_READY, { timeoutMs: 10_000, failOn: FAIL });
     assert.equal(ready[1], "1", "machined must run as PID 1");
+    // "API ready" comes once machined's own call through the edge was answered.
+    assert.equal(ready[4], "ok", `the API probe: ${ready[0]}`);
+    // upNode's Version call from the host was the first client call served.
+    const firstServed = await vm.waitForConsole(FIRST_SERVED, { timeoutMs: 30_000, failOn: FAIL });
     assert.equal(node.hostname, HOSTNAME);
     const rss = await vm.waitForConsole(RSS, { timeoutMs: 60_000, failOn: FAIL });
     // 1b. apid is machined-edge as machined-api, no capabilities, in its own limited cgroup.
-    assertApidUnprivileged(
-      await vm.waitForConsole(APID_PRIVILEGES, { timeoutMs: 10_000, failOn: FAIL }),
-    );
+    const privileges = await vm.waitForConsole(APID_PRIVILEGES, {
+      timeoutMs: 10_000,
+      failOn: FAIL,
+    });
+    assertApidUnprivileged(privileges);
+    const edgePid = Number(/apid pid=(\d+)/.exec(privileges[0])![1]);
 
     // 2. MachineStatus reaches running (ready), as seen from the host over mTLS.
     const [ms] = await waitForDocs(
@@ -255,6 +266,15 @@ Deno.test({
     // machined-edge says why with a TLS alert, and machinectl names it (issue 18 item 8).
     assert.match(refused.err, /refused this client certificate.*\(TLS alert unknown_ca\)/);
 
+    // 5b. The edge's budgets hold under the node's real limits (its cgroup's 64 MiB).
+    const edgeBudgets = await checkEdgeBudgets({
+      config: clientConfig,
+      port,
+      secrets: node.bundle.paths.secrets,
+      pid: edgePid,
+    });
+    console.log(`edge budget step: ${JSON.stringify(edgeBudgets)}`);
+
     // 6. Reboot brings the node back.
     const reboot = await machinectl(clientConfig, port, "reboot");
     assert.equal(reboot.code, 0, reboot.err);
@@ -294,11 +314,12 @@ Deno.test({
       apiMs: node.apiMs,
       volumesReadyS: provisionedS,
       ready,
+      firstServed,
       rss,
       root,
       foot,
     });
-    await reportBootFigures("boot", "bench/results/boot.json", figures);
+    await reportBootFigures("boot", "bench/results/boot.json", { ...figures, edgeBudgets });
   } finally {
     if (await isRunning(vm.state.pid)) await vm.stop({ gracefulMs: 1000 });
   }

@@ -30,6 +30,7 @@ import { createCriClient } from "../cri/cri_client.ts";
 import { createNodeMetrics } from "./node_metrics.ts";
 
 import type { MaintenanceGate } from "../api/server/maintenance_gate.ts";
+import type { CallerIdentity } from "../api/auth/identity.ts";
 import type { CgroupBackend, CgroupLimits } from "../platform/cgroup/mod.ts";
 
 /** Options of {@link startApiHost}. */
@@ -81,6 +82,13 @@ export interface ApiHost {
   /** Resolves when apid listens (the first time, or after a restart). */
   ready(): Promise<{ pid: number; port: number }>;
   /**
+   * Resolves once, when the first call whose caller `skip` does not pass
+   * (the readiness probe's are skipped) has been answered through the edge:
+   * when a client was first served. Call it before the edge listens, so no
+   * call is missed; only the first call of it counts.
+   */
+  firstServed(skip: (caller: CallerIdentity) => boolean): Promise<FirstServed>;
+  /**
    * apid reads its PKI directory again (SIGHUP) for new connections, open
    * ones untouched: how a re-issued certificate, another CA or the end of
    * maintenance mode reach it without a restart that would refuse
@@ -90,18 +98,27 @@ export interface ApiHost {
   stop(): Promise<void>;
 }
 
+/** The first client call answered: who, and when (performance.now()). */
+export interface FirstServed {
+  readonly caller: CallerIdentity;
+  readonly at: number;
+}
+
 /** Starts the internal server and apid. */
 export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
   const socketPath = join(o.runDir, "machined-api.sock");
   await Deno.mkdir(o.runDir, { recursive: true });
   const limits = apidLimitsFromConfig(o.api);
-  const started: { supervisor?: ApidSupervisor } = {};
+  const started: { supervisor?: ApidSupervisor; cgroup?: string } = {};
+  const first = firstServedTracker();
   // The host's /proc in dev mode (read-only), the node's on a node.
   const observer = new Observer({
     proc: new NativeProcBackend(),
     services: () => (o.services?.list() ?? []).map((s) => ({ id: s.id, pid: s.status.pid })),
     components: () => ({ machined: Deno.pid, apid: started.supervisor?.pid }),
     cgroups: new NativeProcBackend("/sys/fs/cgroup"),
+    componentCgroups: (): Record<string, string> =>
+      started.cgroup ? { apid: started.cgroup.replace(/^\/sys\/fs\/cgroup\/?/, "") } : {},
     fsUsage: nativeFsUsage,
   });
   const registry = createNodeMetrics(o.machined, {
@@ -135,11 +152,12 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
     socketGroup: o.dropUser ? 50000 : undefined,
     readMaxBytes: limits.readMaxBytes,
     writeMaxBytes: limits.writeMaxBytes,
+    answered: first.answered,
   });
   const [hostname, port] = splitListen(o.listen);
   const apid = { ...APID_DEFAULTS, ...limits, pkiDir: o.pkiDir, socketPath, hostname, port };
   const spec = edgeProcessSpec({ apid, dropUser: o.dropUser, binary: o.edgeBinary });
-  const cgroup = await prepareEdgeCgroup(o);
+  const cgroup = started.cgroup = await prepareEdgeCgroup(o);
   const supervisor = started.supervisor = new ApidSupervisor({
     backend: o.processBackend,
     spec: cgroup ? { ...spec, cgroup } : spec,
@@ -151,6 +169,7 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
     supervisor,
     internal,
     ready: () => firstReady,
+    firstServed: first.watch,
     async reload() {
       const pid = supervisor.pid;
       const signalled = pid !== undefined &&
@@ -165,6 +184,28 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
     async stop() {
       await supervisor.stop();
       await internal.close();
+    },
+  };
+}
+
+/** The internal server's `answered` hook, wanted from `watch` until the first client's call. */
+function firstServedTracker() {
+  let skip: ((caller: CallerIdentity) => boolean) | undefined;
+  let resolve: ((f: FirstServed) => void) | undefined;
+  let served: Promise<FirstServed> | undefined;
+  return {
+    answered: {
+      wanted: () => resolve !== undefined,
+      done(caller: CallerIdentity | undefined) {
+        if (!caller || !resolve || skip?.(caller)) return;
+        resolve({ caller, at: performance.now() });
+        resolve = undefined;
+      },
+    },
+    watch(s: (caller: CallerIdentity) => boolean): Promise<FirstServed> {
+      skip = s;
+      served ??= new Promise<FirstServed>((r) => (resolve = r));
+      return served;
     },
   };
 }

@@ -11,6 +11,7 @@ import {
   type MemInfo,
   type ProcBackend,
   type ProcessInfo,
+  readCgroupStats,
   readMeminfo,
   readProcesses,
   readSystemStats,
@@ -38,6 +39,12 @@ export interface ObserverDeps {
   readonly components?: () => Readonly<Record<string, number | undefined>>;
   /** The cgroup path of the per-service cgroups. @default "/machined" */
   readonly serviceCgroupRoot?: string;
+  /**
+   * Components' own cgroups by owner, paths under /sys/fs/cgroup (`apid`:
+   * `system/apid` on a node), so Cgroups shows the edge's memory and OOM
+   * kills beside the services'.
+   */
+  readonly componentCgroups?: () => Readonly<Record<string, string>>;
   /** /sys/fs/cgroup, for Cgroups; without it Cgroups lists none. */
   readonly cgroups?: ProcBackend;
   /** statvfs of a mount point, for Mounts' size and use; without it they are unset. */
@@ -152,12 +159,18 @@ export class Observer {
   async cgroups(): Promise<CgroupReport[]> {
     if (!this.#deps.cgroups) return [];
     const ids = (this.#deps.services?.() ?? []).map((s) => s.id);
-    return await readServiceCgroups(
+    const services = await readServiceCgroups(
       this.#deps.proc,
       this.#deps.cgroups,
       ids,
       this.#deps.serviceCgroupRoot ?? "/machined",
     );
+    const components: CgroupReport[] = [];
+    for (const [owner, path] of Object.entries(this.#deps.componentCgroups?.() ?? {})) {
+      const stats = await readCgroupStats(this.#deps.cgroups, path.replace(/^\//, ""));
+      if (stats) components.push({ ...stats, owner });
+    }
+    return [...services, ...components].sort((a, b) => a.owner.localeCompare(b.owner));
   }
 
   /** Every TCP/UDP socket with its process. @throws ProcError */

@@ -1,6 +1,6 @@
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { Observer } from "./observer.ts";
-import { SAMPLE_PIDS, seededProc } from "./testing.ts";
+import { SAMPLE_PIDS, seededCgroups, seededProc } from "./testing.ts";
 
 const services = [
   { id: "containerd", pid: SAMPLE_PIDS.containerd },
@@ -110,4 +110,29 @@ Deno.test("processes: CPU share from the previous sample; a reused pid starts ov
   equal(second.processes.find((p) => p.pid === 1)!.cpuPercent, 50);
   equal(second.processes.find((p) => p.pid === 99)!.cpuPercent, undefined);
   equal(second.processes.find((p) => p.pid === 30)!.cpuPercent, 0);
+});
+
+Deno.test("cgroups: a component's own cgroup (the edge's) is listed beside the services'", async () => {
+  const cgroups = seededCgroups();
+  for (
+    const [f, text] of Object.entries({
+      "cgroup.procs": "20\n",
+      "memory.current": "9437184\n",
+      "memory.max": "67108864\n",
+      "memory.events": "low 0\nhigh 0\nmax 0\noom 0\noom_kill 2\n",
+    })
+  ) cgroups.setFile(`system/apid/${f}`, text);
+  const o = new Observer({
+    proc: seededProc(),
+    services: () => services,
+    cgroups,
+    componentCgroups: () => ({ apid: "/system/apid", gone: "system/none" }),
+  });
+  const all = await o.cgroups();
+  deepEqual(all.map((c) => c.owner), ["apid", "containerd", "machined", "payload"]);
+  const apid = all.find((c) => c.owner === "apid")!;
+  equal(apid.path, "system/apid");
+  equal(apid.memoryCurrentBytes, 9437184);
+  equal(apid.memoryMaxBytes, 67108864);
+  equal(apid.memoryEvents.oom_kill, 2);
 });

@@ -13,7 +13,7 @@ import { dirname } from "node:path";
 import { Code, ConnectError, createContextValues, type Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { MachineService } from "../gen/machined/v1/machine_pb.ts";
-import { callerKey, identityFromHeaders } from "../auth/identity.ts";
+import { type CallerIdentity, callerKey, identityFromHeaders } from "../auth/identity.ts";
 import { authorize } from "../auth/rbac.ts";
 import { errorMappingInterceptor } from "./errors.ts";
 import { createAuditInterceptor } from "./audit.ts";
@@ -48,6 +48,16 @@ export interface InternalApiServerOptions {
   readonly writeMaxBytes?: number;
   /** Streams per connection; apid multiplexes every client over one. @default 100000 */
   readonly maxConcurrentStreams?: number;
+  /**
+   * Told, while `wanted()` holds, when a call's response has finished, with
+   * the caller the edge forwarded: how machined learns when a client was
+   * first served (node/api_host.ts stops wanting it then, so later calls
+   * cost nothing).
+   */
+  readonly answered?: {
+    wanted(): boolean;
+    done(caller: CallerIdentity | undefined): void;
+  };
 }
 
 /** A running internal server. */
@@ -128,6 +138,11 @@ export async function startInternalApiServer(
   const server = http2.createServer({
     settings: { maxConcurrentStreams: options.maxConcurrentStreams ?? 100_000 },
   }, (req, res) => {
+    const answered = options.answered;
+    if (answered?.wanted()) {
+      const caller = identityFromHeaders((name) => headerValue(req.headers[name]));
+      res.once("finish", () => answered.done(caller));
+    }
     if (metricsRoute(req, res)) return;
     gate.track(req, res);
     // Watch, Get and List over gRPC are served directly (watch_route.ts, unary_route.ts);
