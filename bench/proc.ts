@@ -80,3 +80,34 @@ export function lineReader(stream: ReadableStream<Uint8Array>, who: string): () 
     }
   };
 }
+
+/**
+ * What the attack bench reports of a process, all independent of MemAvailable
+ * (so of what else runs on the shared machine): VmRSS and its split into
+ * anonymous and file-backed pages from /proc/PID/status, and the proportional
+ * set size from smaps_rollup, in KiB.
+ */
+export interface ProcMemDetail {
+  rssKiB: number;
+  rssAnonKiB: number;
+  rssFileKiB: number;
+  pssKiB: number;
+}
+
+/** Reads {@link ProcMemDetail}; NaNs once the process is gone. */
+export async function procMemDetail(pid: number | "self"): Promise<ProcMemDetail> {
+  try {
+    const status = await Deno.readTextFile(`/proc/${pid}/status`);
+    const rollup = await Deno.readTextFile(`/proc/${pid}/smaps_rollup`);
+    const field = (text: string, name: string) =>
+      Number(new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(text)?.[1] ?? NaN);
+    return {
+      rssKiB: field(status, "VmRSS"),
+      rssAnonKiB: field(status, "RssAnon"),
+      rssFileKiB: field(status, "RssFile"),
+      pssKiB: field(rollup, "Pss"),
+    };
+  } catch {
+    return { rssKiB: NaN, rssAnonKiB: NaN, rssFileKiB: NaN, pssKiB: NaN };
+  }
+}

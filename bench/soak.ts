@@ -29,9 +29,17 @@ import { WATCH_PATH } from "../api/server/watch_route.ts";
 import { ApplyMode } from "../api/gen/machined/v1/resources_pb.ts";
 import { readClientConfig, resolveCredentials } from "../pki/mod.ts";
 import { freePort, waitFor } from "../dev/testing.ts";
-import { rssKiB } from "./proc.ts";
+import { mib, procMemDetail, rssKiB } from "./proc.ts";
+import { type Creds, getText, metricValues, sleep } from "./attack_node.ts";
+import { memMiB } from "./attack_report.ts";
 import { structIntValue, watchKind } from "./soak_wire.ts";
-import { configWithSeq, KNOB, loadAverage, startDevNode } from "./soak_node.ts";
+import {
+  configWithSeq,
+  type DevNodeOptions,
+  KNOB,
+  loadAverage,
+  startDevNode,
+} from "./soak_node.ts";
 import type { Figure } from "./runtime_bench.ts";
 import {
   parseSoakArgs,
@@ -55,6 +63,16 @@ export interface SoakOptions {
   readonly sampleEveryMs?: number;
   /** The slope is fitted after this. @default 60000 */
   readonly warmupMs?: number;
+  /** What the dev node runs with (extra environment, V8 flags): to measure, never production. */
+  readonly node?: DevNodeOptions;
+  /**
+   * When set: wait this long once the node answers, then read machined's and
+   * the edge's memory (RSS, Pss, RssAnon, RssFile) and machined's V8 heap
+   * before any stream opens, read them again at the end, and read the heap
+   * at every sample; the report gains `idle`, `end` and `heapUsedMiB`
+   * (bench/attack.ts's soak).
+   */
+  readonly idleSettleMs?: number;
 }
 
 /**
@@ -120,7 +138,7 @@ export async function runSoak(o: SoakOptions) {
   const dir = await Deno.makeTempDir({ prefix: "machined-soak-" });
   const stateDir = join(dir, "state");
   const devPort = freePort();
-  const node = await startDevNode(stateDir, devPort);
+  const node = await startDevNode(stateDir, devPort, o.node);
   const sessions: H2Client[] = [];
   try {
     const port = devPort;
@@ -130,6 +148,11 @@ export async function runSoak(o: SoakOptions) {
     const admin = client();
     await waitFor("the edge answers", 30_000, () => admin.api.version({}).then(() => true));
     const base = await Deno.readTextFile(join(stateDir, "config.yaml"));
+    const detail = o.idleSettleMs === undefined ? undefined : memDetail(node.dev.pid, edgePid, {
+      port,
+      creds,
+    });
+    const idle = detail && (await sleep(o.idleSettleMs!), await detail.read());
     for (let i = 0; i < (o.connections ?? 10); i++) sessions.push(tlsSession(port, creds));
     const sentAt = new Map<number, number>();
     const w = watchers(sessions, streams, sentAt);
@@ -138,11 +161,15 @@ export async function runSoak(o: SoakOptions) {
     const load0 = await loadAverage();
     const samples: RssSample[] = [];
     const started = performance.now();
-    const sample = () =>
+    const heapUsed: [number, number][] = [];
+    const sample = () => {
+      const tMs = performance.now() - started;
       samples.push({
-        tMs: performance.now() - started,
+        tMs,
         rssKiB: { machined: read(node.dev.pid), edge: read(edgePid), client: rssKiB("self") },
       });
+      detail?.heap().then((b) => heapUsed.push([Math.round(tMs / 1000), mib(b / 1024)]));
+    };
     sample();
     const sampler = setInterval(sample, sampleEveryMs);
     let applies = 0, applyErrors = 0;
@@ -173,15 +200,19 @@ export async function runSoak(o: SoakOptions) {
       latenciesMs: w.d.latencies,
     };
     const load: [number, number] = [load0, await loadAverage()];
-    return soakReport({
-      edge: o.edge,
-      durationMs,
-      warmupMs,
-      applyEveryMs,
-      samples,
-      delivery,
-      load,
-    });
+    const extra = detail ? { idle, end: await detail.read(), heapUsedMiB: heapUsed } : {};
+    return {
+      ...soakReport({
+        edge: o.edge,
+        durationMs,
+        warmupMs,
+        applyEveryMs,
+        samples,
+        delivery,
+        load,
+      }),
+      ...extra,
+    };
   } finally {
     for (const c of sessions) c.close();
     try {
@@ -191,6 +222,27 @@ export async function runSoak(o: SoakOptions) {
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
 }
+
+/**
+ * Reads machined's and the edge's memory in detail (MiB), and machined's V8
+ * heap in use (bytes, NaN when /metrics does not answer) through the edge.
+ */
+function memDetail(machinedPid: number, edgePid: number, api: { port: number; creds: Creds }) {
+  const heap = () =>
+    getText(api.port, api.creds, "/metrics").then(
+      (t) => metricValues(t, "machined_process_heap_used_bytes ")[HEAP] ?? NaN,
+      () => NaN,
+    );
+  return {
+    heap,
+    read: async () => ({
+      machined: memMiB(await procMemDetail(machinedPid)),
+      edge: memMiB(await procMemDetail(edgePid)),
+      heapUsedMiB: mib((await heap()) / 1024),
+    }),
+  };
+}
+const HEAP = "machined_process_heap_used_bytes";
 
 /** VmRSS, NaN once the process is gone (the report skips it). */
 function read(pid: number): number {

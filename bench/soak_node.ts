@@ -25,12 +25,20 @@ export async function loadAverage(): Promise<number> {
   return Number((await Deno.readTextFile("/proc/loadavg")).split(" ")[0]);
 }
 
+/** What a bench may change in the dev node's process (to measure it, never in production). */
+export interface DevNodeOptions {
+  /** Extra environment, e.g. `MALLOC_ARENA_MAX`. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** machined's V8 flags. @default MACHINED_V8_FLAGS */
+  readonly v8Flags?: readonly string[];
+}
+
 /** The dev node on `port`, up (its banner printed), and its apid's pid. */
-export async function startDevNode(stateDir: string, port: number) {
+export async function startDevNode(stateDir: string, port: number, o: DevNodeOptions = {}) {
   const dev = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", ...v8FlagsArgs(MACHINED_V8_FLAGS), join(ROOT, "main.ts"), "dev"]
-      .concat(["--state", stateDir, "--listen", `127.0.0.1:${port}`]),
-    env: { NO_COLOR: "1" },
+    args: ["run", "-A", ...v8FlagsArgs(o.v8Flags ?? MACHINED_V8_FLAGS), join(ROOT, "main.ts")]
+      .concat(["dev", "--state", stateDir, "--listen", `127.0.0.1:${port}`]),
+    env: { NO_COLOR: "1", ...o.env },
     stdout: "piped",
     stderr: "piped",
     stdin: "null",
