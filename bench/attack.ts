@@ -16,10 +16,13 @@ import { runAttackSoak } from "./attack_soak.ts";
 /** Runs the scenarios `args` name; each report is printed and recorded as it ends. */
 export async function attackMain(args: readonly string[]): Promise<void> {
   const a = parseAttackArgs(args);
+  const node = Object.keys(a.machinedEnv).length > 0 || a.machinedV8Flags
+    ? { env: a.machinedEnv, v8Flags: a.machinedV8Flags }
+    : undefined;
   const run: Record<Scenario, () => Promise<unknown>> = {
-    handshakes: () => runHandshakes({ slow: a.slow, holdMs: a.holdMs }),
-    "watch-flood": () => runFlood({ streams: a.floodStreams }),
-    soak: () => runAttackSoak({ durationMs: a.soakMs }),
+    handshakes: () => runHandshakes({ slow: a.slow, holdMs: a.holdMs, node }),
+    "watch-flood": () => runFlood({ streams: a.floodStreams, node }),
+    soak: () => runAttackSoak({ durationMs: a.soakMs, node }),
   };
   for (const s of a.scenarios) {
     const report = await run[s]();

@@ -28,7 +28,7 @@ import {
 } from "./attack_node.ts";
 import { floodConnect, type FloodConnection, type FloodCounts } from "./attack_h2.ts";
 import { prober, sampler } from "./attack_handshakes.ts";
-import { configWithSeq } from "./soak_node.ts";
+import { configWithSeq, type DevNodeOptions } from "./soak_node.ts";
 import { floodTargets, memMiB, peakOf, summarizeProbes, verdict } from "./attack_report.ts";
 
 const WATCH_REQUEST = toBinary(
@@ -103,12 +103,15 @@ function total(conns: readonly FloodConnection[], failedConnections: number) {
 }
 
 /** Runs the scenario on its own node; resolves to its JSON report. */
-export async function runFlood(o: { streams: number; holdMs?: number; afterMs?: number }) {
-  const node = await startAttackNode();
+export async function runFlood(
+  o: { streams: number; holdMs?: number; afterMs?: number; node?: DevNodeOptions },
+) {
+  const node = await startAttackNode(o.node);
   try {
     const reader = await node.issue("os:reader", "flood");
     await sleep(10_000);
     const idle = await node.mem();
+    const idleSplit = await node.split();
     const heap = (t: string) =>
       metricValues(t, "machined_process_heap_used_bytes")[
         "machined_process_heap_used_bytes"
@@ -137,6 +140,7 @@ export async function runFlood(o: { streams: number; holdMs?: number; afterMs?: 
     const rampS = Math.round((performance.now() - t0) / 1000);
     await sleep(o.holdMs ?? 30_000);
     const atPeak = total(conns, failed);
+    const heldSplit = await node.split();
     const extra = await probeWatch(node.port, reader);
     const peakHeap = heap(await node.metrics().catch(() => ""));
     await probe.stop();
@@ -146,6 +150,7 @@ export async function runFlood(o: { streams: number; holdMs?: number; afterMs?: 
     await sleep(o.afterMs ?? 60_000);
     await s.stop();
     const after = await node.mem();
+    const afterSplit = await node.split();
     const afterHeap = heap(await node.metrics());
     const refused = atPeak.trailersOnly + Object.values(atPeak.resets).reduce((a, b) => a + b, 0);
     const machinedPeak = peakOf(s.readings.machined);
@@ -153,6 +158,7 @@ export async function runFlood(o: { streams: number; holdMs?: number; afterMs?: 
       bench: "attack",
       scenario: "watch-flood",
       at: new Date().toISOString(),
+      ...(o.node ? { nodeOptions: o.node } : {}),
       streams: o.streams,
       rampS,
       afterS: Math.round((performance.now() - left) / 1000),
@@ -170,6 +176,7 @@ export async function runFlood(o: { streams: number; holdMs?: number; afterMs?: 
         peak: memMiB(peakOf(s.readings.edge)),
         after: memMiB(after.edge),
       },
+      anonSplit: { idle: idleSplit, held: heldSplit, after: afterSplit },
       clientPeak: memMiB(peakOf(s.readings.client)),
       adminProbe: summarizeProbes(probe.calls, 1000),
       ...verdict(floodTargets({

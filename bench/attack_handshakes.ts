@@ -13,6 +13,7 @@
  */
 import net from "node:net";
 import { createMachineClient } from "../api/client/mod.ts";
+import type { DevNodeOptions } from "./soak_node.ts";
 import { type AttackNode, metricValues, sleep, startAttackNode } from "./attack_node.ts";
 import { procMemDetail } from "./proc.ts";
 import type { ProcMemDetail } from "./proc.ts";
@@ -129,8 +130,8 @@ export function sampler(pids: Record<string, number>, everyMs: number) {
 }
 
 /** Runs the scenario on its own node; resolves to its JSON report. */
-export async function runHandshakes(o: { slow: number; holdMs: number }) {
-  const node = await startAttackNode();
+export async function runHandshakes(o: { slow: number; holdMs: number; node?: DevNodeOptions }) {
+  const node = await startAttackNode(o.node);
   try {
     await sleep(10_000); // settle: the first figures are the node at rest
     const idle = await node.mem();
@@ -161,6 +162,7 @@ export async function runHandshakes(o: { slow: number; holdMs: number }) {
       bench: "attack",
       scenario: "handshakes",
       at: new Date().toISOString(),
+      ...(o.node ? { nodeOptions: o.node } : {}),
       slow: o.slow,
       sources: ATTACK_SOURCES.length,
       heldS: Math.round(heldMs / 1000),

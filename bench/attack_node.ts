@@ -18,7 +18,8 @@ import {
 import { createMachineClient } from "../api/client/mod.ts";
 import { freePort, waitFor } from "../dev/testing.ts";
 import { type DevNodeOptions, startDevNode } from "./soak_node.ts";
-import { type ProcMemDetail, procMemDetail } from "./proc.ts";
+import { anonSplit, mib, type ProcMemDetail, procMemDetail } from "./proc.ts";
+import { memMiB, splitMiB } from "./attack_report.ts";
 
 /** A client's TLS material. */
 export interface Creds {
@@ -36,6 +37,8 @@ export interface AttackNode {
   readonly admin: Creds;
   /** machined's and the edge's memory now. */
   mem(): Promise<{ machined: ProcMemDetail; edge: ProcMemDetail }>;
+  /** Where machined's and the edge's anonymous memory lives now (bench/proc.ts's AnonSplit), MiB. */
+  split(): Promise<{ machined: ReturnType<typeof splitMiB>; edge: ReturnType<typeof splitMiB> }>;
   /** A fresh client certificate for `role` from the node's CA. */
   issue(role: "os:reader" | "os:admin", name: string): Promise<Creds>;
   /** GET /metrics through the edge as the admin (machined's text and the edge's counters). */
@@ -66,6 +69,10 @@ export async function startAttackNode(o: DevNodeOptions = {}): Promise<AttackNod
     mem: async () => ({
       machined: await procMemDetail(node.dev.pid),
       edge: await procMemDetail(node.apid),
+    }),
+    split: async () => ({
+      machined: splitMiB(await anonSplit(node.dev.pid)),
+      edge: splitMiB(await anonSplit(node.apid)),
     }),
     async issue(role, name) {
       const ca = await loadCertificateAuthority(
@@ -131,6 +138,35 @@ export function metricValues(text: string, prefix: string): Record<string, numbe
   }
   return out;
 }
+
+/**
+ * Reads machined's and the edge's memory in detail (MiB), and machined's V8
+ * heap in use (bytes, NaN when /metrics does not answer) through the edge.
+ */
+export function memDetail(
+  machinedPid: number,
+  edgePid: number,
+  api: { port: number; creds: Creds },
+) {
+  const heap = () =>
+    getText(api.port, api.creds, "/metrics").then(
+      (t) => metricValues(t, "machined_process_heap_used_bytes ")[HEAP] ?? NaN,
+      () => NaN,
+    );
+  return {
+    heap,
+    read: async () => ({
+      machined: memMiB(await procMemDetail(machinedPid)),
+      edge: memMiB(await procMemDetail(edgePid)),
+      heapUsedMiB: mib((await heap()) / 1024),
+      anonSplit: {
+        machined: splitMiB(await anonSplit(machinedPid)),
+        edge: splitMiB(await anonSplit(edgePid)),
+      },
+    }),
+  };
+}
+const HEAP = "machined_process_heap_used_bytes";
 
 /** Resolves after `ms`. */
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

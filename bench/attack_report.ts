@@ -6,7 +6,7 @@
  * them), so a run reads as pass/fail without knowing the numbers by heart.
  */
 import { pct } from "./proc.ts";
-import type { ProcMemDetail } from "./proc.ts";
+import type { AnonSplit, ProcMemDetail } from "./proc.ts";
 import { parseDuration } from "./soak_report.ts";
 
 /** The scenarios, in the order `all` runs them. */
@@ -24,6 +24,10 @@ export interface AttackArgs {
   readonly slow: number;
   /** Unread Watch streams the flood opens. @default 15000 */
   readonly floodStreams: number;
+  /** Extra environment for machined (`--machined-env=NAME=VALUE`), to measure e.g. allocator knobs. */
+  readonly machinedEnv: Readonly<Record<string, string>>;
+  /** machined's V8 flags instead of its image's (`--machined-v8-flags=a,b`; empty: none). */
+  readonly machinedV8Flags?: readonly string[];
 }
 
 /** Thrown for a flag the attack bench does not know or cannot read. */
@@ -32,7 +36,7 @@ export class AttackArgsError extends Error {
 }
 
 const USAGE = "--scenario=handshakes|watch-flood|soak[,...] --duration=10m --hold=25s " +
-  "--slow=4096 --flood-streams=15000";
+  "--slow=4096 --flood-streams=15000 --machined-env=NAME=VALUE --machined-v8-flags=a,b";
 
 /**
  * Parses `--scenario=` (repeatable or comma-separated; default every one),
@@ -42,6 +46,8 @@ const USAGE = "--scenario=handshakes|watch-flood|soak[,...] --duration=10m --hol
 export function parseAttackArgs(args: readonly string[]): AttackArgs {
   const scenarios: Scenario[] = [];
   let soakMs = 10 * 60_000, holdMs = 25_000, slow = 4096, floodStreams = 15_000;
+  const machinedEnv: Record<string, string> = {};
+  let machinedV8Flags: string[] | undefined;
   const count = (flag: string, v: string) => {
     if (!/^[1-9]\d*$/.test(v)) throw new AttackArgsError(`${flag} needs a positive count: "${v}"`);
     return Number(v);
@@ -66,7 +72,12 @@ export function parseAttackArgs(args: readonly string[]): AttackArgs {
     else if (flag === "--hold") holdMs = duration(flag, value);
     else if (flag === "--slow") slow = count(flag, value);
     else if (flag === "--flood-streams") floodStreams = count(flag, value);
-    else throw new AttackArgsError(`unknown argument "${a}" (attack flags: ${USAGE})`);
+    else if (flag === "--machined-env" && /^[A-Za-z_][A-Za-z0-9_]*=/.test(value)) {
+      const [name, v] = value.split(/=(.*)/s, 2);
+      machinedEnv[name] = v;
+    } else if (flag === "--machined-v8-flags") {
+      machinedV8Flags = value.split(",").filter(Boolean);
+    } else throw new AttackArgsError(`unknown argument "${a}" (attack flags: ${USAGE})`);
   }
   return {
     scenarios: scenarios.length > 0 ? scenarios : [...SCENARIOS],
@@ -74,6 +85,8 @@ export function parseAttackArgs(args: readonly string[]): AttackArgs {
     holdMs,
     slow,
     floodStreams,
+    machinedEnv,
+    ...(machinedV8Flags ? { machinedV8Flags } : {}),
   };
 }
 
@@ -119,6 +132,12 @@ export const round1 = (n: number) => Math.round(n * 10) / 10;
 export function memMiB(m: ProcMemDetail): MemMiB {
   const f = (kib: number) => round1(kib / 1024);
   return { rss: f(m.rssKiB), pss: f(m.pssKiB), rssAnon: f(m.rssAnonKiB), rssFile: f(m.rssFileKiB) };
+}
+
+/** {@link AnonSplit} in MiB with one decimal. */
+export function splitMiB(s: AnonSplit): { brk: number; smallMaps: number; otherMaps: number } {
+  const f = (kib: number) => round1(kib / 1024);
+  return { brk: f(s.brkKiB), smallMaps: f(s.smallMapsKiB), otherMaps: f(s.otherMapsKiB) };
 }
 
 /** The reading with the largest RSS (NaN readings skipped), or NaNs for none. */

@@ -21,7 +21,21 @@ Deno.test("attack args: every scenario by default, 10 min soak, 4096 slow handsh
     holdMs: 25_000,
     slow: 4096,
     floodStreams: 15_000,
+    machinedEnv: {},
   });
+});
+
+Deno.test("attack args: machined's extra environment and V8 flags, for measuring", () => {
+  const a = parseAttackArgs([
+    "--machined-env=MALLOC_ARENA_MAX=2",
+    "--machined-env=X=a=b",
+    "--machined-v8-flags=--max-semi-space-size=1,--trace-gc",
+  ]);
+  assert.deepEqual(a.machinedEnv, { MALLOC_ARENA_MAX: "2", X: "a=b" });
+  assert.deepEqual(a.machinedV8Flags, ["--max-semi-space-size=1", "--trace-gc"]);
+  assert.deepEqual(parseAttackArgs(["--machined-v8-flags="]).machinedV8Flags, []);
+  assert.throws(() => parseAttackArgs(["--machined-env=2X=1"]), AttackArgsError);
+  assert.throws(() => parseAttackArgs(["--machined-env=NOVALUE"]), AttackArgsError);
 });
 
 Deno.test("attack args: scenarios repeated or comma-separated, once each, durations and counts", () => {

@@ -29,9 +29,8 @@ import { WATCH_PATH } from "../api/server/watch_route.ts";
 import { ApplyMode } from "../api/gen/machined/v1/resources_pb.ts";
 import { readClientConfig, resolveCredentials } from "../pki/mod.ts";
 import { freePort, waitFor } from "../dev/testing.ts";
-import { mib, procMemDetail, rssKiB } from "./proc.ts";
-import { type Creds, getText, metricValues, sleep } from "./attack_node.ts";
-import { memMiB } from "./attack_report.ts";
+import { mib, rssKiB } from "./proc.ts";
+import { memDetail, sleep } from "./attack_node.ts";
 import { structIntValue, watchKind } from "./soak_wire.ts";
 import {
   configWithSeq,
@@ -222,27 +221,6 @@ export async function runSoak(o: SoakOptions) {
     await Deno.remove(dir, { recursive: true }).catch(() => {});
   }
 }
-
-/**
- * Reads machined's and the edge's memory in detail (MiB), and machined's V8
- * heap in use (bytes, NaN when /metrics does not answer) through the edge.
- */
-function memDetail(machinedPid: number, edgePid: number, api: { port: number; creds: Creds }) {
-  const heap = () =>
-    getText(api.port, api.creds, "/metrics").then(
-      (t) => metricValues(t, "machined_process_heap_used_bytes ")[HEAP] ?? NaN,
-      () => NaN,
-    );
-  return {
-    heap,
-    read: async () => ({
-      machined: memMiB(await procMemDetail(machinedPid)),
-      edge: memMiB(await procMemDetail(edgePid)),
-      heapUsedMiB: mib((await heap()) / 1024),
-    }),
-  };
-}
-const HEAP = "machined_process_heap_used_bytes";
 
 /** VmRSS, NaN once the process is gone (the report skips it). */
 function read(pid: number): number {
