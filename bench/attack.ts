@@ -22,7 +22,7 @@ export async function attackMain(args: readonly string[]): Promise<void> {
   const run: Record<Scenario, () => Promise<unknown>> = {
     handshakes: () => runHandshakes({ slow: a.slow, holdMs: a.holdMs, node }),
     "watch-flood": () => runFlood({ streams: a.floodStreams, node }),
-    soak: () => runAttackSoak({ durationMs: a.soakMs, node }),
+    soak: () => runAttackSoak({ durationMs: a.soakMs, change: a.change, node }),
   };
   for (const s of a.scenarios) {
     const report = await run[s]();

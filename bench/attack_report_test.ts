@@ -21,6 +21,7 @@ Deno.test("attack args: every scenario by default, 10 min soak, 4096 slow handsh
     holdMs: 25_000,
     slow: 4096,
     floodStreams: 15_000,
+    change: "sysctl",
     machinedEnv: {},
   });
 });
@@ -49,6 +50,7 @@ Deno.test("attack args: scenarios repeated or comma-separated, once each, durati
   ]);
   assert.deepEqual(a.scenarios, ["soak", "handshakes"]);
   assert.deepEqual([a.soakMs, a.holdMs, a.slow, a.floodStreams], [300_000, 90_000, 512, 2000]);
+  assert.equal(parseAttackArgs(["--change=hostname"]).change, "hostname");
 });
 
 Deno.test("attack args: unknown scenarios, flags and bad values are refused by name", () => {
@@ -60,6 +62,7 @@ Deno.test("attack args: unknown scenarios, flags and bad values are refused by n
     ["--slow=0", /--slow needs a positive count/],
     ["--flood-streams=1e3", /--flood-streams needs a positive count/],
     ["--duration=soon", /--duration needs a duration/],
+    ["--change=uptime", /unknown argument "--change=uptime"/],
   ];
   for (const [arg, msg] of bad) {
     assert.throws(

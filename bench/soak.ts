@@ -37,6 +37,7 @@ import {
   type DevNodeOptions,
   KNOB,
   loadAverage,
+  type SoakChange,
   startDevNode,
 } from "./soak_node.ts";
 import type { Figure } from "./runtime_bench.ts";
@@ -62,6 +63,8 @@ export interface SoakOptions {
   readonly sampleEveryMs?: number;
   /** The slope is fitted after this. @default 60000 */
   readonly warmupMs?: number;
+  /** What each apply changes. @default "sysctl" */
+  readonly change?: SoakChange;
   /** What the dev node runs with (extra environment, V8 flags): to measure, never production. */
   readonly node?: DevNodeOptions;
   /**
@@ -178,7 +181,7 @@ export async function runSoak(o: SoakOptions) {
       sentAt.set(seq, performance.now());
       applies++;
       await admin.api.applyConfiguration({
-        configYaml: configWithSeq(base, seq),
+        configYaml: configWithSeq(base, seq, o.change),
         mode: ApplyMode.NO_REBOOT,
       }, { timeoutMs: 30_000 }).catch(() => applyErrors++);
     }
@@ -201,6 +204,7 @@ export async function runSoak(o: SoakOptions) {
     const load: [number, number] = [load0, await loadAverage()];
     const extra = detail ? { idle, end: await detail.read(), heapUsedMiB: heapUsed } : {};
     return {
+      change: o.change ?? "sysctl",
       ...soakReport({
         edge: o.edge,
         durationMs,

@@ -13,11 +13,22 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
 /** The sysctl whose value each apply changes (dev mode's sysctl backend is a fake). */
 export const KNOB = "vm.swappiness";
 
-/** The dev config with {@link KNOB} set to `seq`. */
-export function configWithSeq(base: string, seq: number): string {
+/**
+ * What each apply changes: `sysctl` sets {@link KNOB} to the apply's sequence
+ * number; `hostname` also renames the node (`soak-<seq>`), as issue 25's soak
+ * did, which wakes the hostname and resolver controllers as well.
+ */
+export type SoakChange = "sysctl" | "hostname";
+
+/** The dev config with {@link KNOB} set to `seq` (and, for `hostname`, the node renamed). */
+export function configWithSeq(base: string, seq: number, change: SoakChange = "sysctl"): string {
   const line = /^ {2}sysctls: .*$/m;
   if (!line.test(base)) throw new Error("the dev config has no one-line `sysctls:` to replace");
-  return base.replace(line, `  sysctls:\n    ${KNOB}: "${seq}"`);
+  const out = base.replace(line, `  sysctls:\n    ${KNOB}: "${seq}"`);
+  if (change === "sysctl") return out;
+  const host = /^ {2}hostname: .*$/m;
+  if (!host.test(out)) throw new Error("the dev config has no `hostname:` to replace");
+  return out.replace(host, `  hostname: soak-${seq}`);
 }
 
 /** The 1-minute load average: the machine is shared, the figures say how busy it was. */
