@@ -84,6 +84,16 @@ async function probeWatch(port: number, creds: Creds): Promise<Record<string, un
   };
 }
 
+/** The gauges the flood reads from /metrics (NaN when absent). */
+function gauges(text: string) {
+  const m = metricValues(text, "machined_");
+  return {
+    heapBytes: m["machined_process_heap_used_bytes"] ?? NaN,
+    watches: m["machined_store_watches_open"] ?? NaN,
+    connections: m["machined_apid_connections_open"] ?? NaN,
+  };
+}
+
 function total(conns: readonly FloodConnection[], failedConnections: number) {
   const sum: FloodCounts = { opened: 0, accepted: 0, trailersOnly: 0, resets: {}, dataBytes: 0 };
   const goaways: Record<number, number> = {};
@@ -112,11 +122,7 @@ export async function runFlood(
     await sleep(10_000);
     const idle = await node.mem();
     const idleSplit = await node.split();
-    const heap = (t: string) =>
-      metricValues(t, "machined_process_heap_used_bytes")[
-        "machined_process_heap_used_bytes"
-      ];
-    const idleHeap = heap(await node.metrics());
+    const idleM = gauges(await node.metrics());
     const s = sampler({ edge: node.edgePid, machined: node.machinedPid, client: Deno.pid }, 1000);
     const churn = configChurn(node, 2000);
     const probe = prober(node, 1000, 5000);
@@ -142,7 +148,7 @@ export async function runFlood(
     const atPeak = total(conns, failed);
     const heldSplit = await node.split();
     const extra = await probeWatch(node.port, reader);
-    const peakHeap = heap(await node.metrics().catch(() => ""));
+    const heldM = gauges(await node.metrics().catch(() => ""));
     await probe.stop();
     const applied = await churn.stop();
     for (const c of conns) c.close();
@@ -151,7 +157,7 @@ export async function runFlood(
     await s.stop();
     const after = await node.mem();
     const afterSplit = await node.split();
-    const afterHeap = heap(await node.metrics());
+    const afterM = gauges(await node.metrics());
     const refused = atPeak.trailersOnly + Object.values(atPeak.resets).reduce((a, b) => a + b, 0);
     const machinedPeak = peakOf(s.readings.machined);
     return {
@@ -169,7 +175,12 @@ export async function runFlood(
         idle: memMiB(idle.machined),
         peak: memMiB(machinedPeak),
         after: memMiB(after.machined),
-        heapUsedMiB: [idleHeap, peakHeap, afterHeap].map((b) => Math.round(b / 104857.6) / 10),
+        heapUsedMiB: [idleM, heldM, afterM].map((m) => Math.round(m.heapBytes / 104857.6) / 10),
+      },
+      /** Open store watches and edge connections, idle / held / a minute after: is everything let go? */
+      open: {
+        storeWatches: [idleM.watches, heldM.watches, afterM.watches],
+        edgeConnections: [idleM.connections, heldM.connections, afterM.connections],
       },
       edge: {
         idle: memMiB(idle.edge),
