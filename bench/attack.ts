@@ -21,7 +21,7 @@ export async function attackMain(args: readonly string[]): Promise<void> {
     : undefined;
   const run: Record<Scenario, () => Promise<unknown>> = {
     handshakes: () => runHandshakes({ slow: a.slow, holdMs: a.holdMs, node }),
-    "watch-flood": () => runFlood({ streams: a.floodStreams, node }),
+    "watch-flood": () => runFlood({ streams: a.floodStreams, churnAfter: a.floodChurnAfter, node }),
     soak: () => runAttackSoak({ durationMs: a.soakMs, change: a.change, node }),
   };
   for (const s of a.scenarios) {

@@ -114,7 +114,14 @@ function total(conns: readonly FloodConnection[], failedConnections: number) {
 
 /** Runs the scenario on its own node; resolves to its JSON report. */
 export async function runFlood(
-  o: { streams: number; holdMs?: number; afterMs?: number; node?: DevNodeOptions },
+  o: {
+    streams: number;
+    holdMs?: number;
+    afterMs?: number;
+    /** Keep changing the config through the minute after the clients left (the node lives on). */
+    churnAfter?: boolean;
+    node?: DevNodeOptions;
+  },
 ) {
   const node = await startAttackNode(o.node);
   try {
@@ -150,10 +157,11 @@ export async function runFlood(
     const extra = await probeWatch(node.port, reader);
     const heldM = gauges(await node.metrics().catch(() => ""));
     await probe.stop();
-    const applied = await churn.stop();
+    const applied = o.churnAfter ? undefined : await churn.stop();
     for (const c of conns) c.close();
     const left = performance.now();
     await sleep(o.afterMs ?? 60_000);
+    const applies = applied ?? await churn.stop();
     await s.stop();
     const after = await node.mem();
     const afterSplit = await node.split();
@@ -170,7 +178,8 @@ export async function runFlood(
       afterS: Math.round((performance.now() - left) / 1000),
       streamCounts: { ...atPeak, refused },
       extraWatch: extra,
-      applies: applied,
+      applies,
+      churnAfter: o.churnAfter ?? false,
       machined: {
         idle: memMiB(idle.machined),
         peak: memMiB(machinedPeak),

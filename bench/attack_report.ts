@@ -24,6 +24,8 @@ export interface AttackArgs {
   readonly slow: number;
   /** Unread Watch streams the flood opens. @default 15000 */
   readonly floodStreams: number;
+  /** The flood's config changes go on through the minute after (`--flood-churn-after`). */
+  readonly floodChurnAfter: boolean;
   /** What the soak's applies change (`--change=sysctl|hostname`). @default "sysctl" */
   readonly change: "sysctl" | "hostname";
   /** Extra environment for machined (`--machined-env=NAME=VALUE`), to measure e.g. allocator knobs. */
@@ -38,7 +40,7 @@ export class AttackArgsError extends Error {
 }
 
 const USAGE = "--scenario=handshakes|watch-flood|soak[,...] --duration=10m --hold=25s " +
-  "--slow=4096 --flood-streams=15000 --change=sysctl|hostname --machined-env=NAME=VALUE --machined-v8-flags=a,b";
+  "--slow=4096 --flood-streams=15000 --flood-churn-after --change=sysctl|hostname --machined-env=NAME=VALUE --machined-v8-flags=a,b";
 
 /**
  * Parses `--scenario=` (repeatable or comma-separated; default every one),
@@ -51,6 +53,7 @@ export function parseAttackArgs(args: readonly string[]): AttackArgs {
   const machinedEnv: Record<string, string> = {};
   let machinedV8Flags: string[] | undefined;
   let change: "sysctl" | "hostname" = "sysctl";
+  let floodChurnAfter = false;
   const count = (flag: string, v: string) => {
     if (!/^[1-9]\d*$/.test(v)) throw new AttackArgsError(`${flag} needs a positive count: "${v}"`);
     return Number(v);
@@ -75,6 +78,7 @@ export function parseAttackArgs(args: readonly string[]): AttackArgs {
     else if (flag === "--hold") holdMs = duration(flag, value);
     else if (flag === "--slow") slow = count(flag, value);
     else if (flag === "--flood-streams") floodStreams = count(flag, value);
+    else if (a === "--flood-churn-after") floodChurnAfter = true;
     else if (flag === "--change" && (value === "sysctl" || value === "hostname")) change = value;
     else if (flag === "--machined-env" && /^[A-Za-z_][A-Za-z0-9_]*=/.test(value)) {
       const [name, v] = value.split(/=(.*)/s, 2);
@@ -89,6 +93,7 @@ export function parseAttackArgs(args: readonly string[]): AttackArgs {
     holdMs,
     slow,
     floodStreams,
+    floodChurnAfter,
     change,
     machinedEnv,
     ...(machinedV8Flags ? { machinedV8Flags } : {}),

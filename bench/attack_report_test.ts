@@ -21,6 +21,7 @@ Deno.test("attack args: every scenario by default, 10 min soak, 4096 slow handsh
     holdMs: 25_000,
     slow: 4096,
     floodStreams: 15_000,
+    floodChurnAfter: false,
     change: "sysctl",
     machinedEnv: {},
   });
@@ -51,6 +52,7 @@ Deno.test("attack args: scenarios repeated or comma-separated, once each, durati
   assert.deepEqual(a.scenarios, ["soak", "handshakes"]);
   assert.deepEqual([a.soakMs, a.holdMs, a.slow, a.floodStreams], [300_000, 90_000, 512, 2000]);
   assert.equal(parseAttackArgs(["--change=hostname"]).change, "hostname");
+  assert.equal(parseAttackArgs(["--flood-churn-after"]).floodChurnAfter, true);
 });
 
 Deno.test("attack args: unknown scenarios, flags and bad values are refused by name", () => {
