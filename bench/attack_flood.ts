@@ -84,6 +84,13 @@ async function probeWatch(port: number, creds: Creds): Promise<Record<string, un
   };
 }
 
+/** How many file descriptors `pid` has open (its upstream connections among them). */
+async function fds(pid: number): Promise<number> {
+  let n = 0;
+  for await (const _ of Deno.readDir(`/proc/${pid}/fd`)) n++;
+  return n;
+}
+
 /** The gauges the flood reads from /metrics (NaN when absent). */
 function gauges(text: string) {
   const m = metricValues(text, "machined_");
@@ -91,6 +98,7 @@ function gauges(text: string) {
     heapBytes: m["machined_process_heap_used_bytes"] ?? NaN,
     watches: m["machined_store_watches_open"] ?? NaN,
     connections: m["machined_apid_connections_open"] ?? NaN,
+    apiStreams: m[`machined_api_streams_open{method="Watch"}`] ?? 0,
   };
 }
 
@@ -130,6 +138,7 @@ export async function runFlood(
     const idle = await node.mem();
     const idleSplit = await node.split();
     const idleM = gauges(await node.metrics());
+    const idleFds = await fds(node.machinedPid);
     const s = sampler({ edge: node.edgePid, machined: node.machinedPid, client: Deno.pid }, 1000);
     const churn = configChurn(node, 2000);
     const probe = prober(node, 1000, 5000);
@@ -156,6 +165,7 @@ export async function runFlood(
     const heldSplit = await node.split();
     const extra = await probeWatch(node.port, reader);
     const heldM = gauges(await node.metrics().catch(() => ""));
+    const heldFds = await fds(node.machinedPid);
     await probe.stop();
     const applied = o.churnAfter ? undefined : await churn.stop();
     for (const c of conns) c.close();
@@ -190,6 +200,8 @@ export async function runFlood(
       open: {
         storeWatches: [idleM.watches, heldM.watches, afterM.watches],
         edgeConnections: [idleM.connections, heldM.connections, afterM.connections],
+        apiStreams: [idleM.apiStreams, heldM.apiStreams, afterM.apiStreams],
+        machinedFds: [idleFds, heldFds, await fds(node.machinedPid)],
       },
       edge: {
         idle: memMiB(idle.edge),
