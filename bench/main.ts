@@ -6,7 +6,8 @@
  * only when named: `deno task bench overhead` (OVERHEAD_MINUTES, default 10), `deno task bench
  * heap` (machined's memory under V8 flag sets, about 8 minutes), and `deno task bench
  * --soak [--duration=10m]` (bench/soak.ts: RSS over a long Watch load; its full reports go to
- * bench/results/soak.jsonl).
+ * bench/results/soak.jsonl). `deno task bench attack [--scenario=handshakes|watch-flood|soak]
+ * [--duration=10m]` runs issue 25's attacks alone (bench/attack.ts, bench/results/attack.jsonl).
  */
 import { configValidation } from "./config_bench.ts";
 import { observeScaling } from "./observe_bench.ts";
@@ -14,6 +15,7 @@ import { heapFlags } from "./heap_bench.ts";
 import { observerOverhead } from "./overhead_bench.ts";
 import { watchBench } from "./watch_bench.ts";
 import { soakFigures } from "./soak.ts";
+import { attackMain } from "./attack.ts";
 import { parseSoakArgs } from "./soak_report.ts";
 import { controllerChain, type Figure, storeThroughput, watchFanout } from "./runtime_bench.ts";
 
@@ -78,6 +80,11 @@ const suites: Record<string, () => Promise<Figure[]>> = {
     await controllerChain(),
   ],
 };
+
+if (Deno.args[0] === "attack") {
+  await attackMain(Deno.args.slice(1));
+  Deno.exit(0);
+}
 
 /** Too long for every run (minutes of wall time): only when named. */
 const args = parseSoakArgs(Deno.args);

@@ -80,3 +80,80 @@ export function lineReader(stream: ReadableStream<Uint8Array>, who: string): () 
     }
   };
 }
+
+/**
+ * What the attack bench reports of a process, all independent of MemAvailable
+ * (so of what else runs on the shared machine): VmRSS and its split into
+ * anonymous and file-backed pages from /proc/PID/status, and the proportional
+ * set size from smaps_rollup, in KiB.
+ */
+export interface ProcMemDetail {
+  rssKiB: number;
+  rssAnonKiB: number;
+  rssFileKiB: number;
+  pssKiB: number;
+}
+
+/** Reads {@link ProcMemDetail}; NaNs once the process is gone. */
+export async function procMemDetail(pid: number | "self"): Promise<ProcMemDetail> {
+  try {
+    const status = await Deno.readTextFile(`/proc/${pid}/status`);
+    const rollup = await Deno.readTextFile(`/proc/${pid}/smaps_rollup`);
+    const field = (text: string, name: string) =>
+      Number(new RegExp(`^${name}:\\s+(\\d+)`, "m").exec(text)?.[1] ?? NaN);
+    return {
+      rssKiB: field(status, "VmRSS"),
+      rssAnonKiB: field(status, "RssAnon"),
+      rssFileKiB: field(status, "RssFile"),
+      pssKiB: field(rollup, "Pss"),
+    };
+  } catch {
+    return { rssKiB: NaN, rssAnonKiB: NaN, rssFileKiB: NaN, pssKiB: NaN };
+  }
+}
+
+/**
+ * A process's anonymous memory by where it lives, in KiB, from
+ * /proc/PID/smaps: `brk` is the `[heap]` mapping (glibc's main malloc arena:
+ * C, C++ and Rust allocations), `smallMaps` the anonymous mappings of at most
+ * 256 KiB with no name (in a Deno process V8's heap pages, 256 KiB each),
+ * `otherMaps` every other anonymous page (V8's large objects and code
+ * range, other allocators' segments, thread stacks). A heuristic by shape,
+ * good enough to tell the V8 heap from malloc's.
+ */
+export interface AnonSplit {
+  brkKiB: number;
+  smallMapsKiB: number;
+  otherMapsKiB: number;
+}
+
+/** {@link AnonSplit} of an smaps text. Pure. */
+export function anonSplitOf(smaps: string): AnonSplit {
+  const out: AnonSplit = { brkKiB: 0, smallMapsKiB: 0, otherMapsKiB: 0 };
+  let kind: keyof AnonSplit = "otherMapsKiB";
+  for (const line of smaps.split("\n")) {
+    const head = /^([0-9a-f]+)-([0-9a-f]+) \S+ \S+ \S+ \d+\s*(.*)$/.exec(line);
+    if (head) {
+      const kib = (parseInt(head[2], 16) - parseInt(head[1], 16)) / 1024;
+      const name = head[3];
+      kind = name === "[heap]"
+        ? "brkKiB"
+        : name === "" && kib <= 256
+        ? "smallMapsKiB"
+        : "otherMapsKiB";
+      continue;
+    }
+    const anon = /^Anonymous:\s+(\d+) kB/.exec(line);
+    if (anon) out[kind] += Number(anon[1]);
+  }
+  return out;
+}
+
+/** {@link AnonSplit} of a running process; NaNs once it is gone. */
+export async function anonSplit(pid: number): Promise<AnonSplit> {
+  try {
+    return anonSplitOf(await Deno.readTextFile(`/proc/${pid}/smaps`));
+  } catch {
+    return { brkKiB: NaN, smallMapsKiB: NaN, otherMapsKiB: NaN };
+  }
+}

@@ -31,9 +31,17 @@ import { WATCH_PATH } from "../api/server/watch_route.ts";
 import { ApplyMode } from "../api/gen/machined/v1/resources_pb.ts";
 import { readClientConfig, resolveCredentials } from "../pki/mod.ts";
 import { freePort, waitFor } from "../dev/testing.ts";
-import { rssKiB } from "./proc.ts";
+import { mib, rssKiB } from "./proc.ts";
+import { memDetail, sleep } from "./attack_node.ts";
 import { structIntValue, watchKind } from "./soak_wire.ts";
-import { configWithSeq, KNOB, loadAverage, startDevNode } from "./soak_node.ts";
+import {
+  configWithSeq,
+  type DevNodeOptions,
+  KNOB,
+  loadAverage,
+  type SoakChange,
+  startDevNode,
+} from "./soak_node.ts";
 import type { Figure } from "./runtime_bench.ts";
 import {
   parseSoakArgs,
@@ -61,6 +69,18 @@ export interface SoakOptions {
   readonly watchFanout?: "edge" | "machined";
   /** Streams opened beside the readers whose client never reads (100 per connection). @default 0 */
   readonly unread?: number;
+  /** What each apply changes. @default "sysctl" */
+  readonly change?: SoakChange;
+  /** What the dev node runs with (extra environment, V8 flags): to measure, never production. */
+  readonly node?: DevNodeOptions;
+  /**
+   * When set: wait this long once the node answers, then read machined's and
+   * the edge's memory (RSS, Pss, RssAnon, RssFile) and machined's V8 heap
+   * before any stream opens, read them again at the end, and read the heap
+   * at every sample; the report gains `idle`, `end` and `heapUsedMiB`
+   * (bench/attack.ts's soak).
+   */
+  readonly idleSettleMs?: number;
 }
 
 /**
@@ -145,7 +165,11 @@ export async function runSoak(o: SoakOptions) {
   const dir = await Deno.makeTempDir({ prefix: "machined-soak-" });
   const stateDir = join(dir, "state");
   const devPort = freePort();
-  const node = await startDevNode(stateDir, devPort, await fanoutEnv(dir, o.watchFanout ?? "edge"));
+  const fanout = await fanoutEnv(dir, o.watchFanout ?? "edge");
+  const node = await startDevNode(stateDir, devPort, {
+    ...o.node,
+    env: { ...o.node?.env, ...fanout },
+  });
   const sessions: H2Client[] = [];
   try {
     const port = devPort;
@@ -155,6 +179,11 @@ export async function runSoak(o: SoakOptions) {
     const admin = client();
     await waitFor("the edge answers", 30_000, () => admin.api.version({}).then(() => true));
     const base = await Deno.readTextFile(join(stateDir, "config.yaml"));
+    const detail = o.idleSettleMs === undefined ? undefined : memDetail(node.dev.pid, edgePid, {
+      port,
+      creds,
+    });
+    const idle = detail && (await sleep(o.idleSettleMs!), await detail.read());
     for (let i = 0; i < (o.connections ?? 10); i++) sessions.push(tlsSession(port, creds));
     const sentAt = new Map<number, number>();
     const w = watchers(sessions, streams, sentAt);
@@ -170,11 +199,15 @@ export async function runSoak(o: SoakOptions) {
     const load0 = await loadAverage();
     const samples: RssSample[] = [];
     const started = performance.now();
-    const sample = () =>
+    const heapUsed: [number, number][] = [];
+    const sample = () => {
+      const tMs = performance.now() - started;
       samples.push({
-        tMs: performance.now() - started,
+        tMs,
         rssKiB: { machined: read(node.dev.pid), edge: read(edgePid), client: rssKiB("self") },
       });
+      detail?.heap().then((b) => heapUsed.push([Math.round(tMs / 1000), mib(b / 1024)]));
+    };
     sample();
     const sampler = setInterval(sample, sampleEveryMs);
     let applies = 0, applyErrors = 0;
@@ -184,7 +217,7 @@ export async function runSoak(o: SoakOptions) {
       sentAt.set(seq, performance.now());
       applies++;
       await admin.api.applyConfiguration({
-        configYaml: configWithSeq(base, seq),
+        configYaml: configWithSeq(base, seq, o.change),
         mode: ApplyMode.NO_REBOOT,
       }, { timeoutMs: 30_000 }).catch(() => applyErrors++);
     }
@@ -206,15 +239,20 @@ export async function runSoak(o: SoakOptions) {
       latenciesMs: w.d.latencies,
     };
     const load: [number, number] = [load0, await loadAverage()];
-    return soakReport({
-      edge: o.edge,
-      durationMs,
-      warmupMs,
-      applyEveryMs,
-      samples,
-      delivery,
-      load,
-    });
+    const extra = detail ? { idle, end: await detail.read(), heapUsedMiB: heapUsed } : {};
+    return {
+      change: o.change ?? "sysctl",
+      ...soakReport({
+        edge: o.edge,
+        durationMs,
+        warmupMs,
+        applyEveryMs,
+        samples,
+        delivery,
+        load,
+      }),
+      ...extra,
+    };
   } finally {
     for (const c of sessions) c.close();
     try {

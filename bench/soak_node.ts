@@ -13,11 +13,22 @@ const ROOT = fileURLToPath(new URL("../", import.meta.url));
 /** The sysctl whose value each apply changes (dev mode's sysctl backend is a fake). */
 export const KNOB = "vm.swappiness";
 
-/** The dev config with {@link KNOB} set to `seq`. */
-export function configWithSeq(base: string, seq: number): string {
+/**
+ * What each apply changes: `sysctl` sets {@link KNOB} to the apply's sequence
+ * number; `hostname` also renames the node (`soak-<seq>`), as issue 25's soak
+ * did, which wakes the hostname and resolver controllers as well.
+ */
+export type SoakChange = "sysctl" | "hostname";
+
+/** The dev config with {@link KNOB} set to `seq` (and, for `hostname`, the node renamed). */
+export function configWithSeq(base: string, seq: number, change: SoakChange = "sysctl"): string {
   const line = /^ {2}sysctls: .*$/m;
   if (!line.test(base)) throw new Error("the dev config has no one-line `sysctls:` to replace");
-  return base.replace(line, `  sysctls:\n    ${KNOB}: "${seq}"`);
+  const out = base.replace(line, `  sysctls:\n    ${KNOB}: "${seq}"`);
+  if (change === "sysctl") return out;
+  const host = /^ {2}hostname: .*$/m;
+  if (!host.test(out)) throw new Error("the dev config has no `hostname:` to replace");
+  return out.replace(host, `  hostname: soak-${seq}`);
 }
 
 /** The 1-minute load average: the machine is shared, the figures say how busy it was. */
@@ -25,16 +36,20 @@ export async function loadAverage(): Promise<number> {
   return Number((await Deno.readTextFile("/proc/loadavg")).split(" ")[0]);
 }
 
-/** The dev node on `port`, up (its banner printed), and its apid's pid; `env` is added to machined's. */
-export async function startDevNode(
-  stateDir: string,
-  port: number,
-  env: Record<string, string> = {},
-) {
+/** What a bench may change in the dev node's process (to measure it, never in production). */
+export interface DevNodeOptions {
+  /** Extra environment, e.g. `MALLOC_ARENA_MAX`. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** machined's V8 flags. @default MACHINED_V8_FLAGS */
+  readonly v8Flags?: readonly string[];
+}
+
+/** The dev node on `port`, up (its banner printed), and its apid's pid. */
+export async function startDevNode(stateDir: string, port: number, o: DevNodeOptions = {}) {
   const dev = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", ...v8FlagsArgs(MACHINED_V8_FLAGS), join(ROOT, "main.ts"), "dev"]
-      .concat(["--state", stateDir, "--listen", `127.0.0.1:${port}`]),
-    env: { NO_COLOR: "1", ...env },
+    args: ["run", "-A", ...v8FlagsArgs(o.v8Flags ?? MACHINED_V8_FLAGS), join(ROOT, "main.ts")]
+      .concat(["dev", "--state", stateDir, "--listen", `127.0.0.1:${port}`]),
+    env: { NO_COLOR: "1", ...o.env },
     stdout: "piped",
     stderr: "piped",
     stdin: "null",
