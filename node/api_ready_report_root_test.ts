@@ -5,6 +5,12 @@
  * not "first served", a client's first call is; and a server certificate
  * the probe cannot verify for its address gives `probe=timeout` with the
  * reason in the log, never a hang.
+ *
+ * In the root tier although it needs no root: the native process backend's
+ * reaper waits for every child of the test process (waitid P_ALL), so beside
+ * other test files under `--parallel` it reaps their children (a sibling's
+ * `await child.status` then fails with ECHILD). The root tier runs its files
+ * one at a time, and this file closes the backend before it ends.
  */
 import { equal, match, ok } from "node:assert/strict";
 import { join } from "node:path";
