@@ -141,7 +141,7 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
 /// as one JSON object keyed like api/edge/budgets.ts, whose test compares the two.
 pub fn defaults_json() -> String {
     let d = &DEFAULTS;
-    let fields: [(&str, u64); 15] = [
+    let fields: [(&str, u64); 18] = [
         ("max_handshakes", d.max_handshakes as u64),
         (
             "max_handshakes_per_source",
@@ -178,6 +178,15 @@ pub fn defaults_json() -> String {
             "client_connection_window",
             crate::admission::CLIENT_CONNECTION_WINDOW as u64,
         ),
+        (
+            "watch_client_frames",
+            crate::fanout::state::CLIENT_CAPACITY_FRAMES,
+        ),
+        (
+            "watch_client_bytes",
+            crate::fanout::state::CLIENT_CAPACITY_BYTES,
+        ),
+        ("watch_log_bytes", crate::fanout::state::NODE_LOG_BYTES),
     ];
     let body: Vec<String> = fields.iter().map(|(k, v)| format!("\"{k}\":{v}")).collect();
     format!("{{{}}}", body.join(","))

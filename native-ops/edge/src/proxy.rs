@@ -22,7 +22,7 @@ use crate::request_body::RequestBody;
 
 /// HTTP/2 receive window per upstream stream: a stream the client is not
 /// reading holds machined back after this much.
-pub const UPSTREAM_STREAM_WINDOW: u32 = 16 * 1024;
+pub const UPSTREAM_STREAM_WINDOW: u32 = 8 * 1024;
 /// Wide enough that unread streams never starve the others of connection credit.
 pub const UPSTREAM_CONNECTION_WINDOW: u32 = 64 * 1024 * 1024;
 

@@ -8,7 +8,7 @@
 //! the stream. `--watch-fanout=machined` forwards Watch like any call.
 
 mod request;
-mod state;
+pub mod state;
 mod stream;
 mod upstream;
 pub mod wire;

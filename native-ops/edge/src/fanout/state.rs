@@ -22,9 +22,11 @@ use super::wire::{Event, WireError};
 /// machined's WATCH_STREAM_CAPACITY: live events a stream may fall behind.
 pub const CLIENT_CAPACITY_FRAMES: u64 = 4096;
 /// Bytes of live events a client may fall behind (they are shared, this bounds the log).
-pub const CLIENT_CAPACITY_BYTES: u64 = 8 * 1024 * 1024;
-/// Bytes of live events held in all the logs together (the edge's cgroup has 64 MiB).
-pub const NODE_LOG_BYTES: u64 = 24 * 1024 * 1024;
+pub const CLIENT_CAPACITY_BYTES: u64 = 4 * 1024 * 1024;
+/// Bytes of live events held in all the logs together: with the node's stream
+/// budget of forwarded streams (2048 × about 22 KiB measured) it stays inside
+/// the edge's 64 MiB cgroup (docs/decisions.md, "The edge's budgets").
+pub const NODE_LOG_BYTES: u64 = 12 * 1024 * 1024;
 
 /// How a call ends: its `grpc-status` and `grpc-message` trailers.
 #[derive(Clone, Debug, PartialEq, Eq)]
