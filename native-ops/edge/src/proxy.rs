@@ -52,23 +52,46 @@ impl Upstream {
                 return Ok(s.clone());
             }
         }
-        let stream = UnixStream::connect(&self.socket)
-            .await
-            .map_err(|e| format!("cannot connect to {}: {e}", self.socket.display()))?;
-        let (sender, conn) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
-            .timer(TokioTimer::new())
-            .initial_stream_window_size(UPSTREAM_STREAM_WINDOW)
-            .initial_connection_window_size(UPSTREAM_CONNECTION_WINDOW)
-            .max_header_list_size(self.max_header_bytes.saturating_mul(4))
-            .handshake(TokioIo::new(stream))
-            .await
-            .map_err(|e| format!("HTTP/2 handshake with machined failed: {e}"))?;
-        tokio::spawn(async move {
-            let _ = conn.await;
-        });
+        let sender = connect_upstream(
+            &self.socket,
+            UPSTREAM_STREAM_WINDOW,
+            UPSTREAM_CONNECTION_WINDOW,
+            self.max_header_bytes,
+        )
+        .await?;
         *held = Some(sender.clone());
         Ok(sender)
     }
+}
+
+/// A new HTTP/2 connection to machined's socket with these receive windows
+/// (the forwarded calls' and the Watch fan-out's differ), its driver spawned.
+pub async fn connect_upstream<B>(
+    socket: &std::path::Path,
+    stream_window: u32,
+    connection_window: u32,
+    max_header_bytes: u32,
+) -> Result<SendRequest<B>, String>
+where
+    B: http_body::Body + Send + Unpin + 'static,
+    B::Data: Send,
+    B::Error: Into<Box<dyn std::error::Error + Send + Sync>>,
+{
+    let stream = UnixStream::connect(socket)
+        .await
+        .map_err(|e| format!("cannot connect to {}: {e}", socket.display()))?;
+    let (sender, conn) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
+        .timer(TokioTimer::new())
+        .initial_stream_window_size(stream_window)
+        .initial_connection_window_size(connection_window)
+        .max_header_list_size(max_header_bytes.saturating_mul(4))
+        .handshake(TokioIo::new(stream))
+        .await
+        .map_err(|e| format!("HTTP/2 handshake with machined failed: {e}"))?;
+    tokio::spawn(async move {
+        let _ = conn.await;
+    });
+    Ok(sender)
 }
 
 /// The protocol a request speaks, for an error reply in kind.

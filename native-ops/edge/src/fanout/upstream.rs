@@ -13,8 +13,6 @@ use http::header::CONTENT_TYPE;
 use http::{HeaderMap, Method, Request, StatusCode};
 use http_body_util::{BodyExt, Full};
 use hyper::client::conn::http2::SendRequest;
-use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
-use tokio::net::UnixStream;
 use tokio::sync::Mutex;
 
 use super::state::Status;
@@ -55,20 +53,13 @@ impl Connection {
         if let Some(s) = held.as_ref().filter(|s| !s.is_closed()) {
             return Ok(s.clone());
         }
-        let stream = UnixStream::connect(&self.socket)
-            .await
-            .map_err(|e| format!("cannot connect to {}: {e}", self.socket.display()))?;
-        let (sender, conn) = hyper::client::conn::http2::Builder::new(TokioExecutor::new())
-            .timer(TokioTimer::new())
-            .initial_stream_window_size(STREAM_WINDOW)
-            .initial_connection_window_size(CONNECTION_WINDOW)
-            .max_header_list_size(self.max_header_bytes.saturating_mul(4))
-            .handshake(TokioIo::new(stream))
-            .await
-            .map_err(|e| format!("HTTP/2 handshake with machined failed: {e}"))?;
-        tokio::spawn(async move {
-            let _ = conn.await;
-        });
+        let sender = crate::proxy::connect_upstream(
+            &self.socket,
+            STREAM_WINDOW,
+            CONNECTION_WINDOW,
+            self.max_header_bytes,
+        )
+        .await?;
         *held = Some(sender.clone());
         Ok(sender)
     }
