@@ -58,7 +58,7 @@ if ! command -v grpcurl >/dev/null && ! [ -x "$HOME/go/bin/grpcurl" ]; then
     GOFLAGS=-mod=mod "$(command -v go || echo /usr/local/go/bin/go)" install \
       github.com/fullstorydev/grpcurl/cmd/grpcurl@v1.9.3
   else
-    # Not fatal: api/apid/cli_tools_test.ts then ignores its grpcurl test and says so
+    # Not fatal: api/edge/cli_tools_test.ts then ignores its grpcurl test and says so
     # (and .ci/run with CI=true fails on that skip).
     echo "not installing grpcurl: no Go toolchain (go install needs one)"
   fi

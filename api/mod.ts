@@ -1,8 +1,8 @@
 /**
  * machined's management API: protos and generated code (gen/), the mapping
  * between resources and messages (mapping/), RBAC (auth/), machined's side of
- * the service (server/), the apid front-end process (apid/) and the client
- * (client/). See docs/api.md.
+ * the service (server/), the network edge's process (edge/), the API host
+ * with its PKI (host/) and the client (client/). See docs/api.md.
  *
  * @example
  * ```ts
@@ -19,5 +19,5 @@ export * from "./client/mod.ts";
 export * from "./mapping/mod.ts";
 export * from "./auth/mod.ts";
 export * from "./server/mod.ts";
-export * from "./apid/mod.ts";
+export * from "./edge/mod.ts";
 export { MachineService } from "./gen/machined/v1/machine_pb.ts";

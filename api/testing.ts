@@ -42,7 +42,9 @@ import {
   type UpgradeAnswer,
   type VersionInfo,
 } from "./server/mod.ts";
-import { type EdgeServer, startEdgeServer } from "./edge/testing.ts";
+import { type EdgeServer, startEdgeServer, withTimeout } from "./edge/testing.ts";
+
+export { withTimeout };
 import { FakeKmsgBackend } from "../platform/kmsg/mod.ts";
 import type { FakeProcBackend } from "../platform/procfs/mod.ts";
 import { Observer } from "../observe/mod.ts";
@@ -447,19 +449,6 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
       await Deno.remove(pki.dir, { recursive: true });
     },
   };
-}
-
-/** Rejects when `p` does not settle within `ms`. */
-export async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`Timed out after ${ms} ms: ${what}`)), ms);
-  });
-  try {
-    return await Promise.race([p, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /** The Connect code of a failed call, or "ok". */

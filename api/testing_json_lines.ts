@@ -1,7 +1,7 @@
 /**
  * The JSON lines a test harness child prints on stdout, one at a time; other
  * lines (log output) are skipped. Shared by the tests that run a harness in
- * its own process (api/apid/process_split_test.ts, node/api_pki_root_test.ts).
+ * its own process (api/edge/process_split_test.ts, api/host/api_pki_root_test.ts).
  * Not for production.
  */
 

@@ -15,7 +15,7 @@
  * machined-edge is built by `deno task native` (native-ops/edge/). The Deno
  * apid it replaced was measured side by side with it: docs/decisions.md.
  *
- * machined's side runs with the V8 flags the image gives it (boot/v8_flags.ts);
+ * machined's side runs with the V8 flags the image gives it (layout/v8_flags.ts);
  * `BENCH_V8_FLAGS=none` (or a comma-separated list) sets them instead.
  *
  * `API_BENCH_PROF=DIR` writes a CPU profile of machined's side into DIR.
@@ -29,10 +29,10 @@ import { GetRequestSchema, MachineService } from "../api/gen/machined/v1/machine
 import { h2Client } from "../api/server/testing_h2.ts";
 import { createMachineClient, type MachineClient } from "../api/client/mod.ts";
 import { createTestPki, type TestPki } from "../api/testing.ts";
-import { APID_DEFAULTS } from "../api/apid/apid_options.ts";
+import { APID_DEFAULTS } from "../api/edge/apid_options.ts";
 import { edgeProcessSpec } from "../api/edge/edge_process_spec.ts";
 import { loadOrCreateNodePki } from "../pki/mod.ts";
-import { MACHINED_V8_FLAGS, v8FlagsArgs } from "../boot/v8_flags.ts";
+import { MACHINED_V8_FLAGS, v8FlagsArgs } from "../layout/v8_flags.ts";
 import { commitTicks, startBenchServer } from "./machined_side.ts";
 import { cpuMs, lineReader, pct, rssKiB } from "./proc.ts";
 
@@ -59,7 +59,7 @@ async function machinedSide(pkiDir: string): Promise<void> {
 const round = (n: number, d = 3) => Math.round(n * 10 ** d) / 10 ** d;
 
 /**
- * machined's V8 flags: those the image runs it with (boot/v8_flags.ts), or
+ * machined's V8 flags: those the image runs it with (layout/v8_flags.ts), or
  * BENCH_V8_FLAGS (comma-separated; "none" for V8's defaults), to compare sets.
  */
 function machinedV8Flags(): readonly string[] {

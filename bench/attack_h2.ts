@@ -8,7 +8,7 @@
  * stream's first answer was: response headers (accepted), a trailers-only
  * response (refused with a gRPC status, which the probe in attack_flood.ts
  * reads decoded), or RST_STREAM (refused by HTTP/2, e.g. REFUSED_STREAM past
- * the concurrent-stream limit). api/apid/testdata/raw_h2_client.ts is the
+ * the concurrent-stream limit). api/edge/testdata/raw_h2_client.ts is the
  * tests' fuller version of the same idea.
  */
 import * as tls from "node:tls";

@@ -8,20 +8,20 @@
 import { createLogger, type Logger, type RingLogger } from "../logs/mod.ts";
 import { nativeBackends, type NodeBackends } from "../node/backends.ts";
 import { Machined } from "../node/machined.ts";
-import { readFirstConfig, recordMissingConfig } from "../node/config_loader.ts";
-import { ConfigKeeper } from "../node/config_keeper.ts";
-import { configApplier } from "../node/config_modes.ts";
+import { readFirstConfig, recordMissingConfig } from "../config/keeper/config_loader.ts";
+import { ConfigKeeper } from "../config/keeper/config_keeper.ts";
+import { configApplier } from "../config/keeper/config_modes.ts";
 import { NativeKmsgBackend } from "../platform/kmsg/mod.ts";
 import { followVolumes } from "../node/volume_hooks.ts";
-import { type ApiHost, startApiHost } from "../node/api_host.ts";
-import { readImageCa, startNodeApiPki } from "../node/api_pki.ts";
-import { NodeMaintenanceGate } from "../node/maintenance_gate.ts";
-import { announceFingerprint } from "../node/maintenance_announce.ts";
-import { startLateConfig } from "../node/late_config_boot.ts";
-import { startInstallToDisk } from "../node/install/mod.ts";
+import { type ApiHost, startApiHost } from "../api/host/api_host.ts";
+import { readImageCa, startNodeApiPki } from "../api/host/api_pki.ts";
+import { NodeMaintenanceGate } from "../api/host/maintenance_gate.ts";
+import { announceFingerprint } from "../api/host/maintenance_announce.ts";
+import { startLateConfig } from "../config/keeper/late_config_boot.ts";
+import { startInstallToDisk } from "../install/mod.ts";
 import { pathExists } from "../pki/mod.ts";
 import type { MachineConfig } from "../config/mod.ts";
-import { configCandidates, parseCmdline } from "./cmdline.ts";
+import { configCandidates, parseCmdline } from "../layout/cmdline.ts";
 import { delegateCgroupControllers, EARLY_MOUNTS, mountEarly } from "./early_mounts.ts";
 import { NativeCgroupBackend } from "../platform/cgroup/mod.ts";
 import { fatalReboot, installPid1Guards } from "./pid1_guard.ts";
@@ -29,13 +29,13 @@ import { NativePowerBackend, type PowerBackend } from "../platform/power/mod.ts"
 import { runSequence, task } from "./sequence.ts";
 import { type PowerAction, type ShutdownDeps, shutdownNode } from "./shutdown.ts";
 import { nodeActions } from "../node/node_actions.ts";
-import { nodeReset } from "../node/reset/mod.ts";
-import { nodeUpgradeService } from "../node/upgrade/mod.ts";
-import { isTestImage, withNodeWatchdog } from "../node/watchdog/mod.ts";
+import { nodeReset } from "../reset/mod.ts";
+import { nodeUpgradeService } from "../upgrade/mod.ts";
+import { isTestImage, withNodeWatchdog } from "../watchdog/mod.ts";
 import { UNREADY_CONDITION, unreadyReason } from "../node/test_unready.ts";
 import { ProcBootIdSource } from "../platform/identity/mod.ts";
-import { reportApiReady } from "../node/api_ready_report.ts";
-import { issueProbeCredentials } from "../node/api_probe_client.ts";
+import { reportApiReady } from "../api/host/api_ready_report.ts";
+import { issueProbeCredentials } from "../api/host/api_probe_client.ts";
 import { createNodeDomains, NODE_PATHS } from "../node/domains.ts";
 import { ProcSysctlBackend } from "../controllers/kernel/mod.ts";
 
@@ -154,7 +154,7 @@ export async function bootNode(
   logger: RingLogger,
 ): Promise<PowerAction> {
   const started = performance.now();
-  backends = withNodeWatchdog(backends, logger); // pets machined-init's watchdog (node/watchdog)
+  backends = withNodeWatchdog(backends, logger); // pets machined-init's watchdog (watchdog)
   const node = composeNode(backends, logger);
   const { config, cmdline } = await runBootSequence(node, backends, logger);
   const unready = unreadyReason(cmdline, isTestImage(), logger); // a test image's hook only
@@ -167,7 +167,7 @@ export async function bootNode(
   // one JS thread while the server certificate is made (2-3 s under TCG), and
   // apid's own start (a separate process) then overlaps their first reconciles.
   node.machined.start();
-  // No config at boot: a CIDATA volume, then machined.config=http(s)://… (node/config_sources.ts).
+  // No config at boot: a CIDATA volume, then machined.config=http(s)://… (config/keeper/config_sources.ts).
   if (!config) {
     const { machined, keeper } = node;
     startLateConfig({ machined, keeper, cmdline, mount: backends.mount, gate: control.gate });
@@ -311,8 +311,8 @@ interface NodeControl {
 
 /**
  * Step 4: what the API drives, built once: the power request, reset
- * (node/reset), the actions with the boot id, the config applier
- * (node/config_modes.ts) and the maintenance gate.
+ * (reset), the actions with the boot id, the config applier
+ * (config/keeper/config_modes.ts) and the maintenance gate.
  */
 function wireNodeControl(
   node: ComposedNode,
@@ -374,9 +374,9 @@ interface StartedApi {
 
 /**
  * Step 5: the node PKI and apid. machined, not apid, holds the CA key
- * (node/api_pki.ts): it picks the CA, issues and re-issues the server
+ * (api/host/api_pki.ts): it picks the CA, issues and re-issues the server
  * certificate and restarts apid with it. Without any CA it serves
- * maintenance mode (node/maintenance_api.ts).
+ * maintenance mode (api/host/maintenance_api.ts).
  */
 async function startApi(
   node: ComposedNode,

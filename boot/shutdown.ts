@@ -92,7 +92,7 @@ export interface ShutdownDeps {
   reset?: ResetSequence;
   /**
    * A reboot that may end in kexec: `prepare` stages the image (true) or
-   * says to reboot cold (false); see node/upgrade/kexec_reboot.ts.
+   * says to reboot cold (false); see upgrade/kexec_reboot.ts.
    */
   kexec?: { readonly wanted: boolean; prepare(): Promise<boolean> };
 }

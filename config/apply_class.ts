@@ -41,14 +41,14 @@ export const APPLY_CLASSES: { readonly [K in Section]-?: SectionClass<K> } = {
   api: {
     fields: {
       listen: { reboot: "apid binds its listen address once, at boot" },
-      cert_sans: LIVE, // node/api_pki.ts re-issues the server certificate
+      cert_sans: LIVE, // api/host/api_pki.ts re-issues the server certificate
       max_message_bytes: { reboot: "apid's limits are set when it starts at boot" },
       max_concurrent_streams: { reboot: "apid's limits are set when it starts at boot" },
     },
   },
-  ca: LIVE, // node/api_pki.ts follows the CA and restarts apid with it
-  logging: LIVE, // node/logging_config.ts
-  upgrade: LIVE, // node/upgrade reads the trusted keys at each Upgrade call
+  ca: LIVE, // api/host/api_pki.ts follows the CA and restarts apid with it
+  logging: LIVE, // config/keeper/logging_config.ts
+  upgrade: LIVE, // upgrade reads the trusted keys at each Upgrade call
 };
 
 /** The class of one changed path (`machine.api.listen`), from the table. */

@@ -9,7 +9,7 @@ import type { ImageResult } from "../imager/build_image.ts";
 
 /**
  * machined's line once a call through the edge was answered (its own probe,
- * node/api_ready_report.ts): the probe's outcome, time, attempts and address,
+ * api/host/api_ready_report.ts): the probe's outcome, time, attempts and address,
  * and when the edge listened.
  */
 export const API_READY =
@@ -18,7 +18,7 @@ export const API_READY =
 export const FIRST_SERVED = /machined: api first served machined_ms=(\d+) uptime_s=([\d.]+)/;
 /** The RSS of machined and of the apid running 5 s after ready. */
 export const RSS = /machined: rss machined_kib=(\d+) apid_kib=(\d+)/;
-/** node/apid_report.ts: what the kernel says apid (machined-edge) may do, 5 s after ready. */
+/** api/host/apid_report.ts: what the kernel says apid (machined-edge) may do, 5 s after ready. */
 export const APID_PRIVILEGES =
   /machined: apid pid=\d+ exe=(\S+) uid=(\d+) cap_eff=([0-9a-f]+) no_new_privs=(\d) cgroup=(\S+) memory_max=(\S+)/;
 
@@ -36,7 +36,7 @@ export function assertApidUnprivileged(m: RegExpMatchArray): void {
   if (!/^\d+$/.test(memoryMax)) fail("has no memory limit");
 }
 
-/** node/footprint.ts, printed once containerd is ready. */
+/** api/host/footprint.ts, printed once containerd is ready. */
 export const FOOTPRINT =
   /machined: footprint at=containerd-ready mem_available_kib=(\d+) machined_pss_kib=(\d+) apid_pss_kib=(\d+) write_usr=(\S+) write_machined=(\S+)/;
 /** machined-init's line once the verified root image is mounted. */

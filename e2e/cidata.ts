@@ -1,7 +1,7 @@
 /**
  * A NoCloud config drive for the QEMU tests, made the way an operator would
  * (`mkfs.vfat -n CIDATA` and mtools' `mcopy`, no root, no mount): a small
- * FAT volume labelled `CIDATA` holding `user-data` (node/config_sources.ts,
+ * FAT volume labelled `CIDATA` holding `user-data` (config/keeper/config_sources.ts,
  * item 5; docs/install.md).
  */
 import { createHash } from "node:crypto";

@@ -6,7 +6,7 @@
  * the machine config, e2e/cidata.ts).
  *
  * 1. CIDATA: the node finds no config at boot, finds `user-data` on the
- *    CIDATA volume (node/late_config.ts), leaves maintenance mode and serves
+ *    CIDATA volume (config/keeper/late_config.ts), leaves maintenance mode and serves
  *    mutual TLS with the config's CA (machinectl with the config's client
  *    credentials and full name verification; `--insecure` is refused).
  *
@@ -35,7 +35,7 @@ import { renderConfigTemplate } from "../config/mod.ts";
 import { generateNodeBundle } from "../pki/mod.ts";
 import { writeCidataVolume } from "./cidata.ts";
 import { freePort, machinectl, parseDocs, removeScratch, type ResourceDoc } from "./helpers.ts";
-import { readImageGpt } from "../imager/image_gpt.ts";
+import { readImageGpt } from "../layout/image_gpt.ts";
 import { sha256File } from "../imager/root_image.ts";
 import { sha256Range } from "./cidata.ts";
 

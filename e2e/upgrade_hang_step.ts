@@ -1,7 +1,7 @@
 /**
  * The upgrade test's hang step (e2e/node_upgrade_test.ts): a bundle whose
  * machined hangs its JavaScript thread after boot. The bundle is a test
- * image (it carries node/watchdog's marker file, so the hook may act) whose
+ * image (it carries watchdog's marker file, so the hook may act) whose
  * signed command line adds `machined.test.hang_after_s=0` and a short running
  * watchdog timeout (`machined.watchdog=20`). On each of B's three tries
  * machined-init arms softdog, machined takes it over, pets it, hangs, and
@@ -14,9 +14,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { buildImage } from "../imager/build_image.ts";
-import { writeBundle } from "../node/upgrade/bundle_writer.ts";
-import type { loadSigningKey } from "../node/upgrade/signing_key.ts";
-import { HANG_WORD, TEST_HOOKS_MARKER } from "../node/watchdog/mod.ts";
+import { writeBundle } from "../bundle/bundle_writer.ts";
+import type { loadSigningKey } from "../bundle/signing_key.ts";
+import { HANG_WORD, TEST_HOOKS_MARKER } from "../watchdog/mod.ts";
 import { UNREADY_WORD } from "../node/test_unready.ts";
 import { upgradeStatus } from "./upgrade_status_checks.ts";
 import { machinectl } from "./helpers.ts";

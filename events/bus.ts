@@ -15,7 +15,7 @@ export type MachineEventKind =
   | "power"
   | "network"
   | "api"
-  /** An upgrade, rollback or bless of a boot slot (node/upgrade). */
+  /** An upgrade, rollback or bless of a boot slot (upgrade). */
   | "upgrade"
   /** Synthetic: the subscriber fell behind and `fields.dropped` events were lost. */
   | "overflow";

@@ -18,7 +18,7 @@ import { BOOT_MODULES, planBootInitramfs, ROOT_FS_MODULE } from "./initramfs/boo
 import type { Rootfs } from "./initramfs/rootfs.ts";
 import { resolveProgram } from "./program.ts";
 import { warmDenoDirStored } from "./code_cache_store.ts";
-import { MACHINED_V8_FLAGS } from "../boot/v8_flags.ts";
+import { MACHINED_V8_FLAGS } from "../layout/v8_flags.ts";
 import { formatBytes, type Progress } from "./progress.ts";
 import type { LibrarySource } from "./initramfs/rootfs.ts";
 import type { TargetInputs } from "./arch/target_inputs.ts";
@@ -26,7 +26,7 @@ import { sourceRevisionOf } from "./source_revision.ts";
 import type { RootFsType } from "./root_image.ts";
 import { DEFAULT_MODULES, type KernelPin } from "./versions.ts";
 import type { ImageOptions } from "./build_image.ts";
-import { UEFI_BOARD } from "../node/upgrade/manifest.ts";
+import { UEFI_BOARD } from "../bundle/manifest.ts";
 
 const REPO_MAIN = new URL("../main.ts", import.meta.url).pathname;
 
@@ -111,7 +111,7 @@ export async function resolveInputs(
   const commit = await sourceRevisionOf();
   const release = {
     arch: target.profile.arch,
-    // The node's slot layout follows it (node/upgrade/slot_layout.ts), and bundles are checked against it.
+    // The node's slot layout follows it (upgrade/slot_layout.ts), and bundles are checked against it.
     board: options.board ?? UEFI_BOARD,
     kernel: `${ctx.pin.package}=${ctx.pin.version}`,
     deno: deno.version,

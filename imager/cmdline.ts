@@ -4,10 +4,10 @@
  * /dev and then execs its arguments, keeping PID 1. The kernel hands the
  * unknown `KEY=value` words to init as its environment, and everything after
  * `--` becomes init's argv: `/usr/bin/deno run -A ... --v8-flags=...
- * /machined/main.js` (machined's V8 flags, boot/v8_flags.ts), or the
+ * /machined/main.js` (machined's V8 flags, layout/v8_flags.ts), or the
  * compiled binary.
  */
-import { MACHINED_V8_FLAGS, v8FlagsArgs } from "../boot/v8_flags.ts";
+import { MACHINED_V8_FLAGS, v8FlagsArgs } from "../layout/v8_flags.ts";
 import { LAYOUT, type ProgramInput } from "./initramfs/initramfs.ts";
 
 /** Options of {@link kernelCmdline}. */
@@ -21,7 +21,7 @@ export interface CmdlineOptions {
   append?: string;
   /**
    * V8 flags for a JS program (the code cache must be warmed with the same).
-   * @default MACHINED_V8_FLAGS (boot/v8_flags.ts)
+   * @default MACHINED_V8_FLAGS (layout/v8_flags.ts)
    */
   v8Flags?: readonly string[];
 }

@@ -23,7 +23,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { pathToFileURL } from "node:url";
-import { v8FlagsArgs } from "../boot/v8_flags.ts";
+import { v8FlagsArgs } from "../layout/v8_flags.ts";
 import { run } from "./run.ts";
 
 /** The SQLite files Deno 2.9 keeps per module, and the table holding the rows. */
@@ -51,7 +51,7 @@ export interface WarmOptions {
   /** Staging DENO_DIR to (re)create. */
   denoDir: string;
   /**
-   * The V8 flags the node runs the program with (boot/v8_flags.ts): V8 keys
+   * The V8 flags the node runs the program with (layout/v8_flags.ts): V8 keys
    * its cache on a hash of the flags and recompiles on a mismatch, so the
    * warm run must use the same ones. @default none
    */

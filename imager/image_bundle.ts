@@ -1,14 +1,14 @@
 /**
  * `deno task image --bundle OUT --signing-key KEY`: after building the
  * image, pack its slot (kernel, initramfs, root image) into a signed upgrade
- * bundle (node/upgrade/bundle_writer.ts) for `machinectl upgrade -f OUT`.
+ * bundle (bundle/bundle_writer.ts) for `machinectl upgrade -f OUT`.
  * A Pi 3's bundle (`--board rpi3`) carries the same three files: the slot's
  * device trees stay those the image was built with.
  */
-import { writeBundle } from "../node/upgrade/bundle_writer.ts";
-import { UEFI_BOARD } from "../node/upgrade/manifest.ts";
+import { writeBundle } from "../bundle/bundle_writer.ts";
+import { UEFI_BOARD } from "../bundle/manifest.ts";
 import type { Board } from "./rpi/board.ts";
-import { loadSigningKey } from "../node/upgrade/signing_key.ts";
+import { loadSigningKey } from "../bundle/signing_key.ts";
 import type { ImageResult } from "./build_image.ts";
 import { formatBytes } from "./progress.ts";
 import { type Arch, PROFILES } from "./arch/profiles.ts";

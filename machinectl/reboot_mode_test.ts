@@ -7,8 +7,8 @@
 import assert from "node:assert/strict";
 import { startApiFixture } from "../api/testing.ts";
 import type { RebootMode } from "../api/server/mod.ts";
-import { NodeUpgrade } from "../node/upgrade/mod.ts";
-import { imagedEsp, testBundle, testKeys } from "../node/upgrade/testing.ts";
+import { NodeUpgrade } from "../upgrade/mod.ts";
+import { imagedEsp, testBundle, testKeys } from "../upgrade/testing.ts";
 import { clientConfig, runCli as run } from "./testing.ts";
 
 Deno.test("machinectl reboot --mode: kexec and powercycle reach the node; absent is default; others refused", async () => {

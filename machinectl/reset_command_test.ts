@@ -7,8 +7,8 @@ import assert from "node:assert/strict";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { type ApiFixture, startApiFixture } from "../api/testing.ts";
 import { FakeBootIdSource } from "../platform/identity/boot_id.ts";
-import { ResetCoordinator, type ResetPlan } from "../node/reset/mod.ts";
-import { eph, installedDisk, recordInstall, state } from "../node/reset/testing.ts";
+import { ResetCoordinator, type ResetPlan } from "../reset/mod.ts";
+import { eph, installedDisk, recordInstall, state } from "../reset/testing.ts";
 import { waitForNode } from "./commands/wait_node.ts";
 import { clientConfig, runCli as run } from "./testing.ts";
 

@@ -7,7 +7,7 @@
 import { blockControllers } from "../controllers/block/mod.ts";
 import { kernelControllers, type SysctlBackend } from "../controllers/kernel/mod.ts";
 import { createNetworkControllers } from "../controllers/network/mod.ts";
-import { runtimeControllers } from "../controllers/runtime/mod.ts";
+import { runtimeControllers } from "../controllers/services/mod.ts";
 import { timeControllers, UdpNtpTransport } from "../controllers/time/mod.ts";
 import { NativeCgroupBackend } from "../platform/cgroup/mod.ts";
 import type { MachineController } from "../resources/mod.ts";
@@ -15,7 +15,7 @@ import { createSupervisor, type Supervisor } from "../supervisor/mod.ts";
 import type { NodeBackends } from "./backends.ts";
 import type { Machined } from "./machined.ts";
 import { varMountedGate } from "./var_gate.ts";
-import { followLoggingConfig } from "./logging_config.ts";
+import { followLoggingConfig } from "../config/keeper/logging_config.ts";
 
 /** Where a domain keeps its files; dev mode points these into its state dir. */
 export interface DomainPaths {

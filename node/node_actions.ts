@@ -11,7 +11,7 @@ import type {
   ResetRequestData,
 } from "../api/server/mod.ts";
 import type { Logger } from "../logs/mod.ts";
-import { imageFacts, MACHINED_VERSION, sourceRevision } from "./version.ts";
+import { imageFacts, MACHINED_VERSION, sourceRevision } from "../layout/version.ts";
 
 /** What the API asked for. */
 export type PowerRequest = "reboot" | "poweroff";
@@ -33,7 +33,7 @@ export function nodeActions(deps: {
   bootId?: () => Promise<string>;
   /** The Reset RPC; absent means Unimplemented. */
   reset?: (request: ResetRequestData, by: ActionRequester) => Promise<ResetAnswer>;
-  /** The Upgrade and Rollback RPCs (node/upgrade); absent means Unimplemented. */
+  /** The Upgrade and Rollback RPCs (upgrade); absent means Unimplemented. */
   upgrade?: NodeActions["upgrade"];
   rollback?: NodeActions["rollback"];
   /** @default imageFacts() */

@@ -10,7 +10,7 @@
  * @module
  */
 import type { Logger } from "../logs/logger.ts";
-import { TEST_HOOKS_MARKER } from "./watchdog/mod.ts";
+import { TEST_HOOKS_MARKER } from "../watchdog/mod.ts";
 
 /** The command line word. */
 export const UNREADY_WORD = "machined.test.unready";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { memoryLogger } from "./watchdog/testing.ts";
+import { memoryLogger } from "../watchdog/testing.ts";
 import { UNREADY_WORD, unreadyReason } from "./test_unready.ts";
 
 Deno.test("the unready hook needs its word and a test image; the word alone is logged and ignored", () => {

@@ -10,11 +10,11 @@ import { machineConfigDescriptor, type MachineConfigSpec } from "./config/machin
 import {
   controllerStatusDescriptor,
   type ControllerStatusSpec,
-} from "./runtime/controller_status.ts";
-import { machineStatusDescriptor, type MachineStatusSpec } from "./runtime/machine_status.ts";
-import { runtimeStatusDescriptor, type RuntimeStatusSpec } from "./runtime/runtime_status.ts";
-import { serviceSpecDescriptor, type ServiceSpecSpec } from "./runtime/service_spec.ts";
-import { serviceStatusDescriptor, type ServiceStatusSpec } from "./runtime/service_status.ts";
+} from "./services/controller_status.ts";
+import { machineStatusDescriptor, type MachineStatusSpec } from "./services/machine_status.ts";
+import { runtimeStatusDescriptor, type RuntimeStatusSpec } from "./services/runtime_status.ts";
+import { serviceSpecDescriptor, type ServiceSpecSpec } from "./services/service_spec.ts";
+import { serviceStatusDescriptor, type ServiceStatusSpec } from "./services/service_status.ts";
 import {
   addressSpecDescriptor,
   type AddressSpecSpec,

@@ -207,7 +207,7 @@ const GENERATED = [/^api\/gen\//, /^cri\/gen\//, /(^|\/)target\//];
 
 function textKind(file: string): "ts" | "docs" | "plain" | undefined {
   if (GENERATED.some((g) => g.test(file))) return undefined;
-  if (file.startsWith("tools/moves/")) return undefined;
+  if (file.startsWith("tools/moves/") || file.startsWith("tools/move_modules")) return undefined;
   if (file.endsWith(".ts")) return "ts";
   if (file.endsWith(".md")) return "docs";
   if (file === "deno.json" || /\.(sh|rs|toml|yaml)$/.test(file)) return "plain";

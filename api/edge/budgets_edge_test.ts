@@ -11,7 +11,7 @@ import { create, toBinary } from "@bufbuild/protobuf";
 import { Code } from "@connectrpc/connect";
 import { WatchRequestSchema } from "../gen/machined/v1/machine_pb.ts";
 import { withTimeout } from "../testing.ts";
-import { connectRawH2, type RawClient } from "../apid/testdata/raw_h2_client.ts";
+import { connectRawH2, type RawClient } from "./testdata/raw_h2_client.ts";
 import { edgeBinaryBuilt } from "./testing.ts";
 import {
   afterBytes,
@@ -30,7 +30,7 @@ import {
   VERSION,
   version,
   withEdge,
-} from "./testing_budgets.ts";
+} from "../testing_budgets.ts";
 
 const ignore = !edgeBinaryBuilt();
 const WATCH = "/machined.v1.MachineService/Watch";

@@ -7,8 +7,8 @@
  */
 import { fileURLToPath as fromFileUrl } from "node:url";
 import type { ProcessSpec } from "../../platform/process/mod.ts";
-import { APID_GID, APID_UID } from "../apid/apid_process_spec.ts";
-import { apidArgs, type ApidOptions } from "../apid/apid_options.ts";
+import { APID_GID, APID_UID } from "./apid_process_spec.ts";
+import { apidArgs, type ApidOptions } from "./apid_options.ts";
 import { budgetArgs, type EdgeLimits } from "./budgets.ts";
 
 /** Where the image puts the binary (imager/build_steps.ts). */

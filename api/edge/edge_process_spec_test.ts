@@ -3,7 +3,7 @@
  * edge budget from api/edge/budgets.ts.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
-import { APID_DEFAULTS, apidArgs, type ApidOptions } from "../apid/apid_options.ts";
+import { APID_DEFAULTS, apidArgs, type ApidOptions } from "./apid_options.ts";
 import { edgeArgs, edgeProcessSpec } from "./edge_process_spec.ts";
 import { budgetArgs } from "./budgets.ts";
 

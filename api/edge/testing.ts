@@ -6,8 +6,7 @@
  */
 import { join } from "node:path";
 import type { CertificateAuthority, KeyedCertificate } from "../../pki/mod.ts";
-import { withTimeout } from "../testing.ts";
-import { APID_DEFAULTS } from "../apid/apid_options.ts";
+import { APID_DEFAULTS } from "./apid_options.ts";
 import { edgeBinaryPath, type EdgeOptions, edgeProcessSpec } from "./edge_process_spec.ts";
 
 /** Whether the machined-edge binary has been built (`deno task native`). */
@@ -59,7 +58,7 @@ export async function startEdgeServer(o: EdgeServerOptions): Promise<EdgeServer>
 
 /**
  * Spawns machined-edge on the PKI directory as it is (written by the test, or
- * by node/api_pki.ts) and waits (30 s) for its ready line.
+ * by api/host/api_pki.ts) and waits (30 s) for its ready line.
  */
 export async function spawnEdge(
   o: Omit<EdgeServerOptions, "ca" | "maintenance" | "server">,
@@ -117,4 +116,17 @@ export async function spawnEdge(
       return closing;
     },
   };
+}
+
+/** Rejects when `p` does not settle within `ms`. */
+export async function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Timed out after ${ms} ms: ${what}`)), ms);
+  });
+  try {
+    return await Promise.race([p, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

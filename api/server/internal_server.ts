@@ -17,14 +17,14 @@ import { type CallerIdentity, callerKey, identityFromHeaders } from "../auth/ide
 import { authorize } from "../auth/rbac.ts";
 import { errorMappingInterceptor } from "./errors.ts";
 import { createAuditInterceptor } from "./audit.ts";
-import { createSendGate } from "../apid/send_gate.ts";
+import { createSendGate } from "./send_gate.ts";
 import { checkMaintenanceCall, type MaintenanceGate } from "./maintenance_gate.ts";
 import { createMachineService, type MachineServiceDeps } from "./machine_service.ts";
 import { createApiMetricsInterceptor } from "./api_metrics.ts";
 import { createWatchFanout } from "./watch_fanout.ts";
 import { createWatchRoute } from "./watch_route.ts";
 import { createUnaryRoute } from "./unary_route.ts";
-import { decodeFailuresAreInvalidArgument } from "../apid/decode_errors.ts";
+import { decodeFailuresAreInvalidArgument } from "./decode_errors.ts";
 import { reflectionRoutes } from "./reflection_routes.ts";
 import { streamDeadlineInterceptor } from "./stream_deadline.ts";
 import { createInternalMetricsRoute } from "./metrics_route.ts";
@@ -51,7 +51,7 @@ export interface InternalApiServerOptions {
   /**
    * Told, while `wanted()` holds, when a call's response has finished, with
    * the caller the edge forwarded: how machined learns when a client was
-   * first served (node/api_host.ts stops wanting it then, so later calls
+   * first served (api/host/api_host.ts stops wanting it then, so later calls
    * cost nothing).
    */
   readonly answered?: {

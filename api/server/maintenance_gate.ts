@@ -11,7 +11,7 @@ import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { authorizeMaintenance } from "../auth/maintenance.ts";
 import type { CallerIdentity } from "../auth/identity.ts";
 
-/** The node's maintenance state, as the API needs it (node/maintenance_gate.ts implements it). */
+/** The node's maintenance state, as the API needs it (api/host/maintenance_gate.ts implements it). */
 export interface MaintenanceGate {
   /** True while the node has no CA and has not accepted a config over the insecure API. */
   readonly active: boolean;

@@ -1,6 +1,6 @@
 /**
  * machined's side of the API: MachineService over the store and node actions,
- * served to apid on a Unix socket. apid (api/apid/) terminates mutual TLS and
+ * served to the edge on a Unix socket. machined-edge (api/edge/) terminates mutual TLS and
  * forwards here.
  *
  * @example
@@ -84,3 +84,4 @@ export {
   type InternalApiServerOptions,
   startInternalApiServer,
 } from "./internal_server.ts";
+export { createReflectionIndex, type ReflectionIndex } from "./reflection.ts";

@@ -11,7 +11,7 @@ import {
   REFLECTION_SERVICES,
   type ReflectionIndex,
   registerReflection,
-} from "../apid/reflection.ts";
+} from "./reflection.ts";
 
 let index: ReflectionIndex | undefined;
 

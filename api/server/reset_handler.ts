@@ -3,7 +3,7 @@
  * the node's answer to ResetResponse, and a refusal to its Connect code
  * (FailedPrecondition: a challenge that does not hold; Unavailable: the node
  * cannot say yet what it owns). Consent itself is checked by the node
- * (node/reset/), never here or in the client.
+ * (reset/), never here or in the client.
  */
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";

@@ -11,7 +11,7 @@
  * | zeros, or an empty GPT                       | create           | create              |
  * | other partitions, an MBR, a filesystem, data | refuse           | wipe (boot kept)    |
  *
- * With `system` (`machine.install.system`: node/install writes the system on
+ * With `system` (`machine.install.system`: install writes the system on
  * the disk first), a disk without an ESP is `refuse`d with `awaiting-install`
  * whatever it holds: the installer's new table must come first, then this
  * appends STATE and EPHEMERAL to it (`complete`).

@@ -284,7 +284,7 @@ Deno.test("install.system: no ESP yet → wait for the installer, whatever the d
     const d = decideProvisioning(f, TEST_LAYOUT, system, { newGuid: sequentialGuids() });
     assert.equal(d.action === "refuse" && d.code, "awaiting-install", JSON.stringify(d, bigints));
   }
-  // What node/install wrote (an ESP only): STATE and EPHEMERAL are appended.
+  // What install wrote (an ESP only): STATE and EPHEMERAL are appended.
   const boot = esp();
   const d = decideProvisioning(diskFacts({ gpt: [boot] }), TEST_LAYOUT, system, {
     newGuid: sequentialGuids(),

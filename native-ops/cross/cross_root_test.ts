@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { checkElfMachine, crossBuild, WrongMachineError } from "./mod.ts";
-import { ELF_MACHINE, readElf } from "../../imager/elf/elf.ts";
+import { ELF_MACHINE, readElf } from "./elf/elf.ts";
 
 const exists = (p: string) => Deno.stat(p).then(() => true, () => false);
 const canCross = Deno.uid() === 0 &&

@@ -4,7 +4,7 @@
  * chroot (rustup's targets are not needed), and a check that what was built
  * really is an ELF file of the target machine.
  */
-import { readElf } from "../../imager/elf/elf.ts";
+import { readElf } from "./elf/elf.ts";
 
 const CROSS = new URL("./cross.sh", import.meta.url).pathname;
 const NATIVE_OPS = new URL("../", import.meta.url).pathname;

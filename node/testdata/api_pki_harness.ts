@@ -1,6 +1,6 @@
 /**
  * A node's API as boot/node_main.ts runs it, for the privileged PKI tests:
- * machined's store and config keeper, node/api_pki.ts choosing the CA and
+ * machined's store and config keeper, api/host/api_pki.ts choosing the CA and
  * writing both PKI directories under `<root>/run/machined`, startApiHost
  * supervising a real apid process (machined-edge, as in an image) through
  * the native process backend, as apid's user when `dropUser`. With
@@ -17,9 +17,9 @@ import { createLogger } from "../../logs/mod.ts";
 import { nativeProcessBackend } from "../../platform/process/mod.ts";
 import { NativeNetworkBackend } from "../../platform/network/mod.ts";
 import { addressStatusController } from "../../controllers/network/address_status.ts";
-import { type ApiHost, startApiHost } from "../api_host.ts";
-import { startNodeApiPki } from "../api_pki.ts";
-import { ConfigKeeper } from "../config_keeper.ts";
+import { type ApiHost, startApiHost } from "../../api/host/api_host.ts";
+import { startNodeApiPki } from "../../api/host/api_pki.ts";
+import { ConfigKeeper } from "../../config/keeper/config_keeper.ts";
 import { Machined } from "../machined.ts";
 import { nodeActions } from "../node_actions.ts";
 

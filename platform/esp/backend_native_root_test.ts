@@ -14,9 +14,9 @@ import {
 } from "../rerun_in_namespace.ts";
 import { NativeMountBackend } from "../mount/mod.ts";
 import { NativeEspBackend } from "./backend_native.ts";
-import { installBundle, readListing } from "../../node/upgrade/slot_writer.ts";
-import { hostCompatible } from "../../node/upgrade/manifest.ts";
-import { chunked, imagedEsp, testBundle, testKeys } from "../../node/upgrade/testing.ts";
+import { installBundle, readListing } from "../../upgrade/slot_writer.ts";
+import { hostCompatible } from "../../bundle/manifest.ts";
+import { chunked, imagedEsp, testBundle, testKeys } from "../../upgrade/testing.ts";
 
 const isRoot = Deno.uid() === 0;
 /** The host kernel must have vfat (built in or loaded): a container's may not. */

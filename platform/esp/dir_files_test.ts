@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { DirEspFiles } from "./dir_files.ts";
 import type { EspBackend } from "./backend.ts";
-import { installBundle } from "../../node/upgrade/slot_writer.ts";
-import { hostCompatible } from "../../node/upgrade/manifest.ts";
-import { chunked, imagedEsp, testBundle, testKeys } from "../../node/upgrade/testing.ts";
+import { installBundle } from "../../upgrade/slot_writer.ts";
+import { hostCompatible } from "../../bundle/manifest.ts";
+import { chunked, imagedEsp, testBundle, testKeys } from "../../upgrade/testing.ts";
 
 Deno.test("DirEspFiles: an install on real files (fsync of files and directories) lands the slot", async () => {
   const dir = await Deno.makeTempDir();

@@ -2,7 +2,7 @@
  * The watchdog backend: the device that reboots the node when PID 1 stops
  * petting it. machined-init arms it before machined runs and hands the
  * descriptor over (`MACHINED_WATCHDOG_FD`); machined adopts it, sets the
- * running timeout and pets it from its event loop (node/watchdog/).
+ * running timeout and pets it from its event loop (watchdog/).
  * Every call is synchronous and on the JavaScript thread on purpose: a pet
  * that a stuck thread cannot make is the whole point.
  * @module

@@ -22,7 +22,7 @@ export interface VolumeSpecSpec {
   /** `machine.install.wipe`: may a disk holding someone else's data be wiped. */
   readonly wipe: boolean;
   /**
-   * `machine.install.system`: the system is installed on the disk first (node/install), so
+   * `machine.install.system`: the system is installed on the disk first (install), so
    * provisioning waits until the disk holds an ESP.
    */
   readonly system: boolean;

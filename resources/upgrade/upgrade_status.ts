@@ -2,7 +2,7 @@
  * UpgradeStatus: the A/B slots as the ESP's loader entries say (version,
  * generation, blessed / trial with tries left / bad / empty, which one
  * booted), the downgrade floor, and the last upgrade's outcome. Written only
- * by the upgrade module (node/upgrade/upgrade_status.ts); docs/upgrade.md.
+ * by the upgrade module (upgrade/upgrade_status.ts); docs/upgrade.md.
  */
 import type { ResourceDescriptor } from "../descriptor.ts";
 
@@ -11,7 +11,7 @@ export const UPGRADE_STATUS = "UpgradeStatus";
 /** The single UpgradeStatus's id. */
 export const UPGRADE_STATUS_ID = "upgrade";
 
-/** A slot as its loader entry's file name says (node/upgrade/entries.ts). */
+/** A slot as its loader entry's file name says (upgrade/entries.ts). */
 export type UpgradeSlotState = "empty" | "blessed" | "trial" | "bad";
 
 /** One slot. */

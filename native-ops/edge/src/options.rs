@@ -1,4 +1,4 @@
-//! The edge's command line: apid's flags (api/apid/apid_options.ts) plus the
+//! The edge's command line: apid's flags (api/edge/apid_options.ts) plus the
 //! limits only the edge enforces. `--flag=value` or `--flag value`.
 
 use std::net::SocketAddr;

@@ -1,5 +1,5 @@
 //! The edge's TLS: TLS 1.3 only, ALPN h2 then http/1.1, the server pair from
-//! the PKI directory machined writes (api/apid/load_apid_pki.ts's layout), and
+//! the PKI directory machined writes (api/edge/load_apid_pki.ts's layout), and
 //! either a mandatory node-CA client certificate or, when machined left the
 //! `maintenance` marker instead of ca.crt, no client certificate at all; and
 //! the handshake itself, within the handshake timeout (refusals are rustls alerts).

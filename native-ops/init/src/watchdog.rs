@@ -7,7 +7,7 @@
 //! close-on-exec so Deno (PID 1 after the exec) inherits it; its number goes
 //! to machined in `MACHINED_WATCHDOG_FD`. machined adopts it, sets the
 //! running timeout (`machined.watchdog=`) and pets it from its event loop
-//! (platform/watchdog, node/watchdog). The boot timeout here covers Deno's
+//! (platform/watchdog, watchdog). The boot timeout here covers Deno's
 //! start and machined's imports under emulation, so it is generous.
 
 use crate::console;

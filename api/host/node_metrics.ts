@@ -1,0 +1,45 @@
+/**
+ * The composition of a node's metrics registry: node (/proc), machined's own
+ * (controllers, watches, process; API calls are counted by the internal
+ * server's interceptor into the same registry) and per-service families.
+ * apid appends its edge connection counts when it serves `GET /metrics`.
+ */
+import {
+  machinedCollector,
+  MetricsRegistry,
+  nodeCollector,
+  serviceCollector,
+} from "../../metrics/mod.ts";
+import { NativeProcBackend, type ProcBackend } from "../../platform/procfs/mod.ts";
+import type { ServiceControl } from "../server/mod.ts";
+import type { Machined } from "../../node/machined.ts";
+
+/** Options of {@link createNodeMetrics}. */
+export interface NodeMetricsOptions {
+  /** /proc. @default the host's (read-only) */
+  readonly proc?: ProcBackend;
+  /** The supervisor, for per-service families. */
+  readonly services?: Pick<ServiceControl, "list">;
+  /** The per-service cgroup directory, when services have cgroups (a node). */
+  readonly serviceCgroups?: string;
+}
+
+/** Adds the node, machined and service collectors to machined's registry and returns it. */
+export function createNodeMetrics(m: Machined, o: NodeMetricsOptions = {}): MetricsRegistry {
+  const registry = m.metrics;
+  registry.collect(nodeCollector(o.proc ?? new NativeProcBackend()));
+  registry.collect(machinedCollector({
+    controllers: () => m.runtime.stats(),
+    watches: () => m.store.watchCount,
+  }));
+  const services = o.services;
+  if (services) {
+    registry.collect(serviceCollector({
+      services: () => services.list(),
+      cgroups: o.serviceCgroups ? new NativeProcBackend(o.serviceCgroups) : undefined,
+    }));
+  }
+  return registry;
+}
+
+export { MetricsRegistry };

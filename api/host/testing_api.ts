@@ -1,0 +1,73 @@
+/**
+ * Test support for the node's API PKI, root-free: machined's internal server
+ * plus machined-edge (a child process, as on a node) reading the apid PKI
+ * directory api/host/api_pki.ts writes. Shared by api_pki_test.ts and
+ * maintenance_test.ts. Not for production.
+ */
+import { join } from "node:path";
+import type { NodePki } from "../../pki/mod.ts";
+import { type EdgeServer, spawnEdge } from "../edge/testing.ts";
+import { startInternalApiServer } from "../server/internal_server.ts";
+import type { MaintenanceGate } from "../server/maintenance_gate.ts";
+import { createClientConfigIssuer } from "../server/mod.ts";
+import { RecordingActions } from "../testing.ts";
+import type { ApiHandle } from "./api_pki.ts";
+import type { ConfigKeeper } from "../../config/keeper/config_keeper.ts";
+import { configApplier } from "../../config/keeper/config_modes.ts";
+import type { Machined } from "../../node/machined.ts";
+
+/**
+ * machined's internal server on `dir`/api.sock plus machined-edge on a
+ * loopback port that stays the same across apid restarts; `maintenance`
+ * gates the internal server as in maintenance mode.
+ */
+export function nodeTestApi(
+  m: Machined,
+  keeper: ConfigKeeper,
+  dir: string,
+  apidPkiDir: string,
+  maintenance?: MaintenanceGate,
+) {
+  let apid: EdgeServer | undefined;
+  let close = async () => {};
+  let port = 0;
+  const listen = async (socketPath: string) => {
+    apid = await spawnEdge({ pkiDir: apidPkiDir, socketPath, hostname: "127.0.0.1", port });
+    port = apid.port;
+  };
+  return {
+    get port() {
+      return port;
+    },
+    get endpoint() {
+      return `127.0.0.1:${port}`;
+    },
+    /** Closes apid, then the internal server. */
+    close: () => close(),
+    async startApi(pki: NodePki): Promise<ApiHandle> {
+      const socketPath = join(dir, "api.sock");
+      const internal = await startInternalApiServer({
+        socketPath,
+        deps: {
+          store: m.store,
+          actions: new RecordingActions(),
+          events: m.events,
+          clientConfigs: createClientConfigIssuer(pki.ca, () => ["127.0.0.1"]),
+          configs: configApplier(keeper),
+          ...(maintenance ? { maintenance } : {}),
+        },
+      });
+      await listen(socketPath);
+      close = async () => {
+        await apid?.close();
+        await internal.close();
+      };
+      return {
+        async restartApid() {
+          await apid?.close();
+          await listen(socketPath);
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,61 @@
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { functionsOf, importsOf, roomOf, structureOf, valueCycles } from "./mod.ts";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+Deno.test("structure: no arrow climbs a floor, no value cycle, every room has a floor", async () => {
+  const s = await structureOf(ROOT);
+  const show = (xs: unknown[]) => JSON.stringify(xs, null, 1);
+  assert.deepEqual(s.unfloored, [], `rooms without a floor: ${show(s.unfloored)}`);
+  assert.deepEqual(
+    s.climbing.map((a) => `${a.from} -> ${a.to}: ${a.imports.map((e) => e.from).join(", ")}`),
+    [],
+  );
+  assert.deepEqual(s.cycles, []);
+});
+
+Deno.test("structure: import type is not a value edge; a value cycle is found", () => {
+  const edges = [
+    ...importsOf("a/x.ts", 'import { y } from "./y.ts";'),
+    ...importsOf("a/y.ts", 'import type { X } from "./x.ts";\nimport { type Z } from "./z.ts";'),
+    ...importsOf("a/z.ts", 'export { y } from "./y.ts";'),
+  ];
+  assert.deepEqual(edges.map((e) => [e.from, e.to, e.typeOnly]), [
+    ["a/x.ts", "a/y.ts", false],
+    ["a/y.ts", "a/x.ts", true],
+    ["a/y.ts", "a/z.ts", true],
+    ["a/z.ts", "a/y.ts", false],
+  ]);
+  assert.deepEqual(valueCycles({ files: ["a/x.ts", "a/y.ts", "a/z.ts"], edges }), []);
+  const cyclic = [...edges, ...importsOf("a/y.ts", 'import "./x.ts";')];
+  assert.deepEqual(valueCycles({ files: ["a/x.ts", "a/y.ts", "a/z.ts"], edges: cyclic }), [
+    ["a/x.ts", "a/y.ts"],
+  ]);
+});
+
+Deno.test("structure: rooms are top folders, subfolders inside a house, root files are main", () => {
+  assert.equal(roomOf("main.ts"), "main");
+  assert.equal(roomOf("upgrade/node_upgrade.ts"), "upgrade");
+  assert.equal(roomOf("api/edge/testing.ts"), "api/edge");
+  assert.equal(roomOf("api/testdata/node_harness.ts"), "api");
+  assert.equal(roomOf("config/keeper/config_keeper.ts"), "config/keeper");
+  assert.equal(roomOf("config/schema/api.ts"), "config");
+});
+
+Deno.test("structure: a function's size spans its signature to its closing brace", () => {
+  const text = [
+    "export function small(a: number): number {",
+    "  const s = `${a}}`; // }",
+    "  return a;",
+    "}",
+    "const arrow = async (x: string) => {",
+    '  if (x === "}") return 1;',
+    "  return 2;",
+    "};",
+  ].join("\n");
+  assert.deepEqual(functionsOf("f.ts", text).map((f) => [f.name, f.line, f.lines]), [
+    ["small", 1, 4],
+    ["arrow", 5, 4],
+  ]);
+});

@@ -1,0 +1,42 @@
+/**
+ * Each refusal of upgrade as the API's {@link UpgradeRefusedError}: a
+ * bundle no trusted key signed is permission-denied, a malformed or corrupt
+ * one invalid-argument, one for another machine or an unusable slot
+ * failed-precondition, an unreachable ESP unavailable, an ESP that reads back
+ * other bytes data-loss. Pure.
+ */
+import { UpgradeRefusedError } from "../api/server/mod.ts";
+import { BundleError, type BundleRefusal, SlotError, type SlotRefusal } from "../bundle/errors.ts";
+
+const BUNDLE: Record<BundleRefusal, UpgradeRefusedError["code"]> = {
+  "bad-magic": "invalid-argument",
+  "bad-manifest": "invalid-argument",
+  "wrong-algorithm": "permission-denied",
+  "unknown-key": "permission-denied",
+  "bad-signature": "permission-denied",
+  "wrong-compatible": "failed-precondition",
+  "file-mismatch": "invalid-argument",
+  "truncated": "invalid-argument",
+  "trailing-bytes": "invalid-argument",
+};
+
+const SLOT: Record<SlotRefusal, UpgradeRefusedError["code"]> = {
+  "booted-slot": "failed-precondition",
+  "no-booted-slot": "failed-precondition",
+  "nothing-to-roll-back": "failed-precondition",
+  "slot-bad": "failed-precondition",
+  "esp-busy": "unavailable",
+  "verify-failed": "data-loss",
+  "downgrade": "failed-precondition",
+};
+
+/** `e` as an UpgradeRefusedError when it is a refusal; undefined otherwise. */
+export function toRefusal(e: unknown): UpgradeRefusedError | undefined {
+  if (e instanceof UpgradeRefusedError) return e;
+  if (e instanceof BundleError) return new UpgradeRefusedError(BUNDLE[e.reason], e.message);
+  if (e instanceof SlotError) return new UpgradeRefusedError(SLOT[e.reason], e.message);
+  if (e instanceof Deno.errors.NotFound && /EFI System Partition/.test(e.message)) {
+    return new UpgradeRefusedError("unavailable", e.message);
+  }
+  return undefined;
+}

@@ -1,0 +1,245 @@
+/**
+ * The write plans of the A/B slots, as pure functions of what the ESP holds:
+ * install a bundle into the slot that is not booted, bless the booted trial,
+ * roll back to the other slot. Each plan is a list of file operations whose
+ * order makes a power cut at any point leave a bootable ESP: the old slot's
+ * entry is never touched, the target's entry is removed before any of the
+ * target's files change, and the new entry appears, by one rename, only
+ * after its files are renamed into place, synced and re-hashed.
+ */
+import { loaderEntry, slotCmdline, type SlotRoot } from "../layout/loader_config.ts";
+import {
+  ENTRIES_DIR,
+  type Entry,
+  entryFileName,
+  otherSlot,
+  type Slot,
+  slotState,
+  TRIAL_TRIES,
+} from "./entries.ts";
+import { SlotError } from "../bundle/errors.ts";
+import { type Manifest, SLOT_FILES } from "../bundle/manifest.ts";
+
+/** What the ESP holds, as far as the plans care. */
+export interface EspListing {
+  entries: Entry[];
+  /** File names in `/A` and `/B`. */
+  slotFiles: Record<Slot, string[]>;
+}
+
+/** One file operation of a plan. */
+export type PlanStep =
+  | { op: "remove"; path: string }
+  | { op: "receive"; file: string; path: string }
+  | { op: "rename"; from: string; to: string }
+  | { op: "syncDir"; dir: string }
+  | { op: "verify"; path: string; size: number; sha256: string }
+  | { op: "writeEntry"; path: string; text: string };
+
+/**
+ * An install as any boot mechanism plans it (this module for the ESP,
+ * pi_slot_plan.ts for the Pi 3's config.txt): the steps before the bundle's
+ * files, while receiving them, and after, in the order slot_writer.ts's
+ * installBundle runs them.
+ */
+export interface InstallSteps {
+  target: Slot;
+  /** Leftovers of an interrupted install. */
+  clean: PlanStep[];
+  /** Receive each file as `*.new`. */
+  receive: PlanStep[];
+  /** Disarm, rename into place, sync. */
+  commit: PlanStep[];
+  /** Re-hash from the medium (after a remount). */
+  verify: PlanStep[];
+  /** The commit point. */
+  arm: PlanStep[];
+  /** What arming wrote, for the answer and the log (`machined-b+3.conf`, `trial.txt`). */
+  armedAs: string;
+}
+
+/** The ESP's install: the entry with tries appears at the arm, at `generation`. */
+export interface InstallPlan extends InstallSteps {
+  generation: number;
+}
+
+const tmpEntry = (slot: Slot) => `${ENTRIES_DIR}/machined-${slot.toLowerCase()}.tmp`;
+
+/** The highest generation on the ESP. Pure. */
+export function topGeneration(listing: EspListing): number {
+  return Math.max(0, ...listing.entries.map((e) => e.generation));
+}
+
+/**
+ * Plan installing `manifest` into the slot that is not `booted`.
+ * @throws SlotError no-booted-slot when the booted slot is unknown (not an image boot).
+ */
+export function planInstall(
+  listing: EspListing,
+  booted: Slot | undefined,
+  manifest: Manifest,
+): InstallPlan {
+  if (!booted) {
+    throw new SlotError(
+      "no-booted-slot",
+      "the booted slot is unknown (no machined.slot= on /proc/cmdline)",
+    );
+  }
+  const target = otherSlot(booted);
+  const dir = `/${target}`;
+  const generation = topGeneration(listing) + 1;
+  const root = manifest.files.find((f) => f.name === "root.img")!;
+  const slotRoot: SlotRoot = { sha256: root.sha256, fstype: "squashfs" };
+  const text = loaderEntry(target, slotCmdline(manifest.cmdline, target, slotRoot), {
+    generation,
+    version: manifest.version,
+  });
+  const armedAs = entryFileName({ slot: target, left: TRIAL_TRIES });
+  const plan: InstallPlan = {
+    target,
+    generation,
+    clean: [
+      ...listing.slotFiles[target].filter((n) => n.endsWith(".new")).map((n) => rm(`${dir}/${n}`)),
+      rm(tmpEntry(target)),
+    ],
+    receive: SLOT_FILES.map((f) => ({ op: "receive", file: f, path: `${dir}/${f}.new` })),
+    commit: [
+      ...listing.entries.filter((e) => e.name.slot === target).map((e) =>
+        rm(`${ENTRIES_DIR}/${e.file}`)
+      ),
+      { op: "syncDir", dir: ENTRIES_DIR },
+      ...SLOT_FILES.map((f): PlanStep => ({
+        op: "rename",
+        from: `${dir}/${f}.new`,
+        to: `${dir}/${f}`,
+      })),
+      { op: "syncDir", dir },
+    ],
+    verify: manifest.files.map((f) => ({
+      op: "verify",
+      path: `${dir}/${f.name}`,
+      size: f.size,
+      sha256: f.sha256,
+    })),
+    arm: [
+      { op: "writeEntry", path: tmpEntry(target), text },
+      { op: "rename", from: tmpEntry(target), to: `${ENTRIES_DIR}/${armedAs}` },
+      { op: "syncDir", dir: ENTRIES_DIR },
+    ],
+    armedAs,
+  };
+  assertSparesBooted(
+    [...plan.clean, ...plan.receive, ...plan.commit, ...plan.arm],
+    booted,
+    listing,
+  );
+  return plan;
+}
+
+/**
+ * Plan blessing the booted slot after a healthy boot: drop its counter (one
+ * rename). Empty when it is already blessed. Pure.
+ */
+export function planBless(listing: EspListing, booted: Slot): PlanStep[] {
+  const mine = listing.entries.filter((e) => e.name.slot === booted);
+  const counted = mine.find((e) => e.name.left !== undefined);
+  if (!counted) return [];
+  const blessed = entryFileName({ slot: booted });
+  // A blessed twin (a power cut mid-bless on a file system without atomic rename) goes first.
+  const twins = mine.filter((e) => e !== counted && e.file === blessed);
+  return [
+    ...twins.map((e) => rm(`${ENTRIES_DIR}/${e.file}`)),
+    { op: "rename", from: `${ENTRIES_DIR}/${counted.file}`, to: `${ENTRIES_DIR}/${blessed}` },
+    { op: "syncDir", dir: ENTRIES_DIR },
+  ];
+}
+
+/**
+ * Plan marking the booted trial bad (it booted but did not become healthy in
+ * time): rename its entry to `+0`, so it sorts last and the other slot boots
+ * next. Empty when the booted entry is not a trial (a blessed slot is never
+ * marked bad by this). Pure.
+ */
+export function planMarkBad(listing: EspListing, booted: Slot): PlanStep[] {
+  const counted = listing.entries.find((e) => e.name.slot === booted && e.name.left !== undefined);
+  // A `+0` entry is already bad: the loader booted it on its last try.
+  if (!counted || counted.name.left === 0) return [];
+  const bad = entryFileName({ slot: booted, left: 0, done: counted.name.done ?? 0 });
+  return [
+    { op: "rename", from: `${ENTRIES_DIR}/${counted.file}`, to: `${ENTRIES_DIR}/${bad}` },
+    { op: "syncDir", dir: ENTRIES_DIR },
+  ];
+}
+
+/**
+ * Plan a rollback to the slot not booted: rewrite its entry with the top
+ * generation + 1, so it sorts first. Pure.
+ * @throws SlotError nothing-to-roll-back (no entry) or slot-bad (not blessed).
+ */
+export function planRollback(
+  listing: EspListing,
+  booted: Slot | undefined,
+  entryText: (e: Entry) => string,
+): { target: Slot; steps: PlanStep[] } {
+  if (!booted) throw new SlotError("no-booted-slot", "the booted slot is unknown");
+  const target = otherSlot(booted);
+  const entry = listing.entries.find((e) => e.name.slot === target);
+  const state = slotState(entry?.name);
+  if (!entry) {
+    throw new SlotError("nothing-to-roll-back", `slot ${target} holds no image to roll back to`);
+  }
+  if (state !== "blessed") {
+    throw new SlotError(
+      "slot-bad",
+      `slot ${target} is ${state} (${entry.file}), not a known-good image`,
+    );
+  }
+  const text = entryText(entry).replace(
+    /^version\s+\d+\s*$/m,
+    `version ${topGeneration(listing) + 1}`,
+  );
+  const steps: PlanStep[] = [
+    { op: "writeEntry", path: tmpEntry(target), text },
+    { op: "rename", from: tmpEntry(target), to: `${ENTRIES_DIR}/${entry.file}` },
+    { op: "syncDir", dir: ENTRIES_DIR },
+  ];
+  assertSparesBooted(steps, booted, listing);
+  return { target, steps };
+}
+
+/**
+ * The guard every plan passes: no step names the booted slot's directory or
+ * its entry.
+ * @throws SlotError booted-slot naming the step.
+ */
+export function assertSparesBooted(steps: PlanStep[], booted: Slot, listing: EspListing): void {
+  const entries = new Set(
+    listing.entries.filter((e) => e.name.slot === booted).map((e) => `${ENTRIES_DIR}/${e.file}`),
+  );
+  for (const s of steps) {
+    for (const p of stepPaths(s)) {
+      if (p.startsWith(`/${booted}/`) || entries.has(p) || p === tmpEntry(booted)) {
+        throw new SlotError(
+          "booted-slot",
+          `refusing ${s.op} ${p}: it belongs to the booted slot ${booted}`,
+        );
+      }
+    }
+  }
+}
+
+/** The paths a step touches. Pure. */
+export function stepPaths(s: PlanStep): string[] {
+  switch (s.op) {
+    case "rename":
+      return [s.from, s.to];
+    case "syncDir":
+      return [];
+    default:
+      return [s.path];
+  }
+}
+
+function rm(path: string): PlanStep {
+  return { op: "remove", path };
+}

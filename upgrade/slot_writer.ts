@@ -1,0 +1,228 @@
+/**
+ * Carries out the slot plans (slot_plan.ts) on an {@link EspBackend}: reads
+ * the ESP's listing, streams a bundle into the target slot's `*.new` files,
+ * commits them, re-hashes them from a fresh read-only mount, and arms the
+ * entry. A refused bundle leaves only the removal of its own `*.new` files.
+ */
+import { createHash } from "node:crypto";
+import type { EspBackend, EspFiles } from "../platform/esp/mod.ts";
+import { textChunks } from "../platform/esp/mod.ts";
+import { readBundle } from "../bundle/bundle_reader.ts";
+import { ENTRIES_DIR, type Entry, entryGeneration, parseEntryName, type Slot } from "./entries.ts";
+import { SlotError } from "../bundle/errors.ts";
+import { entryVersion, floorDecision, type FloorVerdict } from "./version_floor.ts";
+import type { Compatible, Manifest } from "../bundle/manifest.ts";
+import type { TrustedKey } from "../bundle/signing_key.ts";
+import {
+  type EspListing,
+  type InstallSteps,
+  planBless,
+  planInstall,
+  planMarkBad,
+  planRollback,
+  type PlanStep,
+} from "./slot_plan.ts";
+
+/** Progress of an install, in order. */
+export type InstallEvent =
+  | { phase: "received"; bytes: number; total: number }
+  | { phase: "verified"; version: string; kid: string }
+  | { phase: "written"; slot: Slot }
+  | { phase: "armed"; slot: Slot; entry: string };
+
+/** Read our entries and the slot directories. */
+export async function readListing(fs: EspFiles): Promise<EspListing> {
+  const entries: Entry[] = [];
+  for (const file of await fs.list(ENTRIES_DIR)) {
+    const name = parseEntryName(file);
+    if (!name) continue;
+    entries.push({
+      file,
+      name,
+      generation: entryGeneration(await fs.readText(`${ENTRIES_DIR}/${file}`)),
+    });
+  }
+  return { entries, slotFiles: { A: await fs.list("/A"), B: await fs.list("/B") } };
+}
+
+/**
+ * Run plan steps in order (`receive` steps are not runnable here).
+ * @throws SlotError verify-failed when a re-hash differs.
+ */
+export async function runSteps(fs: EspFiles, steps: PlanStep[]): Promise<void> {
+  for (const s of steps) {
+    switch (s.op) {
+      case "remove":
+        await fs.remove(s.path);
+        break;
+      case "rename":
+        await fs.rename(s.from, s.to);
+        break;
+      case "syncDir":
+        await fs.syncDir(s.dir);
+        break;
+      case "writeEntry":
+        await fs.writeFile(s.path, textChunks(s.text));
+        break;
+      case "verify": {
+        const got = await hashChunks(fs.readChunks(s.path));
+        if (got.sha256 !== s.sha256 || got.size !== s.size) {
+          throw new SlotError(
+            "verify-failed",
+            `${s.path} reads back as ${got.size} bytes sha256 ${got.sha256.slice(0, 12)}…, ` +
+              `written as ${s.size} bytes ${s.sha256.slice(0, 12)}…`,
+          );
+        }
+        break;
+      }
+      case "receive":
+        throw new TypeError(`a receive step (${s.path}) needs the bundle stream`);
+    }
+  }
+}
+
+/**
+ * How a boot mechanism is read before an install: the booted slot's version
+ * if it records one, and a planner for the verified manifest.
+ */
+export type InstallPlanner = (
+  fs: EspFiles,
+  booted: Slot | undefined,
+) => Promise<{ running?: string; plan: (m: Manifest) => InstallSteps }>;
+
+/** The ESP's planner: loader entries, the booted entry's title for its version. */
+export const planEspInstall: InstallPlanner = async (fs, booted) => {
+  const listing = await readListing(fs);
+  const mine = listing.entries.find((e) => e.name.slot === booted);
+  const text = mine ? await fs.readText(`${ENTRIES_DIR}/${mine.file}`) : "";
+  return { running: entryVersion(text), plan: (m) => planInstall(listing, booted, m) };
+};
+
+/** What {@link installBundle} needs. */
+export interface InstallDeps {
+  esp: EspBackend;
+  booted: Slot | undefined;
+  keys: readonly TrustedKey[];
+  machine: Compatible;
+  /** How the boot partition is laid out and planned. @default planEspInstall */
+  planner?: InstallPlanner;
+  onEvent?: (e: InstallEvent) => void;
+  /** The signed manifest, once verified and before the floor is checked. */
+  onManifest?: (m: Manifest) => void;
+  /** Install even a version below the downgrade floor. */
+  force?: boolean;
+  /**
+   * The floor recorded on STATE; the floor in force is the higher of it and
+   * the booted image's version (version_floor.ts).
+   */
+  floor?: string;
+  /** The running image's version, when the booted entry names none (the imager's). */
+  running?: string;
+}
+
+/**
+ * Verify and install a bundle into the slot not booted, and arm it (on the
+ * ESP with {@link TRIAL_TRIES} tries). Three sessions: write (receive,
+ * commit), read (re-hash from the medium), write (arm).
+ * @throws BundleError for a refused bundle, SlotError for a refused slot.
+ */
+export async function installBundle(
+  source: AsyncIterable<Uint8Array>,
+  deps: InstallDeps,
+): Promise<{ manifest: Manifest; plan: InstallSteps; floor: FloorVerdict }> {
+  const planner = deps.planner ?? planEspInstall;
+  const prepared = await deps.esp.read((fs) => planner(fs, deps.booted));
+  const running = prepared.running ?? deps.running;
+  let plan: InstallSteps | undefined;
+  let verdict: FloorVerdict | undefined;
+  let lastReport = 0;
+  const manifest = await deps.esp.write(async (fs) => {
+    try {
+      const m = await readBundle(source, { keys: deps.keys, machine: deps.machine }, {
+        async verified(m, kid) {
+          deps.onManifest?.(m);
+          const v = floorDecision({
+            stored: deps.floor,
+            running,
+            bundle: m.version,
+            force: deps.force,
+          });
+          if (v.kind === "refused") throw new SlotError("downgrade", v.message);
+          verdict = v;
+          plan = prepared.plan(m);
+          deps.onEvent?.({ phase: "verified", version: m.version, kid });
+          await runSteps(fs, plan.clean);
+        },
+        file: (f, chunks) => fs.writeFile(`/${plan!.target}/${f.name}.new`, chunks),
+      }, (bytes, total) => {
+        if (bytes === total || bytes - lastReport >= 8 << 20) {
+          lastReport = bytes;
+          deps.onEvent?.({ phase: "received", bytes, total });
+        }
+      });
+      await runSteps(fs, plan!.commit);
+      return m;
+    } catch (e) {
+      // A refused bundle leaves nothing of itself (a power cut leaves *.new, cleaned next time).
+      const leftovers = plan?.receive.flatMap((s) => s.op === "receive" ? [rmStep(s.path)] : []);
+      if (leftovers) await runSteps(fs, leftovers).catch(() => {});
+      throw e;
+    }
+  });
+  const p = plan!;
+  await deps.esp.read((fs) => runSteps(fs, p.verify));
+  deps.onEvent?.({ phase: "written", slot: p.target });
+  await deps.esp.write((fs) => runSteps(fs, p.arm));
+  deps.onEvent?.({ phase: "armed", slot: p.target, entry: p.armedAs });
+  return { manifest, plan: p, floor: verdict! };
+}
+
+/** Bless the booted slot (drop its boot counter); false when it already was. */
+export async function blessBooted(esp: EspBackend, booted: Slot): Promise<boolean> {
+  const steps = planBless(await esp.read(readListing), booted);
+  if (steps.length === 0) return false;
+  await esp.write((fs) => runSteps(fs, steps));
+  return true;
+}
+
+/** Mark the booted trial bad (`+0`) so the other slot boots next; false when not a trial. */
+export async function markBootedBad(esp: EspBackend, booted: Slot): Promise<boolean> {
+  const steps = planMarkBad(await esp.read(readListing), booted);
+  if (steps.length === 0) return false;
+  await esp.write((fs) => runSteps(fs, steps));
+  return true;
+}
+
+/**
+ * Make the other slot boot next (it must hold a blessed image).
+ * @throws SlotError nothing-to-roll-back or slot-bad.
+ */
+export async function rollbackSlot(esp: EspBackend, booted: Slot | undefined): Promise<Slot> {
+  const { listing, texts } = await esp.read(async (fs) => {
+    const listing = await readListing(fs);
+    const texts = new Map<string, string>();
+    for (const e of listing.entries) {
+      texts.set(e.file, await fs.readText(`${ENTRIES_DIR}/${e.file}`));
+    }
+    return { listing, texts };
+  });
+  const plan = planRollback(listing, booted, (e) => texts.get(e.file)!);
+  await esp.write((fs) => runSteps(fs, plan.steps));
+  return plan.target;
+}
+
+async function hashChunks(
+  chunks: AsyncIterable<Uint8Array>,
+): Promise<{ size: number; sha256: string }> {
+  const h = createHash("sha256");
+  let size = 0;
+  for await (const c of chunks) {
+    h.update(c);
+    size += c.length;
+  }
+  return { size, sha256: h.digest("hex") };
+}
+
+function rmStep(path: string): PlanStep {
+  return { op: "remove", path };
+}

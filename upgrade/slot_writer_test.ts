@@ -1,0 +1,229 @@
+import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
+import { type FakeEspBackend, PowerCut } from "../platform/esp/mod.ts";
+import { BundleError, SlotError } from "../bundle/errors.ts";
+import { hostCompatible } from "../bundle/manifest.ts";
+import { planInstall } from "./slot_plan.ts";
+import {
+  blessBooted,
+  installBundle,
+  markBootedBad,
+  readListing,
+  rollbackSlot,
+} from "./slot_writer.ts";
+import { bootFake, chunked, imagedEsp, testBundle, testKeys } from "./testing.ts";
+
+const machine = hostCompatible();
+
+async function setup() {
+  const k = await testKeys();
+  const esp = imagedEsp("1.0.0");
+  const bundle = await testBundle({ key: k.signing, version: "2.0.0" });
+  const install = (bytes = bundle.bytes, fake: FakeEspBackend = esp) =>
+    installBundle(chunked(bytes, 500), { esp: fake, booted: "A", keys: [k.trusted], machine });
+  return { k, esp, bundle, install };
+}
+
+/** Every file of slot A and its entry, hashed. */
+function slotA(esp: FakeEspBackend): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [p, b] of esp.files) {
+    if (p.startsWith("/A/") || p.startsWith("/loader/entries/machined-a")) {
+      out[p] = createHash("sha256").update(b).digest("hex");
+    }
+  }
+  return out;
+}
+
+Deno.test("install: B gets the bundle's files and a +3 trial entry; A untouched; next boot is B", async () => {
+  const { esp, bundle, install } = await setup();
+  const before = slotA(esp);
+  const done = await install();
+  assert.equal(done.plan.target, "B");
+  assert.equal(done.plan.armedAs, "machined-b+3.conf");
+  assert.deepEqual(esp.files.get("/B/root.img"), bundle.files[2]);
+  assert.equal(esp.text("/loader/entries/machined-b.conf"), undefined, "the old B entry is gone");
+  assert.match(esp.text("/loader/entries/machined-b+3.conf")!, /^version 2$/m);
+  assert.match(esp.text("/loader/entries/machined-b+3.conf")!, /machined\.slot=B/);
+  assert.deepEqual(slotA(esp), before);
+  assert.ok(!esp.wroteWhileReadOnly);
+  assert.equal(esp.writeSessions, 2, "written in two read-write sessions only");
+  assert.deepEqual(bootFake(esp), { slot: "B", entry: "machined-b+2-1.conf", rootOk: true });
+});
+
+Deno.test("a file that reads back wrong from the medium is never armed (verify-failed)", async () => {
+  const { esp, install } = await setup();
+  esp.onRead = (path, b) => (path === "/B/initramfs.img" ? b.map((x) => x ^ 1) : b);
+  await assert.rejects(install(), (e) => e instanceof SlotError && e.reason === "verify-failed");
+  assert.ok(![...esp.files.keys()].some((p) => p.startsWith("/loader/entries/machined-b")));
+  assert.equal(bootFake(esp)!.slot, "A");
+});
+
+Deno.test("install reports received, verified, written, armed in order", async () => {
+  const { k, esp, bundle } = await setup();
+  const phases: string[] = [];
+  await installBundle(chunked(bundle.bytes, 500), {
+    esp,
+    booted: "A",
+    keys: [k.trusted],
+    machine,
+    onEvent: (e) => phases.push(e.phase),
+  });
+  assert.deepEqual(phases.filter((p, i) => p !== phases[i - 1]), [
+    "verified",
+    "received",
+    "written",
+    "armed",
+  ]);
+});
+
+Deno.test("a panicking trial: B three times, then A by itself; B is left +0-3", async () => {
+  const { esp, install } = await setup();
+  await install();
+  const slots = [1, 2, 3, 4, 5].map(() => bootFake(esp)!.slot);
+  assert.deepEqual(slots, ["B", "B", "B", "A", "A"]);
+  assert.ok(esp.files.has("/loader/entries/machined-b+0-3.conf"));
+});
+
+Deno.test("bless: the healthy trial drops its counter and stays the default on later boots", async () => {
+  const { esp, install } = await setup();
+  await install();
+  assert.equal(bootFake(esp)!.entry, "machined-b+2-1.conf");
+  assert.equal(await blessBooted(esp, "B"), true);
+  assert.ok(esp.files.has("/loader/entries/machined-b.conf"));
+  assert.equal(await blessBooted(esp, "B"), false, "blessing twice is a no-op");
+  assert.deepEqual([bootFake(esp)!.slot, bootFake(esp)!.slot], ["B", "B"]);
+});
+
+Deno.test("rollback: back to A (re-armed with the top generation); refused for an empty or bad slot", async () => {
+  const { esp, install } = await setup();
+  await install();
+  bootFake(esp);
+  await blessBooted(esp, "B");
+  assert.equal(await rollbackSlot(esp, "B"), "A");
+  assert.match(esp.text("/loader/entries/machined-a.conf")!, /^version 3$/m);
+  assert.equal(bootFake(esp)!.slot, "A");
+  // B is blessed, so rolling back again is allowed; a bad slot is not.
+  const bad = imagedEsp();
+  bad.files.set(
+    "/loader/entries/machined-b+0-3.conf",
+    bad.files.get("/loader/entries/machined-b.conf")!,
+  );
+  bad.files.delete("/loader/entries/machined-b.conf");
+  await assert.rejects(
+    rollbackSlot(bad, "A"),
+    (e) => e instanceof SlotError && e.reason === "slot-bad",
+  );
+  const empty = imagedEsp();
+  empty.files.delete("/loader/entries/machined-b.conf");
+  await assert.rejects(
+    rollbackSlot(empty, "A"),
+    (e) => e instanceof SlotError && e.reason === "nothing-to-roll-back",
+  );
+});
+
+Deno.test("the plan never names the booted slot, booted A or B", async () => {
+  const { esp, bundle } = await setup();
+  const listing = await esp.read(readListing);
+  for (const booted of ["A", "B"] as const) {
+    const plan = planInstall(listing, booted, bundle.manifest);
+    const all = JSON.stringify([plan.clean, plan.receive, plan.commit, plan.verify, plan.arm]);
+    assert.ok(!all.includes(`"/${booted}/`), `plan for booted ${booted} names /${booted}/`);
+    assert.ok(!all.includes(`machined-${booted.toLowerCase()}.`), "nor its entry");
+  }
+  assert.throws(() => planInstall(listing, undefined, bundle.manifest), SlotError);
+});
+
+Deno.test("a refused bundle changes nothing: its *.new files are removed, the entries are the same", async () => {
+  const { esp, bundle, install } = await setup();
+  const before = new Map(esp.files);
+  const bytes = bundle.bytes.slice();
+  bytes[bytes.length - 3] ^= 1;
+  await assert.rejects(
+    install(bytes),
+    (e) => e instanceof BundleError && e.reason === "file-mismatch",
+  );
+  assert.deepEqual([...esp.files.keys()].sort(), [...before.keys()].sort());
+  for (const [p, b] of before) assert.deepEqual(esp.files.get(p), b, p);
+  assert.equal(bootFake(esp)!.slot, "A");
+});
+
+Deno.test("power cut at every write step: the next boot is A intact, or the verified B trial", async () => {
+  const { bundle, install } = await setup();
+  const full = imagedEsp();
+  await install(bundle.bytes, full);
+  const total = full.ops;
+  const outcomes = new Set<string>();
+  for (let cut = 0; cut <= total; cut++) {
+    const esp = imagedEsp();
+    const a = slotA(esp);
+    esp.cutAt(cut);
+    const r = await install(bundle.bytes, esp).then(() => "done", (e) => e);
+    if (cut < total) assert.ok(r instanceof PowerCut, `cut at ${cut}: ${r}`);
+    esp.powerOn();
+    assert.deepEqual(slotA(esp), a, `cut at ${cut}: slot A changed`);
+    const boot = bootFake(esp)!;
+    assert.ok(boot.rootOk, `cut at ${cut}: slot ${boot.slot} does not verify`);
+    outcomes.add(boot.slot);
+    if (boot.slot === "B") assert.ok(cut >= total - 1, `cut at ${cut} (of ${total}) booted B`);
+    // And an install after the cut (the leftovers cleaned) completes.
+    await install(bundle.bytes, esp);
+    assert.equal(bootFake(esp)!.slot, "B");
+  }
+  assert.deepEqual([...outcomes].sort(), ["A", "B"]);
+});
+
+Deno.test("a trial that never gets ready is marked bad (+0) and the other slot boots next", async () => {
+  const { esp, install } = await setup();
+  await install();
+  assert.equal(bootFake(esp)!.entry, "machined-b+2-1.conf");
+  assert.equal(await markBootedBad(esp, "B"), true);
+  assert.ok(esp.files.has("/loader/entries/machined-b+0-1.conf"));
+  assert.equal(bootFake(esp)!.slot, "A");
+  assert.equal(await markBootedBad(esp, "A"), false, "a blessed slot is never marked bad");
+});
+
+Deno.test("the downgrade floor: a version below the booted image's is refused, unless forced", async () => {
+  const { k, esp } = await setup();
+  const old = await testBundle({ key: k.signing, version: "0.9.0" });
+  const before = new Map(esp.files);
+  const deps = { esp, booted: "A" as const, keys: [k.trusted], machine };
+  await assert.rejects(
+    installBundle(chunked(old.bytes, 500), deps),
+    (e) =>
+      e instanceof SlotError && e.reason === "downgrade" &&
+      /0\.9\.0 is below the running 1\.0\.0/.test(e.message),
+  );
+  assert.deepEqual(esp.files, before, "nothing written");
+  const r = await installBundle(chunked(old.bytes, 500), { ...deps, force: true });
+  assert.equal(r.manifest.version, "0.9.0");
+  // A version without an order (a commit hash) is not refused.
+  const hash = await testBundle({ key: k.signing, version: "e8f5269abcde" });
+  await installBundle(chunked(hash.bytes, 500), {
+    esp: imagedEsp(),
+    booted: "A",
+    keys: [k.trusted],
+    machine,
+  });
+});
+
+Deno.test("the downgrade floor recorded on STATE: above the running version but below the floor is refused, unless forced", async () => {
+  const { k, esp } = await setup();
+  const b = await testBundle({ key: k.signing, version: "1.5.0" });
+  const before = new Map(esp.files);
+  const deps = { esp, booted: "A" as const, keys: [k.trusted], machine, floor: "2.0.0" };
+  await assert.rejects(
+    installBundle(chunked(b.bytes, 500), deps),
+    (e) =>
+      e instanceof SlotError && e.reason === "downgrade" &&
+      /1\.5\.0 is below the downgrade floor 2\.0\.0 recorded on STATE/.test(e.message),
+  );
+  assert.deepEqual(esp.files, before, "nothing written");
+  const r = await installBundle(chunked(b.bytes, 500), { ...deps, force: true });
+  assert.equal(r.floor.kind, "forced");
+  const ok = await installBundle(
+    chunked((await testBundle({ key: k.signing, version: "2.0.0" })).bytes, 500),
+    { ...deps, booted: "B" },
+  );
+  assert.equal(ok.floor.kind, "allowed");
+});
