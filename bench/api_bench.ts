@@ -32,7 +32,7 @@ import { createTestPki, type TestPki } from "../api/testing.ts";
 import { APID_DEFAULTS } from "../api/edge/apid_options.ts";
 import { edgeProcessSpec } from "../api/edge/edge_process_spec.ts";
 import { loadOrCreateNodePki } from "../pki/mod.ts";
-import { MACHINED_V8_FLAGS, v8FlagsArgs } from "../layout/v8_flags.ts";
+import { MACHINED_V8_FLAGS, v8FlagsArgs } from "../layout/mod.ts";
 import { commitTicks, startBenchServer } from "./machined_side.ts";
 import { cpuMs, lineReader, pct, rssKiB } from "./proc.ts";
 

@@ -12,7 +12,7 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createMachineClient } from "../api/client/mod.ts";
-import { v8FlagsArgs } from "../layout/v8_flags.ts";
+import { v8FlagsArgs } from "../layout/mod.ts";
 import { bundleProgram } from "../imager/program.ts";
 import { warmDenoDir } from "../imager/code_cache.ts";
 import { readClientConfig, resolveCredentials } from "../pki/mod.ts";

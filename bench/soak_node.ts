@@ -4,7 +4,7 @@
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { MACHINED_V8_FLAGS, v8FlagsArgs } from "../layout/v8_flags.ts";
+import { MACHINED_V8_FLAGS, v8FlagsArgs } from "../layout/mod.ts";
 import { drain, waitFor } from "../dev/testing.ts";
 import { devApidPid } from "./proc.ts";
 

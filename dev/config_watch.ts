@@ -5,8 +5,8 @@
  * ConfigStatus and in machined's log instead of vanishing.
  */
 import { formatConfigErrors } from "../config/mod.ts";
-import type { ConfigKeeper } from "../config/keeper/config_keeper.ts";
-import type { ConfigLoad } from "../config/keeper/config_loader.ts";
+import type { ConfigKeeper } from "../config/keeper/mod.ts";
+import type { ConfigLoad } from "../config/keeper/mod.ts";
 
 /**
  * Starts watching; returns a function that stops it. A callback that fails

@@ -16,12 +16,12 @@ import {
 import { devBackends } from "../node/backends.ts";
 import { createNodeDomains } from "../node/domains.ts";
 import { FakeSysctlBackend } from "../controllers/kernel/mod.ts";
-import { startApiHost } from "../api/host/api_host.ts";
-import { ConfigKeeper } from "../config/keeper/config_keeper.ts";
-import { configApplier } from "../config/keeper/config_modes.ts";
+import { startApiHost } from "../api/host/mod.ts";
+import { ConfigKeeper } from "../config/keeper/mod.ts";
+import { configApplier } from "../config/keeper/mod.ts";
 import { Machined } from "../node/machined.ts";
 import { reloadConfigFile, watchConfigFile } from "./config_watch.ts";
-import { prepareApidPki } from "../api/host/apid_pki.ts";
+import { prepareApidPki } from "../api/host/mod.ts";
 import { nodeActions } from "../node/node_actions.ts";
 
 /** What `main.ts dev` takes. */

@@ -18,9 +18,9 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { buildImage, type ImageResult } from "../imager/build_image.ts";
 import { bundleCompatible } from "../imager/image_bundle.ts";
-import { writeBundle } from "../bundle/bundle_writer.ts";
-import { UEFI_BOARD } from "../bundle/manifest.ts";
-import type { SigningKey } from "../bundle/signing_key.ts";
+import { writeBundle } from "../bundle/mod.ts";
+import { UEFI_BOARD } from "../bundle/mod.ts";
+import type { SigningKey } from "../bundle/mod.ts";
 import { machinectl } from "./helpers.ts";
 import {
   espFingerprint,

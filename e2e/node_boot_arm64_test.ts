@@ -36,7 +36,7 @@ import {
 import { freePort, machinectl, removeScratch, waitForDocs } from "./helpers.ts";
 import { ARM64_X, upgradeArm64 } from "./arm64_upgrade.ts";
 import { ensureNodeBundle } from "../imager/node_bundle.ts";
-import { generateSigningKey, loadSigningKey } from "../bundle/signing_key.ts";
+import { generateSigningKey, loadSigningKey } from "../bundle/mod.ts";
 
 /**
  * TCG emulating arm64 on an x86_64 host: 2.0 min from QEMU start to the API

@@ -35,7 +35,7 @@ import { renderConfigTemplate } from "../config/mod.ts";
 import { generateNodeBundle } from "../pki/mod.ts";
 import { writeCidataVolume } from "./cidata.ts";
 import { freePort, machinectl, parseDocs, removeScratch, type ResourceDoc } from "./helpers.ts";
-import { readImageGpt } from "../layout/image_gpt.ts";
+import { readImageGpt } from "../layout/mod.ts";
 import { sha256File } from "../imager/root_image.ts";
 import { sha256Range } from "./cidata.ts";
 

@@ -30,7 +30,7 @@ import { decodeMbr, MBR_TYPE_FAT32_LBA, readGpt } from "../platform/block/mod.ts
 import { API_READY, FAIL, ROOT_MOUNTED } from "./boot_figures.ts";
 import { startSntpResponder } from "../controllers/time/sntp_responder.ts";
 import { parse, stringify } from "yaml";
-import { generateSigningKey, loadSigningKey } from "../bundle/signing_key.ts";
+import { generateSigningKey, loadSigningKey } from "../bundle/mod.ts";
 import { armTrialOfA, checkPiFat, PI_X, upgradePi } from "./rpi3_upgrade.ts";
 import { freePort, machinectl, removeScratch, waitForDocs } from "./helpers.ts";
 

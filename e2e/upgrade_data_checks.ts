@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { hashFile } from "../bundle/bundle_writer.ts";
+import { hashFile } from "../bundle/mod.ts";
 import type { VolumeStatusSpec } from "../resources/mod.ts";
 import { run } from "../imager/run.ts";
 import { machinectl, parseDocs } from "./helpers.ts";

@@ -14,8 +14,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { buildImage } from "../imager/build_image.ts";
-import { writeBundle } from "../bundle/bundle_writer.ts";
-import type { loadSigningKey } from "../bundle/signing_key.ts";
+import { writeBundle } from "../bundle/mod.ts";
+import type { loadSigningKey } from "../bundle/mod.ts";
 import { HANG_WORD, TEST_HOOKS_MARKER } from "../watchdog/mod.ts";
 import { UNREADY_WORD } from "../node/test_unready.ts";
 import { upgradeStatus } from "./upgrade_status_checks.ts";

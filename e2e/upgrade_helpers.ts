@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { join } from "node:path";
 import { connectToNode } from "../machinectl/connection.ts";
-import type { SlotFileName } from "../bundle/manifest.ts";
+import type { SlotFileName } from "../bundle/mod.ts";
 
 /**
  * Version over mutual TLS (slot, image version, arch), retried for 30 s while

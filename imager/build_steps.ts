@@ -18,7 +18,7 @@ import { BOOT_MODULES, planBootInitramfs, ROOT_FS_MODULE } from "./initramfs/boo
 import type { Rootfs } from "./initramfs/rootfs.ts";
 import { resolveProgram } from "./program.ts";
 import { warmDenoDirStored } from "./code_cache_store.ts";
-import { MACHINED_V8_FLAGS } from "../layout/v8_flags.ts";
+import { MACHINED_V8_FLAGS } from "../layout/mod.ts";
 import { formatBytes, type Progress } from "./progress.ts";
 import type { LibrarySource } from "./initramfs/rootfs.ts";
 import type { TargetInputs } from "./arch/target_inputs.ts";
@@ -26,7 +26,7 @@ import { sourceRevisionOf } from "./source_revision.ts";
 import type { RootFsType } from "./root_image.ts";
 import { DEFAULT_MODULES, type KernelPin } from "./versions.ts";
 import type { ImageOptions } from "./build_image.ts";
-import { UEFI_BOARD } from "../bundle/manifest.ts";
+import { UEFI_BOARD } from "../bundle/mod.ts";
 
 const REPO_MAIN = new URL("../main.ts", import.meta.url).pathname;
 

@@ -7,7 +7,7 @@
  * /machined/main.js` (machined's V8 flags, layout/v8_flags.ts), or the
  * compiled binary.
  */
-import { MACHINED_V8_FLAGS, v8FlagsArgs } from "../layout/v8_flags.ts";
+import { MACHINED_V8_FLAGS, v8FlagsArgs } from "../layout/mod.ts";
 import { LAYOUT, type ProgramInput } from "./initramfs/initramfs.ts";
 
 /** Options of {@link kernelCmdline}. */

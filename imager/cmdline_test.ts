@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { kernelCmdline } from "./cmdline.ts";
-import { MACHINED_V8_FLAGS, v8FlagsArgs } from "../layout/v8_flags.ts";
-import { loaderConf, loaderEntry, slotCmdline, slotPaths } from "../layout/loader_config.ts";
+import { MACHINED_V8_FLAGS, v8FlagsArgs } from "../layout/mod.ts";
+import { loaderConf, loaderEntry, slotCmdline, slotPaths } from "../layout/mod.ts";
 import { parseArgs } from "./cli_args.ts";
 import { parseSize } from "./progress.ts";
 

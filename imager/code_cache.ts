@@ -23,7 +23,7 @@
  */
 import { DatabaseSync } from "node:sqlite";
 import { pathToFileURL } from "node:url";
-import { v8FlagsArgs } from "../layout/v8_flags.ts";
+import { v8FlagsArgs } from "../layout/mod.ts";
 import { run } from "./run.ts";
 
 /** The SQLite files Deno 2.9 keeps per module, and the table holding the rows. */

@@ -13,7 +13,7 @@
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import { warmDenoDir, type WarmOptions, type WarmResult } from "./code_cache.ts";
-import { hashFile } from "../bundle/bundle_writer.ts";
+import { hashFile } from "../bundle/mod.ts";
 
 /** Bumped when warmDenoDir's output changes for the same inputs. */
 const STORE_FORMAT = "1";

@@ -6,11 +6,11 @@
  * come from controllers/block/layout.ts, the same code and constants the
  * provisioner reads the disk back with.
  */
-import { readImageGpt, SECTOR_SIZE, writeGptToImage } from "../layout/image_gpt.ts";
-import { type DiskLayout, planDisk } from "../layout/disk_plan.ts";
+import { readImageGpt, SECTOR_SIZE, writeGptToImage } from "../layout/mod.ts";
+import { type DiskLayout, planDisk } from "../layout/mod.ts";
 import { type EspSpec, writeEsp } from "./esp/esp_writer.ts";
 
-export { type DiskLayout, type DiskPlan, ESP_FIRST_LBA, planDisk } from "../layout/disk_plan.ts";
+export { type DiskLayout, type DiskPlan, ESP_FIRST_LBA, planDisk } from "../layout/mod.ts";
 
 /** Inputs of {@link writeDiskImage}. */
 export interface DiskImageSpec extends Omit<EspSpec, "image" | "offset" | "size"> {

@@ -14,7 +14,7 @@ import {
   partitionRole,
 } from "../controllers/block/layout.ts";
 import { ESP_FIRST_LBA, planDisk } from "./disk_image.ts";
-import { readImageGpt, SECTOR_SIZE, writeGptToImage } from "../layout/image_gpt.ts";
+import { readImageGpt, SECTOR_SIZE, writeGptToImage } from "../layout/mod.ts";
 
 const DISK = "11111111-2222-4333-8444-555555555555";
 const PART = "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee";

@@ -5,10 +5,10 @@
  * A Pi 3's bundle (`--board rpi3`) carries the same three files: the slot's
  * device trees stay those the image was built with.
  */
-import { writeBundle } from "../bundle/bundle_writer.ts";
-import { UEFI_BOARD } from "../bundle/manifest.ts";
+import { writeBundle } from "../bundle/mod.ts";
+import { UEFI_BOARD } from "../bundle/mod.ts";
 import type { Board } from "./rpi/board.ts";
-import { loadSigningKey } from "../bundle/signing_key.ts";
+import { loadSigningKey } from "../bundle/mod.ts";
 import type { ImageResult } from "./build_image.ts";
 import { formatBytes } from "./progress.ts";
 import { type Arch, PROFILES } from "./arch/profiles.ts";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { bundleCompatible } from "./image_bundle.ts";
 import { hostArch } from "./arch/profiles.ts";
-import { hostCompatible } from "../bundle/manifest.ts";
+import { hostCompatible } from "../bundle/mod.ts";
 
 Deno.test("a bundle names its image's architecture as the node's Deno.build.arch spells it", () => {
   assert.deepEqual(bundleCompatible("amd64").arch, "x86_64");

@@ -27,5 +27,5 @@ export {
 export { type ExtraFile, LAYOUT, type ProgramInput } from "./initramfs/initramfs.ts";
 export { kernelCmdline } from "./cmdline.ts";
 export { DEFAULT_MODULES, KERNEL, type KernelPin } from "./versions.ts";
-export { readImageGpt } from "../layout/image_gpt.ts";
+export { readImageGpt } from "../layout/mod.ts";
 export { CommandError } from "./run.ts";

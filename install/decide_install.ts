@@ -21,8 +21,8 @@
  */
 import type { DiskFacts } from "../controllers/block/disk_facts.ts";
 import { PARTITION_NAME, partitionRole } from "../controllers/block/layout.ts";
-import { type DiskPlan, ESP_FIRST_LBA, planDisk } from "../layout/disk_plan.ts";
-import { SECTOR_SIZE } from "../layout/image_gpt.ts";
+import { type DiskPlan, ESP_FIRST_LBA, planDisk } from "../layout/mod.ts";
+import { SECTOR_SIZE } from "../layout/mod.ts";
 
 /** `machine.install` as the decision needs it. */
 export interface InstallTarget {

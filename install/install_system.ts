@@ -14,9 +14,9 @@ import { join } from "node:path";
 import type { BlockBackend } from "../platform/block/mod.ts";
 import type { MountBackend } from "../platform/mount/mod.ts";
 import { partitionPath } from "../controllers/block/device_path.ts";
-import { slotPaths } from "../layout/loader_config.ts";
+import { slotPaths } from "../layout/mod.ts";
 import { ENTRIES_DIR, parseEntryName } from "../upgrade/entries.ts";
-import { VFAT_MOUNT_OPTIONS } from "../config/keeper/late_config.ts";
+import { VFAT_MOUNT_OPTIONS } from "../config/keeper/mod.ts";
 import type { BootMedium, InstallDecision } from "./decide_install.ts";
 
 /** One file of the installed ESP, checked. */

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import type { BlockBackend } from "../platform/block/mod.ts";
 import type { MountBackend } from "../platform/mount/mod.ts";
 import { MOUNT_POINT } from "../controllers/block/layout.ts";
-import type { ConfigKeeper } from "../config/keeper/config_keeper.ts";
+import type { ConfigKeeper } from "../config/keeper/mod.ts";
 import type { Machined } from "../node/machined.ts";
 import { startInstall } from "./install_coordinator.ts";
 

@@ -9,8 +9,8 @@ import { addContext, contextFromPem, emptyClientConfig, writeClientConfig } from
 import { type ApiFixture, startApiFixture } from "../api/testing.ts";
 import { createLogger } from "../logs/mod.ts";
 import { FakeClock } from "../runtime/mod.ts";
-import { ConfigKeeper } from "../config/keeper/config_keeper.ts";
-import { ConfigModes } from "../config/keeper/config_modes.ts";
+import { ConfigKeeper } from "../config/keeper/mod.ts";
+import { ConfigModes } from "../config/keeper/mod.ts";
 import { Machined } from "../node/machined.ts";
 import { runMachinectl } from "./cli.ts";
 import { bufferIo } from "./io.ts";

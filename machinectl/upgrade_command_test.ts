@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { type ApiFixture, startApiFixture } from "../api/testing.ts";
 import type { FakeEspBackend } from "../platform/esp/mod.ts";
 import { NodeUpgrade } from "../upgrade/mod.ts";
-import { loadSigningKey } from "../bundle/signing_key.ts";
+import { loadSigningKey } from "../bundle/mod.ts";
 import { bootFake, imagedEsp, testBundle, testKeys } from "../upgrade/testing.ts";
 import { clientConfig, runCli as run } from "./testing.ts";
 import { runMachinectl } from "./cli.ts";

@@ -1,2 +1,2 @@
 /** The version machinectl reports: machined's, since they ship together. */
-export { MACHINED_VERSION as MACHINECTL_VERSION } from "../layout/version.ts";
+export { MACHINED_VERSION as MACHINECTL_VERSION } from "../layout/mod.ts";

@@ -15,7 +15,7 @@ import { createSupervisor, type Supervisor } from "../supervisor/mod.ts";
 import type { NodeBackends } from "./backends.ts";
 import type { Machined } from "./machined.ts";
 import { varMountedGate } from "./var_gate.ts";
-import { followLoggingConfig } from "../config/keeper/logging_config.ts";
+import { followLoggingConfig } from "../config/keeper/mod.ts";
 
 /** Where a domain keeps its files; dev mode points these into its state dir. */
 export interface DomainPaths {

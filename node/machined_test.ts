@@ -1,12 +1,8 @@
 import assert from "node:assert/strict";
 import { createLogger } from "../logs/mod.ts";
 import { waitForResource } from "../runtime/testing.ts";
-import {
-  applyConfigText,
-  readFirstConfig,
-  recordMissingConfig,
-} from "../config/keeper/config_loader.ts";
-import { ConfigKeeper } from "../config/keeper/config_keeper.ts";
+import { applyConfigText, readFirstConfig, recordMissingConfig } from "../config/keeper/mod.ts";
+import { ConfigKeeper } from "../config/keeper/mod.ts";
 import { Machined } from "./machined.ts";
 
 const GOOD = `version: v1alpha1

@@ -11,7 +11,7 @@ import type {
   ResetRequestData,
 } from "../api/server/mod.ts";
 import type { Logger } from "../logs/mod.ts";
-import { imageFacts, MACHINED_VERSION, sourceRevision } from "../layout/version.ts";
+import { imageFacts, MACHINED_VERSION, sourceRevision } from "../layout/mod.ts";
 
 /** What the API asked for. */
 export type PowerRequest = "reboot" | "poweroff";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { MOUNT_STATUS, type MountStatusSpec } from "../resources/mod.ts";
-import { applyConfigText } from "../config/keeper/config_loader.ts";
+import { applyConfigText } from "../config/keeper/mod.ts";
 import { Machined } from "./machined.ts";
 import { createLogger } from "../logs/mod.ts";
 import { varMountedGate } from "./var_gate.ts";

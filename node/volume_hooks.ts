@@ -11,7 +11,7 @@ import type { MountStatusSpec } from "../resources/mod.ts";
 import { isStateMounted, MOUNT_STATUS } from "../resources/mod.ts";
 import { backoffDelay, type BackoffPolicy, type Clock, systemClock } from "../runtime/mod.ts";
 import type { Supervisor } from "../supervisor/mod.ts";
-import type { ConfigKeeper } from "../config/keeper/config_keeper.ts";
+import type { ConfigKeeper } from "../config/keeper/mod.ts";
 import type { Machined } from "./machined.ts";
 
 /** Retries of a failed post-mount hook: 1 s doubling to 1 min. */

@@ -7,7 +7,7 @@
  * before starting it). The behaviour modelled here is the one measured in
  * QEMU with systemd-boot 252 (../shared/designs/upgrade-and-reset.md).
  */
-import type { Slot } from "../layout/loader_config.ts";
+import type { Slot } from "../layout/mod.ts";
 
 export type { Slot };
 

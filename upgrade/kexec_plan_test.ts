@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { type Entry, parseEntryName } from "./entries.ts";
 import { espPath, KexecPlanError, parseEntryBoot, planKexec } from "./kexec_plan.ts";
-import { loaderEntry } from "../layout/loader_config.ts";
+import { loaderEntry } from "../layout/mod.ts";
 
 const e = (file: string, generation: number): Entry => ({
   file,

@@ -3,7 +3,7 @@ import { EventBus } from "../events/mod.ts";
 import { createLogger } from "../logs/mod.ts";
 import { FAKE_ESP_HOST_ROOT, FakeEspBackend } from "../platform/esp/mod.ts";
 import { FakeKmodBackend } from "../platform/kmod/mod.ts";
-import { hostCompatible } from "../bundle/manifest.ts";
+import { hostCompatible } from "../bundle/mod.ts";
 import { KexecReboot } from "./kexec_reboot.ts";
 import { installBundle } from "./slot_writer.ts";
 import { bootFake, chunked, imagedEsp, testBundle, testKeys } from "./testing.ts";

@@ -4,9 +4,9 @@
  * executor over the ESP backend, and the node's upgrade service.
  * @module
  */
-export { BUNDLE_MAGIC, encodeBundleHead } from "../bundle/bundle_format.ts";
-export { type BundleSink, readBundle } from "../bundle/bundle_reader.ts";
-export { type BundleSpec, hashFile, writeBundle } from "../bundle/bundle_writer.ts";
+export { BUNDLE_MAGIC, encodeBundleHead } from "../bundle/mod.ts";
+export { type BundleSink, readBundle } from "../bundle/mod.ts";
+export { type BundleSpec, hashFile, writeBundle } from "../bundle/mod.ts";
 export {
   bootChoice,
   bootedSlot,
@@ -19,7 +19,7 @@ export {
   sortEntries,
   TRIAL_TRIES,
 } from "./entries.ts";
-export { BundleError, type BundleRefusal, SlotError, type SlotRefusal } from "../bundle/errors.ts";
+export { BundleError, type BundleRefusal, SlotError, type SlotRefusal } from "../bundle/mod.ts";
 export {
   ALLOWED_ALGORITHMS,
   type Compatible,
@@ -29,7 +29,7 @@ export {
   SLOT_FILES,
   UEFI_BOARD,
   verifyManifest,
-} from "../bundle/manifest.ts";
+} from "../bundle/mod.ts";
 export { NodeUpgrade, type NodeUpgradeDeps } from "./node_upgrade.ts";
 export { espDevice, nodeUpgradeService } from "./node_wiring.ts";
 export { fetchBundle } from "./fetch_bundle.ts";
@@ -41,7 +41,7 @@ export {
   loadTrustedKey,
   type SigningKey,
   type TrustedKey,
-} from "../bundle/signing_key.ts";
+} from "../bundle/mod.ts";
 export {
   type EspListing,
   planBless,

@@ -6,7 +6,7 @@ import { Store } from "../runtime/mod.ts";
 import type { ResourceSpecs } from "../resources/mod.ts";
 import { NodeUpgrade } from "./node_upgrade.ts";
 import { memoryRecordStore } from "./upgrade_record.ts";
-import { type Compatible, UEFI_BOARD } from "../bundle/manifest.ts";
+import { type Compatible, UEFI_BOARD } from "../bundle/mod.ts";
 import { bootFake, chunked, imagedEsp, testBundle, testKeys } from "./testing.ts";
 
 async function node(machine?: Compatible) {

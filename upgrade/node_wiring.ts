@@ -20,11 +20,11 @@ import type { ActionRequester, RebootMode } from "../api/server/mod.ts";
 import type { KmodBackend } from "../platform/kmod/mod.ts";
 import { KexecReboot } from "./kexec_reboot.ts";
 import type { Machined } from "../node/machined.ts";
-import type { ConfigKeeper } from "../config/keeper/config_keeper.ts";
+import type { ConfigKeeper } from "../config/keeper/mod.ts";
 import { NodeUpgrade } from "./node_upgrade.ts";
 import { dirRecordStore } from "./upgrade_record.ts";
-import { imageFacts } from "../layout/version.ts";
-import { hostCompatible, UEFI_BOARD } from "../bundle/manifest.ts";
+import { imageFacts } from "../layout/mod.ts";
+import { hostCompatible, UEFI_BOARD } from "../bundle/mod.ts";
 
 /** How often the bless watcher looks at MachineStatus. */
 const READY_POLL_MS = 2000;

@@ -20,7 +20,7 @@
  * the Raspberry Pi 3"). Every plan spares the booted slot's directory, and a
  * power cut at any step leaves slot.txt naming a complete slot.
  */
-import { slotCmdline, type SlotRoot } from "../layout/loader_config.ts";
+import { slotCmdline, type SlotRoot } from "../layout/mod.ts";
 import {
   parseFallback,
   parseOsPrefix,
@@ -29,10 +29,10 @@ import {
   piSlotPaths,
   piSlotTxt,
   piTrialTxt,
-} from "../layout/pi_boot_config.ts";
+} from "../layout/mod.ts";
 import { otherSlot, type Slot } from "./entries.ts";
-import { SlotError } from "../bundle/errors.ts";
-import { type Manifest, SLOT_FILES } from "../bundle/manifest.ts";
+import { SlotError } from "../bundle/mod.ts";
+import { type Manifest, SLOT_FILES } from "../bundle/mod.ts";
 import type { InstallSteps, PlanStep } from "./slot_plan.ts";
 
 /** What the boot FAT holds, as far as the plans care. */

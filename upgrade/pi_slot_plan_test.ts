@@ -17,10 +17,10 @@ import {
   planPiRollback,
 } from "./pi_slot_plan.ts";
 import type { PlanStep } from "./slot_plan.ts";
-import type { Manifest } from "../bundle/manifest.ts";
-import { SlotError } from "../bundle/errors.ts";
+import type { Manifest } from "../bundle/mod.ts";
+import { SlotError } from "../bundle/mod.ts";
 import type { Slot } from "./entries.ts";
-import { piTrialTxt } from "../layout/pi_boot_config.ts";
+import { piTrialTxt } from "../layout/mod.ts";
 
 const DTB = "bcm2837-rpi-3-b.dtb";
 

@@ -8,7 +8,7 @@
  * by the image's board (slot_layout.ts).
  */
 import type { EspBackend, EspFiles } from "../platform/esp/mod.ts";
-import { PI_BOOT_FILES } from "../layout/pi_boot_config.ts";
+import { PI_BOOT_FILES } from "../layout/mod.ts";
 import type { Slot } from "./entries.ts";
 import { type InstallPlanner, runSteps } from "./slot_writer.ts";
 import {
@@ -19,7 +19,7 @@ import {
   planPiInstall,
   planPiRollback,
 } from "./pi_slot_plan.ts";
-import { SLOT_FILES } from "../bundle/manifest.ts";
+import { SLOT_FILES } from "../bundle/mod.ts";
 import type { SlotEntry } from "./upgrade_status.ts";
 
 /** Read slot.txt, trial.txt (empty when missing) and the slot directories. */

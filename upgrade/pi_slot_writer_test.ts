@@ -12,9 +12,9 @@ import { createLogger } from "../logs/mod.ts";
 import { Store } from "../runtime/mod.ts";
 import { type ResourceSpecs, UPGRADE_STATUS } from "../resources/mod.ts";
 import { PowerCut } from "../platform/esp/mod.ts";
-import { piTrialTxt } from "../layout/pi_boot_config.ts";
+import { piTrialTxt } from "../layout/mod.ts";
 import { NodeUpgrade } from "./node_upgrade.ts";
-import { type Compatible, RPI3_BOARD, UEFI_BOARD } from "../bundle/manifest.ts";
+import { type Compatible, RPI3_BOARD, UEFI_BOARD } from "../bundle/mod.ts";
 import { piSlotEntries, readPiListing } from "./pi_slot_writer.ts";
 import { bootPiFake, chunked, imagedPiFat, testBundle, testKeys } from "./testing.ts";
 

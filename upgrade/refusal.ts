@@ -6,7 +6,7 @@
  * other bytes data-loss. Pure.
  */
 import { UpgradeRefusedError } from "../api/server/mod.ts";
-import { BundleError, type BundleRefusal, SlotError, type SlotRefusal } from "../bundle/errors.ts";
+import { BundleError, type BundleRefusal, SlotError, type SlotRefusal } from "../bundle/mod.ts";
 
 const BUNDLE: Record<BundleRefusal, UpgradeRefusedError["code"]> = {
   "bad-magic": "invalid-argument",

@@ -13,7 +13,7 @@
  */
 import type { EspBackend } from "../platform/esp/mod.ts";
 import type { Slot } from "./entries.ts";
-import { RPI3_BOARD, UEFI_BOARD } from "../bundle/manifest.ts";
+import { RPI3_BOARD, UEFI_BOARD } from "../bundle/mod.ts";
 import {
   blessBooted,
   type InstallPlanner,

@@ -7,7 +7,7 @@
  * target's files change, and the new entry appears, by one rename, only
  * after its files are renamed into place, synced and re-hashed.
  */
-import { loaderEntry, slotCmdline, type SlotRoot } from "../layout/loader_config.ts";
+import { loaderEntry, slotCmdline, type SlotRoot } from "../layout/mod.ts";
 import {
   ENTRIES_DIR,
   type Entry,
@@ -17,8 +17,8 @@ import {
   slotState,
   TRIAL_TRIES,
 } from "./entries.ts";
-import { SlotError } from "../bundle/errors.ts";
-import { type Manifest, SLOT_FILES } from "../bundle/manifest.ts";
+import { SlotError } from "../bundle/mod.ts";
+import { type Manifest, SLOT_FILES } from "../bundle/mod.ts";
 
 /** What the ESP holds, as far as the plans care. */
 export interface EspListing {

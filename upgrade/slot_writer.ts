@@ -7,12 +7,12 @@
 import { createHash } from "node:crypto";
 import type { EspBackend, EspFiles } from "../platform/esp/mod.ts";
 import { textChunks } from "../platform/esp/mod.ts";
-import { readBundle } from "../bundle/bundle_reader.ts";
+import { readBundle } from "../bundle/mod.ts";
 import { ENTRIES_DIR, type Entry, entryGeneration, parseEntryName, type Slot } from "./entries.ts";
-import { SlotError } from "../bundle/errors.ts";
+import { SlotError } from "../bundle/mod.ts";
 import { entryVersion, floorDecision, type FloorVerdict } from "./version_floor.ts";
-import type { Compatible, Manifest } from "../bundle/manifest.ts";
-import type { TrustedKey } from "../bundle/signing_key.ts";
+import type { Compatible, Manifest } from "../bundle/mod.ts";
+import type { TrustedKey } from "../bundle/mod.ts";
 import {
   type EspListing,
   type InstallSteps,

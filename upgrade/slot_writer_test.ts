@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { type FakeEspBackend, PowerCut } from "../platform/esp/mod.ts";
-import { BundleError, SlotError } from "../bundle/errors.ts";
-import { hostCompatible } from "../bundle/manifest.ts";
+import { BundleError, SlotError } from "../bundle/mod.ts";
+import { hostCompatible } from "../bundle/mod.ts";
 import { planInstall } from "./slot_plan.ts";
 import {
   blessBooted,

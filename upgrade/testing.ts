@@ -4,7 +4,7 @@
  * Pi 3's FAT) with the boot each one's firmware and machined-init would do.
  */
 import { createHash } from "node:crypto";
-import { loaderConf, loaderEntry, slotCmdline } from "../layout/loader_config.ts";
+import { loaderConf, loaderEntry, slotCmdline } from "../layout/mod.ts";
 import { FakeEspBackend } from "../platform/esp/mod.ts";
 import {
   parseOsPrefix,
@@ -14,7 +14,7 @@ import {
   piSlotPaths,
   piSlotTxt,
   piTrialTxt,
-} from "../layout/pi_boot_config.ts";
+} from "../layout/mod.ts";
 import { piTriedTxt } from "./pi_slot_plan.ts";
 import {
   bootChoice,
@@ -24,21 +24,21 @@ import {
   parseEntryName,
   type Slot,
 } from "./entries.ts";
-import { encodeBundleHead } from "../bundle/bundle_format.ts";
+import { encodeBundleHead } from "../bundle/mod.ts";
 import {
   type Compatible,
   hostCompatible,
   type Manifest,
   signManifest,
   SLOT_FILES,
-} from "../bundle/manifest.ts";
+} from "../bundle/mod.ts";
 import {
   generateSigningKey,
   loadSigningKey,
   loadTrustedKey,
   type SigningKey,
   type TrustedKey,
-} from "../bundle/signing_key.ts";
+} from "../bundle/mod.ts";
 
 /** A signing key and the trusted key a node would list for it. */
 export async function testKeys(): Promise<

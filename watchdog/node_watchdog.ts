@@ -11,7 +11,7 @@
 import type { Logger } from "../logs/logger.ts";
 import type { PowerBackend } from "../platform/power/mod.ts";
 import { NativeWatchdogBackend, type WatchdogBackend } from "../platform/watchdog/mod.ts";
-import { parseCmdline } from "../layout/cmdline.ts";
+import { parseCmdline } from "../layout/mod.ts";
 import { DEFAULT_WATCHDOG_TIMEOUT_S, WatchdogPetter } from "./petter.ts";
 import { hangAfterS, isTestImage, scheduleHang } from "./test_hang.ts";
 

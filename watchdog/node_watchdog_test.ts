@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { FakeClock } from "../runtime/clock.ts";
 import { FakeWatchdogBackend } from "../platform/watchdog/mod.ts";
 import { FakePowerBackend } from "../platform/power/mod.ts";
-import { parseCmdline } from "../layout/cmdline.ts";
+import { parseCmdline } from "../layout/mod.ts";
 import { watchdogTimeoutS, withNodeWatchdog } from "./node_watchdog.ts";
 import { HANG_WORD, hangAfterS } from "./test_hang.ts";
 import { memoryLogger } from "./testing.ts";

@@ -35,7 +35,7 @@ import {
   chooseCaSource,
   describeCaSource,
 } from "./ca_source.ts";
-import type { ConfigKeeper } from "../../config/keeper/config_keeper.ts";
+import type { ConfigKeeper } from "../../config/keeper/mod.ts";
 import type { Machined } from "../../node/machined.ts";
 import { enterMaintenance, type MaintenanceApi } from "./maintenance_api.ts";
 import type { NodeMaintenanceGate } from "./maintenance_gate.ts";

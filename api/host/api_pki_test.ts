@@ -22,7 +22,7 @@ import type { MachineEvent } from "../../events/mod.ts";
 import { ADDRESS_STATUS } from "../../resources/mod.ts";
 import { certificateSanList } from "./api_server_names.ts";
 import { type ApiHandle, readImageCa, startNodeApiPki } from "./api_pki.ts";
-import { ConfigKeeper } from "../../config/keeper/config_keeper.ts";
+import { ConfigKeeper } from "../../config/keeper/mod.ts";
 import { Machined } from "../../node/machined.ts";
 import { nodeTestApi } from "./testing_api.ts";
 

@@ -22,7 +22,7 @@ import { MAINTENANCE_METHODS } from "../auth/maintenance.ts";
 import { runMachinectl } from "../../machinectl/cli.ts";
 import { bufferIo } from "../../machinectl/io.ts";
 import { startNodeApiPki } from "./api_pki.ts";
-import { ConfigKeeper } from "../../config/keeper/config_keeper.ts";
+import { ConfigKeeper } from "../../config/keeper/mod.ts";
 import { Machined } from "../../node/machined.ts";
 import { NodeMaintenanceGate } from "./maintenance_gate.ts";
 import { nodeTestApi } from "./testing_api.ts";

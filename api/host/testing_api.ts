@@ -12,8 +12,8 @@ import type { MaintenanceGate } from "../server/maintenance_gate.ts";
 import { createClientConfigIssuer } from "../server/mod.ts";
 import { RecordingActions } from "../testing.ts";
 import type { ApiHandle } from "./api_pki.ts";
-import type { ConfigKeeper } from "../../config/keeper/config_keeper.ts";
-import { configApplier } from "../../config/keeper/config_modes.ts";
+import type { ConfigKeeper } from "../../config/keeper/mod.ts";
+import { configApplier } from "../../config/keeper/mod.ts";
 import type { Machined } from "../../node/machined.ts";
 
 /**

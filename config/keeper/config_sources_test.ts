@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { configCandidates, IMAGE_CONFIG_PATH, STATE_CONFIG_PATH } from "../../layout/cmdline.ts";
+import { configCandidates, IMAGE_CONFIG_PATH, STATE_CONFIG_PATH } from "../../layout/mod.ts";
 import { renderConfigTemplate } from "../mod.ts";
 import { createLogger } from "../../logs/mod.ts";
 import { CIDATA_SOURCE, lateConfigPlan, STATE_SOURCE } from "./config_sources.ts";
@@ -146,7 +146,7 @@ Deno.test("late config: the URL's config is applied once the network is up, not 
 });
 
 Deno.test("late config: a STATE partition found without a config is read first, even when discovery publishes it late; the gate waits for it", async () => {
-  const { NodeMaintenanceGate } = await import("../../api/host/maintenance_gate.ts");
+  const { NodeMaintenanceGate } = await import("../../api/host/mod.ts");
   const m = new Machined({ mode: "dev", pid1: false, logger: createLogger({ console: false }) });
   const dir = await Deno.makeTempDir({ prefix: "machined-late-state-" });
   try {

@@ -10,7 +10,7 @@ import { lateConfigPlan } from "./config_sources.ts";
 import type { ConfigKeeper } from "./config_keeper.ts";
 import { runLateConfig } from "./late_config.ts";
 import type { Machined } from "../../node/machined.ts";
-import type { NodeMaintenanceGate } from "../../api/host/maintenance_gate.ts";
+import type { NodeMaintenanceGate } from "../../api/host/mod.ts";
 
 /** Starts looking for a config on a CIDATA volume, then at the command line's URL. */
 export function startLateConfig(o: {

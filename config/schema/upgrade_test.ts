@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { parseMachineConfig } from "../parse_machine_config.ts";
-import { generateSigningKey } from "../../bundle/signing_key.ts";
+import { generateSigningKey } from "../../bundle/mod.ts";
 
 const config = (keys: string) =>
   `version: v1alpha1\nmachine:\n  hostname: node-1\n  upgrade:\n    trusted_keys:\n${keys}`;

@@ -12,7 +12,7 @@ import {
   slotCmdline,
   slotPaths,
   type SlotRoot,
-} from "../../layout/loader_config.ts";
+} from "../../layout/mod.ts";
 
 /**
  * One slot's boot files on the host. A slot is a directory of files on the

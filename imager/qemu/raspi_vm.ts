@@ -10,10 +10,10 @@
  */
 import { CommandError, run } from "../run.ts";
 import { runPaths, type Vm, vmHandle, type VmState } from "./vm.ts";
-import { SECTOR_SIZE } from "../../layout/image_gpt.ts";
+import { SECTOR_SIZE } from "../../layout/mod.ts";
 import { decodeMbr } from "../../platform/block/mod.ts";
-import type { Slot } from "../../layout/loader_config.ts";
-import { piSlotPaths } from "../../layout/pi_boot_config.ts";
+import type { Slot } from "../../layout/mod.ts";
+import { piSlotPaths } from "../../layout/mod.ts";
 
 /** How to start a raspi VM. */
 export interface RaspiVmOptions {

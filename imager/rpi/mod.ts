@@ -6,6 +6,6 @@
  * @module
  */
 export * from "./board.ts";
-export * from "../../layout/pi_boot_config.ts";
+export * from "../../layout/mod.ts";
 export * from "./firmware.ts";
 export * from "./pi_disk.ts";

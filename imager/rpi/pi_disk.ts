@@ -10,9 +10,9 @@
  */
 import { run } from "../run.ts";
 import { type DiskLayout, planDisk } from "../disk_image.ts";
-import { readImageGpt, SECTOR_SIZE, writeGptToImage } from "../../layout/image_gpt.ts";
+import { readImageGpt, SECTOR_SIZE, writeGptToImage } from "../../layout/mod.ts";
 import { decodeMbr, hybridMbr, MBR_TYPE_FAT32_LBA } from "../../platform/block/mod.ts";
-import { type Slot, slotCmdline } from "../../layout/loader_config.ts";
+import { type Slot, slotCmdline } from "../../layout/mod.ts";
 import type { SlotFiles } from "../esp/esp_writer.ts";
 import {
   PI_BOOT_FILES,
@@ -21,7 +21,7 @@ import {
   piSlotPaths,
   piSlotTxt,
   piTrialTxt,
-} from "../../layout/pi_boot_config.ts";
+} from "../../layout/mod.ts";
 import type { BoardFirmware } from "./firmware.ts";
 
 /** Inputs of {@link writePiDiskImage}. */

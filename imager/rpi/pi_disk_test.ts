@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { writePiDiskImage } from "./pi_disk.ts";
-import { readImageGpt } from "../../layout/image_gpt.ts";
+import { readImageGpt } from "../../layout/mod.ts";
 import { decodeMbr, GPT_TYPE, MBR_TYPE_FAT32_LBA, readGpt } from "../../platform/block/mod.ts";
 import { run } from "../run.ts";
 import { BOARD_PROFILES } from "./board.ts";

@@ -3,7 +3,7 @@
  * upgrade bundles (`deno task image --bundle OUT --signing-key DIR/signing-key.pem`).
  * The public key goes into the machine config's `machine.upgrade.trusted_keys`.
  */
-import { generateSigningKey } from "../../bundle/signing_key.ts";
+import { generateSigningKey } from "../../bundle/mod.ts";
 import type { Command } from "../command.ts";
 import { CliError } from "../io.ts";
 

@@ -17,9 +17,9 @@ import { createLogger } from "../../logs/mod.ts";
 import { nativeProcessBackend } from "../../platform/process/mod.ts";
 import { NativeNetworkBackend } from "../../platform/network/mod.ts";
 import { addressStatusController } from "../../controllers/network/address_status.ts";
-import { type ApiHost, startApiHost } from "../../api/host/api_host.ts";
-import { startNodeApiPki } from "../../api/host/api_pki.ts";
-import { ConfigKeeper } from "../../config/keeper/config_keeper.ts";
+import { type ApiHost, startApiHost } from "../../api/host/mod.ts";
+import { startNodeApiPki } from "../../api/host/mod.ts";
+import { ConfigKeeper } from "../../config/keeper/mod.ts";
 import { Machined } from "../machined.ts";
 import { nodeActions } from "../node_actions.ts";
 

@@ -15,7 +15,7 @@ import {
 import { NativeMountBackend } from "../mount/mod.ts";
 import { NativeEspBackend } from "./backend_native.ts";
 import { installBundle, readListing } from "../../upgrade/slot_writer.ts";
-import { hostCompatible } from "../../bundle/manifest.ts";
+import { hostCompatible } from "../../bundle/mod.ts";
 import { chunked, imagedEsp, testBundle, testKeys } from "../../upgrade/testing.ts";
 
 const isRoot = Deno.uid() === 0;

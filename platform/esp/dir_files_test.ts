@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { DirEspFiles } from "./dir_files.ts";
 import type { EspBackend } from "./backend.ts";
 import { installBundle } from "../../upgrade/slot_writer.ts";
-import { hostCompatible } from "../../bundle/manifest.ts";
+import { hostCompatible } from "../../bundle/mod.ts";
 import { chunked, imagedEsp, testBundle, testKeys } from "../../upgrade/testing.ts";
 
 Deno.test("DirEspFiles: an install on real files (fsync of files and directories) lands the slot", async () => {
