@@ -7,7 +7,7 @@
  * machine and cannot drift apart on Store.watch's overflow semantics.
  */
 import type { Resource } from "./resource.ts";
-import type { OverflowPolicy, Watch, WatchEvent } from "./watch.ts";
+import type { OverflowPolicy, Watch, WatchEvent } from "./watch_types.ts";
 
 /** Internal: a watch's phases and its waiting consumer; subclasses hold the live events. */
 export abstract class WatchStream<R extends Resource = Resource> implements Watch<R> {
