@@ -25,7 +25,7 @@ import type { TargetInputs } from "./arch/target_inputs.ts";
 import { sourceRevisionOf } from "./source_revision.ts";
 import type { RootFsType } from "./root_image.ts";
 import { DEFAULT_MODULES, type KernelPin } from "./versions.ts";
-import type { ImageOptions } from "./build_image.ts";
+import type { ImageOptions } from "./image_options.ts";
 import { UEFI_BOARD } from "../bundle/mod.ts";
 
 const REPO_MAIN = new URL("../main.ts", import.meta.url).pathname;
