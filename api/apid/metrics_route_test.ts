@@ -18,8 +18,8 @@ Deno.test("GET /metrics over mutual TLS: a reader gets machined's and apid's met
     equal(res.status, 200, text);
     equal(res.headers.get("content-type"), METRICS_CONTENT_TYPE);
     ok(text.includes('machined_api_requests_total{method="Version",code="OK"} 1'), text);
-    ok(/\nmachined_apid_connections_open [1-9]/.test(text), text);
-    ok(/\nmachined_apid_connections_total [1-9]/.test(text), text);
+    ok(/\nmachined_edge_connections_open [1-9]/.test(text), text);
+    ok(/\nmachined_edge_connections_total [1-9]/.test(text), text);
     // The scrape itself went through machined's Metrics RPC, as the reader.
     ok((await f.registry.render()).includes('{method="Metrics",code="OK"} 1'));
     const post = await fetch(url, { client, method: "POST" });
