@@ -9,32 +9,60 @@ import { parseArgs } from "node:util";
 import { runNode } from "./boot/node_main.ts";
 import { runDevMode } from "./dev/dev_mode.ts";
 
-const USAGE = "usage: main.ts dev [--state DIR] [--listen HOST:PORT] [--hostname NAME]\n" +
-  "       main.ts node   (what PID 1 runs)";
+/** machined's usage (stdout on `--help`, stderr after a usage error). */
+export const USAGE = "usage: main.ts dev [--state DIR] [--listen HOST:PORT] [--hostname NAME]\n" +
+  "       main.ts node   (what PID 1 runs)\n" +
+  "       main.ts --help";
 
-/** Dispatches on the first argument; PID 1 always boots the node. */
-export async function main(args: readonly string[]): Promise<number> {
+/** What a command line asks of machined (outside PID 1, which always boots the node). */
+export type MainRequest =
+  | { kind: "node" }
+  | { kind: "dev"; state: string; listen: string; hostname: string }
+  | { kind: "help" }
+  | { kind: "error"; message: string };
+
+/**
+ * Parse machined's arguments without doing anything, so `--help` and a bad
+ * flag are answered before dev mode starts a node. Pure.
+ */
+export function parseMain(args: readonly string[]): MainRequest {
   const [command, ...rest] = args;
-  if (Deno.pid === 1 || command === "node") return await runNode();
-  switch (command) {
-    case "dev": {
-      const { values } = parseArgs({
-        args: rest,
-        options: {
-          state: { type: "string", default: ".state/dev" },
-          listen: { type: "string", default: "127.0.0.1:50000" },
-          hostname: { type: "string", default: "machined-dev" },
-        },
-        strict: true,
-      });
-      return await runDevMode({
-        stateDir: values.state,
-        listen: values.listen,
-        hostname: values.hostname,
-      });
-    }
-    default:
-      console.error(USAGE);
+  if (command === "node") return { kind: "node" };
+  if (command === "--help" || command === "-h" || command === "help") return { kind: "help" };
+  if (command !== "dev") {
+    return { kind: "error", message: command ? `unknown command "${command}"` : "no command" };
+  }
+  if (rest.includes("--help") || rest.includes("-h")) return { kind: "help" };
+  try {
+    const { values } = parseArgs({
+      args: [...rest],
+      options: {
+        state: { type: "string", default: ".state/dev" },
+        listen: { type: "string", default: "127.0.0.1:50000" },
+        hostname: { type: "string", default: "machined-dev" },
+      },
+      strict: true,
+    });
+    return { kind: "dev", state: values.state, listen: values.listen, hostname: values.hostname };
+  } catch (e) {
+    return { kind: "error", message: (e as Error).message };
+  }
+}
+
+/** Dispatches on the first argument; PID 1 always boots the node (the kernel passes its args). */
+export async function main(args: readonly string[]): Promise<number> {
+  if (Deno.pid === 1) return await runNode();
+  const r = parseMain(args);
+  switch (r.kind) {
+    case "node":
+      return await runNode();
+    case "dev":
+      return await runDevMode({ stateDir: r.state, listen: r.listen, hostname: r.hostname });
+    case "help":
+      console.log(USAGE);
+      return 0;
+    case "error":
+      console.error(`error: ${r.message}\n${USAGE}`);
       return 2;
   }
 }

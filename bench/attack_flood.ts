@@ -97,7 +97,7 @@ function gauges(text: string) {
   return {
     heapBytes: m["machined_process_heap_used_bytes"] ?? NaN,
     watches: m["machined_store_watches_open"] ?? NaN,
-    connections: m["machined_apid_connections_open"] ?? NaN,
+    connections: m["machined_edge_connections_open"] ?? NaN,
     apiStreams: m[`machined_api_streams_open{method="Watch"}`] ?? 0,
   };
 }

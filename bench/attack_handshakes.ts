@@ -176,7 +176,7 @@ export async function runHandshakes(o: { slow: number; holdMs: number; node?: De
       clientPeak: memMiB(peakOf(s.readings.client)),
       attackers: held,
       edgeCounters: {
-        accepted: delta("machined_apid_connections_total"),
+        accepted: delta("machined_edge_connections_total"),
         refusedByReason: refused,
       },
       probe: probeSummary,

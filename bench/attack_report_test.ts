@@ -150,17 +150,17 @@ Deno.test("memory: KiB readings as MiB, the peak by RSS with gaps skipped", () =
 
 Deno.test("metric values: samples by name and labels, other lines ignored", () => {
   const text = [
-    "# HELP machined_apid_connections_total TLS connections accepted",
-    "machined_apid_connections_total 12",
+    "# HELP machined_edge_connections_total TLS connections accepted",
+    "machined_edge_connections_total 12",
     'machined_edge_tls_refused_by_reason_total{reason="handshake_timeout"} 8192',
     "machined_process_heap_used_bytes 2.5e+07",
   ].join("\n");
   assert.deepEqual(metricValues(text, "machined_"), {
-    machined_apid_connections_total: 12,
+    machined_edge_connections_total: 12,
     'machined_edge_tls_refused_by_reason_total{reason="handshake_timeout"}': 8192,
     machined_process_heap_used_bytes: 25_000_000,
   });
-  assert.deepEqual(metricValues(text, "machined_edge_"), {
+  assert.deepEqual(metricValues(text, "machined_edge_tls_"), {
     'machined_edge_tls_refused_by_reason_total{reason="handshake_timeout"}': 8192,
   });
 });

@@ -16,7 +16,14 @@ import { observerOverhead } from "./overhead_bench.ts";
 import { watchBench } from "./watch_bench.ts";
 import { soakFigures } from "./soak.ts";
 import { attackMain } from "./attack.ts";
-import { parseSoakArgs } from "./soak_report.ts";
+import type { SoakArgs } from "./soak_report.ts";
+import {
+  BENCH_USAGE,
+  type DEFAULT_SUITES,
+  type OPT_IN_SUITES,
+  parseBenchArgs,
+  type SuiteName,
+} from "./bench_args.ts";
 import { controllerChain, type Figure, storeThroughput, watchFanout } from "./runtime_bench.ts";
 
 /**
@@ -66,7 +73,7 @@ async function apiSuite(): Promise<Figure[]> {
   }));
 }
 
-const suites: Record<string, () => Promise<Figure[]>> = {
+const suites: Record<typeof DEFAULT_SUITES[number], () => Promise<Figure[]>> = {
   api: apiSuite,
   config: async () => await Promise.resolve(configValidation()),
   // machined's side alone, on its Unix socket (no apid): 100 and 1000 Watch streams.
@@ -81,39 +88,51 @@ const suites: Record<string, () => Promise<Figure[]>> = {
   ],
 };
 
-if (Deno.args[0] === "attack") {
-  await attackMain(Deno.args.slice(1));
-  Deno.exit(0);
+/** Runs the suites `wanted` asks for, prints a JSON line per figure and writes latest.json. */
+async function runSuites(wanted: readonly SuiteName[], args: SoakArgs): Promise<void> {
+  /** Too long for every run (minutes of wall time): only when named. */
+  const optIn: Record<typeof OPT_IN_SUITES[number], () => Promise<Figure[]>> = {
+    overhead: observerOverhead,
+    heap: () => heapFlags(),
+    soak: () => soakFigures(args),
+  };
+  const all: Figure[] = [];
+  for (const name of wanted) {
+    const suite = name in suites
+      ? suites[name as keyof typeof suites]
+      : optIn[name as keyof typeof optIn];
+    for (const figure of await suite()) {
+      const line = { suite: name, ...figure };
+      console.log(JSON.stringify(line));
+      all.push(line);
+    }
+  }
+  const dir = new URL("./results/", import.meta.url);
+  await Deno.mkdir(dir, { recursive: true });
+  await Deno.writeTextFile(
+    new URL("latest.json", dir),
+    JSON.stringify(
+      { at: new Date().toISOString(), deno: Deno.version.deno, figures: all },
+      null,
+      2,
+    ) +
+      "\n",
+  );
 }
 
-/** Too long for every run (minutes of wall time): only when named. */
-const args = parseSoakArgs(Deno.args);
-const optIn: Record<string, () => Promise<Figure[]>> = {
-  overhead: observerOverhead,
-  heap: () => heapFlags(),
-  soak: () => soakFigures(args),
-};
-
-const named = args.soak ? [...args.rest, "soak"] : args.rest;
-const wanted = named.length > 0 ? named : Object.keys(suites);
-const all: Figure[] = [];
-for (const name of wanted) {
-  const suite = suites[name] ?? optIn[name];
-  if (!suite) {
-    const known = [...Object.keys(suites), ...Object.keys(optIn)].join(", ");
-    console.error(`unknown benchmark suite "${name}"; known: ${known}`);
+if (import.meta.main) {
+  const r = parseBenchArgs(Deno.args);
+  if (r.kind === "help") {
+    console.log(BENCH_USAGE);
+    Deno.exit(0);
+  }
+  if (r.kind === "error") {
+    console.error(`error: ${r.message}\n${BENCH_USAGE}`);
     Deno.exit(2);
   }
-  for (const figure of await suite()) {
-    const line = { suite: name, ...figure };
-    console.log(JSON.stringify(line));
-    all.push(line);
+  if (r.kind === "attack") {
+    await attackMain(r.args);
+    Deno.exit(0);
   }
+  await runSuites(r.wanted, r.soak);
 }
-const dir = new URL("./results/", import.meta.url);
-await Deno.mkdir(dir, { recursive: true });
-await Deno.writeTextFile(
-  new URL("latest.json", dir),
-  JSON.stringify({ at: new Date().toISOString(), deno: Deno.version.deno, figures: all }, null, 2) +
-    "\n",
-);

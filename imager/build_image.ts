@@ -26,6 +26,7 @@ import { type Arch, type ArchProfile, hostArch, PROFILES } from "./arch/profiles
 import { type TargetInputs, targetInputs } from "./arch/target_inputs.ts";
 import { type Board, BOARD_PROFILES, boardOptions, type BoardProfile } from "./rpi/board.ts";
 import { boardFirmware } from "./rpi/firmware.ts";
+import { defaultImageOut } from "./image_out.ts";
 import { writePiDiskImage } from "./rpi/pi_disk.ts";
 
 import type { ImageOptions } from "./image_options.ts";
@@ -152,8 +153,7 @@ export async function buildImage(given: ImageOptions = {}): Promise<ImageResult>
 
 async function buildContext(options: ImageOptions, board?: BoardProfile): Promise<BuildContext> {
   const arch = options.arch ?? hostArch();
-  const out = options.out ??
-    (arch === hostArch() ? "build/machined.img" : `build/machined-${arch}.img`);
+  const out = options.out ?? defaultImageOut(arch, hostArch());
   const compression = options.compression ?? "lz4";
   const profile = PROFILES[arch];
   const cacheDir = options.cacheDir ?? defaultCacheDir();

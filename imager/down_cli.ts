@@ -7,13 +7,31 @@
  *   deno task down [--run-dir build/qemu] [--node-dir build/node] [--timeout 60]
  */
 import { join } from "node:path";
-import { last, parseArgs } from "./cli_args.ts";
+import { type CliSpec, last, parseCliOrExit, type ParsedArgs } from "./cli_args.ts";
 import { attachVm, isRunning, type Vm } from "./qemu/vm.ts";
 import { BUNDLE_FILES, readClientConfig, resolveCredentials } from "../pki/mod.ts";
 import { createMachineClient } from "../api/client/mod.ts";
 
+/** `deno task down`'s command line. */
+export const DOWN_CLI: CliSpec = {
+  flags: [],
+  options: ["run-dir", "node-dir", "timeout"],
+  usage: `usage: deno task down [--run-dir build/qemu] [--node-dir build/node] [--timeout 60]
+  Stops the VM "deno task up" started: machined's Shutdown over the API, then QMP's
+  power button, then quit if it has not powered off within --timeout seconds.
+  --help  this text`,
+};
+
+/** Usage errors found before touching the VM. */
+export function checkDownArgs(a: ParsedArgs): void {
+  const v = last(a, "timeout");
+  if (v !== undefined && !/^[1-9]\d*$/.test(v)) {
+    throw new TypeError(`--timeout "${v}" is not a positive whole number of seconds`);
+  }
+}
+
 if (import.meta.main) {
-  const args = parseArgs(Deno.args, { flags: [], options: ["run-dir", "node-dir", "timeout"] });
+  const args = parseCliOrExit(Deno.args, DOWN_CLI, checkDownArgs);
   const runDir = last(args, "run-dir") ?? "build/qemu";
   const timeoutMs = Number(last(args, "timeout") ?? 60) * 1000;
   const vm = await attachVm(runDir).catch((e) => {

@@ -6,14 +6,18 @@
  *     [--quiet-console] [--compression lz4|zstd] [--zstd-level 9] [--no-code-cache]
  *     [--module NAME]... [--extra SRC:DEST]... [--native-addon PATH|none] [--force]
  *     [--arch amd64|arm64] [--board rpi3]
- *     [--image-version V] [--bundle OUT --signing-key KEY]
+ *     [--image-version V] [--bundle OUT --signing-key KEY] [--run-dir build/qemu]
+ *
+ * A bundle build writes its disk image to build/bundle/ (not the disk `up` runs), and no build
+ * replaces the disk of a running `up` VM (./image_out.ts).
  */
 import { buildImage, type ImageOptions } from "./build_image.ts";
 import { writeImageBundle } from "./image_bundle.ts";
-import { last, parseArgs, type ParsedArgs } from "./cli_args.ts";
+import { type CliSpec, last, parseCliOrExit, type ParsedArgs } from "./cli_args.ts";
 import { parseSize } from "./progress.ts";
 import { DEFAULT_MODULES } from "./versions.ts";
-import { parseArch } from "./arch/profiles.ts";
+import { hostArch, parseArch } from "./arch/profiles.ts";
+import { planImageOut, recordedVm } from "./image_out.ts";
 import { parseBoard } from "./rpi/board.ts";
 
 /** Flags and options shared by the image, up and down tasks. */
@@ -83,23 +87,52 @@ export function imageOptions(a: ParsedArgs): ImageOptions {
   };
 }
 
-if (import.meta.main) {
-  const args = parseArgs(Deno.args, {
-    flags: IMAGE_ARGS.flags,
-    options: [...IMAGE_ARGS.options, "bundle", "signing-key"],
-  });
-  if (args.flags.has("help")) {
-    console.log(
-      "deno task image [--program main.ts | --binary PATH] [--config FILE] [--pki DIR] [--generic] " +
-        "[--size 2GiB] [--out build/machined.img] [--append ARGS] [--quiet-console] [--force] " +
-        "[--arch amd64|arm64] [--board rpi3] [--image-version V] [--bundle OUT --signing-key KEY]",
-    );
-    Deno.exit(0);
+/** `deno task image`'s usage (stdout on `--help`). */
+export const IMAGE_USAGE = `usage: deno task image [options]
+  --program main.ts | --binary PATH   what PID 1 runs (default: machined's main.ts)
+  --config FILE  --pki DIR  --generic the machine config and CA baked in, or neither
+  --size 2GiB  --esp-size 512MiB      disk and ESP sizes
+  --out PATH                          the disk image (default build/machined.img;
+                                      build/bundle/machined.img with --bundle)
+  --append ARGS  --quiet-console      kernel command line
+  --compression lz4|zstd  --zstd-level N  --no-code-cache  --no-node-extras
+  --module NAME...  --extra SRC:DEST...  --native-addon PATH|none
+  --arch amd64|arm64  --board rpi3  --image-version V  --force
+  --bundle OUT --signing-key KEY      also write a signed upgrade bundle of the slot
+  --run-dir build/qemu                where "deno task up" records its VM (never replaced)
+  --help                              this text`;
+
+/** `deno task image`'s command line: the shared image options, the bundle and the run dir. */
+export const IMAGE_CLI: CliSpec = {
+  flags: IMAGE_ARGS.flags,
+  options: [...IMAGE_ARGS.options, "bundle", "signing-key", "run-dir"],
+  usage: IMAGE_USAGE,
+};
+
+/** Usage errors found before building: bad option values, a bundle without a key. */
+export function checkImageArgs(a: ParsedArgs): void {
+  imageOptions(a);
+  if (last(a, "bundle") && !last(a, "signing-key")) {
+    throw new TypeError("--bundle needs --signing-key KEY");
   }
+}
+
+if (import.meta.main) {
+  const args = parseCliOrExit(Deno.args, IMAGE_CLI, checkImageArgs);
+  const options = imageOptions(args);
   const bundle = last(args, "bundle");
-  const signingKey = last(args, "signing-key");
-  if (bundle && !signingKey) throw new TypeError("--bundle needs --signing-key KEY");
-  const r = await buildImage(imageOptions(args));
+  const plan = planImageOut({
+    out: options.out,
+    bundle,
+    arch: options.arch ?? hostArch(),
+    host: hostArch(),
+    vm: await recordedVm(last(args, "run-dir") ?? "build/qemu"),
+  });
+  if ("refuse" in plan) {
+    console.error(`[image] ${plan.refuse}`);
+    Deno.exit(1);
+  }
+  const r = await buildImage({ ...options, out: plan.out });
   console.log(r.out);
-  if (bundle) console.log(await writeImageBundle(r, bundle, signingKey!));
+  if (bundle) console.log(await writeImageBundle(r, bundle, last(args, "signing-key")!));
 }

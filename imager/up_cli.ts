@@ -12,27 +12,57 @@
  * qemu-system-aarch64 (virt, AAVMF, TCG); its default timeout is 900 s, as
  * emulating arm64 on x86_64 takes minutes to reach the API.
  */
-import { last, parseArgs } from "./cli_args.ts";
+import { type CliSpec, last, parseCliOrExit, type ParsedArgs } from "./cli_args.ts";
 import { IMAGE_ARGS, imageOptions } from "./image_cli.ts";
 import { installContext } from "./node_bundle.ts";
 import { attachVm, isRunning } from "./qemu/vm.ts";
 import { upHints, upNode } from "./up.ts";
 import { hostArch, PROFILES } from "./arch/profiles.ts";
 
+/** `deno task up`'s usage (stdout on `--help`). */
+export const UP_USAGE = `usage: deno task up [image options] [up options]
+  Generates a node in build/node on the first run, builds the image if its inputs changed,
+  boots it under QEMU, waits for the API over mutual TLS and adds a machinectl context.
+up options:
+  --node-dir build/node  --name machined-node  --port 50000
+  --accel auto|kvm|tcg  --memory 1024 (MiB)  --timeout 300 (s; 900 for a foreign arch)
+  --run-dir build/qemu  --snapshot (discard disk writes)
+  --help                this text
+image options: as "deno task image --help" (not --bundle/--signing-key)`;
+
+/** `deno task up`'s command line: the image options and the VM's. */
+export const UP_CLI: CliSpec = {
+  flags: [...IMAGE_ARGS.flags, "snapshot"],
+  options: [
+    ...IMAGE_ARGS.options,
+    "node-dir",
+    "name",
+    "port",
+    "accel",
+    "memory",
+    "timeout",
+    "run-dir",
+  ],
+  usage: UP_USAGE,
+};
+
+/** Usage errors found before building or booting: bad image options, ports, accelerators. */
+export function checkUpArgs(a: ParsedArgs): void {
+  imageOptions(a);
+  const accel = last(a, "accel");
+  if (accel !== undefined && !["auto", "kvm", "tcg"].includes(accel)) {
+    throw new TypeError(`--accel "${accel}" is none of auto, kvm, tcg`);
+  }
+  for (const name of ["port", "memory", "timeout"]) {
+    const v = last(a, name);
+    if (v !== undefined && !/^[1-9]\d*$/.test(v)) {
+      throw new TypeError(`--${name} "${v}" is not a positive whole number`);
+    }
+  }
+}
+
 if (import.meta.main) {
-  const args = parseArgs(Deno.args, {
-    flags: [...IMAGE_ARGS.flags, "snapshot"],
-    options: [
-      ...IMAGE_ARGS.options,
-      "node-dir",
-      "name",
-      "port",
-      "accel",
-      "memory",
-      "timeout",
-      "run-dir",
-    ],
-  });
+  const args = parseCliOrExit(Deno.args, UP_CLI, checkUpArgs);
   const image = imageOptions(args);
   const arch = image.arch ?? hostArch();
   const qemu = PROFILES[arch].qemu;

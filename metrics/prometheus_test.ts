@@ -79,7 +79,7 @@ Deno.test("Prometheus scrapes a dev-mode node over mutual TLS as a reader (needs
     );
     ok(Number(calls[0].value[1]) >= 1);
     ok(await query("machined_controller_reconciles_total"), "controller metrics are scraped");
-    ok(await query("machined_apid_connections_total"), "apid's edge metrics are scraped");
+    ok(await query("machined_edge_connections_total"), "the edge's metrics are scraped");
   } finally {
     await stopPrometheus(prom);
     dev.kill("SIGTERM");

@@ -82,7 +82,7 @@ Deno.test({
         key: f.pki.clients["os:reader"].keyPem,
       }),
     })).text();
-    match(metrics, /\nmachined_apid_tls_refused_total [7-9]\n/);
+    match(metrics, /\nmachined_edge_tls_refused_total [7-9]\n/);
     match(metrics, /machined_edge_tls_refused_by_reason_total\{reason="unknown_ca"\} 1\n/);
     match(metrics, /machined_edge_tls_refused_by_reason_total\{reason="no_certificate"\} 1\n/);
   } finally {

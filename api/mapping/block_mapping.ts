@@ -156,6 +156,7 @@ export function volumeStatusToProto(s: VolumeStatusSpec): pb.VolumeStatusSpec {
     phase: volumePhase.to(s.phase),
     created: s.created ? partitionToProto(s.created) : undefined,
     error: s.error ? errorToProto(s.error) : undefined,
+    acted: s.acted ? create(pb.VolumeActionSchema, s.acted) : undefined,
   });
 }
 
@@ -174,6 +175,9 @@ export function volumeStatusFromProto(m: pb.VolumeStatusSpec): VolumeStatusSpec 
     created: m.created ? partitionFromProto(m.created) : null,
     diskGuid: m.diskGuid,
     error: m.error ? errorFromProto(m.error) : null,
+    acted: m.acted
+      ? { decision: m.acted.decision, message: m.acted.message, at: m.acted.at }
+      : null,
   };
 }
 

@@ -364,6 +364,7 @@ function sampleStore() {
     created: part,
     diskGuid: "g",
     error: null,
+    acted: { decision: "create", message: "blank disk", at: "2026-12-04T13:00:00.000Z" },
   });
   blk("VolumeStatus", "EPHEMERAL", {
     volume: "EPHEMERAL",
@@ -378,6 +379,7 @@ function sampleStore() {
     created: null,
     diskGuid: "",
     error: { message: "foreign data on /dev/vda", code: "foreign-data", op: "" },
+    acted: null,
   });
   blk("MountStatus", "STATE", {
     volume: "STATE",

@@ -208,6 +208,18 @@ Deno.test("a freshly flashed image is completed: STATE + EPHEMERAL appended, for
       ["/dev/vda3", `${t.dir}/var`, "ext4", ["rw", "nosuid", "nodev"]],
     ]);
     assert.deepEqual(t.phases.STATE, ["provisioning", "formatting", "ready"]);
+    // The next pass finds machined's layout and leaves it; the status still says what acted.
+    const status = await waitForResource(
+      t.store,
+      VOLUME_STATUS,
+      (r) => r.metadata.id === "STATE" && r.spec.phase === "ready" && r.spec.decision === "leave",
+    );
+    assert.match(status.spec.message, /already has machined's layout/);
+    assert.equal(status.spec.acted?.decision, "complete");
+    assert.ok(
+      Math.abs(Date.parse(status.spec.acted!.at) - Date.now()) < 60_000,
+      status.spec.acted!.at,
+    );
 
     const rec = await waitForResource(t.store, PROVISIONING_RECORD, () => true);
     assert.deepEqual(rec.spec.partitions.map((p) => p.uuid), [
@@ -383,6 +395,7 @@ Deno.test("mkfs failing leaves the partition blank; the retry formats it (leave 
       (r) => r.metadata.id === "EPHEMERAL" && r.spec.phase === "ready",
     );
     assert.equal(ready.spec.decision, "leave");
+    assert.equal(ready.spec.acted?.decision, "leave", "the retry that formatted acted last");
     assert.equal(t.block.faults.callsOf("writeGpt").length, 1, "the table was written once");
     assert.ok(ready.spec.created, "still known as created by this boot");
   } finally {
@@ -418,6 +431,7 @@ Deno.test("a disk already provisioned is left alone: no writes, no mkfs; the rec
     const st = t2.store.get(VOLUME_STATUS, "block", "STATE").spec;
     assert.equal(st.decision, "leave");
     assert.equal(st.created, null, "not created by this boot");
+    assert.equal(st.acted, null, "nothing acted on the disk in this boot");
     assert.equal(t.block.faults.callsOf("write").length, writesBefore);
     assert.equal(t.block.faults.callsOf("writeGpt").length, tablesBefore);
     assert.equal(t2.process.processes.length, 0);

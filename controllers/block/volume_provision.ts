@@ -17,6 +17,7 @@ import {
   DISK_STATUS,
   VOLUME_SPEC,
   VOLUME_STATUS,
+  type VolumeAction,
   type VolumeName,
   type VolumePhase,
   type VolumeSpecSpec,
@@ -64,6 +65,8 @@ export class VolumeProvisionController implements MachineController {
   /** Partitions this process created, by unique GUID. */
   readonly #created = new Map<string, CreatedPartition>();
   #lastEvent = "";
+  /** The last decision that wrote the table or made a filesystem (VolumeStatus.acted). */
+  #acted: VolumeAction | null = null;
 
   constructor(deps: VolumeProvisionDeps) {
     this.#deps = deps;
@@ -102,7 +105,7 @@ export class VolumeProvisionController implements MachineController {
         await all(waiting ? "waiting" : "failed", { ...base, error });
         return;
       }
-      facts = await this.#carryOut(
+      const done = await this.#carryOut(
         ctx,
         disk,
         facts!,
@@ -110,7 +113,11 @@ export class VolumeProvisionController implements MachineController {
         volumes,
         (phase) => all(phase, base),
       );
-      await this.#publish(ctx, disk, facts, volumes, base);
+      if (done.acted) {
+        const at = new Date(ctx.clock.now()).toISOString();
+        this.#acted = { decision: decision.action, message: decision.reason, at };
+      }
+      await this.#publish(ctx, disk, done.facts, volumes, { ...base, acted: this.#acted });
     } catch (e) {
       const error = toVolumeError(e);
       await all("failed", { error });
@@ -122,7 +129,7 @@ export class VolumeProvisionController implements MachineController {
   /**
    * Write the plan (or, for `leave`, only make sure the kernel knows our
    * partitions), then format what was created or found blank. Returns the
-   * disk's facts afterwards.
+   * disk's facts afterwards and whether anything was written.
    */
   async #carryOut(
     ctx: ReconcileContext<ResourceSpecs>,
@@ -131,7 +138,7 @@ export class VolumeProvisionController implements MachineController {
     decision: Exclude<ProvisioningDecision, { action: "refuse" }>,
     volumes: Volumes,
     phase: (p: VolumePhase) => Promise<void>,
-  ): Promise<DiskFacts | undefined> {
+  ): Promise<{ facts: DiskFacts | undefined; acted: boolean }> {
     let format: PartitionFacts[];
     if (decision.action === "leave") {
       format = decision.format;
@@ -149,7 +156,10 @@ export class VolumeProvisionController implements MachineController {
       format = (after.gpt?.partitions ?? []).filter((p) => this.#created.has(p.uuid));
       await this.#ensureNodes(ctx, disk, after, format);
     }
-    if (format.length === 0) return decision.action === "leave" ? facts : await this.#facts(disk);
+    if (format.length === 0) {
+      if (decision.action === "leave") return { facts, acted: false };
+      return { facts: await this.#facts(disk), acted: true };
+    }
     await phase("formatting");
     for (const p of format) {
       const spec = p.name === volumes.STATE.partitionName ? volumes.STATE : volumes.EPHEMERAL;
@@ -158,7 +168,7 @@ export class VolumeProvisionController implements MachineController {
           throw new ProvisionError("format", p.path, { cause: e });
         });
     }
-    return await this.#facts(disk);
+    return { facts: await this.#facts(disk), acted: true };
   }
 
   async #facts(disk: string): Promise<DiskFacts | undefined> {
@@ -209,7 +219,7 @@ export class VolumeProvisionController implements MachineController {
     disk: string,
     facts: DiskFacts | undefined,
     volumes: Volumes,
-    base: { decision: string; message: string },
+    base: { decision: string; message: string; acted: VolumeAction | null },
   ): Promise<void> {
     for (const v of ["STATE", "EPHEMERAL"] as const) {
       const role = v === "STATE" ? "state" : "ephemeral";
@@ -274,5 +284,6 @@ function emptyStatus(volume: VolumeName): VolumeStatusSpec {
     created: null,
     diskGuid: "",
     error: null,
+    acted: null,
   };
 }

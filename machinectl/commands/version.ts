@@ -3,6 +3,7 @@ import { connectToNode } from "../connection.ts";
 import { type Command, CONNECTION_FLAGS } from "../command.ts";
 import { MACHINECTL_VERSION } from "../version.ts";
 import { esc } from "../terminal_text.ts";
+import type { VersionResponse } from "../../api/gen/machined/v1/machine_pb.ts";
 
 export const versionCommand: Command = {
   name: "version",
@@ -18,11 +19,19 @@ export const versionCommand: Command = {
     if (flags.client) return 0;
     using conn = await connectToNode(flags);
     const v = await conn.client.version({}, { timeoutMs: 10_000 });
-    io.out(
-      esc`Server (${conn.endpoint}):\n\tmachined ${v.version}` +
-        (v.commit ? esc` (${v.commit})` : "") +
-        esc`\n\tdeno ${v.denoVersion}\n\t${v.os}/${v.arch}\n\thostname ${v.hostname}`,
-    );
+    io.out(formatServerVersion(conn.endpoint, v));
     return 0;
   },
 };
+
+/**
+ * The node's half of `machinectl version`, escaped. The image line says which
+ * image and slot booted, so an upgrade shows (machined's own version does not
+ * change with the image's); `-` where the node did not boot from an image (dev mode).
+ */
+export function formatServerVersion(endpoint: string, v: VersionResponse): string {
+  return esc`Server (${endpoint}):\n\tmachined ${v.version}` +
+    (v.commit ? esc` (${v.commit})` : "") +
+    esc`\n\timage ${v.imageVersion || "-"}, slot ${v.slot || "-"}` +
+    esc`\n\tdeno ${v.denoVersion}\n\t${v.os}/${v.arch}\n\thostname ${v.hostname}`;
+}

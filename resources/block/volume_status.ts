@@ -37,6 +37,20 @@ export interface CreatedPartition {
   readonly lastLba: number;
 }
 
+/**
+ * The last decision that changed the disk (wrote a partition table or made a
+ * filesystem) in this boot. Later passes find machined's layout and `leave` it,
+ * so without this the status would hide what created STATE and EPHEMERAL.
+ */
+export interface VolumeAction {
+  /** `create`, `complete`, `wipe`, or `leave` when it only formatted a blank partition. */
+  readonly decision: string;
+  /** The decision's reason. */
+  readonly message: string;
+  /** When it was carried out, RFC 3339 (UTC). */
+  readonly at: string;
+}
+
 /** One volume; the id is its {@link VolumeName}. */
 export interface VolumeStatusSpec {
   readonly volume: VolumeName;
@@ -58,6 +72,8 @@ export interface VolumeStatusSpec {
   /** GPT disk GUID of the install disk; empty until known. */
   readonly diskGuid: string;
   readonly error: VolumeError | null;
+  /** The decision that acted on the disk in this boot, and when; null when none did. */
+  readonly acted: VolumeAction | null;
 }
 
 export const volumeStatusDescriptor: ResourceDescriptor<typeof VOLUME_STATUS, VolumeStatusSpec> = {
@@ -68,6 +84,7 @@ export const volumeStatusDescriptor: ResourceDescriptor<typeof VOLUME_STATUS, Vo
   columns: [
     { header: "PHASE", value: (s) => s.phase },
     { header: "DECISION", value: (s) => s.decision },
+    { header: "ACTED", value: (s) => (s.acted ? `${s.acted.decision} ${s.acted.at}` : "") },
     { header: "PARTITION", value: (s) => s.partitionPath },
     { header: "FS", value: (s) => s.filesystem },
     { header: "MESSAGE", value: (s) => s.error?.message ?? s.message },

@@ -1,5 +1,5 @@
 //! The edge's own counters, appended to machined's text on `GET /metrics`
-//! under the names apid used, so dashboards and alerts keep working.
+//! under the `machined_edge_` prefix (one prefix per process; counters end in `_total`).
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
@@ -68,23 +68,23 @@ impl Metrics {
     /// Prometheus text exposition.
     pub fn render(&self) -> String {
         let mut s = String::new();
-        s.push_str("# HELP machined_apid_connections_total TLS connections accepted\n");
-        s.push_str("# TYPE machined_apid_connections_total counter\n");
+        s.push_str("# HELP machined_edge_connections_total TLS connections accepted\n");
+        s.push_str("# TYPE machined_edge_connections_total counter\n");
         s.push_str(&format!(
-            "machined_apid_connections_total {}\n",
+            "machined_edge_connections_total {}\n",
             self.accepted.load(Ordering::Relaxed)
         ));
-        s.push_str("# HELP machined_apid_connections_open Client connections open now\n");
-        s.push_str("# TYPE machined_apid_connections_open gauge\n");
+        s.push_str("# HELP machined_edge_connections_open Client connections open now\n");
+        s.push_str("# TYPE machined_edge_connections_open gauge\n");
         s.push_str(&format!(
-            "machined_apid_connections_open {}\n",
+            "machined_edge_connections_open {}\n",
             self.open.load(Ordering::Relaxed)
         ));
-        s.push_str("# HELP machined_apid_tls_refused_total TLS handshakes refused\n");
-        s.push_str("# TYPE machined_apid_tls_refused_total counter\n");
+        s.push_str("# HELP machined_edge_tls_refused_total TLS handshakes refused\n");
+        s.push_str("# TYPE machined_edge_tls_refused_total counter\n");
         let refused = self.refused.lock().unwrap_or_else(|p| p.into_inner());
         let total: u64 = refused.values().sum();
-        s.push_str(&format!("machined_apid_tls_refused_total {total}\n"));
+        s.push_str(&format!("machined_edge_tls_refused_total {total}\n"));
         s.push_str(
             "# HELP machined_edge_tls_refused_by_reason_total TLS handshakes refused, by reason\n",
         );
@@ -143,9 +143,36 @@ mod tests {
             "{t}"
         );
         assert!(t.contains("\nmachined_edge_streams_open 3\n"), "{t}");
-        assert!(t.contains("\nmachined_apid_connections_total 2\n"), "{t}");
-        assert!(t.contains("\nmachined_apid_connections_open 1\n"), "{t}");
-        assert!(t.contains("\nmachined_apid_tls_refused_total 3\n"), "{t}");
+        assert!(t.contains("\nmachined_edge_connections_total 2\n"), "{t}");
+        assert!(t.contains("\nmachined_edge_connections_open 1\n"), "{t}");
+        assert!(t.contains("\nmachined_edge_tls_refused_total 3\n"), "{t}");
         assert!(t.contains("{reason=\"unknown_ca\"} 2\n"), "{t}");
+    }
+
+    /// One prefix per process (machined's own are `machined_*`, the edge's
+    /// `machined_edge_*`), and every counter ends in `_total`.
+    #[test]
+    fn one_prefix_and_counters_end_in_total() {
+        let m = Metrics::default();
+        m.refused("unknown_ca");
+        m.over_budget("handshake_budget");
+        m.set_gauges(Box::new(|| {
+            vec![("machined_edge_streams_open", "Requests in flight", 0)]
+        }));
+        let t = m.render();
+        let mut families = 0;
+        for line in t.lines() {
+            if let Some(rest) = line.strip_prefix("# TYPE ") {
+                let (name, kind) = rest.split_once(' ').expect("# TYPE name kind");
+                assert!(name.starts_with("machined_edge_"), "{name}");
+                if kind == "counter" {
+                    assert!(name.ends_with("_total"), "{name} is a counter");
+                }
+                families += 1;
+            } else if !line.starts_with('#') {
+                assert!(line.starts_with("machined_edge_"), "{line}");
+            }
+        }
+        assert!(families >= 10, "{t}");
     }
 }
