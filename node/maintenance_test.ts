@@ -125,6 +125,8 @@ Deno.test("maintenance: fingerprint announced, only Version, hardware Get/List a
         images: () => api.images({}),
         metrics: () => api.metrics({}),
         controllerGraph: () => api.controllerGraph({}),
+        fileList: () => drain(api.fileList({ path: "/var/log" })),
+        fileRead: () => drain(api.fileRead({ path: "/var/log/machined.log" })),
         upgrade: () =>
           api.upgrade((async function* () {
             yield { chunk: new Uint8Array(16) };

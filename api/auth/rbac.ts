@@ -43,6 +43,9 @@ export const METHOD_ROLES: { readonly [M in MachineMethod]: Role } = {
   images: "os:reader",
   metrics: "os:reader",
   controllerGraph: "os:reader",
+  // Files: a reader may call them, but sees only READER_ROOTS (api/server/files/roots.ts).
+  fileList: "os:reader",
+  fileRead: "os:reader",
 };
 
 /**
@@ -84,6 +87,8 @@ export const MUTATING: { readonly [M in MachineMethod]: boolean } = {
   images: false,
   metrics: false,
   controllerGraph: false,
+  fileList: false,
+  fileRead: false,
 };
 
 /** Whether an RPC, by its proto name (`Reboot`), is {@link MUTATING}; false for unknown ones. */
@@ -107,6 +112,17 @@ export const ARGUMENT_ROLES = {
     role: "os:reader",
   },
   timeOtherServer: { method: "time", argument: "any other server", role: "os:operator" },
+  // api/server/files/roots.ts decides; these rows pin it for FileList (FileRead the same).
+  fileReaderRoot: {
+    method: "fileList",
+    argument: "a path under /var/log or /system/state",
+    role: "os:reader",
+  },
+  filePrivilegedRoot: {
+    method: "fileList",
+    argument: "a path under /var, /system, /etc, /run, /proc or /sys",
+    role: "os:operator",
+  },
 } as const satisfies Record<string, { method: MachineMethod; argument: string; role: Role }>;
 
 /**
