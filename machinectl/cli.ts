@@ -34,6 +34,7 @@ import { netstatCommand } from "./commands/netstat.ts";
 import { containersCommand, imagesCommand } from "./commands/containers.ts";
 import { inspectDependenciesCommand } from "./commands/inspect.ts";
 import { supportCommand } from "./commands/support.ts";
+import { listCommand, readCommand } from "./commands/files.ts";
 import { suggest } from "../config/suggest.ts";
 import { classifyFailure, isTransportFailure } from "./failure_classification.ts";
 import { probeFromFlags } from "./connection_probe.ts";
@@ -63,6 +64,8 @@ export const COMMANDS: readonly Command[] = [
   cgroupsCommand,
   timeCommand,
   netstatCommand,
+  listCommand,
+  readCommand,
   dashboardCommand,
   rebootCommand,
   shutdownCommand,

@@ -97,6 +97,7 @@ Deno.test("/system/state: the CA key redacted for all, env values and PEM keys f
     for (const role of ["os:reader", "os:admin"] as const) {
       const key = await read(as(f, role), "/system/state/pki/node.key");
       deepEqual(key, { text: "(redacted)\n", redacted: true }, role);
+      ok(!key.text.includes(SEEDED_PEM_BODY));
     }
     // No rule vouches for a binary file: refused to a reader, raw to an operator.
     equal(await codeOf(read(as(f, "os:reader"), "/system/state/blob.bin")), "7");
