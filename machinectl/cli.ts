@@ -35,6 +35,7 @@ import { containersCommand, imagesCommand } from "./commands/containers.ts";
 import { inspectDependenciesCommand } from "./commands/inspect.ts";
 import { supportCommand } from "./commands/support.ts";
 import { listCommand, readCommand } from "./commands/files.ts";
+import { healthCommand } from "./commands/health.ts";
 import { suggest } from "../config/suggest.ts";
 import { classifyFailure, isTransportFailure } from "./failure_classification.ts";
 import { probeFromFlags } from "./connection_probe.ts";
@@ -66,6 +67,7 @@ export const COMMANDS: readonly Command[] = [
   netstatCommand,
   listCommand,
   readCommand,
+  healthCommand,
   dashboardCommand,
   rebootCommand,
   shutdownCommand,
