@@ -36,6 +36,7 @@ import { inspectDependenciesCommand } from "./commands/inspect.ts";
 import { supportCommand } from "./commands/support.ts";
 import { listCommand, readCommand } from "./commands/files.ts";
 import { healthCommand } from "./commands/health.ts";
+import { disksCommand } from "./commands/disks.ts";
 import { suggest } from "../config/suggest.ts";
 import { classifyFailure, isTransportFailure } from "./failure_classification.ts";
 import { probeFromFlags } from "./connection_probe.ts";
@@ -68,6 +69,7 @@ export const COMMANDS: readonly Command[] = [
   listCommand,
   readCommand,
   healthCommand,
+  disksCommand,
   dashboardCommand,
   rebootCommand,
   shutdownCommand,
