@@ -34,7 +34,7 @@ import { netstatCommand } from "./commands/netstat.ts";
 import { containersCommand, imagesCommand } from "./commands/containers.ts";
 import { inspectDependenciesCommand } from "./commands/inspect.ts";
 import { supportCommand } from "./commands/support.ts";
-import { listCommand, readCommand } from "./commands/files.ts";
+import { listCommand, readCommand, usageCommand } from "./commands/files.ts";
 import { healthCommand } from "./commands/health.ts";
 import { disksCommand } from "./commands/disks.ts";
 import { suggest } from "../config/suggest.ts";
@@ -68,6 +68,7 @@ export const COMMANDS: readonly Command[] = [
   netstatCommand,
   listCommand,
   readCommand,
+  usageCommand,
   healthCommand,
   disksCommand,
   dashboardCommand,

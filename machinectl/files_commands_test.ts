@@ -27,6 +27,12 @@ Deno.test("machinectl list and read: a reader sees logs and redacted STATE, noth
     r = await run(reader, "ls", "/var/log/../../etc");
     equal(r.code, 1);
     match(r.err, /must not contain "\." or "\.\." segments/);
+    r = await run(reader, "du", "--depth", "1", "/var/log");
+    equal(r.code, 0, r.err);
+    match(r.out.split("\n")[0], /^SIZE\s+ENTRIES\s+PATH$/);
+    match(r.out.split("\n").at(-1)!, /\s4\s+\/var\/log$/);
+    r = await run(reader, "usage", "/etc");
+    equal(r.code, 1);
     const admin = await clientConfig(f, "os:admin");
     r = await run(admin, "cat", "/etc/hostname");
     equal(r.out, "node-1");

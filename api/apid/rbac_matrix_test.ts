@@ -56,6 +56,7 @@ const EXPECTED: { [M in MachineMethod]: Record<Role, "ok" | "PermissionDenied"> 
   controllerGraph: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
   fileList: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
   fileRead: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
+  diskUsage: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
 };
 
 /**
@@ -133,6 +134,7 @@ function calls(
     controllerGraph: () => c.api.controllerGraph({}),
     fileList: () => first(c.api.fileList({ path: "/var/log" })),
     fileRead: () => first(c.api.fileRead({ path: "/var/log/machined.log" })),
+    diskUsage: () => first(c.api.diskUsage({ path: "/var/log" })),
   };
 }
 

@@ -47,6 +47,7 @@ export const MAINTENANCE_METHODS: { readonly [M in MachineMethod]: boolean } = {
   controllerGraph: false,
   fileList: false,
   fileRead: false,
+  diskUsage: false,
 };
 
 /** The types Get and List show in maintenance mode: hardware and network, nothing secret. */

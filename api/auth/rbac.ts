@@ -46,6 +46,7 @@ export const METHOD_ROLES: { readonly [M in MachineMethod]: Role } = {
   // Files: a reader may call them, but sees only READER_ROOTS (api/server/files/roots.ts).
   fileList: "os:reader",
   fileRead: "os:reader",
+  diskUsage: "os:reader",
 };
 
 /**
@@ -89,6 +90,7 @@ export const MUTATING: { readonly [M in MachineMethod]: boolean } = {
   controllerGraph: false,
   fileList: false,
   fileRead: false,
+  diskUsage: false,
 };
 
 /** Whether an RPC, by its proto name (`Reboot`), is {@link MUTATING}; false for unknown ones. */
@@ -112,7 +114,7 @@ export const ARGUMENT_ROLES = {
     role: "os:reader",
   },
   timeOtherServer: { method: "time", argument: "any other server", role: "os:operator" },
-  // api/server/files/roots.ts decides; these rows pin it for FileList (FileRead the same).
+  // api/server/files/roots.ts decides; these rows pin it for FileList (FileRead, DiskUsage the same).
   fileReaderRoot: {
     method: "fileList",
     argument: "a path under /var/log or /system/state",

@@ -271,16 +271,16 @@ export const FILE_ACCESS_BUDGETS: readonly EdgeBudget[] = [
   },
   {
     key: "file_list_max_entries",
-    name: "FileList entries",
+    name: "FileList entries, DiskUsage entries counted",
     number: FILE_LIST_MAX_ENTRIES,
     unit: "entries",
     per: "FileList call",
     enforced: "machined (api/server/files/handlers.ts)",
-    refusal: "the listing stops; its last entry says `truncated`",
+    refusal: "the listing or count stops; its last message says `truncated`",
   },
   {
     key: "file_list_max_depth",
-    name: "FileList depth below the path",
+    name: "FileList and DiskUsage depth below the path",
     number: FILE_LIST_MAX_DEPTH,
     unit: "levels",
     per: "FileList call",
@@ -289,7 +289,7 @@ export const FILE_ACCESS_BUDGETS: readonly EdgeBudget[] = [
   },
   {
     key: "file_deadline_ms",
-    name: "FileList or FileRead duration",
+    name: "FileList, FileRead or DiskUsage duration",
     number: FILE_DEADLINE_MS,
     unit: "ms",
     per: "call",

@@ -4,7 +4,7 @@
  * contents are data from the node: what reaches the terminal is escaped
  * (escapingIo); `read --out FILE` writes the bytes unchanged to a file.
  */
-import type { FileListResponse } from "../../api/gen/machined/v1/machine_pb.ts";
+import type { DiskUsageResponse, FileListResponse } from "../../api/gen/machined/v1/machine_pb.ts";
 import { type Command, CONNECTION_FLAGS } from "../command.ts";
 import { connectToNode } from "../connection.ts";
 import { CliError } from "../io.ts";
@@ -102,4 +102,47 @@ function concat(chunks: readonly Uint8Array[]): Uint8Array {
     at += c.length;
   }
   return out;
+}
+
+export const usageCommand: Command = {
+  name: "usage",
+  aliases: ["du"],
+  usage: "usage [--depth N] PATH",
+  summary: "Disk usage under PATH on the node, a total per directory (like du)",
+  connects: true,
+  flags: {
+    ...CONNECTION_FLAGS,
+    depth: { type: "string", short: "d", description: "report directories N levels below PATH" },
+  },
+  async run({ flags, args, io }) {
+    const path = onePath("usage", args);
+    const depth = flags.depth === undefined ? 0 : Number(flags.depth);
+    if (!Number.isInteger(depth) || depth < 0) {
+      throw new CliError(
+        `usage: --depth must be a whole number, got ${escapeText(flags.depth)}`,
+        2,
+      );
+    }
+    using conn = await connectToNode(flags);
+    const rows: DiskUsageResponse[] = [];
+    for await (const m of conn.client.diskUsage({ path, depth }, { timeoutMs: CALL_TIMEOUT_MS })) {
+      rows.push(m);
+    }
+    io.out(formatUsage(rows));
+    if (rows.at(-1)?.truncated) io.err(`usage: counting stopped at the node's entry budget`);
+    return rows.some((r) => r.error !== "") ? 1 : 0;
+  },
+};
+
+/** du's table: SIZE, ENTRIES, PATH (escaped), errors after the path. Pure. */
+export function formatUsage(rows: readonly DiskUsageResponse[]): string {
+  return alignTable([
+    ["SIZE", "ENTRIES", "PATH"],
+    ...rows.map((r) => [
+      formatBytes(r.size),
+      String(r.entries),
+      escapeText(r.path) + (r.truncated ? " (partial)" : "") +
+      (r.error ? ` (error: ${escapeText(r.error)})` : ""),
+    ]),
+  ]);
 }

@@ -30,7 +30,7 @@ export interface FileDeps {
 }
 
 /** A request path resolved on disk. */
-interface Resolved {
+export interface Resolved {
   readonly path: string;
   readonly real: string;
   readonly root: string;
@@ -78,17 +78,17 @@ export function createFileHandlers(
   };
 }
 
-function role(ctx: HandlerContext): Role | undefined {
+export function role(ctx: HandlerContext): Role | undefined {
   return ctx.values.get(callerKey)?.role;
 }
 
 /** The request's deadline: the budget's, or the client's cancel. */
-interface Deadline {
+export interface Deadline {
   /** @throws ConnectError DeadlineExceeded once past it. */
   check(path: string): void;
 }
 
-function deadline(ctx: HandlerContext, bounds: FileBounds): Deadline {
+export function deadline(ctx: HandlerContext, bounds: FileBounds): Deadline {
   const end = Date.now() + bounds.deadlineMs;
   return {
     check(path) {
@@ -106,7 +106,11 @@ function deadline(ctx: HandlerContext, bounds: FileBounds): Deadline {
  * The allowed path on disk: its realpath must stay under the allowed root's
  * realpath, so a symlink cannot lead out.
  */
-async function resolve(root: string, who: Role | undefined, path: string): Promise<Resolved> {
+export async function resolve(
+  root: string,
+  who: Role | undefined,
+  path: string,
+): Promise<Resolved> {
   const allowed = checkPath(who, path);
   const onDisk = join(root, allowed.path);
   let real: string;
@@ -254,7 +258,7 @@ async function entryOf(root: string, path: string, st: Deno.FileInfo): Promise<E
   };
 }
 
-function need(files: FileDeps | undefined, rpc: string): FileDeps {
+export function need(files: FileDeps | undefined, rpc: string): FileDeps {
   if (files) return files;
   throw new ConnectError(
     `${rpc} is not available: this machined runs without file access`,
