@@ -36,6 +36,7 @@ import { inspectDependenciesCommand } from "./commands/inspect.ts";
 import { supportCommand } from "./commands/support.ts";
 import { listCommand, readCommand, usageCommand } from "./commands/files.ts";
 import { healthCommand } from "./commands/health.ts";
+import { copyCommand } from "./commands/copy.ts";
 import { disksCommand } from "./commands/disks.ts";
 import { suggest } from "../config/suggest.ts";
 import { classifyFailure, isTransportFailure } from "./failure_classification.ts";
@@ -69,6 +70,7 @@ export const COMMANDS: readonly Command[] = [
   listCommand,
   readCommand,
   usageCommand,
+  copyCommand,
   healthCommand,
   disksCommand,
   dashboardCommand,

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { startApiFixture } from "../api/testing.ts";
 import { SEEDED_CA_KEY, SEEDED_ENV_VALUE } from "../api/server/files/testing.ts";
 import { clientConfig, runCli as run } from "./testing.ts";
+import { readTarGz } from "./support/tar.ts";
 
 Deno.test("machinectl list and read: a reader sees logs and redacted STATE, nothing else", async () => {
   const f = await startApiFixture();
@@ -33,6 +34,12 @@ Deno.test("machinectl list and read: a reader sees logs and redacted STATE, noth
     match(r.out.split("\n").at(-1)!, /\s4\s+\/var\/log$/);
     r = await run(reader, "usage", "/etc");
     equal(r.code, 1);
+    const tgz = join(f.fileRoot, "..", "state.tar.gz");
+    r = await run(reader, "cp", "/system/state", tgz);
+    equal(r.code, 0, r.err);
+    match(r.err, /left out state\/blob\.bin: .*no redaction rule/);
+    const names = (await readTarGz(await Deno.readFile(tgz))).map((e) => e.name).sort();
+    equal(names.join(","), "state/config.yaml,state/pki/node.key");
     const admin = await clientConfig(f, "os:admin");
     r = await run(admin, "cat", "/etc/hostname");
     equal(r.out, "node-1");

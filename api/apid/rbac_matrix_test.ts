@@ -57,6 +57,7 @@ const EXPECTED: { [M in MachineMethod]: Record<Role, "ok" | "PermissionDenied"> 
   fileList: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
   fileRead: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
   diskUsage: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
+  fileCopy: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
 };
 
 /**
@@ -135,6 +136,7 @@ function calls(
     fileList: () => first(c.api.fileList({ path: "/var/log" })),
     fileRead: () => first(c.api.fileRead({ path: "/var/log/machined.log" })),
     diskUsage: () => first(c.api.diskUsage({ path: "/var/log" })),
+    fileCopy: () => first(c.api.fileCopy({ path: "/var/log" })),
   };
 }
 

@@ -48,6 +48,7 @@ export const MAINTENANCE_METHODS: { readonly [M in MachineMethod]: boolean } = {
   fileList: false,
   fileRead: false,
   diskUsage: false,
+  fileCopy: false,
 };
 
 /** The types Get and List show in maintenance mode: hardware and network, nothing secret. */

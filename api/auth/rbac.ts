@@ -47,6 +47,7 @@ export const METHOD_ROLES: { readonly [M in MachineMethod]: Role } = {
   fileList: "os:reader",
   fileRead: "os:reader",
   diskUsage: "os:reader",
+  fileCopy: "os:reader",
 };
 
 /**
@@ -91,6 +92,7 @@ export const MUTATING: { readonly [M in MachineMethod]: boolean } = {
   fileList: false,
   fileRead: false,
   diskUsage: false,
+  fileCopy: false,
 };
 
 /** Whether an RPC, by its proto name (`Reboot`), is {@link MUTATING}; false for unknown ones. */
@@ -114,7 +116,7 @@ export const ARGUMENT_ROLES = {
     role: "os:reader",
   },
   timeOtherServer: { method: "time", argument: "any other server", role: "os:operator" },
-  // api/server/files/roots.ts decides; these rows pin it for FileList (FileRead, DiskUsage the same).
+  // api/server/files/roots.ts decides; these rows pin it for FileList (FileRead, DiskUsage, FileCopy the same).
   fileReaderRoot: {
     method: "fileList",
     argument: "a path under /var/log or /system/state",

@@ -53,6 +53,7 @@ const CONTRACT: Record<string, { role: Role; mutating: boolean }> = {
   FileList: { role: "os:reader", mutating: false },
   FileRead: { role: "os:reader", mutating: false },
   DiskUsage: { role: "os:reader", mutating: false },
+  FileCopy: { role: "os:reader", mutating: false },
 };
 
 /** Which roles may call an RPC needing `least`, spelled out. */

@@ -8,6 +8,7 @@
  * cannot drift.
  */
 import {
+  FILE_COPY_MAX_BYTES,
   FILE_DEADLINE_MS,
   FILE_LIST_MAX_DEPTH,
   FILE_LIST_MAX_ENTRIES,
@@ -270,8 +271,17 @@ export const FILE_ACCESS_BUDGETS: readonly EdgeBudget[] = [
     refusal: "the bytes up to it are sent, then `ResourceExhausted` naming the budget",
   },
   {
+    key: "file_copy_max_bytes",
+    name: "FileCopy bytes, all files together",
+    number: FILE_COPY_MAX_BYTES,
+    unit: "bytes",
+    per: "FileCopy call",
+    enforced: "machined (api/server/files/copy.ts)",
+    refusal: "the file that would cross it is not sent; the last message says `truncated`",
+  },
+  {
     key: "file_list_max_entries",
-    name: "FileList entries, DiskUsage entries counted",
+    name: "FileList entries, DiskUsage and FileCopy entries walked",
     number: FILE_LIST_MAX_ENTRIES,
     unit: "entries",
     per: "FileList call",
@@ -280,7 +290,7 @@ export const FILE_ACCESS_BUDGETS: readonly EdgeBudget[] = [
   },
   {
     key: "file_list_max_depth",
-    name: "FileList and DiskUsage depth below the path",
+    name: "FileList, DiskUsage and FileCopy depth below the path",
     number: FILE_LIST_MAX_DEPTH,
     unit: "levels",
     per: "FileList call",
@@ -289,7 +299,7 @@ export const FILE_ACCESS_BUDGETS: readonly EdgeBudget[] = [
   },
   {
     key: "file_deadline_ms",
-    name: "FileList, FileRead or DiskUsage duration",
+    name: "FileList, FileRead, DiskUsage or FileCopy duration",
     number: FILE_DEADLINE_MS,
     unit: "ms",
     per: "call",

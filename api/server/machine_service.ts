@@ -42,7 +42,12 @@ import { createResetHandler } from "./reset_handler.ts";
 import { createUpgradeHandlers } from "./upgrade_handler.ts";
 import { createObservabilityHandlers, type ObservabilityDeps } from "./observability_handlers.ts";
 import { createWatchFanout, type WatchFanout } from "./watch_fanout.ts";
-import { createFileHandlers, createUsageHandler, type FileDeps } from "./files/mod.ts";
+import {
+  createCopyHandler,
+  createFileHandlers,
+  createUsageHandler,
+  type FileDeps,
+} from "./files/mod.ts";
 
 /** Namespace value meaning "every namespace" in List and Watch. */
 export const ALL_NAMESPACES = "*";
@@ -84,6 +89,7 @@ export function createMachineService(
     ...createObservabilityHandlers(deps),
     ...createFileHandlers(deps.files),
     ...createUsageHandler(deps.files),
+    ...createCopyHandler(deps.files),
 
     async version() {
       const info = await actions.version();

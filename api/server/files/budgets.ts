@@ -12,6 +12,8 @@ export const FILE_READ_CHUNK_BYTES = 64 * 1024;
 export const FILE_LIST_MAX_ENTRIES = 10_000;
 /** Levels FileList descends below the requested path, whatever the request asks. */
 export const FILE_LIST_MAX_DEPTH = 16;
+/** Bytes one FileCopy may return, all files together (then it ends `truncated`). */
+export const FILE_COPY_MAX_BYTES = 64 * 1024 * 1024;
 /** Wall-clock time one FileList or FileRead may take. */
 export const FILE_DEADLINE_MS = 30_000;
 
@@ -22,6 +24,7 @@ export interface FileBounds {
   readonly listMaxEntries: number;
   readonly listMaxDepth: number;
   readonly deadlineMs: number;
+  readonly copyMaxBytes: number;
 }
 
 /** The production bounds. */
@@ -31,4 +34,5 @@ export const FILE_BOUNDS: FileBounds = {
   listMaxEntries: FILE_LIST_MAX_ENTRIES,
   listMaxDepth: FILE_LIST_MAX_DEPTH,
   deadlineMs: FILE_DEADLINE_MS,
+  copyMaxBytes: FILE_COPY_MAX_BYTES,
 };

@@ -60,22 +60,36 @@ export function createFileHandlers(
       const deps = need(files, "FileRead");
       const signal = deadline(ctx, bounds);
       const r = await resolve(deps.root, role(ctx), req.path);
-      const st = await Deno.stat(r.real);
-      if (!st.isFile) throw notRegular(r.path, st);
-      const under = relativeTo(r.path, REDACTED_ROOT);
-      if (under !== undefined) {
-        const bytes = await readBounded(r, bounds, signal);
-        const out = redactStateFile(under, bytes, visibilityOf(role(ctx)));
-        let i = 0;
-        do {
-          const data = out.bytes.slice(i, i += bounds.chunkBytes);
-          yield create(FileReadResponseSchema, { data, redacted: out.redacted });
-        } while (i < out.bytes.length);
-        return;
+      for await (const c of readChunks(r, role(ctx), bounds, signal)) {
+        yield create(FileReadResponseSchema, c);
       }
-      yield* streamFile(r, bounds, signal);
     },
   };
+}
+
+/**
+ * The chunks of the regular file `r` as `who` may see it: redacted under
+ * /system/state (whole, then chunked), else streamed. Bounded by the read budget.
+ */
+export async function* readChunks(
+  r: Resolved,
+  who: Role | undefined,
+  bounds: FileBounds,
+  signal: Deadline,
+): AsyncGenerator<{ data: Uint8Array; redacted: boolean }> {
+  const st = await Deno.stat(r.real);
+  if (!st.isFile) throw notRegular(r.path, st);
+  const under = relativeTo(r.path, REDACTED_ROOT);
+  if (under === undefined) {
+    for await (const c of streamFile(r, bounds, signal)) yield { data: c.data, redacted: false };
+    return;
+  }
+  const bytes = await readBounded(r, bounds, signal);
+  const out = redactStateFile(under, bytes, visibilityOf(who));
+  let i = 0;
+  do {
+    yield { data: out.bytes.slice(i, i += bounds.chunkBytes), redacted: out.redacted };
+  } while (i < out.bytes.length);
 }
 
 export function role(ctx: HandlerContext): Role | undefined {
@@ -195,9 +209,10 @@ function tooLarge(path: string, bounds: FileBounds): ConnectError {
   );
 }
 
-type Entry = Omit<FileListResponse, "$typeName" | "truncated">;
+export type Entry = Omit<FileListResponse, "$typeName" | "truncated">;
 
-async function* walk(
+/** FileList's walk: `path`, then its entries depth-first, symlinks not followed. */
+export async function* walk(
   root: string,
   path: string,
   depth: number,
