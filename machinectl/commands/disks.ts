@@ -12,6 +12,7 @@ import { connectToNode } from "../connection.ts";
 import { CliError } from "../io.ts";
 import { alignTable } from "../output.ts";
 import { escapeText } from "../terminal_text.ts";
+import { toJson } from "../document_text.ts";
 import { formatBytes } from "./observe_format.ts";
 
 /** A disk and its volumes, by kernel name. */
@@ -46,7 +47,7 @@ export const disksCommand: Command = {
       disks.map((d) => ({ id: d.metadata.id, spec: d.spec as DiskStatusSpec })),
       vols.map((v) => ({ id: v.metadata.id, spec: v.spec as DiscoveredVolumeSpec })),
     );
-    io.out(format === "json" ? JSON.stringify(rows, null, 2) : formatDisks(rows));
+    io.out(format === "json" ? toJson(rows, 2) : formatDisks(rows));
     return 0;
   },
 };

@@ -22,6 +22,7 @@ import { clientConfigPath, connectToNode } from "../connection.ts";
 import { CliError } from "../io.ts";
 import { alignTable } from "../output.ts";
 import { escapeText } from "../terminal_text.ts";
+import { toJson } from "../document_text.ts";
 import { assessHealth, type HealthCheck, type HealthInput, healthy } from "./health_checks.ts";
 
 const TYPES = [
@@ -56,7 +57,7 @@ export const healthCommand: Command = {
     }
     const input = healthInput(byType, await clientCertificate(flags));
     const checks = assessHealth(input, Date.now());
-    io.out(format === "json" ? JSON.stringify(checks, null, 2) : formatHealth(checks));
+    io.out(format === "json" ? toJson(checks, 2) : formatHealth(checks));
     return healthy(checks) ? 0 : 1;
   },
 };
