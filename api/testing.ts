@@ -53,6 +53,8 @@ import type { TimeQuerier, TokenBucket } from "./server/time_query.ts";
 import { createCriClient } from "../cri/cri_client.ts";
 import { type FakeCriServer, SAMPLE_LISTING, startFakeCriServer } from "../cri/fake_cri_server.ts";
 import { MetricsRegistry } from "../metrics/mod.ts";
+import { seedFileRoot } from "./server/files/testing.ts";
+import type { FileBounds } from "./server/files/budgets.ts";
 import { createLogger, type Logger, type LogRing } from "../logs/mod.ts";
 import {
   FakeLogSource,
@@ -290,6 +292,8 @@ export interface ApiFixture {
   /** machined-edge in front, as on a node. */
   readonly apid: EdgeServer;
   readonly socketPath: string;
+  /** The node's `/` behind FileList and FileRead, seeded by files/testing.ts. */
+  readonly fileRoot: string;
   /** `127.0.0.1:<port>`. */
   readonly endpoint: string;
   /** A client presenting `cert` (default: the admin's). Closed by close(). */
@@ -328,6 +332,8 @@ export interface ApiFixtureOptions {
   store?: MachineStore;
   /** Serve ApplyConfiguration with this applier (`configs` is then unused). */
   configApplier?: ConfigApplier;
+  /** FileList/FileRead bounds (default: the real ones). */
+  fileBounds?: FileBounds;
 }
 
 /** Starts machined's internal server and machined-edge over a fresh PKI. */
@@ -353,6 +359,8 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
   const logger = createLogger({ console: false });
   logs.serve("machined", logger.ring);
   const socketPath = join(pki.dir, "run", "api.sock");
+  const fileRoot = join(pki.dir, "node-root");
+  await seedFileRoot(fileRoot);
   const cri = await startFakeCriServer(join(pki.dir, "cri.sock"));
   Object.assign(cri, structuredClone(SAMPLE_LISTING));
   store.create({
@@ -398,6 +406,7 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
       timeQuerier: options.timeQuerier,
       timeBudget: options.timeBudget,
       secrets: () => services.list().flatMap((s) => Object.values(s.spec.env)),
+      files: { root: fileRoot, bounds: options.fileBounds },
       ...(options.nodeServices === false
         ? {}
         : { services, logs, kernelLog, configs: options.configApplier ?? configs, observer }),
@@ -430,6 +439,7 @@ export async function startApiFixture(options: ApiFixtureOptions = {}): Promise<
     internal,
     apid,
     socketPath,
+    fileRoot,
     endpoint,
     client(cert = pki.clients["os:admin"]) {
       const c = createMachineClient({

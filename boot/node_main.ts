@@ -401,6 +401,7 @@ async function startApi(
     fallbackHostname: "machined",
     startApi: async (pki) => {
       const host = api = await startApiHost({
+        fileRoot: "/",
         machined,
         pki,
         pkiDir: RUN_PATHS.apidPki,

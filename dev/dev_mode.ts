@@ -101,6 +101,7 @@ export async function runDevMode(o: DevOptions): Promise<number> {
     done(code);
   };
   const api = await startApiHost({
+    fileRoot: await devFileRoot(stateDir),
     machined,
     pki,
     pkiDir: apidPkiDir,
@@ -159,4 +160,19 @@ export async function runDevMode(o: DevOptions): Promise<number> {
 async function ensureDir(path: string): Promise<string> {
   await Deno.mkdir(path, { recursive: true, mode: 0o700 });
   return path;
+}
+
+/**
+ * The `/` dev mode's FileList and FileRead see: never the host's. A directory
+ * of the state with an empty `/var/log` and `/system/state` leading to the
+ * state directory itself (its config.yaml and pki, redacted as on a node).
+ */
+export async function devFileRoot(stateDir: string): Promise<string> {
+  const root = join(stateDir, "node-root");
+  await Deno.mkdir(join(root, "var", "log"), { recursive: true });
+  await Deno.mkdir(join(root, "system"), { recursive: true });
+  await Deno.symlink(stateDir, join(root, "system", "state")).catch((e) => {
+    if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+  });
+  return root;
 }

@@ -34,6 +34,10 @@ import { netstatCommand } from "./commands/netstat.ts";
 import { containersCommand, imagesCommand } from "./commands/containers.ts";
 import { inspectDependenciesCommand } from "./commands/inspect.ts";
 import { supportCommand } from "./commands/support.ts";
+import { listCommand, readCommand, usageCommand } from "./commands/files.ts";
+import { healthCommand } from "./commands/health.ts";
+import { copyCommand } from "./commands/copy.ts";
+import { disksCommand } from "./commands/disks.ts";
 import { suggest } from "../config/suggest.ts";
 import { classifyFailure, isTransportFailure } from "./failure_classification.ts";
 import { probeFromFlags } from "./connection_probe.ts";
@@ -63,6 +67,12 @@ export const COMMANDS: readonly Command[] = [
   cgroupsCommand,
   timeCommand,
   netstatCommand,
+  listCommand,
+  readCommand,
+  usageCommand,
+  copyCommand,
+  healthCommand,
+  disksCommand,
   dashboardCommand,
   rebootCommand,
   shutdownCommand,

@@ -45,6 +45,10 @@ export const MAINTENANCE_METHODS: { readonly [M in MachineMethod]: boolean } = {
   images: false,
   metrics: false,
   controllerGraph: false,
+  fileList: false,
+  fileRead: false,
+  diskUsage: false,
+  fileCopy: false,
 };
 
 /** The types Get and List show in maintenance mode: hardware and network, nothing secret. */

@@ -43,6 +43,11 @@ export const METHOD_ROLES: { readonly [M in MachineMethod]: Role } = {
   images: "os:reader",
   metrics: "os:reader",
   controllerGraph: "os:reader",
+  // Files: a reader may call them, but sees only READER_ROOTS (api/server/files/roots.ts).
+  fileList: "os:reader",
+  fileRead: "os:reader",
+  diskUsage: "os:reader",
+  fileCopy: "os:reader",
 };
 
 /**
@@ -84,6 +89,10 @@ export const MUTATING: { readonly [M in MachineMethod]: boolean } = {
   images: false,
   metrics: false,
   controllerGraph: false,
+  fileList: false,
+  fileRead: false,
+  diskUsage: false,
+  fileCopy: false,
 };
 
 /** Whether an RPC, by its proto name (`Reboot`), is {@link MUTATING}; false for unknown ones. */
@@ -107,6 +116,17 @@ export const ARGUMENT_ROLES = {
     role: "os:reader",
   },
   timeOtherServer: { method: "time", argument: "any other server", role: "os:operator" },
+  // api/server/files/roots.ts decides; these rows pin it for FileList (FileRead, DiskUsage, FileCopy the same).
+  fileReaderRoot: {
+    method: "fileList",
+    argument: "a path under /var/log or /system/state",
+    role: "os:reader",
+  },
+  filePrivilegedRoot: {
+    method: "fileList",
+    argument: "a path under /var, /system, /etc, /run, /proc or /sys",
+    role: "os:operator",
+  },
 } as const satisfies Record<string, { method: MachineMethod; argument: string; role: Role }>;
 
 /**

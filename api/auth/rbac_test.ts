@@ -50,6 +50,10 @@ const CONTRACT: Record<string, { role: Role; mutating: boolean }> = {
   Images: { role: "os:reader", mutating: false },
   Metrics: { role: "os:reader", mutating: false },
   ControllerGraph: { role: "os:reader", mutating: false },
+  FileList: { role: "os:reader", mutating: false },
+  FileRead: { role: "os:reader", mutating: false },
+  DiskUsage: { role: "os:reader", mutating: false },
+  FileCopy: { role: "os:reader", mutating: false },
 };
 
 /** Which roles may call an RPC needing `least`, spelled out. */
@@ -87,7 +91,12 @@ Deno.test("every RPC needs exactly its contracted role and is classified as cont
 Deno.test("arguments that need more than their RPC's role, pinned by hand", () => {
   deepEqual(
     Object.fromEntries(Object.entries(ARGUMENT_ROLES).map(([k, v]) => [k, v.role])),
-    { timeConfiguredServer: "os:reader", timeOtherServer: "os:operator" },
+    {
+      timeConfiguredServer: "os:reader",
+      timeOtherServer: "os:operator",
+      fileReaderRoot: "os:reader",
+      filePrivilegedRoot: "os:operator",
+    },
   );
 });
 

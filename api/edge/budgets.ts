@@ -7,6 +7,13 @@
  * and a test compares it with `machined-edge --print-defaults`, so the three
  * cannot drift.
  */
+import {
+  FILE_COPY_MAX_BYTES,
+  FILE_DEADLINE_MS,
+  FILE_LIST_MAX_DEPTH,
+  FILE_LIST_MAX_ENTRIES,
+  FILE_READ_MAX_BYTES,
+} from "../server/files/budgets.ts";
 
 /** The edge-only limits machined may set (the rest come from `machine.api`). */
 export interface EdgeLimits {
@@ -248,6 +255,59 @@ export const EDGE_BUDGETS: readonly EdgeBudget[] = [
   },
 ];
 
+/**
+ * Budgets machined enforces itself on file access (FileList, FileRead;
+ * api/server/files/budgets.ts holds the numbers). Rendered in the same
+ * table; not flags of machined-edge, so not in `--print-defaults`.
+ */
+export const FILE_ACCESS_BUDGETS: readonly EdgeBudget[] = [
+  {
+    key: "file_read_max_bytes",
+    name: "FileRead bytes",
+    number: FILE_READ_MAX_BYTES,
+    unit: "bytes",
+    per: "FileRead call",
+    enforced: "machined (api/server/files/handlers.ts)",
+    refusal: "the bytes up to it are sent, then `ResourceExhausted` naming the budget",
+  },
+  {
+    key: "file_copy_max_bytes",
+    name: "FileCopy bytes, all files together",
+    number: FILE_COPY_MAX_BYTES,
+    unit: "bytes",
+    per: "FileCopy call",
+    enforced: "machined (api/server/files/copy.ts)",
+    refusal: "the file that would cross it is not sent; the last message says `truncated`",
+  },
+  {
+    key: "file_list_max_entries",
+    name: "FileList entries, DiskUsage and FileCopy entries walked",
+    number: FILE_LIST_MAX_ENTRIES,
+    unit: "entries",
+    per: "FileList call",
+    enforced: "machined (api/server/files/handlers.ts)",
+    refusal: "the listing or count stops; its last message says `truncated`",
+  },
+  {
+    key: "file_list_max_depth",
+    name: "FileList, DiskUsage and FileCopy depth below the path",
+    number: FILE_LIST_MAX_DEPTH,
+    unit: "levels",
+    per: "FileList call",
+    enforced: "machined (api/server/files/handlers.ts)",
+    refusal: "a deeper `depth` is lowered to it",
+  },
+  {
+    key: "file_deadline_ms",
+    name: "FileList, FileRead, DiskUsage or FileCopy duration",
+    number: FILE_DEADLINE_MS,
+    unit: "ms",
+    per: "call",
+    enforced: "machined (api/server/files/handlers.ts)",
+    refusal: "`DeadlineExceeded` naming the path",
+  },
+];
+
 /** The number of the budget `key`; throws on an unknown key (a typo in a test). */
 export function budget(key: string): number {
   const row = EDGE_BUDGETS.find((b) => b.key === key);
@@ -268,7 +328,7 @@ export function budgetArgs(limits: EdgeLimits = {}): string[] {
 /** The table as Markdown, for docs/api.md. Pure. */
 export function renderBudgetTable(): string {
   const esc = (s: string) => s.replaceAll("|", "\\|");
-  const rows = EDGE_BUDGETS.map((b) => [
+  const rows = [...EDGE_BUDGETS, ...FILE_ACCESS_BUDGETS].map((b) => [
     esc(b.name),
     `${b.number.toLocaleString("en-US").replaceAll(",", " ")} ${b.unit}`,
     esc(b.per),

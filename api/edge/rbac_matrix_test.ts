@@ -54,6 +54,10 @@ const EXPECTED: { [M in MachineMethod]: Record<Role, "ok" | "PermissionDenied"> 
   images: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
   metrics: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
   controllerGraph: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
+  fileList: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
+  fileRead: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
+  diskUsage: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
+  fileCopy: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
 };
 
 /**
@@ -63,7 +67,13 @@ const EXPECTED: { [M in MachineMethod]: Record<Role, "ok" | "PermissionDenied"> 
 const ARGUMENTS_EXPECTED: Record<string, Record<Role, "ok" | "PermissionDenied">> = {
   timeConfiguredServer: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
   timeOtherServer: { "os:admin": "ok", "os:operator": "ok", "os:reader": "PermissionDenied" },
+  fileReaderRoot: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
+  filePrivilegedRoot: { "os:admin": "ok", "os:operator": "ok", "os:reader": "PermissionDenied" },
 };
+
+async function firstOf(stream: AsyncIterable<unknown>): Promise<unknown> {
+  for await (const m of stream) return m;
+}
 
 /** One call of each RPC; streams read their first message, then cancel. */
 function calls(
@@ -123,6 +133,10 @@ function calls(
     images: () => c.api.images({}),
     metrics: () => c.api.metrics({}),
     controllerGraph: () => c.api.controllerGraph({}),
+    fileList: () => first(c.api.fileList({ path: "/var/log" })),
+    fileRead: () => first(c.api.fileRead({ path: "/var/log/machined.log" })),
+    diskUsage: () => first(c.api.diskUsage({ path: "/var/log" })),
+    fileCopy: () => first(c.api.fileCopy({ path: "/var/log" })),
   };
 }
 
@@ -160,6 +174,8 @@ Deno.test("RBAC: every role × every RPC", async () => {
       const args = {
         timeConfiguredServer: () => c.api.time({ server: "ntp.example" }),
         timeOtherServer: () => c.api.time({ server: "198.51.100.9" }),
+        fileReaderRoot: () => firstOf(c.api.fileList({ path: "/system/state" })),
+        filePrivilegedRoot: () => firstOf(c.api.fileList({ path: "/etc" })),
       };
       const gotArgs: Record<string, string> = {};
       const wantArgs: Record<string, string> = {};

@@ -36,6 +36,11 @@ import type { CgroupBackend, CgroupLimits } from "../../platform/cgroup/mod.ts";
 /** Options of {@link startApiHost}. */
 export interface ApiHostOptions {
   machined: Machined;
+  /**
+   * The directory FileList and FileRead treat as the node's `/` (api/server/files).
+   * Absent: those RPCs answer Unimplemented. A node passes `/`; dev mode a directory of its state.
+   */
+  fileRoot?: string;
   pki: NodePki;
   /** Where ca.crt, server.crt and server.key live for apid. */
   pkiDir: string;
@@ -148,6 +153,7 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
       graph: () => o.machined.runtime.graph(),
       maintenance: o.maintenance,
       audit: o.machined.logger,
+      files: o.fileRoot === undefined ? undefined : { root: o.fileRoot },
     },
     socketGroup: o.dropUser ? 50000 : undefined,
     readMaxBytes: limits.readMaxBytes,

@@ -129,6 +129,10 @@ Deno.test("maintenance: fingerprint announced, only Version, hardware Get/List a
         images: () => api.images({}),
         metrics: () => api.metrics({}),
         controllerGraph: () => api.controllerGraph({}),
+        fileList: () => drain(api.fileList({ path: "/var/log" })),
+        fileRead: () => drain(api.fileRead({ path: "/var/log/machined.log" })),
+        diskUsage: () => drain(api.diskUsage({ path: "/var/log" })),
+        fileCopy: () => drain(api.fileCopy({ path: "/var/log" })),
         upgrade: () =>
           api.upgrade((async function* () {
             yield { chunk: new Uint8Array(16) };

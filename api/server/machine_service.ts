@@ -42,6 +42,12 @@ import { createResetHandler } from "./reset_handler.ts";
 import { createUpgradeHandlers } from "./upgrade_handler.ts";
 import { createObservabilityHandlers, type ObservabilityDeps } from "./observability_handlers.ts";
 import { createWatchFanout, type WatchFanout } from "./watch_fanout.ts";
+import {
+  createCopyHandler,
+  createFileHandlers,
+  createUsageHandler,
+  type FileDeps,
+} from "./files/mod.ts";
 
 /** Namespace value meaning "every namespace" in List and Watch. */
 export const ALL_NAMESPACES = "*";
@@ -63,6 +69,8 @@ export interface MachineServiceDeps extends NodeServiceDeps, ObserveDeps, Observ
   readonly audit?: AuditLog;
   /** Maintenance mode (api/server/maintenance_gate.ts); absent: maintenance callers are refused. */
   readonly maintenance?: MaintenanceGate;
+  /** FileList and FileRead (files/); absent: they answer Unimplemented. */
+  readonly files?: FileDeps;
 }
 
 /** The MachineService implementation over machined's store and actions. */
@@ -79,6 +87,9 @@ export function createMachineService(
     ...createResetHandler(actions),
     ...createUpgradeHandlers(actions),
     ...createObservabilityHandlers(deps),
+    ...createFileHandlers(deps.files),
+    ...createUsageHandler(deps.files),
+    ...createCopyHandler(deps.files),
 
     async version() {
       const info = await actions.version();

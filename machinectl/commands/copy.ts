@@ -1,0 +1,60 @@
+/**
+ * `machinectl copy PATH OUT.tar.gz`: the regular files under PATH on the
+ * node (FileCopy: the same roots and redaction as `read`), packed into a
+ * gzip'd ustar archive on this machine, named under PATH's parent
+ * (`copy /var/log x.tar.gz` holds `log/...`). Entries the node left out are
+ * listed on stderr, escaped. Archive entries are mode 0644; the node's
+ * names cannot hold `..` (they are directory entries).
+ */
+import { type Command, CONNECTION_FLAGS } from "../command.ts";
+import { connectToNode } from "../connection.ts";
+import { CliError } from "../io.ts";
+import { escapeText } from "../terminal_text.ts";
+import { type TarEntry, tarGz } from "../support/tar.ts";
+
+export const copyCommand: Command = {
+  name: "copy",
+  aliases: ["cp"],
+  usage: "copy PATH OUT.tar.gz",
+  summary: "Copy the files under PATH on the node into a local .tar.gz",
+  connects: true,
+  flags: { ...CONNECTION_FLAGS },
+  async run({ flags, args, io }) {
+    if (args.length !== 2) throw new CliError("copy: needs PATH (on the node) and OUT.tar.gz", 2);
+    const [path, out] = args;
+    using conn = await connectToNode(flags);
+    const files = new Map<string, { chunks: Uint8Array[]; mtimeMs: number }>();
+    let truncated = false;
+    let redacted = 0;
+    for await (const m of conn.client.fileCopy({ path }, { timeoutMs: 120_000 })) {
+      if (m.skipped) io.err(`copy: left out ${escapeText(m.name)}: ${escapeText(m.skipped)}`);
+      else if (m.truncated) truncated = true;
+      else {
+        const f = files.get(m.name) ?? { chunks: [], mtimeMs: Number(m.mtimeMs) };
+        if (m.offset === 0n && m.redacted) redacted++;
+        f.chunks.push(m.data);
+        files.set(m.name, f);
+      }
+    }
+    const entries: TarEntry[] = [...files].map(([name, f]) => ({
+      name,
+      data: concat(f.chunks),
+      mtimeMs: f.mtimeMs,
+    }));
+    await Deno.writeFile(out, await tarGz(entries), { mode: 0o600 });
+    io.out(`wrote ${escapeText(out)}: ${entries.length} files`);
+    if (redacted > 0) io.err(`copy: ${redacted} files had secrets redacted by the node`);
+    if (truncated) io.err("copy: stopped at the node's copy budget (the archive is partial)");
+    return truncated ? 1 : 0;
+  },
+};
+
+function concat(chunks: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}

@@ -1,0 +1,118 @@
+/**
+ * `machinectl health`: one verdict over the node's stage, services, container
+ * runtime, time sync, certificates (the node's CA from its MachineConfig,
+ * and this context's client certificate) and upgrade trial, read with List
+ * (so a reader may run it). Exits 1 when a check fails, so scripts can wait
+ * on it; warnings (a certificate near expiry, a slot on trial) exit 0.
+ */
+import * as x509 from "@peculiar/x509";
+import { fromProtoResource } from "../../api/mapping/mod.ts";
+import type { AnyMachineResource } from "../../api/mapping/mod.ts";
+import { readClientConfig, resolveCredentials } from "../../pki/mod.ts";
+import type {
+  MachineConfigSpec,
+  MachineStatusSpec,
+  RuntimeStatusSpec,
+  ServiceStatusSpec,
+  TimeStatusSpec,
+  UpgradeStatusSpec,
+} from "../../resources/mod.ts";
+import { type Command, CONNECTION_FLAGS } from "../command.ts";
+import { clientConfigPath, connectToNode } from "../connection.ts";
+import { CliError } from "../io.ts";
+import { alignTable } from "../output.ts";
+import { escapeText } from "../terminal_text.ts";
+import { toJson } from "../document_text.ts";
+import { assessHealth, type HealthCheck, type HealthInput, healthy } from "./health_checks.ts";
+
+const TYPES = [
+  "MachineStatus",
+  "ServiceStatus",
+  "RuntimeStatus",
+  "TimeStatus",
+  "UpgradeStatus",
+  "MachineConfig",
+] as const;
+
+export const healthCommand: Command = {
+  name: "health",
+  usage: "health [-o table|json]",
+  summary: "One verdict: stage, services, runtime, time sync, certificates, upgrade trial",
+  connects: true,
+  flags: {
+    ...CONNECTION_FLAGS,
+    output: { type: "string", short: "o", description: "table (default) or json" },
+  },
+  async run({ flags, args, io }) {
+    if (args.length > 0) throw new CliError(`health: unexpected "${escapeText(args[0])}"`, 2);
+    const format = flags.output ?? "table";
+    if (format !== "table" && format !== "json") {
+      throw new CliError(`health: unknown output format "${escapeText(format)}"`, 2);
+    }
+    using conn = await connectToNode(flags);
+    const byType = new Map<string, AnyMachineResource[]>();
+    for (const type of TYPES) {
+      const r = await conn.client.list({ type, namespace: "*" }, { timeoutMs: 10_000 });
+      byType.set(type, r.resources.map((p) => fromProtoResource(p)));
+    }
+    const input = healthInput(byType, await clientCertificate(flags));
+    const checks = assessHealth(input, Date.now());
+    io.out(format === "json" ? toJson(checks, 2) : formatHealth(checks));
+    return healthy(checks) ? 0 : 1;
+  },
+};
+
+/** The checks as a table, details escaped (they carry the node's messages). Pure. */
+export function formatHealth(checks: readonly HealthCheck[]): string {
+  const table = alignTable([
+    ["CHECK", "STATUS", "DETAIL"],
+    ...checks.map((c) => [escapeText(c.check), c.status.toUpperCase(), escapeText(c.detail)]),
+  ]);
+  return `${table}\n${healthy(checks) ? "healthy" : "UNHEALTHY"}`;
+}
+
+/** The health input from the listed resources. */
+export function healthInput(
+  byType: ReadonlyMap<string, readonly AnyMachineResource[]>,
+  client?: Date,
+): HealthInput {
+  const first = <T>(t: string) => byType.get(t)?.[0]?.spec as T | undefined;
+  const certificates: { name: string; notAfter: Date }[] = [];
+  const caPem: string | undefined = first<MachineConfigSpec>("MachineConfig")?.config.machine.ca
+    ?.crt;
+  const ca = caPem ? notAfterOf(caPem) : undefined;
+  if (ca) certificates.push({ name: "node CA", notAfter: ca });
+  if (client) certificates.push({ name: "client", notAfter: client });
+  return {
+    machine: first<MachineStatusSpec>("MachineStatus"),
+    services: (byType.get("ServiceStatus") ?? []).map((r) => ({
+      id: r.metadata.id,
+      spec: r.spec as ServiceStatusSpec,
+    }))
+      .sort((a, b) => a.id < b.id ? -1 : 1),
+    runtime: first<RuntimeStatusSpec>("RuntimeStatus"),
+    time: first<TimeStatusSpec>("TimeStatus"),
+    upgrade: first<UpgradeStatusSpec>("UpgradeStatus"),
+    certificates,
+  };
+}
+
+function notAfterOf(pem: string): Date | undefined {
+  try {
+    return new x509.X509Certificate(pem).notAfter;
+  } catch {
+    return undefined;
+  }
+}
+
+async function clientCertificate(flags: Record<string, unknown>): Promise<Date | undefined> {
+  try {
+    const creds = resolveCredentials(
+      await readClientConfig(clientConfigPath(flags)),
+      flags.context as string | undefined,
+    );
+    return notAfterOf(creds.certPem);
+  } catch {
+    return undefined;
+  }
+}

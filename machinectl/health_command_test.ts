@@ -1,0 +1,45 @@
+/** machinectl health against the real edge and machined-side server: exit 0, then 1 when unhealthy. */
+import { equal, match } from "node:assert/strict";
+import { startApiFixture } from "../api/testing.ts";
+import { clientConfig, runCli as run } from "./testing.ts";
+
+Deno.test("machinectl health: a reader gets the verdict; a failed service exits 1, escaped", async () => {
+  const f = await startApiFixture();
+  try {
+    const reader = await clientConfig(f, "os:reader");
+    let r = await run(reader, "health");
+    equal(r.code, 0, r.out + r.err);
+    match(r.out, /^CHECK\s+STATUS\s+DETAIL$/m);
+    match(r.out, /^stage\s+OK\s+running, ready$/m);
+    match(r.out, /^runtime \(CRI\)\s+OK\s+fake 0\.0\.1, ready$/m);
+    match(r.out, /^certificate client\s+OK\s+expires in \d+ days/m);
+    match(r.out, /\nhealthy$/);
+    f.store.create({
+      type: "ServiceStatus",
+      namespace: "runtime",
+      id: "payload",
+      owner: "test",
+      spec: {
+        state: "failed",
+        healthy: false,
+        restarts: 3,
+        pid: null,
+        lastExit: null,
+        message: "exited \x1b[31m1",
+        since: 0,
+        logFileError: "",
+      },
+    });
+    r = await run(reader, "health");
+    equal(r.code, 1);
+    match(r.out, /^service payload\s+FAIL\s+failed: exited \\x1b\[31m1$/m);
+    match(r.out, /\nUNHEALTHY$/);
+    r = await run(reader, "health", "-o", "json");
+    equal(
+      JSON.parse(r.out).find((c: { check: string }) => c.check === "service payload").status,
+      "fail",
+    );
+  } finally {
+    await f.close();
+  }
+});
