@@ -234,7 +234,8 @@ function help(): string {
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     "",
     "global flags: --config FILE, --context NAME, -e HOST[:PORT], -n NODE[,NODE...], --insecure",
-    "client config: --config, then $MACHINECTL_CONFIG, then ~/.config/machinectl/config.yaml",
+    "client config: --config, then $MACHINECTL_CONFIG, then $XDG_CONFIG_HOME/machinectl/config.yaml,",
+    "  then ~/.config/machinectl/config.yaml",
     "run `machinectl COMMAND --help` for a command's flags",
   ].join("\n");
 }
