@@ -34,6 +34,7 @@ import { netstatCommand } from "./commands/netstat.ts";
 import { containersCommand, imagesCommand } from "./commands/containers.ts";
 import { inspectDependenciesCommand } from "./commands/inspect.ts";
 import { supportCommand } from "./commands/support.ts";
+import { completionCommand } from "./completion.ts";
 import { suggest } from "../config/suggest.ts";
 import { classifyFailure, isTransportFailure } from "./failure_classification.ts";
 import { probeFromFlags } from "./connection_probe.ts";
@@ -82,6 +83,7 @@ export const COMMANDS: readonly Command[] = [
   configContextsCommand,
   configUseCommand,
   configAddCommand,
+  completionCommand(() => COMMANDS),
 ];
 
 /** Options of {@link runMachinectl}. */
