@@ -91,7 +91,5 @@ export async function generateCliDocs(): Promise<string> {
   return new TextDecoder().decode(stdout);
 }
 
-if (import.meta.main) {
-  await Deno.writeTextFile(CLI_DOCS_URL, await generateCliDocs());
-  console.log(`wrote ${CLI_DOCS_URL.pathname}`);
-}
+// Silent on success: machinectl/ writes to a terminal only through its escaping Io.
+if (import.meta.main) await Deno.writeTextFile(CLI_DOCS_URL, await generateCliDocs());
