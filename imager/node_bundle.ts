@@ -67,7 +67,8 @@ export async function ensureNodeBundle(
 
 /**
  * Copies the node's admin context into the user's machinectl config
- * ($MACHINECTL_CONFIG or ~/.config/machinectl/config.yaml) and makes it current,
+ * ($MACHINECTL_CONFIG, else $XDG_CONFIG_HOME/machinectl/config.yaml, else
+ * ~/.config/machinectl/config.yaml) and makes it current,
  * replacing an older context of the same name. Returns the file written.
  */
 export async function installContext(
@@ -79,7 +80,10 @@ export async function installContext(
   const ctx = from.contexts[from.context ?? context] ?? Object.values(from.contexts)[0];
   const target = resolveClientConfigPath(
     undefined,
-    { MACHINECTL_CONFIG: Deno.env.get("MACHINECTL_CONFIG") },
+    {
+      MACHINECTL_CONFIG: Deno.env.get("MACHINECTL_CONFIG"),
+      XDG_CONFIG_HOME: Deno.env.get("XDG_CONFIG_HOME"),
+    },
     Deno.env.get("HOME") ?? "/root",
   );
   const into = await readClientConfig(target);

@@ -3,7 +3,7 @@
  * flags strictly, runs it, and turns any failure into one line and an exit code.
  */
 import { parseArgs } from "node:util";
-import type { Command } from "./command.ts";
+import { type Command, CONNECTION_FLAGS } from "./command.ts";
 import { applyConfigCommand } from "./commands/apply_config.ts";
 import { dashboardCommand } from "./dashboard/mod.ts";
 import { configAddCommand, configContextsCommand, configUseCommand } from "./commands/config.ts";
@@ -38,6 +38,7 @@ import { listCommand, readCommand, usageCommand } from "./commands/files.ts";
 import { healthCommand } from "./commands/health.ts";
 import { copyCommand } from "./commands/copy.ts";
 import { disksCommand } from "./commands/disks.ts";
+import { completionCommand } from "./completion.ts";
 import { suggest } from "../config/suggest.ts";
 import { classifyFailure, isTransportFailure } from "./failure_classification.ts";
 import { probeFromFlags } from "./connection_probe.ts";
@@ -92,6 +93,7 @@ export const COMMANDS: readonly Command[] = [
   configContextsCommand,
   configUseCommand,
   configAddCommand,
+  completionCommand(() => COMMANDS),
 ];
 
 /** Options of {@link runMachinectl}. */
@@ -111,6 +113,11 @@ export async function runMachinectl(
   // Global flags may come before the command: `machinectl --config X get ms`.
   const { command, rest, words } = findCommand(argv);
   if (!command) return noCommand(argv, words, io);
+  const unknown = unknownFlag(rest, command);
+  if (unknown !== undefined) {
+    io.err(`${command.name}: ${unknown}\nusage: machinectl ${command.usage}`);
+    return 2;
+  }
   let parsed;
   const booleans = booleanValues(rest, command);
   try {
@@ -170,6 +177,19 @@ export async function runMachinectl(
  * follow it (`machinectl upgrade --help` is an error, not help).
  */
 function noCommand(argv: readonly string[], words: readonly string[], io: Io): number {
+  const globals: Command = {
+    name: "machinectl",
+    usage: "",
+    summary: "",
+    connects: false,
+    flags: { ...CONNECTION_FLAGS, help: { type: "boolean", short: "h", description: "" } },
+    run: () => Promise.resolve(0),
+  };
+  const unknown = words.length === 0 ? unknownFlag(argv, globals) : undefined;
+  if (unknown !== undefined) {
+    io.err(`machinectl: ${unknown}\nrun \`machinectl --help\` for the commands and global flags`);
+    return 2;
+  }
   if (words.length === 0 || words[0] === "help") {
     io.out(help());
     const asked = words[0] === "help" || argv.includes("--help") || argv.includes("-h");
@@ -244,7 +264,8 @@ function help(): string {
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     "",
     "global flags: --config FILE, --context NAME, -e HOST[:PORT], -n NODE[,NODE...], --insecure",
-    "client config: --config, then $MACHINECTL_CONFIG, then ~/.config/machinectl/config.yaml",
+    "client config: --config, then $MACHINECTL_CONFIG, then $XDG_CONFIG_HOME/machinectl/config.yaml,",
+    "  then ~/.config/machinectl/config.yaml",
     "run `machinectl COMMAND --help` for a command's flags",
   ].join("\n");
 }
@@ -275,4 +296,43 @@ export function booleanValues(
     else out.push(a);
   }
   return { args: out, set };
+}
+
+/**
+ * The first flag in `args` that `command` does not declare (or a value-less
+ * string flag), as a one-line message with a did-you-mean; undefined when
+ * every flag is known. Checked before anything runs. Pure.
+ */
+export function unknownFlag(args: readonly string[], command: Command): string | undefined {
+  const flags: Record<string, { type: string; short?: string }> = {
+    ...command.flags,
+    help: { type: "boolean", short: "h" },
+  };
+  const shorts = new Map(
+    Object.entries(flags).filter(([, f]) => f.short).map(([n, f]) => [f.short!, n]),
+  );
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === "--") return undefined;
+    if (!a.startsWith("-") || a === "-") continue;
+    let name: string | undefined;
+    let inline = false;
+    if (a.startsWith("--")) {
+      name = a.slice(2).split("=")[0];
+      inline = a.includes("=");
+      if (!(name in flags)) {
+        const near = suggest(name, Object.keys(flags));
+        return `unknown flag "--${name}"` + (near ? `; did you mean "--${near}"?` : "");
+      }
+    } else {
+      name = shorts.get(a[1]);
+      if (name === undefined) return `unknown flag "-${a[1]}"`;
+      inline = a.length > 2;
+    }
+    if (flags[name].type === "string" && !inline) {
+      if (i + 1 >= args.length) return `flag "${a}" needs a value`;
+      i++;
+    }
+  }
+  return undefined;
 }

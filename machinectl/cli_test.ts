@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { runMachinectl } from "./cli.ts";
+import { COMMANDS, runMachinectl } from "./cli.ts";
 import { bufferIo } from "./io.ts";
 
 Deno.test("help, unknown commands and unknown flags are one clear message and exit 2", async () => {
@@ -11,7 +11,7 @@ Deno.test("help, unknown commands and unknown flags are one clear message and ex
   assert.match(io.stderr[0], /unknown command "frobnicate"/);
   io = bufferIo();
   assert.equal(await runMachinectl(["get", "ms", "--bogus"], io), 2);
-  assert.match(io.stderr[0], /get: Unknown option '--bogus'/);
+  assert.match(io.stderr[0], /^get: unknown flag "--bogus"/);
 });
 
 Deno.test("get with an unknown type lists the known types", async () => {
@@ -112,4 +112,56 @@ Deno.test("an unknown command is an error with a did-you-mean, whatever flags fo
   io = bufferIo();
   assert.equal(await runMachinectl(["--config", "x.yaml", "--help"], io), 0);
   assert.match(io.stdout.join("\n"), /commands:/);
+});
+
+Deno.test("every command answers --help with its usage, summary and flags, exit 0", async () => {
+  for (const c of COMMANDS) {
+    for (const help of ["--help", "-h"]) {
+      const io = bufferIo();
+      assert.equal(await runMachinectl([...c.name.split(" "), help], io), 0, c.name);
+      const out = io.stdout.join("\n");
+      assert.ok(out.startsWith(`usage: machinectl ${c.usage}\n`), `${c.name}: ${out}`);
+      assert.ok(out.includes(c.summary), c.name);
+      for (const f of Object.keys(c.flags)) assert.ok(out.includes(`--${f}`), `${c.name} --${f}`);
+    }
+  }
+});
+
+Deno.test("every command refuses an unknown flag before doing anything: exit 2, one clear line", async () => {
+  for (const c of COMMANDS) {
+    for (const bogus of ["--no-such-flag", "--no-such-flag=1", "-Z"]) {
+      const io = bufferIo();
+      assert.equal(await runMachinectl([...c.name.split(" "), bogus], io), 2, c.name);
+      assert.deepEqual(io.stdout, [], `${c.name}: nothing on stdout`);
+      const flag = bogus.split("=")[0];
+      assert.ok(io.stderr[0].startsWith(`${c.name}: unknown flag "${flag}"`), io.stderr[0]);
+    }
+  }
+  const io = bufferIo();
+  assert.equal(await runMachinectl(["get", "ms", "--selectr", "a=b"], io), 2);
+  assert.match(io.stderr[0], /^get: unknown flag "--selectr"; did you mean "--selector"\?/);
+});
+
+Deno.test("an unknown global flag is refused, with or without a command, even beside --help", async () => {
+  for (
+    const argv of [["--bogus"], ["--bogus", "--help"], ["--bogus", "get", "ms"], ["-Z", "version"]]
+  ) {
+    const io = bufferIo();
+    assert.equal(await runMachinectl(argv, io), 2, argv.join(" "));
+    assert.deepEqual(io.stdout, []);
+    assert.match(io.stderr[0], /unknown flag "(--bogus|-Z)"/);
+  }
+});
+
+Deno.test("a refused flag leaves no trace: gen signing-key writes nothing", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const io = bufferIo();
+    const out = `${dir}/keys`;
+    assert.equal(await runMachinectl(["gen", "signing-key", "--out", out, "--forse"], io), 2);
+    assert.match(io.stderr[0], /unknown flag "--forse"; did you mean "--force"\?/);
+    assert.equal(await Deno.stat(out).then(() => true, () => false), false);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -1,6 +1,7 @@
 /**
  * Resolves which node to talk to and with which credentials (the client config
- * found via --config, $MACHINECTL_CONFIG, then ~/.config/machinectl/config.yaml),
+ * found via --config, $MACHINECTL_CONFIG, $XDG_CONFIG_HOME/machinectl/config.yaml, then
+ * ~/.config/machinectl/config.yaml),
  * and builds a gRPC-over-mTLS client for MachineService.
  */
 import type { Client } from "@connectrpc/connect";
@@ -46,7 +47,10 @@ export interface NodeConnection extends Disposable {
 export function clientConfigPath(flags: ConnectionFlags): string {
   return resolveClientConfigPath(
     flags.config,
-    { MACHINECTL_CONFIG: Deno.env.get("MACHINECTL_CONFIG") },
+    {
+      MACHINECTL_CONFIG: Deno.env.get("MACHINECTL_CONFIG"),
+      XDG_CONFIG_HOME: Deno.env.get("XDG_CONFIG_HOME"),
+    },
     Deno.env.get("HOME") ?? "/root",
   );
 }

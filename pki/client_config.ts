@@ -77,15 +77,19 @@ export function emptyClientConfig(): ClientConfig {
 
 /**
  * Where the config lives: the `--config` flag, else `$MACHINECTL_CONFIG`, else
+ * `$XDG_CONFIG_HOME/machinectl/config.yaml` (the XDG base directory spec; an
+ * unset, empty or relative value is ignored, as the spec says), else
  * `<home>/.config/machinectl/config.yaml`. Pure.
  */
 export function resolveClientConfigPath(
   flag: string | undefined,
-  env: { readonly MACHINECTL_CONFIG?: string },
+  env: { readonly MACHINECTL_CONFIG?: string; readonly XDG_CONFIG_HOME?: string },
   home: string,
 ): string {
   if (flag) return flag;
   if (env.MACHINECTL_CONFIG) return env.MACHINECTL_CONFIG;
+  const xdg = env.XDG_CONFIG_HOME;
+  if (xdg && xdg.startsWith("/")) return join(xdg, "machinectl", "config.yaml");
   return join(home, ".config", "machinectl", "config.yaml");
 }
 

@@ -42,6 +42,32 @@ Deno.test("resolveClientConfigPath: flag, then $MACHINECTL_CONFIG, then ~/.confi
   );
 });
 
+Deno.test("resolveClientConfigPath: $XDG_CONFIG_HOME after $MACHINECTL_CONFIG, before ~/.config", () => {
+  assert.equal(
+    resolveClientConfigPath(undefined, { XDG_CONFIG_HOME: "/x" }, "/h"),
+    "/x/machinectl/config.yaml",
+  );
+  assert.equal(
+    resolveClientConfigPath(
+      undefined,
+      { MACHINECTL_CONFIG: "/e.yaml", XDG_CONFIG_HOME: "/x" },
+      "/h",
+    ),
+    "/e.yaml",
+  );
+  assert.equal(
+    resolveClientConfigPath("/f.yaml", { XDG_CONFIG_HOME: "/x" }, "/h"),
+    "/f.yaml",
+  );
+  // Unset, empty or relative: the spec says to ignore it; today's default applies.
+  for (const XDG_CONFIG_HOME of [undefined, "", "rel/dir"]) {
+    assert.equal(
+      resolveClientConfigPath(undefined, { XDG_CONFIG_HOME }, "/h"),
+      "/h/.config/machinectl/config.yaml",
+    );
+  }
+});
+
 Deno.test("the file format matches the documented shape and round-trips", () => {
   const config = addContext(emptyClientConfig(), "node-1", ctx("127.0.0.1:50000"));
   const text = stringifyClientConfig(config);

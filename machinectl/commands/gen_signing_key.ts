@@ -3,6 +3,7 @@
  * upgrade bundles (`deno task image --bundle OUT --signing-key DIR/signing-key.pem`).
  * The public key goes into the machine config's `machine.upgrade.trusted_keys`.
  */
+import { join } from "node:path";
 import { generateSigningKey } from "../../bundle/mod.ts";
 import type { Command } from "../command.ts";
 import { CliError } from "../io.ts";
@@ -18,8 +19,8 @@ export const genSigningKeyCommand: Command = {
   },
   async run({ flags, io }) {
     const key = await generateSigningKey();
-    const priv = `${flags.out}/signing-key.pem`;
-    const pub = `${flags.out}/signing-key.pub.pem`;
+    const priv = join(flags.out, "signing-key.pem");
+    const pub = join(flags.out, "signing-key.pub.pem");
     await Deno.mkdir(flags.out, { recursive: true });
     for (const p of [priv, pub]) {
       if (!flags.force && await Deno.stat(p).then(() => true, () => false)) {

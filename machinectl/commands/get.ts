@@ -28,12 +28,13 @@ import { toJson, toYaml } from "../document_text.ts";
 
 export const getCommand: Command = {
   name: "get",
-  usage: "get TYPE [ID] [-n NAMESPACE] [-o table|json|yaml] [-l SELECTOR] [-w]",
+  usage: "get TYPE [ID] [--namespace NAMESPACE] [-o table|json|yaml] [-l SELECTOR] [-w]",
   summary: "Show resources (types accept aliases: ms, svc, controllers ...)",
   connects: true,
   flags: {
     ...CONNECTION_FLAGS,
-    namespace: { type: "string", short: "n", description: "namespace (default: the type's)" },
+    // No short form: -n is the global --nodes (talosctl spells it --namespace too).
+    namespace: { type: "string", description: "namespace (default: the type's)" },
     output: { type: "string", short: "o", default: "table", description: "table, json or yaml" },
     selector: { type: "string", short: "l", description: "label selector, e.g. a=b,!c" },
     watch: { type: "boolean", short: "w", description: "keep printing changes" },
