@@ -2,7 +2,8 @@
  * The composition of a node's metrics registry: node (/proc), machined's own
  * (controllers, watches, process; API calls are counted by the internal
  * server's interceptor into the same registry) and per-service families.
- * apid appends its edge connection counts when it serves `GET /metrics`.
+ * machined answers `GET /metrics` (api/server/metrics_route.ts); machined-edge
+ * forwards the scrape and appends its own counters.
  */
 import {
   machinedCollector,
