@@ -20,7 +20,7 @@ import { announceFingerprint } from "../node/maintenance_announce.ts";
 import { startLateConfig } from "../node/late_config_boot.ts";
 import { startInstallToDisk } from "../node/install/mod.ts";
 import { pathExists } from "../pki/mod.ts";
-import type { MachineConfig } from "../config/mod.ts";
+import { DEFAULT_API_LISTEN, type MachineConfig } from "../config/mod.ts";
 import { configCandidates, parseCmdline } from "./cmdline.ts";
 import { delegateCgroupControllers, EARLY_MOUNTS, mountEarly } from "./early_mounts.ts";
 import { NativeCgroupBackend } from "../platform/cgroup/mod.ts";
@@ -386,7 +386,7 @@ async function startApi(
 ): Promise<StartedApi> {
   const { machined, domains, keeper } = node;
   const { gate, configs, actions } = o.control;
-  const listen = o.config?.machine.api?.listen ?? "0.0.0.0:50000";
+  const listen = o.config?.machine.api?.listen ?? DEFAULT_API_LISTEN;
   let api: ApiHost | undefined;
   const apiPki = await startNodeApiPki({
     machined,
