@@ -18,7 +18,6 @@ import {
   TimeResponseSchema,
 } from "../gen/machined/v1/machine_pb.ts";
 import type { Observer } from "../../observe/mod.ts";
-import { ProcError } from "../../platform/procfs/mod.ts";
 import {
   MACHINE_CONFIG,
   MACHINE_CONFIG_ID,
@@ -77,18 +76,18 @@ export function createObserveHandlers(
     );
   };
   return {
-    memory: async () => memoryResponse(await procCall(() => observer("Memory").memory())),
-    stats: async () => statsResponse(await procCall(() => observer("Stats").stats())),
+    memory: async () => memoryResponse(await observer("Memory").memory()),
+    stats: async () => statsResponse(await observer("Stats").stats()),
     async processes(_req, ctx) {
-      const r = await procCall(() => observer("Processes").processReport());
+      const r = await observer("Processes").processReport();
       const visibility = visibilityOf(ctx.values.get(callerKey)?.role);
       const secrets = visibility === "privileged" ? [] : deps.secrets?.() ?? [];
       return processesResponse(r, (argv) => redactArgv(argv, secrets, visibility));
     },
-    mounts: async () => mountsResponse(await procCall(() => observer("Mounts").mounts())),
-    cgroups: async () => cgroupsResponse(await procCall(() => observer("Cgroups").cgroups())),
+    mounts: async () => mountsResponse(await observer("Mounts").mounts()),
+    cgroups: async () => cgroupsResponse(await observer("Cgroups").cgroups()),
     time: (req, ctx) => timeResponse(deps, timeBudget, req, ctx),
-    netstat: async () => netstatResponse(await procCall(() => observer("Netstat").sockets())),
+    netstat: async () => netstatResponse(await observer("Netstat").sockets()),
   };
 }
 
@@ -275,18 +274,6 @@ export function capArgv(argv: readonly string[], max: number): string[] {
 
 function u64Map(r: Readonly<Record<string, number>>): Record<string, bigint> {
   return Object.fromEntries(Object.entries(r).map(([k, v]) => [k, u64(v)]));
-}
-
-/** A /proc read that fails answers Unavailable with the path; anything else propagates. */
-async function procCall<T>(f: () => Promise<T>): Promise<T> {
-  try {
-    return await f();
-  } catch (e) {
-    if (e instanceof ProcError) {
-      throw new ConnectError(e.message, Code.Unavailable, undefined, undefined, e);
-    }
-    throw e;
-  }
 }
 
 /** A non-negative count as a proto uint64. */
