@@ -37,12 +37,12 @@ export type ConformantStore = Pick<
 
 const item = (id: string, namespace = "ns") => ({ type: "Item" as const, namespace, id });
 
-/** Registers the conformance tests for the stores `make` returns (a fresh, empty one per test). */
-export function storeConformance(name: string, make: () => ConformantStore): void {
-  const test = (what: string, fn: (s: ConformantStore) => void | Promise<void>) =>
-    Deno.test(`store conformance (${name}): ${what}`, () => fn(make()));
+/** One case of the suite, given a fresh, empty store. */
+type Case = (s: ConformantStore) => void | Promise<void>;
 
-  test("create starts at version 1; a taken pointer is AlreadyExists", (s) => {
+/** The suite's cases by title. */
+const CASES: Record<string, Case> = {
+  "create starts at version 1; a taken pointer is AlreadyExists": (s) => {
     const r = s.create({ ...item("a"), spec: { value: 1 }, owner: "o" });
     assert.equal(r.metadata.version, 1);
     assert.equal(r.metadata.phase, "running");
@@ -53,9 +53,9 @@ export function storeConformance(name: string, make: () => ConformantStore): voi
     );
     assert.throws(() => s.get("Item", "ns", "missing"), NotFoundError);
     assert.equal(s.find("Item", "ns", "missing"), undefined);
-  });
+  },
 
-  test("update is compare-and-swap on the version, by the owner only", (s) => {
+  "update is compare-and-swap on the version, by the owner only": (s) => {
     s.create({ ...item("a"), spec: { value: 1 }, owner: "o" });
     const r = s.update({ ...item("a"), version: 1, spec: { value: 2 }, owner: "o" });
     assert.equal(r.metadata.version, 2);
@@ -69,9 +69,9 @@ export function storeConformance(name: string, make: () => ConformantStore): voi
     );
     const same = s.update({ ...item("a"), version: 2, spec: { value: 2 }, owner: "o" });
     assert.equal(same.metadata.version, 2, "an update that changes nothing keeps the version");
-  });
+  },
 
-  test("modify creates when missing and derives from the current spec", async (s) => {
+  "modify creates when missing and derives from the current spec": async (s) => {
     await s.modify(item("a"), "o", (cur) => ({ value: (cur?.value ?? 0) + 1 }));
     const r = await s.modify(item("a"), "o", (cur) => ({ value: (cur?.value ?? 0) + 1 }));
     assert.equal(r.spec.value, 2);
@@ -79,18 +79,18 @@ export function storeConformance(name: string, make: () => ConformantStore): voi
       s.modify(item("b"), "o", () => ({ value: 1 }), { create: false }),
       NotFoundError,
     );
-  });
+  },
 
-  test("list filters by type and namespace, sorted by pointer", (s) => {
+  "list filters by type and namespace, sorted by pointer": (s) => {
     for (const [ns, id] of [["ns", "b"], ["ns", "a"], ["other", "c"]]) {
       s.create({ ...item(id, ns), spec: { value: 0 }, owner: "o" });
     }
     s.create({ type: "Other", namespace: "ns", id: "z", spec: { value: 0 }, owner: "o" });
     assert.deepEqual(s.list("Item").map((r) => r.metadata.id), ["a", "b", "c"]);
     assert.deepEqual(s.list("Item", { namespace: "ns" }).map((r) => r.metadata.id), ["a", "b"]);
-  });
+  },
 
-  test("finalizers hold a torn-down resource until removed", (s) => {
+  "finalizers hold a torn-down resource until removed": (s) => {
     s.create({ ...item("a"), spec: { value: 1 }, owner: "o" });
     s.addFinalizer(item("a"), "f");
     assert.equal(s.teardown(item("a"), "o"), false);
@@ -105,9 +105,9 @@ export function storeConformance(name: string, make: () => ConformantStore): voi
     assert.throws(() => s.destroy(item("a"), "x"), OwnerConflictError);
     s.destroy(item("a"), "o");
     assert.equal(s.find("Item", "ns", "a"), undefined);
-  });
+  },
 
-  test("a watch bootstraps, then delivers live events in commit order", async (s) => {
+  "a watch bootstraps, then delivers live events in commit order": async (s) => {
     s.create({ ...item("a"), spec: { value: 1 }, owner: "o" });
     const watch = s.watch("Item");
     s.update({ ...item("a"), version: 1, spec: { value: 2 }, owner: "o" });
@@ -126,7 +126,14 @@ export function storeConformance(name: string, make: () => ConformantStore): voi
       "created b 1",
       "destroyed a",
     ]);
-  });
+  },
+};
+
+/** Registers the conformance tests for the stores `make` returns (a fresh, empty one per test). */
+export function storeConformance(name: string, make: () => ConformantStore): void {
+  for (const [what, fn] of Object.entries(CASES)) {
+    Deno.test(`store conformance (${name}): ${what}`, () => fn(make()));
+  }
 }
 
 function describe(e: WatchEvent): string {
