@@ -20,7 +20,7 @@ import { announceFingerprint } from "../api/host/mod.ts";
 import { startLateConfig } from "../config/keeper/mod.ts";
 import { startInstallToDisk } from "../install/mod.ts";
 import { pathExists } from "../pki/mod.ts";
-import type { MachineConfig } from "../config/mod.ts";
+import { DEFAULT_API_LISTEN, type MachineConfig } from "../config/mod.ts";
 import { configCandidates, parseCmdline } from "../layout/mod.ts";
 import { delegateCgroupControllers, EARLY_MOUNTS, mountEarly } from "./early_mounts.ts";
 import { NativeCgroupBackend } from "../platform/cgroup/mod.ts";
@@ -386,7 +386,7 @@ async function startApi(
 ): Promise<StartedApi> {
   const { machined, domains, keeper } = node;
   const { gate, configs, actions } = o.control;
-  const listen = o.config?.machine.api?.listen ?? "0.0.0.0:50000";
+  const listen = o.config?.machine.api?.listen ?? DEFAULT_API_LISTEN;
   let api: ApiHost | undefined;
   const apiPki = await startNodeApiPki({
     machined,

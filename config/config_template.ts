@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { DEFAULT_API_LISTEN } from "./schema/api.ts";
 
 /** One interface in a generated config. */
 export interface TemplateInterface {
@@ -33,7 +34,7 @@ export interface ConfigTemplateOptions {
   timeServers?: string[];
   /** Turn clock sync off (dev mode, VMs whose host keeps time). @default false */
   timeDisabled?: boolean;
-  /** @default "0.0.0.0:50000" */
+  /** @default {@link DEFAULT_API_LISTEN} */
   apiListen?: string;
   /** Run the built-in containerd. @default true */
   containerd?: boolean;
@@ -136,7 +137,7 @@ export function renderConfigTemplate(options: ConfigTemplateOptions): string {
   out.push(
     "",
     "  api:",
-    `    listen: ${q(options.apiListen ?? "0.0.0.0:50000")}`,
+    `    listen: ${q(options.apiListen ?? DEFAULT_API_LISTEN)}`,
     "    # Extra names and addresses for the API certificate.",
     `    cert_sans: ${list(options.certSans ?? [])}`,
   );

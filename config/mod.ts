@@ -66,6 +66,7 @@ export type { KernelConfig } from "./schema/kernel.ts";
 export type { InstallConfig } from "./schema/install.ts";
 export type { RuntimeConfig } from "./schema/runtime.ts";
 export type { ApiConfig, LoggingConfig } from "./schema/api.ts";
+export { DEFAULT_API_LISTEN } from "./schema/api.ts";
 export type { CaConfig } from "./schema/ca.ts";
 export { parseDuration, parseSize } from "./schema/primitives.ts";
 export {

@@ -40,13 +40,43 @@ export async function runDevMode(o: DevOptions): Promise<number> {
   if (!(await pathExists(configPath))) {
     await Deno.writeTextFile(configPath, defaultDevConfig(o.hostname), { mode: 0o600 });
   }
+  const node = await startDevNode(stateDir, configPath, o.hostname);
+  const { machined, keeper } = node;
+  const pki = await prepareDevPki(stateDir, node.hostname, node.load, o.listen);
+
+  let done!: (code: number) => void;
+  const finished = new Promise<number>((r) => (done = r));
+  const stopping = (code: number, stage: "rebooting" | "shuttingDown") => {
+    machined.stage.set(stage);
+    done(code);
+  };
+  const api = await startDevApi(node, pki, stateDir, o.listen, stopping);
+  const stopWatch = watchConfigFile(
+    configPath,
+    async () => void await reloadConfigFile(keeper, configPath),
+    200,
+    (e) => machined.logger.error("config", `reloading ${configPath} failed`, { error: String(e) }),
+  );
+  const { port } = await api.ready();
+  printBanner(o.listen.replace(/:\d+$/, `:${port}`), stateDir, pki.clientConfigPath);
+
+  const code = await untilSignal(finished, () => done(0));
+  machined.logger.info("dev", "stopping");
+  stopWatch();
+  await node.domains.stopServices();
+  await api.stop();
+  await machined.stop();
+  await node.domains.shutdown();
+  await node.processBackend.close();
+  return code;
+}
+
+/** machined with dev backends and its controllers running, the config in `configPath` applied. */
+async function startDevNode(stateDir: string, configPath: string, fallbackHostname: string) {
   const backends = devBackends();
   const processBackend = backends.process;
   // In dev mode machined stands in for PID 1 for its own children.
   await processBackend.setChildSubreaper(true);
-
-  let done!: (code: number) => void;
-  const finished = new Promise<number>((r) => (done = r));
   const machined = new Machined({ mode: "dev", pid1: false });
   const domains = createNodeDomains(machined, backends, {
     autoDhcp: false,
@@ -70,9 +100,20 @@ export async function runDevMode(o: DevOptions): Promise<number> {
       errors: load.errors.map((e) => e.format()).join("; "),
     });
   }
-  const hostname = load.state === "valid" ? load.config.machine.hostname : o.hostname;
-  const pkiDir = join(stateDir, "pki");
-  const pki = await loadOrCreateNodePki(pkiDir, {
+  const hostname = load.state === "valid" ? load.config.machine.hostname : fallbackHostname;
+  return { machined, domains, keeper, load, hostname, processBackend };
+}
+
+type DevNode = Awaited<ReturnType<typeof startDevNode>>;
+
+/** The node PKI (created on first run), apid's copy without the CA key, and an admin client config. */
+async function prepareDevPki(
+  stateDir: string,
+  hostname: string,
+  load: DevNode["load"],
+  listen: string,
+) {
+  const pki = await loadOrCreateNodePki(join(stateDir, "pki"), {
     hostnames: [hostname, "localhost"],
     addresses: ["127.0.0.1", "::1"],
     ca: load.state === "valid" && load.config.machine.ca
@@ -91,70 +132,66 @@ export async function runDevMode(o: DevOptions): Promise<number> {
         role: "os:admin",
         name: "admin",
         context: hostname,
-        endpoints: [o.listen],
+        endpoints: [listen],
       }),
     );
   }
+  return { pki, apidPkiDir, clientConfigPath };
+}
 
-  const stopping = (code: number, stage: "rebooting" | "shuttingDown") => {
-    machined.stage.set(stage);
-    done(code);
-  };
-  const api = await startApiHost({
+async function startDevApi(
+  node: DevNode,
+  pki: Awaited<ReturnType<typeof prepareDevPki>>,
+  stateDir: string,
+  listen: string,
+  stopping: (code: number, stage: "rebooting" | "shuttingDown") => void,
+) {
+  const { machined, load } = node;
+  return startApiHost({
     fileRoot: await devFileRoot(stateDir),
     machined,
-    pki,
-    pkiDir: apidPkiDir,
+    pki: pki.pki,
+    pkiDir: pki.apidPkiDir,
     runDir: join(stateDir, "run"),
-    listen: o.listen,
+    listen,
     api: load.state === "valid" ? load.config.machine.api : undefined,
-    processBackend,
-    endpoints: () => [o.listen],
+    processBackend: node.processBackend,
+    endpoints: () => [listen],
     dropUser: false,
-    services: domains.supervisor,
-    configs: configApplier(keeper),
+    services: node.domains.supervisor,
+    configs: configApplier(node.keeper),
     actions: nodeActions({
-      hostname: () => hostname,
+      hostname: () => node.hostname,
       logger: machined.logger,
       // Dev mode never reboots the host: both requests stop machined.
       onPower: (what) => stopping(0, what === "reboot" ? "rebooting" : "shuttingDown"),
     }),
   });
-  const stopWatch = watchConfigFile(
-    configPath,
-    async () => void await reloadConfigFile(keeper, configPath),
-    200,
-    (e) => machined.logger.error("config", `reloading ${configPath} failed`, { error: String(e) }),
-  );
+}
 
-  const { port } = await api.ready();
+function printBanner(address: string, stateDir: string, clientConfigPath: string): void {
   console.log(
     [
       "",
-      `machined (dev mode) is up: API on ${
-        o.listen.replace(/:\d+$/, `:${port}`)
-      }, state in ${stateDir}`,
+      `machined (dev mode) is up: API on ${address}, state in ${stateDir}`,
       `try:  deno task machinectl --config ${clientConfigPath} get machinestatus`,
       `      deno task machinectl --config ${clientConfigPath} get controllers`,
       "stop with Ctrl-C",
       "",
     ].join("\n"),
   );
+}
 
-  const onSignal = () => done(0);
+/** `finished`'s code; SIGINT and SIGTERM call `onSignal` meanwhile. */
+async function untilSignal(finished: Promise<number>, onSignal: () => void): Promise<number> {
   Deno.addSignalListener("SIGINT", onSignal);
   Deno.addSignalListener("SIGTERM", onSignal);
-  const code = await finished;
-  Deno.removeSignalListener("SIGINT", onSignal);
-  Deno.removeSignalListener("SIGTERM", onSignal);
-  machined.logger.info("dev", "stopping");
-  stopWatch();
-  await domains.stopServices();
-  await api.stop();
-  await machined.stop();
-  await domains.shutdown();
-  await processBackend.close();
-  return code;
+  try {
+    return await finished;
+  } finally {
+    Deno.removeSignalListener("SIGINT", onSignal);
+    Deno.removeSignalListener("SIGTERM", onSignal);
+  }
 }
 
 async function ensureDir(path: string): Promise<string> {

@@ -100,209 +100,283 @@ export interface NodeApiPki {
  * changes. Never throws for a bad CA: the reason goes to MachineStatus.
  */
 export async function startNodeApiPki(o: NodeApiPkiOptions): Promise<NodeApiPki> {
-  const { machined, keeper } = o;
-  const debounceMs = o.debounceMs ?? 1000;
-  let ca: CertificateAuthority | undefined;
-  let caSource: CaSourceKind = "none";
-  let server: KeyedCertificate | undefined;
-  let api: ApiHandle | undefined;
-  let renewer: ServerCertRenewer | undefined;
-  let chain: Promise<void> = Promise.resolve();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  let stopped = false;
-  let maintenance: MaintenanceApi | undefined;
-  const abort = new AbortController();
+  const owner = new NodeApiPkiOwner(o);
+  await owner.start();
+  return owner;
+}
 
-  const caView: CertificateAuthority = {
-    get cert() {
-      return ca!.cert;
-    },
-    get certPem() {
-      return ca!.certPem;
-    },
-    get key() {
-      return ca!.key;
-    },
-    get keyPem() {
-      return ca!.keyPem;
-    },
-  };
+/** What a reconcile settled on: the CA source to use, and the CA when there is one. */
+type CaChoice = ReturnType<typeof chooseCaSource>;
 
-  const enqueue = (job: () => Promise<void>): Promise<void> => {
-    const next = chain.then(job).catch((e) => {
-      machined.logger.error("pki", "API PKI update failed", { error: e });
+/**
+ * The PKI owner behind {@link startNodeApiPki}. Every change of state runs in
+ * one queue (`enqueue`), so reconciles, renewals and restarts never interleave.
+ */
+export class NodeApiPkiOwner implements NodeApiPki {
+  #ca: CertificateAuthority | undefined;
+  #caSource: CaSourceKind = "none";
+  #server: KeyedCertificate | undefined;
+  #api: ApiHandle | undefined;
+  #renewer: ServerCertRenewer | undefined;
+  #chain: Promise<void> = Promise.resolve();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #stopped = false;
+  #maintenance: MaintenanceApi | undefined;
+  #unsubscribe: () => void = () => {};
+  readonly #abort = new AbortController();
+  readonly #debounceMs: number;
+  /** The CA in use, read through at each access (it changes when the config's CA does). */
+  readonly #caView: CertificateAuthority;
+
+  constructor(private readonly o: NodeApiPkiOptions) {
+    this.#debounceMs = o.debounceMs ?? 1000;
+    const ca = () => this.#ca!;
+    this.#caView = {
+      get cert() {
+        return ca().cert;
+      },
+      get certPem() {
+        return ca().certPem;
+      },
+      get key() {
+        return ca().key;
+      },
+      get keyPem() {
+        return ca().keyPem;
+      },
+    };
+  }
+
+  get caSource(): CaSourceKind {
+    return this.#caSource;
+  }
+  get server(): KeyedCertificate | undefined {
+    return this.#server;
+  }
+  get apiStarted(): boolean {
+    return this.#api !== undefined;
+  }
+  get fingerprint(): string | undefined {
+    return this.#maintenance?.fingerprint;
+  }
+
+  /** The first evaluation (awaited), then following config and address changes. */
+  async start(): Promise<void> {
+    await this.reconcileNow();
+    this.#unsubscribe = this.o.keeper.onChange(() => this.#schedule());
+    this.#watchAddresses().catch((e) => {
+      if (!this.#abort.signal.aborted) {
+        this.o.machined.logger.error("pki", "address watch ended", { error: e });
+      }
     });
-    chain = next;
-    return next;
-  };
+  }
 
-  const names = (): ServerNames =>
-    wantedServerNames({
-      hostname: keeper.config?.machine.hostname ?? o.fallbackHostname,
+  reconcileNow(): Promise<void> {
+    return this.#enqueue(() => this.#reconcile());
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#unsubscribe();
+    this.#abort.abort();
+    this.#renewer?.stop();
+  }
+
+  async #watchAddresses(): Promise<void> {
+    const watch = this.o.machined.store.watch(ADDRESS_STATUS, { signal: this.#abort.signal });
+    for await (const _ of watch) this.#schedule();
+  }
+
+  #enqueue(job: () => Promise<void>): Promise<void> {
+    const next = this.#chain.then(job).catch((e) => {
+      this.o.machined.logger.error("pki", "API PKI update failed", { error: e });
+    });
+    this.#chain = next;
+    return next;
+  }
+
+  #schedule(): void {
+    if (this.#stopped) return;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.reconcileNow();
+    }, this.#debounceMs);
+  }
+
+  #names(): ServerNames {
+    const { keeper, machined } = this.o;
+    return wantedServerNames({
+      hostname: keeper.config?.machine.hostname ?? this.o.fallbackHostname,
       certSans: keeper.config?.machine.api?.cert_sans ?? [],
       addresses: machined.store.list(ADDRESS_STATUS).map((r) => r.spec),
     });
+  }
 
-  const install = async (next: KeyedCertificate, wanted: ServerNames, why: string) => {
-    server = next;
-    await prepareApidPki({ ca: ca!, server: next }, o.apidPkiDir);
-    renewer?.stop();
-    const mine: ServerCertRenewer = renewer = createServerCertRenewer({
-      ca: ca!,
-      current: next,
+  #chooseCa(): CaChoice {
+    const { keeper } = this.o;
+    return chooseCaSource({
+      config: keeper.config?.machine.ca
+        ? { certPem: keeper.config.machine.ca.crt, keyPem: keeper.config.machine.ca.key }
+        : undefined,
+      state: keeper.stateText === undefined ? undefined : caSectionOf(keeper.stateText),
+      badConfig: keeper.rejectedText === undefined ? undefined : caSectionOf(keeper.rejectedText),
+      image: this.o.imageCa,
+    });
+  }
+
+  async #reconcile(): Promise<void> {
+    if (this.#stopped) return;
+    const choice = this.#chooseCa();
+    if (choice.source === "none") return await this.#withoutCa();
+    const wanted = this.#names();
+    const ca = this.#ca;
+    if (!ca || ca.certPem.trim() !== choice.ca.certPem.trim()) {
+      return await this.#adoptCa(choice, wanted);
+    }
+    this.#caSource = choice.source;
+    if (this.#server && !certificateNamesExactly(this.#server.cert, wanted)) {
+      const next = await renewServerCertificate({ ca, ...wanted, dir: this.o.pkiDir });
+      await this.#install(next, wanted, "certificateReissued");
+    } else if (this.#server && !this.#api) {
+      await this.#install(this.#server, wanted, "certificateIssued"); // an earlier start failed
+    }
+  }
+
+  /** No CA anywhere: maintenance mode when there is a gate, else the `api` condition. */
+  async #withoutCa(): Promise<void> {
+    const o = this.o;
+    if (!this.#ca && o.gate && !this.#maintenance) {
+      this.#maintenance = await enterMaintenance(o, this.#names(), (pki) => o.startApi(pki));
+      this.#api = this.#maintenance.api;
+      return;
+    }
+    if (!this.#ca && !o.gate) {
+      this.#refuse(
+        `${describeCaSource("none")} (give the node a config or an image with machine.ca)`,
+      );
+    }
+    // A CA in use stays in use: nothing better is known.
+  }
+
+  /** A CA appeared or changed: load or create the node PKI with it and install its server pair. */
+  async #adoptCa(choice: Exclude<CaChoice, { source: "none" }>, wanted: ServerNames) {
+    const pki = await this.#loadPki(choice, wanted);
+    if (!pki) return;
+    const changed = this.#ca !== undefined;
+    const ca = this.#ca = pki.ca;
+    this.#caSource = choice.source;
+    this.o.machined.conditions.set(API_CONDITION, undefined);
+    let next = pki.server;
+    if (!certificateNamesExactly(next.cert, wanted)) {
+      next = await renewServerCertificate({ ca, ...wanted, dir: this.o.pkiDir });
+    }
+    const why = changed
+      ? "caChanged"
+      : this.#maintenance
+      ? "maintenanceEnded"
+      : "certificateIssued";
+    await this.#install(next, wanted, why);
+    if (this.#maintenance && this.o.gate) this.o.gate.serving = false;
+    this.#maintenance = undefined;
+  }
+
+  /** The node PKI for `choice`, or undefined (reported) when it cannot be used. */
+  async #loadPki(
+    choice: Exclude<CaChoice, { source: "none" }>,
+    wanted: ServerNames,
+  ): Promise<NodePki | undefined> {
+    const o = this.o;
+    try {
+      // Only machined may enter the directory that holds the CA key.
+      await Deno.mkdir(o.pkiDir, { recursive: true, mode: 0o700 });
+      await Deno.chmod(o.pkiDir, 0o700);
+      return await loadOrCreateNodePki(o.pkiDir, { ...wanted, ca: choice.ca });
+    } catch (e) {
+      const reason = `cannot use ${describeCaSource(choice.source)}: ${(e as Error).message}`;
+      if (this.#maintenance) o.gate?.reopen(); // still no CA anyone holds: let another config in
+      if (!this.#ca && !this.#maintenance) this.#refuse(reason);
+      else o.machined.logger.error("pki", reason, { error: e });
+      return undefined;
+    }
+  }
+
+  /** Serves `next`: writes apid's pair, renews it from now on, and starts or restarts the API. */
+  async #install(next: KeyedCertificate, wanted: ServerNames, why: string): Promise<void> {
+    const { machined } = this.o;
+    this.#server = next;
+    await prepareApidPki({ ca: this.#ca!, server: next }, this.o.apidPkiDir);
+    this.#startRenewer(next, wanted);
+    const sans = sanList(wanted);
+    if (!this.#api) return await this.#startApi(next, sans);
+    await this.#api.restartApid();
+    machined.events.emit("api", "apid", why, `${why}: ${sans.join(", ")}; apid restarted`, {
+      sans: sans.join(","),
+      caSource: this.#caSource,
+    });
+  }
+
+  async #startApi(server: KeyedCertificate, sans: string[]): Promise<void> {
+    const { machined } = this.o;
+    try {
+      this.#api = await this.o.startApi({
+        dir: this.o.pkiDir,
+        ca: this.#caView,
+        server,
+        written: [],
+      });
+    } catch (e) {
+      this.#refuse(`it failed to start: ${(e as Error).message}`); // retried on the next change
+      throw e;
+    }
+    machined.conditions.set(API_CONDITION, undefined);
+    machined.logger.info("pki", `API started with ${describeCaSource(this.#caSource)}`, {
+      sans: sans.join(","),
+    });
+  }
+
+  #startRenewer(current: KeyedCertificate, wanted: ServerNames): void {
+    const { machined } = this.o;
+    this.#renewer?.stop();
+    const mine: ServerCertRenewer = this.#renewer = createServerCertRenewer({
+      ca: this.#ca!,
+      current,
       ...wanted,
-      dir: o.pkiDir,
-      clock: o.clock,
+      dir: this.o.pkiDir,
+      clock: this.o.clock,
       onRenewed: (renewed) =>
-        enqueue(async () => {
-          if (renewer !== mine || stopped) return; // superseded by a re-issue
-          server = renewed;
-          await prepareApidPki({ ca: ca!, server: renewed }, o.apidPkiDir);
-          await api?.restartApid();
-          machined.events.emit(
-            "api",
-            "apid",
-            "certificateRenewed",
-            "server certificate renewed; apid restarted",
-          );
+        this.#enqueue(async () => {
+          if (this.#renewer !== mine || this.#stopped) return; // superseded by a re-issue
+          await this.#renewed(renewed);
         }),
       onError: (e) =>
         machined.logger.error("pki", "server certificate renewal failed", { error: e }),
     });
-    const sans = sanList(wanted);
-    if (!api) {
-      try {
-        api = await o.startApi({ dir: o.pkiDir, ca: caView, server: next, written: [] });
-      } catch (e) {
-        refuse(`it failed to start: ${(e as Error).message}`); // retried on the next change
-        throw e;
-      }
-      machined.conditions.set(API_CONDITION, undefined);
-      machined.logger.info("pki", `API started with ${describeCaSource(caSource)}`, {
-        sans: sans.join(","),
-      });
-      return;
-    }
-    await api.restartApid();
-    machined.events.emit("api", "apid", why, `${why}: ${sans.join(", ")}; apid restarted`, {
-      sans: sans.join(","),
-      caSource,
-    });
-  };
+  }
+
+  async #renewed(renewed: KeyedCertificate): Promise<void> {
+    this.#server = renewed;
+    await prepareApidPki({ ca: this.#ca!, server: renewed }, this.o.apidPkiDir);
+    await this.#api?.restartApid();
+    this.o.machined.events.emit(
+      "api",
+      "apid",
+      "certificateRenewed",
+      "server certificate renewed; apid restarted",
+    );
+  }
 
   /** The API cannot start: say so in MachineStatus, and once in the log. */
-  const refuse = (reason: string) => {
+  #refuse(reason: string): void {
+    const { machined } = this.o;
     const text = `the API is not started: ${reason}`;
     if (machined.conditions.list().some((c) => c.name === API_CONDITION && c.reason === text)) {
       return;
     }
     machined.conditions.set(API_CONDITION, text);
     machined.logger.warn("pki", text);
-  };
-
-  const reconcile = async () => {
-    if (stopped) return;
-    const choice = chooseCaSource({
-      config: keeper.config?.machine.ca
-        ? { certPem: keeper.config.machine.ca.crt, keyPem: keeper.config.machine.ca.key }
-        : undefined,
-      state: keeper.stateText === undefined ? undefined : caSectionOf(keeper.stateText),
-      badConfig: keeper.rejectedText === undefined ? undefined : caSectionOf(keeper.rejectedText),
-      image: o.imageCa,
-    });
-    if (choice.source === "none") {
-      if (!ca && o.gate && !maintenance) {
-        maintenance = await enterMaintenance(o, names(), (pki) => o.startApi(pki));
-        api = maintenance.api;
-        return;
-      }
-      if (!ca && !o.gate) {
-        refuse(`${describeCaSource("none")} (give the node a config or an image with machine.ca)`);
-      }
-      return; // a CA in use stays in use: nothing better is known
-    }
-    const wanted = names();
-    if (!ca || ca.certPem.trim() !== choice.ca.certPem.trim()) {
-      let pki: NodePki;
-      try {
-        // Only machined may enter the directory that holds the CA key.
-        await Deno.mkdir(o.pkiDir, { recursive: true, mode: 0o700 });
-        await Deno.chmod(o.pkiDir, 0o700);
-        pki = await loadOrCreateNodePki(o.pkiDir, { ...wanted, ca: choice.ca });
-      } catch (e) {
-        const reason = `cannot use ${describeCaSource(choice.source)}: ${(e as Error).message}`;
-        if (maintenance) o.gate?.reopen(); // still no CA anyone holds: let another config in
-        if (!ca && !maintenance) refuse(reason);
-        else machined.logger.error("pki", reason, { error: e });
-        return;
-      }
-      const changed = ca !== undefined;
-      ca = pki.ca;
-      caSource = choice.source;
-      machined.conditions.set(API_CONDITION, undefined);
-      let next = pki.server;
-      if (!certificateNamesExactly(next.cert, wanted)) {
-        next = await renewServerCertificate({ ca, ...wanted, dir: o.pkiDir });
-      }
-      await install(
-        next,
-        wanted,
-        changed ? "caChanged" : maintenance ? "maintenanceEnded" : "certificateIssued",
-      );
-      if (maintenance && o.gate) o.gate.serving = false;
-      maintenance = undefined;
-      return;
-    }
-    caSource = choice.source;
-    if (server && !certificateNamesExactly(server.cert, wanted)) {
-      const next = await renewServerCertificate({ ca, ...wanted, dir: o.pkiDir });
-      await install(next, wanted, "certificateReissued");
-    } else if (server && !api) {
-      await install(server, wanted, "certificateIssued"); // an earlier start failed
-    }
-  };
-
-  const schedule = () => {
-    if (stopped) return;
-    if (timer !== undefined) clearTimeout(timer);
-    timer = setTimeout(() => {
-      timer = undefined;
-      enqueue(reconcile);
-    }, debounceMs);
-  };
-
-  await enqueue(reconcile);
-  const unsubscribe = keeper.onChange(schedule);
-  (async () => {
-    for await (const _ of machined.store.watch(ADDRESS_STATUS, { signal: abort.signal })) {
-      schedule();
-    }
-  })().catch((e) => {
-    if (!abort.signal.aborted) machined.logger.error("pki", "address watch ended", { error: e });
-  });
-
-  return {
-    get caSource() {
-      return caSource;
-    },
-    get server() {
-      return server;
-    },
-    get apiStarted() {
-      return api !== undefined;
-    },
-    get fingerprint() {
-      return maintenance?.fingerprint;
-    },
-    reconcileNow: () => enqueue(reconcile),
-    stop() {
-      stopped = true;
-      if (timer !== undefined) clearTimeout(timer);
-      unsubscribe();
-      abort.abort();
-      renewer?.stop();
-    },
-  };
+  }
 }
 
 /**

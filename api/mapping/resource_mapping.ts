@@ -1,13 +1,14 @@
 /**
  * The one place where machined's TypeScript resources and the API's typed
- * proto messages meet. Both directions are exhaustive `switch` statements over
- * the closed catalog ending in `assertNever`, so adding a resource type to
- * resources/registry.ts fails type-checking here until it has a proto message.
+ * proto messages meet. Both directions go through one table typed
+ * `{ [K in ResourceType]: SpecMapping<K> }`, and the spec's `oneof` cases are
+ * pinned equal to the catalog's names, so adding a resource type to
+ * resources/registry.ts (or a spec case to the proto) fails type-checking here
+ * until it is mapped.
  */
 import { create } from "@bufbuild/protobuf";
 import { type Resource as ProtoResource, ResourceSchema } from "../gen/machined/v1/resources_pb.ts";
 import type { MachineResource, MachineResourceOf, ResourceType } from "../../resources/mod.ts";
-import { assertNever } from "../../resources/mod.ts";
 import {
   configStatusFromProto,
   configStatusToProto,
@@ -54,18 +55,95 @@ import {
 } from "./system_mapping.ts";
 import { upgradeStatusFromProto, upgradeStatusToProto } from "./upgrade_mapping.ts";
 
-/** A resource paired with its type at the top level, so `switch` narrows both. */
-type Tagged = { [K in ResourceType]: { type: K; resource: MachineResourceOf<K> } }[ResourceType];
+/** The proto `oneof` case names of `Resource.spec`. */
+type SpecCase = NonNullable<ProtoResource["spec"]["case"]>;
+
+/** The proto message a spec case carries. */
+type SpecValue<C extends SpecCase> = Extract<ProtoResource["spec"], { case: C }>["value"];
+
+/** The TypeScript spec of one resource type. */
+type SpecOf<K extends ResourceType> = MachineResourceOf<K>["spec"];
+
+/** True only when A and B are the same type (not merely assignable). */
+type Equal<A, B> = (<T>() => T extends A ? 1 : 2) extends (<T>() => T extends B ? 1 : 2) ? true
+  : false;
+
+/**
+ * Each resource type's spec case is its name with a lower-case first letter.
+ * This fails to compile when the catalog and the proto's `oneof` drift apart,
+ * in either direction.
+ */
+const casesMatchCatalog: Equal<Capitalize<SpecCase>, ResourceType> = true;
+void casesMatchCatalog;
+
+/** Both directions of one resource type's spec conversion. */
+interface SpecMapping<K extends ResourceType> {
+  toProto(spec: SpecOf<K>): SpecValue<Uncapitalize<K>>;
+  fromProto(value: SpecValue<Uncapitalize<K>>): SpecOf<K>;
+}
+
+/** Exhaustive: a resource type without an entry is a compile error. */
+const SPEC_MAPPINGS: { [K in ResourceType]: SpecMapping<K> } = {
+  MachineConfig: { toProto: machineConfigToProto, fromProto: machineConfigFromProto },
+  ConfigStatus: { toProto: configStatusToProto, fromProto: configStatusFromProto },
+  MachineStatus: { toProto: machineStatusToProto, fromProto: machineStatusFromProto },
+  ControllerStatus: { toProto: controllerStatusToProto, fromProto: controllerStatusFromProto },
+  LinkSpec: { toProto: networkToProto.linkSpec, fromProto: networkFromProto.linkSpec },
+  AddressSpec: { toProto: networkToProto.addressSpec, fromProto: networkFromProto.addressSpec },
+  RouteSpec: { toProto: networkToProto.routeSpec, fromProto: networkFromProto.routeSpec },
+  HostnameSpec: { toProto: networkToProto.hostnameSpec, fromProto: networkFromProto.hostnameSpec },
+  ResolverSpec: { toProto: networkToProto.resolverSpec, fromProto: networkFromProto.resolverSpec },
+  LinkStatus: { toProto: networkToProto.linkStatus, fromProto: networkFromProto.linkStatus },
+  AddressStatus: {
+    toProto: networkToProto.addressStatus,
+    fromProto: networkFromProto.addressStatus,
+  },
+  RouteStatus: { toProto: networkToProto.routeStatus, fromProto: networkFromProto.routeStatus },
+  ResolverStatus: {
+    toProto: networkToProto.resolverStatus,
+    fromProto: networkFromProto.resolverStatus,
+  },
+  HostnameStatus: {
+    toProto: networkToProto.hostnameStatus,
+    fromProto: networkFromProto.hostnameStatus,
+  },
+  DhcpLease: { toProto: networkToProto.dhcpLease, fromProto: networkFromProto.dhcpLease },
+  ServiceSpec: { toProto: serviceSpecToProto, fromProto: serviceSpecFromProto },
+  ServiceStatus: { toProto: serviceStatusToProto, fromProto: serviceStatusFromProto },
+  RuntimeStatus: { toProto: runtimeStatusToProto, fromProto: runtimeStatusFromProto },
+  TimeStatus: { toProto: timeStatusToProto, fromProto: timeStatusFromProto },
+  KernelParamStatus: { toProto: kernelParamStatusToProto, fromProto: kernelParamStatusFromProto },
+  KernelModuleStatus: {
+    toProto: kernelModuleStatusToProto,
+    fromProto: kernelModuleStatusFromProto,
+  },
+  DiskStatus: { toProto: diskStatusToProto, fromProto: diskStatusFromProto },
+  DiscoveredVolume: { toProto: discoveredVolumeToProto, fromProto: discoveredVolumeFromProto },
+  VolumeSpec: { toProto: volumeSpecToProto, fromProto: volumeSpecFromProto },
+  VolumeStatus: { toProto: volumeStatusToProto, fromProto: volumeStatusFromProto },
+  MountStatus: { toProto: mountStatusToProto, fromProto: mountStatusFromProto },
+  ProvisioningRecord: {
+    toProto: provisioningRecordToProto,
+    fromProto: provisioningRecordFromProto,
+  },
+  UpgradeStatus: { toProto: upgradeStatusToProto, fromProto: upgradeStatusFromProto },
+};
+
+/** The spec case of a resource type (`MachineConfig` -> `machineConfig`). */
+function caseOf<K extends ResourceType>(type: K): Uncapitalize<K> {
+  return (type.charAt(0).toLowerCase() + type.slice(1)) as Uncapitalize<K>;
+}
+
+/** The resource type of a spec case (`machineConfig` -> `MachineConfig`). */
+function typeOfCase(c: SpecCase): ResourceType {
+  return (c.charAt(0).toUpperCase() + c.slice(1)) as Capitalize<SpecCase>;
+}
 
 /**
  * What the store hands out for a type only known at run time: the same value
  * as a {@link MachineResource}, typed less precisely.
  */
 export type AnyMachineResource = MachineResource | MachineResourceOf<ResourceType>;
-
-function tag(resource: AnyMachineResource): Tagged {
-  return { type: resource.metadata.type, resource } as Tagged;
-}
 
 /**
  * Store resources are immutable (deeply frozen, replaced on change), so each
@@ -83,152 +161,17 @@ export function toProtoResource(resource: AnyMachineResource): ProtoResource {
 }
 
 function convert(resource: AnyMachineResource): ProtoResource {
-  const metadata = metadataToProto(resource.metadata);
-  const t = tag(resource);
-  switch (t.type) {
-    case "MachineConfig":
-      return create(ResourceSchema, {
-        metadata,
-        spec: { case: "machineConfig", value: machineConfigToProto(t.resource.spec) },
-      });
-    case "ConfigStatus":
-      return create(ResourceSchema, {
-        metadata,
-        spec: { case: "configStatus", value: configStatusToProto(t.resource.spec) },
-      });
-    case "MachineStatus":
-      return create(ResourceSchema, {
-        metadata,
-        spec: { case: "machineStatus", value: machineStatusToProto(t.resource.spec) },
-      });
-    case "ControllerStatus":
-      return create(ResourceSchema, {
-        metadata,
-        spec: { case: "controllerStatus", value: controllerStatusToProto(t.resource.spec) },
-      });
-    case "LinkSpec":
-      return create(ResourceSchema, {
-        metadata,
-        spec: { case: "linkSpec", value: networkToProto.linkSpec(t.resource.spec) },
-      });
-    case "AddressSpec":
-      return create(ResourceSchema, {
-        metadata,
-        spec: { case: "addressSpec", value: networkToProto.addressSpec(t.resource.spec) },
-      });
-    case "RouteSpec":
-      return create(ResourceSchema, {
-        metadata,
-        spec: { case: "routeSpec", value: networkToProto.routeSpec(t.resource.spec) },
-      });
-    case "HostnameSpec":
-      return create(ResourceSchema, {
-        metadata,
-        spec: { case: "hostnameSpec", value: networkToProto.hostnameSpec(t.resource.spec) },
-      });
-    case "ResolverSpec":
-      return create(ResourceSchema, {
-        metadata,
-        spec: { case: "resolverSpec", value: networkToProto.resolverSpec(t.resource.spec) },
-      });
-    case "LinkStatus":
-      return create(ResourceSchema, {
-        metadata,
-        spec: { case: "linkStatus", value: networkToProto.linkStatus(t.resource.spec) },
-      });
-    case "AddressStatus":
-      return create(ResourceSchema, {
-        metadata,
-        spec: { case: "addressStatus", value: networkToProto.addressStatus(t.resource.spec) },
-      });
-    case "RouteStatus":
-      return create(ResourceSchema, {
-        metadata,
-        spec: { case: "routeStatus", value: networkToProto.routeStatus(t.resource.spec) },
-      });
-    case "ResolverStatus":
-      return create(ResourceSchema, {
-        metadata,
-        spec: { case: "resolverStatus", value: networkToProto.resolverStatus(t.resource.spec) },
-      });
-    case "HostnameStatus":
-      return create(ResourceSchema, {
-        metadata,
-        spec: { case: "hostnameStatus", value: networkToProto.hostnameStatus(t.resource.spec) },
-      });
-    case "DhcpLease":
-      return create(ResourceSchema, {
-        metadata,
-        spec: { case: "dhcpLease", value: networkToProto.dhcpLease(t.resource.spec) },
-      });
-    case "ServiceSpec":
-      return create(ResourceSchema, {
-        metadata,
-        spec: { case: "serviceSpec", value: serviceSpecToProto(t.resource.spec) },
-      });
-    case "ServiceStatus":
-      return create(ResourceSchema, {
-        metadata,
-        spec: { case: "serviceStatus", value: serviceStatusToProto(t.resource.spec) },
-      });
-    case "RuntimeStatus":
-      return create(ResourceSchema, {
-        metadata,
-        spec: { case: "runtimeStatus", value: runtimeStatusToProto(t.resource.spec) },
-      });
-    case "TimeStatus":
-      return create(ResourceSchema, {
-        metadata,
-        spec: { case: "timeStatus", value: timeStatusToProto(t.resource.spec) },
-      });
-    case "KernelParamStatus":
-      return create(ResourceSchema, {
-        metadata,
-        spec: { case: "kernelParamStatus", value: kernelParamStatusToProto(t.resource.spec) },
-      });
-    case "KernelModuleStatus":
-      return create(ResourceSchema, {
-        metadata,
-        spec: { case: "kernelModuleStatus", value: kernelModuleStatusToProto(t.resource.spec) },
-      });
-    case "DiskStatus":
-      return create(ResourceSchema, {
-        metadata,
-        spec: { case: "diskStatus", value: diskStatusToProto(t.resource.spec) },
-      });
-    case "DiscoveredVolume":
-      return create(ResourceSchema, {
-        metadata,
-        spec: { case: "discoveredVolume", value: discoveredVolumeToProto(t.resource.spec) },
-      });
-    case "VolumeSpec":
-      return create(ResourceSchema, {
-        metadata,
-        spec: { case: "volumeSpec", value: volumeSpecToProto(t.resource.spec) },
-      });
-    case "VolumeStatus":
-      return create(ResourceSchema, {
-        metadata,
-        spec: { case: "volumeStatus", value: volumeStatusToProto(t.resource.spec) },
-      });
-    case "MountStatus":
-      return create(ResourceSchema, {
-        metadata,
-        spec: { case: "mountStatus", value: mountStatusToProto(t.resource.spec) },
-      });
-    case "ProvisioningRecord":
-      return create(ResourceSchema, {
-        metadata,
-        spec: { case: "provisioningRecord", value: provisioningRecordToProto(t.resource.spec) },
-      });
-    case "UpgradeStatus":
-      return create(ResourceSchema, {
-        metadata,
-        spec: { case: "upgradeStatus", value: upgradeStatusToProto(t.resource.spec) },
-      });
-    default:
-      return assertNever(t, "resource type");
-  }
+  return convertOf(resource.metadata.type, resource as MachineResourceOf<ResourceType>);
+}
+
+function convertOf<K extends ResourceType>(type: K, resource: MachineResourceOf<K>): ProtoResource {
+  const mapping: SpecMapping<K> | undefined = SPEC_MAPPINGS[type];
+  if (!mapping) throw new TypeError(`Unhandled resource type: ${JSON.stringify(type)}`);
+  const value = mapping.toProto(resource.spec as SpecOf<K>);
+  // The pairing of case and value is what SpecMapping<K> guarantees; the
+  // oneof union cannot see it through the generic K.
+  const spec = { case: caseOf(type), value } as ProtoResource["spec"];
+  return create(ResourceSchema, { metadata: metadataToProto(resource.metadata), spec });
 }
 
 /**
@@ -240,189 +183,30 @@ export function fromProtoResource(message: ProtoResource): MachineResource {
   if (!message.metadata) throw new ResourceMappingError("metadata", "Resource has no metadata");
   const m = message.metadata;
   const spec = message.spec;
-  const expect = (type: ResourceType) => {
-    if (m.type !== type) {
-      throw new ResourceMappingError(
-        "spec",
-        `Resource ${m.namespace}/${m.type}/${m.id} carries a ${type} spec`,
-      );
-    }
-  };
-  switch (spec.case) {
-    case "machineConfig":
-      expect("MachineConfig");
-      return {
-        metadata: metadataFromProto(m, "MachineConfig"),
-        spec: machineConfigFromProto(spec.value),
-      };
-    case "configStatus":
-      expect("ConfigStatus");
-      return {
-        metadata: metadataFromProto(m, "ConfigStatus"),
-        spec: configStatusFromProto(spec.value),
-      };
-    case "machineStatus":
-      expect("MachineStatus");
-      return {
-        metadata: metadataFromProto(m, "MachineStatus"),
-        spec: machineStatusFromProto(spec.value),
-      };
-    case "controllerStatus":
-      expect("ControllerStatus");
-      return {
-        metadata: metadataFromProto(m, "ControllerStatus"),
-        spec: controllerStatusFromProto(spec.value),
-      };
-    case "linkSpec":
-      expect("LinkSpec");
-      return {
-        metadata: metadataFromProto(m, "LinkSpec"),
-        spec: networkFromProto.linkSpec(spec.value),
-      };
-    case "addressSpec":
-      expect("AddressSpec");
-      return {
-        metadata: metadataFromProto(m, "AddressSpec"),
-        spec: networkFromProto.addressSpec(spec.value),
-      };
-    case "routeSpec":
-      expect("RouteSpec");
-      return {
-        metadata: metadataFromProto(m, "RouteSpec"),
-        spec: networkFromProto.routeSpec(spec.value),
-      };
-    case "hostnameSpec":
-      expect("HostnameSpec");
-      return {
-        metadata: metadataFromProto(m, "HostnameSpec"),
-        spec: networkFromProto.hostnameSpec(spec.value),
-      };
-    case "resolverSpec":
-      expect("ResolverSpec");
-      return {
-        metadata: metadataFromProto(m, "ResolverSpec"),
-        spec: networkFromProto.resolverSpec(spec.value),
-      };
-    case "linkStatus":
-      expect("LinkStatus");
-      return {
-        metadata: metadataFromProto(m, "LinkStatus"),
-        spec: networkFromProto.linkStatus(spec.value),
-      };
-    case "addressStatus":
-      expect("AddressStatus");
-      return {
-        metadata: metadataFromProto(m, "AddressStatus"),
-        spec: networkFromProto.addressStatus(spec.value),
-      };
-    case "routeStatus":
-      expect("RouteStatus");
-      return {
-        metadata: metadataFromProto(m, "RouteStatus"),
-        spec: networkFromProto.routeStatus(spec.value),
-      };
-    case "resolverStatus":
-      expect("ResolverStatus");
-      return {
-        metadata: metadataFromProto(m, "ResolverStatus"),
-        spec: networkFromProto.resolverStatus(spec.value),
-      };
-    case "hostnameStatus":
-      expect("HostnameStatus");
-      return {
-        metadata: metadataFromProto(m, "HostnameStatus"),
-        spec: networkFromProto.hostnameStatus(spec.value),
-      };
-    case "dhcpLease":
-      expect("DhcpLease");
-      return {
-        metadata: metadataFromProto(m, "DhcpLease"),
-        spec: networkFromProto.dhcpLease(spec.value),
-      };
-    case "serviceSpec":
-      expect("ServiceSpec");
-      return {
-        metadata: metadataFromProto(m, "ServiceSpec"),
-        spec: serviceSpecFromProto(spec.value),
-      };
-    case "serviceStatus":
-      expect("ServiceStatus");
-      return {
-        metadata: metadataFromProto(m, "ServiceStatus"),
-        spec: serviceStatusFromProto(spec.value),
-      };
-    case "runtimeStatus":
-      expect("RuntimeStatus");
-      return {
-        metadata: metadataFromProto(m, "RuntimeStatus"),
-        spec: runtimeStatusFromProto(spec.value),
-      };
-    case "timeStatus":
-      expect("TimeStatus");
-      return {
-        metadata: metadataFromProto(m, "TimeStatus"),
-        spec: timeStatusFromProto(spec.value),
-      };
-    case "kernelParamStatus":
-      expect("KernelParamStatus");
-      return {
-        metadata: metadataFromProto(m, "KernelParamStatus"),
-        spec: kernelParamStatusFromProto(spec.value),
-      };
-    case "kernelModuleStatus":
-      expect("KernelModuleStatus");
-      return {
-        metadata: metadataFromProto(m, "KernelModuleStatus"),
-        spec: kernelModuleStatusFromProto(spec.value),
-      };
-    case "diskStatus":
-      expect("DiskStatus");
-      return {
-        metadata: metadataFromProto(m, "DiskStatus"),
-        spec: diskStatusFromProto(spec.value),
-      };
-    case "discoveredVolume":
-      expect("DiscoveredVolume");
-      return {
-        metadata: metadataFromProto(m, "DiscoveredVolume"),
-        spec: discoveredVolumeFromProto(spec.value),
-      };
-    case "volumeSpec":
-      expect("VolumeSpec");
-      return {
-        metadata: metadataFromProto(m, "VolumeSpec"),
-        spec: volumeSpecFromProto(spec.value),
-      };
-    case "volumeStatus":
-      expect("VolumeStatus");
-      return {
-        metadata: metadataFromProto(m, "VolumeStatus"),
-        spec: volumeStatusFromProto(spec.value),
-      };
-    case "mountStatus":
-      expect("MountStatus");
-      return {
-        metadata: metadataFromProto(m, "MountStatus"),
-        spec: mountStatusFromProto(spec.value),
-      };
-    case "provisioningRecord":
-      expect("ProvisioningRecord");
-      return {
-        metadata: metadataFromProto(m, "ProvisioningRecord"),
-        spec: provisioningRecordFromProto(spec.value),
-      };
-    case "upgradeStatus":
-      expect("UpgradeStatus");
-      return {
-        metadata: metadataFromProto(m, "UpgradeStatus"),
-        spec: upgradeStatusFromProto(spec.value),
-      };
-    case undefined:
-      throw new ResourceMappingError(
-        "spec",
-        `Resource ${m.namespace}/${m.type}/${m.id} has no spec`,
-      );
-    default:
-      return assertNever(spec, "resource spec");
+  if (spec.case === undefined) {
+    throw new ResourceMappingError("spec", `Resource ${m.namespace}/${m.type}/${m.id} has no spec`);
   }
+  const type = typeOfCase(spec.case);
+  if (!Object.hasOwn(SPEC_MAPPINGS, type)) {
+    throw new TypeError(`Unhandled resource spec: ${JSON.stringify(spec)}`);
+  }
+  if (m.type !== type) {
+    throw new ResourceMappingError(
+      "spec",
+      `Resource ${m.namespace}/${m.type}/${m.id} carries a ${type} spec`,
+    );
+  }
+  return fromProtoOf(type, m, spec.value as SpecValue<Uncapitalize<ResourceType>>);
+}
+
+function fromProtoOf<K extends ResourceType>(
+  type: K,
+  m: NonNullable<ProtoResource["metadata"]>,
+  value: SpecValue<Uncapitalize<K>>,
+): MachineResource {
+  const mapping: SpecMapping<K> = SPEC_MAPPINGS[type];
+  return {
+    metadata: metadataFromProto(m, type),
+    spec: mapping.fromProto(value),
+  } as MachineResource;
 }

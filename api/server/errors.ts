@@ -1,9 +1,15 @@
 /**
  * Errors become Connect codes here and nowhere else: store errors, unknown
- * service and log ids, bad arguments, mapping failures and PKI errors each
- * get their code; anything else is Internal. The original error stays attached as `cause`.
+ * service and log ids, bad arguments, mapping failures, PKI errors, /proc
+ * reads and the node actions' typed refusals (apply, reset, upgrade) each get
+ * their code; anything else is Internal. The original error stays attached as `cause`.
  */
+import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import { ApplyConfigurationResponseSchema } from "../gen/machined/v1/machine_pb.ts";
+import { ProcError } from "../../platform/procfs/mod.ts";
+import { ApplyRefusedError } from "./config_applier.ts";
+import { ResetRefusedError, UpgradeRefusedError } from "./node_actions.ts";
 import {
   isAlreadyExists,
   isConflict,
@@ -16,9 +22,26 @@ import { isPkiError } from "../../pki/mod.ts";
 import { ResourceMappingError } from "../mapping/mod.ts";
 import { isUnknownIdError } from "./service_control.ts";
 
+/** The code of each upgrade refusal. */
+const UPGRADE_CODES: Record<UpgradeRefusedError["code"], Code> = {
+  "permission-denied": Code.PermissionDenied,
+  "invalid-argument": Code.InvalidArgument,
+  "failed-precondition": Code.FailedPrecondition,
+  "unavailable": Code.Unavailable,
+  "data-loss": Code.DataLoss,
+};
+
 /** The Connect code for an error raised below the API. */
 export function codeOf(e: unknown): Code {
   if (e instanceof ConnectError) return e.code;
+  if (e instanceof UpgradeRefusedError) return UPGRADE_CODES[e.code];
+  if (e instanceof ResetRefusedError) {
+    return e.code === "unavailable" ? Code.Unavailable : Code.FailedPrecondition;
+  }
+  // A mode that cannot apply: the changed and reboot-only fields ride as a detail.
+  if (e instanceof ApplyRefusedError) return Code.FailedPrecondition;
+  // A /proc read that failed names its path.
+  if (e instanceof ProcError) return Code.Unavailable;
   if (isNotFound(e) || isUnknownIdError(e)) return Code.NotFound;
   if (isAlreadyExists(e)) return Code.AlreadyExists;
   if (isConflict(e)) return Code.Aborted;
@@ -35,7 +58,19 @@ export function codeOf(e: unknown): Code {
 export function toConnectError(e: unknown): ConnectError {
   if (e instanceof ConnectError) return e;
   const message = e instanceof Error ? e.message : String(e);
-  return new ConnectError(message, codeOf(e), undefined, undefined, e);
+  return new ConnectError(message, codeOf(e), undefined, detailsOf(e), e);
+}
+
+/** Details a client reads instead of parsing the message. */
+function detailsOf(e: unknown): ConstructorParameters<typeof ConnectError>[3] {
+  if (!(e instanceof ApplyRefusedError)) return undefined;
+  return [{
+    desc: ApplyConfigurationResponseSchema,
+    value: create(ApplyConfigurationResponseSchema, {
+      changed: [...e.changed],
+      rebootFields: [...e.rebootFields],
+    }),
+  }];
 }
 
 /** An interceptor applying {@link toConnectError} to unary and streaming handlers alike. */

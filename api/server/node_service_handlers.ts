@@ -25,7 +25,6 @@ import {
 import { serviceInfoToProto } from "../mapping/services_mapping.ts";
 import { type CallerIdentity, callerKey } from "../auth/identity.ts";
 import {
-  ApplyRefusedError,
   type ConfigApplier,
   type ConfigApplyResult,
   configRejectionMessage,
@@ -118,19 +117,18 @@ export function createNodeServiceHandlers(
             Code.InvalidArgument,
           );
         }
-        return applyResponse(await refused(() => applier.confirm(requester(ctx))), false);
+        return applyResponse(await applier.confirm(requester(ctx)), false);
       }
       if (req.configYaml.trim() === "") {
         throw new ConnectError("ApplyConfiguration needs config_yaml", Code.InvalidArgument);
       }
-      const result = await refused(() =>
-        applier.apply(req.configYaml, {
-          dryRun: req.dryRun,
-          by: requester(ctx),
-          mode: applyModeFromProto(req.mode),
-          ...(req.tryTimeoutMs ? { tryTimeoutMs: req.tryTimeoutMs } : {}),
-        })
-      );
+      // An ApplyRefusedError maps to FailedPrecondition with its fields in errors.ts.
+      const result = await applier.apply(req.configYaml, {
+        dryRun: req.dryRun,
+        by: requester(ctx),
+        mode: applyModeFromProto(req.mode),
+        ...(req.tryTimeoutMs ? { tryTimeoutMs: req.tryTimeoutMs } : {}),
+      });
       const response = applyResponse(result, req.dryRun);
       if (result.state === "invalid" && !req.dryRun) {
         // The errors ride along as a detail, so clients need not parse the message.
@@ -155,25 +153,6 @@ function applyResponse(r: ConfigApplyResult, dryRun: boolean) {
     changed: [...(r.changed ?? [])],
     rebootFields: [...(r.rebootFields ?? [])],
   });
-}
-
-/**
- * A mode that cannot apply becomes FailedPrecondition, with the changed and
- * reboot-only fields as a detail.
- */
-async function refused<T>(f: () => Promise<T>): Promise<T> {
-  try {
-    return await f();
-  } catch (e) {
-    if (!(e instanceof ApplyRefusedError)) throw e;
-    throw new ConnectError(e.message, Code.FailedPrecondition, undefined, [{
-      desc: ApplyConfigurationResponseSchema,
-      value: create(ApplyConfigurationResponseSchema, {
-        changed: [...e.changed],
-        rebootFields: [...e.rebootFields],
-      }),
-    }], e);
-  }
 }
 
 /**

@@ -18,7 +18,6 @@ import {
   TimeResponseSchema,
 } from "../gen/machined/v1/machine_pb.ts";
 import type { Observer } from "../../observe/mod.ts";
-import { ProcError } from "../../platform/procfs/mod.ts";
 import {
   MACHINE_CONFIG,
   MACHINE_CONFIG_ID,
@@ -77,161 +76,179 @@ export function createObserveHandlers(
     );
   };
   return {
-    async memory() {
-      const r = await procCall(() => observer("Memory").memory());
-      return create(MemoryResponseSchema, {
-        meminfo: {
-          ...u64s(r.meminfo),
-          fields: Object.fromEntries(Object.entries(r.meminfo.fields).map(([k, v]) => [k, u64(v)])),
-        },
-        processes: r.processes.map((p) => ({
-          pid: p.pid,
-          owner: p.owner,
-          command: p.comm,
-          rssBytes: u64(p.rssBytes),
-          pssBytes: p.pssBytes === undefined ? undefined : u64(p.pssBytes),
-        })),
-        owners: r.owners.map((o) => ({ ...u64s(o), processes: o.processes })),
-      });
-    },
-
-    async stats() {
-      const r = await procCall(() => observer("Stats").stats());
-      return create(StatsResponseSchema, {
-        load: { ...r.load },
-        cpuTotal: { ...r.cpuTotal },
-        cpus: r.cpus.map((c) => ({ ...c })),
-        disks: r.disks.map(u64s),
-        links: r.links.map(u64s),
-        uptimeSeconds: r.uptimeSeconds,
-        contextSwitches: u64(r.contextSwitches),
-        processesCreated: u64(r.processesCreated),
-        processesRunning: r.processesRunning,
-        processesBlocked: r.processesBlocked,
-        sampleIntervalMs: r.sampleIntervalMs,
-      });
-    },
-
+    memory: async () => memoryResponse(await observer("Memory").memory()),
+    stats: async () => statsResponse(await observer("Stats").stats()),
     async processes(_req, ctx) {
-      const r = await procCall(() => observer("Processes").processReport());
+      const r = await observer("Processes").processReport();
       const visibility = visibilityOf(ctx.values.get(callerKey)?.role);
       const secrets = visibility === "privileged" ? [] : deps.secrets?.() ?? [];
-      const kept = r.processes.slice(0, OBSERVE_LIMITS.processes);
-      return create(ProcessesResponseSchema, {
-        omitted: r.processes.length - kept.length,
-        processes: kept.map((p) => ({
-          pid: p.pid,
-          ppid: p.ppid,
-          state: p.state,
-          threads: p.threads,
-          cpuSeconds: p.cpuSeconds,
-          cpuPercent: p.cpuPercent,
-          rssBytes: u64(p.rssBytes),
-          pssBytes: p.pssBytes === undefined ? undefined : u64(p.pssBytes),
-          command: p.comm,
-          args: capArgv(redactArgv(p.argv, secrets, visibility), OBSERVE_LIMITS.argvBytes),
-          owner: p.owner,
-          uid: p.uid,
-          startSeconds: p.startSeconds,
-        })),
-        sampleIntervalMs: r.sampleIntervalMs,
-      });
+      return processesResponse(r, (argv) => redactArgv(argv, secrets, visibility));
     },
-
-    async mounts() {
-      const r = await procCall(() => observer("Mounts").mounts());
-      return create(MountsResponseSchema, {
-        mounts: r.map((m) => ({
-          source: m.source,
-          target: m.target,
-          fstype: m.fstype,
-          options: m.options,
-          ...(m.usage
-            ? {
-              sizeBytes: u64(m.usage.size),
-              usedBytes: u64(m.usage.used),
-              availableBytes: u64(m.usage.available),
-            }
-            : {}),
-        })),
-      });
-    },
-
-    async cgroups() {
-      const r = await procCall(() => observer("Cgroups").cgroups());
-      return create(CgroupsResponseSchema, {
-        cgroups: r.map((c) => ({
-          owner: c.owner,
-          path: c.path,
-          memoryCurrentBytes: u64(c.memoryCurrentBytes),
-          memoryMaxBytes: c.memoryMaxBytes === undefined ? undefined : u64(c.memoryMaxBytes),
-          memoryEvents: u64Map(c.memoryEvents),
-          cpuStat: u64Map(c.cpuStat),
-          pidsCurrent: u64(c.pidsCurrent),
-          pidsMax: c.pidsMax === undefined ? undefined : u64(c.pidsMax),
-        })),
-      });
-    },
-
-    async time(req, ctx) {
-      const status = deps.store.list(TIME_STATUS).find((r) => r.metadata.id === TIME_STATUS_ID);
-      const response = create(TimeResponseSchema, {
-        status: status ? timeStatusToProto(status.spec) : undefined,
-      });
-      if (req.server.trim() === "") return response;
-      let host: string;
-      try {
-        host = parseTimeServer(req.server);
-      } catch (e) {
-        throw new ConnectError((e as Error).message, Code.InvalidArgument);
-      }
-      authorizeTimeServer(ctx.values.get(callerKey)?.role ?? "os:reader", host, timeServers(deps));
-      if (!deps.timeQuerier) {
-        throw new ConnectError(
-          "Time with a server is not available: this machined runs without an SNTP client",
-          Code.Unimplemented,
-        );
-      }
-      if (!timeBudget.take()) {
-        throw new ConnectError(
-          `Time queries naming a server are limited to ${timeBudget.ratePerSecond} a second ` +
-            `on this node (burst ${timeBudget.burst}); try again in ${timeBudget.waitMs()} ms`,
-          Code.ResourceExhausted,
-        );
-      }
-      const signal = AbortSignal.any([
-        ctx.signal,
-        AbortSignal.timeout(TIME_QUERY_BUDGET.timeoutMs),
-      ]);
-      try {
-        const q = await deps.timeQuerier.query(host, signal);
-        response.query = create(TimeQuerySchema, { ...q, server: req.server });
-      } catch (e) {
-        throw new ConnectError(
-          `Cannot measure the clock against "${req.server}": ${(e as Error).message}`,
-          Code.Unavailable,
-          undefined,
-          undefined,
-          e,
-        );
-      }
-      return response;
-    },
-
-    async netstat() {
-      const r = await procCall(() => observer("Netstat").sockets());
-      const kept = r.slice(0, OBSERVE_LIMITS.sockets);
-      return create(NetstatResponseSchema, {
-        omitted: r.length - kept.length,
-        sockets: kept.map((s) => ({
-          ...s,
-          inode: u64(s.inode),
-          txQueue: u64(s.txQueue),
-          rxQueue: u64(s.rxQueue),
-        })),
-      });
-    },
+    mounts: async () => mountsResponse(await observer("Mounts").mounts()),
+    cgroups: async () => cgroupsResponse(await observer("Cgroups").cgroups()),
+    time: (req, ctx) => timeResponse(deps, timeBudget, req, ctx),
+    netstat: async () => netstatResponse(await observer("Netstat").sockets()),
   };
+}
+
+/** What the observer answers for `method`. */
+type Report<M extends keyof Observer> = Observer[M] extends (...a: never[]) => Promise<infer R> ? R
+  : never;
+
+function memoryResponse(r: Report<"memory">) {
+  return create(MemoryResponseSchema, {
+    meminfo: {
+      ...u64s(r.meminfo),
+      fields: Object.fromEntries(Object.entries(r.meminfo.fields).map(([k, v]) => [k, u64(v)])),
+    },
+    processes: r.processes.map((p) => ({
+      pid: p.pid,
+      owner: p.owner,
+      command: p.comm,
+      rssBytes: u64(p.rssBytes),
+      pssBytes: p.pssBytes === undefined ? undefined : u64(p.pssBytes),
+    })),
+    owners: r.owners.map((o) => ({ ...u64s(o), processes: o.processes })),
+  });
+}
+
+function statsResponse(r: Report<"stats">) {
+  return create(StatsResponseSchema, {
+    load: { ...r.load },
+    cpuTotal: { ...r.cpuTotal },
+    cpus: r.cpus.map((c) => ({ ...c })),
+    disks: r.disks.map(u64s),
+    links: r.links.map(u64s),
+    uptimeSeconds: r.uptimeSeconds,
+    contextSwitches: u64(r.contextSwitches),
+    processesCreated: u64(r.processesCreated),
+    processesRunning: r.processesRunning,
+    processesBlocked: r.processesBlocked,
+    sampleIntervalMs: r.sampleIntervalMs,
+  });
+}
+
+/** Processes capped at {@link OBSERVE_LIMITS}, each argv through `redact` then capped. */
+function processesResponse(
+  r: Report<"processReport">,
+  redact: (argv: readonly string[]) => string[],
+) {
+  const kept = r.processes.slice(0, OBSERVE_LIMITS.processes);
+  return create(ProcessesResponseSchema, {
+    omitted: r.processes.length - kept.length,
+    processes: kept.map((p) => ({
+      pid: p.pid,
+      ppid: p.ppid,
+      state: p.state,
+      threads: p.threads,
+      cpuSeconds: p.cpuSeconds,
+      cpuPercent: p.cpuPercent,
+      rssBytes: u64(p.rssBytes),
+      pssBytes: p.pssBytes === undefined ? undefined : u64(p.pssBytes),
+      command: p.comm,
+      args: capArgv(redact(p.argv), OBSERVE_LIMITS.argvBytes),
+      owner: p.owner,
+      uid: p.uid,
+      startSeconds: p.startSeconds,
+    })),
+    sampleIntervalMs: r.sampleIntervalMs,
+  });
+}
+
+function mountsResponse(r: Report<"mounts">) {
+  return create(MountsResponseSchema, {
+    mounts: r.map((m) => ({
+      source: m.source,
+      target: m.target,
+      fstype: m.fstype,
+      options: m.options,
+      ...(m.usage
+        ? {
+          sizeBytes: u64(m.usage.size),
+          usedBytes: u64(m.usage.used),
+          availableBytes: u64(m.usage.available),
+        }
+        : {}),
+    })),
+  });
+}
+
+function cgroupsResponse(r: Report<"cgroups">) {
+  return create(CgroupsResponseSchema, {
+    cgroups: r.map((c) => ({
+      owner: c.owner,
+      path: c.path,
+      memoryCurrentBytes: u64(c.memoryCurrentBytes),
+      memoryMaxBytes: c.memoryMaxBytes === undefined ? undefined : u64(c.memoryMaxBytes),
+      memoryEvents: u64Map(c.memoryEvents),
+      cpuStat: u64Map(c.cpuStat),
+      pidsCurrent: u64(c.pidsCurrent),
+      pidsMax: c.pidsMax === undefined ? undefined : u64(c.pidsMax),
+    })),
+  });
+}
+
+function netstatResponse(r: Report<"sockets">) {
+  const kept = r.slice(0, OBSERVE_LIMITS.sockets);
+  return create(NetstatResponseSchema, {
+    omitted: r.length - kept.length,
+    sockets: kept.map((s) => ({
+      ...s,
+      inode: u64(s.inode),
+      txQueue: u64(s.txQueue),
+      rxQueue: u64(s.rxQueue),
+    })),
+  });
+}
+
+type TimeHandler = ServiceImpl<typeof MachineService>["time"];
+
+/** TimeStatus, plus an on-demand SNTP query when the request names a server (authorized, budgeted). */
+async function timeResponse(
+  deps: ObserveDeps & { readonly store: MachineStore },
+  timeBudget: TokenBucket,
+  req: Parameters<TimeHandler>[0],
+  ctx: Parameters<TimeHandler>[1],
+) {
+  const status = deps.store.list(TIME_STATUS).find((r) => r.metadata.id === TIME_STATUS_ID);
+  const response = create(TimeResponseSchema, {
+    status: status ? timeStatusToProto(status.spec) : undefined,
+  });
+  if (req.server.trim() === "") return response;
+  let host: string;
+  try {
+    host = parseTimeServer(req.server);
+  } catch (e) {
+    throw new ConnectError((e as Error).message, Code.InvalidArgument);
+  }
+  authorizeTimeServer(ctx.values.get(callerKey)?.role ?? "os:reader", host, timeServers(deps));
+  if (!deps.timeQuerier) {
+    throw new ConnectError(
+      "Time with a server is not available: this machined runs without an SNTP client",
+      Code.Unimplemented,
+    );
+  }
+  if (!timeBudget.take()) {
+    throw new ConnectError(
+      `Time queries naming a server are limited to ${timeBudget.ratePerSecond} a second ` +
+        `on this node (burst ${timeBudget.burst}); try again in ${timeBudget.waitMs()} ms`,
+      Code.ResourceExhausted,
+    );
+  }
+  const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(TIME_QUERY_BUDGET.timeoutMs)]);
+  try {
+    const q = await deps.timeQuerier.query(host, signal);
+    response.query = create(TimeQuerySchema, { ...q, server: req.server });
+  } catch (e) {
+    throw new ConnectError(
+      `Cannot measure the clock against "${req.server}": ${(e as Error).message}`,
+      Code.Unavailable,
+      undefined,
+      undefined,
+      e,
+    );
+  }
+  return response;
 }
 
 /** `machine.time.servers` of the running config (none before one is loaded). */
@@ -257,18 +274,6 @@ export function capArgv(argv: readonly string[], max: number): string[] {
 
 function u64Map(r: Readonly<Record<string, number>>): Record<string, bigint> {
   return Object.fromEntries(Object.entries(r).map(([k, v]) => [k, u64(v)]));
-}
-
-/** A /proc read that fails answers Unavailable with the path; anything else propagates. */
-async function procCall<T>(f: () => Promise<T>): Promise<T> {
-  try {
-    return await f();
-  } catch (e) {
-    if (e instanceof ProcError) {
-      throw new ConnectError(e.message, Code.Unavailable, undefined, undefined, e);
-    }
-    throw e;
-  }
 }
 
 /** A non-negative count as a proto uint64. */

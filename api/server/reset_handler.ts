@@ -16,7 +16,7 @@ import {
   ResetResponseSchema,
 } from "../gen/machined/v1/machine_pb.ts";
 import { type CallerIdentity, callerKey } from "../auth/identity.ts";
-import { type NodeActions, type ResetMode, ResetRefusedError } from "./node_actions.ts";
+import type { NodeActions, ResetMode } from "./node_actions.ts";
 
 /** The Reset handler over `actions.reset` (Unimplemented without it). */
 export function createResetHandler(
@@ -31,29 +31,22 @@ export function createResetHandler(
         throw new ConnectError("Reset challenge longer than 4096 bytes", Code.InvalidArgument);
       }
       const caller: CallerIdentity | undefined = ctx.values.get(callerKey);
-      try {
-        const a = await actions.reset(
-          { challenge: req.challenge, mode: modeFromProto(req.mode), powerOff: req.powerOff },
-          { name: caller?.name ?? "", role: caller?.role ?? "" },
-        );
-        return create(ResetResponseSchema, {
-          partitions: a.partitions.map((p) =>
-            create(ResetPartitionSchema, { ...p, sizeBytes: BigInt(p.sizeBytes) })
-          ),
-          challenge: a.challenge,
-          expires: a.expires ? timestampFromMs(a.expires) : undefined,
-          bootId: a.bootId,
-          accepted: a.accepted,
-          progress: a.progress,
-          mode: a.mode ? modeToProto(a.mode) : ProtoResetMode.UNSPECIFIED,
-        });
-      } catch (e) {
-        if (e instanceof ResetRefusedError) {
-          const code = e.code === "unavailable" ? Code.Unavailable : Code.FailedPrecondition;
-          throw new ConnectError(e.message, code, undefined, undefined, e);
-        }
-        throw e;
-      }
+      // A ResetRefusedError maps to its code in errors.ts.
+      const a = await actions.reset(
+        { challenge: req.challenge, mode: modeFromProto(req.mode), powerOff: req.powerOff },
+        { name: caller?.name ?? "", role: caller?.role ?? "" },
+      );
+      return create(ResetResponseSchema, {
+        partitions: a.partitions.map((p) =>
+          create(ResetPartitionSchema, { ...p, sizeBytes: BigInt(p.sizeBytes) })
+        ),
+        challenge: a.challenge,
+        expires: a.expires ? timestampFromMs(a.expires) : undefined,
+        bootId: a.bootId,
+        accepted: a.accepted,
+        progress: a.progress,
+        mode: a.mode ? modeToProto(a.mode) : ProtoResetMode.UNSPECIFIED,
+      });
     },
   };
 }

@@ -1,8 +1,8 @@
 /**
  * The Upgrade and Rollback RPCs at the edge: the client stream's chunks are
  * handed to the node as they arrive (never collected), `stage` is read from
- * the first message, and a refusal maps to its Connect code
- * ({@link UpgradeRefusedError}).
+ * the first message; a refusal (`UpgradeRefusedError`) maps to its
+ * Connect code in errors.ts.
  */
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
@@ -13,16 +13,8 @@ import {
   UpgradeResponseSchema,
 } from "../gen/machined/v1/machine_pb.ts";
 import { type CallerIdentity, callerKey } from "../auth/identity.ts";
-import { type ActionRequester, type NodeActions, UpgradeRefusedError } from "./node_actions.ts";
+import type { ActionRequester, NodeActions } from "./node_actions.ts";
 import { rebootModeFromProto } from "./reboot_mode.ts";
-
-const CODES: Record<UpgradeRefusedError["code"], Code> = {
-  "permission-denied": Code.PermissionDenied,
-  "invalid-argument": Code.InvalidArgument,
-  "failed-precondition": Code.FailedPrecondition,
-  "unavailable": Code.Unavailable,
-  "data-loss": Code.DataLoss,
-};
 
 /** The Upgrade and Rollback handlers over `actions` (Unimplemented without them). */
 export function createUpgradeHandlers(
@@ -47,7 +39,7 @@ export function createUpgradeHandlers(
       const force = !first.done && first.value.force;
       const rebootMode = rebootModeFromProto(first.done ? 0 : first.value.rebootMode);
       const options = { stage, force, rebootMode, ...(fromUrl ? { fromUrl } : {}) };
-      const a = await refusalsToCodes(() => actions.upgrade!(chunks(), options, requester(ctx)));
+      const a = await actions.upgrade!(chunks(), options, requester(ctx));
       return create(UpgradeResponseSchema, { ...a, bytes: BigInt(a.bytes) });
     },
 
@@ -55,9 +47,7 @@ export function createUpgradeHandlers(
       if (!actions.rollback) {
         throw new ConnectError("Rollback is not available on this machined", Code.Unimplemented);
       }
-      const a = await refusalsToCodes(() =>
-        actions.rollback!({ stage: req.stage }, requester(ctx))
-      );
+      const a = await actions.rollback!({ stage: req.stage }, requester(ctx));
       return create(RollbackResponseSchema, a);
     },
   };
@@ -66,15 +56,4 @@ export function createUpgradeHandlers(
 function requester(ctx: HandlerContext): ActionRequester {
   const caller: CallerIdentity | undefined = ctx.values.get(callerKey);
   return { name: caller?.name ?? "", role: caller?.role ?? "" };
-}
-
-async function refusalsToCodes<T>(call: () => Promise<T>): Promise<T> {
-  try {
-    return await call();
-  } catch (e) {
-    if (e instanceof UpgradeRefusedError) {
-      throw new ConnectError(e.message, CODES[e.code], undefined, undefined, e);
-    }
-    throw e;
-  }
 }

@@ -19,11 +19,17 @@ const CertSan = v.pipe(
   ),
 );
 
+/**
+ * Where the API listens when `machine.api.listen` is unset: every address, port
+ * 50000. One constant, so the schema, the template and boot agree.
+ */
+export const DEFAULT_API_LISTEN = "0.0.0.0:50000";
+
 /** `machine.api`. */
 export const ApiSchema = mapping({
   listen: v.optional(
     v.pipe(HostPort, v.description("Address the mutual-TLS API listens on.")),
-    "0.0.0.0:50000",
+    DEFAULT_API_LISTEN,
   ),
   cert_sans: v.optional(
     v.pipe(

@@ -2,13 +2,16 @@
  * The shape every config → spec controller shares: compute the wanted
  * resources of one output type from the inputs, apply each, and let the
  * runtime's owner GC tear down the rest (which the apply controllers see as
- * teardown, so they undo exactly what they did).
+ * teardown, so they undo exactly what they did). These are joins (the config
+ * plus every lease make each output), not one output per input, so they are
+ * not runtime/transform.ts's transformController; they share its
+ * apply-and-keep half, `applyWanted`.
  * @module
  */
 import type { MachineController, ResourceSpecs, ResourceType } from "../../resources/registry.ts";
 import { MACHINE_CONFIG, MACHINE_CONFIG_ID } from "../../resources/config/machine_config.ts";
 import { DHCP_LEASE, type DhcpLeaseSpec, leaseBound } from "../../resources/network/dhcp_lease.ts";
-import type { InputDecl, ReconcileContext } from "../../runtime/mod.ts";
+import { applyWanted, type InputDecl, type ReconcileContext } from "../../runtime/mod.ts";
 import { type MachineConfig, parseMachineConfig } from "../../config/mod.ts";
 
 /** The namespace of every network resource. */
@@ -38,14 +41,8 @@ export function specController<K extends ResourceType>(
     inputs: def.inputs,
     outputs: [{ type: def.output, kind: "exclusive" }],
     async reconcile(ctx) {
-      for (const w of def.build(ctx)) {
-        const ptr = { type: def.output, namespace: NETWORK_NAMESPACE, id: w.id };
-        const cur = ctx.find(def.output, NETWORK_NAMESPACE, w.id);
-        // Still being undone by its apply controller: re-created once its finalizers are gone
-        // (the runtime re-runs the owner when they change).
-        if (cur?.metadata.phase === "tearingDown" && cur.metadata.finalizers.length > 0) continue;
-        await ctx.apply(ptr, w.spec);
-      }
+      const wanted = def.build(ctx).map((w) => ({ namespace: NETWORK_NAMESPACE, ...w }));
+      await applyWanted(ctx, def.output, wanted);
     },
   };
 }

@@ -1,9 +1,11 @@
 /**
- * Pure IP address helpers: parse to bytes, canonical text (RFC 5952, as the
- * kernel-side Rust code prints it), prefix masks and containment. Used by the
+ * Pure IP address helpers for the network backends: parse to bytes (through
+ * config/ip.ts, the one parser), canonical text (RFC 5952, as the kernel-side
+ * Rust code prints it), prefix masks and containment. Used by the
  * fake backend and by anything that compares addresses.
  * @module
  */
+import { parseIp as parseConfigIp } from "../../config/ip.ts";
 import type { Family } from "./backend.ts";
 
 /** A parsed address. */
@@ -12,60 +14,14 @@ export interface Ip {
   bytes: Uint8Array;
 }
 
-function parseV4(s: string): Uint8Array | undefined {
-  const parts = s.split(".");
-  if (parts.length !== 4) return undefined;
-  const out = new Uint8Array(4);
-  for (let i = 0; i < 4; i++) {
-    if (!/^(0|[1-9]\d{0,2})$/.test(parts[i])) return undefined;
-    const n = Number(parts[i]);
-    if (n > 255) return undefined;
-    out[i] = n;
-  }
-  return out;
-}
-
-function parseV6(s: string): Uint8Array | undefined {
-  if (!/^[0-9a-fA-F:.]+$/.test(s)) return undefined;
-  const halves = s.split("::");
-  if (halves.length > 2) return undefined;
-  const groups = (h: string): number[] | undefined => {
-    if (h === "") return [];
-    const out: number[] = [];
-    const parts = h.split(":");
-    for (let i = 0; i < parts.length; i++) {
-      const p = parts[i];
-      if (i === parts.length - 1 && p.includes(".")) {
-        const v4 = parseV4(p);
-        if (!v4) return undefined;
-        out.push((v4[0] << 8) | v4[1], (v4[2] << 8) | v4[3]);
-      } else {
-        if (!/^[0-9a-fA-F]{1,4}$/.test(p)) return undefined;
-        out.push(parseInt(p, 16));
-      }
-    }
-    return out;
-  };
-  const head = groups(halves[0]);
-  const tail = halves.length === 2 ? groups(halves[1]) : [];
-  if (!head || !tail) return undefined;
-  const missing = 8 - head.length - tail.length;
-  if (halves.length === 2 ? missing < 1 : missing !== 0) return undefined;
-  const all = [...head, ...new Array(missing).fill(0), ...tail];
-  const out = new Uint8Array(16);
-  all.forEach((g, i) => {
-    out[2 * i] = g >> 8;
-    out[2 * i + 1] = g & 0xff;
-  });
-  return out;
-}
-
-/** Parse an IPv4 or IPv6 address; undefined when it is neither. */
+/**
+ * Parse an IPv4 or IPv6 address; undefined when it is neither. The one strict
+ * parser is config/ip.ts's (the machine config's); this adds the backend's
+ * family names.
+ */
 export function parseIp(s: string): Ip | undefined {
-  const v4 = parseV4(s);
-  if (v4) return { family: "inet", bytes: v4 };
-  const v6 = parseV6(s);
-  return v6 ? { family: "inet6", bytes: v6 } : undefined;
+  const ip = parseConfigIp(s);
+  return ip ? { family: ip.family === 4 ? "inet" : "inet6", bytes: ip.bytes } : undefined;
 }
 
 /** Canonical text of address bytes (4 or 16 of them). */
