@@ -6,7 +6,7 @@
  */
 import type { Resource } from "./resource.ts";
 import { WatchStream } from "./watch_stream.ts";
-import type { OverflowPolicy, Watch, WatchEvent, WatchOptions } from "./watch_types.ts";
+import type { OverflowPolicy, Watch, WatchEvent } from "./watch_types.ts";
 
 export type { OverflowPolicy, Watch, WatchEvent, WatchOptions } from "./watch_types.ts";
 

@@ -90,7 +90,7 @@ export class VolumeProvisionController implements MachineController {
       }
     };
     try {
-      let facts = await this.#facts(disk);
+      const facts = await this.#facts(disk);
       const decision = decideProvisioning(
         facts,
         { ...DEFAULT_LAYOUT, ...this.#deps.layout, stateSize: state.size },
