@@ -17,6 +17,7 @@ import {
 import { MachineConfigSchema } from "./schema/machine_config.ts";
 import { MAX_QUOTED_CHARS, REDACTED, SECRET_PATHS } from "./secrets.ts";
 import { unwrap, type Unwrapped } from "./schema_walk.ts";
+import { formatMarkdown } from "./markdown_fmt.ts";
 
 /** One documented field. */
 export interface FieldDoc {
@@ -183,21 +184,7 @@ export const CONFIG_DOCS_URL = new URL("../docs/config.md", import.meta.url);
  * @throws {Error} when `deno fmt` fails (its stderr is included).
  */
 export async function generateConfigDocs(): Promise<string> {
-  const fmt = new Deno.Command(Deno.execPath(), {
-    args: ["fmt", "--ext=md", "-"],
-    cwd: new URL("..", import.meta.url),
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const writer = fmt.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(renderConfigDocs()));
-  await writer.close();
-  const { code, stdout, stderr } = await fmt.output();
-  if (code !== 0) {
-    throw new Error(`deno fmt failed on the generated docs: ${new TextDecoder().decode(stderr)}`);
-  }
-  return new TextDecoder().decode(stdout);
+  return await formatMarkdown(renderConfigDocs());
 }
 
 if (import.meta.main) {

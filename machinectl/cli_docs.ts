@@ -10,6 +10,7 @@
 import { COMMANDS } from "./cli.ts";
 import type { Command } from "./command.ts";
 import { CONNECTION_FLAGS } from "./command.ts";
+import { formatMarkdown } from "../config/markdown_fmt.ts";
 
 /** Where the reference lives. */
 export const CLI_DOCS_URL = new URL("../docs/cli.md", import.meta.url);
@@ -74,21 +75,7 @@ export function renderCliDocs(commands: readonly Command[] = COMMANDS): string {
  * @throws {Error} when `deno fmt` fails (its stderr is included).
  */
 export async function generateCliDocs(): Promise<string> {
-  const fmt = new Deno.Command(Deno.execPath(), {
-    args: ["fmt", "--ext=md", "-"],
-    cwd: new URL("..", import.meta.url),
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const writer = fmt.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(renderCliDocs()));
-  await writer.close();
-  const { code, stdout, stderr } = await fmt.output();
-  if (code !== 0) {
-    throw new Error(`deno fmt failed on the generated docs: ${new TextDecoder().decode(stderr)}`);
-  }
-  return new TextDecoder().decode(stdout);
+  return await formatMarkdown(renderCliDocs());
 }
 
 // Silent on success: machinectl/ writes to a terminal only through its escaping Io.

@@ -7,6 +7,7 @@
  * @module
  */
 import { renderBudgetTable } from "./budgets.ts";
+import { formatMarkdown } from "../../config/markdown_fmt.ts";
 
 /** docs/api.md. */
 export const API_DOCS_URL = new URL("../../docs/api.md", import.meta.url);
@@ -37,21 +38,7 @@ export function spliceBudgetTable(doc: string): string {
  */
 export async function generateApiDocs(): Promise<string> {
   const spliced = spliceBudgetTable(await Deno.readTextFile(API_DOCS_URL));
-  const fmt = new Deno.Command(Deno.execPath(), {
-    args: ["fmt", "--ext=md", "-"],
-    cwd: new URL("../..", import.meta.url),
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const writer = fmt.stdin.getWriter();
-  await writer.write(new TextEncoder().encode(spliced));
-  await writer.close();
-  const { code, stdout, stderr } = await fmt.output();
-  if (code !== 0) {
-    throw new Error(`deno fmt failed on docs/api.md: ${new TextDecoder().decode(stderr)}`);
-  }
-  return new TextDecoder().decode(stdout);
+  return await formatMarkdown(spliced);
 }
 
 if (import.meta.main) {
