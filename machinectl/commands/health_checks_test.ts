@@ -85,6 +85,12 @@ Deno.test("health: each failure fails the whole", () => {
   }
 });
 
+Deno.test("health: a runtime that is ready without a pod network warns, as on the default node", () => {
+  const h: HealthInput = { ...good, runtime: { ...good.runtime!, networkReady: false } };
+  equal(statuses(h)["runtime (CRI)"], "warn");
+  equal(healthy(assessHealth(h, NOW)), true);
+});
+
 Deno.test("health: warnings do not fail: near expiry, a slot on trial, no runtime", () => {
   const h: HealthInput = {
     ...good,
