@@ -233,16 +233,14 @@ async function* children(
 ): AsyncGenerator<Entry> {
   let names: string[];
   try {
-    names = [];
-    for await (const e of Deno.readDir(join(root, dir))) names.push(e.name);
+    names = await sortedNames(root, dir);
   } catch (e) {
     yield { ...blank(dir), kind: "dir", error: (e as Error).message };
     return;
   }
-  names.sort();
   for (const name of names) {
     signal.check(dir);
-    const path = dir === "/" ? `/${name}` : `${dir}/${name}`;
+    const path = childPath(dir, name);
     let st: Deno.FileInfo;
     try {
       st = await Deno.lstat(join(root, path));
@@ -253,6 +251,18 @@ async function* children(
     yield await entryOf(root, path, st);
     if (st.isDirectory && depth > 0) yield* children(root, path, depth - 1, signal);
   }
+}
+
+/** The names in `dir` (a node path under `root`), sorted: both walks list in this order. */
+export async function sortedNames(root: string, dir: string): Promise<string[]> {
+  const names: string[] = [];
+  for await (const e of Deno.readDir(join(root, dir))) names.push(e.name);
+  return names.sort();
+}
+
+/** The node path of `name` inside `dir`. */
+export function childPath(dir: string, name: string): string {
+  return dir === "/" ? `/${name}` : `${dir}/${name}`;
 }
 
 function blank(path: string): Entry {

@@ -15,7 +15,16 @@ import {
   type MachineService,
 } from "../../gen/machined/v1/machine_pb.ts";
 import { FILE_BOUNDS, type FileBounds } from "./budgets.ts";
-import { type Deadline, deadline, type FileDeps, need, resolve, role } from "./handlers.ts";
+import {
+  childPath,
+  type Deadline,
+  deadline,
+  type FileDeps,
+  need,
+  resolve,
+  role,
+  sortedNames,
+} from "./handlers.ts";
 
 type Row = Omit<DiskUsageResponse, "$typeName">;
 
@@ -30,7 +39,7 @@ export function createUsageHandler(
       const dl = deadline(ctx, bounds);
       const start = await resolve(deps.root, role(ctx), req.path);
       const walk = new UsageWalk(deps.root, Math.min(req.depth, bounds.listMaxDepth), bounds, dl);
-      const top = await walk.total(start.path, 0);
+      const { row: top } = await walk.total(start.path, 0);
       walk.rows.push({ ...top, truncated: walk.truncated });
       for (const r of walk.rows) yield create(DiskUsageResponseSchema, r);
     },
@@ -50,44 +59,42 @@ class UsageWalk {
     readonly dl: Deadline,
   ) {}
 
-  /** The total of `path` (a directory or not); reports subdirectories within the depth. */
-  async total(path: string, level: number): Promise<Row> {
+  /**
+   * The total of `path` (a directory or not), and whether it is a directory; reports
+   * subdirectories within the depth.
+   */
+  async total(path: string, level: number): Promise<{ row: Row; dir: boolean }> {
     this.dl.check(path);
     const row: Row = { path, size: 0n, entries: 0n, error: "", truncated: false };
     let st: Deno.FileInfo;
     try {
       st = await Deno.lstat(join(this.root, path));
     } catch (e) {
-      return { ...row, error: (e as Error).message };
+      return { row: { ...row, error: (e as Error).message }, dir: false };
     }
     this.seen++;
     row.size = BigInt((st.blocks ?? 0) * 512);
     row.entries = 1n;
-    if (!st.isDirectory) return row;
+    if (!st.isDirectory) return { row, dir: false };
     let names: string[] = [];
     try {
-      for await (const e of Deno.readDir(join(this.root, path))) names.push(e.name);
+      names = await sortedNames(this.root, path);
     } catch (e) {
       row.error = (e as Error).message;
-      names = [];
     }
-    for (const name of names.sort()) {
+    for (const name of names) {
       if (this.seen >= this.bounds.listMaxEntries) {
         this.truncated = true;
         break;
       }
-      const child = await this.total(path === "/" ? `/${name}` : `${path}/${name}`, level + 1);
-      row.size += child.size;
-      row.entries += child.entries;
-      if (child.error && !row.error) row.error = `${child.path}: ${child.error}`;
-      if (level + 1 <= this.depth && child.entries > 0n && (await isDir(this.root, child.path))) {
-        this.rows.push(child);
+      const child = await this.total(childPath(path, name), level + 1);
+      row.size += child.row.size;
+      row.entries += child.row.entries;
+      if (child.row.error && !row.error) row.error = `${child.row.path}: ${child.row.error}`;
+      if (level + 1 <= this.depth && child.row.entries > 0n && child.dir) {
+        this.rows.push(child.row);
       }
     }
-    return row;
+    return { row, dir: true };
   }
-}
-
-async function isDir(root: string, path: string): Promise<boolean> {
-  return (await Deno.lstat(join(root, path)).catch(() => undefined))?.isDirectory ?? false;
 }
