@@ -13,7 +13,7 @@ import { CliError } from "../io.ts";
 import { alignTable } from "../output.ts";
 import { escapeText } from "../terminal_text.ts";
 import { toJson } from "../document_text.ts";
-import { formatBytes } from "./observe_format.ts";
+import { formatBytes, tableOrJson } from "./observe_format.ts";
 
 /** A disk and its volumes, by kernel name. */
 export interface DiskRow {
@@ -33,10 +33,7 @@ export const disksCommand: Command = {
   },
   async run({ flags, args, io }) {
     if (args.length > 0) throw new CliError(`disks: unexpected "${escapeText(args[0])}"`, 2);
-    const format = flags.output ?? "table";
-    if (format !== "table" && format !== "json") {
-      throw new CliError(`disks: unknown output format "${escapeText(format)}"`, 2);
-    }
+    const format = tableOrJson("disks", flags.output);
     using conn = await connectToNode(flags);
     const opts = { timeoutMs: 10_000 };
     const disks = (await conn.client.list({ type: "DiskStatus", namespace: "*" }, opts)).resources

@@ -23,6 +23,7 @@ import { CliError } from "../io.ts";
 import { alignTable } from "../output.ts";
 import { escapeText } from "../terminal_text.ts";
 import { toJson } from "../document_text.ts";
+import { tableOrJson } from "./observe_format.ts";
 import { assessHealth, type HealthCheck, type HealthInput, healthy } from "./health_checks.ts";
 
 const TYPES = [
@@ -45,10 +46,7 @@ export const healthCommand: Command = {
   },
   async run({ flags, args, io }) {
     if (args.length > 0) throw new CliError(`health: unexpected "${escapeText(args[0])}"`, 2);
-    const format = flags.output ?? "table";
-    if (format !== "table" && format !== "json") {
-      throw new CliError(`health: unknown output format "${escapeText(format)}"`, 2);
-    }
+    const format = tableOrJson("health", flags.output);
     using conn = await connectToNode(flags);
     const byType = new Map<string, AnyMachineResource[]>();
     for (const type of TYPES) {

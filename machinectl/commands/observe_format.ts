@@ -21,6 +21,16 @@ export function outputFormat(value: unknown): OutputFormat {
 }
 
 /**
+ * `-o` checked for the commands that print a table or JSON only (`health`, `disks`).
+ * @throws CliError (exit 2) naming the command and the escaped value
+ */
+export function tableOrJson(command: string, value: unknown): "table" | "json" {
+  const format = value ?? "table";
+  if (format === "table" || format === "json") return format;
+  throw new CliError(`${command}: unknown output format "${escapeText(String(format))}"`, 2);
+}
+
+/**
  * A proto message as plain data for scripts: bigints as numbers (every
  * counter here fits in 2^53), `$typeName` dropped, unset optionals left out.
  */
