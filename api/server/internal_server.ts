@@ -8,9 +8,15 @@
  * frames without reading them.
  */
 import http2 from "node:http2";
-import type { Http2Session } from "node:http2";
+import type { Http2Server, Http2Session } from "node:http2";
 import { dirname } from "node:path";
-import { Code, ConnectError, createContextValues, type Interceptor } from "@connectrpc/connect";
+import {
+  Code,
+  ConnectError,
+  createContextValues,
+  type Interceptor,
+  type ServiceImpl,
+} from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { MachineService } from "../gen/machined/v1/machine_pb.ts";
 import { type CallerIdentity, callerKey, identityFromHeaders } from "../auth/identity.ts";
@@ -108,27 +114,7 @@ export async function startInternalApiServer(
     writeMaxBytes,
     registry: options.registry,
   });
-  const handler = connectNodeAdapter({
-    routes: (router) => {
-      router.service(MachineService, impl);
-      reflectionRoutes(router);
-      decodeFailuresAreInvalidArgument(router);
-    },
-    readMaxBytes,
-    writeMaxBytes,
-    interceptors: [
-      ...(options.registry ? [createApiMetricsInterceptor(options.registry)] : []),
-      errorMappingInterceptor,
-      ...(options.deps.audit ? [createAuditInterceptor(options.deps.audit)] : []),
-      trustedIdentityInterceptor(options.deps.maintenance),
-      streamDeadlineInterceptor,
-    ],
-    contextValues: (req) =>
-      createContextValues().set(
-        callerKey,
-        identityFromHeaders((name) => headerValue(req.headers[name])),
-      ),
-  });
+  const handler = connectHandler(options, impl, readMaxBytes, writeMaxBytes);
   const sessions = new Set<Http2Session>();
   // Deno's HTTP/2 server buffers writes without bound; the gate holds a
   // connection's streams past 256 KiB unsent (apid gives each server stream
@@ -155,17 +141,7 @@ export async function startInternalApiServer(
     session.on("close", () => sessions.delete(session));
     session.on("error", () => {}); // a dying peer must not become an uncaught error
   });
-  await Deno.mkdir(dirname(socketPath), { recursive: true, mode: 0o750 });
-  await removeStaleSocket(socketPath);
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(socketPath, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
-  await Deno.chmod(socketPath, 0o660);
-  if (options.socketGroup !== undefined) await Deno.chown(socketPath, null, options.socketGroup);
+  await listenOnSocket(server, socketPath, options.socketGroup);
 
   let closing: Promise<void> | undefined;
   return {
@@ -186,6 +162,55 @@ export async function startInternalApiServer(
       return closing;
     },
   };
+}
+
+/** The Connect handler: MachineService and reflection behind the interceptor chain. */
+function connectHandler(
+  options: InternalApiServerOptions,
+  impl: ServiceImpl<typeof MachineService>,
+  readMaxBytes: number,
+  writeMaxBytes: number,
+): ReturnType<typeof connectNodeAdapter> {
+  return connectNodeAdapter({
+    routes: (router) => {
+      router.service(MachineService, impl);
+      reflectionRoutes(router);
+      decodeFailuresAreInvalidArgument(router);
+    },
+    readMaxBytes,
+    writeMaxBytes,
+    interceptors: [
+      ...(options.registry ? [createApiMetricsInterceptor(options.registry)] : []),
+      errorMappingInterceptor,
+      ...(options.deps.audit ? [createAuditInterceptor(options.deps.audit)] : []),
+      trustedIdentityInterceptor(options.deps.maintenance),
+      streamDeadlineInterceptor,
+    ],
+    contextValues: (req) =>
+      createContextValues().set(
+        callerKey,
+        identityFromHeaders((name) => headerValue(req.headers[name])),
+      ),
+  });
+}
+
+/** Binds `socketPath` (replacing a stale socket) with mode 0660 and, when given, apid's group. */
+async function listenOnSocket(
+  server: Http2Server,
+  socketPath: string,
+  socketGroup: number | undefined,
+): Promise<void> {
+  await Deno.mkdir(dirname(socketPath), { recursive: true, mode: 0o750 });
+  await removeStaleSocket(socketPath);
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(socketPath, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  await Deno.chmod(socketPath, 0o660);
+  if (socketGroup !== undefined) await Deno.chown(socketPath, null, socketGroup);
 }
 
 function headerValue(v: string | string[] | undefined): string | undefined {

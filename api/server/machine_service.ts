@@ -79,8 +79,7 @@ export function createMachineService(
   /** The Watch fan-out, when the server shares it with its direct Watch route (watch_route.ts). */
   fanout?: WatchFanout<ResourceSpecs>,
 ): ServiceImpl<typeof MachineService> {
-  const { store, actions, events, clientConfigs } = deps;
-  const watches = fanout ?? createWatchFanout(store);
+  const { store, actions } = deps;
   return {
     ...createNodeServiceHandlers(deps),
     ...createObserveHandlers(deps),
@@ -90,15 +89,18 @@ export function createMachineService(
     ...createFileHandlers(deps.files),
     ...createUsageHandler(deps.files),
     ...createCopyHandler(deps.files),
+    ...createResourceHandlers(store, fanout ?? createWatchFanout(store)),
+    ...createLifecycleHandlers(deps),
+    ...createClientConfigHandler(deps.clientConfigs),
+  };
+}
 
-    async version() {
-      const info = await actions.version();
-      // The kernel's hostname as last read back (HostnameStatus), so a hostname
-      // applied over the API shows; NodeActions' answer until it is known.
-      const live = store.list("HostnameStatus")[0]?.spec.hostname;
-      return create(VersionResponseSchema, { ...info, hostname: live || info.hostname });
-    },
-
+/** Get, List and Watch: the store as the caller's role may see it (secrets redacted). */
+function createResourceHandlers(
+  store: MachineStore,
+  watches: WatchFanout<ResourceSpecs>,
+): Pick<ServiceImpl<typeof MachineService>, "get" | "list" | "watch"> {
+  return {
     get(req, ctx) {
       const type = requireType(req.type);
       if (req.id === "") throw invalid("Get needs an id");
@@ -124,6 +126,21 @@ export function createMachineService(
     watch(req, ctx) {
       const { type, namespace, id } = watchSelection(req);
       return watches.stream(type, { namespace, id, signal: ctx.signal }, callerRole(ctx));
+    },
+  };
+}
+
+/** Version, the event stream, Reboot and Shutdown: the node's own life over NodeActions. */
+function createLifecycleHandlers(
+  { store, actions, events }: Pick<MachineServiceDeps, "store" | "actions" | "events">,
+): Pick<ServiceImpl<typeof MachineService>, "version" | "events" | "reboot" | "shutdown"> {
+  return {
+    async version() {
+      const info = await actions.version();
+      // The kernel's hostname as last read back (HostnameStatus), so a hostname
+      // applied over the API shows; NodeActions' answer until it is known.
+      const live = store.list("HostnameStatus")[0]?.spec.hostname;
+      return create(VersionResponseSchema, { ...info, hostname: live || info.hostname });
     },
 
     async *events(req, ctx) {
@@ -155,7 +172,17 @@ export function createMachineService(
       await actions.shutdown(requester(ctx));
       return create(ShutdownResponseSchema);
     },
+  };
+}
 
+/**
+ * GenerateClientConfiguration: every field is checked before the issuer makes a key, so a
+ * refused request costs nothing.
+ */
+function createClientConfigHandler(
+  clientConfigs: ClientConfigIssuer,
+): Pick<ServiceImpl<typeof MachineService>, "generateClientConfiguration"> {
+  return {
     async generateClientConfiguration(req) {
       const role = roleFromProto(req.role);
       if (req.name.trim() === "") throw invalid("GenerateClientConfiguration needs a name");

@@ -59,6 +59,20 @@ type NodeServiceMethods =
 export function createNodeServiceHandlers(
   deps: NodeServiceDeps,
 ): Pick<ServiceImpl<typeof MachineService>, NodeServiceMethods> {
+  return {
+    ...createServiceHandlers(deps),
+    ...createLogHandlers(deps),
+    ...createApplyConfigurationHandler(deps),
+  };
+}
+
+/** ServiceList, ServiceStart, ServiceStop and ServiceRestart over the supervisor. */
+function createServiceHandlers(
+  deps: NodeServiceDeps,
+): Pick<
+  ServiceImpl<typeof MachineService>,
+  "serviceList" | "serviceStart" | "serviceStop" | "serviceRestart"
+> {
   const services = () => need(deps.services, "the service RPCs", "a service supervisor");
   // Every ServiceInfo leaves through here, redacted for the caller's role.
   const info = (view: ServiceView, ctx: HandlerContext) =>
@@ -90,7 +104,14 @@ export function createNodeServiceHandlers(
       await ctl.restart(requireId("ServiceRestart", req.id));
       return create(ServiceRestartResponseSchema, { service: info(ctl.get(req.id), ctx) });
     },
+  };
+}
 
+/** Logs (a service's or machined's own) and Dmesg (the kernel log). */
+function createLogHandlers(
+  deps: NodeServiceDeps,
+): Pick<ServiceImpl<typeof MachineService>, "logs" | "dmesg"> {
+  return {
     async *logs(req, ctx) {
       const source = need(deps.logs, "Logs", "a log source");
       const id = requireId("Logs", req.id);
@@ -107,7 +128,14 @@ export function createNodeServiceHandlers(
       });
       for await (const r of records) yield kernelLogToProto(r);
     },
+  };
+}
 
+/** ApplyConfiguration: validate, apply (or dry-run) and confirm a machine config. */
+function createApplyConfigurationHandler(
+  deps: NodeServiceDeps,
+): Pick<ServiceImpl<typeof MachineService>, "applyConfiguration"> {
+  return {
     async applyConfiguration(req, ctx) {
       const applier = need(deps.configs, "ApplyConfiguration", "a config applier");
       if (req.confirm) {

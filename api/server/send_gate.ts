@@ -52,83 +52,124 @@ const NONE: ResponseControl = { overflow() {} };
 
 /** A gate; see the module doc. */
 export function createSendGate(o: SendGateOptions = {}): SendGate {
-  const max = o.maxUnsentBytes ?? DEFAULT_MAX_UNSENT_BYTES;
-  const pollMs = o.pollMs ?? 25;
+  const accounts = new SessionAccounts(
+    o.maxUnsentBytes ?? DEFAULT_MAX_UNSENT_BYTES,
+    o.pollMs ?? 25,
+  );
   const resetAfterMs = o.resetAfterMs ?? 5000;
-  const accounts = new WeakMap<Http2Session, Account>();
-  const sent = (a: Account) => (a.session.socket as { bytesWritten?: number })?.bytesWritten ?? 0;
-  const unsent = (a: Account) => {
+  return {
+    unsent: (session) => accounts.unsentOn(session),
+    track(req, res) {
+      const request = req as Http2ServerRequest;
+      const session = request.stream?.session;
+      if (request.httpVersionMajor !== 2 || !session) return NONE;
+      return gateResponse(
+        accounts,
+        accounts.of(session),
+        request,
+        res as Http2ServerResponse,
+        resetAfterMs,
+      );
+    },
+  };
+}
+
+/** Each session's byte account: what its responses wrote against what its socket has sent. */
+class SessionAccounts {
+  readonly #accounts = new WeakMap<Http2Session, Account>();
+
+  constructor(readonly max: number, readonly pollMs: number) {}
+
+  /** The account of `session`, opened on first use and released when the session closes. */
+  of(session: Http2Session): Account {
+    let a = this.#accounts.get(session);
+    if (!a) {
+      a = { session, app: 0, appBase: 0, sentBase: 0, held: new Set() };
+      a.sentBase = sent(a);
+      this.#accounts.set(session, a);
+      session.once("close", () => this.release(a!, true));
+    }
+    return a;
+  }
+
+  unsentOn(session: Http2Session): number {
+    const a = this.#accounts.get(session);
+    return a ? this.unsent(a) : 0;
+  }
+
+  unsent(a: Account): number {
     const u = a.app - a.appBase - (sent(a) - a.sentBase);
     if (u > 0) return u;
     // Caught up: re-base, so framing and TLS overhead never accumulate into slack.
     a.appBase = a.app;
     a.sentBase = sent(a);
     return 0;
-  };
-  const account = (session: Http2Session) => {
-    let a = accounts.get(session);
-    if (!a) {
-      a = { session, app: 0, appBase: 0, sentBase: 0, held: new Set() };
-      a.sentBase = sent(a);
-      accounts.set(session, a);
-      session.once("close", () => release(a!, true));
-    }
-    return a;
-  };
-  const release = (a: Account, all = false) => {
-    if (!all && unsent(a) > max / 2) return;
+  }
+
+  /** Resumes the held writers once the backlog is under half the bound (or `all`: always). */
+  release(a: Account, all = false): void {
+    if (!all && this.unsent(a) > this.max / 2) return;
     clearInterval(a.timer);
     a.timer = undefined;
     const held = [...a.held];
     a.held.clear();
     for (const resume of held) resume();
+  }
+
+  /** Polls `a` until its held writers are released. */
+  poll(a: Account): void {
+    a.timer ??= setInterval(() => this.release(a), this.pollMs);
+  }
+}
+
+function sent(a: Account): number {
+  return (a.session.socket as { bytesWritten?: number })?.bytesWritten ?? 0;
+}
+
+/**
+ * Wraps one response's write() and emit(): past the bound, write() returns false and the
+ * response's `drain` waits for the account's release.
+ */
+function gateResponse(
+  accounts: SessionAccounts,
+  a: Account,
+  request: Http2ServerRequest,
+  response: Http2ServerResponse,
+  resetAfterMs: number,
+): ResponseControl {
+  let bypass = false;
+  let drainHeld = false;
+  const resume = () => {
+    if (!drainHeld) return;
+    drainHeld = false;
+    emit("drain");
   };
+  const write = response.write.bind(response) as (...args: unknown[]) => boolean;
+  const emit = response.emit.bind(response) as (event: string, ...args: unknown[]) => boolean;
+  response.write = ((chunk: unknown, ...rest: unknown[]) => {
+    a.app += byteLength(chunk);
+    const ok = write(chunk, ...rest);
+    if (bypass || accounts.unsent(a) <= accounts.max) return ok;
+    drainHeld = true;
+    a.held.add(resume);
+    accounts.poll(a);
+    return false;
+  }) as typeof response.write;
+  response.emit = ((event: string, ...args: unknown[]) => {
+    if (event === "drain" && drainHeld) return true; // released by the gate instead
+    return emit(event, ...args);
+  }) as typeof response.emit;
+  response.once("close", () => a.held.delete(resume));
   return {
-    unsent: (session) => {
-      const a = accounts.get(session);
-      return a ? unsent(a) : 0;
-    },
-    track(req, res) {
-      const request = req as Http2ServerRequest;
-      const response = res as Http2ServerResponse;
-      const session = request.stream?.session;
-      if (request.httpVersionMajor !== 2 || !session) return NONE;
-      const a = account(session);
-      let bypass = false;
-      let drainHeld = false;
-      const resume = () => {
-        if (!drainHeld) return;
-        drainHeld = false;
-        emit("drain");
-      };
-      const write = response.write.bind(response) as (...args: unknown[]) => boolean;
-      const emit = response.emit.bind(response) as (event: string, ...args: unknown[]) => boolean;
-      response.write = ((chunk: unknown, ...rest: unknown[]) => {
-        a.app += byteLength(chunk);
-        const ok = write(chunk, ...rest);
-        if (bypass || unsent(a) <= max) return ok;
-        drainHeld = true;
-        a.held.add(resume);
-        a.timer ??= setInterval(() => release(a), pollMs);
-        return false;
-      }) as typeof response.write;
-      response.emit = ((event: string, ...args: unknown[]) => {
-        if (event === "drain" && drainHeld) return true; // released by the gate instead
-        return emit(event, ...args);
-      }) as typeof response.emit;
-      response.once("close", () => a.held.delete(resume));
-      return {
-        overflow() {
-          bypass = true;
-          a.held.delete(resume);
-          resume();
-          const stream = request.stream;
-          const timer = setTimeout(() => {
-            if (!stream.closed) stream.close(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM);
-          }, resetAfterMs);
-          stream.once("close", () => clearTimeout(timer));
-        },
-      };
+    overflow() {
+      bypass = true;
+      a.held.delete(resume);
+      resume();
+      const stream = request.stream;
+      const timer = setTimeout(() => {
+        if (!stream.closed) stream.close(http2.constants.NGHTTP2_ENHANCE_YOUR_CALM);
+      }, resetAfterMs);
+      stream.once("close", () => clearTimeout(timer));
     },
   };
 }
