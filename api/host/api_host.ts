@@ -15,6 +15,7 @@ import {
   createClientConfigIssuer,
   type KernelLog,
   type LogSource,
+  type MachineServiceDeps,
   type NodeActions,
   nodeApiEndpoints,
   type ServiceControl,
@@ -28,6 +29,7 @@ import { nativeFsUsage, NativeProcBackend } from "../../platform/procfs/mod.ts";
 import { createSntpTimeQuerier } from "./time_querier.ts";
 import { createCriClient } from "../../cri/cri_client.ts";
 import { createNodeMetrics } from "./node_metrics.ts";
+import type { MetricsRegistry } from "../../metrics/mod.ts";
 
 import type { MaintenanceGate } from "../server/maintenance_gate.ts";
 import type { CallerIdentity } from "../auth/identity.ts";
@@ -116,16 +118,7 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
   const limits = apidLimitsFromConfig(o.api);
   const started: { supervisor?: ApidSupervisor; cgroup?: string } = {};
   const first = firstServedTracker();
-  // The host's /proc in dev mode (read-only), the node's on a node.
-  const observer = new Observer({
-    proc: new NativeProcBackend(),
-    services: () => (o.services?.list() ?? []).map((s) => ({ id: s.id, pid: s.status.pid })),
-    components: () => ({ machined: Deno.pid, apid: started.supervisor?.pid }),
-    cgroups: new NativeProcBackend("/sys/fs/cgroup"),
-    componentCgroups: (): Record<string, string> =>
-      started.cgroup ? { apid: started.cgroup.replace(/^\/sys\/fs\/cgroup\/?/, "") } : {},
-    fsUsage: nativeFsUsage,
-  });
+  const observer = nodeObserver(o, started);
   const registry = createNodeMetrics(o.machined, {
     services: o.services,
     serviceCgroups: o.serviceCgroups,
@@ -133,28 +126,7 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
   const internal = await startInternalApiServer({
     socketPath,
     registry,
-    deps: {
-      store: o.machined.store,
-      actions: o.actions,
-      events: o.machined.events,
-      clientConfigs: createClientConfigIssuer(
-        o.pki.ca,
-        () => nodeApiEndpoints(o.machined.store, o.listen, o.endpoints),
-      ),
-      services: o.services,
-      logs: o.services,
-      kernelLog: o.kernelLog,
-      configs: o.configs,
-      observer,
-      timeQuerier: createSntpTimeQuerier(),
-      secrets: () => (o.services?.list() ?? []).flatMap((s) => Object.values(s.spec.env)),
-      cri: (socket) => createCriClient(socket, { timeoutMs: 5000 }),
-      metrics: registry,
-      graph: () => o.machined.runtime.graph(),
-      maintenance: o.maintenance,
-      audit: o.machined.logger,
-      files: o.fileRoot === undefined ? undefined : { root: o.fileRoot },
-    },
+    deps: machineServiceDeps(o, observer, registry),
     socketGroup: o.dropUser ? 50000 : undefined,
     readMaxBytes: limits.readMaxBytes,
     writeMaxBytes: limits.writeMaxBytes,
@@ -191,6 +163,55 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
       await supervisor.stop();
       await internal.close();
     },
+  };
+}
+
+/**
+ * The observer of processes, cgroups and disks: the host's /proc in dev mode (read-only),
+ * the node's on a node.
+ */
+function nodeObserver(
+  o: ApiHostOptions,
+  started: { supervisor?: ApidSupervisor; cgroup?: string },
+): Observer {
+  return new Observer({
+    proc: new NativeProcBackend(),
+    services: () => (o.services?.list() ?? []).map((s) => ({ id: s.id, pid: s.status.pid })),
+    components: () => ({ machined: Deno.pid, apid: started.supervisor?.pid }),
+    cgroups: new NativeProcBackend("/sys/fs/cgroup"),
+    componentCgroups: (): Record<string, string> =>
+      started.cgroup ? { apid: started.cgroup.replace(/^\/sys\/fs\/cgroup\/?/, "") } : {},
+    fsUsage: nativeFsUsage,
+  });
+}
+
+/** What MachineService's handlers reach in this machined. */
+function machineServiceDeps(
+  o: ApiHostOptions,
+  observer: Observer,
+  registry: MetricsRegistry,
+): MachineServiceDeps {
+  return {
+    store: o.machined.store,
+    actions: o.actions,
+    events: o.machined.events,
+    clientConfigs: createClientConfigIssuer(
+      o.pki.ca,
+      () => nodeApiEndpoints(o.machined.store, o.listen, o.endpoints),
+    ),
+    services: o.services,
+    logs: o.services,
+    kernelLog: o.kernelLog,
+    configs: o.configs,
+    observer,
+    timeQuerier: createSntpTimeQuerier(),
+    secrets: () => (o.services?.list() ?? []).flatMap((s) => Object.values(s.spec.env)),
+    cri: (socket) => createCriClient(socket, { timeoutMs: 5000 }),
+    metrics: registry,
+    graph: () => o.machined.runtime.graph(),
+    maintenance: o.maintenance,
+    audit: o.machined.logger,
+    files: o.fileRoot === undefined ? undefined : { root: o.fileRoot },
   };
 }
 
