@@ -5,7 +5,7 @@
  */
 import http2 from "node:http2";
 import type { Http2Session } from "node:http2";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import {
   ContainerState,
@@ -62,62 +62,13 @@ export async function startFakeCriServer(socket: string): Promise<FakeCriServer>
     calls: { Version: 0, Status: 0, ListPodSandbox: 0, ListContainers: 0, ListImages: 0 },
     close: () => Promise.resolve(),
   };
-  const gate = async (signal: AbortSignal) => {
-    if (fake.failWith !== undefined) throw new ConnectError("injected failure", fake.failWith);
-    if (fake.hang) {
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          hangs.delete(done);
-          resolve();
-        };
-        hangs.add(done);
-        signal.addEventListener("abort", done, { once: true });
-      });
-      throw new ConnectError("hung call released", Code.Unavailable);
-    }
-  };
+  const gate = (signal: AbortSignal) => gateCall(fake, hangs, signal);
   const handler = connectNodeAdapter({
     grpc: true,
     connect: false,
     grpcWeb: false,
     routes: (router) => {
-      router.service(ImageService, {
-        async listImages(_req, ctx) {
-          fake.calls.ListImages++;
-          await gate(ctx.signal);
-          return {
-            images: fake.images.map((i) => ({
-              id: i.id,
-              repoTags: [...i.tags],
-              repoDigests: [...i.digests],
-              size: BigInt(i.sizeBytes),
-              pinned: i.pinned,
-            })),
-          };
-        },
-      });
-      router.service(RuntimeService, {
-        async version(_req, ctx) {
-          fake.calls.Version++;
-          await gate(ctx.signal);
-          return { version: "0.1.0", ...fake.version };
-        },
-        async status(_req, ctx) {
-          fake.calls.Status++;
-          await gate(ctx.signal);
-          return { status: { conditions: fake.conditions }, info: {} };
-        },
-        async listPodSandbox(_req, ctx) {
-          fake.calls.ListPodSandbox++;
-          await gate(ctx.signal);
-          return { items: fake.pods.map(podMessage) };
-        },
-        async listContainers(_req, ctx) {
-          fake.calls.ListContainers++;
-          await gate(ctx.signal);
-          return { containers: fake.containers.map(containerMessage) };
-        },
-      });
+      fakeRoutes(router, fake, gate);
     },
   });
   const sessions = new Set<Http2Session>();
@@ -146,6 +97,74 @@ export async function startFakeCriServer(socket: string): Promise<FakeCriServer>
     return closing;
   };
   return fake;
+}
+
+/**
+ * What every call does first: fail with `failWith` when set, or hang (until released
+ * or the call's signal aborts) when `hang` is.
+ */
+async function gateCall(
+  fake: FakeCriServer,
+  hangs: Set<() => void>,
+  signal: AbortSignal,
+): Promise<void> {
+  if (fake.failWith !== undefined) throw new ConnectError("injected failure", fake.failWith);
+  if (fake.hang) {
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        hangs.delete(done);
+        resolve();
+      };
+      hangs.add(done);
+      signal.addEventListener("abort", done, { once: true });
+    });
+    throw new ConnectError("hung call released", Code.Unavailable);
+  }
+}
+
+/** ImageService and RuntimeService answering from `fake`, each call counted and gated. */
+function fakeRoutes(
+  router: ConnectRouter,
+  fake: FakeCriServer,
+  gate: (signal: AbortSignal) => Promise<void>,
+): void {
+  router.service(ImageService, {
+    async listImages(_req, ctx) {
+      fake.calls.ListImages++;
+      await gate(ctx.signal);
+      return {
+        images: fake.images.map((i) => ({
+          id: i.id,
+          repoTags: [...i.tags],
+          repoDigests: [...i.digests],
+          size: BigInt(i.sizeBytes),
+          pinned: i.pinned,
+        })),
+      };
+    },
+  });
+  router.service(RuntimeService, {
+    async version(_req, ctx) {
+      fake.calls.Version++;
+      await gate(ctx.signal);
+      return { version: "0.1.0", ...fake.version };
+    },
+    async status(_req, ctx) {
+      fake.calls.Status++;
+      await gate(ctx.signal);
+      return { status: { conditions: fake.conditions }, info: {} };
+    },
+    async listPodSandbox(_req, ctx) {
+      fake.calls.ListPodSandbox++;
+      await gate(ctx.signal);
+      return { items: fake.pods.map(podMessage) };
+    },
+    async listContainers(_req, ctx) {
+      fake.calls.ListContainers++;
+      await gate(ctx.signal);
+      return { containers: fake.containers.map(containerMessage) };
+    },
+  });
 }
 
 const ms = (epochMs: number) => BigInt(epochMs) * 1_000_000n;
