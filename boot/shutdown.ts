@@ -120,13 +120,7 @@ export async function shutdownNode(action: PowerAction, deps: ShutdownDeps): Pro
   const stopServices = reset && deps.stopServices
     ? stopForReset(reset, deps.stopServices, machined)
     : deps.stopServices;
-  const stopLimit = reset
-    ? {
-      optional: true,
-      deadlineMs: (reset.mode === "graceful" ? reset.gracefulDeadlineMs : 0) +
-        FORCED_STOP_WAIT_MS + 5_000,
-    }
-    : step("stopServices");
+  const stopLimit = reset ? resetStopLimit(reset) : step("stopServices");
   const kexec = action === "reboot" && !reset && deps.kexec?.wanted ? deps.kexec : undefined;
   let kexecStaged = false;
   try {
@@ -164,18 +158,7 @@ export async function shutdownNode(action: PowerAction, deps: ShutdownDeps): Pro
         { name: "sync", tasks: [task("sync", () => deps.power.sync(), step("sync"))] },
         {
           name: "unmount",
-          tasks: [task("unmount", async (signal) => {
-            const order = unmountOrder(await deps.mount.mounts(), deps.keepMounted);
-            for (const target of order) {
-              if (signal.aborted) break; // overran: the rest is left to reboot(2)
-              try {
-                const how = await deps.mount.unmount(target, { detach: true });
-                machined.logger.info("shutdown", `unmounted ${target}`, { how });
-              } catch (e) {
-                machined.logger.warn("shutdown", `cannot unmount ${target}`, { error: e });
-              }
-            }
-          }, step("unmount"))],
+          tasks: [task("unmount", (signal) => unmountAll(deps, signal), step("unmount"))],
         },
         // Only in a reset: the volumes are unmounted (or detached) by now.
         ...(reset
@@ -193,6 +176,33 @@ export async function shutdownNode(action: PowerAction, deps: ShutdownDeps): Pro
   machined.logger.info("shutdown", action === "reboot" ? "rebooting now" : "powering off now");
   if (action === "reboot") await deps.power.restart();
   else await deps.power.powerOff();
+}
+
+/**
+ * A reset's service stop waits out the graceful deadline (none when forced), the forced
+ * stop's wait, and 5 s of slack.
+ */
+function resetStopLimit(reset: ResetSequence): { optional: boolean; deadlineMs: number } {
+  return {
+    optional: true,
+    deadlineMs: (reset.mode === "graceful" ? reset.gracefulDeadlineMs : 0) +
+      FORCED_STOP_WAIT_MS + 5_000,
+  };
+}
+
+/** Unmounts (detaching when busy) all but the kept mounts, until `signal` says time is up. */
+async function unmountAll(deps: ShutdownDeps, signal: AbortSignal): Promise<void> {
+  const { machined } = deps;
+  const order = unmountOrder(await deps.mount.mounts(), deps.keepMounted);
+  for (const target of order) {
+    if (signal.aborted) break; // overran: the rest is left to reboot(2)
+    try {
+      const how = await deps.mount.unmount(target, { detach: true });
+      machined.logger.info("shutdown", `unmounted ${target}`, { how });
+    } catch (e) {
+      machined.logger.warn("shutdown", `cannot unmount ${target}`, { error: e });
+    }
+  }
 }
 
 /** reboot(KEXEC); returns (after reporting it) only when that failed. */
