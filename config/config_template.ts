@@ -65,7 +65,6 @@ const list = (xs: readonly string[]): string => `[${xs.map(q).join(", ")}]`;
  * back with `parseMachineConfig`, which reports anything wrong.
  */
 export function renderConfigTemplate(options: ConfigTemplateOptions): string {
-  const ifaces = options.interfaces ?? [{ name: "eth0", dhcp: true }];
   const containerd = options.containerd ?? true;
   const out: string[] = [
     "# machined machine config. Reference: docs/config.md",
@@ -75,22 +74,7 @@ export function renderConfigTemplate(options: ConfigTemplateOptions): string {
     `  hostname: ${q(options.hostname)}`,
   ];
   if (options.domainname) out.push(`  domainname: ${q(options.domainname)}`);
-  out.push("", "  # Install target. Without it the node runs from its boot medium.");
-  if (options.installDisk) {
-    out.push("  install:", `    disk: ${q(options.installDisk)}`, "    wipe: false");
-    if (options.installSystem) out.push("    system: true");
-  } else {
-    out.push("  # install:", '  #   disk: "/dev/vda"', "  #   wipe: false");
-  }
-  out.push("", "  network:");
-  if (ifaces.length === 0) {
-    out.push("    # No interfaces: links are left as they are.", "    interfaces: []");
-  } else {
-    out.push("    interfaces:");
-    for (const i of ifaces) out.push(...renderInterface(i));
-  }
-  out.push(`    nameservers: ${list(options.nameservers ?? [])}`);
-  out.push('    # search: ["example.org"]');
+  out.push(...renderInstall(options), ...renderNetwork(options));
   out.push(
     "",
     "  time:",
@@ -109,31 +93,7 @@ export function renderConfigTemplate(options: ConfigTemplateOptions): string {
     "",
     "  # Processes machined supervises. argv[0] must be an absolute path.",
   );
-  if (options.payload) {
-    const p = options.payload;
-    out.push(
-      "  services:",
-      `    - id: ${q(p.id ?? "payload")}`,
-      `      command: ${list(p.command)}`,
-      ...(p.env && Object.keys(p.env).length > 0
-        ? [
-          "      env:",
-          ...Object.entries(p.env).map(([k, v]) => `        ${k}: ${JSON.stringify(v)}`),
-        ]
-        : []),
-      `      depends_on: ${list(p.dependsOnContainerd && containerd ? ["containerd"] : [])}`,
-      "      restart: always",
-      '      stop_grace_period: "10s"',
-    );
-  } else {
-    out.push(
-      "  services: []",
-      "  #  - id: payload",
-      '  #    command: ["/usr/bin/sleep", "infinity"]',
-      "  #    depends_on: [containerd]",
-      "  #    restart: always",
-    );
-  }
+  out.push(...renderServices(options.payload, containerd));
   out.push(
     "",
     "  api:",
@@ -152,6 +112,60 @@ export function renderConfigTemplate(options: ConfigTemplateOptions): string {
   }
   out.push("");
   return out.join("\n");
+}
+
+/** `install`: the target disk, or an example commented out. */
+function renderInstall(options: ConfigTemplateOptions): string[] {
+  const out = ["", "  # Install target. Without it the node runs from its boot medium."];
+  if (options.installDisk) {
+    out.push("  install:", `    disk: ${q(options.installDisk)}`, "    wipe: false");
+    if (options.installSystem) out.push("    system: true");
+  } else {
+    out.push("  # install:", '  #   disk: "/dev/vda"', "  #   wipe: false");
+  }
+  return out;
+}
+
+/** `network`: the interfaces (eth0 on DHCP by default) and the nameservers. */
+function renderNetwork(options: ConfigTemplateOptions): string[] {
+  const ifaces = options.interfaces ?? [{ name: "eth0", dhcp: true }];
+  const out = ["", "  network:"];
+  if (ifaces.length === 0) {
+    out.push("    # No interfaces: links are left as they are.", "    interfaces: []");
+  } else {
+    out.push("    interfaces:");
+    for (const i of ifaces) out.push(...renderInterface(i));
+  }
+  out.push(`    nameservers: ${list(options.nameservers ?? [])}`);
+  out.push('    # search: ["example.org"]');
+  return out;
+}
+
+/** `services`: the payload service, or an example commented out. */
+function renderServices(p: ConfigTemplateOptions["payload"], containerd: boolean): string[] {
+  if (p) {
+    return [
+      "  services:",
+      `    - id: ${q(p.id ?? "payload")}`,
+      `      command: ${list(p.command)}`,
+      ...(p.env && Object.keys(p.env).length > 0
+        ? [
+          "      env:",
+          ...Object.entries(p.env).map(([k, v]) => `        ${k}: ${JSON.stringify(v)}`),
+        ]
+        : []),
+      `      depends_on: ${list(p.dependsOnContainerd && containerd ? ["containerd"] : [])}`,
+      "      restart: always",
+      '      stop_grace_period: "10s"',
+    ];
+  }
+  return [
+    "  services: []",
+    "  #  - id: payload",
+    '  #    command: ["/usr/bin/sleep", "infinity"]',
+    "  #    depends_on: [containerd]",
+    "  #    restart: always",
+  ];
 }
 
 /** A literal block scalar (`key: |`) holding multi-line text such as PEM. */
