@@ -15,6 +15,7 @@ import { formatIp, parseCidr, parseIp } from "./ip.ts";
 import { MAX_REPORTED_ERRORS } from "./limits.ts";
 import { parseDuration } from "./schema/primitives.ts";
 import { BUILTIN_SERVICE_IDS, RESERVED_SERVICE_IDS, SERVICE_ID } from "./schema/services.ts";
+import { cycleText, findCycles, type ServiceNode } from "./service_cycles.ts";
 import { suggest } from "./suggest.ts";
 import type { Target } from "./yaml_locator.ts";
 
@@ -39,19 +40,27 @@ export function semanticChecks(raw: unknown): SemanticIssue[] {
   return [...checkServices(machine), ...checkNetwork(obj(machine.network))];
 }
 
-interface ServiceNode {
-  id: string;
-  index: number;
-  deps: Array<{ id: string; at: number }>;
-}
-
 function checkServices(machine: Obj): SemanticIssue[] {
   const issues: SemanticIssue[] = [];
   const base: PathSegment[] = ["machine", "services"];
   const containerdOff = obj(obj(machine.runtime)?.containerd)?.enabled === false;
   const services = list(machine.services);
+  const byId = serviceIds(services, base, issues);
+  checkDependsOn(services, byId, containerdOff, base, issues);
+  reportCycles(byId, base, issues);
+  return issues;
+}
+
+/**
+ * The services by id, each well-formed id once; a reserved or duplicate id is reported
+ * and left out.
+ */
+function serviceIds(
+  services: unknown[],
+  base: PathSegment[],
+  issues: SemanticIssue[],
+): Map<string, ServiceNode> {
   const byId = new Map<string, ServiceNode>();
-  let suggested = 0;
   services.forEach((entry, index) => {
     const id = str(obj(entry)?.id);
     if (id === undefined || !SERVICE_ID.test(id)) return;
@@ -82,7 +91,21 @@ function checkServices(machine: Obj): SemanticIssue[] {
     }
     byId.set(id, { id, index, deps: [] });
   });
+  return byId;
+}
 
+/**
+ * Each service's `depends_on` (known ids, containerd enabled when named) and health check;
+ * the known dependencies are recorded in `byId` for the cycle search.
+ */
+function checkDependsOn(
+  services: unknown[],
+  byId: Map<string, ServiceNode>,
+  containerdOff: boolean,
+  base: PathSegment[],
+  issues: SemanticIssue[],
+): void {
+  let suggested = 0;
   services.forEach((entry, index) => {
     const service = obj(entry);
     const self = str(service?.id);
@@ -116,7 +139,14 @@ function checkServices(machine: Obj): SemanticIssue[] {
     });
     checkHealth(obj(service?.health), [...base, index, "health"], issues);
   });
+}
 
+/** One issue per dependency cycle, at the dependency that closes it. */
+function reportCycles(
+  byId: Map<string, ServiceNode>,
+  base: PathSegment[],
+  issues: SemanticIssue[],
+): void {
   for (const cycle of findCycles(byId)) {
     const [start, next] = cycle;
     const node = byId.get(start)!;
@@ -128,105 +158,6 @@ function checkServices(machine: Obj): SemanticIssue[] {
         : `dependency cycle: ${cycleText(cycle)}`,
     });
   }
-  return issues;
-}
-
-/**
- * Elementary cycles, one per strongly connected component, each starting and
- * ending at the member defined first in the file (e.g. `["a", "b", "a"]`).
- */
-export function findCycles(graph: Map<string, ServiceNode>): string[][] {
-  // Tarjan's algorithm, iterating nodes in file order.
-  const index = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const onStack = new Set<string>();
-  const components: string[][] = [];
-  let counter = 0;
-  // Iterative, so a long chain of dependencies cannot overflow the stack.
-  const visit = (root: string) => {
-    const open = (v: string) => {
-      index.set(v, counter);
-      low.set(v, counter++);
-      stack.push(v);
-      onStack.add(v);
-      work.push({ v, next: 0 });
-    };
-    const work: Array<{ v: string; next: number }> = [];
-    open(root);
-    while (work.length > 0) {
-      const frame = work[work.length - 1];
-      const deps = graph.get(frame.v)!.deps;
-      if (frame.next < deps.length) {
-        const w = deps[frame.next++].id;
-        if (!index.has(w)) open(w);
-        else if (onStack.has(w)) low.set(frame.v, Math.min(low.get(frame.v)!, index.get(w)!));
-        continue;
-      }
-      work.pop();
-      const v = frame.v;
-      const parent = work.at(-1);
-      if (parent) low.set(parent.v, Math.min(low.get(parent.v)!, low.get(v)!));
-      if (low.get(v) === index.get(v)) {
-        const component: string[] = [];
-        let w: string;
-        do {
-          w = stack.pop()!;
-          onStack.delete(w);
-          component.push(w);
-        } while (w !== v);
-        components.push(component);
-      }
-    }
-  };
-  const order = [...graph.values()].sort((a, b) => a.index - b.index).map((n) => n.id);
-  for (const v of order) if (!index.has(v)) visit(v);
-
-  const cycles: string[][] = [];
-  for (const component of components) {
-    const members = new Set(component);
-    const start = order.find((id) => members.has(id))!;
-    const selfLoop = graph.get(start)!.deps.some((d) => d.id === start);
-    if (component.length === 1 && !selfLoop) continue;
-    if (selfLoop) {
-      cycles.push([start, start]);
-      continue;
-    }
-    cycles.push(pathBack(graph, start, members));
-  }
-  return cycles.sort((a, b) => graph.get(a[0])!.index - graph.get(b[0])!.index);
-}
-
-/** A shortest path from `start` back to itself inside one component (BFS). */
-function pathBack(graph: Map<string, ServiceNode>, start: string, members: Set<string>): string[] {
-  const parent = new Map<string, string>();
-  const queue = [start];
-  for (let head = 0; head < queue.length; head++) {
-    const v = queue[head];
-    for (const { id: w } of graph.get(v)!.deps) {
-      if (!members.has(w)) continue;
-      if (w === start) {
-        const back = [];
-        for (let x = v; x !== start; x = parent.get(x)!) back.push(x);
-        return [start, ...back.reverse(), start];
-      }
-      if (!parent.has(w)) {
-        parent.set(w, v);
-        queue.push(w);
-      }
-    }
-  }
-  return [start, start];
-}
-
-/** Services a cycle's message names at most; a longer cycle shows its ends and a count. */
-const CYCLE_NAMES = 12;
-
-function cycleText(cycle: string[]): string {
-  if (cycle.length <= CYCLE_NAMES) return cycle.join(" -> ");
-  const head = cycle.slice(0, CYCLE_NAMES / 2).join(" -> ");
-  const tail = cycle.slice(-CYCLE_NAMES / 2).join(" -> ");
-  return `${head} -> (${cycle.length - CYCLE_NAMES} more) -> ${tail}`;
 }
 
 function checkHealth(health: Obj | undefined, at: PathSegment[], issues: SemanticIssue[]): void {
