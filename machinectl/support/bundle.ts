@@ -50,38 +50,77 @@ export async function collectSupportBundle(
   client: Client<typeof MachineService>,
   endpoint: string,
 ): Promise<TarEntry[]> {
-  const files: { name: string; text: string }[] = [];
-  const errors: string[] = [];
-  const part = async (name: string, fn: () => Promise<string>) => {
-    try {
-      files.push({ name, text: await fn() });
-    } catch (e) {
-      errors.push(`${name}: ${e instanceof ConnectError ? e.message : String(e)}`);
-    }
-  };
+  const parts = new BundleParts();
   const opts = { timeoutMs: CALL_MS };
 
-  await part("version.yaml", async () => {
+  await parts.add("version.yaml", async () => {
     const v = await client.version({}, opts);
     return stringify({
       client: { machinectl: MACHINECTL_VERSION, deno: Deno.version.deno },
       node: { endpoint, ...(toJson(VersionResponseSchema, v) as Record<string, unknown>) },
     });
   });
+  await collectResources(parts, client, opts);
+  await collectServices(parts, client, opts);
+  await collectHostState(parts, client, opts);
+  return parts.entries();
+}
+
+/** The files collected so far, and the parts that could not be (for `errors.txt`). */
+class BundleParts {
+  readonly #files: { name: string; text: string }[] = [];
+  readonly #errors: string[] = [];
+
+  /** Adds file `name` with what `fn` returns; a failure is listed in `errors.txt` instead. */
+  async add(name: string, fn: () => Promise<string>): Promise<void> {
+    try {
+      this.#files.push({ name, text: await fn() });
+    } catch (e) {
+      this.#errors.push(`${name}: ${e instanceof ConnectError ? e.message : String(e)}`);
+    }
+  }
+
+  /** Every file then `errors.txt`, each scrubbed of PEM private key blocks. */
+  entries(): TarEntry[] {
+    const files = [...this.#files, {
+      name: "errors.txt",
+      text: this.#errors.length ? this.#errors.join("\n") + "\n" : "every part was collected\n",
+    }];
+    const enc = new TextEncoder();
+    return files.map((f) => ({ name: f.name, data: enc.encode(scrubPrivateKeys(f.text)) }));
+  }
+}
+
+type CallOpts = { timeoutMs: number };
+
+/** Every resource of every type, and the machine config, redacted for a reader. */
+async function collectResources(
+  parts: BundleParts,
+  client: Client<typeof MachineService>,
+  opts: CallOpts,
+): Promise<void> {
   for (const type of RESOURCE_TYPES) {
-    await part(`resources/${type}.yaml`, async () => {
+    await parts.add(`resources/${type}.yaml`, async () => {
       const r = await client.list({ type, namespace: "*" }, opts);
       const docs = r.resources.map((p) => plain(redactResource(fromProtoResource(p), "os:reader")));
       return docs.map((d) => stringify(d).trimEnd()).join("\n---\n") + "\n";
     });
   }
-  await part("config.yaml", async () => {
+  await parts.add("config.yaml", async () => {
     const r = await client.list({ type: "MachineConfig", namespace: "*" }, opts);
     const configs = r.resources.map((p) => redactResource(fromProtoResource(p), "os:reader"));
     return configs.map((c) => stringify(c.spec).trimEnd()).join("\n---\n") + "\n";
   });
+}
+
+/** The services, machined's and each service's logs, and the kernel log. */
+async function collectServices(
+  parts: BundleParts,
+  client: Client<typeof MachineService>,
+  opts: CallOpts,
+): Promise<void> {
   let serviceIds: string[] = [];
-  await part("services.yaml", async () => {
+  await parts.add("services.yaml", async () => {
     const r = await client.serviceList({}, opts);
     const services = r.services.map(serviceInfoFromProto).map((s) => ({
       ...s,
@@ -91,7 +130,7 @@ export async function collectSupportBundle(
     return stringify(services);
   });
   for (const id of ["machined", ...serviceIds]) {
-    await part(`logs/${id}.log`, async () => {
+    await parts.add(`logs/${id}.log`, async () => {
       const lines: string[] = [];
       for await (const m of client.logs({ id, follow: false }, opts)) {
         lines.push(formatLogLine(logEntryFromProto(m), true));
@@ -99,7 +138,7 @@ export async function collectSupportBundle(
       return lines.join("\n") + "\n";
     });
   }
-  await part("dmesg.txt", async () => {
+  await parts.add("dmesg.txt", async () => {
     const lines: string[] = [];
     for await (const m of client.dmesg({ follow: false }, opts)) {
       const r = kernelLogFromProto(m);
@@ -107,35 +146,43 @@ export async function collectSupportBundle(
     }
     return lines.join("\n") + "\n";
   });
-  await part("controllers.dot", async () => {
+}
+
+/** The controller graph, metrics, containers and images, and the host's own state. */
+async function collectHostState(
+  parts: BundleParts,
+  client: Client<typeof MachineService>,
+  opts: CallOpts,
+): Promise<void> {
+  await parts.add("controllers.dot", async () => {
     return dependencyDot((await client.controllerGraph({}, opts)).controllers);
   });
-  await part("metrics.txt", async () => (await client.metrics({}, opts)).text);
-  await part("containers.yaml", async () => {
+  await parts.add("metrics.txt", async () => (await client.metrics({}, opts)).text);
+  await parts.add("containers.yaml", async () => {
     return stringify(containersDocument(await client.containers({}, opts)));
   });
-  await part("images.yaml", async () => stringify(imagesDocument(await client.images({}, opts))));
-  await part(
+  await parts.add(
+    "images.yaml",
+    async () => stringify(imagesDocument(await client.images({}, opts))),
+  );
+  await parts.add(
     "memory.yaml",
     async () => yamlOf(MemoryResponseSchema, await client.memory({}, opts)),
   );
-  await part("stats.yaml", async () => yamlOf(StatsResponseSchema, await client.stats({}, opts)));
-  await part(
+  await parts.add(
+    "stats.yaml",
+    async () => yamlOf(StatsResponseSchema, await client.stats({}, opts)),
+  );
+  await parts.add(
     "mounts.yaml",
     async () => yamlOf(MountsResponseSchema, await client.mounts({}, opts)),
   );
-  await part("cgroups.yaml", async () => {
+  await parts.add("cgroups.yaml", async () => {
     return yamlOf(CgroupsResponseSchema, await client.cgroups({}, opts));
   });
-  await part("netstat.yaml", async () => {
+  await parts.add("netstat.yaml", async () => {
     return yamlOf(NetstatResponseSchema, await client.netstat({}, opts));
   });
-  files.push({
-    name: "errors.txt",
-    text: errors.length ? errors.join("\n") + "\n" : "every part was collected\n",
-  });
-  const enc = new TextEncoder();
-  return files.map((f) => ({ name: f.name, data: enc.encode(scrubPrivateKeys(f.text)) }));
 }
 
 function yamlOf<D extends DescMessage>(schema: D, message: MessageShape<D>): string {
