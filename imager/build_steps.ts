@@ -55,28 +55,10 @@ export interface BuildInputs {
 export async function resolveInputs(
   p: Progress,
   options: ImageOptions,
-  ctx: {
-    workDir: string;
-    deno: string;
-    pin: KernelPin;
-    rootFs: RootFsType;
-    target: TargetInputs;
-  },
+  ctx: ResolveContext,
 ): Promise<BuildInputs> {
   const target = ctx.target;
-  const program = await p.step(
-    "program",
-    () =>
-      resolveProgram(
-        {
-          program: options.binary ? undefined : options.program ?? "main.ts",
-          binary: options.binary,
-        },
-        `${ctx.workDir}/program`,
-        ctx.deno,
-      ),
-    (r) => `${r.kind} ${"file" in r ? r.file : r.dir}`,
-  );
+  const program = await resolveProgramStep(p, options, ctx);
   const machinedMain = !options.binary && await isMachinedMain(options.program ?? "main.ts");
   const kernel = await p.step(
     "kernel",
@@ -108,16 +90,7 @@ export async function resolveInputs(
     ? { path: ctx.deno, version: "none" }
     : await p.step("deno", () => target.deno(ctx.deno), (d) => d.version);
   const loader = await target.loader();
-  const commit = await sourceRevisionOf();
-  const release = {
-    arch: target.profile.arch,
-    // The node's slot layout follows it (upgrade/slot_layout.ts), and bundles are checked against it.
-    board: options.board ?? UEFI_BOARD,
-    kernel: `${ctx.pin.package}=${ctx.pin.version}`,
-    deno: deno.version,
-    commit,
-    "image-version": options.imageVersion ?? commit.slice(0, 12),
-  };
+  const release = await releaseOf(options, ctx, deno.version);
   return {
     program,
     machinedMain,
@@ -131,6 +104,54 @@ export async function resolveInputs(
     init,
     extras,
     release,
+  };
+}
+
+/** What {@link resolveInputs} resolves against: work directory, host Deno, kernel pin, target. */
+export interface ResolveContext {
+  workDir: string;
+  deno: string;
+  pin: KernelPin;
+  rootFs: RootFsType;
+  target: TargetInputs;
+}
+
+/** The program the node runs: main.ts (or `options.program`) bundled, or a prebuilt binary. */
+function resolveProgramStep(
+  p: Progress,
+  options: ImageOptions,
+  ctx: ResolveContext,
+): Promise<ProgramInput> {
+  return p.step(
+    "program",
+    () =>
+      resolveProgram(
+        {
+          program: options.binary ? undefined : options.program ?? "main.ts",
+          binary: options.binary,
+        },
+        `${ctx.workDir}/program`,
+        ctx.deno,
+      ),
+    (r) => `${r.kind} ${"file" in r ? r.file : r.dir}`,
+  );
+}
+
+/** The image's release fields (arch, board, kernel, Deno, source commit, image version). */
+async function releaseOf(
+  options: ImageOptions,
+  ctx: ResolveContext,
+  denoVersion: string,
+): Promise<Record<string, string>> {
+  const commit = await sourceRevisionOf();
+  return {
+    arch: ctx.target.profile.arch,
+    // The node's slot layout follows it (upgrade/slot_layout.ts), and bundles are checked against it.
+    board: options.board ?? UEFI_BOARD,
+    kernel: `${ctx.pin.package}=${ctx.pin.version}`,
+    deno: denoVersion,
+    commit,
+    "image-version": options.imageVersion ?? commit.slice(0, 12),
   };
 }
 
