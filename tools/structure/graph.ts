@@ -25,6 +25,17 @@ export function isTest(path: string): boolean {
   return /_test\.ts$/.test(path);
 }
 
+/**
+ * Whether a path is code that only tests run: harnesses (bench/, e2e/), fixtures
+ * (testdata/), test support (`testing.ts`, `testing_*.ts`, `*_testing.ts`) and the shared
+ * suites backends must pass (`*_conformance.ts`, `*_suite.ts`). The rest is production code,
+ * which the function-size rule (tools/structure/structure_test.ts) holds to 80 lines.
+ */
+export function isTestSupport(path: string): boolean {
+  return /^(bench|e2e)\//.test(path) || /(^|\/)testdata\//.test(path) ||
+    /(^|\/|_)testing(_\w+)?\.ts$/.test(path) || /_(conformance|suite)\.ts$/.test(path);
+}
+
 const STATEMENT =
   /(?:^|[;\n}])\s*(import|export)\s+(type\s+)?([^;'"]*?)\s*from\s*["'](\.{1,2}\/[^"']+)["']/g;
 const BARE = /(?:^|[;\n])\s*import\s+["'](\.{1,2}\/[^"']+)["']/g;

@@ -13,7 +13,7 @@ import { type Arrow, arrowsOf, roomsOf, valueCycles } from "./rooms.ts";
 import { type FunctionSize, largestFunctions } from "./functions.ts";
 import { FLOORS } from "./floors.ts";
 
-export { importsOf, isTest, readGraph } from "./graph.ts";
+export { importsOf, isTest, isTestSupport, readGraph } from "./graph.ts";
 export { arrowsOf, roomOf, roomsOf, valueCycles } from "./rooms.ts";
 export { functionsOf, largestFunctions } from "./functions.ts";
 export { FLOORS } from "./floors.ts";

@@ -1,6 +1,15 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { functionsOf, importsOf, roomOf, structureOf, valueCycles } from "./mod.ts";
+import {
+  functionsOf,
+  importsOf,
+  isTestSupport,
+  largestFunctions,
+  readGraph,
+  roomOf,
+  structureOf,
+  valueCycles,
+} from "./mod.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -58,4 +67,44 @@ Deno.test("structure: a function's size spans its signature to its closing brace
     ["small", 1, 4],
     ["arrow", 5, 4],
   ]);
+});
+
+/** The house style's bound on a function (docs/architecture.md, STYLE.md). */
+const MAX_FUNCTION_LINES = 80;
+
+/**
+ * Production functions allowed past {@link MAX_FUNCTION_LINES}, `file:name` to why. Only a
+ * genuinely exhaustive table belongs here (one entry per case, nothing to split along);
+ * empty since issue 26.
+ */
+const LONG_FUNCTIONS_ALLOWED: Record<string, string> = {};
+
+Deno.test("structure: no production function is over 80 lines", async () => {
+  const { texts } = await readGraph(ROOT);
+  const production = new Map([...texts].filter(([file]) => !isTestSupport(file)));
+  const over = largestFunctions(production, Number.POSITIVE_INFINITY)
+    .filter((f) =>
+      f.lines > MAX_FUNCTION_LINES && !(`${f.file}:${f.name}` in LONG_FUNCTIONS_ALLOWED)
+    )
+    .map((f) => `${f.lines}  ${f.file}:${f.line} ${f.name}`);
+  assert.deepEqual(over, [], `split these along their seams:\n${over.join("\n")}`);
+});
+
+Deno.test("structure: test support is told from production code by its path", () => {
+  for (
+    const path of [
+      "bench/soak.ts",
+      "e2e/arm64_upgrade.ts",
+      "api/edge/testdata/raw_h2_client.ts",
+      "api/testing.ts",
+      "api/testing_budgets.ts",
+      "controllers/block/testing_root.ts",
+      "machinectl/escaping_testing.ts",
+      "platform/mount/backend_conformance.ts",
+      "controllers/network/netns_suite.ts",
+    ]
+  ) assert.equal(isTestSupport(path), true, path);
+  for (const path of ["api/server/machine_service.ts", "cri/fake_cri_server.ts", "main.ts"]) {
+    assert.equal(isTestSupport(path), false, path);
+  }
 });
