@@ -8,22 +8,21 @@
  * @module
  */
 import { COMMANDS } from "./cli.ts";
-import type { Command } from "./command.ts";
-import { CONNECTION_FLAGS } from "./command.ts";
+import { type Command, CONNECTION_FLAGS } from "./command.ts";
+import { type FlagDecl, flagMeaning, flagSpelling, repeatNote } from "./flags.ts";
 import { formatMarkdown } from "../config/markdown_fmt.ts";
 
 /** Where the reference lives. */
 export const CLI_DOCS_URL = new URL("../docs/cli.md", import.meta.url);
 
-function flagRow(name: string, f: Command["flags"][string]): string {
-  const spelled = (f.short ? `\`-${f.short}\`, ` : "") + `\`--${name}\`` +
-    (f.type === "string" ? " VALUE" + (f.multiple ? " (repeatable)" : "") : "");
-  const def = f.default !== undefined ? ` (default \`${f.default}\`)` : "";
-  return `| ${spelled} | ${f.description.replace(/\|/g, "\\|")}${def} |`;
+function flagRow(name: string, f: FlagDecl): string {
+  const cell = (s: string) => s.replace(/\|/g, "\\|");
+  const spelled = `\`${cell(flagSpelling(name, f))}\`${repeatNote(f)}`;
+  return `| ${spelled} | ${cell(flagMeaning(f, (d) => `\`${d}\``))} |`;
 }
 
 function renderCommand(c: Command): string[] {
-  const own = Object.entries(c.flags).filter(([n]) => !(n in CONNECTION_FLAGS) || !c.connects);
+  const own = Object.entries(c.flags);
   const lines = [
     `## \`${c.name}\``,
     "",
