@@ -138,3 +138,10 @@ Deno.test("a flag declared on another command is refused: exit 2, its name, the 
   assert.equal(await runMachinectl(["version", "--namespace", "runtime"], io), 2);
   assert.match(io.stderr[0], /^version: unknown flag "--namespace"/);
 });
+
+Deno.test("--flag=false reaches fan-out too: upgrade -n a,b --rolling --wait=false is refused", async () => {
+  const io = bufferIo();
+  const argv = ["upgrade", "-f", "b.bundle", "-n", "a,b", "--rolling", "--wait=false"];
+  assert.equal(await runMachinectl(argv, io), 2);
+  assert.match(io.stderr[0], /upgrade --rolling waits for each node/);
+});
