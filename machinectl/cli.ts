@@ -2,8 +2,9 @@
  * machinectl's dispatcher: finds the command (one or two words), parses its
  * flags strictly, runs it, and turns any failure into one line and an exit code.
  */
-import { parseArgs } from "node:util";
-import { type Command, CONNECTION_FLAGS } from "./command.ts";
+import { allFlags, type Command, CONNECTION_FLAGS } from "./command.ts";
+import { FlagError, parseFlags, unknownFlag, valueFlagWords } from "./flag_parse.ts";
+import { flagHelpLines, flagSynopsis, type FlagValues } from "./flags.ts";
 import { applyConfigCommand } from "./commands/apply_config.ts";
 import { dashboardCommand } from "./dashboard/mod.ts";
 import { configAddCommand, configContextsCommand, configUseCommand } from "./commands/config.ts";
@@ -113,49 +114,26 @@ export async function runMachinectl(
   // Global flags may come before the command: `machinectl --config X get ms`.
   const { command, rest, words } = findCommand(argv);
   if (!command) return noCommand(argv, words, io);
-  const unknown = unknownFlag(rest, command);
-  if (unknown !== undefined) {
-    io.err(`${command.name}: ${unknown}\nusage: machinectl ${command.usage}`);
-    return 2;
-  }
   let parsed;
-  const booleans = booleanValues(rest, command);
   try {
-    parsed = parseArgs({
-      args: booleans.args,
-      options: { ...command.flags, help: { type: "boolean", short: "h" } },
-      allowPositionals: true,
-      strict: true,
-    });
+    parsed = parseFlags(rest, allFlags(command));
   } catch (e) {
-    io.err(`${command.name}: ${(e as Error).message}\nusage: machinectl ${command.usage}`);
+    if (!(e instanceof FlagError)) throw e;
+    io.err(`${command.name}: ${e.message}\nusage: machinectl ${command.usage}`);
     return 2;
   }
-  if (parsed.values.help) {
-    io.out(
-      `usage: machinectl ${command.usage}\n\n${command.summary}\n\nflags:\n${flagHelp(command)}`,
-    );
+  if (parsed.help) {
+    io.out(commandHelp(command));
     return 0;
   }
   try {
-    const values = parsed.values as FanOutFlags;
+    const inv = { flags: parsed.flags, args: parsed.args, io, signal: options.signal };
+    const values = parsed.flags as FanOutFlags;
     const nodes = command.connects ? await fanOutNodes(values) : undefined;
-    if (nodes) {
-      return await runFanOut(
-        command,
-        { flags: parsed.values, args: parsed.positionals, io, signal: options.signal },
-        nodes,
-        fanOutOptions(values, command.name),
-      );
-    }
-    return await command.run({
-      flags: { ...parsed.values, ...booleans.set },
-      args: parsed.positionals,
-      io,
-      signal: options.signal,
-    });
+    if (nodes) return await runFanOut(command, inv, nodes, fanOutOptions(values, command.name));
+    return await command.run(inv);
   } catch (e) {
-    const flags = parsed.values as ConnectionFlags;
+    const flags = parsed.flags as ConnectionFlags;
     const refusal = e instanceof CliError ? undefined : await diagnoseFromFlags(flags);
     // A transport failure is retried step by step to name its real cause.
     const probe = command.connects && isTransportFailure(e)
@@ -164,7 +142,7 @@ export async function runMachinectl(
     io.err(
       `error: ${
         errorForDisplay(e, (x) =>
-          classifyFailure({ error: x, endpoint: endpointHint(parsed.values), refusal, probe }))
+          classifyFailure({ error: x, endpoint: endpointHint(parsed.flags), refusal, probe }))
       }`,
     );
     return e instanceof CliError ? e.exitCode : 1;
@@ -177,15 +155,7 @@ export async function runMachinectl(
  * follow it (`machinectl upgrade --help` is an error, not help).
  */
 function noCommand(argv: readonly string[], words: readonly string[], io: Io): number {
-  const globals: Command = {
-    name: "machinectl",
-    usage: "",
-    summary: "",
-    connects: false,
-    flags: { ...CONNECTION_FLAGS, help: { type: "boolean", short: "h", description: "" } },
-    run: () => Promise.resolve(0),
-  };
-  const unknown = words.length === 0 ? unknownFlag(argv, globals) : undefined;
+  const unknown = words.length === 0 ? unknownFlag(argv, CONNECTION_FLAGS) : undefined;
   if (unknown !== undefined) {
     io.err(`machinectl: ${unknown}\nrun \`machinectl --help\` for the commands and global flags`);
     return 2;
@@ -203,6 +173,9 @@ function noCommand(argv: readonly string[], words: readonly string[], io: Io): n
   return 2;
 }
 
+/** The global flags that take a value (`--config FILE`): their value is not a command word. */
+const GLOBAL_VALUE_FLAGS = valueFlagWords(CONNECTION_FLAGS);
+
 function findCommand(
   argv: readonly string[],
 ): { command?: Command; rest: string[]; words: string[] } {
@@ -211,19 +184,7 @@ function findCommand(
     const a = argv[i];
     if (a.startsWith("-")) {
       // Skip a global flag's value (`--config FILE`).
-      if (
-        !a.includes("=") &&
-        [
-          "--config",
-          "--context",
-          "-e",
-          "--endpoints",
-          "-n",
-          "--nodes",
-          "--fingerprint",
-          "--parallel",
-        ].includes(a)
-      ) i++;
+      if (!a.includes("=") && GLOBAL_VALUE_FLAGS.includes(a)) i++;
       continue;
     }
     words.push(i);
@@ -250,7 +211,7 @@ function named(c: Command, name: string): boolean {
   return c.name === name || (c.aliases?.includes(name) ?? false);
 }
 
-function endpointHint(values: Record<string, unknown>): string | undefined {
+function endpointHint(values: FlagValues): string | undefined {
   const e = values.endpoints as string[] | undefined;
   return e?.[0];
 }
@@ -263,76 +224,34 @@ function help(): string {
     "commands:",
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}  ${c.summary}`),
     "",
-    "global flags: --config FILE, --context NAME, -e HOST[:PORT], -n NODE[,NODE...], --insecure",
+    ...wrap(
+      "global flags: " +
+        Object.entries(CONNECTION_FLAGS).map(([n, f]) => flagSynopsis(n, f)).join(", "),
+    ),
     "client config: --config, then $MACHINECTL_CONFIG, then $XDG_CONFIG_HOME/machinectl/config.yaml,",
     "  then ~/.config/machinectl/config.yaml",
     "run `machinectl COMMAND --help` for a command's flags",
   ].join("\n");
 }
 
-function flagHelp(command: Command): string {
-  return Object.entries(command.flags)
-    .map(([name, f]) =>
-      `  ${f.short ? `-${f.short}, ` : "    "}--${name}${f.type === "string" ? " VALUE" : ""}` +
-      `  ${f.description}${f.default !== undefined ? ` (default ${f.default})` : ""}`
-    )
-    .join("\n");
+/** `text` cut at spaces into lines of at most `width`, the later ones indented by two. */
+function wrap(text: string, width = 100): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = "  " + word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  return [...lines, line];
 }
 
-/**
- * `--flag=false` / `--flag=true` for a boolean flag (parseArgs takes no value
- * for booleans): returns the arguments without them and what they set, so
- * `reset --wait=false` works. Pure.
- */
-export function booleanValues(
-  args: readonly string[],
-  command: Command,
-): { args: string[]; set: Record<string, boolean> } {
-  const out: string[] = [];
-  const set: Record<string, boolean> = {};
-  for (const a of args) {
-    const m = /^--([\w-]+)=(true|false)$/.exec(a);
-    if (m && command.flags[m[1]]?.type === "boolean") set[m[1]] = m[2] === "true";
-    else out.push(a);
-  }
-  return { args: out, set };
-}
-
-/**
- * The first flag in `args` that `command` does not declare (or a value-less
- * string flag), as a one-line message with a did-you-mean; undefined when
- * every flag is known. Checked before anything runs. Pure.
- */
-export function unknownFlag(args: readonly string[], command: Command): string | undefined {
-  const flags: Record<string, { type: string; short?: string }> = {
-    ...command.flags,
-    help: { type: "boolean", short: "h" },
-  };
-  const shorts = new Map(
-    Object.entries(flags).filter(([, f]) => f.short).map(([n, f]) => [f.short!, n]),
-  );
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (a === "--") return undefined;
-    if (!a.startsWith("-") || a === "-") continue;
-    let name: string | undefined;
-    let inline = false;
-    if (a.startsWith("--")) {
-      name = a.slice(2).split("=")[0];
-      inline = a.includes("=");
-      if (!(name in flags)) {
-        const near = suggest(name, Object.keys(flags));
-        return `unknown flag "--${name}"` + (near ? `; did you mean "--${near}"?` : "");
-      }
-    } else {
-      name = shorts.get(a[1]);
-      if (name === undefined) return `unknown flag "-${a[1]}"`;
-      inline = a.length > 2;
-    }
-    if (flags[name].type === "string" && !inline) {
-      if (i + 1 >= args.length) return `flag "${a}" needs a value`;
-      i++;
-    }
-  }
-  return undefined;
+/** `--help` of a command: usage, summary, its flags, then the global ones if it connects. */
+export function commandHelp(command: Command): string {
+  const own = Object.keys(command.flags).length
+    ? ["", "flags:", ...flagHelpLines(command.flags)]
+    : [];
+  const globals = command.connects ? ["", "global flags:", ...flagHelpLines(CONNECTION_FLAGS)] : [];
+  return [`usage: machinectl ${command.usage}`, "", command.summary, ...own, ...globals].join("\n");
 }

@@ -1,14 +1,16 @@
 /**
  * `machinectl completion bash|zsh|fish`: a shell completion script generated
  * from the command declarations (names, flags, which flags take a value,
- * `-o` choices) and the resource type names `get` takes, so completion cannot
+ * the words an enum flag such as `-o` takes) and the resource type names `get` takes, so completion cannot
  * drift from what the dispatcher accepts. zsh reuses the bash script through
  * bashcompinit.
  *
  * @module
  */
 import { RESOURCE_DESCRIPTORS, RESOURCE_TYPES } from "../resources/mod.ts";
-import type { Command } from "./command.ts";
+import { allFlags, type Command, CONNECTION_FLAGS, defineCommand } from "./command.ts";
+import { valueFlagWords } from "./flag_parse.ts";
+import type { FlagDecls } from "./flags.ts";
 import { CliError } from "./io.ts";
 
 /** The shells a script is generated for. */
@@ -19,19 +21,24 @@ export function resourceTypeWords(): string[] {
   return [...RESOURCE_TYPES, ...RESOURCE_TYPES.flatMap((t) => RESOURCE_DESCRIPTORS[t].aliases)];
 }
 
-function flagWords(c: Command): string[] {
+function flagWords(flags: FlagDecls): string[] {
   return [
+    ...Object.entries(flags).flatMap(([n, f]) => [`--${n}`, ...(f.short ? [`-${f.short}`] : [])]),
     "--help",
-    ...Object.entries(c.flags).flatMap(([n, f]) => [
-      `--${n}`,
-      ...(f.short ? [`-${f.short}`] : []),
-    ]),
   ];
 }
 
-function valueFlags(c: Command): string[] {
-  return Object.entries(c.flags).filter(([, f]) => f.type === "string")
-    .flatMap(([n, f]) => [`--${n}`, ...(f.short ? [`-${f.short}`] : [])]);
+/** The enum flags' words, per command: `"get|-o"|"get|--output") ... table json yaml`. */
+function enumCases(commands: readonly Command[]): string {
+  return commands.flatMap((c) =>
+    Object.entries(allFlags(c)).filter(([, f]) => f.kind === "enum").map(([n, f]) => {
+      const spelled = [`--${n}`, ...(f.short ? [`-${f.short}`] : [])];
+      const names = [c.name, ...(c.aliases ?? [])];
+      const pattern = names.flatMap((cmd) => spelled.map((s) => `"${cmd}|${s}"`)).join("|");
+      const words = f.kind === "enum" ? q(f.values) : "";
+      return `    ${pattern}) COMPREPLY=($(compgen -W "${words}" -- "$cur")); return ;;`;
+    })
+  ).join("\n");
 }
 
 function q(words: readonly string[]): string {
@@ -50,14 +57,14 @@ export function bashCompletion(commands: readonly Command[]): string {
   return `# machinectl bash completion (generated: machinectl completion bash)
 _machinectl_flags() {
   case "$1" in
-${byName(flagWords)}
-    *) echo "--config --context --endpoints -e --nodes -n --insecure --fingerprint --parallel --help" ;;
+${byName((c) => flagWords(allFlags(c)))}
+    *) echo "${q(flagWords(CONNECTION_FLAGS))}" ;;
   esac
 }
 _machinectl_value_flags() {
   case "$1" in
-${byName(valueFlags)}
-    *) echo "--config --context --endpoints -e --nodes -n --fingerprint --parallel" ;;
+${byName((c) => valueFlagWords(allFlags(c)))}
+    *) echo "${q(valueFlagWords(CONNECTION_FLAGS))}" ;;
   esac
 }
 _machinectl() {
@@ -77,9 +84,9 @@ _machinectl() {
         fi ;;
     esac
   done
-  if [[ "$prev" == "-o" || "$prev" == "--output" ]]; then
-    COMPREPLY=($(compgen -W "table json yaml" -- "$cur")); return
-  fi
+  case "$cmd|$prev" in
+${enumCases(commands)}
+  esac
   if [[ " $(_machinectl_value_flags "$cmd") " == *" $prev "* ]]; then return; fi
   if [[ "$cur" == -* ]]; then
     COMPREPLY=($(compgen -W "$(_machinectl_flags "$cmd")" -- "$cur")); return
@@ -157,10 +164,15 @@ export function fishCompletion(commands: readonly Command[]): string {
     const when = sub
       ? `test (__machinectl_cmd) = '${c.name}'`
       : `string match -q -- '${c.name}*' (__machinectl_cmd)`;
-    for (const [n, f] of Object.entries(c.flags)) {
+    for (const [n, f] of Object.entries(allFlags(c))) {
+      const values = f.kind === "enum"
+        ? ` -xa "${q(f.values)}"`
+        : f.kind !== "boolean"
+        ? " -r"
+        : "";
       lines.push(
         `complete -c machinectl -n "${when}" -l ${n}` + (f.short ? ` -s ${f.short}` : "") +
-          (f.type === "string" ? " -r" : "") + ` -d ${fishStr(f.description)}`,
+          values + ` -d ${fishStr(f.help)}`,
       );
     }
   }
@@ -190,9 +202,9 @@ export function completionScript(shell: string, commands: readonly Command[]): s
 
 /** The `completion` command; `commands` is read late so it can list itself. */
 export function completionCommand(commands: () => readonly Command[]): Command {
-  return {
+  return defineCommand({
     name: "completion",
-    usage: "completion bash|zsh|fish",
+    args: "bash|zsh|fish",
     summary: "Print a shell completion script (e.g. source <(machinectl completion bash))",
     connects: false,
     flags: {},
@@ -201,5 +213,5 @@ export function completionCommand(commands: () => readonly Command[]): Command {
       io.out(completionScript(args[0], commands()).trimEnd());
       return Promise.resolve(0);
     },
-  };
+  });
 }

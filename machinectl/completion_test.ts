@@ -73,6 +73,11 @@ Deno.test({
     ]);
     assert.deepEqual(await words("machinectl", "get", "ms", "-o", "y"), ["yaml"]);
     assert.deepEqual(await words("machinectl", "completion", "f"), ["fish"]);
+    // Every enum flag offers its own command's words, and only there.
+    assert.deepEqual(await words("machinectl", "health", "-o", ""), ["table", "json"]);
+    assert.deepEqual(await words("machinectl", "ps", "--sort", "c"), ["cpu"]);
+    assert.deepEqual(await words("machinectl", "apply-config", "--mode", "t"), ["try"]);
+    assert.deepEqual(await words("machinectl", "reboot", "--mode", "t"), [""]);
     assert.deepEqual(await words("machinectl", "gen", "signing-key", "--f"), ["--force"]);
     // Every command's every flag is offered after it.
     for (const c of COMMANDS) {
@@ -95,4 +100,5 @@ Deno.test("completion zsh wraps the bash script; fish lists every command and fl
     for (const f of Object.keys(c.flags)) assert.ok(fish.includes(` -l ${f}`), `${c.name} ${f}`);
   }
   assert.match(fish, /-a "[^"]*MachineStatus/);
+  assert.match(fish, / -l output -s o -xa "table json yaml" /);
 });

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { addContext, contextFromPem, emptyClientConfig, writeClientConfig } from "../pki/mod.ts";
 import { type ApiFixture, startApiFixture } from "../api/testing.ts";
-import type { Command } from "./command.ts";
+import { defineCommand } from "./command.ts";
 import { runMachinectl } from "./cli.ts";
 import { mapBounded, mergeTables, runFanOut, splitNodes } from "./fanout.ts";
 import { bufferIo, CliError } from "./io.ts";
@@ -126,18 +126,17 @@ Deno.test("fan-out: tables of different widths merge into one; a rolling run sto
   ]);
 
   const ran: string[] = [];
-  const fake: Command = {
+  const fake = defineCommand({
     name: "reboot",
-    usage: "reboot",
     summary: "",
     connects: true,
     flags: {},
     run: ({ flags, io }) => {
-      ran.push(flags.endpoints[0]);
-      io.out(`reboot requested (${flags.endpoints[0]})`);
+      ran.push(flags.endpoints![0]);
+      io.out(`reboot requested (${flags.endpoints![0]})`);
       return Promise.resolve(0);
     },
-  };
+  });
   const io = bufferIo();
   const code = await runFanOut(fake, { flags: {}, args: [], io }, ["a", "b", "c"], {
     waitHealthy: (node) =>
@@ -154,14 +153,13 @@ Deno.test("fan-out: tables of different widths merge into one; a rolling run sto
 Deno.test("upgrade --rolling: a node that came back on its old slot stops the roll; --stage and --wait=false are refused", async () => {
   const ran: string[] = [];
   const checked: string[] = [];
-  const fake: Command = {
+  const fake = defineCommand({
     name: "upgrade",
-    usage: "upgrade",
     summary: "",
     connects: true,
     flags: {},
     run: ({ flags, io }) => {
-      const node = flags.endpoints[0];
+      const node = flags.endpoints![0];
       ran.push(node);
       if (node === "b") {
         io.err("error: the node came back on slot A: the trial of slot B failed");
@@ -170,7 +168,7 @@ Deno.test("upgrade --rolling: a node that came back on its old slot stops the ro
       io.out(`upgraded ${node}`);
       return Promise.resolve(0);
     },
-  };
+  });
   const io = bufferIo();
   const code = await runFanOut(fake, { flags: {}, args: [], io }, ["a", "b", "c"], {
     waitHealthy: (node) => (checked.push(node), Promise.resolve()),

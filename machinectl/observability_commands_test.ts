@@ -39,7 +39,7 @@ Deno.test("machinectl containers and images: table, json and yaml (reader)", asy
     r = await run(reader, "images", "-o", "json");
     equal(JSON.parse(r.out)[0].sizeBytes, 73_000_000);
     r = await run(reader, "images", "-o", "wide");
-    equal(r.code, 1);
+    equal(r.code, 2, "a usage error, refused before the call like every -o");
     match(r.err, /unknown output format "wide"/);
     f.cri.failWith = 14; // Unavailable
     r = await run(reader, "containers");

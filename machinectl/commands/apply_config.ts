@@ -15,14 +15,10 @@ import {
 import type { ConfigIssue } from "../../api/gen/machined/v1/resources_pb.ts";
 import { ApplyMode, ConfigState } from "../../api/gen/machined/v1/resources_pb.ts";
 import { parseDuration } from "../../config/mod.ts";
-import { type Command, CONNECTION_FLAGS } from "../command.ts";
-import { connectToNode } from "../connection.ts";
+import { defineCommand } from "../command.ts";
+import { type ConnectionFlags, connectToNode } from "../connection.ts";
 import { CliError, type Io } from "../io.ts";
 import { esc, escapeText } from "../terminal_text.ts";
-
-const USAGE =
-  "usage: machinectl apply-config -f FILE [--mode auto|no-reboot|reboot|staged|try] [--timeout 1m] [--dry-run]\n" +
-  "       machinectl apply-config --confirm";
 
 /** The CLI's mode names ⇄ the proto's. */
 export const MODES: Readonly<Record<string, ApplyMode>> = {
@@ -33,25 +29,31 @@ export const MODES: Readonly<Record<string, ApplyMode>> = {
   try: ApplyMode.TRY,
 };
 
-export const applyConfigCommand: Command = {
+export const applyConfigCommand = defineCommand({
   name: "apply-config",
-  usage: "apply-config -f FILE [--mode MODE] [--timeout 1m] [--dry-run] | --confirm",
   summary: "Send a machine config to the node (modes: auto, no-reboot, reboot, staged, try)",
   connects: true,
   flags: {
-    ...CONNECTION_FLAGS,
-    file: { type: "string", short: "f", description: "machine config file" },
-    mode: { type: "string", description: "auto (default), no-reboot, reboot, staged or try" },
-    timeout: { type: "string", description: "try only: revert after this long (default 1m)" },
-    confirm: { type: "boolean", description: "keep the pending try config (persist it)" },
-    "dry-run": { type: "boolean", description: "only validate on the node" },
+    file: { kind: "string", short: "f", help: "machine config file" },
+    mode: {
+      kind: "enum",
+      values: ["auto", "no-reboot", "reboot", "staged", "try"],
+      noun: "mode",
+      help: "how to apply (default auto)",
+    },
+    timeout: {
+      kind: "string",
+      value: "DURATION",
+      help: "try only: revert after this long (default 1m)",
+    },
+    confirm: { kind: "boolean", help: "keep the pending try config (persist it)" },
+    "dry-run": { kind: "boolean", help: "only validate on the node" },
   },
   async run({ flags, args, io }) {
     if (flags.confirm) return await confirm(flags, args, io);
     const file: string | undefined = flags.file ?? args[0];
-    if (!file) throw new CliError(USAGE, 2);
+    if (!file) throw new CliError(`usage: machinectl ${applyConfigCommand.usage}`, 2);
     const mode = MODES[flags.mode ?? "auto"];
-    if (mode === undefined) throw new CliError(`unknown mode "${flags.mode}"\n${USAGE}`, 2);
     const tryTimeoutMs = timeoutOf(flags.timeout, mode);
     let text: string;
     try {
@@ -91,15 +93,18 @@ export const applyConfigCommand: Command = {
     printErrors(file, errors, dryRun, io);
     return 1;
   },
-};
+});
 
 async function confirm(
-  flags: Record<string, unknown>,
+  flags: ConnectionFlags & { file?: string; mode?: string; "dry-run": boolean },
   args: readonly string[],
   io: Io,
 ): Promise<number> {
   if (flags.file || args.length > 0 || flags.mode || flags["dry-run"]) {
-    throw new CliError(`--confirm takes no file, mode or --dry-run\n${USAGE}`, 2);
+    throw new CliError(
+      `--confirm takes no file, mode or --dry-run\nusage: machinectl ${applyConfigCommand.usage}`,
+      2,
+    );
   }
   using conn = await connectToNode(flags);
   try {
@@ -119,7 +124,12 @@ async function confirm(
 /** `--timeout` in ms (try only); 0 lets the node pick its default. */
 function timeoutOf(flag: string | undefined, mode: ApplyMode): number {
   if (flag === undefined) return 0;
-  if (mode !== ApplyMode.TRY) throw new CliError(`--timeout is for --mode try only\n${USAGE}`, 2);
+  if (mode !== ApplyMode.TRY) {
+    throw new CliError(
+      `--timeout is for --mode try only\nusage: machinectl ${applyConfigCommand.usage}`,
+      2,
+    );
+  }
   const ms = parseDuration(flag);
   if (ms === undefined || ms <= 0) {
     throw new CliError(`invalid --timeout "${flag}" (expected a duration such as 30s or 2m)`, 2);

@@ -3,7 +3,7 @@
  * containerd's): memory use and limit, OOM kills, CPU time, throttling, pids.
  */
 import type { CgroupsResponse } from "../../api/gen/machined/v1/machine_pb.ts";
-import { type Command, CONNECTION_FLAGS } from "../command.ts";
+import { defineCommand } from "../command.ts";
 import { connectToNode } from "../connection.ts";
 import { alignTable } from "../output.ts";
 import {
@@ -12,19 +12,17 @@ import {
   formatSeconds,
   noArgs,
   OUTPUT_FLAG,
-  outputFormat,
 } from "./observe_format.ts";
 
-export const cgroupsCommand: Command = {
+export const cgroupsCommand = defineCommand({
   name: "cgroups",
   aliases: ["cgroup"],
-  usage: "cgroups [-o table|json|yaml]",
   summary: "Show each service's cgroup: memory, OOM kills, CPU, pids",
   connects: true,
-  flags: { ...CONNECTION_FLAGS, ...OUTPUT_FLAG },
+  flags: OUTPUT_FLAG,
   async run({ flags, args, io }) {
     noArgs("cgroups", args);
-    const format = outputFormat(flags.output);
+    const format = flags.output;
     using conn = await connectToNode(flags);
     const r = await conn.client.cgroups({}, { timeoutMs: 15_000 });
     if (format !== "table") io.out(formatDocument(r, format));
@@ -32,7 +30,7 @@ export const cgroupsCommand: Command = {
     else io.out(formatCgroups(r));
     return 0;
   },
-};
+});
 
 /** The cgroups table. */
 export function formatCgroups(r: CgroupsResponse): string {

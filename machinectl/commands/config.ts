@@ -7,17 +7,17 @@ import {
   writeClientConfig,
 } from "../../pki/mod.ts";
 import { alignTable } from "../output.ts";
-import type { Command } from "../command.ts";
+import { defineCommand } from "../command.ts";
+import { declareFlags } from "../flags.ts";
 import { clientConfigPath } from "../connection.ts";
 import { CliError } from "../io.ts";
 
-const CONFIG_FLAG = {
-  config: { type: "string" as const, description: "client config file" },
-};
+const CONFIG_FLAG = declareFlags({
+  config: { kind: "string", value: "FILE", help: "client config file" },
+});
 
-export const configContextsCommand: Command = {
+export const configContextsCommand = defineCommand({
   name: "config contexts",
-  usage: "config contexts",
   summary: "List the contexts of the client config (* marks the current one)",
   connects: false,
   flags: CONFIG_FLAG,
@@ -31,11 +31,11 @@ export const configContextsCommand: Command = {
     io.out(alignTable([["CURRENT", "NAME", "ENDPOINTS"], ...rows]));
     return 0;
   },
-};
+});
 
-export const configUseCommand: Command = {
+export const configUseCommand = defineCommand({
   name: "config use",
-  usage: "config use NAME",
+  args: "NAME",
   summary: "Make a context current",
   connects: false,
   flags: CONFIG_FLAG,
@@ -47,11 +47,11 @@ export const configUseCommand: Command = {
     io.out(`current context is now "${name}"`);
     return 0;
   },
-};
+});
 
-export const configAddCommand: Command = {
+export const configAddCommand = defineCommand({
   name: "config add",
-  usage: "config add FILE",
+  args: "FILE",
   summary: "Merge the contexts of another client config into this one",
   connects: false,
   flags: CONFIG_FLAG,
@@ -70,4 +70,4 @@ export const configAddCommand: Command = {
     io.out(`merged ${file} into ${path}; current context is "${config.context}"`);
     return 0;
   },
-};
+});

@@ -6,20 +6,12 @@
 import { timestampDate } from "@bufbuild/protobuf/wkt";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import type { ContainersResponse, ImagesResponse } from "../../api/gen/machined/v1/machine_pb.ts";
-import { type Command, CONNECTION_FLAGS } from "../command.ts";
+import { defineCommand } from "../command.ts";
+import { OUTPUT_FLAG } from "./observe_format.ts";
 import { connectToNode } from "../connection.ts";
 import { CliError, type Io } from "../io.ts";
 import { alignTable } from "../output.ts";
 import { toJson, toYaml } from "../document_text.ts";
-
-const OUTPUT_FLAG = {
-  output: {
-    type: "string" as const,
-    short: "o",
-    default: "table",
-    description: "table, json or yaml",
-  },
-};
 
 /** The containers (and their pods) as plain data, for json/yaml and the table. */
 export function containersDocument(r: ContainersResponse) {
@@ -112,12 +104,6 @@ function formatBytes(n: number): string {
   return `${v.toFixed(1)} ${units[u]}`;
 }
 
-function outputFormat(flags: Record<string, unknown>): "table" | "json" | "yaml" {
-  const format = flags.output as string;
-  if (format === "table" || format === "json" || format === "yaml") return format;
-  throw new CliError(`unknown output format "${format}" (use table, json or yaml)`);
-}
-
 function print(io: Io, format: string, doc: unknown, table: () => string, empty: boolean) {
   if (format === "json") io.out(toJson(doc, 2));
   else if (format === "yaml") io.out(toYaml(doc));
@@ -125,35 +111,33 @@ function print(io: Io, format: string, doc: unknown, table: () => string, empty:
   else io.out(table());
 }
 
-export const containersCommand: Command = {
+export const containersCommand = defineCommand({
   name: "containers",
-  usage: "containers [-o table|json|yaml]",
   summary: "List containerd's pod sandboxes and containers (CRI)",
   connects: true,
-  flags: { ...CONNECTION_FLAGS, ...OUTPUT_FLAG },
+  flags: OUTPUT_FLAG,
   async run({ flags, args, io }) {
     if (args.length > 0) throw new CliError(`containers: unexpected "${args[0]}"`, 2);
-    const format = outputFormat(flags);
+    const format = flags.output;
     using conn = await connectToNode(flags);
     const doc = containersDocument(await conn.client.containers({}, { timeoutMs: 15_000 }));
     const empty = doc.pods.length === 0 && doc.containers.length === 0;
     print(io, format, doc, () => formatContainersTable(doc), empty);
     return 0;
   },
-};
+});
 
-export const imagesCommand: Command = {
+export const imagesCommand = defineCommand({
   name: "images",
-  usage: "images [-o table|json|yaml]",
   summary: "List the images in containerd's CRI image store",
   connects: true,
-  flags: { ...CONNECTION_FLAGS, ...OUTPUT_FLAG },
+  flags: OUTPUT_FLAG,
   async run({ flags, args, io }) {
     if (args.length > 0) throw new CliError(`images: unexpected "${args[0]}"`, 2);
-    const format = outputFormat(flags);
+    const format = flags.output;
     using conn = await connectToNode(flags);
     const doc = imagesDocument(await conn.client.images({}, { timeoutMs: 15_000 }));
     print(io, format, doc, () => formatImagesTable(doc), doc.length === 0);
     return 0;
   },
-};
+});

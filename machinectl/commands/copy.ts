@@ -6,19 +6,19 @@
  * listed on stderr, escaped. Archive entries are mode 0644; the node's
  * names cannot hold `..` (they are directory entries).
  */
-import { type Command, CONNECTION_FLAGS } from "../command.ts";
+import { defineCommand } from "../command.ts";
 import { connectToNode } from "../connection.ts";
 import { CliError } from "../io.ts";
 import { escapeText } from "../terminal_text.ts";
 import { type TarEntry, tarGz } from "../support/tar.ts";
 
-export const copyCommand: Command = {
+export const copyCommand = defineCommand({
   name: "copy",
   aliases: ["cp"],
-  usage: "copy PATH OUT.tar.gz",
+  args: "PATH OUT.tar.gz",
   summary: "Copy the files under PATH on the node into a local .tar.gz",
   connects: true,
-  flags: { ...CONNECTION_FLAGS },
+  flags: {},
   async run({ flags, args, io }) {
     if (args.length !== 2) throw new CliError("copy: needs PATH (on the node) and OUT.tar.gz", 2);
     const [path, out] = args;
@@ -47,7 +47,7 @@ export const copyCommand: Command = {
     if (truncated) io.err("copy: stopped at the node's copy budget (the archive is partial)");
     return truncated ? 1 : 0;
   },
-};
+});
 
 function concat(chunks: readonly Uint8Array[]): Uint8Array {
   const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));

@@ -7,13 +7,13 @@
  */
 import { fromProtoResource } from "../../api/mapping/mod.ts";
 import type { DiscoveredVolumeSpec, DiskStatusSpec } from "../../resources/mod.ts";
-import { type Command, CONNECTION_FLAGS } from "../command.ts";
+import { defineCommand } from "../command.ts";
 import { connectToNode } from "../connection.ts";
 import { CliError } from "../io.ts";
 import { alignTable } from "../output.ts";
 import { escapeText } from "../terminal_text.ts";
 import { toJson } from "../document_text.ts";
-import { formatBytes, tableOrJson } from "./observe_format.ts";
+import { formatBytes, TABLE_OR_JSON_FLAG } from "./observe_format.ts";
 
 /** A disk and its volumes, by kernel name. */
 export interface DiskRow {
@@ -22,18 +22,16 @@ export interface DiskRow {
   readonly volumes: readonly { id: string; spec: DiscoveredVolumeSpec }[];
 }
 
-export const disksCommand: Command = {
+export const disksCommand = defineCommand({
   name: "disks",
-  usage: "disks [-o table|json]",
   summary: "List the node's disks with their partitions and volumes",
   connects: true,
   flags: {
-    ...CONNECTION_FLAGS,
-    output: { type: "string", short: "o", description: "table (default) or json" },
+    ...TABLE_OR_JSON_FLAG,
   },
   async run({ flags, args, io }) {
     if (args.length > 0) throw new CliError(`disks: unexpected "${escapeText(args[0])}"`, 2);
-    const format = tableOrJson("disks", flags.output);
+    const format = flags.output;
     using conn = await connectToNode(flags);
     const opts = { timeoutMs: 10_000 };
     const disks = (await conn.client.list({ type: "DiskStatus", namespace: "*" }, opts)).resources
@@ -47,7 +45,7 @@ export const disksCommand: Command = {
     io.out(format === "json" ? toJson(rows, 2) : formatDisks(rows));
     return 0;
   },
-};
+});
 
 /** Each disk with its volumes (by partition number), disks by name. Pure. */
 export function joinDisks(

@@ -1,7 +1,7 @@
 /** `machinectl dmesg [-f] [--tail N]`: the node's kernel log, as dmesg prints it. */
 import { kernelLogFromProto } from "../../api/mapping/mod.ts";
 import { formatKmsgRecord } from "../../platform/kmsg/record.ts";
-import { type Command, CONNECTION_FLAGS } from "../command.ts";
+import { defineCommand } from "../command.ts";
 import { connectToNode } from "../connection.ts";
 import { CliError } from "../io.ts";
 import { parseTail, untilInterrupted } from "./follow.ts";
@@ -10,15 +10,13 @@ import { escapeText } from "../terminal_text.ts";
 /** Printed where the kernel overwrote records before they were read. */
 export const KMSG_GAP_NOTICE = "(kernel log records were lost: overwritten before they were read)";
 
-export const dmesgCommand: Command = {
+export const dmesgCommand = defineCommand({
   name: "dmesg",
-  usage: "dmesg [-f] [--tail N]",
   summary: "Print the node's kernel log; -f follows",
   connects: true,
   flags: {
-    ...CONNECTION_FLAGS,
-    follow: { type: "boolean", short: "f", description: "keep printing new records until Ctrl-C" },
-    tail: { type: "string", description: "only the last N records" },
+    follow: { kind: "boolean", short: "f", help: "keep printing new records until Ctrl-C" },
+    tail: { kind: "string", value: "N", help: "only the last N records" },
   },
   async run({ flags, args, io, signal: outer }) {
     if (args.length > 0) throw new CliError(`dmesg: unexpected "${args[0]}"`, 2);
@@ -39,4 +37,4 @@ export const dmesgCommand: Command = {
     }, outer);
     return 0;
   },
-};
+});

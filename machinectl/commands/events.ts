@@ -5,31 +5,27 @@
  * `-o yaml` one document per event. Every field is escaped (one event, one line).
  */
 import { timestampDate } from "@bufbuild/protobuf/wkt";
-import { type Command, CONNECTION_FLAGS } from "../command.ts";
+import { defineCommand } from "../command.ts";
+import { OUTPUT_FLAG } from "./observe_format.ts";
 import { connectToNode } from "../connection.ts";
 import { CliError } from "../io.ts";
 import { untilInterrupted } from "./follow.ts";
 import { toJson, toYaml } from "../document_text.ts";
 import { escapeText } from "../terminal_text.ts";
 
-export const eventsCommand: Command = {
+export const eventsCommand = defineCommand({
   name: "events",
-  usage: "events [--kind KIND...] [--tail N] [-o table|json|yaml]",
   summary: "Show machine events since boot, then follow (phases, tasks, services, power)",
   connects: true,
   flags: {
-    ...CONNECTION_FLAGS,
-    kind: { type: "string", multiple: true, description: "only these kinds" },
-    tail: { type: "string", description: "replay only the last N past events" },
-    output: { type: "string", short: "o", default: "table", description: "table, json or yaml" },
+    kind: { kind: "strings", help: "only these kinds" },
+    tail: { kind: "string", value: "N", help: "replay only the last N past events" },
+    ...OUTPUT_FLAG,
   },
   async run({ flags, io, signal: outer }) {
     const tail = flags.tail === undefined ? undefined : Number(flags.tail);
     if (tail !== undefined && !(Number.isInteger(tail) && tail >= 0)) {
       throw new CliError(`--tail must be a whole number, got "${flags.tail}"`);
-    }
-    if (!["table", "json", "yaml"].includes(flags.output)) {
-      throw new CliError(`unknown output format "${flags.output}" (use table, json or yaml)`);
     }
     using conn = await connectToNode(flags);
     await untilInterrupted(async (signal) => {
@@ -54,7 +50,7 @@ export const eventsCommand: Command = {
     }, outer);
     return 0;
   },
-};
+});
 
 /** One event as a line: time, kind, subject, action, message, fields; every field escaped. */
 export function formatEventLine(

@@ -5,7 +5,7 @@
  * (escapingIo); `read --out FILE` writes the bytes unchanged to a file.
  */
 import type { DiskUsageResponse, FileListResponse } from "../../api/gen/machined/v1/machine_pb.ts";
-import { type Command, CONNECTION_FLAGS } from "../command.ts";
+import { defineCommand } from "../command.ts";
 import { connectToNode } from "../connection.ts";
 import { CliError } from "../io.ts";
 import { alignTable } from "../output.ts";
@@ -20,21 +20,26 @@ function onePath(name: string, args: string[]): string {
   return args[0];
 }
 
-export const listCommand: Command = {
+export const listCommand = defineCommand({
   name: "list",
   aliases: ["ls"],
-  usage: "list [--depth N] PATH",
+  args: "PATH",
   summary: "List files under PATH on the node (reader: /var/log, /system/state)",
   connects: true,
   flags: {
-    ...CONNECTION_FLAGS,
-    depth: { type: "string", short: "d", description: "descend N levels below PATH (default 0)" },
+    depth: {
+      kind: "number",
+      short: "d",
+      value: "N",
+      default: 0,
+      help: "descend N levels below PATH",
+    },
   },
   async run({ flags, args, io }) {
     const path = onePath("list", args);
-    const depth = flags.depth === undefined ? 0 : Number(flags.depth);
+    const depth = flags.depth;
     if (!Number.isInteger(depth) || depth < 0) {
-      throw new CliError(`list: --depth must be a whole number, got ${escapeText(flags.depth)}`, 2);
+      throw new CliError(`list: --depth must be a whole number, got ${depth}`, 2);
     }
     using conn = await connectToNode(flags);
     const entries: FileListResponse[] = [];
@@ -46,7 +51,7 @@ export const listCommand: Command = {
     if (last?.truncated) io.err(`list: stopped at ${entries.length} entries (the node's budget)`);
     return entries.some((e) => e.error !== "") ? 1 : 0;
   },
-};
+});
 
 /** The listing as a table; every path, link and error escaped (they are the node's data). Pure. */
 export function formatFileList(entries: readonly FileListResponse[]): string {
@@ -63,15 +68,19 @@ export function formatFileList(entries: readonly FileListResponse[]): string {
   ]);
 }
 
-export const readCommand: Command = {
+export const readCommand = defineCommand({
   name: "read",
   aliases: ["cat"],
-  usage: "read [--out FILE] PATH",
+  args: "PATH",
   summary: "Print a file of the node (escaped); --out writes its bytes to FILE",
   connects: true,
   flags: {
-    ...CONNECTION_FLAGS,
-    out: { type: "string", short: "O", description: "write the bytes, unchanged, to FILE (0600)" },
+    out: {
+      kind: "string",
+      short: "O",
+      value: "FILE",
+      help: "write the bytes, unchanged, to FILE (0600)",
+    },
   },
   async run({ flags, args, io }) {
     const path = onePath("read", args);
@@ -92,7 +101,7 @@ export const readCommand: Command = {
     if (redacted) io.err(`read: secrets in ${escapeText(path)} were redacted by the node`);
     return 0;
   },
-};
+});
 
 function concat(chunks: readonly Uint8Array[]): Uint8Array {
   const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
@@ -104,24 +113,26 @@ function concat(chunks: readonly Uint8Array[]): Uint8Array {
   return out;
 }
 
-export const usageCommand: Command = {
+export const usageCommand = defineCommand({
   name: "usage",
   aliases: ["du"],
-  usage: "usage [--depth N] PATH",
+  args: "PATH",
   summary: "Disk usage under PATH on the node, a total per directory (like du)",
   connects: true,
   flags: {
-    ...CONNECTION_FLAGS,
-    depth: { type: "string", short: "d", description: "report directories N levels below PATH" },
+    depth: {
+      kind: "number",
+      short: "d",
+      value: "N",
+      default: 0,
+      help: "report directories N levels below PATH",
+    },
   },
   async run({ flags, args, io }) {
     const path = onePath("usage", args);
-    const depth = flags.depth === undefined ? 0 : Number(flags.depth);
+    const depth = flags.depth;
     if (!Number.isInteger(depth) || depth < 0) {
-      throw new CliError(
-        `usage: --depth must be a whole number, got ${escapeText(flags.depth)}`,
-        2,
-      );
+      throw new CliError(`usage: --depth must be a whole number, got ${depth}`, 2);
     }
     using conn = await connectToNode(flags);
     const rows: DiskUsageResponse[] = [];
@@ -132,7 +143,7 @@ export const usageCommand: Command = {
     if (rows.at(-1)?.truncated) io.err(`usage: counting stopped at the node's entry budget`);
     return rows.some((r) => r.error !== "") ? 1 : 0;
   },
-};
+});
 
 /** du's table: SIZE, ENTRIES, PATH (escaped), errors after the path. Pure. */
 export function formatUsage(rows: readonly DiskUsageResponse[]): string {

@@ -13,27 +13,32 @@ import {
   ROLES,
   writeClientConfig,
 } from "../../pki/mod.ts";
-import type { Command } from "../command.ts";
+import { defineCommand } from "../command.ts";
 import { CliError } from "../io.ts";
 
-export const genConfigCommand: Command = {
+export const genConfigCommand = defineCommand({
   name: "gen config",
-  usage: "gen config NAME --endpoint HOST[:PORT] [--out DIR] [--force] [--install-disk DEV]",
+  args: "NAME",
   summary: "Generate a machine config, secrets bundle and admin client config",
   connects: false,
   flags: {
-    endpoint: { type: "string", description: "where clients reach the node's API" },
-    out: { type: "string", default: ".", description: "output directory" },
-    force: { type: "boolean", description: "overwrite existing files" },
-    "install-disk": { type: "string", description: "install disk for the machine config" },
+    endpoint: {
+      kind: "string",
+      value: "HOST[:PORT]",
+      help: "where clients reach the node's API (required)",
+    },
+    out: { kind: "string", default: ".", value: "DIR", help: "output directory" },
+    force: { kind: "boolean", help: "overwrite existing files" },
+    "install-disk": { kind: "string", value: "DEV", help: "install disk for the machine config" },
   },
   async run({ flags, args, io }) {
     const [name] = args;
     if (!name) throw new CliError("gen config: NAME is required");
-    if (!flags.endpoint) throw new CliError("gen config: --endpoint HOST[:PORT] is required");
+    const endpoint = flags.endpoint;
+    if (!endpoint) throw new CliError("gen config: --endpoint HOST[:PORT] is required");
     const bundle = await generateNodeBundle({
       name,
-      endpoint: flags.endpoint,
+      endpoint,
       outDir: flags.out,
       force: flags.force,
       renderMachineConfig: ({ ca }) =>
@@ -41,7 +46,7 @@ export const genConfigCommand: Command = {
           hostname: name,
           installDisk: flags["install-disk"],
           ca,
-          certSans: [flags.endpoint.replace(/:\d+$/, "").replace(/^\[|\]$/g, "")],
+          certSans: [endpoint.replace(/:\d+$/, "").replace(/^\[|\]$/g, "")],
         }),
     });
     io.out(`wrote ${bundle.paths.machineConfig} (machine config)`);
@@ -50,19 +55,18 @@ export const genConfigCommand: Command = {
     io.out(`next: machinectl --config ${bundle.paths.clientConfig} version`);
     return 0;
   },
-};
+});
 
-export const genClientCommand: Command = {
+export const genClientCommand = defineCommand({
   name: "gen client",
-  usage: "gen client --secrets FILE --role ROLE --name NAME --endpoint HOST[:PORT] --out FILE",
   summary: "Issue a client config for a role from the secrets bundle",
   connects: false,
   flags: {
-    secrets: { type: "string", default: "secrets.yaml", description: "secrets bundle" },
-    role: { type: "string", default: "os:reader", description: ROLES.join(", ") },
-    name: { type: "string", description: "who the certificate is for (CN)" },
-    endpoint: { type: "string", multiple: true, description: "node endpoint(s)" },
-    out: { type: "string", description: "client config file to write" },
+    secrets: { kind: "string", default: "secrets.yaml", value: "FILE", help: "secrets bundle" },
+    role: { kind: "string", default: "os:reader", help: ROLES.join(", ") },
+    name: { kind: "string", help: "who the certificate is for (CN) (required)" },
+    endpoint: { kind: "strings", value: "HOST[:PORT]", help: "node endpoint(s) (required)" },
+    out: { kind: "string", value: "FILE", help: "client config file to write (required)" },
   },
   async run({ flags, io }) {
     if (!isRole(flags.role)) {
@@ -82,4 +86,4 @@ export const genClientCommand: Command = {
     io.out(`wrote ${flags.out} (${flags.role} client config for "${flags.name}")`);
     return 0;
   },
-};
+});

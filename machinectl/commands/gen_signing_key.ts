@@ -5,17 +5,16 @@
  */
 import { join } from "node:path";
 import { generateSigningKey } from "../../bundle/mod.ts";
-import type { Command } from "../command.ts";
+import { defineCommand } from "../command.ts";
 import { CliError } from "../io.ts";
 
-export const genSigningKeyCommand: Command = {
+export const genSigningKeyCommand = defineCommand({
   name: "gen signing-key",
-  usage: "gen signing-key [--out DIR] [--force]",
   summary: "Generate an Ed25519 key pair that signs upgrade bundles",
   connects: false,
   flags: {
-    out: { type: "string", default: ".", description: "output directory" },
-    force: { type: "boolean", description: "overwrite existing files" },
+    out: { kind: "string", default: ".", value: "DIR", help: "output directory" },
+    force: { kind: "boolean", help: "overwrite existing files" },
   },
   async run({ flags, io }) {
     const key = await generateSigningKey();
@@ -34,4 +33,4 @@ export const genSigningKeyCommand: Command = {
     io.out(`wrote ${pub} (public, key id ${key.kid}): list it in machine.upgrade.trusted_keys`);
     return 0;
   },
-};
+});

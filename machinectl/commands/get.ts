@@ -13,7 +13,7 @@ import {
   type ResourceType,
 } from "../../resources/mod.ts";
 import { parseLabelSelector } from "../../runtime/mod.ts";
-import { type Command, CONNECTION_FLAGS } from "../command.ts";
+import { defineCommand } from "../command.ts";
 import { connectToNode } from "../connection.ts";
 import { CliError, type Io } from "../io.ts";
 import {
@@ -25,19 +25,19 @@ import {
   tableRow,
 } from "../output.ts";
 import { toJson, toYaml } from "../document_text.ts";
+import { OUTPUT_FLAG } from "./observe_format.ts";
 
-export const getCommand: Command = {
+export const getCommand = defineCommand({
   name: "get",
-  usage: "get TYPE [ID] [--namespace NAMESPACE] [-o table|json|yaml] [-l SELECTOR] [-w]",
+  args: "TYPE [ID]",
   summary: "Show resources (types accept aliases: ms, svc, controllers ...)",
   connects: true,
   flags: {
-    ...CONNECTION_FLAGS,
     // No short form: -n is the global --nodes (talosctl spells it --namespace too).
-    namespace: { type: "string", description: "namespace (default: the type's)" },
-    output: { type: "string", short: "o", default: "table", description: "table, json or yaml" },
-    selector: { type: "string", short: "l", description: "label selector, e.g. a=b,!c" },
-    watch: { type: "boolean", short: "w", description: "keep printing changes" },
+    namespace: { kind: "string", help: "namespace (default: the type's)" },
+    ...OUTPUT_FLAG,
+    selector: { kind: "string", short: "l", help: "label selector, e.g. a=b,!c" },
+    watch: { kind: "boolean", short: "w", help: "keep printing changes" },
   },
   async run({ flags, args, io }) {
     const [typeName, id] = args;
@@ -46,7 +46,7 @@ export const getCommand: Command = {
     if (!type) {
       throw new CliError(`unknown resource type "${typeName}"; known types: ${knownTypes()}`);
     }
-    const format = parseFormat(flags.output);
+    const format = flags.output;
     using conn = await connectToNode(flags);
     const namespace = flags.namespace ?? "";
     if (flags.watch) {
@@ -71,7 +71,7 @@ export const getCommand: Command = {
     io.out(formatResources(type, resources, format));
     return 0;
   },
-};
+});
 
 async function watchResources(
   client: Awaited<ReturnType<typeof connectToNode>>["client"],
@@ -118,11 +118,6 @@ async function watchResources(
   } finally {
     Deno.removeSignalListener("SIGINT", stop);
   }
-}
-
-function parseFormat(value: string): OutputFormat {
-  if (value === "table" || value === "json" || value === "yaml") return value;
-  throw new CliError(`unknown output format "${value}" (use table, json or yaml)`);
 }
 
 function knownTypes(): string {

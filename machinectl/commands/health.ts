@@ -17,13 +17,13 @@ import type {
   TimeStatusSpec,
   UpgradeStatusSpec,
 } from "../../resources/mod.ts";
-import { type Command, CONNECTION_FLAGS } from "../command.ts";
-import { clientConfigPath, connectToNode } from "../connection.ts";
+import { defineCommand } from "../command.ts";
+import { clientConfigPath, type ConnectionFlags, connectToNode } from "../connection.ts";
 import { CliError } from "../io.ts";
 import { alignTable } from "../output.ts";
 import { escapeText } from "../terminal_text.ts";
 import { toJson } from "../document_text.ts";
-import { tableOrJson } from "./observe_format.ts";
+import { TABLE_OR_JSON_FLAG } from "./observe_format.ts";
 import { assessHealth, type HealthCheck, type HealthInput, healthy } from "./health_checks.ts";
 
 const TYPES = [
@@ -35,18 +35,16 @@ const TYPES = [
   "MachineConfig",
 ] as const;
 
-export const healthCommand: Command = {
+export const healthCommand = defineCommand({
   name: "health",
-  usage: "health [-o table|json]",
   summary: "One verdict: stage, services, runtime, time sync, certificates, upgrade trial",
   connects: true,
   flags: {
-    ...CONNECTION_FLAGS,
-    output: { type: "string", short: "o", description: "table (default) or json" },
+    ...TABLE_OR_JSON_FLAG,
   },
   async run({ flags, args, io }) {
     if (args.length > 0) throw new CliError(`health: unexpected "${escapeText(args[0])}"`, 2);
-    const format = tableOrJson("health", flags.output);
+    const format = flags.output;
     using conn = await connectToNode(flags);
     const byType = new Map<string, AnyMachineResource[]>();
     for (const type of TYPES) {
@@ -58,7 +56,7 @@ export const healthCommand: Command = {
     io.out(format === "json" ? toJson(checks, 2) : formatHealth(checks));
     return healthy(checks) ? 0 : 1;
   },
-};
+});
 
 /** The checks as a table, details escaped (they carry the node's messages). Pure. */
 export function formatHealth(checks: readonly HealthCheck[]): string {
@@ -103,11 +101,11 @@ function notAfterOf(pem: string): Date | undefined {
   }
 }
 
-async function clientCertificate(flags: Record<string, unknown>): Promise<Date | undefined> {
+async function clientCertificate(flags: ConnectionFlags): Promise<Date | undefined> {
   try {
     const creds = resolveCredentials(
       await readClientConfig(clientConfigPath(flags)),
-      flags.context as string | undefined,
+      flags.context,
     );
     return notAfterOf(creds.certPem);
   } catch {

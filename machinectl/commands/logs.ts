@@ -1,32 +1,31 @@
 /** `machinectl logs ID [-f] [--tail N]`: a service's output, or machined's own (`machined`). */
 import { logEntryFromProto } from "../../api/mapping/mod.ts";
 import type { LogEntry } from "../../api/server/service_control.ts";
-import { type Command, CONNECTION_FLAGS } from "../command.ts";
+import { defineCommand } from "../command.ts";
 import { connectToNode } from "../connection.ts";
 import { CliError } from "../io.ts";
 import { parseTail, untilInterrupted } from "./follow.ts";
 import { esc, escapeText } from "../terminal_text.ts";
 
-export const logsCommand: Command = {
+export const logsCommand = defineCommand({
   name: "logs",
-  usage: "logs ID [-f] [--tail N] [-t]",
+  args: "ID",
   summary: "Print a service's output (ID `machined`: machined's own log); -f follows",
   connects: true,
   flags: {
-    ...CONNECTION_FLAGS,
-    follow: { type: "boolean", short: "f", description: "keep printing new lines until Ctrl-C" },
-    tail: { type: "string", description: "only the last N lines kept" },
+    follow: { kind: "boolean", short: "f", help: "keep printing new lines until Ctrl-C" },
+    tail: { kind: "string", value: "N", help: "only the last N lines kept" },
     timestamps: {
-      type: "boolean",
+      kind: "boolean",
       short: "t",
-      description: "prefix each line with time and stream",
+      help: "prefix each line with time and stream",
     },
   },
   async run({ flags, args, io, signal: outer }) {
     const [id, extra] = args;
     if (!id || extra !== undefined) {
       throw new CliError(
-        "usage: machinectl logs ID [-f] [--tail N] (ID `machined`: machined's own)",
+        `usage: machinectl ${logsCommand.usage} (ID \`machined\`: machined's own)`,
         2,
       );
     }
@@ -42,7 +41,7 @@ export const logsCommand: Command = {
     }, outer);
     return 0;
   },
-};
+});
 
 /**
  * One line as printed: the text, or `TIME STREAM text` with timestamps. The

@@ -11,7 +11,6 @@ import { formatBytes } from "./observe_format.ts";
 export const memoryCommand: Command = snapshotCommand({
   name: "memory",
   aliases: ["mem", "free"],
-  usage: "memory [-o table|json|yaml]",
   summary: "Show memory: /proc/meminfo and RSS/PSS of machined, apid and every service",
   fetch: (client, options) => client.memory({}, options),
   table: (r) => formatMemory(r),

@@ -8,7 +8,6 @@ import { clip, formatBytes } from "./observe_format.ts";
 export const mountsCommand: Command = snapshotCommand({
   name: "mounts",
   aliases: ["df"],
-  usage: "mounts [-o table|json|yaml]",
   summary: "List mounts: source, target, type, size, use, options",
   fetch: (client, options) => client.mounts({}, options),
   table: (r) => formatMounts(r),

@@ -3,29 +3,27 @@
  * each (`-l`: listening ones only).
  */
 import type { NetstatResponse, Socket } from "../../api/gen/machined/v1/machine_pb.ts";
-import { type Command, CONNECTION_FLAGS } from "../command.ts";
+import { defineCommand } from "../command.ts";
 import { connectToNode } from "../connection.ts";
 import { alignTable } from "../output.ts";
-import { formatDocument, noArgs, OUTPUT_FLAG, outputFormat } from "./observe_format.ts";
+import { formatDocument, noArgs, OUTPUT_FLAG } from "./observe_format.ts";
 
-export const netstatCommand: Command = {
+export const netstatCommand = defineCommand({
   name: "netstat",
   aliases: ["ss"],
-  usage: "netstat [-l] [-o table|json|yaml]",
   summary: "List open TCP/UDP sockets with their process",
   connects: true,
   flags: {
-    ...CONNECTION_FLAGS,
     ...OUTPUT_FLAG,
     listening: {
-      type: "boolean",
+      kind: "boolean",
       short: "l",
-      description: "only listening sockets (and unbound UDP)",
+      help: "only listening sockets (and unbound UDP)",
     },
   },
   async run({ flags, args, io }) {
     noArgs("netstat", args);
-    const format = outputFormat(flags.output);
+    const format = flags.output;
     using conn = await connectToNode(flags);
     const r = await conn.client.netstat({}, { timeoutMs: 15_000 });
     const sockets = flags.listening ? r.sockets.filter(isListening) : r.sockets;
@@ -33,7 +31,7 @@ export const netstatCommand: Command = {
     io.out(format === "table" ? formatNetstat(shown) : formatDocument(shown, format));
     return 0;
   },
-};
+});
 
 /** A TCP listener, or a UDP socket bound with no peer. */
 function isListening(s: Socket): boolean {

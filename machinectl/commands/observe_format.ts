@@ -5,30 +5,32 @@
  */
 import { toJson, toYaml } from "../document_text.ts";
 import { escapeText } from "../terminal_text.ts";
-import type { FlagSpec } from "../command.ts";
+import { declareFlags } from "../flags.ts";
 import { CliError } from "../io.ts";
-import type { OutputFormat } from "../output.ts";
 
-/** The `-o table|json|yaml` flag. */
-export const OUTPUT_FLAG: Record<string, FlagSpec> = {
-  output: { type: "string", short: "o", default: "table", description: "table, json or yaml" },
-};
+/** The `-o table|json|yaml` flag; another word is refused before the command runs (exit 2). */
+export const OUTPUT_FLAG = declareFlags({
+  output: {
+    kind: "enum",
+    short: "o",
+    values: ["table", "json", "yaml"],
+    default: "table",
+    noun: "output format",
+    help: "table, json or yaml",
+  },
+});
 
-/** `-o` checked. @throws CliError naming the formats */
-export function outputFormat(value: unknown): OutputFormat {
-  if (value === "table" || value === "json" || value === "yaml") return value;
-  throw new CliError(`unknown output format "${value}" (use table, json or yaml)`, 2);
-}
-
-/**
- * `-o` checked for the commands that print a table or JSON only (`health`, `disks`).
- * @throws CliError (exit 2) naming the command and the escaped value
- */
-export function tableOrJson(command: string, value: unknown): "table" | "json" {
-  const format = value ?? "table";
-  if (format === "table" || format === "json") return format;
-  throw new CliError(`${command}: unknown output format "${escapeText(String(format))}"`, 2);
-}
+/** The `-o table|json` flag of the commands that print a table or JSON only (`health`, `disks`). */
+export const TABLE_OR_JSON_FLAG = declareFlags({
+  output: {
+    kind: "enum",
+    short: "o",
+    values: ["table", "json"],
+    default: "table",
+    noun: "output format",
+    help: "table or json",
+  },
+});
 
 /**
  * A proto message as plain data for scripts: bigints as numbers (every

@@ -5,42 +5,45 @@
  * `--timeout` is an error listing the last events seen.
  */
 import { Code, ConnectError } from "@connectrpc/connect";
-import { connectToNode } from "../connection.ts";
-import { type Command, CONNECTION_FLAGS } from "../command.ts";
+import { type ConnectionFlags, connectToNode } from "../connection.ts";
+import { defineCommand } from "../command.ts";
 import type { Io } from "../io.ts";
 import { esc } from "../terminal_text.ts";
 import { parseTimeout, WAIT_FLAGS, waitForNode, watchEvents } from "./wait_node.ts";
 import { parseRebootMode, rebootModeFlag } from "./reboot_mode.ts";
 
-export const rebootCommand: Command = {
+export const rebootCommand = defineCommand({
   name: "reboot",
-  usage: "reboot [--mode kexec|powercycle] [--wait] [--timeout 10m]",
   summary: "Reboot the node (stops services, syncs, unmounts, reboots)",
   connects: true,
   flags: {
-    ...CONNECTION_FLAGS,
     ...WAIT_FLAGS,
     mode: rebootModeFlag("a cold reboot"),
     rolling: {
-      type: "boolean",
-      description: "with -n: one node at a time, each back running before the next",
+      kind: "boolean",
+      help: "with -n: one node at a time, each back running before the next",
     },
   },
   run: ({ flags, io }) => power("reboot", flags, io),
-};
+});
 
-export const shutdownCommand: Command = {
+export const shutdownCommand = defineCommand({
   name: "shutdown",
-  usage: "shutdown [--wait] [--timeout 10m]",
   summary: "Power the node off (stops services, syncs, unmounts, powers off)",
   connects: true,
-  flags: { ...CONNECTION_FLAGS, ...WAIT_FLAGS },
+  flags: WAIT_FLAGS,
   run: ({ flags, io }) => power("shutdown", flags, io),
+});
+
+/** What reboot and shutdown share of their flags (reboot adds `--mode`). */
+type PowerFlags = ConnectionFlags & {
+  readonly wait: boolean;
+  readonly timeout: string;
+  readonly mode?: string;
 };
 
-// deno-lint-ignore no-explicit-any
-async function power(what: "reboot" | "shutdown", flags: Record<string, any>, io: Io) {
-  const timeoutMs = parseTimeout(flags.timeout ?? "10m");
+async function power(what: "reboot" | "shutdown", flags: PowerFlags, io: Io) {
+  const timeoutMs = parseTimeout(flags.timeout);
   const mode = what === "reboot" ? parseRebootMode("reboot", flags.mode) : undefined;
   using conn = await connectToNode(flags);
   const oldBootId = flags.wait ? (await conn.client.version({}, { timeoutMs: 15_000 })).bootId : "";

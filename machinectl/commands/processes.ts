@@ -4,7 +4,7 @@
  * it on an interval until Ctrl-C.
  */
 import type { Process, ProcessesResponse } from "../../api/gen/machined/v1/machine_pb.ts";
-import { type Command, CONNECTION_FLAGS } from "../command.ts";
+import { defineCommand } from "../command.ts";
 import { connectToNode } from "../connection.ts";
 import { CliError } from "../io.ts";
 import { alignTable } from "../output.ts";
@@ -17,7 +17,6 @@ import {
   formatSeconds,
   noArgs,
   OUTPUT_FLAG,
-  outputFormat,
 } from "./observe_format.ts";
 
 /** `--sort` keys: numeric ones sort largest first, pid and name ascending. */
@@ -32,35 +31,34 @@ const SORTS: Record<string, (a: Process, b: Process) => number> = {
   threads: (a, b) => b.threads - a.threads || a.pid - b.pid,
 };
 
-export const processesCommand: Command = {
+export const processesCommand = defineCommand({
   name: "ps",
   aliases: ["processes"],
-  usage: "ps [--sort pid|name|owner|cpu|time|rss|pss|threads] [-w [--interval S]] [-o ...]",
   summary: "List processes: owner, state, CPU, RSS/PSS, command line",
   connects: true,
   flags: {
-    ...CONNECTION_FLAGS,
     ...OUTPUT_FLAG,
     sort: {
-      type: "string",
+      kind: "enum",
       short: "s",
+      values: Object.keys(SORTS),
       default: "pid",
-      description: Object.keys(SORTS).join(", "),
+      noun: "sort",
+      help: "the column to order by",
     },
-    watch: { type: "boolean", short: "w", description: "redraw every --interval until Ctrl-C" },
-    interval: { type: "string", default: "2", description: "seconds between --watch frames" },
+    watch: { kind: "boolean", short: "w", help: "redraw every --interval until Ctrl-C" },
+    interval: {
+      kind: "number",
+      default: 2,
+      value: "S",
+      help: "seconds between --watch frames",
+    },
   },
   async run({ flags, args, io, signal: outer }) {
     noArgs("ps", args);
-    const format = outputFormat(flags.output);
-    const sort = SORTS[flags.sort as string];
-    if (!sort) {
-      throw new CliError(
-        `ps: unknown sort "${flags.sort}" (use ${Object.keys(SORTS).join(", ")})`,
-        2,
-      );
-    }
-    const intervalMs = Number(flags.interval) * 1000;
+    const format = flags.output;
+    const sort = SORTS[flags.sort];
+    const intervalMs = flags.interval * 1000;
     if (!(intervalMs >= 100)) {
       throw new CliError(`ps: --interval wants seconds ≥ 0.1, got "${flags.interval}"`, 2);
     }
@@ -93,7 +91,7 @@ export const processesCommand: Command = {
     }, outer);
     return 0;
   },
-};
+});
 
 /** The `ps` table. */
 export function formatProcesses(processes: readonly Process[]): string {

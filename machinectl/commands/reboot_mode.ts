@@ -9,8 +9,9 @@ import { CliError } from "../io.ts";
 /** The flag's definition, with what the default means for `command`. */
 export function rebootModeFlag(defaultMeans: string) {
   return {
-    type: "string" as const,
-    description: `kexec | powercycle (default: ${defaultMeans})`,
+    kind: "string" as const,
+    value: "kexec|powercycle",
+    help: `kexec | powercycle (default: ${defaultMeans})`,
   };
 }
 

@@ -11,27 +11,25 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { ResetMode, type ResetResponse } from "../../api/gen/machined/v1/machine_pb.ts";
 import { VolumePhase } from "../../api/gen/machined/v1/block_pb.ts";
 import { type ConnectionFlags, connectToNode, type NodeConnection } from "../connection.ts";
-import { type Command, CONNECTION_FLAGS } from "../command.ts";
+import { defineCommand } from "../command.ts";
 import { CliError, type Io } from "../io.ts";
 import { esc, escapeText } from "../terminal_text.ts";
 import { parseTimeout, waitForNode, watchEvents } from "./wait_node.ts";
 
-export const resetCommand: Command = {
+export const resetCommand = defineCommand({
   name: "reset",
-  usage: "reset [--yes] [--graceful=false] [--shutdown] [--wait=false] [--timeout 10m]",
   summary: "Wipe STATE and EPHEMERAL (what the node recorded), then reboot or power off",
   connects: true,
   flags: {
-    ...CONNECTION_FLAGS,
-    yes: { type: "boolean", short: "y", description: "do not ask (for scripts)" },
+    yes: { kind: "boolean", short: "y", help: "do not ask (for scripts)" },
     graceful: {
-      type: "boolean",
+      kind: "boolean",
       default: true,
-      description: "stop services with their grace periods first (false: kill them)",
+      help: "stop services with their grace periods first (false: kill them)",
     },
-    shutdown: { type: "boolean", description: "power off instead of rebooting" },
-    wait: { type: "boolean", default: true, description: "wait until the node is back" },
-    timeout: { type: "string", default: "10m", description: "how long to wait" },
+    shutdown: { kind: "boolean", help: "power off instead of rebooting" },
+    wait: { kind: "boolean", default: true, help: "wait until the node is back" },
+    timeout: { kind: "string", default: "10m", value: "DURATION", help: "how long to wait" },
   },
   async run({ flags, io }) {
     const timeoutMs = parseTimeout(flags.timeout);
@@ -76,7 +74,7 @@ export const resetCommand: Command = {
       await events?.stop();
     }
   },
-};
+});
 
 /** The first phase; retried while the node cannot name what it owns yet (during boot). */
 async function askUntilAvailable(conn: NodeConnection, io: Io, timeoutMs: number) {

@@ -6,12 +6,13 @@
 import { serviceInfoFromProto } from "../../api/mapping/mod.ts";
 import type { ServiceInfo } from "../../api/gen/machined/v1/machine_pb.ts";
 import type { ServiceSpecSpec, ServiceStatusSpec } from "../../resources/mod.ts";
-import { type Command, CONNECTION_FLAGS, type Invocation } from "../command.ts";
+import { type Command, type ConnectionFlagValues, defineCommand } from "../command.ts";
 import { connectToNode } from "../connection.ts";
 import { CliError } from "../io.ts";
 import { alignTable } from "../output.ts";
 import { toJson, toYaml } from "../document_text.ts";
 import { esc } from "../terminal_text.ts";
+import { OUTPUT_FLAG } from "./observe_format.ts";
 
 /** A service as the table shows it. */
 interface ServiceRow {
@@ -22,15 +23,14 @@ interface ServiceRow {
 
 const HEADER = ["ID", "STATE", "HEALTHY", "RESTARTS", "PID", "LAST EXIT", "MESSAGE"];
 
-export const serviceCommand: Command = {
+export const serviceCommand = defineCommand({
   name: "service",
   aliases: ["services"],
-  usage: "service [ID] [-o table|json|yaml]",
+  args: "[ID]",
   summary: "List the supervised services (state, health, restarts, last exit)",
   connects: true,
   flags: {
-    ...CONNECTION_FLAGS,
-    output: { type: "string", short: "o", default: "table", description: "table, json or yaml" },
+    ...OUTPUT_FLAG,
   },
   async run({ flags, args, io }) {
     const [id, extra] = args;
@@ -40,10 +40,7 @@ export const serviceCommand: Command = {
         2,
       );
     }
-    const format = flags.output as string;
-    if (!["table", "json", "yaml"].includes(format)) {
-      throw new CliError(`unknown output format "${format}" (use table, json or yaml)`);
-    }
+    const format = flags.output;
     using conn = await connectToNode(flags);
     const r = await conn.client.serviceList({}, { timeoutMs: 15_000 });
     let rows = r.services.map(serviceInfoFromProto);
@@ -61,7 +58,7 @@ export const serviceCommand: Command = {
     else io.out(formatServiceTable(rows));
     return 0;
   },
-};
+});
 
 /** The service table: ID, STATE, HEALTHY, RESTARTS, PID, LAST EXIT, MESSAGE. */
 export function formatServiceTable(rows: readonly ServiceRow[]): string {
@@ -88,15 +85,18 @@ function formatExit(e: ServiceStatusSpec["lastExit"]): string {
 function actionCommand(
   action: "start" | "stop" | "restart",
   summary: string,
-  call: (inv: Invocation, id: string) => Promise<{ service?: ServiceInfo; endpoint: string }>,
+  call: (
+    inv: { flags: ConnectionFlagValues },
+    id: string,
+  ) => Promise<{ service?: ServiceInfo; endpoint: string }>,
 ): Command {
-  return {
+  return defineCommand({
     name: `service ${action}`,
     aliases: [`services ${action}`],
-    usage: `service ${action} ID`,
+    args: "ID",
     summary,
     connects: true,
-    flags: { ...CONNECTION_FLAGS },
+    flags: {},
     async run(inv) {
       const [id, extra] = inv.args;
       if (!id || extra !== undefined) {
@@ -107,7 +107,7 @@ function actionCommand(
       inv.io.out(esc`service "${id}": ${action} done, now ${state} (${endpoint})`);
       return 0;
     },
-  };
+  });
 }
 
 export const serviceStartCommand = actionCommand(

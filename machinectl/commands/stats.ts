@@ -3,7 +3,7 @@
  * previous sample), disk I/O per device and network counters per link.
  */
 import type { CpuTimes, StatsResponse } from "../../api/gen/machined/v1/machine_pb.ts";
-import { type Command, CONNECTION_FLAGS } from "../command.ts";
+import { defineCommand } from "../command.ts";
 import { connectToNode } from "../connection.ts";
 import { alignTable } from "../output.ts";
 import {
@@ -13,18 +13,16 @@ import {
   formatSeconds,
   noArgs,
   OUTPUT_FLAG,
-  outputFormat,
 } from "./observe_format.ts";
 
-export const statsCommand: Command = {
+export const statsCommand = defineCommand({
   name: "stats",
-  usage: "stats [-o table|json|yaml]",
   summary: "Show load, CPU per core, disk I/O per device and network counters per link",
   connects: true,
-  flags: { ...CONNECTION_FLAGS, ...OUTPUT_FLAG },
+  flags: OUTPUT_FLAG,
   async run({ flags, args, io }) {
     noArgs("stats", args);
-    const format = outputFormat(flags.output);
+    const format = flags.output;
     using conn = await connectToNode(flags);
     let r = await conn.client.stats({}, { timeoutMs: 15_000 });
     if (r.sampleIntervalMs === undefined) {
@@ -35,7 +33,7 @@ export const statsCommand: Command = {
     io.out(format === "table" ? formatStats(r) : formatDocument(r, format));
     return 0;
   },
-};
+});
 
 /** The summary line and the CPU, disk and link tables. */
 export function formatStats(r: StatsResponse): string {

@@ -3,25 +3,24 @@
  * as a .tar.gz (see machinectl/support/bundle.ts for what is in it and how
  * secrets are kept out).
  */
-import { type Command, CONNECTION_FLAGS } from "../command.ts";
+import { defineCommand } from "../command.ts";
 import { connectToNode } from "../connection.ts";
 import { CliError } from "../io.ts";
 import { escapeText } from "../terminal_text.ts";
 import { collectSupportBundle } from "../support/bundle.ts";
 import { tarGz } from "../support/tar.ts";
 
-export const supportCommand: Command = {
+export const supportCommand = defineCommand({
   name: "support",
-  usage: "support [-o FILE]",
   summary: "Write a support bundle (resources, logs, dmesg, graph, versions, redacted config)",
   connects: true,
   flags: {
-    ...CONNECTION_FLAGS,
     output: {
-      type: "string",
+      kind: "string",
       short: "o",
+      value: "FILE",
       default: "support.tar.gz",
-      description: "the .tar.gz to write",
+      help: "the .tar.gz to write",
     },
   },
   async run({ flags, args, io }) {
@@ -38,4 +37,4 @@ export const supportCommand: Command = {
     if (!errors.startsWith("every part")) io.err(`not collected:\n${lines}`);
     return 0;
   },
-};
+});

@@ -4,28 +4,28 @@
  * the node. A reader may name only the node's configured servers (docs/api.md, Roles).
  */
 import type { TimeResponse } from "../../api/gen/machined/v1/machine_pb.ts";
-import { type Command, CONNECTION_FLAGS } from "../command.ts";
+import { defineCommand } from "../command.ts";
 import { connectToNode } from "../connection.ts";
 import { CliError } from "../io.ts";
 import { alignTable } from "../output.ts";
-import { formatDocument, OUTPUT_FLAG, outputFormat } from "./observe_format.ts";
+import { formatDocument, OUTPUT_FLAG } from "./observe_format.ts";
 
-export const timeCommand: Command = {
+export const timeCommand = defineCommand({
   name: "time",
-  usage: "time [SERVER] [-o table|json|yaml]",
+  args: "[SERVER]",
   summary: "Show the SNTP status; with SERVER, the clock's offset from it now",
   connects: true,
-  flags: { ...CONNECTION_FLAGS, ...OUTPUT_FLAG },
+  flags: OUTPUT_FLAG,
   async run({ flags, args, io }) {
     const [server = "", extra] = args;
     if (extra !== undefined) throw new CliError(`time: unexpected "${extra}"`, 2);
-    const format = outputFormat(flags.output);
+    const format = flags.output;
     using conn = await connectToNode(flags);
     const r = await conn.client.time({ server }, { timeoutMs: 15_000 });
     io.out(format === "table" ? formatTime(r) : formatDocument(r, format));
     return 0;
   },
-};
+});
 
 /** The status row and, when measured, the query row. */
 export function formatTime(r: TimeResponse): string {

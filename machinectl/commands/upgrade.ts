@@ -12,7 +12,8 @@
 import type { RebootMode } from "../../api/gen/machined/v1/machine_pb.ts";
 import type { NodeConnection } from "../connection.ts";
 import { type ConnectionFlags, connectToNode } from "../connection.ts";
-import { type Command, CONNECTION_FLAGS } from "../command.ts";
+import { defineCommand } from "../command.ts";
+import { declareFlags } from "../flags.ts";
 import { CliError, type Io } from "../io.ts";
 import { esc, escapeText } from "../terminal_text.ts";
 import { parseTimeout, waitForNode } from "./wait_node.ts";
@@ -21,33 +22,35 @@ import { parseRebootMode, rebootModeFlag } from "./reboot_mode.ts";
 /** Chunk size on the wire: well under the API's 4 MiB message limit. */
 export const UPGRADE_CHUNK_BYTES = 1 << 20;
 
-const FLAGS = {
-  ...CONNECTION_FLAGS,
-  stage: { type: "boolean" as const, description: "write and arm, but do not reboot" },
+const FLAGS = declareFlags({
+  stage: { kind: "boolean", help: "write and arm, but do not reboot" },
   wait: {
-    type: "boolean" as const,
+    kind: "boolean",
     default: true,
-    description: "wait until the node is back on the new slot and ready",
+    help: "wait until the node is back on the new slot and ready",
   },
-  timeout: { type: "string" as const, default: "15m", description: "how long to wait" },
+  timeout: { kind: "string", default: "15m", value: "DURATION", help: "how long to wait" },
   rolling: {
-    type: "boolean" as const,
-    description: "with -n: one node at a time, each back on the new slot before the next",
+    kind: "boolean",
+    help: "with -n: one node at a time, each back on the new slot before the next",
   },
-};
+});
 
-export const upgradeCommand: Command = {
+export const upgradeCommand = defineCommand({
   name: "upgrade",
-  usage:
-    "upgrade -f BUNDLE | --from URL [--stage] [--force] [--mode kexec|powercycle] [--wait=false] [--timeout 15m] [-n a,b --rolling]",
   summary: "Install a signed upgrade bundle into the other slot and boot it",
   connects: true,
   flags: {
-    ...FLAGS,
-    file: { type: "string", short: "f", description: "the bundle (deno task image --bundle)" },
-    from: { type: "string", description: "an http(s) URL the node fetches the bundle from" },
-    force: { type: "boolean", description: "install even an older version (a downgrade)" },
+    file: {
+      kind: "string",
+      short: "f",
+      value: "BUNDLE",
+      help: "the bundle (deno task image --bundle); or --from",
+    },
+    from: { kind: "string", value: "URL", help: "an http(s) URL the node fetches the bundle from" },
+    force: { kind: "boolean", help: "install even an older version (a downgrade)" },
     mode: rebootModeFlag("kexec, cold when kexec fails"),
+    ...FLAGS,
   },
   async run({ flags, io }) {
     if (!flags.file === !flags.from) {
@@ -92,11 +95,10 @@ export const upgradeCommand: Command = {
       progress.stop();
     }
   },
-};
+});
 
-export const rollbackCommand: Command = {
+export const rollbackCommand = defineCommand({
   name: "rollback",
-  usage: "rollback [--stage] [--wait=false] [--timeout 15m]",
   summary: "Boot the other slot (a blessed image) again",
   connects: true,
   flags: FLAGS,
@@ -109,7 +111,7 @@ export const rollbackCommand: Command = {
     if (!r.rebooting || !flags.wait) return 0;
     return await waitBackOn(flags, io, { slot: r.slot, bootId: r.bootId, started, timeoutMs });
   },
-};
+});
 
 /** The bundle file as UpgradeRequest messages, 1 MiB each, `stage` on the first. */
 async function* bundleChunks(

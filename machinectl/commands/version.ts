@@ -1,18 +1,16 @@
 /** `machinectl version`: the client's version and the node's. */
 import { connectToNode } from "../connection.ts";
-import { type Command, CONNECTION_FLAGS } from "../command.ts";
+import { defineCommand } from "../command.ts";
 import { MACHINECTL_VERSION } from "../version.ts";
 import { esc } from "../terminal_text.ts";
 import type { VersionResponse } from "../../api/gen/machined/v1/machine_pb.ts";
 
-export const versionCommand: Command = {
+export const versionCommand = defineCommand({
   name: "version",
-  usage: "version [--client]",
   summary: "Show the client and node versions",
   connects: true,
   flags: {
-    ...CONNECTION_FLAGS,
-    client: { type: "boolean", description: "only the client version" },
+    client: { kind: "boolean", help: "only the client version" },
   },
   async run({ flags, io }) {
     io.out(`Client:\n\tmachinectl ${MACHINECTL_VERSION} (deno ${Deno.version.deno})`);
@@ -22,7 +20,7 @@ export const versionCommand: Command = {
     io.out(formatServerVersion(conn.endpoint, v));
     return 0;
   },
-};
+});
 
 /**
  * The node's half of `machinectl version`, escaped. The image line says which

@@ -9,16 +9,18 @@ import { timestampDate } from "@bufbuild/protobuf/wkt";
 import { type ConnectionFlags, connectToNode, type NodeConnection } from "../connection.ts";
 import { CliError } from "../io.ts";
 import { esc } from "../terminal_text.ts";
+import { declareFlags } from "../flags.ts";
 
 /** The `--wait`/`--timeout` flags. */
-export const WAIT_FLAGS = {
-  wait: { type: "boolean" as const, description: "wait until the node is back (or gone)" },
+export const WAIT_FLAGS = declareFlags({
+  wait: { kind: "boolean", help: "wait until the node is back (or gone)" },
   timeout: {
-    type: "string" as const,
+    kind: "string",
     default: "10m",
-    description: "how long --wait waits, e.g. 90s, 10m",
+    value: "DURATION",
+    help: "how long --wait waits, e.g. 90s, 10m",
   },
-};
+});
 
 /** `90s`, `10m`, `1h`, or plain seconds → ms. @throws CliError when malformed. */
 export function parseTimeout(text: string): number {

@@ -3,7 +3,7 @@
  * readiness, CPU and memory over time, services, recent events, machined's
  * log) that follows the node through a reboot. `q` or Ctrl-C quits.
  */
-import { type Command, CONNECTION_FLAGS } from "../command.ts";
+import { defineCommand } from "../command.ts";
 import { connectToNode } from "../connection.ts";
 import { CliError } from "../io.ts";
 import { renderDashboard } from "./render.ts";
@@ -16,12 +16,11 @@ import { openTerminal, type Terminal } from "./terminal.ts";
 const PAINT_EVERY_MS = 100;
 
 /** The `dashboard` command; it needs a terminal (exit 2 otherwise) and gives it back as it was. */
-export const dashboardCommand: Command = {
+export const dashboardCommand = defineCommand({
   name: "dashboard",
-  usage: "dashboard",
   summary: "A live screen of the node: stage, CPU, memory, services, events, logs; q quits",
   connects: true,
-  flags: { ...CONNECTION_FLAGS },
+  flags: {},
   async run({ flags, signal: outer }) {
     // A missing or broken client config is an error before the screen is taken.
     const probe = await connectToNode(flags);
@@ -40,7 +39,7 @@ export const dashboardCommand: Command = {
     }
     return 0;
   },
-};
+});
 
 /** Drives the screen until a quit key, SIGTERM or `outer` aborts. */
 async function runScreen(
