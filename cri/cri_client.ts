@@ -4,11 +4,11 @@
  * restarts, with a deadline on every call so a wedged runtime reads as
  * "not answering" instead of hanging the probe.
  */
-import net from "node:net";
 import { type Client, ConnectError, createClient } from "@connectrpc/connect";
 import { createGrpcTransport, Http2SessionManager } from "@connectrpc/connect-node";
 import { ImageService, RuntimeService } from "./gen/runtime/v1/api_pb.ts";
 import { type CriContainer, type CriImage, type CriPod, listing } from "./cri_listing.ts";
+import { connectUnixStream } from "../platform/unix_stream/mod.ts";
 
 export type { CriContainer, CriImage, CriPod } from "./cri_listing.ts";
 
@@ -80,7 +80,7 @@ export function createCriClient(socket: string, options: CriClientOptions = {}):
   const connect = () => {
     if (!clients) {
       manager = new Http2SessionManager(baseUrl, { idleConnectionTimeoutMs: 60_000 }, {
-        createConnection: () => net.connect(socket),
+        createConnection: () => connectUnixStream(socket),
       });
       const transport = createGrpcTransport({ baseUrl, sessionManager: manager });
       clients = {

@@ -7,6 +7,7 @@ import http2 from "node:http2";
 import type { Http2Session } from "node:http2";
 import { Code, ConnectError, type ConnectRouter } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { listenUnixStream } from "../platform/unix_stream/mod.ts";
 import {
   ContainerState,
   ImageService,
@@ -49,7 +50,7 @@ export function readyConditions(): CriCondition[] {
 }
 
 /** Starts a fake CRI server listening on `socket`. */
-export async function startFakeCriServer(socket: string): Promise<FakeCriServer> {
+export function startFakeCriServer(socket: string): Promise<FakeCriServer> {
   const hangs = new Set<() => void>();
   const fake: FakeCriServer = {
     socket,
@@ -78,25 +79,19 @@ export async function startFakeCriServer(socket: string): Promise<FakeCriServer>
     s.on("close", () => sessions.delete(s));
     s.on("error", () => {});
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(socket, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
+  // Deno's Unix socket, not node:net's (which closes descriptors twice: platform/unix_stream).
+  const listener = listenUnixStream(socket, (stream) => server.emit("connection", stream));
   let closing: Promise<void> | undefined;
   fake.close = () => {
     closing ??= (async () => {
       for (const release of [...hangs]) release();
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      await listener.close();
       for (const s of sessions) s.destroy();
-      await closed;
       await Deno.remove(socket).catch(() => {});
     })();
     return closing;
   };
-  return fake;
+  return Promise.resolve(fake);
 }
 
 /**

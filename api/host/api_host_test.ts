@@ -6,7 +6,7 @@
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import { join } from "node:path";
-import * as net from "node:net";
+import { connectUnixStream } from "../../platform/unix_stream/mod.ts";
 import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { MachineService, Role as ProtoRole } from "../gen/machined/v1/machine_pb.ts";
@@ -44,7 +44,7 @@ Deno.test("the API host issues configs for the node's addresses and audits mutat
   });
   const transport = createGrpcTransport({
     baseUrl: "http://machined",
-    nodeOptions: { createConnection: () => net.connect(host.internal.socketPath) },
+    nodeOptions: { createConnection: () => connectUnixStream(host.internal.socketPath) },
   });
   const api = createClient(MachineService, transport);
   const headers = new Headers();

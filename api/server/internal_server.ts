@@ -18,6 +18,7 @@ import {
   type ServiceImpl,
 } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { listenUnixStream, type UnixStreamListener } from "../../platform/unix_stream/mod.ts";
 import { MachineService } from "../gen/machined/v1/machine_pb.ts";
 import { type CallerIdentity, callerKey, identityFromHeaders } from "../auth/identity.ts";
 import { authorize } from "../auth/rbac.ts";
@@ -141,7 +142,7 @@ export async function startInternalApiServer(
     session.on("close", () => sessions.delete(session));
     session.on("error", () => {}); // a dying peer must not become an uncaught error
   });
-  await listenOnSocket(server, socketPath, options.socketGroup);
+  const listener = await listenOnSocket(server, socketPath, options.socketGroup);
 
   let closing: Promise<void> | undefined;
   return {
@@ -154,9 +155,8 @@ export async function startInternalApiServer(
     },
     close() {
       closing ??= (async () => {
-        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        await listener.close();
         for (const s of sessions) s.destroy();
-        await closed;
         await Deno.remove(socketPath).catch(() => {});
       })();
       return closing;
@@ -194,23 +194,22 @@ function connectHandler(
   });
 }
 
-/** Binds `socketPath` (replacing a stale socket) with mode 0660 and, when given, apid's group. */
+/**
+ * Binds `socketPath` (replacing a stale socket) with mode 0660 and, when given, apid's group,
+ * and hands each connection to `server`. The socket is Deno's, not node:net's: node:net closes
+ * a Unix socket's descriptor twice in Deno 2.9.3 (platform/unix_stream).
+ */
 async function listenOnSocket(
   server: Http2Server,
   socketPath: string,
   socketGroup: number | undefined,
-): Promise<void> {
+): Promise<UnixStreamListener> {
   await Deno.mkdir(dirname(socketPath), { recursive: true, mode: 0o750 });
   await removeStaleSocket(socketPath);
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(socketPath, () => {
-      server.off("error", reject);
-      resolve();
-    });
-  });
+  const listener = listenUnixStream(socketPath, (stream) => server.emit("connection", stream));
   await Deno.chmod(socketPath, 0o660);
   if (socketGroup !== undefined) await Deno.chown(socketPath, null, socketGroup);
+  return listener;
 }
 
 function headerValue(v: string | string[] | undefined): string | undefined {

@@ -6,7 +6,7 @@
  * and it can stop reading a stream (so a test can make a slow consumer).
  */
 import http2 from "node:http2";
-import net from "node:net";
+import { connectUnixStream } from "../../platform/unix_stream/mod.ts";
 import { type CallerIdentity, identityToHeaders } from "../auth/identity.ts";
 
 /** One call's response, as it arrives. */
@@ -44,7 +44,7 @@ export function connectH2(
   caller: CallerIdentity | null = READER,
 ): H2Client {
   const session = http2.connect("http://machined", {
-    createConnection: () => net.connect(socketPath),
+    createConnection: () => connectUnixStream(socketPath),
   });
   const identity = new Headers();
   if (caller) identityToHeaders(caller, identity);
