@@ -7,7 +7,7 @@
  */
 import { createLogger, type Logger, type RingLogger } from "../logs/mod.ts";
 import { nativeBackends, type NodeBackends } from "../node/backends.ts";
-import { Machined } from "../node/machined.ts";
+import { Machined } from "../core/mod.ts";
 import { readFirstConfig, recordMissingConfig } from "../config/keeper/mod.ts";
 import { ConfigKeeper } from "../config/keeper/mod.ts";
 import { configApplier } from "../config/keeper/mod.ts";

@@ -19,7 +19,7 @@ import { FakeSysctlBackend } from "../controllers/kernel/mod.ts";
 import { startApiHost } from "../api/host/mod.ts";
 import { ConfigKeeper } from "../config/keeper/mod.ts";
 import { configApplier } from "../config/keeper/mod.ts";
-import { Machined } from "../node/machined.ts";
+import { Machined } from "../core/mod.ts";
 import { reloadConfigFile, watchConfigFile } from "./config_watch.ts";
 import { prepareApidPki } from "../api/host/mod.ts";
 import { nodeActions } from "../node/node_actions.ts";

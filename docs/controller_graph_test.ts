@@ -10,7 +10,7 @@
 import { equal, ok } from "node:assert/strict";
 import { devBackends } from "../node/backends.ts";
 import { createNodeDomains } from "../node/domains.ts";
-import { Machined } from "../node/machined.ts";
+import { Machined } from "../core/mod.ts";
 import { FakeSysctlBackend } from "../controllers/kernel/mod.ts";
 import { dependencyDot, renderDot } from "../machinectl/dependency_dot.ts";
 

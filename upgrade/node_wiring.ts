@@ -19,7 +19,7 @@ import type { BootIdSource } from "../platform/identity/boot_id.ts";
 import type { ActionRequester, RebootMode } from "../api/server/mod.ts";
 import type { KmodBackend } from "../platform/kmod/mod.ts";
 import { KexecReboot } from "./kexec_reboot.ts";
-import type { Machined } from "../node/machined.ts";
+import type { Machined } from "../core/mod.ts";
 import type { ConfigKeeper } from "../config/keeper/mod.ts";
 import { NodeUpgrade } from "./node_upgrade.ts";
 import { dirRecordStore } from "./upgrade_record.ts";

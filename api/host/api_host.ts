@@ -22,7 +22,7 @@ import {
 import { type InternalApiServer, startInternalApiServer } from "../server/internal_server.ts";
 import type { NodePki } from "../../pki/mod.ts";
 import type { ProcessBackend } from "../../platform/process/mod.ts";
-import type { Machined } from "../../node/machined.ts";
+import type { Machined } from "../../core/mod.ts";
 import { Observer } from "../../observe/mod.ts";
 import { nativeFsUsage, NativeProcBackend } from "../../platform/procfs/mod.ts";
 import { createSntpTimeQuerier } from "./time_querier.ts";

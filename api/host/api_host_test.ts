@@ -17,7 +17,7 @@ import { FakeCgroupBackend } from "../../platform/cgroup/mod.ts";
 import { edgeBinaryPath } from "../edge/mod.ts";
 import { parseClientConfig } from "../../pki/mod.ts";
 import { createLogger } from "../../logs/mod.ts";
-import { Machined } from "../../node/machined.ts";
+import { Machined } from "../../core/mod.ts";
 import { startApiHost } from "./api_host.ts";
 
 Deno.test("the API host issues configs for the node's addresses and audits mutating calls", async () => {

@@ -23,7 +23,7 @@ import { ADDRESS_STATUS } from "../../resources/mod.ts";
 import { certificateSanList } from "./api_server_names.ts";
 import { type ApiHandle, readImageCa, startNodeApiPki } from "./api_pki.ts";
 import { ConfigKeeper } from "../../config/keeper/mod.ts";
-import { Machined } from "../../node/machined.ts";
+import { Machined } from "../../core/mod.ts";
 import { nodeTestApi } from "./testing_api.ts";
 
 function newMachined() {

@@ -23,7 +23,7 @@ import { runMachinectl } from "../../machinectl/cli.ts";
 import { bufferIo } from "../../machinectl/io.ts";
 import { startNodeApiPki } from "./api_pki.ts";
 import { ConfigKeeper } from "../../config/keeper/mod.ts";
-import { Machined } from "../../node/machined.ts";
+import { Machined } from "../../core/mod.ts";
 import { NodeMaintenanceGate } from "./maintenance_gate.ts";
 import { nodeTestApi } from "./testing_api.ts";
 

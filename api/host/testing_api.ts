@@ -14,7 +14,7 @@ import { RecordingActions } from "../testing.ts";
 import type { ApiHandle } from "./api_pki.ts";
 import type { ConfigKeeper } from "../../config/keeper/mod.ts";
 import { configApplier } from "../../config/keeper/mod.ts";
-import type { Machined } from "../../node/machined.ts";
+import type { Machined } from "../../core/mod.ts";
 
 /**
  * machined's internal server on `dir`/api.sock plus machined-edge on a

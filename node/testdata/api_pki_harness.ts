@@ -20,7 +20,7 @@ import { addressStatusController } from "../../controllers/network/address_statu
 import { type ApiHost, startApiHost } from "../../api/host/mod.ts";
 import { startNodeApiPki } from "../../api/host/mod.ts";
 import { ConfigKeeper } from "../../config/keeper/mod.ts";
-import { Machined } from "../machined.ts";
+import { Machined } from "../../core/mod.ts";
 import { nodeActions } from "../node_actions.ts";
 
 /** What the test asks for. */

@@ -21,7 +21,8 @@ export const FLOORS: Record<string, number> = {
   "observe": 2,
   "metrics": 2,
   "supervisor": 2,
-  // 3: controllers and the API's pure parts.
+  // 3: the machined core every domain is handed, controllers and the API's pure parts.
+  "core": 3,
   "controllers/block": 3,
   "controllers/kernel": 3,
   "controllers/network": 3,

@@ -1,7 +1,9 @@
 /**
  * `deno task structure`: the house drawn from the imports. Prints the rooms with their
- * floors, the arrows between rooms, the arrows that climb a floor, the cycles that tie
- * values between files (`import type` does not count) and the ten largest functions.
+ * floors, the arrows between rooms, the arrows that climb a floor (`import type` counts:
+ * a type shared upward couples the lower room to the higher one as much as a value does),
+ * the cycles that tie values between files (`import type` does not count) and the ten
+ * largest functions.
  * Tests (`*_test.ts`) and generated code (api/gen, cri/gen) are left out; test support
  * (`testing.ts`, testdata) is in. Exits 1 when an arrow climbs, a cycle exists or a room
  * has no floor, so CI can run it too.
@@ -22,13 +24,20 @@ export { FLOORS } from "./floors.ts";
 export interface Structure {
   rooms: string[];
   arrows: Arrow[];
-  /** Arrows that climb with at least one value import. */
+  /** Arrows that climb a floor, whether their imports carry values or only types. */
   climbing: Arrow[];
-  /** Arrows that climb with `import type` only (a type shared upward; reported, not failed). */
-  typeClimbing: Arrow[];
   unfloored: string[];
   cycles: string[][];
   largest: FunctionSize[];
+}
+
+/**
+ * The arrows that climb: to a room on a higher floor than their own (a room without a
+ * floor counts as the top). Type-only arrows climb too.
+ */
+export function climbingArrows(arrows: Arrow[], floors: Record<string, number>): Arrow[] {
+  const floor = (room: string) => floors[room] ?? Number.POSITIVE_INFINITY;
+  return arrows.filter((a) => floor(a.to) > floor(a.from));
 }
 
 /** Draws the structure of the tree at `root`. */
@@ -36,16 +45,10 @@ export async function structureOf(root: string): Promise<Structure> {
   const graph = await readGraph(root);
   const rooms = roomsOf(graph);
   const arrows = arrowsOf(graph);
-  const floor = (room: string) => FLOORS[room] ?? Number.POSITIVE_INFINITY;
   return {
     rooms,
     arrows,
-    climbing: arrows.filter((a) =>
-      floor(a.to) > floor(a.from) && a.imports.some((e) => !e.typeOnly)
-    ),
-    typeClimbing: arrows.filter((a) =>
-      floor(a.to) > floor(a.from) && a.imports.every((e) => e.typeOnly)
-    ),
+    climbing: climbingArrows(arrows, FLOORS),
     unfloored: rooms.filter((r) => !(r in FLOORS)),
     cycles: valueCycles(graph),
     largest: largestFunctions(graph.texts, 10),
@@ -67,16 +70,13 @@ export function render(s: Structure, quiet = false): string[] {
     out.push(`  ${a.from} [${f(a.from)}] -> ${a.to} [${f(a.to)}]`);
     for (const e of a.imports) out.push(`    ${e.from} -> ${e.to}${e.typeOnly ? " (type)" : ""}`);
   }
-  out.push(`type-only climbing arrows (${s.typeClimbing.length}):`);
-  for (const a of s.typeClimbing) out.push(`  ${a.from} [${f(a.from)}] -> ${a.to} [${f(a.to)}]`);
   out.push(`rooms without a floor (${s.unfloored.length}): ${s.unfloored.join(" ")}`);
   out.push(`value cycles (${s.cycles.length}):`);
   for (const c of s.cycles) out.push(`  ${c.join(" <-> ")}`);
   out.push(`largest functions:`);
   for (const fn of s.largest) out.push(`  ${fn.lines}  ${fn.file}:${fn.line} ${fn.name}`);
   out.push(
-    `summary: ${s.rooms.length} rooms, ${s.arrows.length} arrows, ${s.climbing.length} climbing ` +
-      `(+${s.typeClimbing.length} type-only), ` +
+    `summary: ${s.rooms.length} rooms, ${s.arrows.length} arrows, ${s.climbing.length} climbing, ` +
       `${s.cycles.length} value cycles, largest function ${s.largest[0]?.lines ?? 0} lines`,
   );
   return out;

@@ -1,10 +1,18 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { functionsOf, importsOf, roomOf, structureOf, valueCycles } from "./mod.ts";
+import {
+  arrowsOf,
+  climbingArrows,
+  functionsOf,
+  importsOf,
+  roomOf,
+  structureOf,
+  valueCycles,
+} from "./mod.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
-Deno.test("structure: no arrow climbs a floor, no value cycle, every room has a floor", async () => {
+Deno.test("structure: no arrow climbs a floor (value or type), no value cycle, every room has a floor", async () => {
   const s = await structureOf(ROOT);
   const show = (xs: unknown[]) => JSON.stringify(xs, null, 1);
   assert.deepEqual(s.unfloored, [], `rooms without a floor: ${show(s.unfloored)}`);
@@ -13,6 +21,20 @@ Deno.test("structure: no arrow climbs a floor, no value cycle, every room has a 
     [],
   );
   assert.deepEqual(s.cycles, []);
+});
+
+Deno.test("structure: an arrow climbs whether it carries values or only types", () => {
+  const edges = [
+    ...importsOf("low/a.ts", 'import type { H } from "../high/mod.ts";'),
+    ...importsOf("mid/b.ts", 'import { h } from "../high/mod.ts";'),
+    ...importsOf("high/c.ts", 'import { a } from "../low/a.ts";'),
+  ];
+  const arrows = arrowsOf({ files: ["low/a.ts", "mid/b.ts", "high/c.ts"], edges });
+  const floors = { low: 0, mid: 1, high: 2 };
+  assert.deepEqual(climbingArrows(arrows, floors).map((a) => `${a.from} -> ${a.to}`), [
+    "low -> high",
+    "mid -> high",
+  ]);
 });
 
 Deno.test("structure: import type is not a value edge; a value cycle is found", () => {
