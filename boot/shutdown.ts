@@ -14,7 +14,7 @@ import type { MountBackend } from "../platform/mount/mod.ts";
 import type { PowerBackend } from "../platform/power/mod.ts";
 import type { Machined } from "../core/mod.ts";
 import type { ResetSequence } from "../reset/mod.ts";
-import type { Clock } from "../runtime/clock.ts";
+import type { Clock } from "../runtime/mod.ts";
 import { type Phase, runSequence, task } from "./sequence.ts";
 
 /** The shutdown steps, in order. */

@@ -10,7 +10,7 @@ import * as net from "node:net";
 import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { MachineService, Role as ProtoRole } from "../gen/machined/v1/machine_pb.ts";
-import { identityToHeaders } from "../auth/identity.ts";
+import { identityToHeaders } from "../auth/mod.ts";
 import { createTestPki, RecordingActions } from "../testing.ts";
 import { FakeProcessBackend, type ProcessSpec } from "../../platform/process/mod.ts";
 import { FakeCgroupBackend } from "../../platform/cgroup/mod.ts";

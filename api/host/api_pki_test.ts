@@ -16,7 +16,7 @@ import {
   writeClientConfig,
 } from "../../pki/mod.ts";
 import { waitForResource } from "../../runtime/testing.ts";
-import { loadApidPki } from "../edge/load_apid_pki.ts";
+import { loadApidPki } from "../edge/mod.ts";
 import { runCli as machinectl } from "../../machinectl/testing.ts";
 import type { MachineEvent } from "../../events/mod.ts";
 import { ADDRESS_STATUS } from "../../resources/mod.ts";

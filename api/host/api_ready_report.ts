@@ -10,7 +10,7 @@
  */
 import type { Logger } from "../../logs/mod.ts";
 import { ADDRESS_STATUS } from "../../resources/mod.ts";
-import type { CallerIdentity } from "../auth/identity.ts";
+import type { CallerIdentity } from "../auth/mod.ts";
 import type { ApiHost } from "./api_host.ts";
 import { splitListen } from "./api_host.ts";
 import type { Machined } from "../../core/mod.ts";

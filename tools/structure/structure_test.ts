@@ -1,10 +1,13 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import {
+  ALLOWED_BYPASSES,
   arrowsOf,
+  bypassesOf,
   climbingArrows,
   functionsOf,
   importsOf,
+  readGraph,
   roomOf,
   structureOf,
   valueCycles,
@@ -21,6 +24,35 @@ Deno.test("structure: no arrow climbs a floor (value or type), no value cycle, e
     [],
   );
   assert.deepEqual(s.cycles, []);
+});
+
+Deno.test("structure: no import enters another room past its surface (tests included)", async () => {
+  const s = await structureOf(ROOT);
+  assert.deepEqual(s.bypasses.map((e) => `${e.from} -> ${e.to}`), []);
+  // The allow-list stays small and every entry still names a real import.
+  const graph = await readGraph(ROOT, { withTests: true });
+  const real = new Set(graph.edges.map((e) => `${e.from} -> ${e.to}`));
+  assert.deepEqual(Object.keys(ALLOWED_BYPASSES).filter((k) => !real.has(k)), []);
+  assert.ok(Object.keys(ALLOWED_BYPASSES).length <= 2, "the allow-list grew: fix the import");
+});
+
+Deno.test("structure: a room is entered through mod.ts; test code may use test support", () => {
+  const edges = [
+    ...importsOf("a/x.ts", 'import { b } from "../b/mod.ts";\nimport { c } from "../b/c.ts";'),
+    ...importsOf(
+      "a/x_test.ts",
+      'import { f } from "../b/testing.ts";\nimport { c } from "../b/c.ts";',
+    ),
+    ...importsOf("a/y.ts", 'import { f } from "../b/testing.ts";'),
+    ...importsOf("a/z_test.ts", 'import { y } from "./y.ts";'),
+    ...importsOf("main.ts", 'import { x } from "./a/mod.ts";'),
+  ];
+  const files = [...new Set(edges.flatMap((e) => [e.from, e.to]))];
+  assert.deepEqual(bypassesOf({ files, edges }).map((e) => `${e.from} -> ${e.to}`), [
+    "a/x.ts -> b/c.ts",
+    "a/x_test.ts -> b/c.ts",
+    "a/y.ts -> b/testing.ts",
+  ]);
 });
 
 Deno.test("structure: an arrow climbs whether it carries values or only types", () => {
