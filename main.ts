@@ -6,8 +6,8 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { runNode } from "./boot/node_main.ts";
-import { runDevMode } from "./dev/dev_mode.ts";
+import { runNode } from "./boot/mod.ts";
+import { runDevMode } from "./dev/mod.ts";
 
 /** machined's usage (stdout on `--help`, stderr after a usage error). */
 export const USAGE = "usage: main.ts dev [--state DIR] [--listen HOST:PORT] [--hostname NAME]\n" +

@@ -11,14 +11,15 @@ import {
   type CertificateAuthority,
   createCertificateAuthority,
   DAY_MS,
+  generateKeyPair,
   issueClientCertificate,
   issueLeafCertificate,
   issueServerCertificate,
   type KeyedCertificate,
+  privateKeyToPem,
   type Role,
   x509,
 } from "../pki/mod.ts";
-import { generateKeyPair, privateKeyToPem } from "../pki/key_pem.ts";
 import { Store } from "../runtime/mod.ts";
 import {
   MACHINE_CONFIG,
@@ -49,12 +50,11 @@ import { FakeKmsgBackend } from "../platform/kmsg/mod.ts";
 import type { FakeProcBackend } from "../platform/procfs/mod.ts";
 import { Observer } from "../observe/mod.ts";
 import { fakeFsUsage, SAMPLE_PIDS, seededCgroups, seededProc } from "../observe/testing.ts";
-import type { TimeQuerier, TokenBucket } from "./server/time_query.ts";
-import { createCriClient } from "../cri/cri_client.ts";
-import { type FakeCriServer, SAMPLE_LISTING, startFakeCriServer } from "../cri/fake_cri_server.ts";
+import type { FileBounds, TimeQuerier, TokenBucket } from "./server/mod.ts";
+import { createCriClient } from "../cri/mod.ts";
+import { type FakeCriServer, SAMPLE_LISTING, startFakeCriServer } from "../cri/testing.ts";
 import { MetricsRegistry } from "../metrics/mod.ts";
 import { seedFileRoot } from "./server/files/testing.ts";
-import type { FileBounds } from "./server/files/budgets.ts";
 import { createLogger, type Logger, type LogRing } from "../logs/mod.ts";
 import {
   FakeLogSource,

@@ -11,7 +11,7 @@ import { join } from "node:path";
 import { ConnectError } from "@connectrpc/connect";
 import { createMachineClient, type MachineClient } from "./client/mod.ts";
 import { type ApiFixture, startApiFixture, withTimeout } from "./testing.ts";
-import type { EdgeOptions } from "./edge/edge_process_spec.ts";
+import type { EdgeOptions } from "./edge/mod.ts";
 import { type EdgeServer, startEdgeServer } from "./edge/testing.ts";
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -4,7 +4,7 @@
  * a config applier over the real config parser. The kernel log uses
  * platform/kmsg's FakeKmsgBackend. Not for production.
  */
-import { parseMachineConfig } from "../config/parse_machine_config.ts";
+import { parseMachineConfig } from "../config/mod.ts";
 import { LogRing } from "../logs/mod.ts";
 import type { ServiceSpecSpec, ServiceStatusSpec } from "../resources/mod.ts";
 import type {

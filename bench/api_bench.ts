@@ -29,8 +29,7 @@ import { GetRequestSchema, MachineService } from "../api/gen/machined/v1/machine
 import { h2Client } from "../api/server/testing_h2.ts";
 import { createMachineClient, type MachineClient } from "../api/client/mod.ts";
 import { createTestPki, type TestPki } from "../api/testing.ts";
-import { APID_DEFAULTS } from "../api/edge/apid_options.ts";
-import { edgeProcessSpec } from "../api/edge/edge_process_spec.ts";
+import { APID_DEFAULTS, edgeProcessSpec } from "../api/edge/mod.ts";
 import { loadOrCreateNodePki } from "../pki/mod.ts";
 import { MACHINED_V8_FLAGS, v8FlagsArgs } from "../layout/mod.ts";
 import { commitTicks, startBenchServer } from "./machined_side.ts";

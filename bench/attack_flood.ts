@@ -18,7 +18,7 @@ import { createMachineClient } from "../api/client/mod.ts";
 import { WatchRequestSchema } from "../api/gen/machined/v1/machine_pb.ts";
 import { ApplyMode } from "../api/gen/machined/v1/resources_pb.ts";
 import { h2Client } from "../api/server/testing_h2.ts";
-import { WATCH_PATH } from "../api/server/watch_route.ts";
+import { WATCH_PATH } from "../api/server/mod.ts";
 import {
   type AttackNode,
   type Creds,

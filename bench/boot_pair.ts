@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { startVm } from "../imager/qemu/vm.ts";
+import { startVm } from "../imager/mod.ts";
 import { freePort } from "../dev/testing.ts";
 
 const READY = /machined: API ready pid=\d+ port=\d+ machined_ms=(\d+) uptime_s=([\d.]+)/;

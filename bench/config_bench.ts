@@ -4,8 +4,7 @@
  * so a quadratic path shows up as a number. Inputs past the size limit
  * (config/limits.ts) show the cost of refusing them. bench/main.ts prints the figures as JSON lines.
  */
-import { parseMachineConfig } from "../config/mod.ts";
-import { MAX_CONFIG_BYTES } from "../config/limits.ts";
+import { MAX_CONFIG_BYTES, parseMachineConfig } from "../config/mod.ts";
 import type { Figure } from "./runtime_bench.ts";
 
 /** A config with `n` sysctls; `bad` makes every name invalid (one error per key). */

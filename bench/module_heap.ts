@@ -11,7 +11,7 @@
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { bundleProgram } from "../imager/program.ts";
+import { bundleProgram } from "../imager/mod.ts";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 

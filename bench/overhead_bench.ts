@@ -12,7 +12,7 @@ import {
   startPrometheus,
   stopPrometheus,
   writeScrapeConfig,
-} from "../api/client/prometheus_scrape.ts";
+} from "../api/client/mod.ts";
 import type { Figure } from "./runtime_bench.ts";
 import { drain, freePort, waitFor } from "../dev/testing.ts";
 import { cpuMs, devApidPid, mib, procMem } from "./proc.ts";

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
 import { WatchRequestSchema, WatchResponseSchema } from "../api/gen/machined/v1/machine_pb.ts";
 import { connectH2 } from "../api/server/testing_h2.ts";
-import { WATCH_PATH } from "../api/server/watch_route.ts";
+import { WATCH_PATH } from "../api/server/mod.ts";
 import { createTestPki } from "../api/testing.ts";
 import type { Figure } from "./runtime_bench.ts";
 import { commitTicks, startBenchServer } from "./machined_side.ts";

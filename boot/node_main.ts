@@ -6,18 +6,35 @@
  * a fatal error reboots the node after a delay.
  */
 import { createLogger, type Logger, type RingLogger } from "../logs/mod.ts";
-import { nativeBackends, type NodeBackends } from "../node/backends.ts";
-import { Machined } from "../node/machined.ts";
-import { readFirstConfig, recordMissingConfig } from "../config/keeper/mod.ts";
-import { ConfigKeeper } from "../config/keeper/mod.ts";
-import { configApplier } from "../config/keeper/mod.ts";
+import {
+  createNodeDomains,
+  followVolumes,
+  nativeBackends,
+  NODE_PATHS,
+  nodeActions,
+  type NodeBackends,
+  UNREADY_CONDITION,
+  unreadyReason,
+} from "../node/mod.ts";
+import { Machined } from "../core/mod.ts";
+import {
+  configApplier,
+  ConfigKeeper,
+  readFirstConfig,
+  recordMissingConfig,
+  startLateConfig,
+} from "../config/keeper/mod.ts";
 import { NativeKmsgBackend } from "../platform/kmsg/mod.ts";
-import { followVolumes } from "../node/volume_hooks.ts";
-import { type ApiHost, startApiHost } from "../api/host/mod.ts";
-import { readImageCa, startNodeApiPki } from "../api/host/mod.ts";
-import { NodeMaintenanceGate } from "../api/host/mod.ts";
-import { announceFingerprint } from "../api/host/mod.ts";
-import { startLateConfig } from "../config/keeper/mod.ts";
+import {
+  announceFingerprint,
+  type ApiHost,
+  issueProbeCredentials,
+  NodeMaintenanceGate,
+  readImageCa,
+  reportApiReady,
+  startApiHost,
+  startNodeApiPki,
+} from "../api/host/mod.ts";
 import { startInstallToDisk } from "../install/mod.ts";
 import { pathExists } from "../pki/mod.ts";
 import { DEFAULT_API_LISTEN, type MachineConfig } from "../config/mod.ts";
@@ -28,15 +45,10 @@ import { fatalReboot, installPid1Guards } from "./pid1_guard.ts";
 import { NativePowerBackend, type PowerBackend } from "../platform/power/mod.ts";
 import { runSequence, task } from "./sequence.ts";
 import { type PowerAction, type ShutdownDeps, shutdownNode } from "./shutdown.ts";
-import { nodeActions } from "../node/node_actions.ts";
 import { nodeReset } from "../reset/mod.ts";
 import { nodeUpgradeService } from "../upgrade/mod.ts";
 import { isTestImage, withNodeWatchdog } from "../watchdog/mod.ts";
-import { UNREADY_CONDITION, unreadyReason } from "../node/test_unready.ts";
 import { ProcBootIdSource } from "../platform/identity/mod.ts";
-import { reportApiReady } from "../api/host/mod.ts";
-import { issueProbeCredentials } from "../api/host/mod.ts";
-import { createNodeDomains, NODE_PATHS } from "../node/domains.ts";
 import { ProcSysctlBackend } from "../controllers/kernel/mod.ts";
 
 /** Where the image puts its files (see imager/initramfs). */

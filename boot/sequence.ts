@@ -13,7 +13,7 @@
  */
 import type { EventBus } from "../events/mod.ts";
 import type { Logger } from "../logs/mod.ts";
-import { type Clock, systemClock } from "../runtime/clock.ts";
+import { type Clock, systemClock } from "../runtime/mod.ts";
 
 /** A task's deadline when it sets none. */
 export const DEFAULT_TASK_DEADLINE_MS = 120_000;

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { EventBus } from "../events/mod.ts";
 import { createLogger } from "../logs/mod.ts";
-import { FakeClock } from "../runtime/clock.ts";
+import { FakeClock } from "../runtime/mod.ts";
 import { DeadlineError, runSequence, SequenceError, task } from "./sequence.ts";
 
 const deps = () => ({ events: new EventBus(), logger: createLogger({ console: false }) });

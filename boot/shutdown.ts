@@ -12,8 +12,9 @@
  */
 import type { MountBackend } from "../platform/mount/mod.ts";
 import type { PowerBackend } from "../platform/power/mod.ts";
-import type { Machined } from "../node/machined.ts";
-import type { Clock } from "../runtime/clock.ts";
+import type { Machined } from "../core/mod.ts";
+import type { ResetSequence } from "../reset/mod.ts";
+import type { Clock } from "../runtime/mod.ts";
 import { type Phase, runSequence, task } from "./sequence.ts";
 
 /** The shutdown steps, in order. */
@@ -47,24 +48,6 @@ export const SHUTDOWN_DEADLINES_MS: Readonly<Record<ShutdownStep, number>> = {
 
 /** How long a forced stop waits for the killed services to be reaped. */
 export const FORCED_STOP_WAIT_MS = 10_000;
-
-/**
- * A reset carried out by the shutdown sequence: its stopServices step is
- * graceful (the services' grace periods, the payload first) until
- * `gracefulDeadlineMs`, then forced (every service process killed at once);
- * a forced reset kills at once. A `wipe` step runs once the volumes are
- * unmounted (detached when busy), then the node reboots or powers off.
- */
-export interface ResetSequence {
-  readonly mode: "graceful" | "forced";
-  readonly gracefulDeadlineMs: number;
-  /** Kills every service process at once (cgroup.kill). */
-  forceKill(): Promise<void>;
-  /** Wipes what was consented to. */
-  wipe(): Promise<void>;
-  /** Called as each phase starts (a reset's progress). */
-  onStep?(phase: string): void;
-}
 
 /** What ends the sequence. */
 export type PowerAction = "reboot" | "poweroff";

@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { createLogger } from "../logs/mod.ts";
-import { Machined } from "../node/machined.ts";
+import { Machined } from "../core/mod.ts";
 import { FakeMountBackend } from "../platform/mount/mod.ts";
 import { FakePowerBackend } from "../platform/power/mod.ts";
-import { type ResetSequence, shutdownNode } from "./shutdown.ts";
+import type { ResetSequence } from "../reset/mod.ts";
+import { shutdownNode } from "./shutdown.ts";
 
 async function machine() {
   const machined = new Machined({

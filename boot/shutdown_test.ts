@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createLogger } from "../logs/mod.ts";
-import { Machined } from "../node/machined.ts";
+import { Machined } from "../core/mod.ts";
 import { FakeMountBackend } from "../platform/mount/mod.ts";
 import { FakePowerBackend } from "../platform/power/mod.ts";
 import { shutdownNode, unmountOrder } from "./shutdown.ts";

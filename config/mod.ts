@@ -86,3 +86,7 @@ export {
   rebootFields,
   type SectionClass,
 } from "./apply_class.ts";
+export { formatMarkdown } from "./markdown_fmt.ts";
+export { CaSchema } from "./schema/ca.ts";
+export { SERVICE_ID } from "./schema/services.ts";
+export { suggest } from "./suggest.ts";

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { createCriClient } from "./cri_client.ts";
 import { containerdConfigToml } from "./containerd_config.ts";
-import { tar } from "../machinectl/support/tar.ts";
+import { tar } from "../machinectl/mod.ts";
 
 const hasContainerd = await Deno.stat("/usr/bin/containerd").then(() => true, () => false) &&
   await Deno.stat("/usr/bin/ctr").then(() => true, () => false);

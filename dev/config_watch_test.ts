@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { createLogger } from "../logs/mod.ts";
 import { ConfigKeeper } from "../config/keeper/mod.ts";
-import { Machined } from "../node/machined.ts";
+import { Machined } from "../core/mod.ts";
 import { waitForResource } from "../runtime/testing.ts";
 import { reloadConfigFile, watchConfigFile } from "./config_watch.ts";
 

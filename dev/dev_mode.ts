@@ -13,16 +13,12 @@ import {
   pathExists,
   writeClientConfig,
 } from "../pki/mod.ts";
-import { devBackends } from "../node/backends.ts";
-import { createNodeDomains } from "../node/domains.ts";
+import { createNodeDomains, devBackends, nodeActions } from "../node/mod.ts";
 import { FakeSysctlBackend } from "../controllers/kernel/mod.ts";
-import { startApiHost } from "../api/host/mod.ts";
-import { ConfigKeeper } from "../config/keeper/mod.ts";
-import { configApplier } from "../config/keeper/mod.ts";
-import { Machined } from "../node/machined.ts";
+import { prepareApidPki, startApiHost } from "../api/host/mod.ts";
+import { configApplier, ConfigKeeper } from "../config/keeper/mod.ts";
+import { Machined } from "../core/mod.ts";
 import { reloadConfigFile, watchConfigFile } from "./config_watch.ts";
-import { prepareApidPki } from "../api/host/mod.ts";
-import { nodeActions } from "../node/node_actions.ts";
 
 /** What `main.ts dev` takes. */
 export interface DevOptions {

@@ -8,11 +8,10 @@
  * `deno run -A docs/controller_graph_test.ts --write`.
  */
 import { equal, ok } from "node:assert/strict";
-import { devBackends } from "../node/backends.ts";
-import { createNodeDomains } from "../node/domains.ts";
-import { Machined } from "../node/machined.ts";
+import { createNodeDomains, devBackends } from "../node/mod.ts";
+import { Machined } from "../core/mod.ts";
 import { FakeSysctlBackend } from "../controllers/kernel/mod.ts";
-import { dependencyDot, renderDot } from "../machinectl/dependency_dot.ts";
+import { dependencyDot, renderDot } from "../machinectl/mod.ts";
 
 const DOT = new URL("./controller-graph.dot", import.meta.url);
 const SVG = new URL("./controller-graph.svg", import.meta.url);

@@ -16,10 +16,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { buildImage, type ImageResult } from "../imager/build_image.ts";
-import { bundleCompatible } from "../imager/image_bundle.ts";
-import { writeBundle } from "../bundle/mod.ts";
-import { UEFI_BOARD } from "../bundle/mod.ts";
+import { buildImage, bundleCompatible, type ImageResult } from "../imager/mod.ts";
+import { UEFI_BOARD, writeBundle } from "../bundle/mod.ts";
 import type { SigningKey } from "../bundle/mod.ts";
 import { machinectl } from "./helpers.ts";
 import {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { ImageResult } from "../imager/build_image.ts";
+import type { ImageResult } from "../imager/mod.ts";
 
 /**
  * machined's line once a call through the edge was answered (its own probe,

@@ -6,8 +6,7 @@
  * imager/DEBIAN_PACKAGES and the Debian archive for the kernel download.
  */
 import assert from "node:assert/strict";
-import { buildImage } from "../imager/build_image.ts";
-import { startVm } from "../imager/qemu/vm.ts";
+import { buildImage, startVm } from "../imager/mod.ts";
 import { freePort } from "./helpers.ts";
 
 const TIMEOUT_MS = 180_000;

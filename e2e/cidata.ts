@@ -5,7 +5,7 @@
  * item 5; docs/install.md).
  */
 import { createHash } from "node:crypto";
-import { run } from "../imager/run.ts";
+import { run } from "../imager/mod.ts";
 
 /** Writes a FAT volume of `sizeMiB` at `path`, labelled CIDATA, with `userData` as `user-data`. */
 export async function writeCidataVolume(

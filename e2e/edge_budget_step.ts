@@ -19,7 +19,7 @@ import { create, toBinary } from "@bufbuild/protobuf";
 import { WatchRequestSchema } from "../api/gen/machined/v1/machine_pb.ts";
 import { connectRawH2, type RawClient } from "../api/edge/testdata/raw_h2_client.ts";
 import { type Slow, slowHandshake } from "../api/testing_budgets.ts";
-import { EDGE_BUDGETS } from "../api/edge/budgets.ts";
+import { EDGE_BUDGETS } from "../api/edge/mod.ts";
 import { createMachineClient } from "../api/client/mod.ts";
 import { issueClientCertificate, loadSecretsBundle } from "../pki/mod.ts";
 import { machinectl } from "./helpers.ts";

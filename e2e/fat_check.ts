@@ -10,8 +10,7 @@
  * (lost clusters, a broken directory entry, FATs that differ) is damage.
  */
 import { join } from "node:path";
-import { readImageGpt } from "../layout/mod.ts";
-import { PARTITION_TYPE } from "../controllers/block/layout.ts";
+import { PARTITION_TYPE, readImageGpt } from "../layout/mod.ts";
 
 /** What `fsck.fat -n` said of a filesystem, the dirty bit set apart. */
 export interface FatFindings {

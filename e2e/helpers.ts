@@ -4,8 +4,7 @@
  * parsed into documents. (Whether QEMU still
  * runs is imager/qemu/vm.ts's `isRunning`.)
  */
-import { runMachinectl } from "../machinectl/cli.ts";
-import { bufferIo } from "../machinectl/io.ts";
+import { bufferIo, runMachinectl } from "../machinectl/mod.ts";
 
 /**
  * Removes a passed test's scratch directory (its images, bundles and VM

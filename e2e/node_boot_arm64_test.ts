@@ -19,9 +19,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
-import { upNode } from "../imager/up.ts";
-import { UP_INSTALL_DISK } from "../imager/up_config.ts";
-import { PROFILES } from "../imager/arch/profiles.ts";
+import { ensureNodeBundle, PROFILES, UP_INSTALL_DISK, upNode } from "../imager/mod.ts";
 import {
   API_READY,
   APID_PRIVILEGES,
@@ -35,7 +33,6 @@ import {
 } from "./boot_figures.ts";
 import { freePort, machinectl, removeScratch, waitForDocs } from "./helpers.ts";
 import { ARM64_X, upgradeArm64 } from "./arm64_upgrade.ts";
-import { ensureNodeBundle } from "../imager/node_bundle.ts";
 import { generateSigningKey, loadSigningKey } from "../bundle/mod.ts";
 
 /**

@@ -18,16 +18,14 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { isRunning } from "../imager/qemu/vm.ts";
-import { upNode } from "../imager/up.ts";
-import { UP_INSTALL_DISK, UP_PAYLOAD_ID } from "../imager/up_config.ts";
+import { isRunning, UP_INSTALL_DISK, UP_PAYLOAD_ID, upNode } from "../imager/mod.ts";
 import {
   createCertificateAuthority,
   issueClientCertificate,
   readClientConfig,
   resolveCredentials,
 } from "../pki/mod.ts";
-import { connectToNode } from "../machinectl/connection.ts";
+import { connectToNode } from "../machinectl/mod.ts";
 import {
   API_READY,
   APID_PRIVILEGES,

@@ -29,14 +29,12 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { buildImage } from "../imager/build_image.ts";
-import { isRunning, startVm, type Vm } from "../imager/qemu/vm.ts";
+import { buildImage, isRunning, sha256File, startVm, type Vm } from "../imager/mod.ts";
 import { renderConfigTemplate } from "../config/mod.ts";
 import { generateNodeBundle } from "../pki/mod.ts";
 import { writeCidataVolume } from "./cidata.ts";
 import { freePort, machinectl, parseDocs, removeScratch, type ResourceDoc } from "./helpers.ts";
 import { readImageGpt } from "../layout/mod.ts";
-import { sha256File } from "../imager/root_image.ts";
 import { sha256Range } from "./cidata.ts";
 
 const WORK = "build/e2e/install";

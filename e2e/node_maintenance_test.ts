@@ -15,8 +15,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { buildImage } from "../imager/build_image.ts";
-import { isRunning, startVm, type Vm } from "../imager/qemu/vm.ts";
+import { buildImage, isRunning, startVm, type Vm } from "../imager/mod.ts";
 import { renderConfigTemplate } from "../config/mod.ts";
 import { generateNodeBundle } from "../pki/mod.ts";
 import { freePort, machinectl, parseDocs, removeScratch } from "./helpers.ts";

@@ -22,7 +22,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { buildImage } from "../imager/build_image.ts";
+import { buildImage } from "../imager/mod.ts";
 import { renderConfigTemplate } from "../config/mod.ts";
 import { generateNodeBundle } from "../pki/mod.ts";
 import { machinectlInNetns, parseDocs } from "./helpers.ts";

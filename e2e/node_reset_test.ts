@@ -19,12 +19,9 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { isRunning } from "../imager/qemu/vm.ts";
-import { upNode } from "../imager/up.ts";
-import { ensureNodeBundle } from "../imager/node_bundle.ts";
-import { UP_PAYLOAD_ID } from "../imager/up_config.ts";
+import { ensureNodeBundle, isRunning, UP_PAYLOAD_ID, upNode } from "../imager/mod.ts";
 import { readGpt } from "../platform/block/mod.ts";
-import { connectToNode } from "../machinectl/connection.ts";
+import { connectToNode } from "../machinectl/mod.ts";
 import { freePort, machinectl, parseDocs, removeScratch } from "./helpers.ts";
 
 const hasQemu = await Deno.stat("/usr/bin/qemu-system-x86_64").then(() => true, () => false);

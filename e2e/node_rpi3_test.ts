@@ -21,14 +21,12 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { buildImage } from "../imager/build_image.ts";
-import { startRaspiVm } from "../imager/qemu/raspi_vm.ts";
-import { waitForApi } from "../imager/up.ts";
+import { buildImage, startRaspiVm, waitForApi } from "../imager/mod.ts";
 import { renderConfigTemplate } from "../config/mod.ts";
 import { generateNodeBundle } from "../pki/mod.ts";
 import { decodeMbr, MBR_TYPE_FAT32_LBA, readGpt } from "../platform/block/mod.ts";
 import { API_READY, FAIL, ROOT_MOUNTED } from "./boot_figures.ts";
-import { startSntpResponder } from "../controllers/time/sntp_responder.ts";
+import { startSntpResponder } from "../controllers/time/mod.ts";
 import { parse, stringify } from "yaml";
 import { generateSigningKey, loadSigningKey } from "../bundle/mod.ts";
 import { armTrialOfA, checkPiFat, PI_X, upgradePi } from "./rpi3_upgrade.ts";

@@ -44,13 +44,14 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
-import { isRunning } from "../imager/qemu/vm.ts";
-import { upNode } from "../imager/up.ts";
-import { buildImage } from "../imager/build_image.ts";
-import { ensureNodeBundle } from "../imager/node_bundle.ts";
-import { writeBundle } from "../bundle/mod.ts";
-import { generateSigningKey, loadSigningKey } from "../bundle/mod.ts";
-import { bundleCompatible } from "../imager/image_bundle.ts";
+import {
+  buildImage,
+  bundleCompatible,
+  ensureNodeBundle,
+  isRunning,
+  upNode,
+} from "../imager/mod.ts";
+import { generateSigningKey, loadSigningKey, writeBundle } from "../bundle/mod.ts";
 import { freePort, machinectl, removeScratch } from "./helpers.ts";
 import { kexecUpgradeThenColdBoot, upgradeTimes } from "./upgrade_kexec_step.ts";
 import * as us from "./upgrade_status_checks.ts";

@@ -23,12 +23,10 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import type { ImageResult } from "../imager/build_image.ts";
-import { bundleCompatible } from "../imager/image_bundle.ts";
+import type { ImageResult } from "../imager/mod.ts";
+import { bundleCompatible, run } from "../imager/mod.ts";
 import { parseOsPrefix, piSlotTxt, piTrialTxt } from "../layout/mod.ts";
-import { run } from "../imager/run.ts";
-import { hashFile, writeBundle } from "../bundle/mod.ts";
-import { RPI3_BOARD, type SlotFileName, UEFI_BOARD } from "../bundle/mod.ts";
+import { hashFile, RPI3_BOARD, type SlotFileName, UEFI_BOARD, writeBundle } from "../bundle/mod.ts";
 import type { SigningKey } from "../bundle/mod.ts";
 import { machinectl } from "./helpers.ts";
 import { findUpgradeEvent, smallSlotFiles } from "./upgrade_helpers.ts";

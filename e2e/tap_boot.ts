@@ -9,8 +9,14 @@
  *
  * @module
  */
-import { isRunning, startVm, type Vm } from "../imager/qemu/vm.ts";
-import { createTapNetwork, DNSMASQ_PATHS, type TapNetwork } from "../imager/qemu/tap_network.ts";
+import {
+  createTapNetwork,
+  DNSMASQ_PATHS,
+  isRunning,
+  startVm,
+  type TapNetwork,
+  type Vm,
+} from "../imager/mod.ts";
 import type { machinectlInNetns } from "./helpers.ts";
 
 const isFile = (p: string) => {

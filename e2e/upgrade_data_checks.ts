@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { hashFile } from "../bundle/mod.ts";
 import type { VolumeStatusSpec } from "../resources/mod.ts";
-import { run } from "../imager/run.ts";
+import { run } from "../imager/mod.ts";
 import { machinectl, parseDocs } from "./helpers.ts";
 
 /** A volume's identity: what a reformat or a new partition would change. */

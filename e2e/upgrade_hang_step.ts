@@ -13,11 +13,11 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { buildImage } from "../imager/build_image.ts";
+import { buildImage } from "../imager/mod.ts";
 import { writeBundle } from "../bundle/mod.ts";
 import type { loadSigningKey } from "../bundle/mod.ts";
 import { HANG_WORD, TEST_HOOKS_MARKER } from "../watchdog/mod.ts";
-import { UNREADY_WORD } from "../node/test_unready.ts";
+import { UNREADY_WORD } from "../node/mod.ts";
 import { upgradeStatus } from "./upgrade_status_checks.ts";
 import { machinectl } from "./helpers.ts";
 

@@ -9,7 +9,7 @@
 import { createHash } from "node:crypto";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { join } from "node:path";
-import { connectToNode } from "../machinectl/connection.ts";
+import { connectToNode } from "../machinectl/mod.ts";
 import type { SlotFileName } from "../bundle/mod.ts";
 
 /**

@@ -20,8 +20,8 @@
  * connection into a reset guest may never end.
  */
 import assert from "node:assert/strict";
-import type { Vm } from "../imager/qemu/vm.ts";
-import { connectQmp } from "../imager/qemu/qmp.ts";
+import type { Vm } from "../imager/mod.ts";
+import { connectQmp } from "../imager/mod.ts";
 import { checkEsp, type FatFindings } from "./fat_check.ts";
 import { findUpgradeEvent, nodeVersion, type UpgradeEvent } from "./upgrade_helpers.ts";
 import { upgradeStatus } from "./upgrade_status_checks.ts";

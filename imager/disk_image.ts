@@ -3,11 +3,16 @@
  * Partition at 1 MiB, and the GPT describing it. The rest of the disk is left
  * free: machined creates STATE and EPHEMERAL on first boot. The table is
  * encoded by platform/block's {@link encodeGpt} and the ESP's type and name
- * come from controllers/block/layout.ts, the same code and constants the
+ * come from layout/partitions.ts, the same code and constants the
  * provisioner reads the disk back with.
  */
-import { readImageGpt, SECTOR_SIZE, writeGptToImage } from "../layout/mod.ts";
-import { type DiskLayout, planDisk } from "../layout/mod.ts";
+import {
+  type DiskLayout,
+  planDisk,
+  readImageGpt,
+  SECTOR_SIZE,
+  writeGptToImage,
+} from "../layout/mod.ts";
 import { type EspSpec, writeEsp } from "./esp/esp_writer.ts";
 
 export { type DiskLayout, type DiskPlan, ESP_FIRST_LBA, planDisk } from "../layout/mod.ts";

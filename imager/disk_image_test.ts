@@ -12,9 +12,11 @@ import {
   PARTITION_NAME,
   PARTITION_TYPE,
   partitionRole,
-} from "../controllers/block/layout.ts";
+  readImageGpt,
+  SECTOR_SIZE,
+  writeGptToImage,
+} from "../layout/mod.ts";
 import { ESP_FIRST_LBA, planDisk } from "./disk_image.ts";
-import { readImageGpt, SECTOR_SIZE, writeGptToImage } from "../layout/mod.ts";
 
 const DISK = "11111111-2222-4333-8444-555555555555";
 const PART = "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee";

@@ -3,8 +3,7 @@ import { planRootTree, writeInitramfs } from "./initramfs/initramfs.ts";
 import { planBootInitramfs } from "./initramfs/boot_initramfs.ts";
 import { writeRootImage } from "./root_image.ts";
 import { writeDiskImage } from "./disk_image.ts";
-import { readImageGpt } from "../layout/mod.ts";
-import { PARTITION_NAME, PARTITION_TYPE } from "../controllers/block/layout.ts";
+import { PARTITION_NAME, PARTITION_TYPE, readImageGpt } from "../layout/mod.ts";
 import { listEsp } from "./esp/esp_writer.ts";
 import { readCpio } from "./cpio.ts";
 

@@ -5,12 +5,9 @@ import { outdatedUpConfig, renderUpConfig, UP_INSTALL_DISK, UP_PAYLOAD_ID } from
 import { ensureNodeBundle } from "./node_bundle.ts";
 import { planDisk } from "./disk_image.ts";
 import { DEFAULT_DISK_SIZE, DEFAULT_ESP_SIZE } from "./build_image.ts";
-import {
-  decideProvisioning,
-  type ProvisioningPlan,
-} from "../controllers/block/decide_provisioning.ts";
-import { diskFacts } from "../controllers/block/fake_disks.ts";
-import { DEFAULT_LAYOUT, PARTITION_NAME } from "../controllers/block/layout.ts";
+import { decideProvisioning, type ProvisioningPlan } from "../controllers/block/mod.ts";
+import { diskFacts } from "../controllers/block/testing.ts";
+import { DEFAULT_LAYOUT, PARTITION_NAME } from "../layout/mod.ts";
 import { LAYOUT } from "./initramfs/initramfs.ts";
 
 const ca = await createCertificateAuthority();

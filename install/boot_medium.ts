@@ -10,7 +10,7 @@
  */
 import type { BlockBackend } from "../platform/block/mod.ts";
 import type { MountBackend } from "../platform/mount/mod.ts";
-import { PARTITION_TYPE } from "../controllers/block/layout.ts";
+import { PARTITION_TYPE } from "../layout/mod.ts";
 import type { BootMedium } from "./decide_install.ts";
 
 /** Reads a small text file (sysfs); injected by tests. */

@@ -19,10 +19,15 @@
  * medium nothing is written.
  * @module
  */
-import type { DiskFacts } from "../controllers/block/disk_facts.ts";
-import { PARTITION_NAME, partitionRole } from "../controllers/block/layout.ts";
-import { type DiskPlan, ESP_FIRST_LBA, planDisk } from "../layout/mod.ts";
-import { SECTOR_SIZE } from "../layout/mod.ts";
+import type { DiskFacts } from "../controllers/block/mod.ts";
+import {
+  type DiskPlan,
+  ESP_FIRST_LBA,
+  PARTITION_NAME,
+  partitionRole,
+  planDisk,
+  SECTOR_SIZE,
+} from "../layout/mod.ts";
 
 /** `machine.install` as the decision needs it. */
 export interface InstallTarget {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { diskFacts, part, sequentialGuids } from "../controllers/block/fake_disks.ts";
-import { PARTITION_NAME as N, PARTITION_TYPE as T } from "../controllers/block/layout.ts";
+import { diskFacts, part, sequentialGuids } from "../controllers/block/testing.ts";
+import { PARTITION_NAME as N, PARTITION_TYPE as T } from "../layout/mod.ts";
 import { GPT_TYPE, verifyGpt } from "../platform/block/mod.ts";
 import { type BootMedium, decideInstall, type InstallInputs } from "./decide_install.ts";
 

@@ -13,10 +13,9 @@
 import { MACHINE_CONFIG, MACHINE_CONFIG_ID, VOLUME_STATUS } from "../resources/mod.ts";
 import type { BlockBackend } from "../platform/block/mod.ts";
 import type { MountBackend } from "../platform/mount/mod.ts";
-import { gatherDiskFacts } from "../controllers/block/disk_facts.ts";
-import { resolveDevice } from "../controllers/block/device_path.ts";
-import { DEFAULT_LAYOUT } from "../controllers/block/layout.ts";
-import type { Machined } from "../node/machined.ts";
+import { gatherDiskFacts, resolveDevice } from "../controllers/block/mod.ts";
+import { DEFAULT_LAYOUT } from "../layout/mod.ts";
+import type { Machined } from "../core/mod.ts";
 import { type BootMedium, decideInstall, type InstallDecision } from "./decide_install.ts";
 import { findBootMedium } from "./boot_medium.ts";
 import { type InstallReport, installSystem } from "./install_system.ts";

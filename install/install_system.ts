@@ -13,9 +13,9 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { BlockBackend } from "../platform/block/mod.ts";
 import type { MountBackend } from "../platform/mount/mod.ts";
-import { partitionPath } from "../controllers/block/device_path.ts";
+import { partitionPath } from "../controllers/block/mod.ts";
 import { slotPaths } from "../layout/mod.ts";
-import { ENTRIES_DIR, parseEntryName } from "../upgrade/entries.ts";
+import { ENTRIES_DIR, parseEntryName } from "../upgrade/mod.ts";
 import { VFAT_MOUNT_OPTIONS } from "../config/keeper/mod.ts";
 import type { BootMedium, InstallDecision } from "./decide_install.ts";
 

@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import { FakeBlockBackend } from "../platform/block/mod.ts";
+import { encodeGpt, FakeBlockBackend } from "../platform/block/mod.ts";
 import { FakeMountBackend } from "../platform/mount/mod.ts";
-import { gatherDiskFacts } from "../controllers/block/disk_facts.ts";
-import { encodeGpt } from "../platform/block/mod.ts";
-import { PARTITION_NAME, PARTITION_TYPE } from "../controllers/block/layout.ts";
+import { gatherDiskFacts } from "../controllers/block/mod.ts";
+import { PARTITION_NAME, PARTITION_TYPE } from "../layout/mod.ts";
 import { bootDiskOf } from "./boot_medium.ts";
 import { type BootMedium, decideInstall } from "./decide_install.ts";
 import { installSystem, InstallVerifyError } from "./install_system.ts";

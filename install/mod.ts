@@ -11,9 +11,9 @@
 import { join } from "node:path";
 import type { BlockBackend } from "../platform/block/mod.ts";
 import type { MountBackend } from "../platform/mount/mod.ts";
-import { MOUNT_POINT } from "../controllers/block/layout.ts";
+import { MOUNT_POINT } from "../layout/mod.ts";
 import type { ConfigKeeper } from "../config/keeper/mod.ts";
-import type { Machined } from "../node/machined.ts";
+import type { Machined } from "../core/mod.ts";
 import { startInstall } from "./install_coordinator.ts";
 
 export {

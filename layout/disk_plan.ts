@@ -1,10 +1,10 @@
 /**
  * The GPT of a machined disk image, planned before anything is written: one ESP at
- * 1 MiB, typed and named as controllers/block/layout.ts says. Shared by the imager,
+ * 1 MiB, typed and named as layout/partitions.ts says. Shared by the imager,
  * which writes it, and the installer, which lays the same table on the node's disk.
  */
 import { encodeGpt, gptGeometry, type GptTable, type GptWrite } from "../platform/block/mod.ts";
-import { PARTITION_NAME, PARTITION_TYPE } from "../controllers/block/layout.ts";
+import { PARTITION_NAME, PARTITION_TYPE } from "./partitions.ts";
 import { SECTOR_SIZE } from "./image_gpt.ts";
 
 /** First LBA of the ESP: 1 MiB, the alignment every modern tool uses. */
@@ -29,7 +29,7 @@ export interface DiskPlan {
 
 /**
  * Lay out the image's GPT: one ESP from {@link ESP_FIRST_LBA}, typed and
- * named as controllers/block/layout.ts says, on a disk of `spec.size` bytes.
+ * named as layout/partitions.ts says, on a disk of `spec.size` bytes.
  * @throws RangeError when the ESP does not fit the disk.
  */
 export function planDisk(

@@ -6,6 +6,7 @@ export * from "./cmdline.ts";
 export * from "./disk_plan.ts";
 export * from "./image_gpt.ts";
 export * from "./loader_config.ts";
+export * from "./partitions.ts";
 export * from "./pi_boot_config.ts";
 export * from "./v8_flags.ts";
 export * from "./version.ts";

@@ -7,8 +7,7 @@ import {
   piSlotTxt,
   piTrialTxt,
 } from "./pi_boot_config.ts";
-import { BOARD_PROFILES, boardOptions, parseBoard } from "../imager/rpi/board.ts";
-import { DEFAULT_MODULES } from "../imager/versions.ts";
+import { BOARD_PROFILES, boardOptions, DEFAULT_MODULES, parseBoard } from "../imager/mod.ts";
 
 Deno.test("config.txt is 64-bit, upstream trees, the slot's kernel and initramfs, then the slot files", () => {
   const lines = piConfigTxt().split("\n");

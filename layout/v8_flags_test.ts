@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { MACHINED_V8_FLAGS, v8FlagsArgs } from "./v8_flags.ts";
-import { kernelCmdline } from "../imager/cmdline.ts";
+import { kernelCmdline } from "../imager/mod.ts";
 
 // The flags chosen by measurement (docs/decisions.md, "V8 flags for machined
 // and apid"): changing them means measuring again (bench/heap_bench.ts).

@@ -1,8 +1,8 @@
 import { equal } from "node:assert/strict";
 import { join } from "node:path";
 import { commitFromRelease, readGitHead, sourceRevision } from "./version.ts";
-import { sourceRevisionOf } from "../imager/source_revision.ts";
-import { nodeActions } from "../node/node_actions.ts";
+import { sourceRevisionOf } from "../imager/mod.ts";
+import { nodeActions } from "../node/mod.ts";
 import { createLogger } from "../logs/mod.ts";
 
 const REPO = new URL("..", import.meta.url).pathname;

@@ -11,7 +11,7 @@ import { createLogger } from "../logs/mod.ts";
 import { FakeClock } from "../runtime/mod.ts";
 import { ConfigKeeper } from "../config/keeper/mod.ts";
 import { ConfigModes } from "../config/keeper/mod.ts";
-import { Machined } from "../node/machined.ts";
+import { Machined } from "../core/mod.ts";
 import { runMachinectl } from "./cli.ts";
 import { bufferIo } from "./io.ts";
 

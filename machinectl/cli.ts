@@ -40,7 +40,7 @@ import { healthCommand } from "./commands/health.ts";
 import { copyCommand } from "./commands/copy.ts";
 import { disksCommand } from "./commands/disks.ts";
 import { completionCommand } from "./completion.ts";
-import { suggest } from "../config/suggest.ts";
+import { suggest } from "../config/mod.ts";
 import { classifyFailure, isTransportFailure } from "./failure_classification.ts";
 import { probeFromFlags } from "./connection_probe.ts";
 import { diagnoseFromFlags } from "./certificate_diagnosis.ts";

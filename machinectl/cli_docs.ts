@@ -10,7 +10,7 @@
 import { COMMANDS } from "./cli.ts";
 import { type Command, CONNECTION_FLAGS } from "./command.ts";
 import { type FlagDecl, flagMeaning, flagSpelling, repeatNote } from "./flags.ts";
-import { formatMarkdown } from "../config/markdown_fmt.ts";
+import { formatMarkdown } from "../config/mod.ts";
 
 /** Where the reference lives. */
 export const CLI_DOCS_URL = new URL("../docs/cli.md", import.meta.url);

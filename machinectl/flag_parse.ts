@@ -8,7 +8,7 @@
  * @module
  */
 import { parseArgs } from "node:util";
-import { suggest } from "../config/suggest.ts";
+import { suggest } from "../config/mod.ts";
 import { escapeText } from "./terminal_text.ts";
 import type { FlagDecl, FlagDecls, FlagValue, FlagValues } from "./flags.ts";
 

@@ -6,8 +6,7 @@
 import assert from "node:assert/strict";
 import { parse } from "yaml";
 import { startApiFixture } from "../api/testing.ts";
-import { UpgradeStatusPublisher } from "../upgrade/upgrade_status.ts";
-import { memoryRecordStore, UpgradeBook } from "../upgrade/upgrade_record.ts";
+import { memoryRecordStore, UpgradeBook, UpgradeStatusPublisher } from "../upgrade/mod.ts";
 import { imagedEsp } from "../upgrade/testing.ts";
 import type { Role } from "../pki/mod.ts";
 import { clientConfig, runCli } from "./testing.ts";

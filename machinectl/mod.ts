@@ -32,3 +32,5 @@ export { bufferIo, CliError, consoleIo, type Io } from "./io.ts";
 export { alignTable, formatResources, type OutputFormat, plain } from "./output.ts";
 export { connectToNode, type NodeConnection } from "./connection.ts";
 export { describeError } from "./errors.ts";
+export { dependencyDot, renderDot } from "./dependency_dot.ts";
+export { readTarGz, tar } from "./support/tar.ts";

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { type ApiFixture, startApiFixture } from "../api/testing.ts";
-import { FakeBootIdSource } from "../platform/identity/boot_id.ts";
+import { FakeBootIdSource } from "../platform/identity/mod.ts";
 import { ResetCoordinator, type ResetPlan } from "../reset/mod.ts";
 import { eph, installedDisk, recordInstall, state } from "../reset/testing.ts";
 import { waitForNode } from "./commands/wait_node.ts";

@@ -10,7 +10,7 @@
  */
 import type { ConnectionFlags } from "./connection.ts";
 import { connectToNode } from "./connection.ts";
-import { fromProtoResource } from "../api/mapping/resource_mapping.ts";
+import { fromProtoResource } from "../api/mapping/mod.ts";
 
 /** Timeouts of {@link waitRebooted}. */
 export interface RollingTimeouts {

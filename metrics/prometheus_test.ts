@@ -13,7 +13,7 @@ import {
   startPrometheus,
   stopPrometheus,
   writeScrapeConfig,
-} from "../api/client/prometheus_scrape.ts";
+} from "../api/client/mod.ts";
 
 const MAIN = fileURLToPath(new URL("../main.ts", import.meta.url));
 

@@ -14,6 +14,8 @@
 import { createRequire } from "node:module";
 import { errnoCode } from "./errno.ts";
 
+export { errnoValue } from "./errno.ts";
+
 /** A syscall that failed, with the errno and the operation; never a crash. */
 export class SysError extends Error {
   override name = "SysError";

@@ -13,7 +13,7 @@ import { NativeCgroupBackend } from "../platform/cgroup/mod.ts";
 import type { MachineController } from "../resources/mod.ts";
 import { createSupervisor, type Supervisor } from "../supervisor/mod.ts";
 import type { NodeBackends } from "./backends.ts";
-import type { Machined } from "./machined.ts";
+import type { Machined } from "../core/mod.ts";
 import { varMountedGate } from "./var_gate.ts";
 import { followLoggingConfig } from "../config/keeper/mod.ts";
 

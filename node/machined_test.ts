@@ -3,7 +3,7 @@ import { createLogger } from "../logs/mod.ts";
 import { waitForResource } from "../runtime/testing.ts";
 import { applyConfigText, readFirstConfig, recordMissingConfig } from "../config/keeper/mod.ts";
 import { ConfigKeeper } from "../config/keeper/mod.ts";
-import { Machined } from "./machined.ts";
+import { Machined } from "../core/mod.ts";
 
 const GOOD = `version: v1alpha1
 machine:

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { createLogger } from "../logs/mod.ts";
-import { FakeBootIdSource } from "../platform/identity/boot_id.ts";
+import { FakeBootIdSource } from "../platform/identity/mod.ts";
 import { nodeActions } from "./node_actions.ts";
-import { imageFacts } from "../layout/version.ts";
+import { imageFacts } from "../layout/mod.ts";
 
 Deno.test("Version carries the boot id; Reset is absent unless wired (dev mode: Unimplemented)", async () => {
   const boot = new FakeBootIdSource("b-1");

@@ -9,7 +9,7 @@
  * only logs that it was ignored.
  * @module
  */
-import type { Logger } from "../logs/logger.ts";
+import type { Logger } from "../logs/mod.ts";
 import { TEST_HOOKS_MARKER } from "../watchdog/mod.ts";
 
 /** The command line word. */

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { MOUNT_STATUS, type MountStatusSpec } from "../resources/mod.ts";
 import { applyConfigText } from "../config/keeper/mod.ts";
-import { Machined } from "./machined.ts";
+import { Machined } from "../core/mod.ts";
 import { createLogger } from "../logs/mod.ts";
 import { varMountedGate } from "./var_gate.ts";
 

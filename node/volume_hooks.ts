@@ -12,7 +12,7 @@ import { isStateMounted, MOUNT_STATUS } from "../resources/mod.ts";
 import { backoffDelay, type BackoffPolicy, type Clock, systemClock } from "../runtime/mod.ts";
 import type { Supervisor } from "../supervisor/mod.ts";
 import type { ConfigKeeper } from "../config/keeper/mod.ts";
-import type { Machined } from "./machined.ts";
+import type { Machined } from "../core/mod.ts";
 
 /** Retries of a failed post-mount hook: 1 s doubling to 1 min. */
 export const VOLUME_HOOK_BACKOFF: BackoffPolicy = { initialMs: 1_000, maxMs: 60_000, factor: 2 };

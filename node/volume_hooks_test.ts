@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createLogger } from "../logs/mod.ts";
 import { MOUNT_STATUS, type MountStatusSpec } from "../resources/mod.ts";
 import { FakeClock } from "../runtime/mod.ts";
-import { Machined } from "./machined.ts";
+import { Machined } from "../core/mod.ts";
 import { followVolumes } from "./volume_hooks.ts";
 
 function state(over: Partial<MountStatusSpec> = {}): MountStatusSpec {

@@ -3,7 +3,7 @@
  * use, service cgroups, and sockets with their process.
  * @module
  */
-import { parseMountInfo } from "../platform/mount/mountinfo.ts";
+import { parseMountInfo } from "../platform/mount/mod.ts";
 import {
   type CgroupStats,
   type FsUsage,

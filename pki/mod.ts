@@ -135,3 +135,4 @@ export {
   parseFingerprint,
   type SelfSignedParams,
 } from "./self_signed.ts";
+export { generateKeyPair, privateKeyToPem } from "./key_pem.ts";

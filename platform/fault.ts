@@ -12,8 +12,7 @@
  * ```
  * @module
  */
-import { SysError } from "../native-ops/mod.ts";
-import { errnoValue } from "../native-ops/errno.ts";
+import { errnoValue, SysError } from "../native-ops/mod.ts";
 
 interface ArmedFault {
   op: string;

@@ -17,8 +17,7 @@
  * ```
  * @module
  */
-import { nativeProcessBackend } from "./process/backend_native.ts";
-import { readLines } from "./process/lines.ts";
+import { nativeProcessBackend, readLines } from "./process/mod.ts";
 
 const KIND_ENV = "MACHINED_TEST_NAMESPACE";
 const HOST_NS_ENV = "MACHINED_TEST_HOST_NS";

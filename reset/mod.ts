@@ -28,3 +28,4 @@ export {
   type NodeResetDeps,
   RESET_GRACEFUL_DEADLINE_MS,
 } from "./node_reset.ts";
+export type { ResetSequence } from "./reset_sequence.ts";

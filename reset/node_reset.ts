@@ -11,11 +11,11 @@
  * @module
  */
 import { join } from "node:path";
-import { wipeResetTargets } from "../controllers/block/reset_plan.ts";
+import { wipeResetTargets } from "../controllers/block/mod.ts";
 import type { BlockBackend } from "../platform/block/mod.ts";
-import type { BootIdSource } from "../platform/identity/boot_id.ts";
-import type { ResetSequence } from "../boot/shutdown.ts";
-import type { Machined } from "../node/machined.ts";
+import type { BootIdSource } from "../platform/identity/mod.ts";
+import type { ResetSequence } from "./reset_sequence.ts";
+import type { Machined } from "../core/mod.ts";
 import { ResetCoordinator, type ResetPlan } from "./reset_coordinator.ts";
 
 /** How long a graceful reset waits for services before killing them. */

@@ -15,13 +15,9 @@ import type {
   ResetRequestData,
 } from "../api/server/mod.ts";
 import { ResetRefusedError } from "../api/server/mod.ts";
-import {
-  type RecordOnDisk,
-  type ResetTarget,
-  resetTargets,
-} from "../controllers/block/reset_plan.ts";
+import { type RecordOnDisk, type ResetTarget, resetTargets } from "../controllers/block/mod.ts";
 import type { BlockBackend } from "../platform/block/mod.ts";
-import type { BootIdSource } from "../platform/identity/boot_id.ts";
+import type { BootIdSource } from "../platform/identity/mod.ts";
 import type { EventBus } from "../events/mod.ts";
 import type { Logger } from "../logs/mod.ts";
 import type { MachineStore } from "../resources/mod.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { EventBus } from "../events/mod.ts";
 import { createLogger } from "../logs/mod.ts";
 import type { GptPartition } from "../platform/block/mod.ts";
-import { FakeBootIdSource } from "../platform/identity/boot_id.ts";
+import { FakeBootIdSource } from "../platform/identity/mod.ts";
 import { Store } from "../runtime/mod.ts";
 import type { ResourceSpecs } from "../resources/mod.ts";
 import { ResetRefusedError } from "../api/server/mod.ts";

@@ -7,8 +7,8 @@
  */
 import { FakeBlockBackend, type GptPartition } from "../platform/block/mod.ts";
 import type { MachineStore } from "../resources/mod.ts";
-import { part } from "../controllers/block/fake_disks.ts";
-import { PARTITION_NAME as N, PARTITION_TYPE as T } from "../controllers/block/layout.ts";
+import { part } from "../controllers/block/testing.ts";
+import { PARTITION_NAME as N, PARTITION_TYPE as T } from "../layout/mod.ts";
 
 const MiB = 1024 * 1024;
 /** The test disk's GUID. */

@@ -5,7 +5,7 @@
  * resolves when it passes and throws a {@link ProbeError} saying why when it
  * fails; it stops when its signal aborts (the health checker's timeout).
  */
-import type { CriClient } from "../cri/cri_client.ts";
+import type { CriClient } from "../cri/mod.ts";
 import type { ProcessBackend, ProcessSpec } from "../platform/process/mod.ts";
 import type { HealthProbeSpec } from "../resources/mod.ts";
 

@@ -7,7 +7,7 @@
  * RPCs call: {@link Supervisor.list}, `start`, `stop`, `restart`, `logs`, and
  * {@link Supervisor.stopAll} for the shutdown sequence.
  */
-import { createCriClient, type CriClient } from "../cri/cri_client.ts";
+import { createCriClient, type CriClient } from "../cri/mod.ts";
 import type { EventBus } from "../events/mod.ts";
 import type { Logger, LogLine } from "../logs/mod.ts";
 import type { CgroupBackend } from "../platform/cgroup/mod.ts";

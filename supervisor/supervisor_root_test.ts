@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { NativeCgroupBackend } from "../platform/cgroup/mod.ts";
-import { scratchCgroupRoot } from "../platform/cgroup/scratch_root.ts";
+import { scratchCgroupRoot } from "../platform/cgroup/testing.ts";
 import { nativeProcessBackend, type ProcessExit } from "../platform/process/mod.ts";
 import {
   type ResourceSpecs,

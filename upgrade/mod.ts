@@ -56,3 +56,6 @@ export {
   readListing,
   rollbackSlot,
 } from "./slot_writer.ts";
+export { ENTRIES_DIR } from "./entries.ts";
+export { memoryRecordStore, UpgradeBook } from "./upgrade_record.ts";
+export { UpgradeStatusPublisher } from "./upgrade_status.ts";

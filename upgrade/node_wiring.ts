@@ -11,19 +11,18 @@
  * published once the ESP is discovered and again once STATE is mounted.
  * Built by boot/node_main.ts in one call.
  */
-import { PARTITION_TYPE } from "../controllers/block/layout.ts";
+import { imageFacts, PARTITION_TYPE } from "../layout/mod.ts";
 import { isStateMounted, MOUNT_STATUS, STATE_MOUNT_ID } from "../resources/mod.ts";
 import type { MountBackend } from "../platform/mount/mod.ts";
 import { type EspBackend, NativeEspBackend } from "../platform/esp/mod.ts";
-import type { BootIdSource } from "../platform/identity/boot_id.ts";
+import type { BootIdSource } from "../platform/identity/mod.ts";
 import type { ActionRequester, RebootMode } from "../api/server/mod.ts";
 import type { KmodBackend } from "../platform/kmod/mod.ts";
 import { KexecReboot } from "./kexec_reboot.ts";
-import type { Machined } from "../node/machined.ts";
+import type { Machined } from "../core/mod.ts";
 import type { ConfigKeeper } from "../config/keeper/mod.ts";
 import { NodeUpgrade } from "./node_upgrade.ts";
 import { dirRecordStore } from "./upgrade_record.ts";
-import { imageFacts } from "../layout/mod.ts";
 import { hostCompatible, UEFI_BOARD } from "../bundle/mod.ts";
 
 /** How often the bless watcher looks at MachineStatus. */

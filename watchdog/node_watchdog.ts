@@ -8,7 +8,7 @@
  * costs it a boot try. See docs/upgrade.md and docs/decisions.md.
  * @module
  */
-import type { Logger } from "../logs/logger.ts";
+import type { Logger } from "../logs/mod.ts";
 import type { PowerBackend } from "../platform/power/mod.ts";
 import { NativeWatchdogBackend, type WatchdogBackend } from "../platform/watchdog/mod.ts";
 import { parseCmdline } from "../layout/mod.ts";

@@ -8,8 +8,8 @@
  * magic close only at the very end, right before reboot(2).
  * @module
  */
-import type { Logger } from "../logs/logger.ts";
-import { type Clock, systemClock } from "../runtime/clock.ts";
+import type { Logger } from "../logs/mod.ts";
+import { type Clock, systemClock } from "../runtime/mod.ts";
 import type { WatchdogDevice } from "../platform/watchdog/mod.ts";
 
 /** The running timeout when the command line names none (`machined.watchdog=`). */

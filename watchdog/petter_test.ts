@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { FakeClock } from "../runtime/clock.ts";
+import { FakeClock } from "../runtime/mod.ts";
 import { FakeWatchdog } from "../platform/watchdog/mod.ts";
 import { FakePowerBackend } from "../platform/power/mod.ts";
 import { memoryLogger } from "./testing.ts";

@@ -8,7 +8,7 @@
  * that it was ignored, so a production image cannot be hung by it.
  * @module
  */
-import type { Logger } from "../logs/logger.ts";
+import type { Logger } from "../logs/mod.ts";
 
 /** The file (in the read-only root image) that allows test hooks. */
 export const TEST_HOOKS_MARKER = "/etc/machined/test-hooks";

@@ -2,7 +2,7 @@
  * Test helpers for the watchdog wiring.
  * @module
  */
-import type { Logger } from "../logs/logger.ts";
+import type { Logger } from "../logs/mod.ts";
 
 /** A logger that keeps its lines. */
 export function memoryLogger(): Logger & { lines: string[] } {

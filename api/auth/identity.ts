@@ -4,7 +4,7 @@
  * machined trusts only because the socket is reachable by apid's user alone.
  */
 import { createContextKey } from "@connectrpc/connect";
-import { isRole, type Role } from "../../pki/role.ts";
+import { isRole, type Role } from "../../pki/mod.ts";
 
 /** A verified caller. */
 export interface CallerIdentity {

@@ -8,7 +8,7 @@
  */
 import { Code, ConnectError } from "@connectrpc/connect";
 import { MachineService } from "../gen/machined/v1/machine_pb.ts";
-import { resolveResourceType, type ResourceType } from "../../resources/registry.ts";
+import { resolveResourceType, type ResourceType } from "../../resources/mod.ts";
 import type { CallerIdentity } from "./identity.ts";
 import type { MachineMethod } from "./rbac.ts";
 

@@ -27,3 +27,16 @@ export {
   identityFromHeaders,
   identityToHeaders,
 } from "./identity.ts";
+export { authorizeMaintenance, MAINTENANCE_METHODS } from "./maintenance.ts";
+export { authorizeTimeServer } from "./rbac.ts";
+export {
+  redactArgv,
+  REDACTED,
+  redactEnv,
+  REDACTIONS,
+  redactMachineConfig,
+  redactResource,
+  redactServiceSpec,
+  type Visibility,
+  visibilityOf,
+} from "./redaction.ts";

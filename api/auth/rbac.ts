@@ -5,7 +5,7 @@
  */
 import { Code, ConnectError } from "@connectrpc/connect";
 import { MachineService } from "../gen/machined/v1/machine_pb.ts";
-import { type Role, ROLES } from "../../pki/role.ts";
+import { type Role, ROLES } from "../../pki/mod.ts";
 
 /** The local (camelCase) name of every MachineService RPC. */
 export type MachineMethod = keyof typeof MachineService.method;

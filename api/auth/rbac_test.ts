@@ -1,7 +1,7 @@
 import { deepEqual, equal, ok, throws } from "node:assert/strict";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { MachineService } from "../gen/machined/v1/machine_pb.ts";
-import type { Role } from "../../pki/role.ts";
+import type { Role } from "../../pki/mod.ts";
 import {
   ARGUMENT_ROLES,
   authorize,

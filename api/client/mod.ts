@@ -23,3 +23,10 @@ export {
   FingerprintMismatchError,
   presentedCertificate,
 } from "./insecure.ts";
+export {
+  promQuery,
+  promValue,
+  startPrometheus,
+  stopPrometheus,
+  writeScrapeConfig,
+} from "./prometheus_scrape.ts";

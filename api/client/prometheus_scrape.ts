@@ -8,7 +8,7 @@
  * @module
  */
 import { join } from "node:path";
-import { createMachineClient } from "./mod.ts";
+import { createMachineClient } from "./create_machine_client.ts";
 import { Role } from "../gen/machined/v1/machine_pb.ts";
 import { readClientConfig, resolveCredentials } from "../../pki/mod.ts";
 

@@ -2,8 +2,8 @@
  * What apid (machined-edge) is told at start, typed, and rendered as its
  * command line; the limits come from `machine.api`.
  */
-import { DEFAULT_MAX_MESSAGE_BYTES } from "../server/internal_server.ts";
-import type { ApiConfig } from "../../config/schema/api.ts";
+import { DEFAULT_MAX_MESSAGE_BYTES } from "../server/mod.ts";
+import type { ApiConfig } from "../../config/mod.ts";
 
 /** Everything apid is told at start. */
 export interface ApidOptions {

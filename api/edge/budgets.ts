@@ -13,7 +13,7 @@ import {
   FILE_LIST_MAX_DEPTH,
   FILE_LIST_MAX_ENTRIES,
   FILE_READ_MAX_BYTES,
-} from "../server/files/budgets.ts";
+} from "../server/mod.ts";
 
 /** The edge-only limits machined may set (the rest come from `machine.api`). */
 export interface EdgeLimits {

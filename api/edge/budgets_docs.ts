@@ -7,7 +7,7 @@
  * @module
  */
 import { renderBudgetTable } from "./budgets.ts";
-import { formatMarkdown } from "../../config/markdown_fmt.ts";
+import { formatMarkdown } from "../../config/mod.ts";
 
 /** docs/api.md. */
 export const API_DOCS_URL = new URL("../../docs/api.md", import.meta.url);

@@ -7,7 +7,7 @@ import { deepEqual, equal } from "node:assert/strict";
 import http2 from "node:http2";
 import { join } from "node:path";
 import { Code, type ConnectError } from "@connectrpc/connect";
-import { parseMachineConfig } from "../../config/parse_machine_config.ts";
+import { parseMachineConfig } from "../../config/mod.ts";
 import { EventBus } from "../../events/mod.ts";
 import { createMachineClient } from "../client/mod.ts";
 import { createClientConfigIssuer, startInternalApiServer } from "../server/mod.ts";

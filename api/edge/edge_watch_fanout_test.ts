@@ -19,7 +19,7 @@ import {
 import { EventBus } from "../../events/mod.ts";
 import { MetricsRegistry } from "../../metrics/mod.ts";
 import type { MachineStore } from "../../resources/mod.ts";
-import type { Role } from "../../pki/role.ts";
+import type { Role } from "../../pki/mod.ts";
 import {
   createTestPki,
   fakeServiceSpec,
@@ -27,10 +27,9 @@ import {
   seededStore,
   withTimeout,
 } from "../testing.ts";
-import { createClientConfigIssuer, startInternalApiServer } from "../server/mod.ts";
+import { createClientConfigIssuer, startInternalApiServer, WATCH_PATH } from "../server/mod.ts";
 import { type H2Client, h2Client } from "../server/testing_h2.ts";
-import { WATCH_PATH } from "../server/watch_route.ts";
-import { REDACTED } from "../server/redaction.ts";
+import { REDACTED } from "../auth/mod.ts";
 import { createMachineClient, type MachineClient } from "../client/mod.ts";
 import { edgeBinaryBuilt, spawnEdge } from "./testing.ts";
 import type { EdgeOptions } from "./edge_process_spec.ts";

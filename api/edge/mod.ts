@@ -36,3 +36,5 @@ export {
   type ApidSupervisorOptions,
 } from "./supervisor.ts";
 export { type ApidPki, loadApidPki } from "./load_apid_pki.ts";
+export { apidLimitsFromConfig } from "./apid_options.ts";
+export { MAINTENANCE_MARKER } from "./load_apid_pki.ts";

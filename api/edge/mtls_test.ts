@@ -13,8 +13,7 @@ import {
 } from "../../pki/mod.ts";
 import { type ApiFixture, outcome, startApiFixture, withTimeout } from "../testing.ts";
 import { createMachineClient } from "../client/mod.ts";
-import { runMachinectl } from "../../machinectl/cli.ts";
-import { bufferIo } from "../../machinectl/io.ts";
+import { bufferIo, runMachinectl } from "../../machinectl/mod.ts";
 
 Deno.test("mTLS: only a good client certificate from the node CA reaches a handler", async () => {
   const f = await startApiFixture();

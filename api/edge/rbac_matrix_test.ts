@@ -2,10 +2,10 @@ import { deepEqual } from "node:assert/strict";
 import { Role as ProtoRole } from "../gen/machined/v1/machine_pb.ts";
 import type { Role } from "../../pki/mod.ts";
 import { outcome, seededStore, seedTimeServers, startApiFixture, withTimeout } from "../testing.ts";
-import type { MachineMethod } from "../auth/rbac.ts";
+import type { MachineMethod } from "../auth/mod.ts";
 import type { MachineClient } from "../client/mod.ts";
 import type { EventBus } from "../../events/mod.ts";
-import { createTokenBucket } from "../server/time_query.ts";
+import { createTokenBucket } from "../server/mod.ts";
 
 /**
  * Who may call what, written out by hand (docs/api.md's roles table), not

@@ -6,33 +6,38 @@
  * apid dying never touches machined; the supervisor restarts it.
  */
 import { join } from "node:path";
-import { edgeProcessSpec } from "../edge/edge_process_spec.ts";
-import { APID_DEFAULTS, apidLimitsFromConfig } from "../edge/apid_options.ts";
-import type { ApiConfig } from "../../config/schema/api.ts";
-import { ApidSupervisor, type ApidSupervisorEvent } from "../edge/supervisor.ts";
+import {
+  APID_DEFAULTS,
+  apidLimitsFromConfig,
+  ApidSupervisor,
+  type ApidSupervisorEvent,
+  edgeProcessSpec,
+} from "../edge/mod.ts";
+import type { ApiConfig } from "../../config/mod.ts";
 import {
   type ConfigApplier,
   createClientConfigIssuer,
+  type InternalApiServer,
   type KernelLog,
   type LogSource,
   type MachineServiceDeps,
   type NodeActions,
   nodeApiEndpoints,
   type ServiceControl,
+  startInternalApiServer,
 } from "../server/mod.ts";
-import { type InternalApiServer, startInternalApiServer } from "../server/internal_server.ts";
 import type { NodePki } from "../../pki/mod.ts";
 import type { ProcessBackend } from "../../platform/process/mod.ts";
-import type { Machined } from "../../node/machined.ts";
+import type { Machined } from "../../core/mod.ts";
 import { Observer } from "../../observe/mod.ts";
 import { nativeFsUsage, NativeProcBackend } from "../../platform/procfs/mod.ts";
 import { createSntpTimeQuerier } from "./time_querier.ts";
-import { createCriClient } from "../../cri/cri_client.ts";
+import { createCriClient } from "../../cri/mod.ts";
 import { createNodeMetrics } from "./node_metrics.ts";
 import type { MetricsRegistry } from "../../metrics/mod.ts";
 
-import type { MaintenanceGate } from "../server/maintenance_gate.ts";
-import type { CallerIdentity } from "../auth/identity.ts";
+import type { MaintenanceGate } from "../server/mod.ts";
+import type { CallerIdentity } from "../auth/mod.ts";
 import type { CgroupBackend, CgroupLimits } from "../../platform/cgroup/mod.ts";
 
 /** Options of {@link startApiHost}. */

@@ -10,14 +10,14 @@ import { connectUnixStream } from "../../platform/unix_stream/mod.ts";
 import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { MachineService, Role as ProtoRole } from "../gen/machined/v1/machine_pb.ts";
-import { identityToHeaders } from "../auth/identity.ts";
+import { identityToHeaders } from "../auth/mod.ts";
 import { createTestPki, RecordingActions } from "../testing.ts";
 import { FakeProcessBackend, type ProcessSpec } from "../../platform/process/mod.ts";
 import { FakeCgroupBackend } from "../../platform/cgroup/mod.ts";
 import { edgeBinaryPath } from "../edge/mod.ts";
 import { parseClientConfig } from "../../pki/mod.ts";
 import { createLogger } from "../../logs/mod.ts";
-import { Machined } from "../../node/machined.ts";
+import { Machined } from "../../core/mod.ts";
 import { startApiHost } from "./api_host.ts";
 
 Deno.test("the API host issues configs for the node's addresses and audits mutating calls", async () => {

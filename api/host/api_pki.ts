@@ -36,7 +36,7 @@ import {
   describeCaSource,
 } from "./ca_source.ts";
 import type { ConfigKeeper } from "../../config/keeper/mod.ts";
-import type { Machined } from "../../node/machined.ts";
+import type { Machined } from "../../core/mod.ts";
 import { enterMaintenance, type MaintenanceApi } from "./maintenance_api.ts";
 import type { NodeMaintenanceGate } from "./maintenance_gate.ts";
 

@@ -24,8 +24,7 @@ import {
   generateClientConfig,
   writeClientConfig,
 } from "../../pki/mod.ts";
-import { APID_GID, APID_UID } from "../edge/apid_process_spec.ts";
-import { edgeBinaryPath } from "../edge/mod.ts";
+import { APID_GID, APID_UID, edgeBinaryPath } from "../edge/mod.ts";
 import { createMachineClient } from "../client/mod.ts";
 import { jsonLineReader } from "../testing_json_lines.ts";
 import type { HarnessOptions } from "../../node/testdata/api_pki_harness.ts";

@@ -16,14 +16,14 @@ import {
   writeClientConfig,
 } from "../../pki/mod.ts";
 import { waitForResource } from "../../runtime/testing.ts";
-import { loadApidPki } from "../edge/load_apid_pki.ts";
+import { loadApidPki } from "../edge/mod.ts";
 import { runCli as machinectl } from "../../machinectl/testing.ts";
 import type { MachineEvent } from "../../events/mod.ts";
 import { ADDRESS_STATUS } from "../../resources/mod.ts";
 import { certificateSanList } from "./api_server_names.ts";
 import { type ApiHandle, readImageCa, startNodeApiPki } from "./api_pki.ts";
 import { ConfigKeeper } from "../../config/keeper/mod.ts";
-import { Machined } from "../../node/machined.ts";
+import { Machined } from "../../core/mod.ts";
 import { nodeTestApi } from "./testing_api.ts";
 
 function newMachined() {

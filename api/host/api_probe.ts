@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { formatIp, parseIp } from "../../config/ip.ts";
+import { formatIp, parseIp } from "../../config/mod.ts";
 import type { AddressStatusSpec } from "../../resources/mod.ts";
 
 /** Bounds of {@link probeApi}, in milliseconds. */

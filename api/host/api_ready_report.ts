@@ -10,10 +10,10 @@
  */
 import type { Logger } from "../../logs/mod.ts";
 import { ADDRESS_STATUS } from "../../resources/mod.ts";
-import type { CallerIdentity } from "../auth/identity.ts";
+import type { CallerIdentity } from "../auth/mod.ts";
 import type { ApiHost } from "./api_host.ts";
 import { splitListen } from "./api_host.ts";
-import type { Machined } from "../../node/machined.ts";
+import type { Machined } from "../../core/mod.ts";
 import {
   API_PROBE_DEFAULTS,
   type ApiProbeBounds,

@@ -21,7 +21,7 @@ import { prepareApidPki } from "./apid_pki.ts";
 import { createLogger } from "../../logs/mod.ts";
 import { createCertificateAuthority, issueServerCertificate } from "../../pki/mod.ts";
 import { nativeProcessBackend } from "../../platform/process/mod.ts";
-import { Machined } from "../../node/machined.ts";
+import { Machined } from "../../core/mod.ts";
 import { startApiHost } from "./api_host.ts";
 import { reportApiReady } from "./api_ready_report.ts";
 import { issueProbeCredentials } from "./api_probe_client.ts";

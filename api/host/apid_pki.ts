@@ -7,7 +7,7 @@
  * whenever machined re-issues the server certificate.
  */
 import { join } from "node:path";
-import { APID_GID, APID_UID } from "../edge/apid_process_spec.ts";
+import { APID_GID, APID_UID } from "../edge/mod.ts";
 import { type KeyedCertificate, PKI_FILES, writeFileAtomic } from "../../pki/mod.ts";
 
 /** What apid may hold: the CA certificate and its own server pair. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { loadApidPki } from "../edge/load_apid_pki.ts";
+import { loadApidPki } from "../edge/mod.ts";
 import { loadOrCreateNodePki } from "../../pki/mod.ts";
 import { APID_PKI_FILES, prepareApidPki } from "./apid_pki.ts";
 

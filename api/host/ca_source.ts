@@ -9,7 +9,7 @@
  */
 import * as v from "valibot";
 import { parse as parseYaml } from "yaml";
-import { CaSchema } from "../../config/schema/ca.ts";
+import { CaSchema } from "../../config/mod.ts";
 
 /** A CA as PEM text, from wherever it was found. */
 export interface CaPem {

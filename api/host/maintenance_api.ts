@@ -10,8 +10,7 @@
  * @module
  */
 import { join } from "node:path";
-import { MAINTENANCE_MARKER } from "../edge/load_apid_pki.ts";
-import { APID_GID, APID_UID } from "../edge/apid_process_spec.ts";
+import { APID_GID, APID_UID, MAINTENANCE_MARKER } from "../edge/mod.ts";
 import {
   type CertificateAuthority,
   certificateFingerprint,

@@ -10,7 +10,7 @@
  * @module
  */
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { MaintenanceGate } from "../server/maintenance_gate.ts";
+import type { MaintenanceGate } from "../server/mod.ts";
 import { caSectionOf } from "./ca_source.ts";
 
 /** The gate machined's API server consults; api_pki drives {@link serving}. */

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { renderConfigTemplate } from "../../config/mod.ts";
 import { createCertificateAuthority, createSelfSignedServerCertificate } from "../../pki/mod.ts";
-import { loadApidPki } from "../edge/load_apid_pki.ts";
+import { loadApidPki } from "../edge/mod.ts";
 import { NodeMaintenanceGate } from "./maintenance_gate.ts";
 import { prepareMaintenanceApidPki } from "./maintenance_api.ts";
 

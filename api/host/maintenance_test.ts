@@ -18,12 +18,11 @@ import {
   writeClientConfig,
 } from "../../pki/mod.ts";
 import { createInsecureMachineClient, FingerprintMismatchError } from "../client/mod.ts";
-import { MAINTENANCE_METHODS } from "../auth/maintenance.ts";
-import { runMachinectl } from "../../machinectl/cli.ts";
-import { bufferIo } from "../../machinectl/io.ts";
+import { MAINTENANCE_METHODS } from "../auth/mod.ts";
+import { bufferIo, runMachinectl } from "../../machinectl/mod.ts";
 import { startNodeApiPki } from "./api_pki.ts";
 import { ConfigKeeper } from "../../config/keeper/mod.ts";
-import { Machined } from "../../node/machined.ts";
+import { Machined } from "../../core/mod.ts";
 import { NodeMaintenanceGate } from "./maintenance_gate.ts";
 import { nodeTestApi } from "./testing_api.ts";
 

@@ -13,7 +13,7 @@ import {
 } from "../../metrics/mod.ts";
 import { NativeProcBackend, type ProcBackend } from "../../platform/procfs/mod.ts";
 import type { ServiceControl } from "../server/mod.ts";
-import type { Machined } from "../../node/machined.ts";
+import type { Machined } from "../../core/mod.ts";
 
 /** Options of {@link createNodeMetrics}. */
 export interface NodeMetricsOptions {

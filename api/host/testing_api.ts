@@ -7,14 +7,13 @@
 import { join } from "node:path";
 import type { NodePki } from "../../pki/mod.ts";
 import { type EdgeServer, spawnEdge } from "../edge/testing.ts";
-import { startInternalApiServer } from "../server/internal_server.ts";
-import type { MaintenanceGate } from "../server/maintenance_gate.ts";
-import { createClientConfigIssuer } from "../server/mod.ts";
+import { createClientConfigIssuer, startInternalApiServer } from "../server/mod.ts";
+import type { MaintenanceGate } from "../server/mod.ts";
 import { RecordingActions } from "../testing.ts";
 import type { ApiHandle } from "./api_pki.ts";
 import type { ConfigKeeper } from "../../config/keeper/mod.ts";
 import { configApplier } from "../../config/keeper/mod.ts";
-import type { Machined } from "../../node/machined.ts";
+import type { Machined } from "../../core/mod.ts";
 
 /**
  * machined's internal server on `dir`/api.sock plus machined-edge on a

@@ -4,7 +4,7 @@
  * It sends to the NTP port only (the API never passes a port).
  */
 import { dnsResolver, querySntp, UdpNtpTransport } from "../../controllers/time/mod.ts";
-import { NTP_PORT, type TimeQuerier, type TimeSample } from "../server/time_query.ts";
+import { NTP_PORT, type TimeQuerier, type TimeSample } from "../server/mod.ts";
 
 /** Options of {@link createSntpTimeQuerier}. */
 export interface SntpTimeQuerierOptions {

@@ -1,5 +1,5 @@
 import { equal, ok, rejects } from "node:assert/strict";
-import { startSntpResponder } from "../../controllers/time/sntp_responder.ts";
+import { startSntpResponder } from "../../controllers/time/mod.ts";
 import { createSntpTimeQuerier } from "./time_querier.ts";
 
 Deno.test("time querier: measures the offset of an SNTP server on loopback", async () => {

@@ -26,7 +26,7 @@ import type {
   ResourceType,
 } from "../../resources/mod.ts";
 import type { Metadata } from "../../runtime/mod.ts";
-import type { MachineConfig } from "../../config/schema/machine_config.ts";
+import type { MachineConfig } from "../../config/mod.ts";
 import {
   applyModeFromProto,
   applyModeToProto,

@@ -20,7 +20,7 @@ import type {
   MachineStatusSpec,
 } from "../../resources/mod.ts";
 import type { Phase as StorePhase } from "../../runtime/mod.ts";
-import type { Role } from "../../pki/role.ts";
+import type { Role } from "../../pki/mod.ts";
 import { ResourceMappingError } from "./mapping_error.ts";
 
 type EnumTable<T extends string, E extends number> = { readonly [K in T]: E };

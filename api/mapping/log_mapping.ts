@@ -11,8 +11,11 @@ import {
   LogsResponseSchema,
   LogStream,
 } from "../gen/machined/v1/machine_pb.ts";
-import type { KernelLogGap, KernelLogRecord } from "../server/kernel_log.ts";
-import type { LogEntry } from "../server/service_control.ts";
+import type {
+  KmsgGap as KernelLogGap,
+  KmsgRecord as KernelLogRecord,
+} from "../../platform/kmsg/mod.ts";
+import type { LogLine as LogEntry } from "../../logs/mod.ts";
 import { enumPair } from "./enum_pair.ts";
 
 const logStream = enumPair<LogEntry["stream"], LogStream>({

@@ -39,3 +39,4 @@ export {
   roleFromProto,
   roleToProto,
 } from "./enum_mapping.ts";
+export { timeStatusToProto } from "./system_mapping.ts";

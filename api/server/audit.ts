@@ -9,8 +9,7 @@
 import { durationMs } from "@bufbuild/protobuf/wkt";
 import { Code, type Interceptor } from "@connectrpc/connect";
 import type { Duration } from "@bufbuild/protobuf/wkt";
-import { callerKey } from "../auth/identity.ts";
-import { isMutating, type MachineMethod } from "../auth/rbac.ts";
+import { callerKey, isMutating, type MachineMethod } from "../auth/mod.ts";
 import { applyModeFromProto, roleFromProto } from "../mapping/mod.ts";
 import { codeOf } from "./errors.ts";
 

@@ -20,8 +20,7 @@ import {
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { listenUnixStream, type UnixStreamListener } from "../../platform/unix_stream/mod.ts";
 import { MachineService } from "../gen/machined/v1/machine_pb.ts";
-import { type CallerIdentity, callerKey, identityFromHeaders } from "../auth/identity.ts";
-import { authorize } from "../auth/rbac.ts";
+import { authorize, type CallerIdentity, callerKey, identityFromHeaders } from "../auth/mod.ts";
 import { errorMappingInterceptor } from "./errors.ts";
 import { createAuditInterceptor } from "./audit.ts";
 import { createSendGate } from "./send_gate.ts";

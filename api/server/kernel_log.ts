@@ -5,25 +5,13 @@
  * readKernelLog} adds `tail` on top, using the kernel's sequence numbers to
  * tell the backlog from what comes after it.
  */
+import type { KmsgGap, KmsgRecord } from "../../platform/kmsg/mod.ts";
 
-/** One kernel log record (platform/kmsg's KmsgRecord). */
-export interface KernelLogRecord {
-  /** Severity 0 (emerg) .. 7 (debug). */
-  readonly level: number;
-  readonly facility: number;
-  /** The kernel's sequence number. */
-  readonly seq: number;
-  /** Microseconds since boot. */
-  readonly usec: number;
-  readonly flags: string;
-  readonly text: string;
-  readonly fields: Readonly<Record<string, string>>;
-}
+/** One kernel log record: platform/kmsg's, which owns the record's shape. */
+export type KernelLogRecord = KmsgRecord;
 
-/** Records the kernel overwrote before they were read. */
-export interface KernelLogGap {
-  readonly lost: true;
-}
+/** Records the kernel overwrote before they were read (platform/kmsg's gap). */
+export type KernelLogGap = KmsgGap;
 
 /** Options of {@link KernelLog.read}. */
 export interface KernelLogReadOptions {

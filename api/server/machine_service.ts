@@ -26,16 +26,15 @@ import {
   type ResourceType,
 } from "../../resources/mod.ts";
 import { roleFromProto, selectorFromProto, toProtoResource } from "../mapping/mod.ts";
-import { type CallerIdentity, callerKey } from "../auth/identity.ts";
+import { type CallerIdentity, callerKey, redactResource } from "../auth/mod.ts";
 import type { MaintenanceGate } from "./maintenance_gate.ts";
 import type { NodeActions } from "./node_actions.ts";
 import { rebootModeFromProto } from "./reboot_mode.ts";
 import type { EventSource } from "./event_source.ts";
 import { clientCertLifetimeMs, type ClientConfigIssuer } from "./client_config_issuer.ts";
 import type { AuditLog } from "./audit.ts";
-import { redactResource } from "./redaction.ts";
-import type { Role } from "../../pki/role.ts";
-import { certificateNameProblem } from "../../pki/certificate_name.ts";
+import type { Role } from "../../pki/mod.ts";
+import { certificateNameProblem } from "../../pki/mod.ts";
 import { createNodeServiceHandlers, type NodeServiceDeps } from "./node_service_handlers.ts";
 import { createObserveHandlers, type ObserveDeps } from "./observe_handlers.ts";
 import { createResetHandler } from "./reset_handler.ts";

@@ -8,8 +8,8 @@
  * and every later call without mutual TLS is refused.
  */
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
-import { authorizeMaintenance } from "../auth/maintenance.ts";
-import type { CallerIdentity } from "../auth/identity.ts";
+import { authorizeMaintenance } from "../auth/mod.ts";
+import type { CallerIdentity } from "../auth/mod.ts";
 
 /** The node's maintenance state, as the API needs it (api/host/maintenance_gate.ts implements it). */
 export interface MaintenanceGate {

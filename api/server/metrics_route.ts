@@ -7,8 +7,7 @@
 import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import { ConnectError } from "@connectrpc/connect";
 import { MachineService } from "../gen/machined/v1/machine_pb.ts";
-import { identityFromHeaders } from "../auth/identity.ts";
-import { authorize } from "../auth/rbac.ts";
+import { authorize, identityFromHeaders } from "../auth/mod.ts";
 import type { MetricsRegistry } from "../../metrics/mod.ts";
 
 /** The path Prometheus scrapes. */

@@ -85,3 +85,15 @@ export {
   startInternalApiServer,
 } from "./internal_server.ts";
 export { createReflectionIndex, type ReflectionIndex } from "./reflection.ts";
+export {
+  FILE_COPY_MAX_BYTES,
+  FILE_DEADLINE_MS,
+  FILE_LIST_MAX_DEPTH,
+  FILE_LIST_MAX_ENTRIES,
+  FILE_READ_MAX_BYTES,
+} from "./files/budgets.ts";
+export type { FileBounds } from "./files/budgets.ts";
+export type { MaintenanceGate } from "./maintenance_gate.ts";
+export { createTokenBucket, NTP_PORT } from "./time_query.ts";
+export type { TimeQuerier, TimeSample, TokenBucket } from "./time_query.ts";
+export { WATCH_PATH } from "./watch_route.ts";

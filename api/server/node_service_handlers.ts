@@ -21,18 +21,17 @@ import {
   configStateToProto,
   kernelLogToProto,
   logEntryToProto,
+  serviceInfoToProto,
 } from "../mapping/mod.ts";
-import { serviceInfoToProto } from "../mapping/services_mapping.ts";
-import { type CallerIdentity, callerKey } from "../auth/identity.ts";
+import { type CallerIdentity, callerKey, redactServiceSpec, visibilityOf } from "../auth/mod.ts";
 import {
   type ConfigApplier,
   type ConfigApplyResult,
   configRejectionMessage,
 } from "./config_applier.ts";
 import { type KernelLog, readKernelLog } from "./kernel_log.ts";
-import { SERVICE_ID } from "../../config/schema/services.ts";
+import { SERVICE_ID } from "../../config/mod.ts";
 import type { LogSource, ServiceControl, ServiceView } from "./service_control.ts";
-import { redactServiceSpec, visibilityOf } from "./redaction.ts";
 
 /** The optional dependencies of these handlers. */
 export interface NodeServiceDeps {

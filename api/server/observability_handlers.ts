@@ -15,7 +15,7 @@ import {
   type MachineService,
   MetricsResponseSchema,
 } from "../gen/machined/v1/machine_pb.ts";
-import type { CriClient } from "../../cri/cri_client.ts";
+import type { CriClient } from "../../cri/mod.ts";
 import type { DependencyGraph } from "../../runtime/mod.ts";
 import { type MachineStore, RUNTIME_STATUS, RUNTIME_STATUS_ID } from "../../resources/mod.ts";
 

@@ -25,7 +25,7 @@ import {
   TIME_STATUS,
   TIME_STATUS_ID,
 } from "../../resources/mod.ts";
-import { timeStatusToProto } from "../mapping/system_mapping.ts";
+import { timeStatusToProto } from "../mapping/mod.ts";
 import {
   createTokenBucket,
   parseTimeServer,
@@ -33,9 +33,7 @@ import {
   type TimeQuerier,
   type TokenBucket,
 } from "./time_query.ts";
-import { redactArgv, visibilityOf } from "./redaction.ts";
-import { callerKey } from "../auth/identity.ts";
-import { authorizeTimeServer } from "../auth/rbac.ts";
+import { authorizeTimeServer, callerKey, redactArgv, visibilityOf } from "../auth/mod.ts";
 
 /** The dependencies of these handlers. */
 export interface ObserveDeps {

@@ -15,7 +15,7 @@ import {
   type ResetRequest,
   ResetResponseSchema,
 } from "../gen/machined/v1/machine_pb.ts";
-import { type CallerIdentity, callerKey } from "../auth/identity.ts";
+import { type CallerIdentity, callerKey } from "../auth/mod.ts";
 import type { NodeActions, ResetMode } from "./node_actions.ts";
 
 /** The Reset handler over `actions.reset` (Unimplemented without it). */

@@ -5,6 +5,7 @@
  * imported from supervisor/, so the API (and apid, which loads this module
  * graph) does not pull in the supervisor and its CRI client.
  */
+import type { LogLine } from "../../logs/mod.ts";
 import type { ServiceSpecSpec, ServiceStatusSpec } from "../../resources/mod.ts";
 
 /** One service as the API lists it. */
@@ -32,15 +33,8 @@ export interface ServiceControl {
   restart(id: string): void | Promise<void>;
 }
 
-/** One line of a log. */
-export interface LogEntry {
-  /** Grows by one per line of this log. */
-  readonly seq: number;
-  /** Epoch milliseconds. */
-  readonly time: number;
-  readonly stream: "stdout" | "stderr" | "log";
-  readonly text: string;
-}
+/** One line of a log: logs/'s line, which owns its shape. */
+export type LogEntry = LogLine;
 
 /** Options of {@link LogSource.logs}. */
 export interface LogSourceReadOptions {

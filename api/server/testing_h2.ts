@@ -7,7 +7,7 @@
  */
 import http2 from "node:http2";
 import { connectUnixStream } from "../../platform/unix_stream/mod.ts";
-import { type CallerIdentity, identityToHeaders } from "../auth/identity.ts";
+import { type CallerIdentity, identityToHeaders } from "../auth/mod.ts";
 
 /** One call's response, as it arrives. */
 export interface H2Call {

@@ -26,8 +26,7 @@ import {
   type ServiceImpl,
 } from "@connectrpc/connect";
 import { MachineService } from "../gen/machined/v1/machine_pb.ts";
-import { callerKey, identityFromHeaders } from "../auth/identity.ts";
-import { authorize } from "../auth/rbac.ts";
+import { authorize, callerKey, identityFromHeaders } from "../auth/mod.ts";
 import type { MetricsRegistry } from "../../metrics/mod.ts";
 import { toConnectError } from "./errors.ts";
 import { grpcFrame } from "./watch_fanout.ts";

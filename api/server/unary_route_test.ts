@@ -32,7 +32,7 @@ import { startInternalApiServer } from "./internal_server.ts";
 import { connectH2, frame, type H2Client, READER } from "./testing_h2.ts";
 import { createUnaryRoute } from "./unary_route.ts";
 import { createMachineService } from "./machine_service.ts";
-import { identityToHeaders } from "../auth/identity.ts";
+import { identityToHeaders } from "../auth/mod.ts";
 
 const GET = `/${MachineService.typeName}/Get`;
 const LIST = `/${MachineService.typeName}/List`;

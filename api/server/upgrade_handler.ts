@@ -12,7 +12,7 @@ import {
   type UpgradeRequest,
   UpgradeResponseSchema,
 } from "../gen/machined/v1/machine_pb.ts";
-import { type CallerIdentity, callerKey } from "../auth/identity.ts";
+import { type CallerIdentity, callerKey } from "../auth/mod.ts";
 import type { ActionRequester, NodeActions } from "./node_actions.ts";
 import { rebootModeFromProto } from "./reboot_mode.ts";
 

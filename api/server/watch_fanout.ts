@@ -19,8 +19,8 @@ import type { Store } from "../../runtime/mod.ts";
 import { toBinary } from "@bufbuild/protobuf";
 import { type WatchResponse, WatchResponseSchema } from "../gen/machined/v1/machine_pb.ts";
 import { type AnyMachineResource, watchEventToProto } from "../mapping/mod.ts";
-import type { Role } from "../../pki/role.ts";
-import { redactResource, type Visibility, visibilityOf } from "./redaction.ts";
+import type { Role } from "../../pki/mod.ts";
+import { redactResource, type Visibility, visibilityOf } from "../auth/mod.ts";
 
 /** Events a Watch stream may fall behind before it overflows (docs/api.md, "Watch"). */
 export const WATCH_STREAM_CAPACITY = 4096;

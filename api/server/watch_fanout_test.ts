@@ -4,7 +4,7 @@ import { WatchResponseSchema } from "../gen/machined/v1/machine_pb.ts";
 import type { ResourceSpecs } from "../../resources/mod.ts";
 import { Store, type WatchEvent } from "../../runtime/mod.ts";
 import { fakeServiceSpec } from "../testing.ts";
-import { REDACTED } from "./redaction.ts";
+import { REDACTED } from "../auth/mod.ts";
 import { createWatchFanout } from "./watch_fanout.ts";
 
 const PTR = { type: "ServiceSpec" as const, namespace: "runtime", id: "web" };

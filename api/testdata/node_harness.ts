@@ -13,9 +13,7 @@ import { join } from "node:path";
 import { nativeProcessBackend } from "../../platform/process/mod.ts";
 import { RecordingActions, seededStore } from "../testing.ts";
 import { createClientConfigIssuer, startInternalApiServer } from "../server/mod.ts";
-import { ApidSupervisor } from "../edge/supervisor.ts";
-import { edgeProcessSpec } from "../edge/edge_process_spec.ts";
-import { APID_DEFAULTS } from "../edge/apid_options.ts";
+import { APID_DEFAULTS, ApidSupervisor, edgeProcessSpec } from "../edge/mod.ts";
 import { loadOrCreateNodePki } from "../../pki/mod.ts";
 
 const [pkiDir, portText] = Deno.args;

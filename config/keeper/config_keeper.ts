@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { writeFileAtomic } from "../../pki/mod.ts";
 import { type MachineConfig, parseMachineConfig } from "../mod.ts";
 import { applyConfigText, type ConfigLoad } from "./config_loader.ts";
-import type { Machined } from "../../node/machined.ts";
+import type { Machined } from "../../core/mod.ts";
 
 /** The config text in force and where it lives. */
 export class ConfigKeeper {

@@ -4,7 +4,7 @@ import { createLogger } from "../../logs/mod.ts";
 import { waitForResource } from "../../runtime/testing.ts";
 import { ConfigKeeper } from "./config_keeper.ts";
 import { configApplier } from "./config_modes.ts";
-import { Machined } from "../../node/machined.ts";
+import { Machined } from "../../core/mod.ts";
 
 const HEAD = "version: v1alpha1\nmachine:\n  hostname: node-1\n";
 const BY = { name: "test", role: "os:admin" };

@@ -4,10 +4,8 @@
  * so a bad config never silently boots defaults and never replaces a good
  * config already in force.
  */
-import type { ConfigError } from "../config_error.ts";
-import { parseMachineConfig } from "../parse_machine_config.ts";
-import { redactConfigSecrets } from "../secrets.ts";
-import { deepEqual } from "../config_diff.ts";
+import type { ConfigError, MachineConfig } from "../mod.ts";
+import { deepEqual, parseMachineConfig, redactConfigSecrets } from "../mod.ts";
 import {
   CONFIG_STATUS,
   CONFIG_STATUS_ID,
@@ -18,7 +16,6 @@ import {
   MACHINE_CONFIG_ID,
   type MachineStore,
 } from "../../resources/mod.ts";
-import type { MachineConfig } from "../schema/machine_config.ts";
 import { forbiddenSecretError } from "./config_secrets.ts";
 
 /** The owner of MachineConfig and ConfigStatus. */

@@ -7,7 +7,7 @@ import { ApplyRefusedError } from "../../api/server/mod.ts";
 import type { ActionRequester } from "../../api/server/mod.ts";
 import { ConfigKeeper } from "./config_keeper.ts";
 import { ConfigModes } from "./config_modes.ts";
-import { Machined } from "../../node/machined.ts";
+import { Machined } from "../../core/mod.ts";
 
 const BY = { name: "test", role: "os:admin" };
 const cfg = (hostname: string, extra = "") =>

@@ -6,7 +6,7 @@
  * instead; see docs/decisions.md.
  */
 import { LineCounter, parseDocument } from "yaml";
-import { ConfigError } from "../config_error.ts";
+import { ConfigError } from "../mod.ts";
 
 /** The path of the one secret a config may hold. */
 export const CA_KEY_PATH = ["machine", "ca", "key"] as const;

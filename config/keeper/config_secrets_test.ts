@@ -4,7 +4,7 @@ import { createLogger } from "../../logs/mod.ts";
 import { createCertificateAuthority } from "../../pki/mod.ts";
 import { ConfigKeeper } from "./config_keeper.ts";
 import { forbiddenSecretError } from "./config_secrets.ts";
-import { Machined } from "../../node/machined.ts";
+import { Machined } from "../../core/mod.ts";
 
 Deno.test("a config on the kernel command line with the CA key is refused, pointing at the key", async () => {
   const ca = await createCertificateAuthority();

@@ -12,8 +12,8 @@ import { CIDATA_SOURCE, lateConfigPlan, STATE_SOURCE } from "./config_sources.ts
 import { ConfigFetchError, fetchConfig, sha256Hex } from "./config_fetch.ts";
 import { ConfigKeeper } from "./config_keeper.ts";
 import { runLateConfig } from "./late_config.ts";
-import { Machined } from "../../node/machined.ts";
-import { FakeMountBackend } from "../../platform/mount/backend_fake.ts";
+import { Machined } from "../../core/mod.ts";
+import { FakeMountBackend } from "../../platform/mount/mod.ts";
 
 const cmd = (o: Record<string, string>) => new Map(Object.entries(o));
 

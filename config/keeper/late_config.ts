@@ -14,7 +14,7 @@ import type { MountBackend } from "../../platform/mount/mod.ts";
 import { fetchConfig } from "./config_fetch.ts";
 import type { LateConfigPlan } from "./config_sources.ts";
 import type { ConfigKeeper } from "./config_keeper.ts";
-import type { Machined } from "../../node/machined.ts";
+import type { Machined } from "../../core/mod.ts";
 
 /** Options of {@link runLateConfig}. */
 export interface LateConfigOptions {

@@ -9,8 +9,17 @@ import type { MountBackend } from "../../platform/mount/mod.ts";
 import { lateConfigPlan } from "./config_sources.ts";
 import type { ConfigKeeper } from "./config_keeper.ts";
 import { runLateConfig } from "./late_config.ts";
-import type { Machined } from "../../node/machined.ts";
-import type { NodeMaintenanceGate } from "../../api/host/mod.ts";
+import type { Machined } from "../../core/mod.ts";
+
+/**
+ * What the late sources hold while they look at the disks: the API's maintenance gate
+ * (api/host's NodeMaintenanceGate satisfies it), so an insecure ApplyConfiguration waits
+ * until STATE has been checked. Declared here so the keeper does not reach up to the API.
+ */
+export interface LateConfigGate {
+  /** Holds insecure applies until `settled` (bounded by the gate). */
+  holdUntil(settled: Promise<unknown>): void;
+}
 
 /** Starts looking for a config on a CIDATA volume, then at the command line's URL. */
 export function startLateConfig(o: {
@@ -18,7 +27,7 @@ export function startLateConfig(o: {
   keeper: ConfigKeeper;
   cmdline: ReadonlyMap<string, string>;
   mount: MountBackend;
-  gate: NodeMaintenanceGate;
+  gate: LateConfigGate;
 }): void {
   const { promise: stateChecked, resolve } = Promise.withResolvers<void>();
   o.gate.holdUntil(stateChecked);

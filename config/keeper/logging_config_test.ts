@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createLogger } from "../../logs/mod.ts";
 import { applyConfigText } from "./config_loader.ts";
 import { followLoggingConfig } from "./logging_config.ts";
-import { Machined } from "../../node/machined.ts";
+import { Machined } from "../../core/mod.ts";
 
 const config = (logging: string) =>
   `version: v1alpha1\nmachine:\n  hostname: node-1\n  logging:\n${logging}`;

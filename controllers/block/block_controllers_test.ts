@@ -38,7 +38,7 @@ import {
   TEST_LAYOUT,
   writeFakeSysfs,
 } from "./fake_disks.ts";
-import { PARTITION_NAME as N, PARTITION_TYPE as T } from "./layout.ts";
+import { PARTITION_NAME as N, PARTITION_TYPE as T } from "../../layout/mod.ts";
 import { blockControllers } from "./mod.ts";
 import { partitionsResetMayFormat } from "./reset_may_format.ts";
 

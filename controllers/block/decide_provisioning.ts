@@ -22,14 +22,14 @@
  */
 import { gptGeometry, type GptPartition, type GptTable } from "../../platform/block/mod.ts";
 import type { DiskFacts, PartitionFacts } from "./disk_facts.ts";
-import type { DiskLayout } from "../../resources/block/disk_status.ts";
+import type { DiskLayout } from "../../resources/mod.ts";
 import {
   isBootPartition,
   PARTITION_NAME,
   PARTITION_TYPE,
   partitionRole,
   type VolumeLayout,
-} from "./layout.ts";
+} from "../../layout/mod.ts";
 
 /** `machine.install` as the decision needs it. */
 export interface InstallRequest {

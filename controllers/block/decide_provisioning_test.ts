@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { encodeGpt, type GptPartition } from "../../platform/block/mod.ts";
+import { encodeGpt, GPT_TYPE, type GptPartition } from "../../platform/block/mod.ts";
 import {
   classifyDisk,
   decideProvisioning,
@@ -8,9 +8,8 @@ import {
   type ProvisioningPlan,
 } from "./decide_provisioning.ts";
 import { diskFacts, ext4Head, part, sequentialGuids, TEST_LAYOUT } from "./fake_disks.ts";
-import { isBootPartition, PARTITION_NAME as N, PARTITION_TYPE as T } from "./layout.ts";
+import { isBootPartition, PARTITION_NAME as N, PARTITION_TYPE as T } from "../../layout/mod.ts";
 import type { PartitionFacts } from "./disk_facts.ts";
-import { GPT_TYPE } from "../../platform/block/mod.ts";
 
 const MiB = 1024 * 1024;
 const install = { disk: "/dev/vda", wipe: false };

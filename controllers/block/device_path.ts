@@ -4,7 +4,7 @@
  * create a node after the partitions were re-read.
  * @module
  */
-import type { Clock } from "../../runtime/clock.ts";
+import type { Clock } from "../../runtime/mod.ts";
 
 /**
  * The kernel's name for partition `n` of `disk`: a `p` goes between names

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { FakeClock } from "../../runtime/clock.ts";
+import { FakeClock } from "../../runtime/mod.ts";
 import {
   DeviceTimeoutError,
   kernelName,

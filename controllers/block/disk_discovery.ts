@@ -9,14 +9,18 @@
  */
 import type { BlockBackend } from "../../platform/block/mod.ts";
 import type { MountBackend } from "../../platform/mount/mod.ts";
-import { DISCOVERED_VOLUME, DISK_STATUS, VOLUME_STATUS } from "../../resources/block/mod.ts";
-import type { DiscoveredVolumeSpec, DiskStatusSpec } from "../../resources/block/mod.ts";
-import type { MachineController, ResourceSpecs } from "../../resources/registry.ts";
+import { DISCOVERED_VOLUME, DISK_STATUS, VOLUME_STATUS } from "../../resources/mod.ts";
+import type {
+  DiscoveredVolumeSpec,
+  DiskStatusSpec,
+  MachineController,
+  ResourceSpecs,
+} from "../../resources/mod.ts";
 import type { ReconcileContext } from "../../runtime/mod.ts";
 import { classifyDisk } from "./decide_provisioning.ts";
 import { partitionPath } from "./device_path.ts";
 import { type DiskFacts, gatherDiskFacts } from "./disk_facts.ts";
-import { DEFAULT_LAYOUT, partitionRole } from "./layout.ts";
+import { DEFAULT_LAYOUT, partitionRole } from "../../layout/mod.ts";
 import { readSysfsDisks, type SysfsDisk } from "./sysfs_disks.ts";
 
 /** The namespace of every block resource. */

@@ -6,7 +6,7 @@ import { ControllerRuntime, Store } from "../../runtime/mod.ts";
 import { waitForAbsence, waitForResource } from "../../runtime/testing.ts";
 import { DiskDiscoveryController } from "./disk_discovery.ts";
 import { ext4Head, part, writeFakeSysfs, xfsHead } from "./fake_disks.ts";
-import { PARTITION_NAME as N, PARTITION_TYPE as T } from "./layout.ts";
+import { PARTITION_NAME as N, PARTITION_TYPE as T } from "../../layout/mod.ts";
 
 const MiB = 1024 * 1024;
 const U1 = "0a0b0c0d-0e0f-4011-8213-141516171819";

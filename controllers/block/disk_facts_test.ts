@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { FakeBlockBackend, GPT_TYPE } from "../../platform/block/mod.ts";
 import { gatherDiskFacts, hasMbrPartitions, isZero } from "./disk_facts.ts";
 import { ext4Head, part } from "./fake_disks.ts";
-import { PARTITION_NAME as N, PARTITION_TYPE as T } from "./layout.ts";
+import { PARTITION_NAME as N, PARTITION_TYPE as T } from "../../layout/mod.ts";
 
 const MiB = 1024 * 1024;
 const opts = { mountedSources: new Set<string>(), zeroBytes: 64 * 1024 };

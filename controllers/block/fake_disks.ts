@@ -9,7 +9,7 @@ import type { FakeBlockBackend, GptPartition } from "../../platform/block/mod.ts
 import type { FakeProcessBackend } from "../../platform/process/mod.ts";
 import type { DiskFacts, PartitionFacts } from "./disk_facts.ts";
 import { partitionPath } from "./device_path.ts";
-import type { VolumeLayout } from "./layout.ts";
+import type { VolumeLayout } from "../../layout/mod.ts";
 
 const MiB = 1024 * 1024;
 

@@ -4,7 +4,7 @@
  * @module
  */
 import type { ProcessBackend } from "../../platform/process/mod.ts";
-import type { VolumeFilesystem } from "../../resources/block/volume_spec.ts";
+import type { VolumeFilesystem } from "../../resources/mod.ts";
 import { runCommand } from "./run_command.ts";
 
 /**

@@ -23,10 +23,9 @@ import type { EventBus } from "../../events/mod.ts";
 import type { BlockBackend } from "../../platform/block/mod.ts";
 import type { MountBackend } from "../../platform/mount/mod.ts";
 import type { ProcessBackend } from "../../platform/process/mod.ts";
-import type { VolumeFilesystem } from "../../resources/block/volume_spec.ts";
-import type { MachineController } from "../../resources/registry.ts";
+import type { MachineController, VolumeFilesystem } from "../../resources/mod.ts";
 import { DiskDiscoveryController } from "./disk_discovery.ts";
-import type { VolumeLayout } from "./layout.ts";
+import type { VolumeLayout } from "../../layout/mod.ts";
 import { ProvisioningRecordController } from "./provisioning_record.ts";
 import { VolumeConfigController } from "./volume_config.ts";
 import { VolumeMountController } from "./volume_mount.ts";
@@ -106,16 +105,6 @@ export {
 } from "./decide_provisioning.ts";
 export { partitionsResetMayFormat, type RecordForReset } from "./reset_may_format.ts";
 export { type DiskFacts, gatherDiskFacts, type PartitionFacts } from "./disk_facts.ts";
-export {
-  DEFAULT_LAYOUT,
-  isBootPartition,
-  MOUNT_POINT,
-  PARTITION_NAME,
-  PARTITION_TYPE,
-  partitionRole,
-  PROVISIONING_RECORD_FILE,
-  type VolumeLayout,
-} from "./layout.ts";
 export { mkfsArgv } from "./mkfs.ts";
 export { readRecordFile, type RecordContent, RecordFileError } from "./record_file.ts";
 export { ProvisionError } from "./provision_error.ts";
@@ -129,3 +118,4 @@ export {
   wipeResetTargets,
   type WipeResult,
 } from "./reset_plan.ts";
+export { partitionPath, resolveDevice } from "./device_path.ts";

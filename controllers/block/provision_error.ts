@@ -5,7 +5,7 @@
  * @module
  */
 import { isSysError } from "../../native-ops/mod.ts";
-import type { VolumeError } from "../../resources/block/volume_status.ts";
+import type { VolumeError } from "../../resources/mod.ts";
 import { CommandError } from "./run_command.ts";
 
 /** A step of provisioning or mounting failed. */

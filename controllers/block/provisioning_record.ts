@@ -13,11 +13,11 @@ import {
   PROVISIONING_RECORD_ID,
   STATE_MOUNT_ID,
   VOLUME_STATUS,
-} from "../../resources/block/mod.ts";
-import type { MachineController, ResourceSpecs } from "../../resources/registry.ts";
+} from "../../resources/mod.ts";
+import type { MachineController, ResourceSpecs } from "../../resources/mod.ts";
 import { deepEqual, type ReconcileContext } from "../../runtime/mod.ts";
 import { BLOCK_NAMESPACE } from "./disk_discovery.ts";
-import { PROVISIONING_RECORD_FILE } from "./layout.ts";
+import { PROVISIONING_RECORD_FILE } from "../../layout/mod.ts";
 import { type CreatedOnDisk, mergeRecord, readRecordFile, writeRecordFile } from "./record_file.ts";
 
 /** Keeps the provisioning record on STATE. */

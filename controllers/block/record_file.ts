@@ -5,8 +5,7 @@
  * record, never half of one.
  * @module
  */
-import type { CreatedPartition } from "../../resources/block/volume_status.ts";
-import type { ProvisioningRecordSpec } from "../../resources/block/provisioning_record.ts";
+import type { CreatedPartition, ProvisioningRecordSpec } from "../../resources/mod.ts";
 
 /** The file's content (the resource without where it lives). */
 export type RecordContent = Omit<ProvisioningRecordSpec, "path">;

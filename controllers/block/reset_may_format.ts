@@ -5,8 +5,8 @@
  * @module
  */
 import type { GptPartition, GptTable } from "../../platform/block/mod.ts";
-import type { CreatedPartition } from "../../resources/block/volume_status.ts";
-import { isBootPartition, partitionRole } from "./layout.ts";
+import type { CreatedPartition } from "../../resources/mod.ts";
+import { isBootPartition, partitionRole } from "../../layout/mod.ts";
 
 /** The parts of a provisioning record this check reads. */
 export interface RecordForReset {

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import type { GptTable } from "../../platform/block/mod.ts";
 import { GPT_TYPE } from "../../platform/block/mod.ts";
 import { part } from "./fake_disks.ts";
-import { PARTITION_NAME as N, PARTITION_TYPE as T } from "./layout.ts";
+import { PARTITION_NAME as N, PARTITION_TYPE as T } from "../../layout/mod.ts";
 import { partitionsResetMayFormat, type RecordForReset } from "./reset_may_format.ts";
 
 const DISK = "11111111-2222-4333-8444-555555555555";

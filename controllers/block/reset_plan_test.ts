@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { FakeBlockBackend, GPT_TYPE, type GptTable } from "../../platform/block/mod.ts";
 import { part } from "./fake_disks.ts";
-import { isBootPartition, PARTITION_NAME as N, PARTITION_TYPE as T } from "./layout.ts";
+import { isBootPartition, PARTITION_NAME as N, PARTITION_TYPE as T } from "../../layout/mod.ts";
 import { type RecordOnDisk, resetTargets, wipeRanges, wipeResetTargets } from "./reset_plan.ts";
 
 const MiB = 1024 * 1024;

@@ -9,10 +9,10 @@
  */
 import assert from "node:assert/strict";
 import { encodeGpt, GPT_TYPE, NativeBlockBackend } from "../../platform/block/mod.ts";
-import { assertNotHostNamespace, insideTestNamespace } from "../../platform/rerun_in_namespace.ts";
+import { assertNotHostNamespace, insideTestNamespace } from "../../platform/testing.ts";
 import { PROVISIONING_RECORD, VOLUME_STATUS } from "../../resources/mod.ts";
 import { waitForResource } from "../../runtime/testing.ts";
-import { PARTITION_NAME, PARTITION_TYPE } from "./layout.ts";
+import { PARTITION_NAME, PARTITION_TYPE } from "../../layout/mod.ts";
 import { resetTargets, wipeResetTargets } from "./reset_plan.ts";
 import {
   bootBlock,

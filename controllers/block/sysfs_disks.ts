@@ -6,7 +6,7 @@
  * kept (tests and file-backed disks use them).
  * @module
  */
-import type { DiskKind } from "../../resources/block/disk_status.ts";
+import type { DiskKind } from "../../resources/mod.ts";
 
 /** A partition the kernel knows (bytes). */
 export interface SysfsPartition {

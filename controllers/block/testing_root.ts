@@ -11,7 +11,7 @@ import { EventBus } from "../../events/mod.ts";
 import { NativeBlockBackend } from "../../platform/block/mod.ts";
 import { NativeMountBackend } from "../../platform/mount/mod.ts";
 import { nativeProcessBackend } from "../../platform/process/mod.ts";
-import { rerunInNamespace } from "../../platform/rerun_in_namespace.ts";
+import { rerunInNamespace } from "../../platform/testing.ts";
 import {
   isStateMounted,
   MACHINE_CONFIG,

@@ -5,17 +5,18 @@
  * Output: VolumeSpec.
  * @module
  */
-import { MACHINE_CONFIG, MACHINE_CONFIG_ID } from "../../resources/config/machine_config.ts";
 import {
+  MACHINE_CONFIG,
+  MACHINE_CONFIG_ID,
   VOLUME_SPEC,
   type VolumeFilesystem,
   type VolumeSpecSpec,
-} from "../../resources/block/volume_spec.ts";
-import type { MachineController, ResourceSpecs } from "../../resources/registry.ts";
+} from "../../resources/mod.ts";
+import type { MachineController, ResourceSpecs } from "../../resources/mod.ts";
 import type { ReconcileContext } from "../../runtime/mod.ts";
 import type { InstallConfig } from "../../config/mod.ts";
 import { BLOCK_NAMESPACE } from "./disk_discovery.ts";
-import { DEFAULT_LAYOUT, MOUNT_POINT, PARTITION_NAME, PARTITION_TYPE } from "./layout.ts";
+import { DEFAULT_LAYOUT, MOUNT_POINT, PARTITION_NAME, PARTITION_TYPE } from "../../layout/mod.ts";
 
 /** Dependencies of {@link VolumeConfigController}: what the config does not (yet) say. */
 export interface VolumeConfigDeps {

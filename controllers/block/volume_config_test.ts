@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { DEFAULT_LAYOUT, PARTITION_TYPE } from "./layout.ts";
+import { DEFAULT_LAYOUT, PARTITION_TYPE } from "../../layout/mod.ts";
 import { volumeSpecs } from "./volume_config.ts";
 
 Deno.test("machine.install becomes STATE and EPHEMERAL specs; none without it", () => {

@@ -15,8 +15,8 @@ import {
   VOLUME_STATUS,
   type VolumeSpecSpec,
   type VolumeStatusSpec,
-} from "../../resources/block/mod.ts";
-import type { MachineController, ResourceSpecs } from "../../resources/registry.ts";
+} from "../../resources/mod.ts";
+import type { MachineController, ResourceSpecs } from "../../resources/mod.ts";
 import type { ReconcileContext } from "../../runtime/mod.ts";
 import { BLOCK_NAMESPACE } from "./disk_discovery.ts";
 import { ProvisionError, toVolumeError } from "./provision_error.ts";

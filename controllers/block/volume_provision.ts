@@ -22,15 +22,15 @@ import {
   type VolumePhase,
   type VolumeSpecSpec,
   type VolumeStatusSpec,
-} from "../../resources/block/mod.ts";
-import type { MachineController, ResourceSpecs } from "../../resources/registry.ts";
+} from "../../resources/mod.ts";
+import type { MachineController, ResourceSpecs } from "../../resources/mod.ts";
 import type { ReconcileContext } from "../../runtime/mod.ts";
 import { decideProvisioning, type ProvisioningDecision } from "./decide_provisioning.ts";
 import { resolveDevice, waitForDeviceNode } from "./device_path.ts";
 import { BLOCK_NAMESPACE } from "./disk_discovery.ts";
 import { type DiskFacts, gatherDiskFacts, type PartitionFacts } from "./disk_facts.ts";
 import { writePlan } from "./execute_plan.ts";
-import { DEFAULT_LAYOUT, partitionRole, type VolumeLayout } from "./layout.ts";
+import { DEFAULT_LAYOUT, partitionRole, type VolumeLayout } from "../../layout/mod.ts";
 import { makeFilesystem } from "./mkfs.ts";
 import { ProvisionError, toVolumeError } from "./provision_error.ts";
 

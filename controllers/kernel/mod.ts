@@ -17,7 +17,7 @@
  * ```
  * @module
  */
-import type { MachineController } from "../../resources/registry.ts";
+import type { MachineController } from "../../resources/mod.ts";
 import type { EventBus } from "../../events/mod.ts";
 import type { KmodBackend, ModuleIndex } from "../../platform/kmod/mod.ts";
 import type { SysctlBackend } from "./sysctl_backend.ts";

@@ -6,12 +6,13 @@
  * Input: MachineConfig. Output: KernelModuleStatus.
  * @module
  */
-import type { MachineController, ResourceSpecs } from "../../resources/registry.ts";
-import { MACHINE_CONFIG, MACHINE_CONFIG_ID } from "../../resources/config/machine_config.ts";
+import type { MachineController, ResourceSpecs } from "../../resources/mod.ts";
 import {
   KERNEL_MODULE_STATUS,
   type KernelModuleStatusSpec,
-} from "../../resources/kernel/kernel_module_status.ts";
+  MACHINE_CONFIG,
+  MACHINE_CONFIG_ID,
+} from "../../resources/mod.ts";
 import type { ReconcileContext } from "../../runtime/mod.ts";
 import type { EventBus } from "../../events/mod.ts";
 import {

@@ -5,7 +5,7 @@
  * operation (`sysctl_read`, `sysctl_write`) and every call is recorded.
  * @module
  */
-import { FaultInjector } from "../../platform/fault.ts";
+import { FaultInjector } from "../../platform/mod.ts";
 import { type SysctlBackend, SysctlError, sysctlPath } from "./sysctl_backend.ts";
 
 /** The in-memory backend; keys are stored by path (`net/ipv4/ip_forward`). */

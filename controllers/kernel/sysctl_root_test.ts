@@ -10,7 +10,7 @@ import {
   assertNotHostNamespace,
   insideTestNamespace,
   rerunInNamespace,
-} from "../../platform/rerun_in_namespace.ts";
+} from "../../platform/testing.ts";
 import { parseMachineConfig } from "../../config/mod.ts";
 import {
   KERNEL_PARAM_STATUS,

@@ -5,15 +5,10 @@
  * AddressSpec.
  * @module
  */
-import type { MachineController } from "../../resources/registry.ts";
-import {
-  ADDRESS_SPEC,
-  addressId,
-  type AddressSpecSpec,
-} from "../../resources/network/address_spec.ts";
-import type { DhcpLeaseSpec } from "../../resources/network/dhcp_lease.ts";
+import type { DhcpLeaseSpec, MachineController } from "../../resources/mod.ts";
+import { ADDRESS_SPEC, addressId, type AddressSpecSpec } from "../../resources/mod.ts";
 import { type MachineConfig, parseCidr } from "../../config/mod.ts";
-import { formatIp } from "../../platform/network/ip.ts";
+import { formatIp } from "../../platform/network/mod.ts";
 import {
   boundLeases,
   CONFIG_INPUT,

@@ -7,18 +7,20 @@
  * it). No outputs: AddressStatus shows the result.
  * @module
  */
-import type { MachineController } from "../../resources/registry.ts";
-import { ADDRESS_SPEC, type AddressSpecSpec } from "../../resources/network/address_spec.ts";
-import { ADDRESS_STATUS } from "../../resources/network/address_status.ts";
-import { LINK_STATUS } from "../../resources/network/link_status.ts";
+import type { MachineController, ResourceSpecs } from "../../resources/mod.ts";
+import {
+  ADDRESS_SPEC,
+  ADDRESS_STATUS,
+  type AddressSpecSpec,
+  LINK_STATUS,
+} from "../../resources/mod.ts";
 import type { ReconcileContext } from "../../runtime/mod.ts";
-import type { ResourceSpecs } from "../../resources/registry.ts";
 import type {
   AddressInfo,
   AddressSpec as BackendAddress,
   LinkInfo,
   NetworkBackend,
-} from "../../platform/network/backend.ts";
+} from "../../platform/network/mod.ts";
 import { hasErrno, NetworkApplyError } from "./apply_error.ts";
 
 /** Applies AddressSpecs through the network backend. */

@@ -4,15 +4,14 @@
  * Output: AddressStatus.
  * @module
  */
-import type { MachineController } from "../../resources/registry.ts";
-import { addressId } from "../../resources/network/address_spec.ts";
-import { ADDRESS_STATUS, type AddressStatusSpec } from "../../resources/network/address_status.ts";
+import type { MachineController } from "../../resources/mod.ts";
+import { ADDRESS_STATUS, addressId, type AddressStatusSpec } from "../../resources/mod.ts";
 import {
   type AddressInfo,
   type LinkInfo,
   type NetworkBackend,
   SCOPE,
-} from "../../platform/network/backend.ts";
+} from "../../platform/network/mod.ts";
 import { kernelWatchController } from "./kernel_watch.ts";
 
 /** Builds the controller. */

@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import { parseMachineConfig } from "../../config/mod.ts";
 import type { MachineConfig } from "../../config/mod.ts";
-import type { DhcpLeaseSpec } from "../../resources/network/dhcp_lease.ts";
-import type { LinkStatusSpec } from "../../resources/network/link_status.ts";
+import type { DhcpLeaseSpec, LinkStatusSpec } from "../../resources/mod.ts";
 import { linkSpecs } from "./link_config.ts";
 import { addressSpecs } from "./address_config.ts";
 import { routeSpecs } from "./route_config.ts";

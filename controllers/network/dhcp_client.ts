@@ -8,7 +8,7 @@
  * @module
  */
 import type { Clock } from "../../runtime/mod.ts";
-import type { DhcpSocket } from "../../platform/network/backend.ts";
+import type { DhcpSocket } from "../../platform/network/mod.ts";
 import {
   classfulPrefix,
   decodeDhcp,

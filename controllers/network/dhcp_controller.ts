@@ -7,12 +7,16 @@
  * Inputs: LinkSpec, LinkStatus. Output: DhcpLease.
  * @module
  */
-import type { MachineController, ResourceSpecs } from "../../resources/registry.ts";
-import { LINK_SPEC } from "../../resources/network/link_spec.ts";
-import { LINK_STATUS, type LinkStatusSpec } from "../../resources/network/link_status.ts";
-import { DHCP_LEASE, type DhcpLeaseSpec } from "../../resources/network/dhcp_lease.ts";
+import type { MachineController, ResourceSpecs } from "../../resources/mod.ts";
+import {
+  DHCP_LEASE,
+  type DhcpLeaseSpec,
+  LINK_SPEC,
+  LINK_STATUS,
+  type LinkStatusSpec,
+} from "../../resources/mod.ts";
 import type { ReconcileContext } from "../../runtime/mod.ts";
-import type { NetworkBackend } from "../../platform/network/backend.ts";
+import type { NetworkBackend } from "../../platform/network/mod.ts";
 import type { EventBus } from "../../events/mod.ts";
 import { DhcpClient, type Lease } from "./dhcp_client.ts";
 import { hasErrno } from "./apply_error.ts";

@@ -5,8 +5,8 @@
  * or stay silent. It records every message it receives.
  * @module
  */
-import type { DhcpSocket, NetworkBackend } from "../../platform/network/backend.ts";
-import { FakeNetworkBackend } from "../../platform/network/backend_fake.ts";
+import type { DhcpSocket, NetworkBackend } from "../../platform/network/mod.ts";
+import { FakeNetworkBackend } from "../../platform/network/mod.ts";
 import { decodeDhcp, type DhcpMessage, encodeDhcp } from "./dhcp_packet.ts";
 
 /** How the server answers. */

@@ -4,13 +4,8 @@
  * config gives none. Inputs: MachineConfig, DhcpLease. Output: HostnameSpec.
  * @module
  */
-import type { MachineController } from "../../resources/registry.ts";
-import {
-  HOSTNAME_ID,
-  HOSTNAME_SPEC,
-  type HostnameSpecSpec,
-} from "../../resources/network/hostname_spec.ts";
-import type { DhcpLeaseSpec } from "../../resources/network/dhcp_lease.ts";
+import type { DhcpLeaseSpec, MachineController } from "../../resources/mod.ts";
+import { HOSTNAME_ID, HOSTNAME_SPEC, type HostnameSpecSpec } from "../../resources/mod.ts";
 import type { MachineConfig } from "../../config/mod.ts";
 import {
   boundLeases,

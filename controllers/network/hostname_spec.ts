@@ -5,15 +5,15 @@
  * Output: HostnameStatus.
  * @module
  */
-import type { MachineController } from "../../resources/registry.ts";
-import { HOSTNAME_ID, HOSTNAME_SPEC } from "../../resources/network/hostname_spec.ts";
+import type { MachineController, ResourceSpecs } from "../../resources/mod.ts";
 import {
+  HOSTNAME_ID,
+  HOSTNAME_SPEC,
   HOSTNAME_STATUS,
   type HostnameStatusSpec,
-} from "../../resources/network/hostname_status.ts";
+} from "../../resources/mod.ts";
 import type { ReconcileContext } from "../../runtime/mod.ts";
-import type { ResourceSpecs } from "../../resources/registry.ts";
-import type { IdentityBackend } from "../../platform/identity/backend.ts";
+import type { IdentityBackend } from "../../platform/identity/mod.ts";
 import type { EventBus } from "../../events/mod.ts";
 import { NetworkApplyError } from "./apply_error.ts";
 import { NETWORK_NAMESPACE } from "./spec_transform.ts";

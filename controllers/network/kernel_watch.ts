@@ -6,13 +6,13 @@
  * go unnoticed.
  * @module
  */
-import type { MachineController, ResourceSpecs, ResourceType } from "../../resources/registry.ts";
+import type { MachineController, ResourceSpecs, ResourceType } from "../../resources/mod.ts";
 import type { ReconcileContext } from "../../runtime/mod.ts";
 import type {
   EventGroup,
   NetworkBackend,
   NetworkSubscription,
-} from "../../platform/network/backend.ts";
+} from "../../platform/network/mod.ts";
 import { hasErrno } from "./apply_error.ts";
 import { NETWORK_NAMESPACE, type Wanted } from "./spec_transform.ts";
 

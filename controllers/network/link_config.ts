@@ -5,9 +5,13 @@
  * is reachable. Inputs: MachineConfig, LinkStatus. Output: LinkSpec.
  * @module
  */
-import type { MachineController } from "../../resources/registry.ts";
-import { LINK_SPEC, type LinkSpecSpec } from "../../resources/network/link_spec.ts";
-import { LINK_STATUS, type LinkStatusSpec } from "../../resources/network/link_status.ts";
+import type { MachineController } from "../../resources/mod.ts";
+import {
+  LINK_SPEC,
+  LINK_STATUS,
+  type LinkSpecSpec,
+  type LinkStatusSpec,
+} from "../../resources/mod.ts";
 import type { MachineConfig } from "../../config/mod.ts";
 import { CONFIG_INPUT, networkConfig, specController } from "./spec_transform.ts";
 

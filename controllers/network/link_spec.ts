@@ -6,12 +6,10 @@
  * appears). No outputs: LinkStatus shows the result.
  * @module
  */
-import type { MachineController, MachineResourceOf } from "../../resources/registry.ts";
-import { LINK_SPEC, type LinkSpecSpec } from "../../resources/network/link_spec.ts";
-import { LINK_STATUS } from "../../resources/network/link_status.ts";
+import type { MachineController, MachineResourceOf, ResourceSpecs } from "../../resources/mod.ts";
+import { LINK_SPEC, LINK_STATUS, type LinkSpecSpec } from "../../resources/mod.ts";
 import type { ReconcileContext } from "../../runtime/mod.ts";
-import type { ResourceSpecs } from "../../resources/registry.ts";
-import type { LinkInfo, NetworkBackend } from "../../platform/network/backend.ts";
+import type { LinkInfo, NetworkBackend } from "../../platform/network/mod.ts";
 import { hasErrno, NetworkApplyError } from "./apply_error.ts";
 
 /** A link's state before machined first changed it. */

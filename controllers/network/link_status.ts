@@ -4,9 +4,9 @@
  * LinkStatus.
  * @module
  */
-import type { MachineController } from "../../resources/registry.ts";
-import { LINK_STATUS, type LinkStatusSpec } from "../../resources/network/link_status.ts";
-import type { LinkInfo, NetworkBackend } from "../../platform/network/backend.ts";
+import type { MachineController } from "../../resources/mod.ts";
+import { LINK_STATUS, type LinkStatusSpec } from "../../resources/mod.ts";
+import type { LinkInfo, NetworkBackend } from "../../platform/network/mod.ts";
 import { kernelWatchController } from "./kernel_watch.ts";
 
 /** Builds the controller. */

@@ -20,9 +20,9 @@
  * ```
  * @module
  */
-import type { MachineController } from "../../resources/registry.ts";
-import type { NetworkBackend } from "../../platform/network/backend.ts";
-import type { IdentityBackend } from "../../platform/identity/backend.ts";
+import type { MachineController } from "../../resources/mod.ts";
+import type { NetworkBackend } from "../../platform/network/mod.ts";
+import type { IdentityBackend } from "../../platform/identity/mod.ts";
 import type { EventBus } from "../../events/mod.ts";
 import { linkConfigController } from "./link_config.ts";
 import { addressConfigController } from "./address_config.ts";
@@ -101,3 +101,4 @@ export { DhcpClient, type Lease, leaseFromAck } from "./dhcp_client.ts";
 export { decodeDhcp, type DhcpMessage, encodeDhcp } from "./dhcp_packet.ts";
 export { renderResolvConf } from "./resolver_spec.ts";
 export { NetworkApplyError } from "./apply_error.ts";
+export { addressStatusController } from "./address_status.ts";

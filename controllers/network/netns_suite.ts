@@ -8,13 +8,13 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { MACHINE_CONFIG, MACHINE_CONFIG_ID } from "../../resources/config/machine_config.ts";
-import type { ResourceSpecs } from "../../resources/registry.ts";
+import { MACHINE_CONFIG, MACHINE_CONFIG_ID } from "../../resources/mod.ts";
+import type { ResourceSpecs } from "../../resources/mod.ts";
 import { ControllerRuntime, Store, systemClock } from "../../runtime/mod.ts";
 import { waitForAbsence, waitForResource } from "../../runtime/testing.ts";
 import { parseMachineConfig } from "../../config/mod.ts";
-import { NativeNetworkBackend } from "../../platform/network/backend_native.ts";
-import { FakeIdentityBackend } from "../../platform/identity/backend_fake.ts";
+import { NativeNetworkBackend } from "../../platform/network/mod.ts";
+import { FakeIdentityBackend } from "../../platform/identity/mod.ts";
 import { createNetworkControllers, type NetworkDeps } from "./mod.ts";
 import { configYaml } from "./testing.ts";
 

@@ -5,15 +5,10 @@
  * ResolverSpec.
  * @module
  */
-import type { MachineController } from "../../resources/registry.ts";
-import {
-  RESOLVER_ID,
-  RESOLVER_SPEC,
-  type ResolverSpecSpec,
-} from "../../resources/network/resolver_spec.ts";
-import type { DhcpLeaseSpec } from "../../resources/network/dhcp_lease.ts";
+import type { DhcpLeaseSpec, MachineController } from "../../resources/mod.ts";
+import { RESOLVER_ID, RESOLVER_SPEC, type ResolverSpecSpec } from "../../resources/mod.ts";
 import type { MachineConfig } from "../../config/mod.ts";
-import { canonicalIp } from "../../platform/network/ip.ts";
+import { canonicalIp } from "../../platform/network/mod.ts";
 import {
   boundLeases,
   CONFIG_INPUT,

@@ -5,16 +5,15 @@
  * never touch /etc. Input: ResolverSpec. Output: ResolverStatus.
  * @module
  */
-import type { MachineController } from "../../resources/registry.ts";
+import type { MachineController, ResourceSpecs } from "../../resources/mod.ts";
 import {
   RESOLVER_ID,
   RESOLVER_SPEC,
+  RESOLVER_STATUS,
   type ResolverSpecSpec,
-} from "../../resources/network/resolver_spec.ts";
-import { RESOLVER_STATUS } from "../../resources/network/resolver_status.ts";
+} from "../../resources/mod.ts";
 import type { ReconcileContext } from "../../runtime/mod.ts";
-import type { ResourceSpecs } from "../../resources/registry.ts";
-import { writeFileAtomic } from "../../pki/atomic_write.ts";
+import { writeFileAtomic } from "../../pki/mod.ts";
 import { NETWORK_NAMESPACE } from "./spec_transform.ts";
 
 /** Where resolv.conf goes on a node. */

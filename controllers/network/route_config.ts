@@ -5,11 +5,10 @@
  * Inputs: MachineConfig, DhcpLease. Output: RouteSpec.
  * @module
  */
-import type { MachineController } from "../../resources/registry.ts";
-import { ROUTE_SPEC, routeSpecId, type RouteSpecSpec } from "../../resources/network/route_spec.ts";
-import type { DhcpLeaseSpec } from "../../resources/network/dhcp_lease.ts";
+import type { DhcpLeaseSpec, MachineController } from "../../resources/mod.ts";
+import { ROUTE_SPEC, routeSpecId, type RouteSpecSpec } from "../../resources/mod.ts";
 import { type MachineConfig, parseCidr } from "../../config/mod.ts";
-import { canonicalIp, formatIp } from "../../platform/network/ip.ts";
+import { canonicalIp, formatIp } from "../../platform/network/mod.ts";
 import {
   boundLeases,
   CONFIG_INPUT,

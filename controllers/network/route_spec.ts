@@ -7,13 +7,15 @@
  * finalizer), LinkStatus, AddressStatus, RouteStatus. No outputs.
  * @module
  */
-import type { MachineController } from "../../resources/registry.ts";
-import { ROUTE_SPEC, type RouteSpecSpec } from "../../resources/network/route_spec.ts";
-import { ADDRESS_STATUS } from "../../resources/network/address_status.ts";
-import { LINK_STATUS } from "../../resources/network/link_status.ts";
-import { ROUTE_STATUS } from "../../resources/network/route_status.ts";
+import type { MachineController, ResourceSpecs } from "../../resources/mod.ts";
+import {
+  ADDRESS_STATUS,
+  LINK_STATUS,
+  ROUTE_SPEC,
+  ROUTE_STATUS,
+  type RouteSpecSpec,
+} from "../../resources/mod.ts";
 import { deepEqual, type ReconcileContext } from "../../runtime/mod.ts";
-import type { ResourceSpecs } from "../../resources/registry.ts";
 import {
   type LinkInfo,
   type NetworkBackend,
@@ -21,7 +23,7 @@ import {
   type RouteInfo,
   type RouteSpec as BackendRoute,
   TABLE,
-} from "../../platform/network/backend.ts";
+} from "../../platform/network/mod.ts";
 import { hasErrno, NetworkApplyError } from "./apply_error.ts";
 
 /** Applies RouteSpecs through the network backend. */

@@ -4,15 +4,15 @@
  * RouteStatus.
  * @module
  */
-import type { MachineController } from "../../resources/registry.ts";
-import { ROUTE_STATUS, type RouteStatusSpec } from "../../resources/network/route_status.ts";
+import type { MachineController } from "../../resources/mod.ts";
+import { ROUTE_STATUS, type RouteStatusSpec } from "../../resources/mod.ts";
 import {
   type LinkInfo,
   type NetworkBackend,
   PROTO,
   type RouteInfo,
   TABLE,
-} from "../../platform/network/backend.ts";
+} from "../../platform/network/mod.ts";
 import { kernelWatchController } from "./kernel_watch.ts";
 import { scopeName } from "./address_status.ts";
 

@@ -8,9 +8,14 @@
  * apply-and-keep half, `applyWanted`.
  * @module
  */
-import type { MachineController, ResourceSpecs, ResourceType } from "../../resources/registry.ts";
-import { MACHINE_CONFIG, MACHINE_CONFIG_ID } from "../../resources/config/machine_config.ts";
-import { DHCP_LEASE, type DhcpLeaseSpec, leaseBound } from "../../resources/network/dhcp_lease.ts";
+import type { MachineController, ResourceSpecs, ResourceType } from "../../resources/mod.ts";
+import {
+  DHCP_LEASE,
+  type DhcpLeaseSpec,
+  leaseBound,
+  MACHINE_CONFIG,
+  MACHINE_CONFIG_ID,
+} from "../../resources/mod.ts";
 import { applyWanted, type InputDecl, type ReconcileContext } from "../../runtime/mod.ts";
 import { type MachineConfig, parseMachineConfig } from "../../config/mod.ts";
 

@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import { systemClock } from "../../runtime/mod.ts";
 import { waitForAbsence, waitForResource } from "../../runtime/testing.ts";
-import { PROTO, TABLE } from "../../platform/network/backend.ts";
-import { waitForEvent } from "../../platform/network/backend_conformance.ts";
+import { PROTO, TABLE, waitForEvent } from "../../platform/network/mod.ts";
 import { configYaml, type NetworkTestEnv, networkTestEnv } from "./testing.ts";
 
 const STATIC = configYaml(

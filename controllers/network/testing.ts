@@ -5,8 +5,8 @@
  * @module
  */
 import { parseMachineConfig } from "../../config/mod.ts";
-import { MACHINE_CONFIG, MACHINE_CONFIG_ID } from "../../resources/config/machine_config.ts";
-import type { ResourceSpecs } from "../../resources/registry.ts";
+import { MACHINE_CONFIG, MACHINE_CONFIG_ID } from "../../resources/mod.ts";
+import type { ResourceSpecs } from "../../resources/mod.ts";
 import {
   type Clock,
   ControllerRuntime,
@@ -14,8 +14,8 @@ import {
   FakeClock,
   Store,
 } from "../../runtime/mod.ts";
-import { FakeNetworkBackend } from "../../platform/network/backend_fake.ts";
-import { FakeIdentityBackend } from "../../platform/identity/backend_fake.ts";
+import { FakeNetworkBackend } from "../../platform/network/mod.ts";
+import { FakeIdentityBackend } from "../../platform/identity/mod.ts";
 import { EventBus } from "../../events/mod.ts";
 import { createNetworkControllers, type NetworkDeps } from "./mod.ts";
 

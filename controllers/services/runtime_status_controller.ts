@@ -6,7 +6,7 @@
  * the runtime reads not-ready the moment containerd stops running. While it
  * runs, it probes every `intervalMs`. Output: RuntimeStatus.
  */
-import { createCriClient, type CriClient } from "../../cri/cri_client.ts";
+import { createCriClient, type CriClient } from "../../cri/mod.ts";
 import {
   type MachineController,
   RUNTIME_STATUS,

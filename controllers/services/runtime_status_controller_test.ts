@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { startFakeCriServer } from "../../cri/fake_cri_server.ts";
+import { startFakeCriServer } from "../../cri/testing.ts";
 import {
   type ResourceSpecs,
   RUNTIME_STATUS,
@@ -11,7 +11,7 @@ import { ControllerRuntime, Store } from "../../runtime/mod.ts";
 import { waitForResource } from "../../runtime/testing.ts";
 import { containerdServiceSpec } from "./service_spec_controller.ts";
 import { runtimeStatusController } from "./runtime_status_controller.ts";
-import { DEFAULT_CONTAINERD_PATHS } from "../../cri/containerd_config.ts";
+import { DEFAULT_CONTAINERD_PATHS } from "../../cri/mod.ts";
 
 const status = (state: ServiceStatusSpec["state"]): ServiceStatusSpec => ({
   state,

@@ -4,13 +4,12 @@
  * `machine.runtime.containerd.enabled`, whose readiness is its CRI probe.
  * Input: MachineConfig. Output: ServiceSpec (namespace `runtime`).
  */
-import type { MachineConfig } from "../../config/mod.ts";
-import type { ServiceConfig } from "../../config/schema/services.ts";
+import type { MachineConfig, ServiceConfig } from "../../config/mod.ts";
 import {
   containerdConfigToml,
   type ContainerdPaths,
   DEFAULT_CONTAINERD_PATHS,
-} from "../../cri/containerd_config.ts";
+} from "../../cri/mod.ts";
 import {
   MACHINE_CONFIG,
   MACHINE_CONFIG_ID,

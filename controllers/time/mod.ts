@@ -17,7 +17,7 @@
  * ```
  * @module
  */
-import type { MachineController } from "../../resources/registry.ts";
+import type { MachineController } from "../../resources/mod.ts";
 import { timeSyncController, type TimeSyncDeps } from "./time_sync.ts";
 
 /** The time domain's controllers. */

@@ -11,17 +11,17 @@
  * sync is disabled the clock is never touched.
  * @module
  */
-import type { MachineController } from "../../resources/registry.ts";
-import { MACHINE_CONFIG, MACHINE_CONFIG_ID } from "../../resources/config/machine_config.ts";
+import type { MachineController, ResourceSpecs } from "../../resources/mod.ts";
 import {
+  MACHINE_CONFIG,
+  MACHINE_CONFIG_ID,
   TIME_STATUS,
   TIME_STATUS_ID,
   type TimeCorrection,
   type TimeStatusSpec,
-} from "../../resources/time/time_status.ts";
+} from "../../resources/mod.ts";
 import type { ReconcileContext } from "../../runtime/mod.ts";
-import { backoffDelay } from "../../runtime/backoff.ts";
-import type { ResourceSpecs } from "../../resources/registry.ts";
+import { backoffDelay } from "../../runtime/mod.ts";
 import type { TimeConfig } from "../../config/mod.ts";
 import type { EventBus } from "../../events/mod.ts";
 import {

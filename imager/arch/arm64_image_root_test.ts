@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { buildImage } from "../build_image.ts";
 import { listEsp } from "../esp/esp_writer.ts";
-import { readElf } from "../../native-ops/cross/elf/elf.ts";
+import { readElf } from "../../native-ops/cross/mod.ts";
 import { PROFILES } from "./profiles.ts";
 import { run } from "../run.ts";
 

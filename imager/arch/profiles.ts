@@ -8,7 +8,7 @@
  */
 import type { KernelPin } from "../versions.ts";
 import { KERNEL, OVMF_CODE, OVMF_VARS, SYSTEMD_BOOT_EFI } from "../versions.ts";
-import { ELF_MACHINE } from "../../native-ops/cross/elf/elf.ts";
+import { ELF_MACHINE } from "../../native-ops/cross/mod.ts";
 
 /** The architectures an image can be built for (Debian's names). */
 export type Arch = "amd64" | "arm64";

@@ -14,10 +14,9 @@ import { NODE_EXTRAS, nodeExtras } from "../node_extras.ts";
 import { HOST_LIBRARIES, type LibrarySource } from "../initramfs/rootfs.ts";
 import type { ExtraFile } from "../initramfs/initramfs.ts";
 import { run } from "../run.ts";
-import { sysrootLibraries } from "../../native-ops/cross/elf/sysroot_libs.ts";
+import { checkElfMachine, crossBuild, sysrootLibraries } from "../../native-ops/cross/mod.ts";
 import { type ArchProfile, hostArch } from "./profiles.ts";
 import { PrivateApt } from "./private_apt.ts";
-import { checkElfMachine, crossBuild } from "../../native-ops/cross/mod.ts";
 import { buildEdge, EDGE_BINARY, edgeNeedsBuild } from "../../native-ops/build.ts";
 
 const REPO_ADDON = new URL("../../native-ops/machined_native_ops.node", import.meta.url).pathname;

@@ -12,7 +12,7 @@ import { CommandError } from "../run.ts";
 import type { ModuleRef } from "../kernel/module_closure.ts";
 import { type LibrarySource, Rootfs } from "./rootfs.ts";
 import { etcFiles } from "./etc_files.ts";
-import { IMAGE_EDGE_PATH } from "../../api/edge/edge_process_spec.ts";
+import { IMAGE_EDGE_PATH } from "../../api/edge/mod.ts";
 
 /**
  * The root image's tree copied into the fresh tmpfs of the same name at boot

@@ -1,6 +1,6 @@
 /** `machinectl dmesg [-f] [--tail N]`: the node's kernel log, as dmesg prints it. */
 import { kernelLogFromProto } from "../../api/mapping/mod.ts";
-import { formatKmsgRecord } from "../../platform/kmsg/record.ts";
+import { formatKmsgRecord } from "../../platform/kmsg/mod.ts";
 import { defineCommand } from "../command.ts";
 import { connectToNode } from "../connection.ts";
 import { CliError } from "../io.ts";

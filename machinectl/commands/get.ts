@@ -2,7 +2,7 @@
  * `machinectl get TYPE [ID]`: one resource or a list, as a table, JSON or YAML;
  * with `-w`, the current contents then every change as it happens.
  */
-import { fromProtoResource } from "../../api/mapping/resource_mapping.ts";
+import { fromProtoResource } from "../../api/mapping/mod.ts";
 import type { Resource as ProtoResource } from "../../api/gen/machined/v1/resources_pb.ts";
 import { LabelOp } from "../../api/gen/machined/v1/machine_pb.ts";
 import {

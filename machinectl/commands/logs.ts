@@ -1,6 +1,6 @@
 /** `machinectl logs ID [-f] [--tail N]`: a service's output, or machined's own (`machined`). */
 import { logEntryFromProto } from "../../api/mapping/mod.ts";
-import type { LogEntry } from "../../api/server/service_control.ts";
+import type { LogEntry } from "../../api/server/mod.ts";
 import { defineCommand } from "../command.ts";
 import { connectToNode } from "../connection.ts";
 import { CliError } from "../io.ts";

@@ -22,12 +22,15 @@ import {
   StatsResponseSchema,
   VersionResponseSchema,
 } from "../../api/gen/machined/v1/machine_pb.ts";
-import { fromProtoResource } from "../../api/mapping/resource_mapping.ts";
-import { kernelLogFromProto, logEntryFromProto } from "../../api/mapping/mod.ts";
-import { serviceInfoFromProto } from "../../api/mapping/services_mapping.ts";
-import { REDACTED, redactResource, redactServiceSpec } from "../../api/server/redaction.ts";
+import {
+  fromProtoResource,
+  kernelLogFromProto,
+  logEntryFromProto,
+  serviceInfoFromProto,
+} from "../../api/mapping/mod.ts";
+import { REDACTED, redactResource, redactServiceSpec } from "../../api/auth/mod.ts";
 import { RESOURCE_TYPES } from "../../resources/mod.ts";
-import { formatKmsgRecord } from "../../platform/kmsg/record.ts";
+import { formatKmsgRecord } from "../../platform/kmsg/mod.ts";
 import { plain } from "../output.ts";
 import { formatLogLine } from "../commands/logs.ts";
 import { containersDocument, imagesDocument } from "../commands/containers.ts";

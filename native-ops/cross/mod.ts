@@ -47,3 +47,5 @@ export async function checkElfMachine(path: string, machine: number): Promise<vo
   const elf = await readElf(path);
   if (elf.machine !== machine) throw new WrongMachineError(path, elf.machine, machine);
 }
+export { ELF_MACHINE, readElf } from "./elf/elf.ts";
+export { sysrootLibraries } from "./elf/sysroot_libs.ts";

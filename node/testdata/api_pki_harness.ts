@@ -16,11 +16,10 @@ import { join } from "node:path";
 import { createLogger } from "../../logs/mod.ts";
 import { nativeProcessBackend } from "../../platform/process/mod.ts";
 import { NativeNetworkBackend } from "../../platform/network/mod.ts";
-import { addressStatusController } from "../../controllers/network/address_status.ts";
-import { type ApiHost, startApiHost } from "../../api/host/mod.ts";
-import { startNodeApiPki } from "../../api/host/mod.ts";
+import { addressStatusController } from "../../controllers/network/mod.ts";
+import { type ApiHost, startApiHost, startNodeApiPki } from "../../api/host/mod.ts";
 import { ConfigKeeper } from "../../config/keeper/mod.ts";
-import { Machined } from "../machined.ts";
+import { Machined } from "../../core/mod.ts";
 import { nodeActions } from "../node_actions.ts";
 
 /** What the test asks for. */

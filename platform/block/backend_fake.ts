@@ -5,9 +5,8 @@
  * backend. Image files (`addImage`) have no kernel view: re-reading is ENOTTY.
  * @module
  */
-import { SysError } from "../../native-ops/mod.ts";
-import { errnoValue } from "../../native-ops/errno.ts";
-import { FaultInjector } from "../fault.ts";
+import { errnoValue, SysError } from "../../native-ops/mod.ts";
+import { FaultInjector } from "../mod.ts";
 import type { BlockBackend, DiskGeometry, KernelPartition, RereadMethod } from "./backend.ts";
 import {
   applyWrites,

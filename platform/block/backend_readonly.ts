@@ -3,8 +3,7 @@
  * refuses every write with EROFS, so machined can show the host's disks without
  * ever changing one.
  */
-import { SysError } from "../../native-ops/mod.ts";
-import { errnoValue } from "../../native-ops/errno.ts";
+import { errnoValue, SysError } from "../../native-ops/mod.ts";
 import type { BlockBackend } from "./backend.ts";
 
 /** Wraps `inner`: reads pass through, writes fail with `EROFS`. */

@@ -4,8 +4,7 @@
  * plain open/read/write.
  * @module
  */
-import { SysError } from "../../native-ops/mod.ts";
-import { errnoValue } from "../../native-ops/errno.ts";
+import { errnoValue, SysError } from "../../native-ops/mod.ts";
 
 const BY_CLASS: Array<[new (...a: never[]) => Error, string]> = [
   [Deno.errors.NotFound, "ENOENT"],

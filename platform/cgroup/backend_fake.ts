@@ -4,7 +4,7 @@
  * `prepare`, `remove`) and place fake pids to make `remove` fail with EBUSY.
  * @module
  */
-import { FaultInjector } from "../fault.ts";
+import { FaultInjector } from "../mod.ts";
 import { type CgroupBackend, CgroupError, type CgroupLimits, checkCgroupName } from "./backend.ts";
 
 /** In-memory cgroups. */

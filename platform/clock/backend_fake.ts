@@ -5,9 +5,8 @@
  * slews it out gradually; the outcome is the same).
  * @module
  */
-import { SysError } from "../../native-ops/mod.ts";
-import { errnoValue } from "../../native-ops/errno.ts";
-import { FaultInjector } from "../fault.ts";
+import { errnoValue, SysError } from "../../native-ops/mod.ts";
+import { FaultInjector } from "../mod.ts";
 import {
   type AdjtimexRequest,
   type ClockBackend,

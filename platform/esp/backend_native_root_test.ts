@@ -7,14 +7,10 @@
  * system `fsck.fat -n` finds clean. Needs root, mkfs.vfat, mtools, losetup.
  */
 import assert from "node:assert/strict";
-import {
-  assertNotHostNamespace,
-  insideTestNamespace,
-  rerunInNamespace,
-} from "../rerun_in_namespace.ts";
+import { assertNotHostNamespace, insideTestNamespace, rerunInNamespace } from "../testing.ts";
 import { NativeMountBackend } from "../mount/mod.ts";
 import { NativeEspBackend } from "./backend_native.ts";
-import { installBundle, readListing } from "../../upgrade/slot_writer.ts";
+import { installBundle, readListing } from "../../upgrade/mod.ts";
 import { hostCompatible } from "../../bundle/mod.ts";
 import { chunked, imagedEsp, testBundle, testKeys } from "../../upgrade/testing.ts";
 

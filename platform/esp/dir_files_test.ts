@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { DirEspFiles } from "./dir_files.ts";
 import type { EspBackend } from "./backend.ts";
-import { installBundle } from "../../upgrade/slot_writer.ts";
+import { installBundle } from "../../upgrade/mod.ts";
 import { hostCompatible } from "../../bundle/mod.ts";
 import { chunked, imagedEsp, testBundle, testKeys } from "../../upgrade/testing.ts";
 

@@ -3,9 +3,8 @@
  * length limit and a FaultInjector (ops `sethostname`, `setdomainname`).
  * @module
  */
-import { SysError } from "../../native-ops/mod.ts";
-import { errnoValue } from "../../native-ops/errno.ts";
-import { FaultInjector } from "../fault.ts";
+import { errnoValue, SysError } from "../../native-ops/mod.ts";
+import { FaultInjector } from "../mod.ts";
 import { type IdentityBackend, MAX_UTS_NAME } from "./backend.ts";
 
 /** The in-memory identity backend. */

@@ -4,11 +4,7 @@
  * from the host's. Needs root; ignored otherwise.
  */
 import assert from "node:assert/strict";
-import {
-  assertNotHostNamespace,
-  insideTestNamespace,
-  rerunInNamespace,
-} from "../rerun_in_namespace.ts";
+import { assertNotHostNamespace, insideTestNamespace, rerunInNamespace } from "../testing.ts";
 import { NativeIdentityBackend } from "./backend_native.ts";
 import { identityBackendConformance } from "./backend_conformance.ts";
 

@@ -5,9 +5,8 @@
  * loading a loaded one is EEXIST, reported as `"already-loaded"`.
  * @module
  */
-import { SysError } from "../../native-ops/mod.ts";
-import { errnoValue } from "../../native-ops/errno.ts";
-import { FaultInjector } from "../fault.ts";
+import { errnoValue, SysError } from "../../native-ops/mod.ts";
+import { FaultInjector } from "../mod.ts";
 import type { KexecImage, KmodBackend, ModuleLoadResult } from "./backend.ts";
 import { moduleName } from "./modules_dep.ts";
 

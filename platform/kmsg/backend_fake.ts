@@ -3,7 +3,7 @@
  * gap) and followers see them; `faults` can make `read` fail (op `open`).
  * @module
  */
-import { FaultInjector } from "../fault.ts";
+import { FaultInjector } from "../mod.ts";
 import type { KmsgBackend, KmsgGap, KmsgReadOptions } from "./backend.ts";
 import type { KmsgRecord } from "./record.ts";
 

@@ -5,9 +5,8 @@
  * directories and busy paths and inspect {@link FakeMountBackend.table}.
  * @module
  */
-import { SysError } from "../../native-ops/mod.ts";
-import { errnoValue } from "../../native-ops/errno.ts";
-import { FaultInjector } from "../fault.ts";
+import { errnoValue, SysError } from "../../native-ops/mod.ts";
+import { FaultInjector } from "../mod.ts";
 import type { MountBackend, MountRequest, UnmountResult } from "./backend.ts";
 import type { MountInfo } from "./mountinfo.ts";
 

@@ -5,11 +5,7 @@
  * namespace differs from the host's. Needs root; ignored otherwise.
  */
 import assert from "node:assert/strict";
-import {
-  assertNotHostNamespace,
-  insideTestNamespace,
-  rerunInNamespace,
-} from "../rerun_in_namespace.ts";
+import { assertNotHostNamespace, insideTestNamespace, rerunInNamespace } from "../testing.ts";
 import { NativeMountBackend } from "./backend_native.ts";
 import { mountBackendConformance } from "./backend_conformance.ts";
 

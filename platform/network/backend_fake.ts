@@ -8,9 +8,8 @@
  * datagrams beyond a veth pair.
  * @module
  */
-import { SysError } from "../../native-ops/mod.ts";
-import { errnoValue } from "../../native-ops/errno.ts";
-import { FaultInjector } from "../fault.ts";
+import { errnoValue, SysError } from "../../native-ops/mod.ts";
+import { FaultInjector } from "../mod.ts";
 import type {
   AddressInfo,
   AddressSpec,

@@ -5,7 +5,7 @@
  * fake backend and by anything that compares addresses.
  * @module
  */
-import { parseIp as parseConfigIp } from "../../config/ip.ts";
+import { parseIp as parseConfigIp } from "../../config/mod.ts";
 import type { Family } from "./backend.ts";
 
 /** A parsed address. */

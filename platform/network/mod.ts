@@ -16,3 +16,4 @@ export * from "./backend.ts";
 export { NativeNetworkBackend } from "./backend_native.ts";
 export { FakeDhcpSocket, type FakeLinkSeed, FakeNetworkBackend } from "./backend_fake.ts";
 export { canonicalIp, formatIp, type Ip, maskIp, parseIp, prefixContains } from "./ip.ts";
+export { waitForEvent } from "./backend_conformance.ts";

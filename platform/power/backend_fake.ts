@@ -5,9 +5,8 @@
  * staged image fails with EINVAL, like the kernel.
  * @module
  */
-import { SysError } from "../../native-ops/mod.ts";
-import { errnoValue } from "../../native-ops/errno.ts";
-import { FaultInjector } from "../fault.ts";
+import { errnoValue, SysError } from "../../native-ops/mod.ts";
+import { FaultInjector } from "../mod.ts";
 import type { CtrlAltDelMode, PowerBackend } from "./backend.ts";
 
 /** What the fake machine is doing. */

@@ -5,7 +5,7 @@
  * with EINVAL) instead of touching the machine. Needs root; ignored otherwise.
  */
 import assert from "node:assert/strict";
-import { rerunInNamespace } from "../rerun_in_namespace.ts";
+import { rerunInNamespace } from "../testing.ts";
 import { NativePowerBackend } from "./backend_native.ts";
 import { powerBackendConformance } from "./backend_conformance.ts";
 

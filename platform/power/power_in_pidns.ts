@@ -7,7 +7,7 @@
  * @module
  */
 import { isSysError } from "../../native-ops/mod.ts";
-import { assertNotHostNamespace } from "../rerun_in_namespace.ts";
+import { assertNotHostNamespace } from "../testing.ts";
 import { NativePowerBackend } from "./backend_native.ts";
 
 if (import.meta.main) {

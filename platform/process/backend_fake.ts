@@ -6,10 +6,9 @@
  * with a FakeClock, and held honest by the shared conformance suite.
  * @module
  */
-import { SysError } from "../../native-ops/mod.ts";
-import { errnoValue } from "../../native-ops/errno.ts";
-import type { Clock } from "../../runtime/clock.ts";
-import { FaultInjector } from "../fault.ts";
+import { errnoValue, SysError } from "../../native-ops/mod.ts";
+import type { Clock } from "../../runtime/mod.ts";
+import { FaultInjector } from "../mod.ts";
 import { AsyncQueue } from "./async_queue.ts";
 import type {
   ProcessBackend,

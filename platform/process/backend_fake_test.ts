@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { isSysError } from "../../native-ops/mod.ts";
-import { FakeClock } from "../../runtime/clock.ts";
+import { FakeClock } from "../../runtime/mod.ts";
 import { FakeProcessBackend } from "./backend_fake.ts";
 import {
   processBackendConformance,

@@ -5,10 +5,9 @@
  * would do. Faults: `setTimeout`, `keepalive`, `disarm`, `open`, `adopt`.
  * @module
  */
-import { SysError } from "../../native-ops/mod.ts";
-import { errnoValue } from "../../native-ops/errno.ts";
-import { FaultInjector } from "../fault.ts";
-import type { Clock } from "../../runtime/clock.ts";
+import { errnoValue, SysError } from "../../native-ops/mod.ts";
+import { FaultInjector } from "../mod.ts";
+import type { Clock } from "../../runtime/mod.ts";
 import type { WatchdogBackend, WatchdogDevice, WatchdogInfo } from "./backend.ts";
 
 /** The state of the fake device. */

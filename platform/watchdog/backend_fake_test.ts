@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { FakeClock } from "../../runtime/clock.ts";
+import { FakeClock } from "../../runtime/mod.ts";
 import { isSysError } from "../../native-ops/mod.ts";
 import { FakeWatchdog, FakeWatchdogBackend } from "./backend_fake.ts";
 

@@ -2,7 +2,7 @@
  * MachineConfig: the validated machine configuration, as an input resource, so
  * that every domain's controllers react to a changed config without a restart.
  */
-import type { MachineConfig } from "../../config/schema/machine_config.ts";
+import type { MachineConfig } from "../../config/mod.ts";
 import type { ResourceDescriptor } from "../descriptor.ts";
 
 /** Type name. */

@@ -13,7 +13,23 @@ export const FLOORS: Record<string, number> = {
   "native-ops/cross": 0,
   // 1: formats and the host's primitives.
   "config": 1,
+  // platform/ is a house: one room per privileged surface, and its top (fault injection,
+  // the test namespaces) shared by them.
   "platform": 1,
+  "platform/block": 1,
+  "platform/cgroup": 1,
+  "platform/clock": 1,
+  "platform/esp": 1,
+  "platform/identity": 1,
+  "platform/kmod": 1,
+  "platform/kmsg": 1,
+  "platform/mount": 1,
+  "platform/network": 1,
+  "platform/power": 1,
+  "platform/process": 1,
+  "platform/procfs": 1,
+  "platform/unix_stream": 1,
+  "platform/watchdog": 1,
   "cri": 1,
   "bundle": 1,
   // 2: resource types and what observes the host.
@@ -21,7 +37,8 @@ export const FLOORS: Record<string, number> = {
   "observe": 2,
   "metrics": 2,
   "supervisor": 2,
-  // 3: controllers and the API's pure parts.
+  // 3: the machined core every domain is handed, controllers and the API's pure parts.
+  "core": 3,
   "controllers/block": 3,
   "controllers/kernel": 3,
   "controllers/network": 3,

@@ -4,8 +4,11 @@
  */
 import type { Edge, ImportGraph } from "./graph.ts";
 
-/** Folders whose subfolders are rooms of their own (api/edge, controllers/network, …). */
-export const HOUSES = ["api", "controllers", "native-ops"];
+/**
+ * Folders whose subfolders are rooms of their own (api/edge, controllers/network,
+ * platform/mount, …); the files at a house's top are the house's own room.
+ */
+export const HOUSES = ["api", "controllers", "native-ops", "platform"];
 
 /** Subfolders that are rooms of their own outside a house (the config keeper beside the schema). */
 export const SUBROOMS = ["config/keeper"];

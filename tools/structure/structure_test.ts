@@ -1,6 +1,10 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import {
+  ALLOWED_BYPASSES,
+  arrowsOf,
+  bypassesOf,
+  climbingArrows,
   functionsOf,
   importsOf,
   isTestSupport,
@@ -13,7 +17,7 @@ import {
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
-Deno.test("structure: no arrow climbs a floor, no value cycle, every room has a floor", async () => {
+Deno.test("structure: no arrow climbs a floor (value or type), no value cycle, every room has a floor", async () => {
   const s = await structureOf(ROOT);
   const show = (xs: unknown[]) => JSON.stringify(xs, null, 1);
   assert.deepEqual(s.unfloored, [], `rooms without a floor: ${show(s.unfloored)}`);
@@ -22,6 +26,49 @@ Deno.test("structure: no arrow climbs a floor, no value cycle, every room has a 
     [],
   );
   assert.deepEqual(s.cycles, []);
+});
+
+Deno.test("structure: no import enters another room past its surface (tests included)", async () => {
+  const s = await structureOf(ROOT);
+  assert.deepEqual(s.bypasses.map((e) => `${e.from} -> ${e.to}`), []);
+  // The allow-list stays small and every entry still names a real import.
+  const graph = await readGraph(ROOT, { withTests: true });
+  const real = new Set(graph.edges.map((e) => `${e.from} -> ${e.to}`));
+  assert.deepEqual(Object.keys(ALLOWED_BYPASSES).filter((k) => !real.has(k)), []);
+  assert.ok(Object.keys(ALLOWED_BYPASSES).length <= 2, "the allow-list grew: fix the import");
+});
+
+Deno.test("structure: a room is entered through mod.ts; test code may use test support", () => {
+  const edges = [
+    ...importsOf("a/x.ts", 'import { b } from "../b/mod.ts";\nimport { c } from "../b/c.ts";'),
+    ...importsOf(
+      "a/x_test.ts",
+      'import { f } from "../b/testing.ts";\nimport { c } from "../b/c.ts";',
+    ),
+    ...importsOf("a/y.ts", 'import { f } from "../b/testing.ts";'),
+    ...importsOf("a/z_test.ts", 'import { y } from "./y.ts";'),
+    ...importsOf("main.ts", 'import { x } from "./a/mod.ts";'),
+  ];
+  const files = [...new Set(edges.flatMap((e) => [e.from, e.to]))];
+  assert.deepEqual(bypassesOf({ files, edges }).map((e) => `${e.from} -> ${e.to}`), [
+    "a/x.ts -> b/c.ts",
+    "a/x_test.ts -> b/c.ts",
+    "a/y.ts -> b/testing.ts",
+  ]);
+});
+
+Deno.test("structure: an arrow climbs whether it carries values or only types", () => {
+  const edges = [
+    ...importsOf("low/a.ts", 'import type { H } from "../high/mod.ts";'),
+    ...importsOf("mid/b.ts", 'import { h } from "../high/mod.ts";'),
+    ...importsOf("high/c.ts", 'import { a } from "../low/a.ts";'),
+  ];
+  const arrows = arrowsOf({ files: ["low/a.ts", "mid/b.ts", "high/c.ts"], edges });
+  const floors = { low: 0, mid: 1, high: 2 };
+  assert.deepEqual(climbingArrows(arrows, floors).map((a) => `${a.from} -> ${a.to}`), [
+    "low -> high",
+    "mid -> high",
+  ]);
 });
 
 Deno.test("structure: import type is not a value edge; a value cycle is found", () => {

@@ -14,9 +14,8 @@ import {
   FileReadResponseSchema,
   type MachineService,
 } from "../../gen/machined/v1/machine_pb.ts";
-import { callerKey } from "../../auth/identity.ts";
-import type { Role } from "../../../pki/role.ts";
-import { visibilityOf } from "../redaction.ts";
+import { callerKey, visibilityOf } from "../../auth/mod.ts";
+import type { Role } from "../../../pki/mod.ts";
 import { FILE_BOUNDS, type FileBounds } from "./budgets.ts";
 import { checkPath, REDACTED_ROOT } from "./roots.ts";
 import { redactStateFile } from "./state_redaction.ts";

@@ -6,8 +6,8 @@
  * directories. Block devices, FIFOs and sockets are never read (access.ts).
  */
 import { Code, ConnectError } from "@connectrpc/connect";
-import type { Role } from "../../../pki/role.ts";
-import { roleSatisfies } from "../../auth/rbac.ts";
+import type { Role } from "../../../pki/mod.ts";
+import { roleSatisfies } from "../../auth/mod.ts";
 
 /** What a reader may list and read. */
 export const READER_ROOTS: readonly string[] = ["/var/log", "/system/state"];

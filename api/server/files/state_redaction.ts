@@ -14,7 +14,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { parse, stringify } from "yaml";
 import type { MachineConfigSpec } from "../../../resources/mod.ts";
-import { REDACTED, redactMachineConfig, type Visibility } from "../redaction.ts";
+import { REDACTED, redactMachineConfig, type Visibility } from "../../auth/mod.ts";
 
 /** The content a caller may see, and whether anything was replaced. */
 export interface Redacted {

@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import { ELF_MACHINE, ElfError, parseElf, readElf } from "./elf.ts";
 import { sysrootLibraries } from "./sysroot_libs.ts";
-import { sharedLibraries } from "../../../imager/initramfs/rootfs.ts";
-import { PROFILES } from "../../../imager/arch/profiles.ts";
+import { PROFILES, sharedLibraries } from "../../../imager/mod.ts";
 
 const onX86 = Deno.build.arch === "x86_64";
 

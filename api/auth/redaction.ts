@@ -24,8 +24,8 @@ import type {
   ResourceType,
   ServiceSpecSpec,
 } from "../../resources/mod.ts";
-import type { Role } from "../../pki/role.ts";
-import { roleSatisfies } from "../auth/rbac.ts";
+import type { Role } from "../../pki/mod.ts";
+import { roleSatisfies } from "./rbac.ts";
 
 /** The value shown in place of a secret. */
 export const REDACTED = "(redacted)";

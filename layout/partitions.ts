@@ -7,7 +7,7 @@
  * with platform/block/gpt.ts.
  * @module
  */
-import { GPT_TYPE, type GptPartition } from "../../platform/block/mod.ts";
+import { GPT_TYPE, type GptPartition } from "../platform/block/mod.ts";
 
 const MiB = 1024 * 1024;
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { GPT_TYPE } from "../../platform/block/mod.ts";
-import { isBootPartition, PARTITION_NAME, PARTITION_TYPE, partitionRole } from "./layout.ts";
+import { GPT_TYPE } from "../platform/block/mod.ts";
+import { isBootPartition, PARTITION_NAME, PARTITION_TYPE, partitionRole } from "./partitions.ts";
 
 Deno.test("the ESP (as the imager writes it) is the UEFI type, named EFI, a boot partition", () => {
   assert.equal(PARTITION_TYPE.EFI_SYSTEM, "c12a7328-f81f-11d2-ba4b-00a0c93ec93b");
