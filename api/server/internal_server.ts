@@ -10,11 +10,12 @@
 import http2 from "node:http2";
 import type { Http2Session } from "node:http2";
 import { dirname } from "node:path";
-import { Code, ConnectError, createContextValues, type Interceptor } from "@connectrpc/connect";
+import { createContextValues, type Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { MachineService } from "../gen/machined/v1/machine_pb.ts";
 import { type CallerIdentity, callerKey, identityFromHeaders } from "../auth/identity.ts";
 import { authorize } from "../auth/rbac.ts";
+import { UnauthenticatedError } from "../errors/mod.ts";
 import { errorMappingInterceptor } from "./errors.ts";
 import { createAuditInterceptor } from "./audit.ts";
 import { createSendGate } from "./send_gate.ts";
@@ -76,7 +77,9 @@ const trustedIdentityInterceptor =
   (gate: MaintenanceGate | undefined): Interceptor => (next) => (req) => {
     const caller = req.contextValues.get(callerKey);
     if (!caller) {
-      throw new ConnectError("Call carries no caller identity", Code.Unauthenticated);
+      throw new UnauthenticatedError("Call carries no caller identity", {
+        context: { method: req.method.name },
+      });
     }
     const maintenance = checkMaintenanceCall(gate, caller, req, next);
     if (maintenance) return maintenance;

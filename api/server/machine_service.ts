@@ -5,7 +5,8 @@
  */
 import { create } from "@bufbuild/protobuf";
 import { durationMs, timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import { InvalidArgumentError } from "../errors/mod.ts";
 import {
   EventsResponseSchema,
   GenerateClientConfigurationResponseSchema,
@@ -175,7 +176,10 @@ export function createMachineService(
         try {
           clientCertLifetimeMs(lifetimeMs);
         } catch (e) {
-          throw invalid((e as Error).message);
+          throw new InvalidArgumentError((e as Error).message, {
+            context: { rpc: "GenerateClientConfiguration", lifetimeMs },
+            cause: e,
+          });
         }
       }
       const issued = await clientConfigs.issue({
@@ -191,7 +195,7 @@ export function createMachineService(
 
 /**
  * Resolves a type name or alias.
- * @throws ConnectError InvalidArgument listing the known types.
+ * @throws InvalidArgumentError listing the known types.
  */
 export function requireType(name: string): ResourceType {
   const type = resolveResourceType(name);
@@ -204,7 +208,7 @@ export function requireType(name: string): ResourceType {
 /**
  * What a Watch request selects: its type (resolved), namespace (`*`: every one;
  * empty: the type's default) and id.
- * @throws ConnectError InvalidArgument for an unknown type.
+ * @throws InvalidArgumentError for an unknown type.
  */
 export function watchSelection(
   req: Pick<WatchRequest, "type" | "namespace" | "id">,
@@ -227,8 +231,8 @@ function requester(ctx: HandlerContext): { name: string; role: string } {
   return { name: caller?.name ?? "", role: caller?.role ?? "" };
 }
 
-function invalid(message: string): ConnectError {
-  return new ConnectError(message, Code.InvalidArgument);
+function invalid(message: string): InvalidArgumentError {
+  return new InvalidArgumentError(message);
 }
 
 export { MachineService };

@@ -8,7 +8,8 @@
  * over all files, the deadline.
  */
 import { create } from "@bufbuild/protobuf";
-import { ConnectError, type ServiceImpl } from "@connectrpc/connect";
+import type { ServiceImpl } from "@connectrpc/connect";
+import { ApiError } from "../../errors/mod.ts";
 import { FileCopyResponseSchema, type MachineService } from "../../gen/machined/v1/machine_pb.ts";
 import { FILE_BOUNDS } from "./budgets.ts";
 import { deadline, type FileDeps, need, readChunks, resolve, role, walk } from "./handlers.ts";
@@ -44,8 +45,8 @@ export function createCopyHandler(
           const r = await resolve(deps.root, who, e.path);
           for await (const c of readChunks(r, who, bounds, dl)) chunks.push(c);
         } catch (err) {
-          if (!(err instanceof ConnectError)) throw err;
-          yield create(FileCopyResponseSchema, { ...head, skipped: err.rawMessage });
+          if (!(err instanceof ApiError)) throw err;
+          yield create(FileCopyResponseSchema, { ...head, skipped: err.message });
           continue;
         }
         const size = chunks.reduce((n, c) => n + c.data.length, 0);
