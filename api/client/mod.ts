@@ -23,3 +23,4 @@ export {
   FingerprintMismatchError,
   presentedCertificate,
 } from "./insecure.ts";
+export { serverCertificate, type ServerCertificateOptions } from "./server_certificate.ts";
