@@ -1,7 +1,8 @@
 /**
- * FileCopy: the regular files under a path, each in chunks, in FileList's
- * order, as FileRead would give them one by one (the same roots, realpath
- * check and /system/state redaction). A symlink, a device, or a file the
+ * FileCopy: the directories and regular files under a path, each file in
+ * chunks, in FileList's order, as FileRead would give them one by one (the
+ * same roots, realpath check and /system/state redaction), each with its mode
+ * and mtime so the copy can keep them. A symlink, a device, or a file the
  * caller may not read is sent as `skipped` with the reason, so a copy of
  * /system/state by a reader still carries what it may see. Bounded: the
  * entries and depth of FileList, the read budget per file, the copy budget
@@ -34,7 +35,16 @@ export function createCopyHandler(
           yield create(FileCopyResponseSchema, { name: name(e.path), truncated: true });
           return;
         }
-        if (e.kind === "dir") continue;
+        if (e.kind === "dir") {
+          // A directory that could not be read is listed again with its error: its content is left out.
+          yield create(
+            FileCopyResponseSchema,
+            e.error
+              ? { name: name(e.path), skipped: e.error }
+              : { name: name(e.path), mode: e.mode, mtimeMs: e.mtimeMs, directory: true },
+          );
+          continue;
+        }
         if (e.kind !== "file") {
           yield create(FileCopyResponseSchema, { name: name(e.path), skipped: `a ${e.kind}` });
           continue;
@@ -55,6 +65,8 @@ export function createCopyHandler(
           return;
         }
         sent += size;
+        // An empty file is one message without data, so the copy still holds it.
+        if (chunks.length === 0) chunks.push({ data: new Uint8Array(0), redacted: false });
         let offset = 0;
         for (const c of chunks) {
           yield create(FileCopyResponseSchema, { ...head, ...c, offset: BigInt(offset) });
