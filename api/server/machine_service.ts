@@ -6,7 +6,7 @@
 import { create } from "@bufbuild/protobuf";
 import { durationMs, timestampFromDate } from "@bufbuild/protobuf/wkt";
 import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
-import { InvalidArgumentError } from "../errors/mod.ts";
+import { type ErrorContext, InvalidArgumentError } from "../errors/mod.ts";
 import {
   EventsResponseSchema,
   GenerateClientConfigurationResponseSchema,
@@ -102,7 +102,7 @@ export function createMachineService(
 
     get(req, ctx) {
       const type = requireType(req.type);
-      if (req.id === "") throw invalid("Get needs an id");
+      if (req.id === "") throw invalid("Get needs an id", { rpc: "Get", type: req.type });
       const namespace = req.namespace || RESOURCE_DESCRIPTORS[type].namespace;
       const role = callerRole(ctx);
       return create(GetResponseSchema, {
@@ -168,6 +168,7 @@ export function createMachineService(
         throw invalid(
           `GenerateClientConfiguration: endpoint ${JSON.stringify(badEndpoint)} holds a ` +
             `space, control or format character`,
+          { endpoint: badEndpoint },
         );
       }
       const lifetimeMs = req.lifetime ? durationMs(req.lifetime) : undefined;
@@ -202,6 +203,7 @@ export function requireType(name: string): ResourceType {
   if (type) return type;
   throw invalid(
     `Unknown resource type "${name}"; known types: ${RESOURCE_TYPES.join(", ")}`,
+    { type: name },
   );
 }
 
@@ -231,8 +233,8 @@ function requester(ctx: HandlerContext): { name: string; role: string } {
   return { name: caller?.name ?? "", role: caller?.role ?? "" };
 }
 
-function invalid(message: string): InvalidArgumentError {
-  return new InvalidArgumentError(message);
+function invalid(message: string, context: ErrorContext = {}): InvalidArgumentError {
+  return new InvalidArgumentError(message, { context });
 }
 
 export { MachineService };
