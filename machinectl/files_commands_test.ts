@@ -68,3 +68,37 @@ Deno.test("machinectl list and read escape the node's path names and contents", 
     await f.close();
   }
 });
+
+Deno.test("machinectl copy keeps modes of files and directories, never setuid or setgid", async () => {
+  const f = await startApiFixture();
+  try {
+    const log = join(f.fileRoot, "var/log");
+    await Deno.mkdir(join(log, "app"));
+    await Deno.writeTextFile(join(log, "app/a.log"), "a\n");
+    await Deno.writeFile(join(log, "app/empty.log"), new Uint8Array());
+    await Deno.chmod(join(log, "app"), 0o2750);
+    await Deno.chmod(join(log, "app/a.log"), 0o4755);
+    await Deno.chmod(join(log, "app/empty.log"), 0o600);
+    await Deno.chmod(join(log, "machined.log"), 0o640);
+    const tgz = join(f.fileRoot, "..", "log.tar.gz");
+    const r = await run(await clientConfig(f, "os:admin"), "cp", "/var/log", tgz);
+    equal(r.code, 0, r.err);
+    match(r.out, /: 4 files$/);
+    const entries = await readTarGz(await Deno.readFile(tgz), { directories: true });
+    const modes = Object.fromEntries(entries.map((e) => [e.name, [e.directory ?? false, e.mode]]));
+    const mode = async (p: string) => (await Deno.stat(join(log, p))).mode! & 0o1777;
+    equal(
+      JSON.stringify(modes),
+      JSON.stringify({
+        "log": [true, await mode(".")],
+        "log/app": [true, 0o750],
+        "log/app/a.log": [false, 0o755],
+        "log/app/empty.log": [false, 0o600],
+        "log/containerd.log": [false, await mode("containerd.log")],
+        "log/machined.log": [false, 0o640],
+      }),
+    );
+  } finally {
+    await f.close();
+  }
+});

@@ -6,7 +6,7 @@
  * checks it at the edge and machined again behind the socket. The table is
  * typed over every RPC, so a new one does not compile until it is classified.
  */
-import { Code, ConnectError } from "@connectrpc/connect";
+import { PermissionDeniedError } from "../errors/mod.ts";
 import { MachineService } from "../gen/machined/v1/machine_pb.ts";
 import { resolveResourceType, type ResourceType } from "../../resources/mod.ts";
 import type { CallerIdentity } from "./identity.ts";
@@ -70,7 +70,7 @@ export const MAINTENANCE_CALLER: CallerIdentity = {
 };
 
 /**
- * @throws ConnectError PermissionDenied when `method` (proto name) of `service`
+ * @throws PermissionDeniedError when `method` (proto name) of `service`
  *   is not answered in maintenance mode, or `message` names a type outside
  *   {@link MAINTENANCE_TYPES}.
  */
@@ -79,21 +79,21 @@ export function authorizeMaintenance(service: string, method: string, message?: 
     ? MachineService.methods.find((m) => m.name === method)?.localName as MachineMethod | undefined
     : undefined;
   if (!local || !MAINTENANCE_METHODS[local]) {
-    throw new ConnectError(
+    throw new PermissionDeniedError(
       `${service}/${method} is not available in maintenance mode: the node has no config yet; ` +
         `only Version, Get/List of hardware and network, and ApplyConfiguration are answered ` +
         `(machinectl apply-config --insecure)`,
-      Code.PermissionDenied,
+      { context: { service, method } },
     );
   }
   if (local !== "get" && local !== "list") return;
   const typeName = (message as { type?: unknown } | undefined)?.type;
   const type = typeof typeName === "string" ? resolveResourceType(typeName) : undefined;
   if (!type || !MAINTENANCE_TYPES.includes(type)) {
-    throw new ConnectError(
+    throw new PermissionDeniedError(
       `${method} of "${String(typeName)}" is not available in maintenance mode ` +
         `(only ${MAINTENANCE_TYPES.join(", ")})`,
-      Code.PermissionDenied,
+      { context: { method, type: String(typeName) } },
     );
   }
 }

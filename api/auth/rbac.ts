@@ -3,7 +3,7 @@
  * over every method of MachineService (a new RPC fails type-checking until it
  * is given a role). Roles come from the client certificate's O= (pki/role.ts).
  */
-import { Code, ConnectError } from "@connectrpc/connect";
+import { PermissionDeniedError } from "../errors/mod.ts";
 import { MachineService } from "../gen/machined/v1/machine_pb.ts";
 import { type Role, ROLES } from "../../pki/mod.ts";
 
@@ -132,7 +132,7 @@ export const ARGUMENT_ROLES = {
 /**
  * Whether `role` may have the node query `host` (already parsed, see
  * api/server/time_query.ts), given the configured servers.
- * @throws ConnectError PermissionDenied saying which servers the role may name, and who may name others
+ * @throws PermissionDeniedError saying which servers the role may name, and who may name others
  */
 export function authorizeTimeServer(
   role: Role,
@@ -146,10 +146,10 @@ export function authorizeTimeServer(
     : ARGUMENT_ROLES.timeOtherServer.role;
   if (roleSatisfies(role, needed)) return;
   const list = configured.length === 0 ? "none" : configured.map((c) => `"${c}"`).join(", ");
-  throw new ConnectError(
+  throw new PermissionDeniedError(
     `Role "${role}" may query only the node's configured time servers (${list}); ` +
       `naming "${host}" needs "${needed}" or higher, because it makes the node send UDP to it`,
-    Code.PermissionDenied,
+    { context: { role, host, needed } },
   );
 }
 
@@ -182,15 +182,15 @@ export function neededRole(method: string): Role | undefined {
 }
 
 /**
- * @throws ConnectError PermissionDenied naming the role and the method when
+ * @throws PermissionDeniedError naming the role and the method when
  *   `role` may not call it.
  */
 export function authorize(role: Role, service: string, method: string): void {
   if (isAllowed(role, service, method)) return;
   const needed = service === MachineService.typeName ? neededRole(method) : undefined;
-  throw new ConnectError(
+  throw new PermissionDeniedError(
     `Role "${role}" may not call ${service}/${method}` +
       (needed ? ` (needs "${needed}" or higher)` : ""),
-    Code.PermissionDenied,
+    { context: { role, service, method, needed } },
   );
 }

@@ -1,5 +1,5 @@
 import { deepEqual, equal, ok, throws } from "node:assert/strict";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { PermissionDeniedError } from "../errors/mod.ts";
 import { MachineService } from "../gen/machined/v1/machine_pb.ts";
 import type { Role } from "../../pki/mod.ts";
 import {
@@ -111,8 +111,8 @@ Deno.test("Time: a reader names only the configured servers; an operator or admi
   throws(
     () => authorizeTimeServer("os:reader", "198.51.100.1", configured),
     (e: unknown) =>
-      e instanceof ConnectError && e.code === Code.PermissionDenied &&
-      e.rawMessage ===
+      e instanceof PermissionDeniedError &&
+      e.message ===
         'Role "os:reader" may query only the node\'s configured time servers ("pool.ntp.org", ' +
           '"192.0.2.7"); naming "198.51.100.1" needs "os:operator" or higher, because it makes ' +
           "the node send UDP to it",
@@ -132,8 +132,8 @@ Deno.test("authorize names the role and the method", () => {
   throws(
     () => authorize("os:reader", MachineService.typeName, "Reboot"),
     (e: unknown) =>
-      e instanceof ConnectError && e.code === Code.PermissionDenied &&
-      e.rawMessage ===
+      e instanceof PermissionDeniedError &&
+      e.message ===
         'Role "os:reader" may not call machined.v1.MachineService/Reboot (needs "os:operator" or higher)',
   );
 });

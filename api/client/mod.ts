@@ -30,3 +30,4 @@ export {
   stopPrometheus,
   writeScrapeConfig,
 } from "./prometheus_scrape.ts";
+export { serverCertificate, type ServerCertificateOptions } from "./server_certificate.ts";

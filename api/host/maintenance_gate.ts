@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { Code, ConnectError } from "@connectrpc/connect";
+import { InvalidArgumentError, PermissionDeniedError } from "../errors/mod.ts";
 import type { MaintenanceGate } from "../server/mod.ts";
 import { caSectionOf } from "./ca_source.ts";
 
@@ -67,16 +67,16 @@ export class NodeMaintenanceGate implements MaintenanceGate {
   apply<T>(configYaml: string, dryRun: boolean, run: () => Promise<T>): Promise<T> {
     const next = this.#chain.then(async () => {
       if (!this.active) {
-        throw new ConnectError(
+        throw new PermissionDeniedError(
           "the node already has a config: apply another one with mutual TLS",
-          Code.PermissionDenied,
+          { context: { dryRun } },
         );
       }
       if (!caSectionOf(configYaml)) {
-        throw new ConnectError(
+        throw new InvalidArgumentError(
           "a config applied in maintenance mode must carry a valid machine.ca " +
             "(machinectl gen config writes one): without it nobody could reach the node afterwards",
-          Code.InvalidArgument,
+          { context: { dryRun } },
         );
       }
       const result = await run();

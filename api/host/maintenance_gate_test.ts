@@ -4,6 +4,7 @@ import { Code, ConnectError } from "@connectrpc/connect";
 import { renderConfigTemplate } from "../../config/mod.ts";
 import { createCertificateAuthority, createSelfSignedServerCertificate } from "../../pki/mod.ts";
 import { loadApidPki } from "../edge/mod.ts";
+import { codeOf as grpcCodeOf } from "../server/mod.ts";
 import { NodeMaintenanceGate } from "./maintenance_gate.ts";
 import { prepareMaintenanceApidPki } from "./maintenance_api.ts";
 
@@ -12,7 +13,7 @@ async function codeOf(p: Promise<unknown>): Promise<string> {
     await p;
     return "ok";
   } catch (e) {
-    return e instanceof ConnectError ? Code[e.code] : String(e);
+    return Code[grpcCodeOf(e)];
   }
 }
 

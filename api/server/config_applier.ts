@@ -4,6 +4,8 @@
  * config/ and its config loader; the API only reports the outcome.
  */
 import type { ApplyMode, ConfigIssue } from "../../resources/mod.ts";
+import type { ApplyConfigurationResponse } from "../gen/machined/v1/machine_pb.ts";
+import { InvalidArgumentError } from "../errors/mod.ts";
 import type { ActionRequester } from "./node_actions.ts";
 
 /** Options of {@link ConfigApplier.apply}. */
@@ -44,6 +46,17 @@ export class ApplyRefusedError extends Error {
     readonly rebootFields: readonly string[] = [],
   ) {
     super(message);
+  }
+}
+
+/**
+ * A config that does not validate, refused outside a dry run. The API answers
+ * InvalidArgument with `response` (state and every error) as a detail, so
+ * clients need not parse the message.
+ */
+export class ConfigRejectedError extends InvalidArgumentError {
+  constructor(message: string, readonly response: ApplyConfigurationResponse) {
+    super(message, { context: { errors: response.errors.length } });
   }
 }
 

@@ -1,14 +1,21 @@
 /**
- * Errors become Connect codes here and nowhere else: store errors, unknown
- * service and log ids, bad arguments, mapping failures, PKI errors, /proc
- * reads and the node actions' typed refusals (apply, reset, upgrade) each get
- * their code; anything else is Internal. The original error stays attached as `cause`.
+ * Errors become Connect codes here and nowhere else: the API's typed refusals
+ * (api/errors, one table), store errors, unknown service and log ids, bad
+ * arguments, mapping failures, PKI errors, /proc reads and the node actions'
+ * typed refusals (apply, reset, upgrade) each get their code; anything else is
+ * Internal. The original error stays attached as `cause`.
+ *
+ * This is the only server-side file that constructs a ConnectError
+ * (no_connect_error_test.ts keeps it so). Two exceptions, by design: the fake
+ * CRI server (cri/fake_cri_server.ts) plays a foreign gRPC server, and the
+ * client side (machinectl) only reads codes.
  */
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { ApplyConfigurationResponseSchema } from "../gen/machined/v1/machine_pb.ts";
 import { ProcError } from "../../platform/procfs/mod.ts";
-import { ApplyRefusedError } from "./config_applier.ts";
+import { ApiError, type ApiErrorKind } from "../errors/mod.ts";
+import { ApplyRefusedError, ConfigRejectedError } from "./config_applier.ts";
 import { ResetRefusedError, UpgradeRefusedError } from "./node_actions.ts";
 import {
   isAlreadyExists,
@@ -22,6 +29,20 @@ import { isPkiError } from "../../pki/mod.ts";
 import { ResourceMappingError } from "../mapping/mod.ts";
 import { isUnknownIdError } from "./service_control.ts";
 
+/** The code of each kind of API refusal: the one mapping, pinned by errors_test.ts. */
+export const API_ERROR_CODES: Readonly<Record<ApiErrorKind, Code>> = {
+  "invalid-argument": Code.InvalidArgument,
+  "not-found": Code.NotFound,
+  "permission-denied": Code.PermissionDenied,
+  "unauthenticated": Code.Unauthenticated,
+  "failed-precondition": Code.FailedPrecondition,
+  "resource-exhausted": Code.ResourceExhausted,
+  "unavailable": Code.Unavailable,
+  "unimplemented": Code.Unimplemented,
+  "deadline-exceeded": Code.DeadlineExceeded,
+  "canceled": Code.Canceled,
+};
+
 /** The code of each upgrade refusal. */
 const UPGRADE_CODES: Record<UpgradeRefusedError["code"], Code> = {
   "permission-denied": Code.PermissionDenied,
@@ -34,6 +55,7 @@ const UPGRADE_CODES: Record<UpgradeRefusedError["code"], Code> = {
 /** The Connect code for an error raised below the API. */
 export function codeOf(e: unknown): Code {
   if (e instanceof ConnectError) return e.code;
+  if (e instanceof ApiError) return API_ERROR_CODES[e.kind];
   if (e instanceof UpgradeRefusedError) return UPGRADE_CODES[e.code];
   if (e instanceof ResetRefusedError) {
     return e.code === "unavailable" ? Code.Unavailable : Code.FailedPrecondition;
@@ -63,6 +85,9 @@ export function toConnectError(e: unknown): ConnectError {
 
 /** Details a client reads instead of parsing the message. */
 function detailsOf(e: unknown): ConstructorParameters<typeof ConnectError>[3] {
+  if (e instanceof ConfigRejectedError) {
+    return [{ desc: ApplyConfigurationResponseSchema, value: e.response }];
+  }
   if (!(e instanceof ApplyRefusedError)) return undefined;
   return [{
     desc: ApplyConfigurationResponseSchema,

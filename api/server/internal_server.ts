@@ -10,17 +10,13 @@
 import http2 from "node:http2";
 import type { Http2Server, Http2Session } from "node:http2";
 import { dirname } from "node:path";
-import {
-  Code,
-  ConnectError,
-  createContextValues,
-  type Interceptor,
-  type ServiceImpl,
-} from "@connectrpc/connect";
+import { createContextValues, type Interceptor, type ServiceImpl } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { listenUnixStream, type UnixStreamListener } from "../../platform/unix_stream/mod.ts";
 import { MachineService } from "../gen/machined/v1/machine_pb.ts";
-import { authorize, type CallerIdentity, callerKey, identityFromHeaders } from "../auth/mod.ts";
+import { type CallerIdentity, callerKey, identityFromHeaders } from "../auth/mod.ts";
+import { authorize } from "../auth/mod.ts";
+import { UnauthenticatedError } from "../errors/mod.ts";
 import { errorMappingInterceptor } from "./errors.ts";
 import { createAuditInterceptor } from "./audit.ts";
 import { createSendGate } from "./send_gate.ts";
@@ -82,7 +78,9 @@ const trustedIdentityInterceptor =
   (gate: MaintenanceGate | undefined): Interceptor => (next) => (req) => {
     const caller = req.contextValues.get(callerKey);
     if (!caller) {
-      throw new ConnectError("Call carries no caller identity", Code.Unauthenticated);
+      throw new UnauthenticatedError("Call carries no caller identity", {
+        context: { method: req.method.name },
+      });
     }
     const maintenance = checkMaintenanceCall(gate, caller, req, next);
     if (maintenance) return maintenance;

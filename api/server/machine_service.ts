@@ -5,7 +5,8 @@
  */
 import { create } from "@bufbuild/protobuf";
 import { durationMs, timestampFromDate } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import { type ErrorContext, InvalidArgumentError } from "../errors/mod.ts";
 import {
   EventsResponseSchema,
   GenerateClientConfigurationResponseSchema,
@@ -102,7 +103,7 @@ function createResourceHandlers(
   return {
     get(req, ctx) {
       const type = requireType(req.type);
-      if (req.id === "") throw invalid("Get needs an id");
+      if (req.id === "") throw invalid("Get needs an id", { rpc: "Get", type: req.type });
       const namespace = req.namespace || RESOURCE_DESCRIPTORS[type].namespace;
       const role = callerRole(ctx);
       return create(GetResponseSchema, {
@@ -193,6 +194,7 @@ function createClientConfigHandler(
         throw invalid(
           `GenerateClientConfiguration: endpoint ${JSON.stringify(badEndpoint)} holds a ` +
             `space, control or format character`,
+          { endpoint: badEndpoint },
         );
       }
       const lifetimeMs = req.lifetime ? durationMs(req.lifetime) : undefined;
@@ -201,7 +203,10 @@ function createClientConfigHandler(
         try {
           clientCertLifetimeMs(lifetimeMs);
         } catch (e) {
-          throw invalid((e as Error).message);
+          throw new InvalidArgumentError((e as Error).message, {
+            context: { rpc: "GenerateClientConfiguration", lifetimeMs },
+            cause: e,
+          });
         }
       }
       const issued = await clientConfigs.issue({
@@ -217,20 +222,21 @@ function createClientConfigHandler(
 
 /**
  * Resolves a type name or alias.
- * @throws ConnectError InvalidArgument listing the known types.
+ * @throws InvalidArgumentError listing the known types.
  */
 export function requireType(name: string): ResourceType {
   const type = resolveResourceType(name);
   if (type) return type;
   throw invalid(
     `Unknown resource type "${name}"; known types: ${RESOURCE_TYPES.join(", ")}`,
+    { type: name },
   );
 }
 
 /**
  * What a Watch request selects: its type (resolved), namespace (`*`: every one;
  * empty: the type's default) and id.
- * @throws ConnectError InvalidArgument for an unknown type.
+ * @throws InvalidArgumentError for an unknown type.
  */
 export function watchSelection(
   req: Pick<WatchRequest, "type" | "namespace" | "id">,
@@ -253,8 +259,8 @@ function requester(ctx: HandlerContext): { name: string; role: string } {
   return { name: caller?.name ?? "", role: caller?.role ?? "" };
 }
 
-function invalid(message: string): ConnectError {
-  return new ConnectError(message, Code.InvalidArgument);
+function invalid(message: string, context: ErrorContext = {}): InvalidArgumentError {
+  return new InvalidArgumentError(message, { context });
 }
 
 export { MachineService };

@@ -7,7 +7,8 @@
  * which lets one config in: once a config has been accepted the gate is shut
  * and every later call without mutual TLS is refused.
  */
-import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
+import type { Interceptor } from "@connectrpc/connect";
+import { PermissionDeniedError } from "../errors/mod.ts";
 import { authorizeMaintenance } from "../auth/mod.ts";
 import type { CallerIdentity } from "../auth/mod.ts";
 
@@ -19,7 +20,7 @@ export interface MaintenanceGate {
    * Runs an ApplyConfiguration from a maintenance caller, one at a time:
    * re-checks {@link active}, checks the config carries a usable CA, and shuts
    * the gate when `run` succeeds and it was not a dry run.
-   * @throws ConnectError PermissionDenied once shut; InvalidArgument without a CA
+   * @throws PermissionDeniedError once shut; InvalidArgumentError without a CA
    */
   apply<T>(configYaml: string, dryRun: boolean, run: () => Promise<T>): Promise<T>;
 }
@@ -27,7 +28,7 @@ export interface MaintenanceGate {
 /**
  * Checks a maintenance caller's call; returns undefined to let it through
  * unchanged, or the wrapped call for ApplyConfiguration.
- * @throws ConnectError PermissionDenied when the node is not in maintenance
+ * @throws PermissionDeniedError when the node is not in maintenance
  *   mode or the RPC is not one maintenance answers.
  */
 export function checkMaintenanceCall(
@@ -38,9 +39,9 @@ export function checkMaintenanceCall(
 ): ReturnType<Parameters<Interceptor>[0]> | undefined {
   if (!caller.maintenance) return undefined;
   if (!gate?.active) {
-    throw new ConnectError(
+    throw new PermissionDeniedError(
       "the node is not in maintenance mode (it has a config or a CA): call it with mutual TLS",
-      Code.PermissionDenied,
+      { context: { method: req.method.name } },
     );
   }
   authorizeMaintenance(req.service.typeName, req.method.name, req.stream ? undefined : req.message);

@@ -5,7 +5,6 @@
  * callers are refused, as api/auth/maintenance.ts refuses Metrics.
  */
 import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
-import { ConnectError } from "@connectrpc/connect";
 import { MachineService } from "../gen/machined/v1/machine_pb.ts";
 import { authorize, identityFromHeaders } from "../auth/mod.ts";
 import type { MetricsRegistry } from "../../metrics/mod.ts";
@@ -62,7 +61,7 @@ export function createInternalMetricsRoute(
       authorize(caller.role, MachineService.typeName, "Metrics");
     } catch (e) {
       count("PermissionDenied");
-      return reply(res, 403, `${e instanceof ConnectError ? e.rawMessage : e}\n`);
+      return reply(res, 403, `${e instanceof Error ? e.message : e}\n`);
     }
     if (!metrics) {
       count("Unimplemented");

@@ -6,7 +6,8 @@
  * Unimplemented, naming what is missing.
  */
 import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import { InvalidArgumentError, UnimplementedError } from "../errors/mod.ts";
 import {
   ApplyConfigurationResponseSchema,
   type MachineService,
@@ -27,6 +28,7 @@ import { type CallerIdentity, callerKey, redactServiceSpec, visibilityOf } from 
 import {
   type ConfigApplier,
   type ConfigApplyResult,
+  ConfigRejectedError,
   configRejectionMessage,
 } from "./config_applier.ts";
 import { type KernelLog, readKernelLog } from "./kernel_log.ts";
@@ -139,15 +141,17 @@ function createApplyConfigurationHandler(
       const applier = need(deps.configs, "ApplyConfiguration", "a config applier");
       if (req.confirm) {
         if (req.configYaml.trim() !== "" || req.dryRun) {
-          throw new ConnectError(
+          throw new InvalidArgumentError(
             "ApplyConfiguration with confirm takes no config_yaml and no dry_run",
-            Code.InvalidArgument,
+            { context: { rpc: "ApplyConfiguration", dryRun: req.dryRun } },
           );
         }
         return applyResponse(await applier.confirm(requester(ctx)), false);
       }
       if (req.configYaml.trim() === "") {
-        throw new ConnectError("ApplyConfiguration needs config_yaml", Code.InvalidArgument);
+        throw new InvalidArgumentError("ApplyConfiguration needs config_yaml", {
+          context: { rpc: "ApplyConfiguration" },
+        });
       }
       // An ApplyRefusedError maps to FailedPrecondition with its fields in errors.ts.
       const result = await applier.apply(req.configYaml, {
@@ -158,13 +162,8 @@ function createApplyConfigurationHandler(
       });
       const response = applyResponse(result, req.dryRun);
       if (result.state === "invalid" && !req.dryRun) {
-        // The errors ride along as a detail, so clients need not parse the message.
-        throw new ConnectError(
-          configRejectionMessage(result.errors),
-          Code.InvalidArgument,
-          undefined,
-          [{ desc: ApplyConfigurationResponseSchema, value: response }],
-        );
+        // The errors ride along as a detail (errors.ts), so clients need not parse the message.
+        throw new ConfigRejectedError(configRejectionMessage(result.errors), response);
       }
       return response;
     },
@@ -183,14 +182,14 @@ function applyResponse(r: ConfigApplyResult, dryRun: boolean) {
 }
 
 /**
- * @throws ConnectError Unimplemented when machined runs without `what`.
+ * @throws UnimplementedError when machined runs without `what`.
  */
 function need<T>(dep: T | undefined, rpc: string, what: string): T {
   if (dep !== undefined) return dep;
-  throw new ConnectError(
+  throw new UnimplementedError(
     `${rpc} ${rpc.startsWith("the ") ? "are" : "is"} not available: ` +
       `this machined runs without ${what}`,
-    Code.Unimplemented,
+    { context: { rpc, missing: what } },
   );
 }
 
@@ -200,15 +199,15 @@ function need<T>(dep: T | undefined, rpc: string, what: string): T {
  * every client and lands in logs and audit lines, and no service can have an
  * id with a control character, so a request carrying one is a mistake or an
  * attempt, never a lookup (InvalidArgument, not NotFound).
- * @throws ConnectError InvalidArgument naming the RPC and the field
+ * @throws InvalidArgumentError naming the RPC and the field
  */
 function requireId(rpc: string, id: string): string {
-  if (id === "") throw new ConnectError(`${rpc} needs an id`, Code.InvalidArgument);
+  if (id === "") throw new InvalidArgumentError(`${rpc} needs an id`, { context: { rpc } });
   if (!SERVICE_ID.test(id)) {
-    throw new ConnectError(
+    throw new InvalidArgumentError(
       `${rpc}: invalid id ${JSON.stringify(id)}: a service id is 1 to 63 lowercase letters, ` +
         `digits, '.', '_' or '-', starting with a letter or digit (no control characters)`,
-      Code.InvalidArgument,
+      { context: { rpc, id } },
     );
   }
   return id;

@@ -7,7 +7,8 @@
  */
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
+import type { ServiceImpl } from "@connectrpc/connect";
+import { FailedPreconditionError, UnavailableError, UnimplementedError } from "../errors/mod.ts";
 import {
   ContainersResponseSchema,
   ControllerGraphResponseSchema,
@@ -39,9 +40,9 @@ export function createObservabilityHandlers(
     const make = need(deps.cri, rpc, "a container runtime client");
     const status = deps.store.list(RUNTIME_STATUS).find((r) => r.metadata.id === RUNTIME_STATUS_ID);
     if (!status) {
-      throw new ConnectError(
+      throw new FailedPreconditionError(
         `${rpc} needs containerd, which this node does not run (no RuntimeStatus)`,
-        Code.FailedPrecondition,
+        { context: { rpc } },
       );
     }
     const socket = status.spec.socket;
@@ -50,12 +51,9 @@ export function createObservabilityHandlers(
       return { socket, value: await fn(client, AbortSignal.timeout(10_000)) };
     } catch (e) {
       const why = status.spec.lastError ? ` (RuntimeStatus: ${status.spec.lastError})` : "";
-      throw new ConnectError(
+      throw new UnavailableError(
         `${rpc}: containerd's CRI on "${socket}" did not answer: ${(e as Error).message}${why}`,
-        Code.Unavailable,
-        undefined,
-        undefined,
-        e,
+        { context: { rpc, socket }, cause: e },
       );
     } finally {
       client.close();
@@ -104,11 +102,11 @@ export function createObservabilityHandlers(
   };
 }
 
-/** @throws ConnectError Unimplemented when machined runs without `what`. */
+/** @throws UnimplementedError when machined runs without `what`. */
 function need<T>(dep: T | undefined, rpc: string, what: string): T {
   if (dep !== undefined) return dep;
-  throw new ConnectError(
+  throw new UnimplementedError(
     `${rpc} is not available: this machined runs without ${what}`,
-    Code.Unimplemented,
+    { context: { rpc, missing: what } },
   );
 }

@@ -5,7 +5,13 @@
  * Without an observer they answer Unimplemented.
  */
 import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
+import type { ServiceImpl } from "@connectrpc/connect";
+import {
+  InvalidArgumentError,
+  ResourceExhaustedError,
+  UnavailableError,
+  UnimplementedError,
+} from "../errors/mod.ts";
 import {
   CgroupsResponseSchema,
   type MachineService,
@@ -68,9 +74,9 @@ export function createObserveHandlers(
   const timeBudget = deps.timeBudget ?? createTokenBucket(TIME_QUERY_BUDGET);
   const observer = (rpc: string) => {
     if (deps.observer) return deps.observer;
-    throw new ConnectError(
+    throw new UnimplementedError(
       `${rpc} is not available: this machined runs without an observer`,
-      Code.Unimplemented,
+      { context: { rpc } },
     );
   };
   return {
@@ -217,20 +223,23 @@ async function timeResponse(
   try {
     host = parseTimeServer(req.server);
   } catch (e) {
-    throw new ConnectError((e as Error).message, Code.InvalidArgument);
+    throw new InvalidArgumentError((e as Error).message, {
+      context: { rpc: "Time", server: req.server },
+      cause: e,
+    });
   }
   authorizeTimeServer(ctx.values.get(callerKey)?.role ?? "os:reader", host, timeServers(deps));
   if (!deps.timeQuerier) {
-    throw new ConnectError(
+    throw new UnimplementedError(
       "Time with a server is not available: this machined runs without an SNTP client",
-      Code.Unimplemented,
+      { context: { rpc: "Time", server: req.server } },
     );
   }
   if (!timeBudget.take()) {
-    throw new ConnectError(
+    throw new ResourceExhaustedError(
       `Time queries naming a server are limited to ${timeBudget.ratePerSecond} a second ` +
         `on this node (burst ${timeBudget.burst}); try again in ${timeBudget.waitMs()} ms`,
-      Code.ResourceExhausted,
+      { context: { rpc: "Time", ratePerSecond: timeBudget.ratePerSecond } },
     );
   }
   const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(TIME_QUERY_BUDGET.timeoutMs)]);
@@ -238,12 +247,9 @@ async function timeResponse(
     const q = await deps.timeQuerier.query(host, signal);
     response.query = create(TimeQuerySchema, { ...q, server: req.server });
   } catch (e) {
-    throw new ConnectError(
+    throw new UnavailableError(
       `Cannot measure the clock against "${req.server}": ${(e as Error).message}`,
-      Code.Unavailable,
-      undefined,
-      undefined,
-      e,
+      { context: { rpc: "Time", server: req.server }, cause: e },
     );
   }
   return response;

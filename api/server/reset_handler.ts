@@ -7,7 +7,8 @@
  */
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
-import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import { InvalidArgumentError, UnimplementedError } from "../errors/mod.ts";
 import {
   type MachineService,
   ResetMode as ProtoResetMode,
@@ -25,10 +26,14 @@ export function createResetHandler(
   return {
     async reset(req: ResetRequest, ctx: HandlerContext) {
       if (!actions.reset) {
-        throw new ConnectError("Reset is not available on this machined", Code.Unimplemented);
+        throw new UnimplementedError("Reset is not available on this machined", {
+          context: { rpc: "Reset" },
+        });
       }
       if (req.challenge.length > 4096) {
-        throw new ConnectError("Reset challenge longer than 4096 bytes", Code.InvalidArgument);
+        throw new InvalidArgumentError("Reset challenge longer than 4096 bytes", {
+          context: { rpc: "Reset", bytes: req.challenge.length },
+        });
       }
       const caller: CallerIdentity | undefined = ctx.values.get(callerKey);
       // A ResetRefusedError maps to its code in errors.ts.

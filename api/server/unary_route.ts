@@ -20,7 +20,6 @@ import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import { type DescMethodUnary, fromBinary, toBinary } from "@bufbuild/protobuf";
 import {
   Code,
-  ConnectError,
   createContextValues,
   createHandlerContext,
   type ServiceImpl,
@@ -28,6 +27,7 @@ import {
 import { MachineService } from "../gen/machined/v1/machine_pb.ts";
 import { authorize, callerKey, identityFromHeaders } from "../auth/mod.ts";
 import type { MetricsRegistry } from "../../metrics/mod.ts";
+import { InvalidArgumentError, ResourceExhaustedError } from "../errors/mod.ts";
 import { toConnectError } from "./errors.ts";
 import { grpcFrame } from "./watch_fanout.ts";
 import { header, parseTimeout, readMessage, type WatchRoute } from "./watch_route.ts";
@@ -102,11 +102,11 @@ async function serve(
     const answer = await impl(request, ctx);
     frame = grpcFrame(toBinary(method.output, answer as never));
     if (frame.byteLength - 5 > o.writeMaxBytes) {
-      throw new ConnectError(
+      throw new ResourceExhaustedError(
         `message size ${
           frame.byteLength - 5
         } is larger than configured writeMaxBytes ${o.writeMaxBytes}`,
-        Code.ResourceExhausted,
+        { context: { method: method.name, writeMaxBytes: o.writeMaxBytes } },
       );
     }
   } catch (e) {
@@ -125,9 +125,9 @@ function decode(method: Method, bytes: Uint8Array) {
   try {
     return fromBinary(method.input, bytes);
   } catch (e) {
-    throw new ConnectError(
+    throw new InvalidArgumentError(
       `parse binary: ${e instanceof Error ? e.message : String(e)}`,
-      Code.InvalidArgument,
+      { context: { method: method.name }, cause: e },
     );
   }
 }

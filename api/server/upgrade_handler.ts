@@ -5,7 +5,8 @@
  * Connect code in errors.ts.
  */
 import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
+import { UnimplementedError } from "../errors/mod.ts";
 import {
   type MachineService,
   RollbackResponseSchema,
@@ -23,7 +24,9 @@ export function createUpgradeHandlers(
   return {
     async upgrade(requests: AsyncIterable<UpgradeRequest>, ctx: HandlerContext) {
       if (!actions.upgrade) {
-        throw new ConnectError("Upgrade is not available on this machined", Code.Unimplemented);
+        throw new UnimplementedError("Upgrade is not available on this machined", {
+          context: { rpc: "Upgrade" },
+        });
       }
       const it = requests[Symbol.asyncIterator]();
       const first = await it.next();
@@ -45,7 +48,9 @@ export function createUpgradeHandlers(
 
     async rollback(req, ctx) {
       if (!actions.rollback) {
-        throw new ConnectError("Rollback is not available on this machined", Code.Unimplemented);
+        throw new UnimplementedError("Rollback is not available on this machined", {
+          context: { rpc: "Rollback" },
+        });
       }
       const a = await actions.rollback!({ stage: req.stage }, requester(ctx));
       return create(RollbackResponseSchema, a);

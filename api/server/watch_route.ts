@@ -16,12 +16,17 @@
  */
 import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import { fromBinary } from "@bufbuild/protobuf";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code } from "@connectrpc/connect";
+import {
+  DeadlineExceededError,
+  InvalidArgumentError,
+  ResourceExhaustedError,
+} from "../errors/mod.ts";
 import { MachineService, WatchRequestSchema } from "../gen/machined/v1/machine_pb.ts";
 import { authorize, type CallerIdentity, identityFromHeaders } from "../auth/mod.ts";
 import type { ResourceSpecs } from "../../resources/mod.ts";
 import type { MetricsRegistry } from "../../metrics/mod.ts";
-import { codeOf } from "./errors.ts";
+import { toConnectError } from "./errors.ts";
 import { watchSelection } from "./machine_service.ts";
 import type { WatchFanout } from "./watch_fanout.ts";
 
@@ -90,11 +95,11 @@ async function serve(
       for await (const event of watch) {
         const frame = o.fanout.frame(event, caller.role);
         if (frame.byteLength - 5 > o.writeMaxBytes) {
-          throw new ConnectError(
+          throw new ResourceExhaustedError(
             `message size ${
               frame.byteLength - 5
             } is larger than configured writeMaxBytes ${o.writeMaxBytes}`,
-            Code.ResourceExhausted,
+            { context: { method: "Watch", writeMaxBytes: o.writeMaxBytes } },
           );
         }
         if (!res.write(frame) && !ended.signal.aborted) await drained(res, ended.signal);
@@ -103,7 +108,7 @@ async function serve(
       watch.close();
     }
     const reason = ended.signal.reason;
-    return finish(res, state.closed, reason instanceof ConnectError ? reason : undefined);
+    return finish(res, state.closed, reason instanceof DeadlineExceededError ? reason : undefined);
   } catch (e) {
     return finish(res, state.closed, e);
   } finally {
@@ -119,24 +124,20 @@ function decodeWatchRequest(bytes: Uint8Array) {
   try {
     return fromBinary(WatchRequestSchema, bytes);
   } catch (e) {
-    throw new ConnectError(
+    throw new InvalidArgumentError(
       `parse binary: ${e instanceof Error ? e.message : String(e)}`,
-      Code.InvalidArgument,
+      { context: { method: "Watch" }, cause: e },
     );
   }
 }
 
 /** Ends the response with the call's status in the trailers (nothing to write once it closed). */
 function finish(res: Http2ServerResponse, closed: boolean, error: unknown): Code | 0 {
-  const code = error === undefined ? 0 : codeOf(error);
+  const mapped = error === undefined ? undefined : toConnectError(error);
+  const code = mapped?.code ?? 0;
   if (closed) return code === 0 ? Code.Canceled : code;
   const trailers: Record<string, string> = { "grpc-status": String(code) };
-  if (error !== undefined) {
-    const message = error instanceof ConnectError ? error.rawMessage : String(
-      error instanceof Error ? error.message : error,
-    );
-    trailers["grpc-message"] = encodeURIComponent(message);
-  }
+  if (mapped) trailers["grpc-message"] = encodeURIComponent(mapped.rawMessage);
   res.addTrailers(trailers);
   res.end();
   return code;
@@ -144,7 +145,7 @@ function finish(res: Http2ServerResponse, closed: boolean, error: unknown): Code
 
 /**
  * The request's one length-prefixed message, read to the end of the request.
- * @throws ConnectError ResourceExhausted past `maxBytes`, InvalidArgument when malformed.
+ * @throws ResourceExhaustedError past `maxBytes`, InvalidArgumentError when malformed.
  */
 export async function readMessage(req: Http2ServerRequest, maxBytes: number): Promise<Uint8Array> {
   const chunks: Uint8Array[] = [];
@@ -152,9 +153,9 @@ export async function readMessage(req: Http2ServerRequest, maxBytes: number): Pr
   for await (const chunk of req as AsyncIterable<Uint8Array>) {
     size += chunk.byteLength;
     if (size > maxBytes + 5) {
-      throw new ConnectError(
+      throw new ResourceExhaustedError(
         `message size is larger than configured readMaxBytes ${maxBytes}`,
-        Code.ResourceExhausted,
+        { context: { readMaxBytes: maxBytes } },
       );
     }
     chunks.push(chunk);
@@ -163,19 +164,16 @@ export async function readMessage(req: Http2ServerRequest, maxBytes: number): Pr
   let at = 0;
   for (const c of chunks) body.set(c, (at += c.byteLength) - c.byteLength);
   if (size < 5) {
-    throw new ConnectError("protocol error: missing request message", Code.InvalidArgument);
+    throw new InvalidArgumentError("protocol error: missing request message");
   }
   const length = new DataView(body.buffer).getUint32(1);
   if ((body[0] & 1) !== 0) {
-    throw new ConnectError(
-      "protocol error: compressed message without grpc-encoding",
-      Code.InvalidArgument,
-    );
+    throw new InvalidArgumentError("protocol error: compressed message without grpc-encoding");
   }
   if (5 + length !== size) {
-    throw new ConnectError(
+    throw new InvalidArgumentError(
       `protocol error: promised ${length} bytes in the request message, got ${size - 5}`,
-      Code.InvalidArgument,
+      { context: { promised: length, got: size - 5 } },
     );
   }
   return body.subarray(5);
@@ -186,17 +184,16 @@ export function parseTimeout(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const m = /^(\d{1,8})([HMSmun])$/.exec(value);
   if (!m) {
-    throw new ConnectError(
-      `protocol error: invalid grpc timeout value: ${value}`,
-      Code.InvalidArgument,
-    );
+    throw new InvalidArgumentError(`protocol error: invalid grpc timeout value: ${value}`, {
+      context: { value },
+    });
   }
   const unit = { H: 3_600_000, M: 60_000, S: 1000, m: 1, u: 1e-3, n: 1e-6 }[m[2] as "H"];
   return Number(m[1]) * unit;
 }
 
-function deadlineExceeded(): ConnectError {
-  return new ConnectError("the operation timed out", Code.DeadlineExceeded);
+function deadlineExceeded(): DeadlineExceededError {
+  return new DeadlineExceededError("the operation timed out");
 }
 
 /** Resolves when the response can take more, or the call ends (closed, or its deadline). */

@@ -1,11 +1,13 @@
 /**
  * `machinectl health`: one verdict over the node's stage, services, container
- * runtime, time sync, certificates (the node's CA from its MachineConfig,
- * and this context's client certificate) and upgrade trial, read with List
+ * runtime, time sync, certificates (the node's CA from its MachineConfig, the
+ * server certificate its API presents in the TLS handshake, and this
+ * context's client certificate) and upgrade trial, read with List
  * (so a reader may run it). Exits 1 when a check fails, so scripts can wait
  * on it; warnings (a certificate near expiry, a slot on trial) exit 0.
  */
 import * as x509 from "@peculiar/x509";
+import { serverCertificate } from "../../api/client/mod.ts";
 import { fromProtoResource } from "../../api/mapping/mod.ts";
 import type { AnyMachineResource } from "../../api/mapping/mod.ts";
 import { readClientConfig, resolveCredentials } from "../../pki/mod.ts";
@@ -18,7 +20,12 @@ import type {
   UpgradeStatusSpec,
 } from "../../resources/mod.ts";
 import { defineCommand } from "../command.ts";
-import { clientConfigPath, type ConnectionFlags, connectToNode } from "../connection.ts";
+import {
+  clientConfigPath,
+  type ConnectionFlags,
+  connectToNode,
+  type NodeConnection,
+} from "../connection.ts";
 import { CliError } from "../io.ts";
 import { alignTable } from "../output.ts";
 import { escapeText } from "../terminal_text.ts";
@@ -51,7 +58,7 @@ export const healthCommand = defineCommand({
       const r = await conn.client.list({ type, namespace: "*" }, { timeoutMs: 10_000 });
       byType.set(type, r.resources.map((p) => fromProtoResource(p)));
     }
-    const input = healthInput(byType, await clientCertificate(flags));
+    const input = healthInput(byType, await clientCertificate(flags), await served(conn));
     const checks = assessHealth(input, Date.now());
     io.out(format === "json" ? toJson(checks, 2) : formatHealth(checks));
     return healthy(checks) ? 0 : 1;
@@ -67,10 +74,14 @@ export function formatHealth(checks: readonly HealthCheck[]): string {
   return `${table}\n${healthy(checks) ? "healthy" : "UNHEALTHY"}`;
 }
 
-/** The health input from the listed resources. */
+/**
+ * The health input from the listed resources and the expiry of this context's
+ * client certificate and of the node's server certificate.
+ */
 export function healthInput(
   byType: ReadonlyMap<string, readonly AnyMachineResource[]>,
   client?: Date,
+  server?: Date,
 ): HealthInput {
   const first = <T>(t: string) => byType.get(t)?.[0]?.spec as T | undefined;
   const certificates: { name: string; notAfter: Date }[] = [];
@@ -78,6 +89,7 @@ export function healthInput(
     ?.crt;
   const ca = caPem ? notAfterOf(caPem) : undefined;
   if (ca) certificates.push({ name: "node CA", notAfter: ca });
+  if (server) certificates.push({ name: "server", notAfter: server });
   if (client) certificates.push({ name: "client", notAfter: client });
   return {
     machine: first<MachineStatusSpec>("MachineStatus"),
@@ -108,6 +120,30 @@ async function clientCertificate(flags: ConnectionFlags): Promise<Date | undefin
       flags.context,
     );
     return notAfterOf(creds.certPem);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * When the certificate the node's API serves expires, read from a handshake
+ * with this context's credentials; undefined with `--insecure` (no CA to
+ * verify it) or when the handshake fails (the List calls above already
+ * reported an unreachable node).
+ */
+async function served(conn: NodeConnection): Promise<Date | undefined> {
+  const creds = conn.credentials;
+  const m = /^\[?(.*?)\]?:(\d+)$/.exec(conn.endpoint);
+  if (!creds || !m) return undefined;
+  try {
+    const cert = await serverCertificate({
+      host: m[1],
+      port: Number(m[2]),
+      caPem: creds.caPem,
+      certPem: creds.certPem,
+      keyPem: creds.keyPem,
+    });
+    return cert.notAfter;
   } catch {
     return undefined;
   }

@@ -19,7 +19,7 @@ export interface HealthInput {
   readonly runtime?: RuntimeStatusSpec;
   readonly time?: TimeStatusSpec;
   readonly upgrade?: UpgradeStatusSpec;
-  /** Certificates by name (`node CA`, `client`), with their expiry. */
+  /** Certificates by name (`node CA`, `server`, `client`), with their expiry. */
   readonly certificates: readonly { name: string; notAfter: Date }[];
 }
 

@@ -1,8 +1,10 @@
 /**
  * A minimal ustar writer and reader, gzip-compressed with the platform's
  * CompressionStream: enough for a support bundle of text files, without a
- * tar dependency. Names up to 255 bytes (ustar's prefix + name split); every
- * entry is a regular file, mode 0644, owned by root.
+ * tar dependency. Names up to 255 bytes (ustar's prefix + name split); entries
+ * are regular files (mode 0644 unless given) and directories (0755 unless
+ * given), owned by root. A setuid or setgid bit is never written: an archive
+ * of a node's files must not hand out privileges when extracted.
  */
 
 /** One file of an archive. */
@@ -12,16 +14,29 @@ export interface TarEntry {
   readonly data: Uint8Array;
   /** Modification time, epoch ms. @default the time of writing */
   readonly mtimeMs?: number;
+  /** Permission bits; setuid and setgid are cleared. @default 0o644, a directory 0o755 */
+  readonly mode?: number;
+  /** A directory (ustar type 5): `data` is empty. @default false */
+  readonly directory?: boolean;
 }
+
+/** The bits an archive may carry: permissions and the sticky bit, never setuid or setgid. */
+export const TAR_MODE_MASK = 0o1777;
 
 const BLOCK = 512;
 const enc = new TextEncoder();
 const dec = new TextDecoder();
 
-/** The uncompressed tar of `entries`. @throws RangeError for a name ustar cannot hold */
+/**
+ * The uncompressed tar of `entries`.
+ * @throws RangeError for a name ustar cannot hold, or a directory with data
+ */
 export function tar(entries: readonly TarEntry[], now = Date.now()): Uint8Array {
   const parts: Uint8Array[] = [];
   for (const e of entries) {
+    if (e.directory && e.data.length > 0) {
+      throw new RangeError(`Cannot archive directory "${e.name}" with data`);
+    }
     parts.push(header(e, now));
     parts.push(e.data);
     const pad = (BLOCK - (e.data.length % BLOCK)) % BLOCK;
@@ -36,8 +51,14 @@ export async function tarGz(entries: readonly TarEntry[], now = Date.now()): Pro
   return await pipe(tar(entries, now), new CompressionStream("gzip"));
 }
 
-/** The files of a .tar.gz (regular files only), for tests and `support --list`. */
-export async function readTarGz(bytes: Uint8Array): Promise<TarEntry[]> {
+/**
+ * The files of a .tar.gz (regular files only, or directories too), with their
+ * modes, for tests and `support --list`.
+ */
+export async function readTarGz(
+  bytes: Uint8Array,
+  options: { directories?: boolean } = {},
+): Promise<TarEntry[]> {
   const raw = await pipe(bytes, new DecompressionStream("gzip"));
   const out: TarEntry[] = [];
   for (let off = 0; off + BLOCK <= raw.length;) {
@@ -48,11 +69,13 @@ export async function readTarGz(bytes: Uint8Array): Promise<TarEntry[]> {
     const size = parseInt(field(h, 124, 12).trim() || "0", 8);
     const type = String.fromCharCode(h[156] || 48);
     off += BLOCK;
-    if (type === "0") {
+    if (type === "0" || (type === "5" && options.directories)) {
       out.push({
         name: prefix ? `${prefix}/${name}` : name,
         data: raw.slice(off, off + size),
         mtimeMs: parseInt(field(h, 136, 12).trim() || "0", 8) * 1000,
+        mode: parseInt(field(h, 100, 8).trim() || "0", 8),
+        ...(type === "5" ? { directory: true } : {}),
       });
     }
     off += Math.ceil(size / BLOCK) * BLOCK;
@@ -64,13 +87,14 @@ function header(e: TarEntry, now: number): Uint8Array {
   const h = new Uint8Array(BLOCK);
   const [prefix, name] = splitName(e.name);
   put(h, 0, 100, name);
-  put(h, 100, 8, "0000644\0");
+  const mode = (e.mode ?? (e.directory ? 0o755 : 0o644)) & TAR_MODE_MASK;
+  put(h, 100, 8, octal(mode, 7) + "\0");
   put(h, 108, 8, "0000000\0");
   put(h, 116, 8, "0000000\0");
   put(h, 124, 12, octal(e.data.length, 11) + "\0");
   put(h, 136, 12, octal(Math.floor((e.mtimeMs ?? now) / 1000), 11) + "\0");
   put(h, 148, 8, "        "); // checksum counts as spaces while summing
-  h[156] = 48; // "0": a regular file
+  h[156] = e.directory ? 53 : 48; // "5": a directory, "0": a regular file
   put(h, 257, 6, "ustar\0");
   put(h, 263, 2, "00");
   put(h, 265, 32, "root");

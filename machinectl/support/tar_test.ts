@@ -44,6 +44,53 @@ Deno.test("system tar reads the archive (ustar checksum and layout) (needs tar)"
   }
 });
 
+Deno.test("modes and directories round-trip; setuid and setgid are never written", async () => {
+  const back = await readTarGz(
+    await tarGz([
+      { name: "d", data: new Uint8Array(), directory: true, mode: 0o2750 },
+      { name: "d/run", data: enc.encode("#!/bin/sh\n"), mode: 0o4755 },
+      { name: "d/plain", data: enc.encode("x") },
+      { name: "t", data: new Uint8Array(), directory: true, mode: 0o1777 },
+    ]),
+    { directories: true },
+  );
+  deepEqual(back.map((e) => [e.name, e.directory ?? false, e.mode]), [
+    ["d", true, 0o750],
+    ["d/run", false, 0o755],
+    ["d/plain", false, 0o644],
+    ["t", true, 0o1777],
+  ]);
+  deepEqual(
+    (await readTarGz(await tarGz([{ name: "d", data: new Uint8Array(), directory: true }])))
+      .length,
+    0,
+  );
+  throws(() => tar([{ name: "d", data: enc.encode("x"), directory: true }]), RangeError);
+});
+
+Deno.test(
+  "system tar extracts directories and modes (needs tar)",
+  { ignore: !hasTar() },
+  async () => {
+    const dir = await Deno.makeTempDir();
+    try {
+      await Deno.writeFile(
+        `${dir}/m.tar.gz`,
+        await tarGz([
+          { name: "d", data: new Uint8Array(), directory: true, mode: 0o2750 },
+          { name: "d/run", data: enc.encode("x"), mode: 0o4710 },
+        ]),
+      );
+      const out = await new Deno.Command("tar", { args: ["-xpzf", "m.tar.gz"], cwd: dir }).output();
+      equal(out.code, 0, new TextDecoder().decode(out.stderr));
+      equal((await Deno.stat(`${dir}/d/run`)).mode! & 0o7777, 0o710);
+      equal((await Deno.stat(`${dir}/d`)).mode! & 0o7777, 0o750);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);
+
 Deno.test("absolute, parent and over-long names are refused", () => {
   throws(() => tar([{ name: "/etc/x", data: new Uint8Array() }]), RangeError);
   throws(() => tar([{ name: "a/../b", data: new Uint8Array() }]), RangeError);

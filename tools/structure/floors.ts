@@ -47,6 +47,7 @@ export const FLOORS: Record<string, number> = {
   "api/auth": 3,
   "api/client": 3,
   "api/mapping": 3,
+  "api/errors": 3,
   // The image's contract with the node: disk plan, boot entries, command line, V8 flags.
   "layout": 3,
   // 4: the node's domains and the API's two processes.

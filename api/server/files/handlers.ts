@@ -6,7 +6,7 @@
  * allowed root is refused, and only regular files and directories are read.
  */
 import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, type HandlerContext, type ServiceImpl } from "@connectrpc/connect";
+import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { join } from "node:path";
 import {
   type FileListResponse,
@@ -15,6 +15,15 @@ import {
   type MachineService,
 } from "../../gen/machined/v1/machine_pb.ts";
 import { callerKey, visibilityOf } from "../../auth/mod.ts";
+import {
+  CanceledError,
+  DeadlineExceededError,
+  FailedPreconditionError,
+  PathNotFoundError,
+  PermissionDeniedError,
+  ResourceExhaustedError,
+  UnimplementedError,
+} from "../../errors/mod.ts";
 import type { Role } from "../../../pki/mod.ts";
 import { FILE_BOUNDS, type FileBounds } from "./budgets.ts";
 import { checkPath, REDACTED_ROOT } from "./roots.ts";
@@ -97,7 +106,7 @@ export function role(ctx: HandlerContext): Role | undefined {
 
 /** The request's deadline: the budget's, or the client's cancel. */
 export interface Deadline {
-  /** @throws ConnectError DeadlineExceeded once past it. */
+  /** @throws DeadlineExceededError once past it; CanceledError once the client cancels. */
   check(path: string): void;
 }
 
@@ -105,11 +114,11 @@ export function deadline(ctx: HandlerContext, bounds: FileBounds): Deadline {
   const end = Date.now() + bounds.deadlineMs;
   return {
     check(path) {
-      if (ctx.signal.aborted) throw new ConnectError(`${path}: cancelled`, Code.Canceled);
+      if (ctx.signal.aborted) throw new CanceledError(`${path}: cancelled`, { context: { path } });
       if (Date.now() < end) return;
-      throw new ConnectError(
+      throw new DeadlineExceededError(
         `${path}: stopped at the deadline (${bounds.deadlineMs} ms)`,
-        Code.DeadlineExceeded,
+        { context: { path, deadlineMs: bounds.deadlineMs } },
       );
     },
   };
@@ -133,14 +142,20 @@ export async function resolve(
     rootReal = await Deno.realPath(join(root, allowed.root));
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) {
-      throw new ConnectError(`${allowed.path}: no such file or directory`, Code.NotFound);
+      throw new PathNotFoundError(`${allowed.path}: no such file or directory`, {
+        context: { path: allowed.path },
+        cause: e,
+      });
     }
-    throw new ConnectError(`${allowed.path}: ${(e as Error).message}`, Code.PermissionDenied);
+    throw new PermissionDeniedError(`${allowed.path}: ${(e as Error).message}`, {
+      context: { path: allowed.path },
+      cause: e,
+    });
   }
   if (real !== rootReal && !real.startsWith(rootReal.replace(/\/$/, "") + "/")) {
-    throw new ConnectError(
+    throw new PermissionDeniedError(
       `${allowed.path}: a symlink leads outside ${allowed.root}, which is refused`,
-      Code.PermissionDenied,
+      { context: { path: allowed.path, root: allowed.root } },
     );
   }
   return { path: allowed.path, real, root: allowed.root };
@@ -152,11 +167,11 @@ export function relativeTo(path: string, root: string): string | undefined {
   return path.startsWith(root + "/") ? path.slice(root.length + 1) : undefined;
 }
 
-function notRegular(path: string, st: Deno.FileInfo): ConnectError {
+function notRegular(path: string, st: Deno.FileInfo): FailedPreconditionError {
   const kind = st.isDirectory
     ? "a directory (use FileList)"
     : "not a regular file (devices, FIFOs and sockets are never read)";
-  return new ConnectError(`${path} is ${kind}`, Code.FailedPrecondition);
+  return new FailedPreconditionError(`${path} is ${kind}`, { context: { path } });
 }
 
 async function open(r: Resolved): Promise<Deno.FsFile> {
@@ -200,11 +215,11 @@ async function readBounded(r: Resolved, bounds: FileBounds, signal: Deadline) {
   return out;
 }
 
-function tooLarge(path: string, bounds: FileBounds): ConnectError {
-  return new ConnectError(
+function tooLarge(path: string, bounds: FileBounds): ResourceExhaustedError {
+  return new ResourceExhaustedError(
     `${path} is larger than the read budget (${bounds.readMaxBytes} bytes); the first ` +
       `${bounds.readMaxBytes} bytes were sent`,
-    Code.ResourceExhausted,
+    { context: { path, readMaxBytes: bounds.readMaxBytes } },
   );
 }
 
@@ -284,8 +299,8 @@ async function entryOf(root: string, path: string, st: Deno.FileInfo): Promise<E
 
 export function need(files: FileDeps | undefined, rpc: string): FileDeps {
   if (files) return files;
-  throw new ConnectError(
+  throw new UnimplementedError(
     `${rpc} is not available: this machined runs without file access`,
-    Code.Unimplemented,
+    { context: { rpc } },
   );
 }

@@ -5,7 +5,7 @@
  * and operators and admins a documented allow-list of the node's own
  * directories. Block devices, FIFOs and sockets are never read (access.ts).
  */
-import { Code, ConnectError } from "@connectrpc/connect";
+import { InvalidArgumentError, PermissionDeniedError } from "../../errors/mod.ts";
 import type { Role } from "../../../pki/mod.ts";
 import { roleSatisfies } from "../../auth/mod.ts";
 
@@ -39,31 +39,33 @@ export interface AllowedPath {
 
 /**
  * `path` normalized and the allowed root of `role` it lies under. Pure.
- * @throws ConnectError InvalidArgument for a relative path, a NUL or a `..`/`.` segment;
+ * @throws InvalidArgumentError for a relative path, a NUL or a `..`/`.` segment;
  *   PermissionDenied naming the role's roots for a path outside them.
  */
 export function checkPath(role: Role | undefined, path: string): AllowedPath {
   if (!path.startsWith("/") || path.includes("\0")) {
-    throw new ConnectError(`path must be absolute: ${JSON.stringify(path)}`, Code.InvalidArgument);
+    throw new InvalidArgumentError(`path must be absolute: ${JSON.stringify(path)}`, {
+      context: { path },
+    });
   }
   const segments = path.split("/").filter((s) => s !== "");
   if (segments.some((s) => s === ".." || s === ".")) {
-    throw new ConnectError(
+    throw new InvalidArgumentError(
       `path must not contain "." or ".." segments: ${JSON.stringify(path)}`,
-      Code.InvalidArgument,
+      { context: { path } },
     );
   }
   const norm = "/" + segments.join("/");
   const roots = allowedRoots(role);
   const root = roots.find((r) => norm === r || norm.startsWith(r + "/"));
   if (root === undefined) {
-    throw new ConnectError(
+    throw new PermissionDeniedError(
       `Role "${role ?? "none"}" may list and read only under ${roots.join(", ")}: ` +
         `${JSON.stringify(norm)} is outside` +
         (roots === READER_ROOTS
           ? ` (os:operator or higher sees ${PRIVILEGED_ROOTS.join(", ")})`
           : ""),
-      Code.PermissionDenied,
+      { context: { role, path: norm } },
     );
   }
   return { path: norm, root };

@@ -1,5 +1,6 @@
 import { deepEqual, equal, throws } from "node:assert/strict";
-import { ConnectError } from "@connectrpc/connect";
+import { ApiError } from "../../errors/mod.ts";
+import { codeOf } from "../errors.ts";
 import { allowedRoots, checkPath } from "./roots.ts";
 
 const code = (fn: () => unknown) => {
@@ -7,7 +8,7 @@ const code = (fn: () => unknown) => {
     fn();
     return "ok";
   } catch (e) {
-    return e instanceof ConnectError ? e.code : "other";
+    return e instanceof ApiError ? codeOf(e) : "other";
   }
 };
 

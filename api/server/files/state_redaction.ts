@@ -11,7 +11,7 @@
  * - Anything else (binary, unknown text): a reader is refused (no rule can
  *   vouch for it); operators and admins get it with PEM keys redacted.
  */
-import { Code, ConnectError } from "@connectrpc/connect";
+import { PermissionDeniedError } from "../../errors/mod.ts";
 import { parse, stringify } from "yaml";
 import type { MachineConfigSpec } from "../../../resources/mod.ts";
 import { REDACTED, redactMachineConfig, type Visibility } from "../../auth/mod.ts";
@@ -28,7 +28,7 @@ const SECRET_KEY = /^(key|token|secret|password|.*_key|.*Key|.*_token|.*_secret|
 /**
  * `bytes` of the file at `rel` (relative to /system/state) as visibility `v`
  * may see it. Pure.
- * @throws ConnectError PermissionDenied when no rule can vouch for the file for a reader,
+ * @throws PermissionDeniedError when no rule can vouch for the file for a reader,
  *   or config.yaml does not parse.
  */
 export function redactStateFile(rel: string, bytes: Uint8Array, v: Visibility): Redacted {
@@ -41,10 +41,10 @@ export function redactStateFile(rel: string, bytes: Uint8Array, v: Visibility): 
   if (v === "privileged") {
     return isText ? encode(redactPem(text), text) : { bytes, redacted: false };
   }
-  throw new ConnectError(
+  throw new PermissionDeniedError(
     `/system/state/${rel}: no redaction rule vouches for this file, so a reader may not read it ` +
       `(os:operator or higher may)`,
-    Code.PermissionDenied,
+    { context: { path: `/system/state/${rel}` } },
   );
 }
 
@@ -62,9 +62,9 @@ function redactConfigText(text: string, v: Visibility): string {
   try {
     config = parse(text);
   } catch (e) {
-    throw new ConnectError(
+    throw new PermissionDeniedError(
       `/system/state/config.yaml does not parse, so it cannot be redacted: ${(e as Error).message}`,
-      Code.PermissionDenied,
+      { context: { path: "/system/state/config.yaml" }, cause: e },
     );
   }
   if (typeof config !== "object" || config === null) return redactPem(text);
@@ -79,9 +79,9 @@ function redactStructured(name: string, text: string, rel: string): string {
   try {
     doc = name.endsWith(".json") ? JSON.parse(text) : parse(text);
   } catch (e) {
-    throw new ConnectError(
+    throw new PermissionDeniedError(
       `/system/state/${rel} does not parse, so it cannot be redacted: ${(e as Error).message}`,
-      Code.PermissionDenied,
+      { context: { path: `/system/state/${rel}` }, cause: e },
     );
   }
   const out = walk(doc);
