@@ -86,7 +86,18 @@ Deno.test("gen config writes a valid machine config, secrets and a client config
     assert.match(io.stdout[0], /\*\s+alice\s+127\.0\.0\.1:50000/);
     io = bufferIo();
     assert.equal(
-      await runMachinectl(["gen", "client", "--role", "os:root", "--name", "x"], io),
+      await runMachinectl([
+        "gen",
+        "client",
+        "--role",
+        "os:root",
+        "--name",
+        "x",
+        "--endpoint",
+        "127.0.0.1:50000",
+        "--out",
+        `${dir}/root.yaml`,
+      ], io),
       1,
     );
     assert.match(io.stderr[0], /unknown role "os:root"/);

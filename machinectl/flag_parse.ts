@@ -10,7 +10,14 @@
 import { parseArgs } from "node:util";
 import { suggest } from "../config/mod.ts";
 import { escapeText } from "./terminal_text.ts";
-import type { FlagDecl, FlagDecls, FlagValue, FlagValues } from "./flags.ts";
+import {
+  type FlagDecl,
+  type FlagDecls,
+  flagSynopsis,
+  type FlagValue,
+  type FlagValues,
+  isRequired,
+} from "./flags.ts";
 
 /** `--help`/`-h`, which every command answers. */
 const HELP_FLAG: FlagDecl = { kind: "boolean", short: "h", help: "print this help" };
@@ -29,7 +36,8 @@ export interface ParsedArgs {
 
 /**
  * Parses `args` against `decls`. Pure.
- * @throws FlagError for an undeclared flag, a missing value, or a bad number or enum word
+ * @throws FlagError for an undeclared flag, a missing value, a bad number or enum word, or
+ *   an absent required flag (unless `--help` was asked for)
  */
 export function parseFlags(args: readonly string[], decls: FlagDecls): ParsedArgs {
   const unknown = unknownFlag(args, decls);
@@ -52,7 +60,16 @@ export function parseFlags(args: readonly string[], decls: FlagDecls): ParsedArg
   const raw: Record<string, unknown> = { ...parsed.values, ...booleans.set };
   const flags: Record<string, FlagValue> = {};
   for (const [name, f] of Object.entries(decls)) flags[name] = valueOf(name, f, raw[name]);
-  return { flags, args: parsed.positionals, help: raw.help === true };
+  const help = raw.help === true;
+  if (!help) {
+    const missing = Object.entries(decls).find(([n, f]) => isRequired(f) && isAbsent(flags[n]));
+    if (missing) throw new FlagError(`${flagSynopsis(missing[0], missing[1])} is required`);
+  }
+  return { flags, args: parsed.positionals, help };
+}
+
+function isAbsent(v: FlagValue): boolean {
+  return v === undefined || v === "" || (Array.isArray(v) && v.length === 0);
 }
 
 function valueOf(name: string, f: FlagDecl, raw: unknown): FlagValue {

@@ -16,6 +16,12 @@ interface FlagBase {
   readonly help: string;
 }
 
+/** A value flag the command cannot run without: refused before it runs when absent. */
+interface MayBeRequired {
+  /** Absent is refused (exit 2); the handler's type has no `undefined`; usage shows no brackets. */
+  readonly required?: true;
+}
+
 /** `--flag`, also `--flag=false`; absent is its default, else false. */
 export interface BooleanFlag extends FlagBase {
   readonly kind: "boolean";
@@ -23,7 +29,7 @@ export interface BooleanFlag extends FlagBase {
 }
 
 /** `--flag VALUE`, the last one given wins. */
-export interface StringFlag extends FlagBase {
+export interface StringFlag extends FlagBase, MayBeRequired {
   readonly kind: "string";
   readonly default?: string;
   /** The value's name in usage and help (default: the flag's name upper-cased). */
@@ -31,20 +37,20 @@ export interface StringFlag extends FlagBase {
 }
 
 /** `--flag N`: refused before the command runs unless it is a finite number. */
-export interface NumberFlag extends FlagBase {
+export interface NumberFlag extends FlagBase, MayBeRequired {
   readonly kind: "number";
   readonly default?: number;
   readonly value?: string;
 }
 
 /** `--flag A --flag B`: every value, in order. */
-export interface RepeatableFlag extends FlagBase {
+export interface RepeatableFlag extends FlagBase, MayBeRequired {
   readonly kind: "strings";
   readonly value?: string;
 }
 
 /** `--flag WORD`, one of `values`; any other word is refused before the command runs. */
-export interface EnumFlag<V extends string = string> extends FlagBase {
+export interface EnumFlag<V extends string = string> extends FlagBase, MayBeRequired {
   readonly kind: "enum";
   readonly values: readonly V[];
   readonly default?: V;
@@ -64,11 +70,13 @@ export type FlagValue = string | number | boolean | readonly string[] | undefine
 /** Parsed flags of an unknown command (the dispatcher's and fan-out's view). */
 export type FlagValues = Readonly<Record<string, FlagValue>>;
 
-type OrUndefined<D, T> = D extends { readonly default: unknown } ? T : T | undefined;
+type OrUndefined<D, T> = D extends { readonly default: unknown } ? T
+  : D extends { readonly required: true } ? T
+  : T | undefined;
 
 /** The parsed value of one declaration. */
 export type ValueOf<D> = D extends { readonly kind: "boolean" } ? boolean
-  : D extends { readonly kind: "strings" } ? string[] | undefined
+  : D extends { readonly kind: "strings" } ? OrUndefined<D, string[]>
   : D extends { readonly kind: "enum"; readonly values: readonly (infer V)[] } ? OrUndefined<D, V>
   : D extends { readonly kind: "number" } ? OrUndefined<D, number>
   : OrUndefined<D, string>;
@@ -104,9 +112,16 @@ export function flagSynopsis(name: string, f: FlagDecl): string {
   return `${spelled} ${value}${f.kind === "strings" && !value.includes("...") ? "..." : ""}`;
 }
 
-/** The usage line after `machinectl `: name, positionals, then every flag in brackets. */
+/** Whether the flag must be given. */
+export function isRequired(f: FlagDecl): boolean {
+  return f.kind !== "boolean" && f.required === true;
+}
+
+/** The usage line after `machinectl `: name, positionals, then each flag (optional ones in brackets). */
 export function usageLine(name: string, args: string | undefined, flags: FlagDecls): string {
-  const synopsis = Object.entries(flags).map(([n, f]) => `[${flagSynopsis(n, f)}]`);
+  const synopsis = Object.entries(flags).map(([n, f]) =>
+    isRequired(f) ? flagSynopsis(n, f) : `[${flagSynopsis(n, f)}]`
+  );
   return [name, ...(args ? [args] : []), ...synopsis].join(" ");
 }
 
@@ -127,6 +142,7 @@ export function repeatNote(f: FlagDecl): string {
  */
 export function flagMeaning(f: FlagDecl, quote = (s: string) => s): string {
   const def = "default" in f ? f.default : undefined;
+  if (isRequired(f)) return `${f.help} (required)`;
   return f.help + (def !== undefined ? ` (default ${quote(String(def))})` : "");
 }
 

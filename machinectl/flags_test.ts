@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { COMMANDS, runMachinectl } from "./cli.ts";
 import { allFlags, CONNECTION_FLAGS, defineCommand } from "./command.ts";
 import { FlagError, parseFlags } from "./flag_parse.ts";
-import { declareFlags, type FlagDecls, flagSynopsis } from "./flags.ts";
+import { declareFlags, type FlagDecls, flagSynopsis, isRequired } from "./flags.ts";
 import { bufferIo } from "./io.ts";
 
 /** Compiles only when A and B are the same type. */
@@ -98,7 +98,8 @@ Deno.test("the parser fills defaults, converts numbers, checks enums, takes --fl
 Deno.test("every command's usage line and --help list every flag it declares", async () => {
   for (const c of COMMANDS) {
     for (const [n, f] of Object.entries(c.flags)) {
-      assert.ok(c.usage.includes(`[${flagSynopsis(n, f)}]`), `${c.name}: ${c.usage} lacks --${n}`);
+      const shown = isRequired(f) ? ` ${flagSynopsis(n, f)}` : `[${flagSynopsis(n, f)}]`;
+      assert.ok(c.usage.includes(shown), `${c.name}: ${c.usage} lacks --${n}`);
     }
     const io = bufferIo();
     assert.equal(await runMachinectl([...c.name.split(" "), "--help"], io), 0);
@@ -144,4 +145,40 @@ Deno.test("--flag=false reaches fan-out too: upgrade -n a,b --rolling --wait=fal
   const argv = ["upgrade", "-f", "b.bundle", "-n", "a,b", "--rolling", "--wait=false"];
   assert.equal(await runMachinectl(argv, io), 2);
   assert.match(io.stderr[0], /upgrade --rolling waits for each node/);
+});
+
+Deno.test("a required flag: no undefined in its type, no brackets in usage, refused when absent", async () => {
+  const command = defineCommand({
+    name: "needs",
+    summary: "",
+    connects: false,
+    flags: {
+      out: { kind: "string", value: "FILE", required: true, help: "where" },
+      endpoint: { kind: "strings", required: true, help: "" },
+      depth: { kind: "number", help: "" },
+    },
+    run({ flags }) {
+      const checks: true[] = [
+        true as Same<typeof flags.out, string>,
+        true as Same<typeof flags.endpoint, string[]>,
+        true as Same<typeof flags.depth, number | undefined>,
+      ];
+      return Promise.resolve(checks.length);
+    },
+  });
+  assert.equal(command.usage, "needs --out FILE --endpoint ENDPOINT... [--depth DEPTH]");
+  assert.throws(
+    () => parseFlags(["--endpoint", "a"], command.flags),
+    (e) => e instanceof FlagError && e.message === "--out FILE is required",
+  );
+  assert.throws(
+    () => parseFlags(["--out", "x"], command.flags),
+    /--endpoint ENDPOINT\.\.\. is required/,
+  );
+  assert.equal(parseFlags(["--help"], command.flags).help, true, "--help is answered without them");
+  const io = bufferIo();
+  const code = await runMachinectl(["gen", "client", "--name", "a", "--endpoint", "n:50000"], io);
+  assert.equal(code, 2);
+  assert.match(io.stderr.join("\n"), /gen client: --out FILE is required/);
+  assert.match(io.stderr.join("\n"), /usage: machinectl gen client .*--out FILE/);
 });

@@ -25,7 +25,8 @@ export const genConfigCommand = defineCommand({
     endpoint: {
       kind: "string",
       value: "HOST[:PORT]",
-      help: "where clients reach the node's API (required)",
+      required: true,
+      help: "where clients reach the node's API",
     },
     out: { kind: "string", default: ".", value: "DIR", help: "output directory" },
     force: { kind: "boolean", help: "overwrite existing files" },
@@ -35,7 +36,6 @@ export const genConfigCommand = defineCommand({
     const [name] = args;
     if (!name) throw new CliError("gen config: NAME is required");
     const endpoint = flags.endpoint;
-    if (!endpoint) throw new CliError("gen config: --endpoint HOST[:PORT] is required");
     const bundle = await generateNodeBundle({
       name,
       endpoint,
@@ -64,17 +64,14 @@ export const genClientCommand = defineCommand({
   flags: {
     secrets: { kind: "string", default: "secrets.yaml", value: "FILE", help: "secrets bundle" },
     role: { kind: "string", default: "os:reader", help: ROLES.join(", ") },
-    name: { kind: "string", help: "who the certificate is for (CN) (required)" },
-    endpoint: { kind: "strings", value: "HOST[:PORT]", help: "node endpoint(s) (required)" },
-    out: { kind: "string", value: "FILE", help: "client config file to write (required)" },
+    name: { kind: "string", required: true, help: "who the certificate is for (CN)" },
+    endpoint: { kind: "strings", value: "HOST[:PORT]", required: true, help: "node endpoint(s)" },
+    out: { kind: "string", value: "FILE", required: true, help: "client config file to write" },
   },
   async run({ flags, io }) {
     if (!isRole(flags.role)) {
       throw new CliError(`unknown role "${flags.role}" (use ${ROLES.join(", ")})`);
     }
-    if (!flags.name) throw new CliError("gen client: --name is required");
-    if (!flags.endpoint?.length) throw new CliError("gen client: --endpoint is required");
-    if (!flags.out) throw new CliError("gen client: --out FILE is required");
     const secrets = await loadSecretsBundle(flags.secrets);
     const config = await generateClientConfig({
       secrets,
