@@ -40,7 +40,14 @@ export interface PowerCutContext {
   version: string;
   /** Called after each boot that follows a cut (STATE and EPHEMERAL checks). */
   afterBoot: (what: string) => Promise<void>;
+  /** Which cuts during the slot write run (all three by default); the armed and bless cuts always do. */
+  writePoints?: readonly WritePoint[];
 }
+
+/** The cuts during the slot write, in the order an upgrade reaches them. */
+export const WRITE_POINTS = ["verified", "receiving", "written"] as const;
+/** One cut during the slot write. */
+export type WritePoint = typeof WRITE_POINTS[number];
 
 type Slot = "A" | "B";
 const other = (s: Slot): Slot => (s === "A" ? "B" : "A");
@@ -48,7 +55,7 @@ const other = (s: Slot): Slot => (s === "A" ? "B" : "A");
 /** Runs the five cuts; returns their figures (seconds from the cut to ready). */
 export async function upgradePowerCutStep(c: PowerCutContext): Promise<Record<string, number>> {
   const figures: Record<string, number> = {};
-  const cases: Array<{ name: string; at: (e: UpgradeEvent) => boolean }> = [
+  const all: Array<{ name: WritePoint; at: (e: UpgradeEvent) => boolean }> = [
     { name: "verified", at: (e) => e.action === "verified" },
     {
       name: "receiving",
@@ -56,6 +63,7 @@ export async function upgradePowerCutStep(c: PowerCutContext): Promise<Record<st
     },
     { name: "written", at: (e) => e.action === "written" },
   ];
+  const cases = all.filter((k) => (c.writePoints ?? WRITE_POINTS).includes(k.name));
   for (const k of cases) {
     const booted = await bootedSlot(c);
     await cutDuringUpgrade(c, k.at, []);
