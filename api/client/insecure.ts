@@ -9,7 +9,7 @@
  *
  * @module
  */
-import tls from "node:tls";
+import { peerCertificateDer } from "./peer_certificate.ts";
 import { certificateFingerprint, parseFingerprint, x509 } from "../../pki/mod.ts";
 import { createMachineClient, type MachineClient } from "./create_machine_client.ts";
 
@@ -34,7 +34,7 @@ export async function presentedCertificate(
   port: number,
   timeoutMs = 10_000,
 ): Promise<{ pem: string; fingerprint: string }> {
-  const socket = tls.connect({
+  const bytes = await peerCertificateDer({
     host,
     port,
     rejectUnauthorized: false,
@@ -43,32 +43,11 @@ export async function presentedCertificate(
     // host would be resumed, and a resumed session reports the certificate of
     // the server that first issued it, not of the one answering now.
     servername: `fingerprint-${crypto.randomUUID()}.invalid`,
-  });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`TLS to ${host}:${port} timed out after ${timeoutMs} ms`)),
-        timeoutMs,
-      );
-      socket.once("secureConnect", () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      socket.once("error", (e) => {
-        clearTimeout(timer);
-        reject(e);
-      });
-    });
-    const raw = socket.getPeerCertificate(true)?.raw;
-    if (!raw) throw new Error(`the node at ${host}:${port} presented no certificate`);
-    const bytes = new Uint8Array(raw);
-    return {
-      pem: new x509.X509Certificate(bytes).toString("pem"),
-      fingerprint: await certificateFingerprint(bytes),
-    };
-  } finally {
-    socket.destroy();
-  }
+  }, timeoutMs);
+  return {
+    pem: new x509.X509Certificate(bytes).toString("pem"),
+    fingerprint: await certificateFingerprint(bytes),
+  };
 }
 
 /**

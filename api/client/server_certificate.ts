@@ -6,7 +6,7 @@
  *
  * @module
  */
-import tls from "node:tls";
+import { peerCertificateDer } from "./peer_certificate.ts";
 import { x509 } from "../../pki/mod.ts";
 
 /** Where the API listens and the credentials a client presents to it. */
@@ -30,33 +30,12 @@ export interface ServerCertificateOptions {
 export async function serverCertificate(
   o: ServerCertificateOptions,
 ): Promise<x509.X509Certificate> {
-  const timeoutMs = o.timeoutMs ?? 10_000;
-  const socket = tls.connect({
+  const der = await peerCertificateDer({
     host: o.host,
     port: o.port,
     ca: o.caPem,
     ...(o.certPem ? { cert: o.certPem, key: o.keyPem } : {}),
     ALPNProtocols: ["h2"],
-  });
-  try {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new Error(`TLS to ${o.host}:${o.port} timed out after ${timeoutMs} ms`)),
-        timeoutMs,
-      );
-      socket.once("secureConnect", () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      socket.once("error", (e) => {
-        clearTimeout(timer);
-        reject(e);
-      });
-    });
-    const raw = socket.getPeerCertificate(true)?.raw;
-    if (!raw) throw new Error(`the node at ${o.host}:${o.port} presented no certificate`);
-    return new x509.X509Certificate(new Uint8Array(raw));
-  } finally {
-    socket.destroy();
-  }
+  }, o.timeoutMs ?? 10_000);
+  return new x509.X509Certificate(der);
 }
