@@ -105,6 +105,15 @@ function bracketed(endpoint: string): string {
   return `[${m[1]}]:${m[2]}`;
 }
 
+/**
+ * The host (an IPv6 literal without brackets) and port of an endpoint that has
+ * its port (`withDefaultPort`), for a raw TLS connection to it.
+ */
+export function endpointHostPort(endpoint: string): { host: string; port: number } | undefined {
+  const m = /^\[?(.*?)\]?:(\d+)$/.exec(endpoint);
+  return m ? { host: m[1], port: Number(m[2]) } : undefined;
+}
+
 /** `--insecure [--fingerprint F] -e HOST[:PORT]`: a node in maintenance mode. */
 async function connectInsecurely(flags: ConnectionFlags): Promise<NodeConnection> {
   const given = flags.endpoints ?? [];
@@ -112,7 +121,7 @@ async function connectInsecurely(flags: ConnectionFlags): Promise<NodeConnection
     throw new CliError("--insecure needs exactly one endpoint: -e HOST[:PORT]", 2);
   }
   const endpoint = withDefaultPort(given[0]);
-  const m = /^\[?(.*?)\]?:(\d+)$/.exec(endpoint)!;
+  const { host, port } = endpointHostPort(endpoint)!;
   let fingerprint: string | undefined;
   if (flags.fingerprint !== undefined) {
     try {
@@ -121,6 +130,6 @@ async function connectInsecurely(flags: ConnectionFlags): Promise<NodeConnection
       throw new CliError((e as Error).message, 2);
     }
   }
-  const { api, close } = await createInsecureMachineClient(m[1], Number(m[2]), fingerprint);
+  const { api, close } = await createInsecureMachineClient(host, port, fingerprint);
   return { client: api, endpoint, close, [Symbol.dispose]: close };
 }

@@ -24,6 +24,7 @@ import {
   clientConfigPath,
   type ConnectionFlags,
   connectToNode,
+  endpointHostPort,
   type NodeConnection,
 } from "../connection.ts";
 import { CliError } from "../io.ts";
@@ -133,12 +134,11 @@ async function clientCertificate(flags: ConnectionFlags): Promise<Date | undefin
  */
 async function served(conn: NodeConnection): Promise<Date | undefined> {
   const creds = conn.credentials;
-  const m = /^\[?(.*?)\]?:(\d+)$/.exec(conn.endpoint);
-  if (!creds || !m) return undefined;
+  const at = endpointHostPort(conn.endpoint);
+  if (!creds || !at) return undefined;
   try {
     const cert = await serverCertificate({
-      host: m[1],
-      port: Number(m[2]),
+      ...at,
       caPem: creds.caPem,
       certPem: creds.certPem,
       keyPem: creds.keyPem,

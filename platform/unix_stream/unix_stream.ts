@@ -47,7 +47,7 @@ export class UnixStream extends Duplex {
       this.connecting = true;
       this.#ready = conn.then((c) => this.#attach(c), (e: unknown) => {
         this.connecting = false;
-        this.destroy(e instanceof Error ? e : new Error(String(e)));
+        this.destroy(asError(e));
         return undefined;
       });
     } else {
@@ -82,7 +82,7 @@ export class UnixStream extends Duplex {
       try {
         n = await conn.read(this.#buffer);
       } catch (e) {
-        if (!this.destroyed) this.destroy(e instanceof Error ? e : new Error(String(e)));
+        if (!this.destroyed) this.destroy(asError(e));
         return;
       }
       if (n === null) {
