@@ -6,7 +6,7 @@
  * server certificate whenever the names it must carry change (hostname,
  * `machine.api.cert_sans`, the node's addresses from AddressStatus; a DHCP
  * lease arriving after boot is the common case) or the CA changes, restarting
- * apid with the new pair. Changes are debounced. Without any CA the API does
+ * apid with the new pair. Changes are throttled: the first at once, a burst once. Without any CA the API does
  * not start and MachineStatus says why (condition `api`).
  *
  * @module
@@ -41,6 +41,7 @@ import { enterMaintenance, type MaintenanceApi } from "./maintenance_api.ts";
 import type { NodeMaintenanceGate } from "./maintenance_gate.ts";
 
 import { API_CONDITION } from "./api_condition.ts";
+import { ChangeThrottle } from "./change_throttle.ts";
 
 export { API_CONDITION };
 
@@ -64,7 +65,11 @@ export interface NodeApiPkiOptions {
   fallbackHostname: string;
   /** Starts the API the first time there is a CA; `pki.ca` always reads the CA in use. */
   startApi(pki: NodePki): Promise<ApiHandle>;
-  /** Wait after a change before re-issuing, so a burst costs one restart. @default 1000 */
+  /**
+   * At most one re-evaluation per this window: the first change after a quiet spell is acted
+   * on at once, a burst after it once at the window's end (api/host/change_throttle.ts), so a
+   * burst costs at most two restarts and the DHCP address is never kept waiting. @default 1000
+   */
   debounceMs?: number;
   /** The renewer's clock (expiry). @default the system clock */
   clock?: RenewerClock;
@@ -119,17 +124,16 @@ export class NodeApiPkiOwner implements NodeApiPki {
   #api: ApiHandle | undefined;
   #renewer: ServerCertRenewer | undefined;
   #chain: Promise<void> = Promise.resolve();
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  readonly #throttle: ChangeThrottle;
   #stopped = false;
   #maintenance: MaintenanceApi | undefined;
   #unsubscribe: () => void = () => {};
   readonly #abort = new AbortController();
-  readonly #debounceMs: number;
   /** The CA in use, read through at each access (it changes when the config's CA does). */
   readonly #caView: CertificateAuthority;
 
   constructor(private readonly o: NodeApiPkiOptions) {
-    this.#debounceMs = o.debounceMs ?? 1000;
+    this.#throttle = new ChangeThrottle(() => void this.reconcileNow(), o.debounceMs ?? 1000);
     const ca = () => this.#ca!;
     this.#caView = {
       get cert() {
@@ -177,7 +181,7 @@ export class NodeApiPkiOwner implements NodeApiPki {
 
   stop(): void {
     this.#stopped = true;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#throttle.stop();
     this.#unsubscribe();
     this.#abort.abort();
     this.#renewer?.stop();
@@ -197,12 +201,7 @@ export class NodeApiPkiOwner implements NodeApiPki {
   }
 
   #schedule(): void {
-    if (this.#stopped) return;
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      this.reconcileNow();
-    }, this.#debounceMs);
+    if (!this.#stopped) this.#throttle.changed();
   }
 
   #names(): ServerNames {

@@ -211,7 +211,7 @@ Deno.test("a typo config without a CA waits for STATE: its last good config brin
   }
 });
 
-Deno.test("an address arriving after boot re-issues the server certificate once, debounced", async () => {
+Deno.test("an address arriving after boot re-issues the server certificate once, at once", async () => {
   const dir = await Deno.makeTempDir({ prefix: "machined-sans-" });
   const m = newMachined();
   m.start();

@@ -9,7 +9,7 @@
  * waitid for the whole process.
  *
  * Usage: deno run -A api_pki_harness.ts '<json HarnessOptions>'
- * Prints JSON lines: {"harness":"apid","action":"ready"|"certificateReissued",...}
+ * Prints JSON lines: {"harness":"apid","action":"ready"|"certificateReissued"|"controllersStarted",...}
  * for every `api` event. Stops on SIGTERM and prints {"harness":"stopped"}.
  */
 import { join } from "node:path";
@@ -32,6 +32,13 @@ export interface HarnessOptions {
   edgeBinary: string;
   watchAddresses: boolean;
   debounceMs: number;
+  /**
+   * Start machined's controllers only on SIGUSR1, so the test can dial while an
+   * address the first certificate cannot name is not yet reported (as a DHCP
+   * lease is, until the address controller sees it); the PKI acts on a change
+   * at once, so a delay is the only way to dial before the re-issue.
+   */
+  startOnSigusr1?: boolean;
 }
 
 const o = JSON.parse(Deno.args[0]) as HarnessOptions;
@@ -83,7 +90,12 @@ const pki = await startNodeApiPki({
     };
   },
 });
-machined.start();
+if (o.startOnSigusr1) {
+  Deno.addSignalListener("SIGUSR1", () => {
+    machined.start();
+    out({ action: "controllersStarted" });
+  });
+} else machined.start();
 if (!api) out({ action: "notStarted" });
 
 const { promise, resolve } = Promise.withResolvers<void>();
