@@ -50,6 +50,7 @@ import { nodeUpgradeService } from "../upgrade/mod.ts";
 import { isTestImage, withNodeWatchdog } from "../watchdog/mod.ts";
 import { ProcBootIdSource } from "../platform/identity/mod.ts";
 import { ProcSysctlBackend } from "../controllers/kernel/mod.ts";
+import { startPageOut } from "./page_out.ts";
 
 /** Where the image puts its files (see imager/initramfs). */
 export const IMAGE_PATHS = {
@@ -190,7 +191,9 @@ export async function bootNode(
   Deno.addSignalListener("SIGINT", () => control.requestPower("reboot"));
   Deno.addSignalListener("SIGTERM", () => control.requestPower("poweroff"));
   node.machined.stage.set(config ? "running" : "maintenance");
+  const stopPageOut = startPageOut({ memory: backends.memory, logger });
   const action = await control.requested;
+  stopPageOut();
   await shutdownComposedNode(node, backends, api, control, action);
   return action;
 }

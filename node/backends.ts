@@ -15,6 +15,11 @@ import {
   NativeIdentityBackend,
 } from "../platform/identity/mod.ts";
 import { FakeKmodBackend, type KmodBackend, NativeKmodBackend } from "../platform/kmod/mod.ts";
+import {
+  FakeMemoryBackend,
+  type MemoryBackend,
+  NativeMemoryBackend,
+} from "../platform/memory/mod.ts";
 import { FakeMountBackend, type MountBackend, NativeMountBackend } from "../platform/mount/mod.ts";
 import {
   FakeNetworkBackend,
@@ -34,6 +39,8 @@ export interface NodeBackends {
   network: NetworkBackend;
   block: BlockBackend;
   process: ProcessBackend;
+  /** machined's own resident memory (boot/page_out.ts). */
+  memory: MemoryBackend;
 }
 
 /** The real kernel, for a node running as PID 1. */
@@ -47,6 +54,7 @@ export function nativeBackends(): NodeBackends {
     network: new NativeNetworkBackend(),
     block: new NativeBlockBackend(),
     process: nativeProcessBackend(),
+    memory: new NativeMemoryBackend(),
   };
 }
 
@@ -65,5 +73,6 @@ export function devBackends(): NodeBackends {
     network: new FakeNetworkBackend(),
     block: new ReadOnlyBlockBackend(new NativeBlockBackend()),
     process: nativeProcessBackend(),
+    memory: new FakeMemoryBackend(), // dev figures stay comparable with earlier benches
   };
 }

@@ -18,6 +18,7 @@ pub mod identity;
 pub mod kmod;
 pub mod kmsg;
 pub mod mount;
+pub mod page_out;
 pub mod power;
 pub mod process;
 pub mod watchdog;
