@@ -20,12 +20,15 @@ mod root;
 mod sha256;
 mod sys;
 mod trial;
+mod uptime;
 mod watchdog;
 
 use std::ffi::CString;
 use std::io::Write;
 
 fn main() {
+    // Before anything else: the kernel's share of the boot ends here.
+    console(&uptime::start_line(uptime::now()));
     for (source, target, fstype, flags, data) in [
         (
             "proc",
