@@ -11,6 +11,9 @@
 //! `node:` module loads and panics without `/proc`, and machined's boot
 //! sequence skips mounts that already exist.
 //!
+//! Its first line and the root-mounted line carry the guest's uptime
+//! (`uptime_s=`, uptime.rs), so the host can time the boot's phases.
+//!
 //! It never exits: if exec fails it reports why on the console and reboots
 //! after a delay instead of letting the kernel panic.
 
