@@ -5,6 +5,8 @@
  *
  * @module
  */
+// First, so its top-level code is the first the bundle evaluates (start_line.ts).
+import { printStartLine } from "./start_line.ts";
 import { parseArgs } from "node:util";
 import { runNode } from "./boot/mod.ts";
 import { runDevMode } from "./dev/mod.ts";
@@ -51,7 +53,10 @@ export function parseMain(args: readonly string[]): MainRequest {
 
 /** Dispatches on the first argument; PID 1 always boots the node (the kernel passes its args). */
 export async function main(args: readonly string[]): Promise<number> {
-  if (Deno.pid === 1) return await runNode();
+  if (Deno.pid === 1) {
+    printStartLine("main"); // every module is evaluated: the end of that phase
+    return await runNode();
+  }
   const r = parseMain(args);
   switch (r.kind) {
     case "node":

@@ -2,8 +2,10 @@
  * Boots two disk images in turn (A B A B …, each with a snapshot disk so
  * every boot is a first boot of the same bytes) and reports, per boot, the
  * host's monotonic time from QEMU start to machined's `API ready` console
- * line and the guest's own uptime at that line; then the medians and the
- * A/B ratio of each pair. Alternating is what makes a before/after figure
+ * line and the boot's phases on the guest's own clock (imager/boot_console.ts:
+ * kernel → machined-init → root mounted → machined's first JS → main() → API
+ * ready); then each figure's median for A and for B, and its B/A ratio per
+ * pair and their median. Alternating is what makes a before/after figure
  * trustworthy on a shared, noisy host: a load change hits both sides.
  *
  * Run: `deno run -A bench/boot_pair.ts BEFORE.img AFTER.img [pairs]`
@@ -12,17 +14,13 @@
  *
  * @module
  */
-import { startVm } from "../imager/mod.ts";
+import { API_READY, type BootPhases, bootPhases, FAIL, startVm } from "../imager/mod.ts";
 import { freePort } from "../dev/testing.ts";
 
-const READY = /machined: API ready pid=\d+ port=\d+ machined_ms=(\d+) uptime_s=([\d.]+)/;
-const FAIL = /Kernel panic|machined: FATAL|machined-init: FATAL/;
-
-/** One boot's figures. */
-export interface BootFigures {
+/** One boot's figures: null where the image does not print the line a phase needs. */
+export interface BootFigures extends BootPhases {
   image: string;
   qemuStartToApiReadyS: number;
-  kernelStartToApiReadyS: number;
   machinedStartToApiReadyMs: number;
 }
 
@@ -31,23 +29,59 @@ export async function bootOnce(image: string, runDir: string): Promise<BootFigur
   const t0 = performance.now();
   const vm = await startVm({ image, runDir, snapshot: true, hostPort: freePort() });
   try {
-    const m = await vm.waitForConsole(READY, { timeoutMs: 600_000, failOn: FAIL });
+    const m = await vm.waitForConsole(API_READY, { timeoutMs: 600_000, failOn: FAIL });
+    const qemuStartToApiReadyS = +((performance.now() - t0) / 1000).toFixed(1);
     return {
       image,
-      qemuStartToApiReadyS: +((performance.now() - t0) / 1000).toFixed(1),
-      kernelStartToApiReadyS: Number(m[2]),
-      machinedStartToApiReadyMs: Number(m[1]),
+      qemuStartToApiReadyS,
+      machinedStartToApiReadyMs: Number(m[2]),
+      ...bootPhases(await vm.console()),
     };
   } finally {
     await vm.stop({ gracefulMs: 0 });
   }
 }
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
+/** A figure of {@link BootFigures} the summary takes medians and ratios of. */
+export type BootFigure = Exclude<keyof BootFigures, "image">;
+
+/** The summary line: per figure, the medians of A and B, the B/A ratio of each pair and its median. */
+export interface PairSummary {
+  suite: "bootPair";
+  pairs: number;
+  medianA: Record<BootFigure, number | null>;
+  medianB: Record<BootFigure, number | null>;
+  ratiosBOverA: Record<BootFigure, (number | null)[]>;
+  medianRatioBOverA: Record<BootFigure, number | null>;
+}
+
+/** Summarizes alternated boots; a figure no boot printed is null throughout. Pure. */
+export function summarizePairs(runs: readonly { a: BootFigures; b: BootFigures }[]): PairSummary {
+  const keys = Object.keys(runs[0]?.a ?? {}).filter((k) => k !== "image") as BootFigure[];
+  const per = <T>(f: (k: BootFigure) => T) =>
+    Object.fromEntries(keys.map((k) => [k, f(k)])) as Record<BootFigure, T>;
+  const ratios = per((k) => runs.map((r) => ratio(r.b[k], r.a[k])));
+  return {
+    suite: "bootPair",
+    pairs: runs.length,
+    medianA: per((k) => median(runs.map((r) => r.a[k]))),
+    medianB: per((k) => median(runs.map((r) => r.b[k]))),
+    ratiosBOverA: ratios,
+    medianRatioBOverA: per((k) => median(ratios[k])),
+  };
+}
+
+function ratio(b: number | null, a: number | null): number | null {
+  return a === null || b === null || a === 0 ? null : +(b / a).toFixed(2);
+}
+
+/** The median of the figures present, to hundredths; null when none is. */
+function median(xs: readonly (number | null)[]): number | null {
+  const s = xs.filter((x): x is number => x !== null).sort((a, b) => a - b);
+  if (s.length === 0) return null;
   const m = s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-  return +m.toFixed(1);
-};
+  return +m.toFixed(2);
+}
 
 if (import.meta.main) {
   const [a, b, pairsArg] = Deno.args;
@@ -64,21 +98,5 @@ if (import.meta.main) {
     console.log(JSON.stringify({ pair: i, side: "B", ...fb }));
     runs.push({ a: fa, b: fb });
   }
-  const col = (side: "a" | "b", k: keyof Omit<BootFigures, "image">) =>
-    median(runs.map((r) => r[side][k]));
-  console.log(JSON.stringify({
-    suite: "bootPair",
-    pairs,
-    medianA: {
-      qemuStartToApiReadyS: col("a", "qemuStartToApiReadyS"),
-      kernelStartToApiReadyS: col("a", "kernelStartToApiReadyS"),
-    },
-    medianB: {
-      qemuStartToApiReadyS: col("b", "qemuStartToApiReadyS"),
-      kernelStartToApiReadyS: col("b", "kernelStartToApiReadyS"),
-    },
-    ratiosBOverA: runs.map((r) =>
-      +(r.b.qemuStartToApiReadyS / r.a.qemuStartToApiReadyS).toFixed(2)
-    ),
-  }));
+  console.log(JSON.stringify(summarizePairs(runs)));
 }

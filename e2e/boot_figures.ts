@@ -1,23 +1,26 @@
 /**
  * The boot test's JSON line, shared by the x86_64 and arm64 boot tests so
  * both report the same figures from the same console lines: what the node
- * prints (API ready, RSS, footprint, the root mount) and the image's sizes.
+ * prints (API ready, RSS, footprint, the root mount), the boot's phases on
+ * the guest's clock (imager/boot_console.ts) and the image's sizes.
  *
  * @module
  */
-import type { ImageResult } from "../imager/mod.ts";
+import { bootMemory, bootPhases, FIRST_SERVED, type ImageResult } from "../imager/mod.ts";
 
-/**
- * machined's line once a call through the edge was answered (its own probe,
- * api/host/api_ready_report.ts): the probe's outcome, time, attempts and address,
- * and when the edge listened.
- */
-export const API_READY =
-  /machined: API ready pid=(\d+) port=\d+ machined_ms=(\d+) uptime_s=([\d.]+)(?: probe=(\w+) probe_ms=(\d+) probe_attempts=(\d+) probe_addr=(\S+) listen_ms=(\d+))?/;
-/** machined's line once the first client call (not the probe's) was answered. */
-export const FIRST_SERVED = /machined: api first served machined_ms=(\d+) uptime_s=([\d.]+)/;
-/** The RSS of machined and of the apid running 5 s after ready. */
-export const RSS = /machined: rss machined_kib=(\d+) apid_kib=(\d+)/;
+// The console's lines, one set for every reader (imager/boot_console.ts).
+export {
+  API_READY,
+  FAIL,
+  FIRST_SERVED,
+  FOOTPRINT,
+  INIT_START,
+  MACHINED_MAIN,
+  MACHINED_START,
+  ROOT_MOUNTED,
+  RSS,
+} from "../imager/mod.ts";
+
 /** api/host/apid_report.ts: what the kernel says apid (machined-edge) may do, 5 s after ready. */
 export const APID_PRIVILEGES =
   /machined: apid pid=\d+ exe=(\S+) uid=(\d+) cap_eff=([0-9a-f]+) no_new_privs=(\d) cgroup=(\S+) memory_max=(\S+)/;
@@ -36,15 +39,6 @@ export function assertApidUnprivileged(m: RegExpMatchArray): void {
   if (!/^\d+$/.test(memoryMax)) fail("has no memory limit");
 }
 
-/** api/host/footprint.ts, printed once containerd is ready. */
-export const FOOTPRINT =
-  /machined: footprint at=containerd-ready mem_available_kib=(\d+) machined_pss_kib=(\d+) apid_pss_kib=(\d+) write_usr=(\S+) write_machined=(\S+)/;
-/** machined-init's line once the verified root image is mounted. */
-export const ROOT_MOUNTED =
-  /machined-init: root \S+ \((\w+), ([^)]*)\) verified sha256 \w+ in ([\d.]+)s, mounted read-only in ([\d.]+)s/;
-/** A console line that fails any boot test at once. */
-export const FAIL = /Kernel panic|machined: FATAL|machined-init: FATAL/;
-
 /** What the figures are read from: the console matches and host-side times. */
 export interface BootObservations {
   accel: string;
@@ -54,17 +48,20 @@ export interface BootObservations {
   /** QEMU start → STATE and EPHEMERAL ready, host-measured. */
   volumesReadyS: number;
   ready: RegExpExecArray;
-  /** {@link FIRST_SERVED}, when the test waited for it. */
+  /** The first-served line, when the test waited for it (else read from `console`, if printed). */
   firstServed?: RegExpExecArray;
   rss: RegExpExecArray;
   root: RegExpExecArray;
   foot: RegExpExecArray;
+  /** The console so far (vm.console()), for the phases; an older image's missing lines give nulls. */
+  console: string;
 }
 
 const mib = (kib: string) => +(Number(kib) / 1024).toFixed(1);
 
 /** The JSON line's figures. */
 export async function bootFigures(o: BootObservations): Promise<Record<string, unknown>> {
+  const phases = bootPhases(o.console);
   return {
     at: new Date().toISOString(),
     accel: o.accel,
@@ -72,7 +69,7 @@ export async function bootFigures(o: BootObservations): Promise<Record<string, u
     qemuStartToApiAnswerS: +(o.apiMs / 1000).toFixed(1),
     kernelStartToApiReadyS: Number(o.ready[3]),
     machinedStartToApiReadyMs: Number(o.ready[2]),
-    ...probeFigures(o.ready, o.firstServed),
+    ...probeFigures(o.ready, o.firstServed ?? FIRST_SERVED.exec(o.console) ?? undefined),
     qemuStartToVolumesReadyS: o.volumesReadyS,
     machinedRssMiB: mib(o.rss[1]),
     apidRssMiB: mib(o.rss[2]),
@@ -83,6 +80,12 @@ export async function bootFigures(o: BootObservations): Promise<Record<string, u
     rootLoop: o.root[2],
     rootHashS: Number(o.root[3]),
     rootMountS: Number(o.root[4]),
+    kernelStartToInitS: phases.kernelStartToInitS,
+    initStartToRootMountedS: phases.initStartToRootMountedS,
+    rootMountedToMachinedFirstLineS: phases.rootMountedToMachinedFirstLineS,
+    machinedFirstLineToMainS: phases.machinedFirstLineToMainS,
+    machinedStartToApiReadyS: phases.machinedStartToApiReadyS,
+    ...bootMemory(o.foot),
     imageBytes: Number(o.image.imageBytes),
     initramfsBytes: (await Deno.stat(o.image.initramfsPath)).size,
     rootImageBytes: (await Deno.stat(o.image.rootImagePath)).size,

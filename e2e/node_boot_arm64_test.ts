@@ -151,6 +151,7 @@ Deno.test({
       rss,
       root,
       foot,
+      console: await vm.console(),
     });
     await reportBootFigures("boot-arm64", "bench/results/boot-arm64.json", {
       arch: "arm64",

@@ -316,6 +316,7 @@ Deno.test({
       rss,
       root,
       foot,
+      console: await vm.console(),
     });
     await reportBootFigures("boot", "bench/results/boot.json", { ...figures, edgeBudgets });
   } finally {

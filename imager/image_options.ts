@@ -41,7 +41,8 @@ export interface ImageOptions {
    * (see code_cache.ts); reproducible like the rest of the image. Warming
    * imports the program on the build host, so only a program whose top level
    * has no side effects may use it (machined's main.ts guards on
-   * `import.meta.main`; a stand-in init that mounts and serves must not).
+   * `import.meta.main`, its start line on PID 1; a stand-in init that mounts
+   * and serves must not).
    * @default true for machined's main.ts, false for any other program; always
    *   false for a foreign architecture (the build host cannot run its Deno)
    */

@@ -16,6 +16,21 @@
  */
 export { buildImage, type ImageOptions, type ImageResult } from "./build_image.ts";
 export {
+  API_READY,
+  type BootMemory,
+  bootMemory,
+  type BootPhases,
+  bootPhases,
+  FAIL,
+  FIRST_SERVED,
+  FOOTPRINT,
+  INIT_START,
+  MACHINED_MAIN,
+  MACHINED_START,
+  ROOT_MOUNTED,
+  RSS,
+} from "./boot_console.ts";
+export {
   attachVm,
   startVm,
   type Vm,

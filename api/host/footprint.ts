@@ -1,7 +1,10 @@
 /**
  * The node's footprint as the boot benchmark reports it, printed on the
  * console for the host to read (e2e/node_boot_test.ts): MemAvailable, the
- * proportional set size of machined and apid (/proc/PID/smaps_rollup), and a
+ * proportional set size of machined and apid (/proc/PID/smaps_rollup), their
+ * resident set split into anonymous, file-backed and shared memory
+ * (/proc/PID/status: a heap's growth shows in RssAnon, the code mapped from
+ * the read-only root in RssFile), and a
  * real write attempt on the read-only root (/usr and /machined), whose error
  * shows the root image is immutable. Printed once containerd is ready, so the
  * figure includes it.
@@ -33,7 +36,14 @@ export async function tryWrite(path: string): Promise<string> {
   }
 }
 
-/** The console line: `machined: footprint mem_available_kib=… … write_usr=… write_machined=…`. */
+/** /proc/PID/status's split of the resident set: anonymous (heap), file-backed (code), shmem. */
+export const RSS_PARTS = ["RssAnon", "RssFile", "RssShmem"] as const;
+
+/**
+ * The console line: `machined: footprint at=… mem_available_kib=… machined_pss_kib=…
+ * apid_pss_kib=… write_usr=… write_machined=…`, then each process's {@link RSS_PARTS}
+ * (`machined_rss_anon_kib=…`), appended so what parsed the older line still does.
+ */
 export async function footprintLine(apidPid: number | undefined, label: string): Promise<string> {
   const [usr, machined] = await Promise.all(WRITE_PROBES.map(tryWrite));
   const pss = (pid: number | "self" | undefined) =>
@@ -42,7 +52,26 @@ export async function footprintLine(apidPid: number | undefined, label: string):
     "/proc/meminfo",
     "MemAvailable",
   )} machined_pss_kib=${await pss("self")} apid_pss_kib=${await pss(apidPid)} ` +
-    `write_usr=${usr} write_machined=${machined}`;
+    `write_usr=${usr} write_machined=${machined}` +
+    `${await rssParts("machined", "self")}${await rssParts("apid", apidPid)}`;
+}
+
+/**
+ * ` <who>_rss_anon_kib=… <who>_rss_file_kib=… <who>_rss_shmem_kib=…` from
+ * /proc/PID/status; `undefined` for a value that cannot be read (no such process).
+ */
+export async function rssParts(who: string, pid: number | "self" | undefined): Promise<string> {
+  let out = "";
+  for (const part of RSS_PARTS) {
+    const kib = pid === undefined ? undefined : await procKiB(`/proc/${pid}/status`, part);
+    out += ` ${who}_${rssFieldName(part)}_kib=${kib}`;
+  }
+  return out;
+}
+
+/** `RssAnon` → `rss_anon`. */
+function rssFieldName(part: string): string {
+  return part.replace(/^Rss/, "rss_").toLowerCase();
 }
 
 /**

@@ -11,6 +11,9 @@
 //! `node:` module loads and panics without `/proc`, and machined's boot
 //! sequence skips mounts that already exist.
 //!
+//! Its first line and the root-mounted line carry the guest's uptime
+//! (`uptime_s=`, uptime.rs), so the host can time the boot's phases.
+//!
 //! It never exits: if exec fails it reports why on the console and reboots
 //! after a delay instead of letting the kernel panic.
 
@@ -20,12 +23,15 @@ mod root;
 mod sha256;
 mod sys;
 mod trial;
+mod uptime;
 mod watchdog;
 
 use std::ffi::CString;
 use std::io::Write;
 
 fn main() {
+    // Before anything else: the kernel's share of the boot ends here.
+    console(&uptime::start_line(uptime::now()));
     for (source, target, fstype, flags, data) in [
         (
             "proc",

@@ -5,7 +5,7 @@
 //! switch into it, freeing the initramfs.
 
 use crate::bootargs::RootArgs;
-use crate::{console, sha256::Sha256, sys};
+use crate::{console, sha256::Sha256, sys, uptime};
 use std::io::Read;
 use std::time::{Duration, Instant};
 
@@ -32,11 +32,12 @@ pub fn mount_root(args: &RootArgs) -> Result<(), String> {
     mount_image(&loopdev, &args.fstype)?;
     writable_places()?;
     console(&format!(
-        "machined-init: root {image} ({}, {source}) verified sha256 {} in {:.2}s, mounted read-only in {:.2}s",
+        "machined-init: root {image} ({}, {source}) verified sha256 {} in {:.2}s, mounted read-only in {:.2}s{}",
         args.fstype,
         &args.sha256[..12],
         hashed.as_secs_f64(),
-        t0.elapsed().as_secs_f64()
+        t0.elapsed().as_secs_f64(),
+        uptime::field(uptime::now())
     ));
     sys::switch_root(NEW_ROOT).map_err(|e| format!("switch to {NEW_ROOT}: {e}"))
 }
