@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { bootMemory, bootPhases, FIRST_SERVED, type ImageResult } from "../imager/mod.ts";
+import { bootMemory, bootPhases, FIRST_SERVED, type ImageResult, PAGE_OUT } from "../imager/mod.ts";
 
 // The console's lines, one set for every reader (imager/boot_console.ts).
 export {
@@ -17,6 +17,7 @@ export {
   INIT_START,
   MACHINED_MAIN,
   MACHINED_START,
+  PAGE_OUT,
   ROOT_MOUNTED,
   RSS,
 } from "../imager/mod.ts";
@@ -85,7 +86,7 @@ export async function bootFigures(o: BootObservations): Promise<Record<string, u
     rootMountedToMachinedFirstLineS: phases.rootMountedToMachinedFirstLineS,
     machinedFirstLineToMainS: phases.machinedFirstLineToMainS,
     machinedStartToApiReadyS: phases.machinedStartToApiReadyS,
-    ...bootMemory(o.foot),
+    ...bootMemory(o.foot, PAGE_OUT.exec(o.console)),
     imageBytes: Number(o.image.imageBytes),
     initramfsBytes: (await Deno.stat(o.image.initramfsPath)).size,
     rootImageBytes: (await Deno.stat(o.image.rootImagePath)).size,

@@ -34,6 +34,7 @@ import {
   FAIL,
   FIRST_SERVED,
   FOOTPRINT,
+  PAGE_OUT,
   reportBootFigures,
   ROOT_MOUNTED,
   RSS,
@@ -272,6 +273,11 @@ Deno.test({
       pid: edgePid,
     });
     console.log(`edge budget step: ${JSON.stringify(edgeBudgets)}`);
+
+    // 5c. machined pages out what boot touched once (boot/page_out.ts), 30 s after boot;
+    // its PSS before and after go into the JSON line. Waited for here, where most of it has passed.
+    const pageOut = await vm.waitForConsole(PAGE_OUT, { timeoutMs: 120_000, failOn: FAIL });
+    assert.ok(Number(pageOut[5]) < Number(pageOut[4]), `the page-out lowers PSS: ${pageOut[0]}`);
 
     // 6. Reboot brings the node back.
     const reboot = await machinectl(clientConfig, port, "reboot");

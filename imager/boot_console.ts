@@ -38,6 +38,9 @@ export const RSS = /machined: rss machined_kib=(\d+) apid_kib=(\d+)/;
  */
 export const FOOTPRINT =
   /machined: footprint at=containerd-ready mem_available_kib=(\d+) machined_pss_kib=(\d+) apid_pss_kib=(\d+) write_usr=(\S+) write_machined=(\S+)(?: machined_rss_anon_kib=(\d+) machined_rss_file_kib=(\d+) machined_rss_shmem_kib=(\d+) apid_rss_anon_kib=(\d+) apid_rss_file_kib=(\d+) apid_rss_shmem_kib=(\d+))?/;
+/** boot/page_out.ts's first pass, 30 s after the node reached its stage: PSS and RssFile around it. */
+export const PAGE_OUT =
+  /machined: page-out pass=1 ranges=(\d+) refused=(\d+) mapped_mib=([\d.]+) pss_kib=(\d+)->(\d+) rss_file_kib=(\d+)->(\d+)/;
 /** A console line that fails any boot at once. */
 export const FAIL = /Kernel panic|machined: FATAL|machined-init: FATAL/;
 
@@ -90,8 +93,17 @@ export function bootPhases(console: string): BootPhases {
   };
 }
 
-/** machined's and the edge's resident set, split, from the footprint line (MiB, null if absent). */
+/**
+ * machined's and the edge's resident set, split, from the footprint line, and
+ * machined's around its first page-out (MiB, null if absent).
+ */
 export interface BootMemory {
+  /** machined's PSS just before its first page-out (boot settled, containerd running). */
+  machinedPssBeforePageOutMiB: number | null;
+  /** ... and just after: its working set plus what it faults back in. */
+  machinedPssAfterPageOutMiB: number | null;
+  machinedRssFileBeforePageOutMiB: number | null;
+  machinedRssFileAfterPageOutMiB: number | null;
   machinedRssAnonMiB: number | null;
   machinedRssFileMiB: number | null;
   machinedRssShmemMiB: number | null;
@@ -100,10 +112,18 @@ export interface BootMemory {
   apidRssShmemMiB: number | null;
 }
 
-/** The {@link BootMemory} of a {@link FOOTPRINT} match. */
-export function bootMemory(foot: RegExpExecArray | null | undefined): BootMemory {
-  const mib = (i: number) => foot?.[i] === undefined ? null : +(Number(foot[i]) / 1024).toFixed(1);
+/** The {@link BootMemory} of a {@link FOOTPRINT} match and a {@link PAGE_OUT} match. */
+export function bootMemory(
+  foot: RegExpExecArray | null | undefined,
+  pageOut?: RegExpExecArray | null,
+): BootMemory {
+  const kib = (v: string | undefined) => v === undefined ? null : +(Number(v) / 1024).toFixed(1);
+  const mib = (i: number) => kib(foot?.[i]);
   return {
+    machinedPssBeforePageOutMiB: kib(pageOut?.[4]),
+    machinedPssAfterPageOutMiB: kib(pageOut?.[5]),
+    machinedRssFileBeforePageOutMiB: kib(pageOut?.[6]),
+    machinedRssFileAfterPageOutMiB: kib(pageOut?.[7]),
     machinedRssAnonMiB: mib(6),
     machinedRssFileMiB: mib(7),
     machinedRssShmemMiB: mib(8),

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { bootMemory, bootPhases, FOOTPRINT, ROOT_MOUNTED } from "./boot_console.ts";
+import { bootMemory, bootPhases, FOOTPRINT, PAGE_OUT, ROOT_MOUNTED } from "./boot_console.ts";
 
 const ROOT_LINE = "machined-init: root /esp/A/root.img (squashfs, /dev/vda at byte 18173952) " +
   "verified sha256 d05a0bcabd0b in 1.66s, mounted read-only in 1.99s";
@@ -60,14 +60,23 @@ Deno.test("boot_console: an older image's lines still parse; what they lack is n
   assert.equal(ROOT_MOUNTED.exec(old)?.[5], undefined);
   const foot = FOOTPRINT.exec(old)!;
   assert.deepEqual(foot.slice(1, 6), ["707948", "93938", "3537", "EROFS", "EROFS"]);
-  assert.deepEqual(Object.values(bootMemory(foot)), [null, null, null, null, null, null]);
-  assert.deepEqual(Object.values(bootMemory(undefined)), [null, null, null, null, null, null]);
+  const nulls = new Array(10).fill(null);
+  assert.deepEqual(Object.values(bootMemory(foot)), nulls);
+  assert.deepEqual(Object.values(bootMemory(undefined, PAGE_OUT.exec(old))), nulls);
 });
 
 Deno.test("boot_console: machined's and the edge's resident set, split, in MiB", () => {
   const foot = FOOTPRINT.exec(NEW)!;
   assert.deepEqual(foot.slice(4, 6), ["EROFS", "EROFS"]);
-  assert.deepEqual(bootMemory(foot), {
+  const pageOut = PAGE_OUT.exec(
+    "machined: page-out pass=1 ranges=51 refused=0 mapped_mib=107.4 pss_kib=92616->74208 " +
+      "rss_file_kib=56476->38504",
+  );
+  assert.deepEqual(bootMemory(foot, pageOut), {
+    machinedPssBeforePageOutMiB: 90.4,
+    machinedPssAfterPageOutMiB: 72.5,
+    machinedRssFileBeforePageOutMiB: 55.2,
+    machinedRssFileAfterPageOutMiB: 37.6,
     machinedRssAnonMiB: 40,
     machinedRssFileMiB: 60,
     machinedRssShmemMiB: 0,

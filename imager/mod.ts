@@ -27,6 +27,7 @@ export {
   INIT_START,
   MACHINED_MAIN,
   MACHINED_START,
+  PAGE_OUT,
   ROOT_MOUNTED,
   RSS,
 } from "./boot_console.ts";

@@ -2,7 +2,7 @@
  * FakeMemoryBackend: counts page-out passes and fails them on demand.
  * @module
  */
-import { FaultInjector } from "../fault.ts";
+import { FaultInjector } from "../mod.ts";
 import type { MemoryBackend, PageOutReport } from "./backend.ts";
 
 /** A memory backend that touches nothing. */
