@@ -43,7 +43,7 @@
  * that is "not yet valid" until the first sync.
  *
  * Figures go to bench/results/node_full.json. Run: `deno test -A e2e/node_full_test.ts`
- * (about 1.5-2 min under TCG; root, for the SNTP responder on port 123);
+ * (about 2.5-3 min under TCG; root, for the SNTP responder on port 123);
  * `E2E_VERBOSE_CONSOLE=1` keeps the kernel's messages in build/e2e/full/qemu/console.log
  * (removed after a pass unless `E2E_KEEP_SCRATCH=1`).
  */
