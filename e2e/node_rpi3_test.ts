@@ -2,10 +2,12 @@
  * The Raspberry Pi 3 tier: the SD-card image `deno task image --board rpi3`
  * builds (Debian's generic arm64 kernel and raspi-firmware, a GPT with a
  * hybrid MBR, the firmware's boot FAT with slots A and B), booted under
- * QEMU's raspi3b model with TCG. QEMU cannot run the GPU firmware, so the
- * kernel, device tree, initramfs and command line are copied out of the
- * image's slot A and given to QEMU's loader (imager/qemu/raspi_vm.ts); the
- * SD card is the image itself, the network QEMU's usb-net on the SoC's DWC2.
+ * QEMU's raspi3ap model with TCG: the Pi 3 A+, 512 MiB, the smallest board
+ * machined targets. QEMU cannot run the GPU firmware, so the kernel, the 3
+ * A+'s device tree, initramfs and command line are copied out of the image's
+ * slot A and given to QEMU's loader (imager/qemu/raspi_vm.ts); the SD card is
+ * the image itself, the network QEMU's usb-net on the SoC's DWC2 (the 3 A+
+ * has no Ethernet chip: a USB Ethernet dongle, as on the real board).
  * Checked: machined-init finds the boot partition on the SD card and mounts
  * the verified root, machined runs as PID 1, the API answers over mutual TLS
  * through the USB NIC, STATE and EPHEMERAL are provisioned on /dev/mmcblk0,
@@ -17,7 +19,9 @@
  * bundle staged into B and armed, a rollback to it refused; the FAT is then
  * checked from the host. config.txt, os_prefix and the firmware are
  * hardware-only.
- * Figures go to bench/results/boot-rpi3.json in node_boot_test's format.
+ * Figures go to bench/results/boot-rpi3.json in node_boot_test's format, with
+ * the guest's MemTotal and MemAvailable once STATE and EPHEMERAL are ready
+ * (the case runs no containerd).
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -31,11 +35,15 @@ import { parse, stringify } from "yaml";
 import { generateSigningKey, loadSigningKey } from "../bundle/mod.ts";
 import { armTrialOfA, checkPiFat, PI_X, upgradePi } from "./rpi3_upgrade.ts";
 import { freePort, machinectl, removeScratch, waitForDocs } from "./helpers.ts";
+import { memoryMiB, oomKills, readMemory } from "./memory_figures.ts";
 
 /** Budgets: an image build with the code cache (3 to 10 min) and the emulated Pi's boot. */
 const API_TIMEOUT_MS = 15 * 60_000;
 const HOSTNAME = "e2e-rpi3";
 const SD_DISK = "/dev/mmcblk0";
+/** The Pi 3 A+ (imager/rpi/board.ts): 512 MiB, of which QEMU gives the GPU 64. */
+const MACHINE = "raspi3ap";
+const MEMORY_MIB = 512;
 
 const exists = (p: string) => Deno.stat(p).then(() => true, () => false);
 const hasQemu = await exists("/usr/bin/qemu-system-aarch64");
@@ -55,10 +63,10 @@ async function readSector0AndGpt(image: string) {
 }
 
 Deno.test({
-  name: "a Raspberry Pi 3 image boots in qemu-system-aarch64 -M raspi3b (TCG, kernel from the " +
-    "image's slot A) as PID 1: mTLS API over usb-net, STATE and EPHEMERAL on the SD card, " +
-    "hybrid MBR kept; the trial A blessed, a UEFI bundle refused, the Pi's bundle staged into B " +
-    "(needs qemu-system-arm, root and debootstrap)",
+  name: "a Raspberry Pi 3 image boots in qemu-system-aarch64 -M raspi3ap (the 512 MiB 3 A+, TCG, " +
+    "kernel from the image's slot A) as PID 1: mTLS API over usb-net, STATE and EPHEMERAL on the " +
+    "SD card, hybrid MBR kept; the trial A blessed, a UEFI bundle refused, the Pi's bundle staged " +
+    "into B (needs qemu-system-arm, root and debootstrap)",
   ignore: !hasQemu || !canCross,
   sanitizeOps: false,
   sanitizeResources: false,
@@ -108,7 +116,13 @@ Deno.test({
   const imagedCmdlineA = await armTrialOfA(image.out, work);
   let staged: Awaited<ReturnType<typeof upgradePi>>["files"] | undefined;
   const t0 = performance.now();
-  const vm = await startRaspiVm({ image: image.out, runDir: join(work, "qemu"), hostPort: port });
+  const vm = await startRaspiVm({
+    image: image.out,
+    runDir: join(work, "qemu"),
+    hostPort: port,
+    // The 3 A+'s device tree (bcm2837-rpi-3-a-plus.dtb) comes with it, the board profile's.
+    machine: MACHINE,
+  });
   try {
     const root = await vm.waitForConsole(ROOT_MOUNTED, { timeoutMs: API_TIMEOUT_MS, failOn: FAIL });
     assert.match(root[2], /mmcblk0/, `the root image comes from the SD card: ${root[0]}`);
@@ -134,13 +148,18 @@ Deno.test({
         ),
     );
     const volumesS = +((performance.now() - t0) / 1000).toFixed(1);
+    // What the 3 A+ has left with machined and apid up and STATE and EPHEMERAL mounted.
+    const memory = memoryMiB(await readMemory(config, port));
     for (const v of vs.filter((v) => ["STATE", "EPHEMERAL"].includes(v.metadata.id))) {
       assert.equal(v.spec.disk, SD_DISK, JSON.stringify(v));
     }
     const figures = {
       arch: "arm64",
       board: "rpi3",
-      machine: "raspi3b",
+      machine: MACHINE,
+      memoryMiB: MEMORY_MIB,
+      containerd: false,
+      ...memory,
       at: new Date().toISOString(),
       accel: "tcg",
       imageBuildS: +image.seconds.toFixed(1),
@@ -160,6 +179,7 @@ Deno.test({
     const upgraded = await upgradePi({ work, image, client: config, port, key: signing });
     staged = upgraded.files;
     Object.assign(figures, upgraded.figures);
+    assert.deepEqual(await oomKills(config, port), [], `OOM kills at ${MEMORY_MIB} MiB`);
     console.log(JSON.stringify({ suite: "boot-rpi3", ...figures }));
     await Deno.mkdir("bench/results", { recursive: true });
     await Deno.writeTextFile(

@@ -1,12 +1,14 @@
 /**
- * Boots a Raspberry Pi 3 SD-card image under QEMU's raspi3b (or raspi3ap)
- * model. QEMU cannot run the Pi's GPU firmware (bootcode.bin, start.elf), so
- * it never reads config.txt: the kernel, device tree, initramfs and command
- * line are taken out of the image's boot partition (the slot's directory)
- * and handed to QEMU's own loader (-kernel/-dtb/-initrd/-append). The image
- * is the SD card; the network is QEMU's usb-net on the SoC's DWC2 USB
- * controller with the API port forwarded (the board's own Ethernet, a
- * LAN9514/LAN7515 on USB, is not modelled).
+ * Boots a Raspberry Pi 3 SD-card image under QEMU's raspi3ap model (the 3 A+,
+ * 512 MiB; or raspi3b, the 3 B with 1 GiB). QEMU cannot run the Pi's GPU
+ * firmware (bootcode.bin, start.elf), so it never reads config.txt: the
+ * kernel, device tree, initramfs and command line are taken out of the
+ * image's boot partition (the slot's directory) and handed to QEMU's own
+ * loader (-kernel/-dtb/-initrd/-append). The image is the SD card; the
+ * network is QEMU's usb-net on the SoC's DWC2 USB controller with the API
+ * port forwarded: on the 3 A+, which has no Ethernet chip, what a USB
+ * Ethernet dongle in its USB port is; on the 3 B it stands in for the board's
+ * own LAN9514 on that USB, which QEMU does not model.
  */
 import { CommandError, run } from "../run.ts";
 import { runPaths, type Vm, vmHandle, type VmState } from "./vm.ts";
@@ -14,6 +16,22 @@ import { SECTOR_SIZE } from "../../layout/mod.ts";
 import { decodeMbr } from "../../platform/block/mod.ts";
 import type { Slot } from "../../layout/mod.ts";
 import { piSlotPaths } from "../../layout/mod.ts";
+import { BOARD_PROFILES } from "../rpi/mod.ts";
+
+const RPI3_QEMU = BOARD_PROFILES.rpi3.qemu;
+
+/**
+ * Words a model needs on the image's command line. QEMU 7.2's raspi3ap turns
+ * the kernel's read of the ASB bridge's ID register (0x3f00a020, by the
+ * bcm2835-power driver built into Debian's kernel) into a synchronous
+ * external abort, where raspi3b reads 0 and the driver gives up (ENODEV):
+ * the oops kills PID 1 during the initcalls, before machined-init. Skipping
+ * that driver's initcall leaves the node as it is under raspi3b. A real 3 A+
+ * has the bridge and boots the image's command line as it is.
+ */
+const MODEL_APPEND: Readonly<Record<string, string>> = {
+  raspi3ap: "initcall_blacklist=bcm2835_power_driver_init",
+};
 
 /** How to start a raspi VM. */
 export interface RaspiVmOptions {
@@ -22,14 +40,26 @@ export interface RaspiVmOptions {
   runDir?: string;
   /** Host port forwarded to the guest's API (50000). */
   hostPort: number;
-  /** @default "raspi3b" */
-  machine?: "raspi3b" | "raspi3ap";
-  /** The device tree in the slot's directory. @default "bcm2837-rpi-3-b.dtb" */
+  /** @default the board profile's model, "raspi3ap" */
+  machine?: "raspi3ap" | "raspi3b";
+  /**
+   * The device tree in the slot's directory, the model's board.
+   * @default the board profile's, "bcm2837-rpi-3-a-plus.dtb"
+   */
   dtb?: string;
   /** The slot whose files QEMU loads (what slot.txt would select). @default "A" */
   slot?: Slot;
   /** Discard SD-card writes. @default false */
   snapshot?: boolean;
+}
+
+/**
+ * The kernel command line QEMU gives `machine`: the image's cmdline.txt with
+ * the model's own words first (the words after its ` -- ` are machined's
+ * arguments, not the kernel's).
+ */
+export function raspiCommandLine(machine: string, cmdline: string): string {
+  return [MODEL_APPEND[machine], cmdline.trim()].filter(Boolean).join(" ");
 }
 
 /** The slot's boot files, copied out of the image's boot FAT. */
@@ -98,15 +128,16 @@ export async function startRaspiVm(opts: RaspiVmOptions): Promise<Vm> {
   const files = await extractBootFiles(
     image,
     opts.slot ?? "A",
-    opts.dtb ?? "bcm2837-rpi-3-b.dtb",
+    opts.dtb ?? RPI3_QEMU.dtb,
     `${runDir}/boot`,
   );
-  const append = (await Deno.readTextFile(files.cmdline)).trim();
+  const machine = opts.machine ?? RPI3_QEMU.machine;
+  const append = raspiCommandLine(machine, await Deno.readTextFile(files.cmdline));
   const args = [
     "-name",
     "machined-rpi3",
     "-M",
-    opts.machine ?? "raspi3b",
+    machine,
     "-kernel",
     files.kernel,
     "-dtb",

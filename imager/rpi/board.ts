@@ -32,8 +32,11 @@ export interface BoardProfile {
   bootModules: readonly string[];
   /** Modules machined loads at boot besides DEFAULT_MODULES (USB, the NICs). */
   modules: readonly string[];
-  /** QEMU's model of the board, booted with -kernel/-dtb/-initrd (it cannot run the GPU firmware). */
-  qemu: { binary: string; machine: string; dtb: string };
+  /**
+   * QEMU's model of the board, booted with -kernel/-dtb/-initrd (it cannot run the GPU firmware):
+   * the smallest of the boards, so the QEMU tier proves the node fits its memory.
+   */
+  qemu: { binary: string; machine: "raspi3ap" | "raspi3b"; dtb: string };
 }
 
 const RPI3: BoardProfile = {
@@ -70,7 +73,8 @@ const RPI3: BoardProfile = {
     "rndis_host",
     "bcm2835_wdt",
   ],
-  qemu: { binary: "qemu-system-aarch64", machine: "raspi3b", dtb: "bcm2837-rpi-3-b.dtb" },
+  // The 3 A+ (512 MiB, no Ethernet chip: QEMU's usb-net stands for a USB Ethernet dongle).
+  qemu: { binary: "qemu-system-aarch64", machine: "raspi3ap", dtb: "bcm2837-rpi-3-a-plus.dtb" },
 };
 
 /** The profile of each board. */
