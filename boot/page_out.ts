@@ -82,7 +82,12 @@ export function startPageOut(o: PageOutOptions): () => void {
       const after = await resident();
       const line = pageOutLine(pass, report, before, after);
       if (pass === 1) (o.print ?? console.log)(line);
-      o.logger.log("debug", "memory", "paged out file mappings", { pass, ...report, before, after });
+      o.logger.log("debug", "memory", "paged out file mappings", {
+        pass,
+        ...report,
+        before,
+        after,
+      });
     } catch (e) {
       o.logger.warn("memory", "page-out failed", { pass, error: e });
     }
