@@ -453,9 +453,9 @@ async function startApi(
     },
   });
   return {
-    stop: () => {
-      apiPki.stop();
-      return api?.stop() ?? Promise.resolve();
+    stop: async () => {
+      await apiPki.stop();
+      await api?.stop();
     },
   };
 }

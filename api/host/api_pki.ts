@@ -95,8 +95,8 @@ export interface NodeApiPki {
   readonly fingerprint: string | undefined;
   /** Re-evaluate now (skipping the debounce); resolves when done. */
   reconcileNow(): Promise<void>;
-  /** Stops following changes and the renewer (not the API). */
-  stop(): void;
+  /** Stops following changes and the renewer (not the API); resolves once an evaluation in flight ends. */
+  stop(): Promise<void>;
 }
 
 /**
@@ -179,12 +179,13 @@ export class NodeApiPkiOwner implements NodeApiPki {
     return this.#enqueue(() => this.#reconcile());
   }
 
-  stop(): void {
+  stop(): Promise<void> {
     this.#stopped = true;
     this.#throttle.stop();
     this.#unsubscribe();
     this.#abort.abort();
     this.#renewer?.stop();
+    return this.#chain;
   }
 
   async #watchAddresses(): Promise<void> {

@@ -137,7 +137,7 @@ Deno.test("a node booted with a typo config serves mTLS with that config's CA an
     assert.equal(r.code, 0, r.err);
     assert.match(r.out, /running/);
   } finally {
-    pki.stop();
+    await pki.stop();
     await api.close();
     await m.stop();
     await Deno.remove(dir, { recursive: true });
@@ -169,7 +169,7 @@ Deno.test("no CA anywhere: the API does not start and MachineStatus says why", a
     );
     await assert.rejects(() => Deno.stat(join(dir, "pki", "ca.key")), Deno.errors.NotFound);
   } finally {
-    pki.stop();
+    await pki.stop();
     await m.stop();
     await Deno.remove(dir, { recursive: true });
   }
@@ -205,7 +205,7 @@ Deno.test("a typo config without a CA waits for STATE: its last good config brin
       ca.certPem,
     );
   } finally {
-    pki.stop();
+    await pki.stop();
     await m.stop();
     await Deno.remove(dir, { recursive: true });
   }
@@ -266,7 +266,7 @@ Deno.test("an address arriving after boot re-issues the server certificate once,
     const onDisk = await loadApidPki(join(dir, "apid-pki"));
     assert.deepEqual(certificateSanList(onDisk.server.cert), e.fields!.sans.split(","));
   } finally {
-    pki.stop();
+    await pki.stop();
     await m.stop();
     await Deno.remove(dir, { recursive: true });
   }
@@ -291,7 +291,7 @@ Deno.test("a config with another CA, applied while the node runs, moves the API 
     assert.equal(await Deno.readTextFile(join(dir, "pki", "ca.crt")), second.certPem);
     assert.equal(api.started[0].ca.certPem, second.certPem, "issued client configs follow");
   } finally {
-    pki.stop();
+    await pki.stop();
     await m.stop();
     await Deno.remove(dir, { recursive: true });
   }
@@ -337,7 +337,7 @@ Deno.test("a config CA whose key does not fit its certificate: no API, and Machi
       /cannot use the CA of the config in force/,
     );
   } finally {
-    pki.stop();
+    await pki.stop();
     await m.stop();
     await Deno.remove(dir, { recursive: true });
   }
@@ -376,7 +376,7 @@ Deno.test("an API that fails to start is reported and started on the next evalua
       (r) => !r.spec.unmetConditions.some((c) => c.name === "api"),
     );
   } finally {
-    pki.stop();
+    await pki.stop();
     await m.stop();
     await Deno.remove(dir, { recursive: true });
   }
@@ -400,7 +400,7 @@ Deno.test("a CA in use stays in use when the config that fixes a typo has none",
     assert.equal(await Deno.readTextFile(join(dir, "apid-pki", "ca.crt")), ca.certPem);
     assert.ok(!m.conditions.list().some((c) => c.name === "api"));
   } finally {
-    pki.stop();
+    await pki.stop();
     await m.stop();
     await Deno.remove(dir, { recursive: true });
   }

@@ -57,7 +57,7 @@ async function maintenanceNode() {
       return api.port;
     },
     async close() {
-      pki.stop();
+      await pki.stop();
       await api.close();
       await m.stop();
       await Deno.remove(dir, { recursive: true });

@@ -41,13 +41,19 @@ pub fn file_backed_range(line: &str) -> Option<(usize, usize)> {
 
 /// madvise(MADV_PAGEOUT) on every file-backed mapping of this process.
 pub fn page_out_file_mappings() -> SysResult<PageOutReport> {
-    let maps = std::fs::read_to_string("/proc/self/maps")
-        .map_err(|e| SysErr::new("read", e.raw_os_error().unwrap_or(libc::EIO), "/proc/self/maps"))?;
+    let maps = std::fs::read_to_string("/proc/self/maps").map_err(|e| {
+        SysErr::new(
+            "read",
+            e.raw_os_error().unwrap_or(libc::EIO),
+            "/proc/self/maps",
+        )
+    })?;
     let mut report = PageOutReport::default();
     for (start, end) in maps.lines().filter_map(file_backed_range) {
         // SAFETY: the range is one of this process's own mappings; MADV_PAGEOUT only drops
         // clean pages the kernel can read back, so no memory the process relies on changes.
-        let ret = unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_PAGEOUT) };
+        let ret =
+            unsafe { libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_PAGEOUT) };
         if ret == 0 {
             report.ranges += 1;
             report.bytes += (end - start) as u64;
@@ -56,7 +62,11 @@ pub fn page_out_file_mappings() -> SysResult<PageOutReport> {
             if errno == libc::EINVAL || errno == libc::ENOMEM {
                 report.refused += 1; // locked, special, or unmapped since the read
             } else {
-                return Err(SysErr::new("madvise", errno, format!("MADV_PAGEOUT {start:#x}-{end:#x}")));
+                return Err(SysErr::new(
+                    "madvise",
+                    errno,
+                    format!("MADV_PAGEOUT {start:#x}-{end:#x}"),
+                ));
             }
         }
     }
@@ -78,7 +88,11 @@ pub mod js {
     #[napi]
     pub fn page_out_file_mappings() -> napi::Result<PageOutReportJs> {
         super::page_out_file_mappings()
-            .map(|r| PageOutReportJs { ranges: r.ranges, bytes: r.bytes as f64, refused: r.refused })
+            .map(|r| PageOutReportJs {
+                ranges: r.ranges,
+                bytes: r.bytes as f64,
+                refused: r.refused,
+            })
             .map_err(napi::Error::from)
     }
 }
@@ -90,7 +104,10 @@ mod tests {
     #[test]
     fn file_backed_lines_only() {
         let deno = "5581e2a00000-5581e7c00000 r-xp 02000000 00:1d 1234 /usr/bin/deno";
-        assert_eq!(file_backed_range(deno), Some((0x5581e2a00000, 0x5581e7c00000)));
+        assert_eq!(
+            file_backed_range(deno),
+            Some((0x5581e2a00000, 0x5581e7c00000))
+        );
         for line in [
             "7ffd5e3a0000-7ffd5e3c1000 rw-p 00000000 00:00 0 [stack]",
             "7f0000000000-7f0000021000 rw-p 00000000 00:00 0",

@@ -101,7 +101,7 @@ if (!api) out({ action: "notStarted" });
 const { promise, resolve } = Promise.withResolvers<void>();
 Deno.addSignalListener("SIGTERM", () => resolve());
 await promise;
-pki.stop();
+await pki.stop();
 await api?.stop();
 await machined.stop();
 events.close();

@@ -23,6 +23,7 @@ export const FLOORS: Record<string, number> = {
   "platform/identity": 1,
   "platform/kmod": 1,
   "platform/kmsg": 1,
+  "platform/memory": 1,
   "platform/mount": 1,
   "platform/network": 1,
   "platform/power": 1,
