@@ -67,3 +67,13 @@ Deno.test("a slot's entry names its slot and root image hash before --", () => {
   );
   assert.equal(slotCmdline("console=ttyS0", "A"), "console=ttyS0");
 });
+
+Deno.test("a root with a dm-verity tree adds one word: root hash, salt, data blocks", () => {
+  const h = "ab".repeat(32);
+  const verity = { rootHash: "cd".repeat(32), salt: "ef".repeat(32), dataBlocks: 20480 };
+  assert.equal(
+    slotCmdline("console=ttyS0 -- x", "A", { sha256: h, fstype: "squashfs", verity }),
+    `console=ttyS0 machined.slot=A machined.root.sha256=${h} ` +
+      `machined.root.verity=${"cd".repeat(32)},${"ef".repeat(32)},20480 -- x`,
+  );
+});
