@@ -99,6 +99,7 @@ export async function writeRootImage(
   const entries = sortedForStaging(fs.entries());
   const contentBytes = await stageTree(entries, stage);
   await Deno.remove(out).catch(() => {});
+  await Deno.remove(veritySidecar(out)).catch(() => {});
   let verity: SlotVerity | undefined;
   if (fstype === "squashfs") {
     const pseudo = `${opts.workDir}/pseudo`;
@@ -106,6 +107,7 @@ export async function writeRootImage(
     // mksquashfs refuses SOURCE_DATE_EPOCH together with -all-time: the flags pin the times.
     await run("mksquashfs", mksquashfsArgs(stage, out, pseudo, opts.mtime));
     verity = await appendVerityTree(out);
+    await Deno.writeTextFile(veritySidecar(out), JSON.stringify(verity) + "\n");
   } else {
     await chownStage(entries, stage);
     await run("mkfs.erofs", [
@@ -188,4 +190,18 @@ async function chownStage(entries: CpioEntry[], stage: string): Promise<void> {
 export async function sha256File(path: string): Promise<string> {
   const out = await run("sha256sum", [path]);
   return out.trim().split(/\s+/)[0];
+}
+
+function veritySidecar(image: string): string {
+  return `${image}.verity.json`;
+}
+
+/**
+ * The verity parameters {@link writeRootImage} recorded beside `image`, or
+ * undefined (an erofs image, or one built before the trees): what a bundle
+ * written from a build that was current (not rebuilt) needs.
+ */
+export async function readRootVerity(image: string): Promise<SlotVerity | undefined> {
+  const text = await Deno.readTextFile(veritySidecar(image)).catch(() => undefined);
+  return text === undefined ? undefined : JSON.parse(text) as SlotVerity;
 }

@@ -88,11 +88,26 @@ export function slotCmdline(cmdline: string, slot: Slot, root?: SlotRoot): strin
   if (!root) return cmdline;
   const words = [`machined.slot=${slot}`, `machined.root.sha256=${root.sha256}`];
   if (root.fstype !== "squashfs") words.push(`machined.root.fstype=${root.fstype}`);
-  if (root.verity) {
-    const v = root.verity;
-    words.push(`machined.root.verity=${v.rootHash},${v.salt},${v.dataBlocks}`);
-  }
+  if (root.verity) words.push(verityWord(root.verity));
   const at = cmdline.indexOf(" -- ");
   if (at < 0) return `${cmdline} ${words.join(" ")}`;
   return `${cmdline.slice(0, at)} ${words.join(" ")}${cmdline.slice(at)}`;
+}
+
+/** `machined.root.verity=<root hash>,<salt>,<data blocks>`: the one word machined-init reads. Pure. */
+export function verityWord(v: SlotVerity): string {
+  return `machined.root.verity=${v.rootHash},${v.salt},${v.dataBlocks}`;
+}
+
+/**
+ * `cmdline` with the verity word before `--`: what an upgrade bundle's
+ * manifest carries as its command line, so a node of any version that writes
+ * the other slot's entry from it (slotCmdline) names the tree its new
+ * machined-init reads; the signed manifest's shape does not change. Pure.
+ */
+export function cmdlineWithVerity(cmdline: string, v: SlotVerity | undefined): string {
+  if (!v) return cmdline;
+  const at = cmdline.indexOf(" -- ");
+  if (at < 0) return `${cmdline} ${verityWord(v)}`;
+  return `${cmdline.slice(0, at)} ${verityWord(v)}${cmdline.slice(at)}`;
 }
