@@ -13,10 +13,12 @@
 export const INIT_START = /machined-init: start uptime_s=([\d.]+)/;
 /**
  * machined-init's line once the verified root image is mounted (root.rs): fs,
- * loop source, hash and whole-mount seconds, then the uptime (newer images).
+ * loop source, verification (`sha256 <hex12>`: the whole-file hash, or
+ * `dm-verity <root12>`: the dm-verity device's setup) and whole-mount
+ * seconds, then the uptime (newer images).
  */
 export const ROOT_MOUNTED =
-  /machined-init: root \S+ \((\w+), ([^)]*)\) verified sha256 \w+ in ([\d.]+)s, mounted read-only in ([\d.]+)s(?: uptime_s=([\d.]+))?/;
+  /machined-init: root \S+ \((\w+), ([^)]*)\) verified (?:sha256|dm-verity) \w+ in ([\d.]+)s, mounted read-only in ([\d.]+)s(?: uptime_s=([\d.]+))?/;
 /** machined's first JS (start_line.ts): Deno is running and reading the bundle. */
 export const MACHINED_START = /machined: start uptime_s=([\d.]+)/;
 /** machined's main() after every module was evaluated (main.ts). */

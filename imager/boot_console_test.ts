@@ -25,6 +25,18 @@ const NEW = [
   "machined: start uptime_s=3.00",
 ].join("\n");
 
+Deno.test("boot_console: the root line matches with the whole-file hash and with dm-verity", () => {
+  const verity = ROOT_LINE.replace(
+    "sha256 d05a0bcabd0b in 1.66s",
+    "dm-verity 9f2c04a1b7e3 in 0.01s",
+  );
+  const m = ROOT_MOUNTED.exec(`${verity} uptime_s=3.10`);
+  assert.equal(m?.[1], "squashfs");
+  assert.equal(m?.[3], "0.01");
+  assert.equal(m?.[5], "3.10");
+  assert.equal(ROOT_MOUNTED.exec(ROOT_LINE)?.[3], "1.66");
+});
+
 Deno.test("boot_console: every phase from the guest's uptime, the first boot's", () => {
   assert.deepEqual(bootPhases(NEW), {
     kernelStartToInitS: 2.04,

@@ -255,7 +255,12 @@ function writeDisk(
   const slot = {
     kernel: inputs.kernel.vmlinuz,
     initramfs: o.initramfs,
-    root: { file: o.rootImage.path, sha256: o.rootImage.sha256, fstype: o.rootImage.fstype },
+    root: {
+      file: o.rootImage.path,
+      sha256: o.rootImage.sha256,
+      fstype: o.rootImage.fstype,
+      verity: o.rootImage.verity,
+    },
   };
   if (ctx.board) return writeBoardDisk(ctx, ctx.board, inputs, { ...o, slot });
   return ctx.p.step(

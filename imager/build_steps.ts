@@ -14,7 +14,7 @@ import {
   type ProgramInput,
   seedPath,
 } from "./initramfs/initramfs.ts";
-import { BOOT_MODULES, planBootInitramfs, ROOT_FS_MODULE } from "./initramfs/boot_initramfs.ts";
+import { BOOT_MODULES, planBootInitramfs, ROOT_FS_MODULES } from "./initramfs/boot_initramfs.ts";
 import type { Rootfs } from "./initramfs/rootfs.ts";
 import { resolveProgram } from "./program.ts";
 import { warmDenoDirStored } from "./code_cache_store.ts";
@@ -164,7 +164,7 @@ async function resolveModules(modulesDir: string, options: ImageOptions, rootFs:
   const loaded = new Set(boot.load.map((m) => m.name));
   const early = resolveModuleClosure(index, [
     ...(options.bootModules ?? BOOT_MODULES),
-    ROOT_FS_MODULE[rootFs],
+    ...ROOT_FS_MODULES[rootFs],
   ]);
   return {
     load: boot.load,

@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { kernelCmdline } from "./cmdline.ts";
 import { MACHINED_V8_FLAGS, v8FlagsArgs } from "../layout/mod.ts";
-import { loaderConf, loaderEntry, slotCmdline, slotPaths } from "../layout/mod.ts";
+import {
+  cmdlineWithVerity,
+  loaderConf,
+  loaderEntry,
+  slotCmdline,
+  slotPaths,
+} from "../layout/mod.ts";
 import { parseArgs } from "./cli_args.ts";
 import { parseSize } from "./progress.ts";
 
@@ -66,4 +72,27 @@ Deno.test("a slot's entry names its slot and root image hash before --", () => {
     /machined\.root\.fstype=erofs$/,
   );
   assert.equal(slotCmdline("console=ttyS0", "A"), "console=ttyS0");
+});
+
+Deno.test("a root with a dm-verity tree adds one word: root hash, salt, data blocks", () => {
+  const h = "ab".repeat(32);
+  const verity = { rootHash: "cd".repeat(32), salt: "ef".repeat(32), dataBlocks: 20480 };
+  assert.equal(
+    slotCmdline("console=ttyS0 -- x", "A", { sha256: h, fstype: "squashfs", verity }),
+    `console=ttyS0 machined.slot=A machined.root.sha256=${h} ` +
+      `machined.root.verity=${"cd".repeat(32)},${"ef".repeat(32)},20480 -- x`,
+  );
+});
+
+Deno.test("a bundle's command line carries the verity word; the slot's entry then has it once", () => {
+  const verity = { rootHash: "cd".repeat(32), salt: "ef".repeat(32), dataBlocks: 7 };
+  const bundled = cmdlineWithVerity("console=ttyS0 -- x", verity);
+  assert.equal(
+    bundled,
+    `console=ttyS0 machined.root.verity=${"cd".repeat(32)},${"ef".repeat(32)},7 -- x`,
+  );
+  assert.equal(cmdlineWithVerity("console=ttyS0 -- x", undefined), "console=ttyS0 -- x");
+  const entry = slotCmdline(bundled, "B", { sha256: "ab".repeat(32), fstype: "squashfs" });
+  assert.equal(entry.split("machined.root.verity=").length, 2);
+  assert.ok(entry.indexOf("machined.root.verity=") < entry.indexOf(" -- "));
 });

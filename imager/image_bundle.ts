@@ -3,7 +3,9 @@
  * image, pack its slot (kernel, initramfs, root image) into a signed upgrade
  * bundle (bundle/bundle_writer.ts) for `machinectl upgrade -f OUT`.
  * A Pi 3's bundle (`--board rpi3`) carries the same three files: the slot's
- * device trees stay those the image was built with.
+ * device trees stay those the image was built with. The manifest's command
+ * line carries the root's `machined.root.verity=` word, so the node writes it
+ * into the other slot's entry whatever its own version.
  */
 import { writeBundle } from "../bundle/mod.ts";
 import { UEFI_BOARD } from "../bundle/mod.ts";
@@ -12,6 +14,8 @@ import { loadSigningKey } from "../bundle/mod.ts";
 import type { ImageResult } from "./build_image.ts";
 import { formatBytes } from "./progress.ts";
 import { type Arch, PROFILES } from "./arch/profiles.ts";
+import { cmdlineWithVerity } from "../layout/mod.ts";
+import { readRootVerity } from "./root_image.ts";
 
 /**
  * What a bundle of an `arch` image (for `board`, or a UEFI PC) is
@@ -42,7 +46,10 @@ export async function writeImageBundle(
       "root.img": image.rootImagePath,
     },
     version: image.imageVersion,
-    cmdline: image.cmdline,
+    cmdline: cmdlineWithVerity(
+      image.cmdline,
+      image.rootImage?.verity ?? await readRootVerity(image.rootImagePath),
+    ),
     compatible: bundleCompatible(image.arch, image.board),
     key,
   });

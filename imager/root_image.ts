@@ -5,13 +5,18 @@
  * root. Reproducible: every entry's mode and owner come from the plan through
  * a pseudo file (not from the staging directory, which belongs to whoever
  * builds), every timestamp is SOURCE_DATE_EPOCH, xattrs are left out and
- * mksquashfs reads directories in sorted order. machined-init checks the
- * image's SHA-256 (carried on the loader entry's command line) before it
- * mounts it.
+ * mksquashfs reads directories in sorted order. A squashfs gets a dm-verity
+ * hash tree appended (verity_tree.ts): machined-init mounts it through
+ * dm-verity, the kernel checking each block as it is read. The whole file's
+ * SHA-256 (tree included) stays on the loader entry: bundles, upgrades and
+ * installs check copies with it, and machined-init hashes the file up front
+ * when the entry has no verity word.
  */
 import type { CpioEntry } from "./cpio.ts";
 import type { Rootfs } from "./initramfs/rootfs.ts";
 import { run } from "./run.ts";
+import { appendVerityTree } from "./verity_tree.ts";
+import type { SlotVerity } from "../layout/mod.ts";
 
 /** The root image's file system. */
 export type RootFsType = "squashfs" | "erofs";
@@ -25,6 +30,8 @@ export interface RootImage {
   sha256: string;
   /** Bytes of the files it holds, uncompressed. */
   contentBytes: number;
+  /** The appended dm-verity tree's parameters (squashfs only). */
+  verity?: SlotVerity;
 }
 
 /** Options of {@link writeRootImage}. */
@@ -92,11 +99,15 @@ export async function writeRootImage(
   const entries = sortedForStaging(fs.entries());
   const contentBytes = await stageTree(entries, stage);
   await Deno.remove(out).catch(() => {});
+  await Deno.remove(veritySidecar(out)).catch(() => {});
+  let verity: SlotVerity | undefined;
   if (fstype === "squashfs") {
     const pseudo = `${opts.workDir}/pseudo`;
     await Deno.writeTextFile(pseudo, pseudoFile(entries));
     // mksquashfs refuses SOURCE_DATE_EPOCH together with -all-time: the flags pin the times.
     await run("mksquashfs", mksquashfsArgs(stage, out, pseudo, opts.mtime));
+    verity = await appendVerityTree(out);
+    await Deno.writeTextFile(veritySidecar(out), JSON.stringify(verity) + "\n");
   } else {
     await chownStage(entries, stage);
     await run("mkfs.erofs", [
@@ -116,6 +127,7 @@ export async function writeRootImage(
     bytes: (await Deno.stat(out)).size,
     sha256: await sha256File(out),
     contentBytes,
+    verity,
   };
 }
 
@@ -178,4 +190,18 @@ async function chownStage(entries: CpioEntry[], stage: string): Promise<void> {
 export async function sha256File(path: string): Promise<string> {
   const out = await run("sha256sum", [path]);
   return out.trim().split(/\s+/)[0];
+}
+
+function veritySidecar(image: string): string {
+  return `${image}.verity.json`;
+}
+
+/**
+ * The verity parameters {@link writeRootImage} recorded beside `image`, or
+ * undefined (an erofs image, or one built before the trees): what a bundle
+ * written from a build that was current (not rebuilt) needs.
+ */
+export async function readRootVerity(image: string): Promise<SlotVerity | undefined> {
+  const text = await Deno.readTextFile(veritySidecar(image)).catch(() => undefined);
+  return text === undefined ? undefined : JSON.parse(text) as SlotVerity;
 }

@@ -2,7 +2,9 @@
  * Which disk the node booted from: machined-init attaches the slot's root
  * image to a loop device over its byte range of the whole disk (or, when the
  * file is fragmented, over the file), and / is mounted from that loop
- * device. The loop device's backing file is therefore the boot disk; its
+ * device, or from the dm-verity device over it (`/dev/dm-N`, whose one
+ * sysfs slave is the loop device) when the image carries a hash tree. The
+ * loop device's backing file is therefore the boot disk; its
  * ESP is the first EFI System Partition of its GPT. A file-backed loop (or
  * no loop at all: dev mode, a test) leaves the boot medium unknown, and
  * then nothing is installed (install/decide_install.ts).
@@ -15,17 +17,37 @@ import type { BootMedium } from "./decide_install.ts";
 
 /** Reads a small text file (sysfs); injected by tests. */
 export type ReadText = (path: string) => Promise<string>;
+/** Lists a directory's entry names (sysfs); injected by tests. */
+export type ListDir = (path: string) => Promise<string[]>;
+
+async function listDir(path: string): Promise<string[]> {
+  const names: string[] = [];
+  for await (const e of Deno.readDir(path)) names.push(e.name);
+  return names;
+}
+
+/** The loop device `/` is mounted from: itself, or the only slave of its dm device. */
+async function rootLoop(source: string | undefined, list: ListDir): Promise<string | undefined> {
+  const loop = source?.match(/^\/dev\/(loop\d+)$/)?.[1];
+  if (loop) return loop;
+  const dm = source?.match(/^\/dev\/(dm-\d+)$/)?.[1];
+  if (!dm) return undefined;
+  const slaves = await list(`/sys/block/${dm}/slaves`).catch(() => []);
+  return slaves.length === 1 && /^loop\d+$/.test(slaves[0]) ? slaves[0] : undefined;
+}
 
 /**
- * The whole disk `/` is mounted from through a loop device, or undefined.
- * Pure over its inputs: the mount table and sysfs.
+ * The whole disk `/` is mounted from through a loop device (directly or
+ * under dm-verity), or undefined. Pure over its inputs: the mount table and
+ * sysfs.
  */
 export async function bootDiskOf(
   mounts: ReadonlyArray<{ mountPoint: string; source: string }>,
   readText: ReadText,
+  list: ListDir = listDir,
 ): Promise<string | undefined> {
   const root = mounts.findLast((m) => m.mountPoint === "/");
-  const loop = root?.source.match(/^\/dev\/(loop\d+)$/)?.[1];
+  const loop = await rootLoop(root?.source, list);
   if (!loop) return undefined;
   const backing = (await readText(`/sys/block/${loop}/loop/backing_file`).catch(() => "")).trim();
   return /^\/dev\/[A-Za-z0-9]+$/.test(backing) ? backing : undefined;

@@ -136,3 +136,21 @@ Deno.test("boot medium: the whole disk behind the root's loop device; unknown ot
   assert.equal(await bootDiskOf(root("/dev/vda2"), sys({})), undefined);
   assert.equal(await bootDiskOf(root("/dev/loop0"), sys({})), undefined);
 });
+
+Deno.test("boot medium: through the dm-verity device over the root's loop device", async () => {
+  const sys = (p: string) =>
+    p === "/sys/block/loop3/loop/backing_file"
+      ? Promise.resolve("/dev/vda\n")
+      : Promise.reject(new Deno.errors.NotFound(p));
+  const slaves = (names: string[]) => (p: string) =>
+    p === "/sys/block/dm-0/slaves" ? Promise.resolve(names) : Promise.reject(new Error(p));
+  const root = [{ mountPoint: "/", source: "/dev/dm-0" }];
+  assert.equal(await bootDiskOf(root, sys, slaves(["loop3"])), "/dev/vda");
+  // Not over one loop device: unknown.
+  assert.equal(await bootDiskOf(root, sys, slaves(["vda2"])), undefined);
+  assert.equal(await bootDiskOf(root, sys, slaves(["loop3", "loop4"])), undefined);
+  assert.equal(
+    await bootDiskOf([{ mountPoint: "/", source: "/dev/dm-1" }], sys, slaves([])),
+    undefined,
+  );
+});

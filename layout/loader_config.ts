@@ -57,24 +57,57 @@ export function loaderEntry(
   ].join("\n");
 }
 
-/** The root image a slot's entry names: its hash and file system type. */
+/**
+ * The dm-verity parameters of a root image whose hash tree follows its data
+ * (imager/verity_tree.ts): format 1, sha256, 4096-byte blocks, the tree at
+ * block `dataBlocks` of the same file.
+ */
+export interface SlotVerity {
+  rootHash: string;
+  salt: string;
+  dataBlocks: number;
+}
+
+/** The root image a slot's entry names: its hash, file system type and, when it has one, its verity tree. */
 export interface SlotRoot {
   sha256: string;
   fstype: "squashfs" | "erofs";
+  verity?: SlotVerity;
 }
 
 /**
  * `cmdline` with the slot's words before `--`: `machined.slot=A` and
  * `machined.root.sha256=<hex>` (and `machined.root.fstype=erofs` when not
- * squashfs), which machined-init reads from /proc/cmdline (the kernel keeps
- * dotted words from init's environment). Without a root image, `cmdline`.
- * Pure.
+ * squashfs, and `machined.root.verity=<root hash>,<salt>,<data blocks>` when
+ * the image carries a dm-verity tree: machined-init then mounts it through
+ * dm-verity instead of hashing the file first), which machined-init reads
+ * from /proc/cmdline (the kernel keeps dotted words from init's
+ * environment). Without a root image, `cmdline`. Pure.
  */
 export function slotCmdline(cmdline: string, slot: Slot, root?: SlotRoot): string {
   if (!root) return cmdline;
   const words = [`machined.slot=${slot}`, `machined.root.sha256=${root.sha256}`];
   if (root.fstype !== "squashfs") words.push(`machined.root.fstype=${root.fstype}`);
+  if (root.verity) words.push(verityWord(root.verity));
   const at = cmdline.indexOf(" -- ");
   if (at < 0) return `${cmdline} ${words.join(" ")}`;
   return `${cmdline.slice(0, at)} ${words.join(" ")}${cmdline.slice(at)}`;
+}
+
+/** `machined.root.verity=<root hash>,<salt>,<data blocks>`: the one word machined-init reads. Pure. */
+export function verityWord(v: SlotVerity): string {
+  return `machined.root.verity=${v.rootHash},${v.salt},${v.dataBlocks}`;
+}
+
+/**
+ * `cmdline` with the verity word before `--`: what an upgrade bundle's
+ * manifest carries as its command line, so a node of any version that writes
+ * the other slot's entry from it (slotCmdline) names the tree its new
+ * machined-init reads; the signed manifest's shape does not change. Pure.
+ */
+export function cmdlineWithVerity(cmdline: string, v: SlotVerity | undefined): string {
+  if (!v) return cmdline;
+  const at = cmdline.indexOf(" -- ");
+  if (at < 0) return `${cmdline} ${verityWord(v)}`;
+  return `${cmdline.slice(0, at)} ${verityWord(v)}${cmdline.slice(at)}`;
 }

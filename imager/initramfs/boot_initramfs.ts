@@ -2,7 +2,7 @@
  * The boot initramfs: machined-init (with the libraries it links), the
  * console and null device nodes the kernel needs before devtmpfs, mount
  * points, and only the kernel modules that reach the root image (virtio
- * block, FAT for the ESP, loop, squashfs or erofs) and softdog, the watchdog it arms. Everything else lives in
+ * block, FAT for the ESP, loop, squashfs and dm-verity or erofs) and softdog, the watchdog it arms. Everything else lives in
  * the slot's read-only root image (root_image.ts), which machined-init
  * verifies, mounts and switches into.
  */
@@ -28,8 +28,12 @@ export const BOOT_MODULES = [
   "softdog",
 ] as const;
 
-/** The module of each root file system type. */
-export const ROOT_FS_MODULE = { squashfs: "squashfs", erofs: "erofs" } as const;
+/** The modules of each root file system type (a squashfs root carries a dm-verity tree). */
+export const ROOT_FS_MODULES = {
+  // dm_verity pulls in dm_mod, dm_bufio and reed_solomon (and dax on arm64) by its dependencies.
+  squashfs: ["squashfs", "dm_verity"],
+  erofs: ["erofs"],
+} as const;
 
 /** Where machined-init reads the modules to load, one path per line, in order. */
 export const INITRAMFS_MODULES_LIST = "/etc/machined/initramfs-modules";

@@ -11,6 +11,54 @@ pub struct RootArgs {
     pub sha256: String,
     /// The file system type of the image (`squashfs` or `erofs`).
     pub fstype: String,
+    /// The image's dm-verity tree, from `machined.root.verity=<root>,<salt>,<data blocks>`:
+    /// when present the image is mounted through dm-verity, not hashed first.
+    pub verity: Option<Verity>,
+}
+
+/** A dm-verity tree after the image's data (format 1, sha256, 4096-byte blocks). */
+#[derive(Debug, PartialEq)]
+pub struct Verity {
+    /// Lowercase hex sha256 root hash.
+    pub root_hash: String,
+    /// Lowercase hex salt (prepended to each hashed block).
+    pub salt: String,
+    /// 4096-byte data blocks; the tree starts at this block of the same image.
+    pub data_blocks: u64,
+}
+
+fn is_hex(s: &str, len: usize) -> bool {
+    s.len() == len && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// Parses `<root>,<salt>,<data blocks>`: a 64-digit root hash, a salt of 1..=256 hex digits
+/// (an even count), a block count above zero.
+fn parse_verity(v: &str) -> Result<Verity, String> {
+    let bad =
+        || format!("machined.root.verity={v} is not <64 hex digits>,<hex salt>,<data blocks>");
+    let mut parts = v.split(',');
+    let (Some(root), Some(salt), Some(blocks), None) =
+        (parts.next(), parts.next(), parts.next(), parts.next())
+    else {
+        return Err(bad());
+    };
+    if !is_hex(root, 64)
+        || salt.is_empty()
+        || !is_hex(salt, salt.len())
+        || salt.len() % 2 != 0
+        || salt.len() > 512
+    {
+        return Err(bad());
+    }
+    let data_blocks: u64 = blocks.parse().map_err(|_| bad())?;
+    if data_blocks == 0 {
+        return Err(bad());
+    }
+    Ok(Verity {
+        root_hash: root.to_ascii_lowercase(),
+        salt: salt.to_ascii_lowercase(),
+        data_blocks,
+    })
 }
 
 /// Parses the command line; `Ok(None)` when no root image is named (the
@@ -19,6 +67,7 @@ pub fn parse(cmdline: &str) -> Result<Option<RootArgs>, String> {
     let mut slot = None;
     let mut sha256 = None;
     let mut fstype = "squashfs".to_string();
+    let mut verity = None;
     for word in cmdline.split_whitespace() {
         if word == "--" {
             break;
@@ -29,6 +78,8 @@ pub fn parse(cmdline: &str) -> Result<Option<RootArgs>, String> {
             sha256 = Some(v.to_ascii_lowercase());
         } else if let Some(v) = word.strip_prefix("machined.root.fstype=") {
             fstype = v.to_string();
+        } else if let Some(v) = word.strip_prefix("machined.root.verity=") {
+            verity = Some(parse_verity(v)?);
         }
     }
     let Some(sha256) = sha256 else {
@@ -52,6 +103,7 @@ pub fn parse(cmdline: &str) -> Result<Option<RootArgs>, String> {
         slot,
         sha256,
         fstype,
+        verity,
     }))
 }
 
@@ -70,9 +122,37 @@ mod tests {
             RootArgs {
                 slot: "B".into(),
                 sha256: H.into(),
-                fstype: "squashfs".into()
+                fstype: "squashfs".into(),
+                verity: None
             }
         );
+    }
+
+    #[test]
+    fn reads_the_verity_word() {
+        let (r, s) = ("AB".repeat(32), "cd".repeat(32));
+        let line = format!("machined.root.sha256={H} machined.root.verity={r},{s},20480 -- x");
+        let got = parse(&line).unwrap().unwrap().verity.unwrap();
+        assert_eq!(
+            got,
+            Verity {
+                root_hash: "ab".repeat(32),
+                salt: s.clone(),
+                data_blocks: 20480
+            }
+        );
+        for bad in [
+            format!("{r},{s}"),
+            format!("{r},{s},0"),
+            format!("{r},{s},x"),
+            format!("{r},,5"),
+            format!("{r},abc,5"),
+            format!("ab,{s},5"),
+            format!("{r},{s},5,6"),
+        ] {
+            let line = format!("machined.root.sha256={H} machined.root.verity={bad}");
+            assert!(parse(&line).is_err(), "{bad}");
+        }
     }
 
     #[test]

@@ -18,6 +18,7 @@
 //! after a delay instead of letting the kernel panic.
 
 mod bootargs;
+mod dm;
 mod esp;
 mod root;
 mod sha256;

@@ -1,6 +1,8 @@
 //! Mounting the slot's read-only root image: load the initramfs' modules,
-//! find the ESP, attach `/<slot>/root.img` to a loop device, check its
-//! SHA-256 against the loader entry's, mount it read-only, give it its
+//! find the ESP, attach `/<slot>/root.img` to a loop device, map it through
+//! dm-verity when the loader entry names its tree (dm.rs; the kernel checks
+//! blocks as they are read) or else check the whole file's SHA-256 against
+//! the loader entry's, mount it read-only, give it its
 //! writable places (tmpfs /run, /tmp, /var, seeded from the image), then
 //! switch into it, freeing the initramfs.
 
@@ -27,14 +29,23 @@ pub fn mount_root(args: &RootArgs) -> Result<(), String> {
     let image = format!("{ESP_MOUNT}/{}/root.img", args.slot);
     let (loopdev, _hold, source) = attach_image(&image, &disk, &part)?;
     let t_hash = Instant::now();
-    verify(&loopdev, &image, &args.sha256)?;
+    let (dev, how) = match &args.verity {
+        Some(v) => {
+            let dev = crate::dm::create_verity(&loopdev, v)
+                .map_err(|e| format!("dm-verity over {loopdev}: {e}"))?;
+            (dev, format!("dm-verity {}", &v.root_hash[..12]))
+        }
+        None => {
+            verify(&loopdev, &image, &args.sha256)?;
+            (loopdev.clone(), format!("sha256 {}", &args.sha256[..12]))
+        }
+    };
     let hashed = t_hash.elapsed();
-    mount_image(&loopdev, &args.fstype)?;
+    mount_image(&dev, &args.fstype)?;
     writable_places()?;
     console(&format!(
-        "machined-init: root {image} ({}, {source}) verified sha256 {} in {:.2}s, mounted read-only in {:.2}s{}",
+        "machined-init: root {image} ({}, {source}) verified {how} in {:.2}s, mounted read-only in {:.2}s{}",
         args.fstype,
-        &args.sha256[..12],
         hashed.as_secs_f64(),
         t0.elapsed().as_secs_f64(),
         uptime::field(uptime::now())
