@@ -7,6 +7,7 @@
 export type BundleRefusal =
   | "bad-magic"
   | "bad-manifest"
+  | "bad-cmdline"
   | "wrong-algorithm"
   | "unknown-key"
   | "bad-signature"

@@ -8,6 +8,7 @@
 import * as v from "valibot";
 import { CompactSign, compactVerify, decodeProtectedHeader } from "jose";
 import { BundleError } from "./errors.ts";
+import { checkBundleCmdline } from "./bundle_cmdline.ts";
 import type { SigningKey, TrustedKey } from "./signing_key.ts";
 
 /** The only JWS algorithm a bundle may use. */
@@ -60,6 +61,7 @@ export type Manifest = v.InferOutput<typeof ManifestSchema>;
 /** Sign `manifest` with `key`: the JWS compact string a bundle carries. */
 export async function signManifest(manifest: Manifest, key: SigningKey): Promise<string> {
   const checked = v.parse(ManifestSchema, manifest);
+  checkBundleCmdline(checked.cmdline); // refused at build, as the node would refuse it
   return await new CompactSign(new TextEncoder().encode(JSON.stringify(checked)))
     .setProtectedHeader({ alg: "EdDSA", kid: key.kid, typ: "machined-bundle+jws" })
     .sign(key.privateKey);
@@ -131,6 +133,7 @@ function parseManifest(payload: Uint8Array): Manifest {
     const path = issue.path?.map((p) => String(p.key)).join(".") ?? "";
     throw new BundleError("bad-manifest", `${path || "manifest"}: ${issue.message}`);
   }
+  checkBundleCmdline(r.output.cmdline);
   return r.output;
 }
 

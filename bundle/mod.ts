@@ -2,6 +2,7 @@
  * The upgrade bundle's format, shared by the imager (writes), machinectl and the node (reads): manifest, reader, writer, signing key, errors.
  * @module
  */
+export * from "./bundle_cmdline.ts";
 export * from "./bundle_format.ts";
 export * from "./bundle_reader.ts";
 export * from "./bundle_writer.ts";

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { kernelCmdline } from "./cmdline.ts";
 import { MACHINED_V8_FLAGS, v8FlagsArgs } from "../layout/mod.ts";
+import { checkBundleCmdline } from "../bundle/mod.ts";
 import {
   cmdlineWithVerity,
   loaderConf,
@@ -92,7 +93,12 @@ Deno.test("a bundle's command line carries the verity word; the slot's entry the
     `console=ttyS0 machined.root.verity=${"cd".repeat(32)},${"ef".repeat(32)},7 -- x`,
   );
   assert.equal(cmdlineWithVerity("console=ttyS0 -- x", undefined), "console=ttyS0 -- x");
-  const entry = slotCmdline(bundled, "B", { sha256: "ab".repeat(32), fstype: "squashfs" });
+  const root = { sha256: "ab".repeat(32), fstype: "squashfs" as const };
+  assert.throws(() => slotCmdline(bundled, "B", root), /already carries machined.root.verity/);
+  // The node takes the word out, checks it and writes it back once (upgrade/slot_cmdline.ts).
+  const { words, verity: parsed } = checkBundleCmdline(bundled);
+  assert.deepEqual(parsed, verity);
+  const entry = slotCmdline(words, "B", { ...root, verity: parsed });
   assert.equal(entry.split("machined.root.verity=").length, 2);
   assert.ok(entry.indexOf("machined.root.verity=") < entry.indexOf(" -- "));
 });

@@ -8,6 +8,8 @@
  * the console.
  */
 
+import { isNodeOwnedKey } from "../bundle/mod.ts";
+
 /** A boot slot. */
 export type Slot = "A" | "B";
 
@@ -39,12 +41,17 @@ export function loaderConf(): string {
 /**
  * The loader entry of `slot` with kernel command line `cmdline`; the higher
  * `generation` boots first. `version` is the image's, shown in the title.
+ * @throws RangeError when `cmdline` or `version` holds a character outside
+ *   printable ASCII (a newline would add lines to the entry), whoever built
+ *   them.
  */
 export function loaderEntry(
   slot: Slot,
   cmdline: string,
   o: { generation: number; version?: string },
 ): string {
+  assertOneLine("command line", cmdline);
+  if (o.version !== undefined) assertOneLine("version", o.version);
   const p = slotPaths(slot);
   return [
     `title machined${o.version ? ` ${o.version}` : ""} (slot ${slot})`,
@@ -55,6 +62,12 @@ export function loaderEntry(
     `options ${cmdline}`,
     "",
   ].join("\n");
+}
+
+function assertOneLine(what: string, text: string): void {
+  if (!/^[\x20-\x7e]*$/.test(text)) {
+    throw new RangeError(`a loader entry's ${what} must be printable ASCII on one line`);
+  }
 }
 
 /**
@@ -83,9 +96,17 @@ export interface SlotRoot {
  * dm-verity instead of hashing the file first), which machined-init reads
  * from /proc/cmdline (the kernel keeps dotted words from init's
  * environment). Without a root image, `cmdline`. Pure.
+ * @throws RangeError when `cmdline` carries such a word already (two
+ *   `machined.slot=` words are how an entry lies about its slot).
  */
 export function slotCmdline(cmdline: string, slot: Slot, root?: SlotRoot): string {
   if (!root) return cmdline;
+  const owned = kernelWords(cmdline).find((w) => isNodeOwnedKey(w.split("=", 1)[0]));
+  if (owned) {
+    throw new RangeError(
+      `the command line already carries ${owned}: the slot and root words are written once, here`,
+    );
+  }
   const words = [`machined.slot=${slot}`, `machined.root.sha256=${root.sha256}`];
   if (root.fstype !== "squashfs") words.push(`machined.root.fstype=${root.fstype}`);
   if (root.verity) words.push(verityWord(root.verity));
@@ -110,4 +131,24 @@ export function cmdlineWithVerity(cmdline: string, v: SlotVerity | undefined): s
   const at = cmdline.indexOf(" -- ");
   if (at < 0) return `${cmdline} ${verityWord(v)}`;
   return `${cmdline.slice(0, at)} ${verityWord(v)}${cmdline.slice(at)}`;
+}
+
+/** The words before `--`: what the kernel and machined-init read. Pure. */
+export function kernelWords(cmdline: string): string[] {
+  const words = cmdline.split(/\s+/).filter((w) => w !== "");
+  const end = words.indexOf("--");
+  return end < 0 ? words : words.slice(0, end);
+}
+
+/**
+ * The slot a kernel command line names: its one `machined.slot=A` or `=B`
+ * word before `--`. Undefined when there is none, or more than one (even
+ * two that agree): machined-init refuses such an entry too, so machined
+ * never acts on a slot it cannot be sure it booted. Pure.
+ */
+export function slotOfCmdline(cmdline: string): Slot | undefined {
+  const named = kernelWords(cmdline).filter((w) => w.split("=", 1)[0] === "machined.slot");
+  if (named.length !== 1) return undefined;
+  const value = named[0].slice("machined.slot=".length);
+  return value === "A" || value === "B" ? value : undefined;
 }

@@ -4,6 +4,7 @@
  */
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { slotOfCmdline } from "./loader_config.ts";
 
 /** machined's version; kept equal to deno.json's. */
 export const MACHINED_VERSION = "0.1.0";
@@ -75,8 +76,8 @@ export async function sourceRevision(
 
 /**
  * The image's version and board (`image-version=` and `board=` of the
- * release record) and the booted slot (`machined.slot=` on the kernel command
- * line); empty outside an image.
+ * release record) and the booted slot (the one `machined.slot=` on the kernel
+ * command line: slotOfCmdline); empty outside an image or when it is unclear.
  */
 export async function imageFacts(
   options: { releaseFile?: string; cmdline?: string } = {},
@@ -85,12 +86,9 @@ export async function imageFacts(
   const value = (key: string) =>
     release.split("\n").find((l) => l.startsWith(`${key}=`))?.slice(key.length + 1).trim() ?? "";
   const cmdline = await Deno.readTextFile(options.cmdline ?? "/proc/cmdline").catch(() => "");
-  const words = cmdline.split(/\s+/);
-  const end = words.indexOf("--");
-  const slot = (end < 0 ? words : words.slice(0, end)).find((w) => /^machined\.slot=[AB]$/.test(w));
   return {
     imageVersion: value("image-version"),
-    slot: slot?.slice("machined.slot=".length) ?? "",
+    slot: slotOfCmdline(cmdline) ?? "",
     board: value("board"),
   };
 }

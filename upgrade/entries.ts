@@ -7,7 +7,7 @@
  * before starting it). The behaviour modelled here is the one measured in
  * QEMU with systemd-boot 252 (../shared/designs/upgrade-and-reset.md).
  */
-import type { Slot } from "../layout/mod.ts";
+import { type Slot, slotOfCmdline } from "../layout/mod.ts";
 
 export type { Slot };
 
@@ -103,13 +103,10 @@ export function otherSlot(slot: Slot): Slot {
   return slot === "A" ? "B" : "A";
 }
 
-/** The slot `machined.slot=` names on a kernel command line, if any. Pure. */
+/**
+ * The slot `machined.slot=` names on a kernel command line: undefined when
+ * none or more than one do (layout's slotOfCmdline). Pure.
+ */
 export function bootedSlot(cmdline: string): Slot | undefined {
-  const words = cmdline.split(/\s+/);
-  const end = words.indexOf("--");
-  for (const w of end < 0 ? words : words.slice(0, end)) {
-    if (w === "machined.slot=A") return "A";
-    if (w === "machined.slot=B") return "B";
-  }
-  return undefined;
+  return slotOfCmdline(cmdline);
 }

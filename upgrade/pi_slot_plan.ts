@@ -20,7 +20,7 @@
  * the Raspberry Pi 3"). Every plan spares the booted slot's directory, and a
  * power cut at any step leaves slot.txt naming a complete slot.
  */
-import { slotCmdline, type SlotRoot } from "../layout/mod.ts";
+import { installCmdline } from "./slot_cmdline.ts";
 import {
   parseFallback,
   parseOsPrefix,
@@ -121,8 +121,6 @@ export function planPiInstall(
   if (!booted) throw new SlotError("no-booted-slot", "the booted slot is unknown");
   const target = otherSlot(booted);
   const p = piSlotPaths(target);
-  const root = manifest.files.find((f) => f.name === "root.img")!;
-  const slotRoot: SlotRoot = { sha256: root.sha256, fstype: "squashfs" };
   const state = piBootState(listing);
   const plan: PiInstallPlan = {
     target,
@@ -142,7 +140,7 @@ export function planPiInstall(
         from: `${p.dir}/${f}.new`,
         to: `${p.dir}/${f}`,
       })),
-      ...replace(p.cmdline, piCmdlineTxt(slotCmdline(manifest.cmdline, target, slotRoot)), p.dir),
+      ...replace(p.cmdline, piCmdlineTxt(installCmdline(manifest, target)), p.dir),
     ],
     verify: manifest.files.map((f) => ({
       op: "verify",

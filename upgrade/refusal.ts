@@ -11,6 +11,7 @@ import { BundleError, type BundleRefusal, SlotError, type SlotRefusal } from "..
 const BUNDLE: Record<BundleRefusal, UpgradeRefusedError["code"]> = {
   "bad-magic": "invalid-argument",
   "bad-manifest": "invalid-argument",
+  "bad-cmdline": "invalid-argument",
   "wrong-algorithm": "permission-denied",
   "unknown-key": "permission-denied",
   "bad-signature": "permission-denied",

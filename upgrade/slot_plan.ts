@@ -7,7 +7,8 @@
  * target's files change, and the new entry appears, by one rename, only
  * after its files are renamed into place, synced and re-hashed.
  */
-import { loaderEntry, slotCmdline, type SlotRoot } from "../layout/mod.ts";
+import { loaderEntry } from "../layout/mod.ts";
+import { installCmdline } from "./slot_cmdline.ts";
 import {
   ENTRIES_DIR,
   type Entry,
@@ -88,9 +89,7 @@ export function planInstall(
   const target = otherSlot(booted);
   const dir = `/${target}`;
   const generation = topGeneration(listing) + 1;
-  const root = manifest.files.find((f) => f.name === "root.img")!;
-  const slotRoot: SlotRoot = { sha256: root.sha256, fstype: "squashfs" };
-  const text = loaderEntry(target, slotCmdline(manifest.cmdline, target, slotRoot), {
+  const text = loaderEntry(target, installCmdline(manifest, target), {
     generation,
     version: manifest.version,
   });

@@ -4,6 +4,7 @@
  * Pi 3's FAT) with the boot each one's firmware and machined-init would do.
  */
 import { createHash } from "node:crypto";
+import { CompactSign } from "jose";
 import { loaderConf, loaderEntry, slotCmdline } from "../layout/mod.ts";
 import { FakeEspBackend } from "../platform/esp/mod.ts";
 import {
@@ -68,6 +69,8 @@ export async function testBundle(o: {
   files?: Uint8Array[];
   /** Change the manifest after hashing (to lie about a file). */
   edit?: (m: Manifest) => void;
+  /** Sign the manifest as is, skipping the builder's checks (a hostile signer's bundle). */
+  unchecked?: boolean;
 }): Promise<{ bytes: Uint8Array; manifest: Manifest; files: Uint8Array[] }> {
   const version = o.version ?? "2.0.0";
   const files = o.files ?? testFiles(version);
@@ -83,8 +86,17 @@ export async function testBundle(o: {
     })),
   };
   o.edit?.(manifest);
-  const head = encodeBundleHead(await signManifest(manifest, o.key));
-  return { bytes: concat([head, ...files]), manifest, files };
+  const jws = o.unchecked
+    ? await signUnchecked(manifest, o.key)
+    : await signManifest(manifest, o.key);
+  return { bytes: concat([encodeBundleHead(jws), ...files]), manifest, files };
+}
+
+/** A JWS over `manifest` exactly as given, as a signer that skips signManifest's checks makes it. */
+async function signUnchecked(manifest: Manifest, key: SigningKey): Promise<string> {
+  return await new CompactSign(new TextEncoder().encode(JSON.stringify(manifest)))
+    .setProtectedHeader({ alg: "EdDSA", kid: key.kid, typ: "machined-bundle+jws" })
+    .sign(key.privateKey);
 }
 
 /** `bytes` as a stream of `size`-byte chunks. */

@@ -61,25 +61,36 @@ fn parse_verity(v: &str) -> Result<Verity, String> {
     })
 }
 
+/// Sets `slot` to `value` unless a word already did.
+fn once<T>(slot: &mut Option<T>, value: T, key: &str) -> Result<(), String> {
+    if slot.is_some() {
+        return Err(format!("{key}= appears twice on the command line"));
+    }
+    *slot = Some(value);
+    Ok(())
+}
+
 /// Parses the command line; `Ok(None)` when no root image is named (the
 /// whole root is then the initramfs, as in a probe image).
 pub fn parse(cmdline: &str) -> Result<Option<RootArgs>, String> {
     let mut slot = None;
     let mut sha256 = None;
-    let mut fstype = "squashfs".to_string();
+    let mut fstype = None;
     let mut verity = None;
     for word in cmdline.split_whitespace() {
         if word == "--" {
             break;
         }
+        // Each of these words names what boots; two of one (even agreeing) mean the entry was
+        // not written by a node, and machined would read the slot as unknown: refuse to boot.
         if let Some(v) = word.strip_prefix("machined.slot=") {
-            slot = Some(v.to_string());
+            once(&mut slot, v.to_string(), "machined.slot")?;
         } else if let Some(v) = word.strip_prefix("machined.root.sha256=") {
-            sha256 = Some(v.to_ascii_lowercase());
+            once(&mut sha256, v.to_ascii_lowercase(), "machined.root.sha256")?;
         } else if let Some(v) = word.strip_prefix("machined.root.fstype=") {
-            fstype = v.to_string();
+            once(&mut fstype, v.to_string(), "machined.root.fstype")?;
         } else if let Some(v) = word.strip_prefix("machined.root.verity=") {
-            verity = Some(parse_verity(v)?);
+            once(&mut verity, parse_verity(v)?, "machined.root.verity")?;
         }
     }
     let Some(sha256) = sha256 else {
@@ -94,6 +105,7 @@ pub fn parse(cmdline: &str) -> Result<Option<RootArgs>, String> {
     if slot != "A" && slot != "B" {
         return Err(format!("machined.slot={slot} is neither A nor B"));
     }
+    let fstype = fstype.unwrap_or_else(|| "squashfs".to_string());
     if fstype != "squashfs" && fstype != "erofs" {
         return Err(format!(
             "machined.root.fstype={fstype} is neither squashfs nor erofs"
@@ -168,5 +180,24 @@ mod tests {
             "machined.root.fstype=ext4 machined.root.sha256={H}"
         ))
         .is_err());
+    }
+
+    #[test]
+    fn refuses_a_word_that_names_what_boots_twice() {
+        // A bundle once appended `machined.slot=A` to slot B's entry: machined read A, this read B.
+        for line in [
+            format!("machined.slot=B machined.root.sha256={H} machined.slot=A"),
+            format!("machined.slot=A machined.slot=A machined.root.sha256={H}"),
+            format!("machined.root.sha256={H} machined.root.sha256={H}"),
+            format!(
+                "machined.root.fstype=erofs machined.root.sha256={H} machined.root.fstype=squashfs"
+            ),
+        ] {
+            let err = parse(&line).unwrap_err();
+            assert!(err.contains("appears twice"), "{line}: {err}");
+        }
+        // init's own arguments after `--` are not the node's words.
+        let ok = format!("machined.slot=B machined.root.sha256={H} -- machined.slot=A");
+        assert_eq!(parse(&ok).unwrap().unwrap().slot, "B");
     }
 }
