@@ -14,6 +14,8 @@
  *      back on A by itself; `machinectl upgrade` says so (exit 1); then
  *      `machinectl rollback` to the bad B is refused (FailedPrecondition);
  *   4. an untrusted bundle is refused (PermissionDenied) and the node stays;
+ *      so are trusted bundles whose command line names the booted slot or
+ *      holds a newline (InvalidArgument, bad-cmdline: issue 28);
  *   5. a bundle whose machined hangs after boot (a test image's hook):
  *      softdog, armed by machined-init and petted by machined, reboots each
  *      of B's three tries and the node comes back on A by itself
@@ -58,6 +60,7 @@ import { kexecUpgradeThenColdBoot, upgradeTimes } from "./upgrade_kexec_step.ts"
 import * as us from "./upgrade_status_checks.ts";
 import { upgradeHangStep, upgradeUnreadyStep } from "./upgrade_hang_step.ts";
 import { espFingerprint, hasEvent, nodeVersion } from "./upgrade_helpers.ts";
+import { reSignedBundle } from "./hostile_bundle.ts";
 import * as data from "./upgrade_data_checks.ts";
 import { upgradePowerCutStep, WRITE_POINTS, type WritePoint } from "./upgrade_power_cut_step.ts";
 import { byTier, LONG_TIER, LONG_TIER_ONLY } from "./tiers.ts";
@@ -211,6 +214,21 @@ Deno.test({
     assert.equal(r.code, 1);
     assert.match(r.err, /PermissionDenied|unknown-key/);
     assert.deepEqual(await esp(), espBefore, "an untrusted bundle changed nothing on the ESP");
+    v = await nodeVersion(client, port);
+    assert.deepEqual([v.slot, v.imageVersion], ["A", X]);
+    // 4b. Trusted bundles whose command line names the booted slot or adds entry lines (issue 28).
+    for (const extra of [" machined.slot=A", "\nlinux /A/vmlinuz"]) {
+      const hostile = join(work, "hostile.bundle");
+      await reSignedBundle(yBundle, hostile, signing, (m) => {
+        const at = m.cmdline.indexOf(" -- ");
+        m.cmdline = m.cmdline.slice(0, at) + extra + m.cmdline.slice(at);
+      });
+      r = await machinectl(client, port, "upgrade", "-f", hostile, "--wait=false");
+      assert.equal(r.code, 1, r.out + r.err);
+      assert.match(r.err, /InvalidArgument|invalid.argument/i);
+      assert.match(r.err, /bad-cmdline/);
+      assert.deepEqual(await esp(), espBefore, `${JSON.stringify(extra)} changed the ESP`);
+    }
     v = await nodeVersion(client, port);
     assert.deepEqual([v.slot, v.imageVersion], ["A", X]);
 
