@@ -12,6 +12,7 @@ import { dmesgCommand } from "./commands/dmesg.ts";
 import { eventsCommand } from "./commands/events.ts";
 import { genClientCommand, genConfigCommand } from "./commands/gen.ts";
 import { genSigningKeyCommand } from "./commands/gen_signing_key.ts";
+import { genSecureBootKeysCommand } from "./commands/gen_secureboot_keys.ts";
 import { getCommand } from "./commands/get.ts";
 import { logsCommand } from "./commands/logs.ts";
 import { rebootCommand, shutdownCommand } from "./commands/power.ts";
@@ -91,6 +92,7 @@ export const COMMANDS: readonly Command[] = [
   genConfigCommand,
   genClientCommand,
   genSigningKeyCommand,
+  genSecureBootKeysCommand,
   configContextsCommand,
   configUseCommand,
   configAddCommand,

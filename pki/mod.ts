@@ -136,3 +136,12 @@ export {
   type SelfSignedParams,
 } from "./self_signed.ts";
 export { generateKeyPair, privateKeyToPem } from "./key_pem.ts";
+export {
+  generateSecureBootKeys,
+  loadSecureBootKeys,
+  SECURE_BOOT_KEY_NAMES,
+  type SecureBootKey,
+  secureBootKeyFiles,
+  type SecureBootKeyName,
+  type SecureBootKeys,
+} from "./secure_boot_keys.ts";
