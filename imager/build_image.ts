@@ -30,6 +30,7 @@ import { defaultImageOut } from "./image_out.ts";
 import { writePiDiskImage } from "./rpi/pi_disk.ts";
 
 import type { ImageOptions } from "./image_options.ts";
+import { resolveSecureBoot, type SecureBootSpec } from "./secure_boot/secure_esp.ts";
 
 export type { ImageOptions };
 
@@ -93,6 +94,8 @@ interface BuildContext {
   compression: InitramfsCompression;
   level: number;
   rootFs: RootFsType;
+  /** Sign and enroll (`--secure-boot-keys`), resolved once the release record is known. */
+  secureBoot?: SecureBootSpec;
 }
 
 /**
@@ -106,6 +109,13 @@ export async function buildImage(given: ImageOptions = {}): Promise<ImageResult>
   const ctx = await buildContext(options, board);
   const inputs = await resolveInputs(ctx.p, options, ctx);
   const trees = await planTrees(ctx.p, inputs, options, ctx);
+  if (options.secureBootKeys) {
+    ctx.secureBoot = await resolveSecureBoot(options.secureBootKeys, {
+      arch: ctx.profile.arch,
+      board: board?.board,
+      release: inputs.release,
+    });
+  }
   const cmdline = kernelCmdline({
     program: inputs.program.kind,
     console: ctx.console,
@@ -201,6 +211,10 @@ async function fingerprintBuild(
     arch: ctx.profile.arch,
     board: ctx.board ? { board: ctx.board.board, firmware: ctx.board.firmware } : undefined,
     epoch: SOURCE_DATE_EPOCH,
+    // The owner's keys decide every signature and enrollment file.
+    secureBoot: ctx.secureBoot
+      ? { pk: ctx.secureBoot.pkCertPem, keys: ctx.secureBoot.keyDir }
+      : undefined,
   }, [inputs.kernel.vmlinuz, inputs.loader]);
 }
 
@@ -278,6 +292,7 @@ function writeDisk(
         cmdline: o.cmdline,
         sourceDateEpoch: SOURCE_DATE_EPOCH,
         workDir: ctx.workDir,
+        secureBoot: ctx.secureBoot,
       }),
     (l) =>
       `GPT + ESP ${formatBytes(l.espSize)} at ${formatBytes(l.espOffset)}, ${

@@ -40,6 +40,7 @@ export const IMAGE_ARGS = {
     "arch",
     "board",
     "image-version",
+    "secure-boot-keys",
   ],
 };
 
@@ -70,6 +71,7 @@ export function imageOptions(a: ParsedArgs): ImageOptions {
     size: size ? parseSize(size) : undefined,
     espSize: espSize ? parseSize(espSize) : undefined,
     append: last(a, "append"),
+    secureBootKeys: last(a, "secure-boot-keys"),
     quietConsole: a.flags.has("quiet-console"),
     compression,
     zstdLevel: level ? Number(level) : undefined,
@@ -98,6 +100,8 @@ export const IMAGE_USAGE = `usage: deno task image [options]
   --compression lz4|zstd  --zstd-level N  --no-code-cache  --no-node-extras
   --module NAME...  --extra SRC:DEST...  --native-addon PATH|none
   --arch amd64|arm64  --board rpi3  --image-version V  --force
+  --secure-boot-keys DIR              sign the loader and a UKI per slot with DIR's db key and
+                                      enroll DIR's PK, KEK and db on the first boot (x86_64)
   --bundle OUT --signing-key KEY      also write a signed upgrade bundle of the slot
   --run-dir build/qemu                where "deno task up" records its VM (never replaced)
   --help                              this text`;

@@ -64,6 +64,12 @@ export interface ImageOptions {
   espSize?: bigint;
   /** Extra kernel arguments. */
   append?: string;
+  /**
+   * A directory of Secure Boot keys (`machinectl gen secureboot-keys`): sign
+   * the loader and boot each slot from a signed Unified Kernel Image, with the
+   * keys enrolled on the first boot (docs/secure-boot.md). x86_64 UEFI only.
+   */
+  secureBootKeys?: string;
   /** `quiet loglevel=3` on the kernel command line. @default false */
   quietConsole?: boolean;
   /**

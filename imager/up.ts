@@ -72,7 +72,9 @@ export async function upNode(options: UpOptions = {}): Promise<UpNode> {
   const timeoutMs = options.timeoutMs ?? 300_000;
   const t0 = performance.now();
   const arch = options.vm?.arch ?? options.image?.arch;
-  const vm = await startVm({ ...options.vm, arch, image: image.out, hostPort: port });
+  // A signed image boots under the Secure Boot firmware, which starts in Setup Mode to enroll.
+  const secureBoot = options.vm?.secureBoot ?? (options.image?.secureBootKeys ? {} : undefined);
+  const vm = await startVm({ ...options.vm, arch, image: image.out, hostPort: port, secureBoot });
   log(`QEMU pid ${vm.state.pid} (${vm.state.accel}), console: ${vm.state.consoleLog}`);
   try {
     await vm.waitForConsole(/machined: API ready/, { timeoutMs, failOn: UP_FAIL });

@@ -23,9 +23,13 @@ export const KERNEL: KernelPin = {
 
 /** systemd-boot's EFI binary from Debian's systemd-boot-efi. */
 export const SYSTEMD_BOOT_EFI = "/usr/lib/systemd/boot/efi/systemd-bootx64.efi";
+/** systemd's EFI stub from the same package: a Unified Kernel Image's first part (imager/uki/). */
+export const SYSTEMD_STUB_EFI = "/usr/lib/systemd/boot/efi/linuxx64.efi.stub";
 
 /** OVMF firmware from Debian's ovmf package (4 MiB variant). */
 export const OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd";
+/** OVMF built with Secure Boot and SMM: with empty variables it starts in Setup Mode. */
+export const OVMF_SECURE_BOOT_CODE = "/usr/share/OVMF/OVMF_CODE_4M.secboot.fd";
 /** Template of the firmware variable store; copied to a writable file per VM. */
 export const OVMF_VARS = "/usr/share/OVMF/OVMF_VARS_4M.fd";
 

@@ -16,17 +16,26 @@ export type Slot = "A" | "B";
 /** Where a slot's files live on the ESP. */
 export function slotPaths(
   slot: Slot,
-): { kernel: string; initramfs: string; rootImage: string; entry: string } {
+): { kernel: string; initramfs: string; rootImage: string; uki: string; entry: string } {
   return {
     kernel: `/${slot}/vmlinuz`,
     initramfs: `/${slot}/initramfs.img`,
     rootImage: `/${slot}/root.img`,
+    uki: `/${slot}/machined.efi`,
     entry: `/loader/entries/machined-${slot.toLowerCase()}.conf`,
   };
 }
 
-/** loader.conf: the first of our entries in sort order boots, at once. Written once, at build. */
-export function loaderConf(): string {
+/** Where the enrollment files of a Secure Boot image live (systemd-boot enrolls the `auto` set). */
+export const SECURE_BOOT_KEYS_DIR = "/loader/keys/auto";
+
+/**
+ * loader.conf: the first of our entries in sort order boots, at once. Written
+ * once, at build. `secureBootEnroll`: while the firmware is in Setup Mode,
+ * systemd-boot enrolls the keys in {@link SECURE_BOOT_KEYS_DIR} and resets
+ * (systemd-boot 252's `secure-boot-enroll force`).
+ */
+export function loaderConf(o: { secureBootEnroll?: boolean } = {}): string {
   return [
     "default machined-*",
     "timeout 0",
@@ -34,6 +43,25 @@ export function loaderConf(): string {
     "auto-entries no",
     "auto-firmware no",
     "console-mode keep",
+    ...(o.secureBootEnroll ? ["secure-boot-enroll force"] : []),
+    "",
+  ].join("\n");
+}
+
+/**
+ * The loader entry of `slot` when the slot boots a signed Unified Kernel
+ * Image: the kernel, initramfs and command line are inside it, covered by its
+ * signature, so the entry only names it (`efi`) and carries no `options`
+ * (under Secure Boot the stub would ignore them). Boot counting works on the
+ * entry's file name as for a plain entry.
+ */
+export function ukiLoaderEntry(slot: Slot, o: { generation: number; version?: string }): string {
+  if (o.version !== undefined) assertOneLine("version", o.version);
+  return [
+    `title machined${o.version ? ` ${o.version}` : ""} (slot ${slot})`,
+    "sort-key machined",
+    `version ${o.generation}`,
+    `efi ${slotPaths(slot).uki}`,
     "",
   ].join("\n");
 }

@@ -8,11 +8,19 @@ import { run } from "../run.ts";
 import {
   loaderConf,
   loaderEntry,
+  SECURE_BOOT_KEYS_DIR,
   type Slot,
   slotCmdline,
   slotPaths,
   type SlotRoot,
+  ukiLoaderEntry,
 } from "../../layout/mod.ts";
+import {
+  enrollmentFiles,
+  type SecureBootSpec,
+  signedLoader,
+  signedUki,
+} from "../secure_boot/secure_esp.ts";
 
 /**
  * One slot's boot files on the host. A slot is a directory of files on the
@@ -48,6 +56,11 @@ export interface EspSpec {
   sourceDateEpoch: number;
   /** Directory for the small generated config files. */
   workDir: string;
+  /**
+   * Sign the loader and boot each slot from a signed UKI, with the owner's
+   * keys ready to enroll (secure_boot/secure_esp.ts). @default a plain ESP
+   */
+  secureBoot?: SecureBootSpec;
 }
 
 /**
@@ -74,29 +87,60 @@ export async function writeEsp(spec: EspSpec): Promise<void> {
   const mcopy = (from: string, to: string) => run("mcopy", ["-i", drive, from, `::${to}`], { env });
 
   await Deno.mkdir(spec.workDir, { recursive: true });
-  for (const d of ["/EFI", "/EFI/BOOT", "/loader", "/loader/entries", "/A", "/B"]) await mmd(d);
+  const sb = spec.secureBoot;
+  const dirs = ["/EFI", "/EFI/BOOT", "/loader", "/loader/entries", "/A", "/B"];
+  if (sb) dirs.push("/loader/keys", SECURE_BOOT_KEYS_DIR);
+  for (const d of dirs) await mmd(d);
   const loader = typeof spec.bootloader === "string"
     ? { file: spec.bootloader, name: "BOOTX64.EFI" }
     : spec.bootloader;
-  await mcopy(loader.file, `/EFI/BOOT/${loader.name}`);
+  const loaderFile = sb ? await signedLoader(sb, loader.file, spec.workDir) : loader.file;
+  await mcopy(loaderFile, `/EFI/BOOT/${loader.name}`);
   const conf = `${spec.workDir}/loader.conf`;
-  await Deno.writeTextFile(conf, loaderConf());
+  await Deno.writeTextFile(conf, loaderConf({ secureBootEnroll: sb !== undefined }));
   await mcopy(conf, "/loader/loader.conf");
-  for (const slot of ["A", "B"] as const) {
-    const p = slotPaths(slot);
-    await mcopy(spec.slots[slot].kernel, p.kernel);
-    await mcopy(spec.slots[slot].initramfs, p.initramfs);
-    const root = spec.slots[slot].root;
-    if (root) await mcopy(root.file, p.rootImage);
-    const entry = `${spec.workDir}/machined-${slot.toLowerCase()}.conf`;
-    // The default slot's generation is 1, the other's 0: both good, the default first.
-    const generation = slot === spec.defaultSlot ? 1 : 0;
-    await Deno.writeTextFile(
-      entry,
-      loaderEntry(slot, slotCmdline(spec.cmdline, slot, root), { generation }),
-    );
-    await mcopy(entry, p.entry);
+  if (sb) {
+    for (const auth of await enrollmentFiles(sb, spec.workDir, spec.sourceDateEpoch)) {
+      await mcopy(auth, `${SECURE_BOOT_KEYS_DIR}/${auth.slice(auth.lastIndexOf("/") + 1)}`);
+    }
   }
+  for (const slot of ["A", "B"] as const) {
+    await writeSlot(spec, slot, mcopy);
+  }
+}
+
+/** One slot's files and entry: loose kernel and initramfs, or a signed UKI. */
+async function writeSlot(
+  spec: EspSpec,
+  slot: Slot,
+  mcopy: (from: string, to: string) => Promise<string>,
+): Promise<void> {
+  const p = slotPaths(slot);
+  const files = spec.slots[slot];
+  const root = files.root;
+  if (root) await mcopy(root.file, p.rootImage);
+  const cmdline = slotCmdline(spec.cmdline, slot, root);
+  // The default slot's generation is 1, the other's 0: both good, the default first.
+  const generation = slot === spec.defaultSlot ? 1 : 0;
+  let entryText: string;
+  if (spec.secureBoot) {
+    const uki = await signedUki(spec.secureBoot, {
+      kernel: files.kernel,
+      initramfs: files.initramfs,
+      cmdline,
+      name: `machined-${slot.toLowerCase()}`,
+      workDir: spec.workDir,
+    });
+    await mcopy(uki, p.uki);
+    entryText = ukiLoaderEntry(slot, { generation });
+  } else {
+    await mcopy(files.kernel, p.kernel);
+    await mcopy(files.initramfs, p.initramfs);
+    entryText = loaderEntry(slot, cmdline, { generation });
+  }
+  const entry = `${spec.workDir}/machined-${slot.toLowerCase()}.conf`;
+  await Deno.writeTextFile(entry, entryText);
+  await mcopy(entry, p.entry);
 }
 
 /** List the ESP's files recursively (for checks and `deno task image` output). */

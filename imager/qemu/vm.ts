@@ -9,6 +9,7 @@
 import { connectQmp } from "./qmp.ts";
 import { type Arch, hostArch, PROFILES } from "../arch/profiles.ts";
 import { CommandError } from "../run.ts";
+import { OVMF_SECURE_BOOT_CODE, OVMF_VARS } from "../versions.ts";
 
 /** How to start a VM. */
 export interface VmOptions {
@@ -60,6 +61,13 @@ export interface VmOptions {
    * is reached at the address it gets on the tap's network.
    */
   tap?: { ifname: string; mac?: string };
+  /**
+   * Boot with OVMF's Secure Boot firmware (SMM, a secure pflash) and empty
+   * variables, so the firmware starts in Setup Mode and the image's loader
+   * enrolls its keys (x86_64 only). `keepVars` keeps the run directory's
+   * variables from an earlier launch: the keys stay enrolled.
+   */
+  secureBoot?: { keepVars?: boolean };
 }
 
 /** What is recorded in the run directory's state.json. */
@@ -164,6 +172,20 @@ export function rtcBase(offsetS: number, now = Date.now()): string {
   return new Date(now + offsetS * 1000).toISOString().slice(0, 19);
 }
 
+/** The QEMU machine and firmware: the architecture's, or OVMF's Secure Boot build. */
+function firmwareOf(opts: VmOptions) {
+  const arch = opts.arch ?? hostArch();
+  const machine = PROFILES[arch].qemu;
+  if (!opts.secureBoot) return machine;
+  if (arch !== "amd64") throw new TypeError("secureBoot: only x86_64 guests (OVMF) so far");
+  return {
+    ...machine,
+    machine: ["-machine", "q35,smm=on"],
+    firmwareCode: OVMF_SECURE_BOOT_CODE,
+    firmwareVars: OVMF_VARS,
+  };
+}
+
 async function launch(opts: VmOptions, accel: "kvm" | "tcg"): Promise<Vm> {
   const runDir = absolute(opts.runDir ?? "build/qemu");
   await Deno.mkdir(runDir, { recursive: true });
@@ -172,13 +194,16 @@ async function launch(opts: VmOptions, accel: "kvm" | "tcg"): Promise<Vm> {
   for (const f of [paths.consoleLog, paths.qmpSocket, paths.pidFile]) {
     await Deno.remove(f).catch(() => {});
   }
-  const machine = PROFILES[opts.arch ?? hostArch()].qemu;
-  await Deno.copyFile(machine.firmwareVars, paths.vars);
+  const machine = firmwareOf(opts);
+  const keep = opts.secureBoot?.keepVars &&
+    await Deno.stat(paths.vars).then(() => true, () => false);
+  if (!keep) await Deno.copyFile(machine.firmwareVars, paths.vars);
   const image = absolute(opts.image);
   const args = [
     "-name",
     "machined",
     ...machine.machine,
+    ...(opts.secureBoot ? ["-global", "driver=cfi.pflash01,property=secure,value=on"] : []),
     "-accel",
     accel,
     "-m",
