@@ -77,7 +77,7 @@ function databaseCell(d: KeyDatabaseStatus): string {
   if (d.reason) return "unreadable";
   if (!d.present) return "absent";
   const parts = [`${d.certificates.length} cert${d.certificates.length === 1 ? "" : "s"}`];
-  if (d.hashes) parts.push(`${d.hashes} hashes`);
+  if (d.hashes) parts.push(`${d.hashes} hash${d.hashes === 1 ? "" : "es"}`);
   if (d.other) parts.push(`${d.other} other`);
   return parts.join(", ");
 }
