@@ -66,7 +66,12 @@ Deno.test({
     const s = await script("bash");
     const words = async (...w: string[]) => (await bash(s, complete(...w))).trim().split(/\s+/);
     assert.deepEqual(await words("machinectl", "ge"), ["get", "gen"]);
-    assert.deepEqual(await words("machinectl", "gen", ""), ["config", "client", "signing-key"]);
+    assert.deepEqual(await words("machinectl", "gen", ""), [
+      "config",
+      "client",
+      "signing-key",
+      "secureboot-keys",
+    ]);
     assert.deepEqual(await words("machinectl", "get", "ms", "--name"), ["--namespace"]);
     assert.deepEqual(await words("machinectl", "-n", "node1", "get", "MachineS"), [
       "MachineStatus",

@@ -14,6 +14,7 @@ import {
   type IdentityBackend,
   NativeIdentityBackend,
 } from "../platform/identity/mod.ts";
+import { type FirmwareBackend, NativeFirmwareBackend } from "../platform/firmware/mod.ts";
 import { FakeKmodBackend, type KmodBackend, NativeKmodBackend } from "../platform/kmod/mod.ts";
 import {
   FakeMemoryBackend,
@@ -41,6 +42,8 @@ export interface NodeBackends {
   process: ProcessBackend;
   /** machined's own resident memory (boot/page_out.ts). */
   memory: MemoryBackend;
+  /** Firmware trust facts (Secure Boot, enrolled keys, lockdown, TPM): read-only. */
+  firmware: FirmwareBackend;
 }
 
 /** The real kernel, for a node running as PID 1. */
@@ -55,13 +58,15 @@ export function nativeBackends(): NodeBackends {
     block: new NativeBlockBackend(),
     process: nativeProcessBackend(),
     memory: new NativeMemoryBackend(),
+    firmware: new NativeFirmwareBackend(),
   };
 }
 
 /**
  * Dev mode: nothing that would change the host. Processes are real (machined's
  * own children: apid and the configured services, unprivileged); disks are read
- * from the host and never written (EROFS); everything else is an in-memory fake.
+ * from the host and never written (EROFS); the host's firmware facts are read (they are
+ * read-only); everything else is an in-memory fake.
  */
 export function devBackends(): NodeBackends {
   return {
@@ -74,5 +79,6 @@ export function devBackends(): NodeBackends {
     block: new ReadOnlyBlockBackend(new NativeBlockBackend()),
     process: nativeProcessBackend(),
     memory: new FakeMemoryBackend(), // dev figures stay comparable with earlier benches
+    firmware: new NativeFirmwareBackend(), // read-only: the host's firmware, as a node would see it
   };
 }

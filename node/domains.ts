@@ -5,6 +5,7 @@
  * same code against different backends.
  */
 import { blockControllers } from "../controllers/block/mod.ts";
+import { firmwareControllers } from "../controllers/firmware/mod.ts";
 import { kernelControllers, type SysctlBackend } from "../controllers/kernel/mod.ts";
 import { createNetworkControllers } from "../controllers/network/mod.ts";
 import { runtimeControllers } from "../controllers/services/mod.ts";
@@ -101,6 +102,7 @@ export function createNodeDomains(
         ...(options.paths.sysfsRoot ? { sysfsRoot: options.paths.sysfsRoot } : {}),
       }),
       ...runtimeControllers({ containerd: options.paths.containerd }),
+      ...firmwareControllers({ firmware: backends.firmware }),
     ],
     supervisor,
     stopServices: () => supervisor.stopAll(),

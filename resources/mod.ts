@@ -25,3 +25,4 @@ export * from "./services/runtime_status.ts";
 export * from "./time/mod.ts";
 export * from "./kernel/mod.ts";
 export * from "./upgrade/mod.ts";
+export * from "./firmware/mod.ts";

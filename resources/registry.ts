@@ -61,6 +61,7 @@ import {
   type KernelParamStatusSpec,
 } from "./kernel/mod.ts";
 import { upgradeStatusDescriptor, type UpgradeStatusSpec } from "./upgrade/mod.ts";
+import { secureBootStatusDescriptor, type SecureBootStatusSpec } from "./firmware/mod.ts";
 
 /** Resource type name → spec type: the whole catalog. */
 export type ResourceSpecs = {
@@ -92,6 +93,7 @@ export type ResourceSpecs = {
   MountStatus: MountStatusSpec;
   ProvisioningRecord: ProvisioningRecordSpec;
   UpgradeStatus: UpgradeStatusSpec;
+  SecureBootStatus: SecureBootStatusSpec;
 };
 
 /** Every resource type name. */
@@ -138,6 +140,7 @@ export const RESOURCE_DESCRIPTORS: {
   MountStatus: mountStatusDescriptor,
   ProvisioningRecord: provisioningRecordDescriptor,
   UpgradeStatus: upgradeStatusDescriptor,
+  SecureBootStatus: secureBootStatusDescriptor,
 };
 
 /** Every type name, in catalog order. */

@@ -70,6 +70,8 @@ export const REDACTIONS: { readonly [K in ResourceType]: Redactor<K> | null } = 
   MountStatus: null,
   ProvisioningRecord: null,
   UpgradeStatus: null,
+  // Certificates and PCRs are public: a reader sees them all.
+  SecureBootStatus: null,
 };
 
 const cache: Record<Visibility, WeakMap<object, AnyMachineResource>> = {

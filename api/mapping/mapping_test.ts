@@ -439,6 +439,31 @@ function sampleStore() {
       },
     },
   });
+  const db = {
+    present: true,
+    certificates: [{ subject: "CN=owner db", sha256: `SHA256:${"ab".repeat(32)}`, owner: "o" }],
+    hashes: 1,
+    other: 2,
+    reason: "",
+  };
+  store.create({
+    type: "SecureBootStatus",
+    namespace: "runtime",
+    id: "secureboot",
+    owner: "firmware.SecureBootStatusController",
+    spec: {
+      efi: true,
+      secureBoot: "on",
+      setupMode: "off",
+      reason: "",
+      lockdown: "integrity",
+      pk: db,
+      kek: { ...db, certificates: [], present: false, reason: "too large" },
+      db,
+      tpm: true,
+      pcrs: [{ index: 7, sha256: "cd".repeat(32) }],
+    },
+  });
   return store;
 }
 

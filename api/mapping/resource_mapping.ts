@@ -54,6 +54,7 @@ import {
   timeStatusToProto,
 } from "./system_mapping.ts";
 import { upgradeStatusFromProto, upgradeStatusToProto } from "./upgrade_mapping.ts";
+import { secureBootStatusFromProto, secureBootStatusToProto } from "./firmware_mapping.ts";
 
 /** The proto `oneof` case names of `Resource.spec`. */
 type SpecCase = NonNullable<ProtoResource["spec"]["case"]>;
@@ -127,6 +128,7 @@ const SPEC_MAPPINGS: { [K in ResourceType]: SpecMapping<K> } = {
     fromProto: provisioningRecordFromProto,
   },
   UpgradeStatus: { toProto: upgradeStatusToProto, fromProto: upgradeStatusFromProto },
+  SecureBootStatus: { toProto: secureBootStatusToProto, fromProto: secureBootStatusFromProto },
 };
 
 /** The spec case of a resource type (`MachineConfig` -> `machineConfig`). */
