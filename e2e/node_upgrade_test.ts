@@ -235,7 +235,8 @@ Deno.test({
     );
     await kept("unready fallback");
 
-    // 6. A cold upgrade A → B (--mode powercycle), back on B reporting Y, blessed.
+    // 6. A cold upgrade A → B (--mode powercycle), back on B reporting Y, blessed. Y is the
+    // floor since step 1 blessed it: installing it again is a replay, so it is forced.
     t = performance.now();
     r = await machinectl(
       client,
@@ -243,6 +244,7 @@ Deno.test({
       "upgrade",
       "-f",
       yBundle,
+      "--force",
       "--mode",
       "powercycle",
       "--timeout",
