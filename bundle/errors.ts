@@ -32,7 +32,12 @@ export type SlotRefusal =
   | "slot-bad"
   | "esp-busy"
   | "verify-failed"
-  | "downgrade";
+  /** The bundle's version is below the downgrade floor in force. */
+  | "downgrade"
+  /** The bundle's version ranks as the floor in force (it would overwrite the fallback slot). */
+  | "replay"
+  /** The bundle's version has no order (a commit hash) while a floor is in force. */
+  | "unordered";
 
 /** A slot write, bless or rollback that was refused or failed. */
 export class SlotError extends Error {

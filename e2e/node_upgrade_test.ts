@@ -253,7 +253,8 @@ Deno.test({
     );
     await kept("unready fallback");
 
-    // 6. A cold upgrade A → B (--mode powercycle), back on B reporting Y, blessed.
+    // 6. A cold upgrade A → B (--mode powercycle), back on B reporting Y, blessed. Y is the
+    // floor since step 1 blessed it: installing it again is a replay, so it is forced.
     t = performance.now();
     r = await machinectl(
       client,
@@ -261,6 +262,7 @@ Deno.test({
       "upgrade",
       "-f",
       yBundle,
+      "--force",
       "--mode",
       "powercycle",
       "--timeout",

@@ -119,6 +119,8 @@ async function cutDuringUpgrade(
       "-f",
       c.bundle,
       "--wait=false",
+      // The node already runs the bundle's version (the floor): each try is a forced replay.
+      "--force",
       ...args,
     ],
     stdout: "piped",

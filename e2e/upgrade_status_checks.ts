@@ -38,15 +38,15 @@ export async function assertUpgraded(config: string, port: number, x: string, y:
     true,
   ]);
   assert.deepEqual([slot(s, "A").state, slot(s, "A").version], ["blessed", x]);
-  assert.deepEqual([s.floor, s.storedFloor, s.floorSource], [y, y, "state"], "floor on STATE");
+  assert.deepEqual([s.floor, s.storedFloor, s.floorSource], [y, y, "esp"], "floor on the ESP");
   assert.deepEqual([s.last.outcome, s.last.version, s.last.slot], ["upgraded", y, "B"]);
 }
 
-/** After the rollback to A: booted A, the floor still `y` (from STATE), last rolled back by hand. */
+/** After the rollback to A: booted A, the floor still `y` (from the ESP), last rolled back by hand. */
 export async function assertRolledBack(config: string, port: number, y: string) {
   const s = await upgradeStatus(config, port, (s) => s.booted === "A");
   assert.equal(s.booted, "A", JSON.stringify(s));
-  assert.deepEqual([s.floor, s.floorSource], [y, "state"], "a rollback keeps the floor");
+  assert.deepEqual([s.floor, s.floorSource], [y, "esp"], "a rollback keeps the floor");
   assert.equal(s.last.outcome, "rolled-back");
   assert.match(s.last.reason, /^rollback by /);
 }

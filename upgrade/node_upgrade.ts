@@ -28,6 +28,8 @@ import { installBundle } from "./slot_writer.ts";
 import { type SlotLayout, slotLayoutFor } from "./slot_layout.ts";
 import { memoryRecordStore, type RecordStore, UpgradeBook } from "./upgrade_record.ts";
 import { UpgradeStatusPublisher } from "./upgrade_status.ts";
+import { raiseEspFloor, readEspFloor } from "./esp_floor.ts";
+import { recordedFloor } from "./version_floor.ts";
 
 /** What {@link NodeUpgrade} needs. */
 export interface NodeUpgradeDeps {
@@ -127,6 +129,7 @@ export class NodeUpgrade {
       let bytes = 0;
       let kid = "";
       await this.book.sync();
+      const recorded = recordedFloor(await readEspFloor(this.deps.esp), this.book.floor);
       const { machine, layout } = await this.platform();
       const r = await installBundle(bundle, {
         esp: this.deps.esp,
@@ -135,7 +138,8 @@ export class NodeUpgrade {
         machine,
         planner: layout.planner,
         force: options.force,
-        floor: this.book.floor,
+        floor: recorded.floor,
+        floorSource: recorded.source === "esp" ? "esp" : "state",
         running: await this.deps.imageVersion?.().catch(() => undefined),
         onManifest: (m) => (this.#version = m.version),
         onEvent: (e) => {
@@ -223,6 +227,7 @@ export class NodeUpgrade {
       const version = (await this.#slotVersion(booted)) ||
         ((await this.deps.imageVersion?.().catch(() => undefined)) ?? "");
       await this.book.raise(version || undefined);
+      await this.#raiseEspFloor(version);
       await this.book.note({ outcome: "upgraded", version, slot: booted, reason: "" });
       await this.refreshStatus();
     }
@@ -250,6 +255,25 @@ export class NodeUpgrade {
     await this.refreshStatus();
     setTimeout(() => this.deps.reboot({ name: "machined", role: "" }), 100);
     return true;
+  }
+
+  /**
+   * Raise the floor on the ESP (esp_floor.ts) to the blessed version, or to
+   * STATE's floor when that is higher (a node upgraded from a version that
+   * kept it on STATE only); never lowers it. A failure is logged: the bless
+   * stands and STATE still holds the floor.
+   */
+  async #raiseEspFloor(blessed: string): Promise<void> {
+    try {
+      const raised = await raiseEspFloor(this.deps.esp, [blessed || undefined, this.book.floor]);
+      if (raised) {
+        this.deps.logger.info("upgrade", `downgrade floor raised to ${raised} on the ESP`);
+      }
+    } catch (e) {
+      this.deps.logger.error("upgrade", "cannot raise the downgrade floor on the ESP", {
+        error: String(e),
+      });
+    }
   }
 
   /** The image version slot's entry names; "" when unknown. */

@@ -121,10 +121,11 @@ Deno.test("NodeUpgrade: blessing raises the floor on STATE; after a rollback a b
   assert.equal(status().slots[1].triesLeft, 2, "the loader took one try");
   assert.equal(await upgrade.bless(), true);
   assert.equal(record.record?.floor, "2.0.0", "the floor rose when B was blessed");
+  assert.equal(esp.text("/machined-floor.txt"), "2.0.0\n", "on the ESP too");
   assert.deepEqual([status().last.outcome, status().floor, status().floorSource], [
     "upgraded",
     "2.0.0",
-    "state",
+    "esp",
   ]);
 
   await upgrade.rollback({ stage: true }, admin);
@@ -138,7 +139,7 @@ Deno.test("NodeUpgrade: blessing raises the floor on STATE; after a rollback a b
   ]);
   assert.deepEqual(
     [status().floor, status().floorSource],
-    ["2.0.0", "state"],
+    ["2.0.0", "esp"],
     "a rollback keeps the floor",
   );
 
@@ -147,7 +148,10 @@ Deno.test("NodeUpgrade: blessing raises the floor on STATE; after a rollback a b
   const before = new Map(esp.files);
   const err = await upgrade.upgrade(chunked(older.bytes), { stage: true }, admin).catch((e) => e);
   assert.ok(err instanceof UpgradeRefusedError && err.code === "failed-precondition", String(err));
-  assert.match(err.message, /1\.5\.0 is below the downgrade floor 2\.0\.0 recorded on STATE/);
+  assert.match(
+    err.message,
+    /1\.5\.0 is below the downgrade floor 2\.0\.0 \(recorded on the ESP.*--force/,
+  );
   assert.deepEqual(esp.files, before, "the ESP is unchanged");
   assert.deepEqual([status().last.outcome, status().last.version], ["refused", "1.5.0"]);
   assert.equal(record.record?.last?.outcome, "rolled-back", "a refusal is not written to STATE");

@@ -2,7 +2,8 @@
  * Each refusal of upgrade as the API's {@link UpgradeRefusedError}: a
  * bundle no trusted key signed is permission-denied, a malformed or corrupt
  * one invalid-argument, one for another machine or an unusable slot
- * failed-precondition, an unreachable ESP unavailable, an ESP that reads back
+ * failed-precondition, as is one the downgrade floor refuses
+ * (below it, equal to it, or without an order), an unreachable ESP unavailable, an ESP that reads back
  * other bytes data-loss. Pure.
  */
 import { UpgradeRefusedError } from "../api/server/mod.ts";
@@ -29,6 +30,8 @@ const SLOT: Record<SlotRefusal, UpgradeRefusedError["code"]> = {
   "esp-busy": "unavailable",
   "verify-failed": "data-loss",
   "downgrade": "failed-precondition",
+  "replay": "failed-precondition",
+  "unordered": "failed-precondition",
 };
 
 /** `e` as an UpgradeRefusedError when it is a refusal; undefined otherwise. */

@@ -10,7 +10,12 @@ import { textChunks } from "../platform/esp/mod.ts";
 import { readBundle } from "../bundle/mod.ts";
 import { ENTRIES_DIR, type Entry, entryGeneration, parseEntryName, type Slot } from "./entries.ts";
 import { SlotError } from "../bundle/mod.ts";
-import { entryVersion, floorDecision, type FloorVerdict } from "./version_floor.ts";
+import {
+  entryVersion,
+  floorDecision,
+  type FloorVerdict,
+  type RecordedSource,
+} from "./version_floor.ts";
 import type { Compatible, Manifest } from "../bundle/mod.ts";
 import type { TrustedKey } from "../bundle/mod.ts";
 import {
@@ -109,13 +114,15 @@ export interface InstallDeps {
   onEvent?: (e: InstallEvent) => void;
   /** The signed manifest, once verified and before the floor is checked. */
   onManifest?: (m: Manifest) => void;
-  /** Install even a version below the downgrade floor. */
+  /** Install even a version the downgrade floor refuses (below it, equal, unordered). */
   force?: boolean;
   /**
-   * The floor recorded on STATE; the floor in force is the higher of it and
-   * the booted image's version (version_floor.ts).
+   * The recorded floor (the ESP's or STATE's); the floor in force is the
+   * higher of it and the booted image's version (version_floor.ts).
    */
   floor?: string;
+  /** Where {@link floor} was recorded, for the refusal's message. @default "state" */
+  floorSource?: RecordedSource;
   /** The running image's version, when the booted entry names none (the imager's). */
   running?: string;
 }
@@ -143,11 +150,12 @@ export async function installBundle(
           deps.onManifest?.(m);
           const v = floorDecision({
             stored: deps.floor,
+            storedSource: deps.floorSource,
             running,
             bundle: m.version,
             force: deps.force,
           });
-          if (v.kind === "refused") throw new SlotError("downgrade", v.message);
+          if (v.kind === "refused") throw new SlotError(v.reason, v.message);
           verdict = v;
           plan = prepared.plan(m);
           deps.onEvent?.({ phase: "verified", version: m.version, kid });

@@ -197,10 +197,10 @@ Deno.test("the downgrade floor: a version below the booted image's is refused, u
   assert.deepEqual(esp.files, before, "nothing written");
   const r = await installBundle(chunked(old.bytes, 500), { ...deps, force: true });
   assert.equal(r.manifest.version, "0.9.0");
-  // A version without an order (a commit hash) is not refused.
+  // A version without an order (a commit hash) is not refused when there is no floor.
   const hash = await testBundle({ key: k.signing, version: "e8f5269abcde" });
   await installBundle(chunked(hash.bytes, 500), {
-    esp: imagedEsp(),
+    esp: imagedEsp("0c0ffee", true),
     booted: "A",
     keys: [k.trusted],
     machine,
@@ -216,13 +216,13 @@ Deno.test("the downgrade floor recorded on STATE: above the running version but 
     installBundle(chunked(b.bytes, 500), deps),
     (e) =>
       e instanceof SlotError && e.reason === "downgrade" &&
-      /1\.5\.0 is below the downgrade floor 2\.0\.0 recorded on STATE/.test(e.message),
+      /1\.5\.0 is below the downgrade floor 2\.0\.0 \(recorded on STATE/.test(e.message),
   );
   assert.deepEqual(esp.files, before, "nothing written");
   const r = await installBundle(chunked(b.bytes, 500), { ...deps, force: true });
   assert.equal(r.floor.kind, "forced");
   const ok = await installBundle(
-    chunked((await testBundle({ key: k.signing, version: "2.0.0" })).bytes, 500),
+    chunked((await testBundle({ key: k.signing, version: "2.1.0" })).bytes, 500),
     { ...deps, booted: "B" },
   );
   assert.equal(ok.floor.kind, "allowed");

@@ -1,8 +1,8 @@
 /**
  * The UpgradeStatus resource: the slots as the ESP's loader entries say
  * (read through the EspBackend; on a Pi 3 its slot.txt and trial.txt, as
- * pi_slot_writer.ts renders them), the downgrade floor and the last outcome
- * (the {@link UpgradeBook}). {@link upgradeStatus} derives it, purely;
+ * pi_slot_writer.ts renders them), the downgrade floor (the ESP's floor
+ * file, esp_floor.ts, and the {@link UpgradeBook}'s) and the last outcome. {@link upgradeStatus} derives it, purely;
  * {@link UpgradeStatusPublisher} reads the ESP, raises the floor when the
  * booted slot is blessed, and writes the resource, which it alone owns.
  */
@@ -18,7 +18,8 @@ import type { EspBackend } from "../platform/esp/mod.ts";
 import { ENTRIES_DIR, type Entry, type Slot, type SlotState, slotState } from "./entries.ts";
 import { readListing } from "./slot_writer.ts";
 import type { UpgradeBook } from "./upgrade_record.ts";
-import { effectiveFloor, entryVersion } from "./version_floor.ts";
+import { effectiveFloor, entryVersion, recordedFloor } from "./version_floor.ts";
+import { readEspFloor } from "./esp_floor.ts";
 
 /** The owner of the UpgradeStatus resource. */
 export const UPGRADE_STATUS_OWNER = "upgrade";
@@ -89,19 +90,27 @@ export function currentOutcome(
 export function upgradeStatus(o: {
   booted: Slot | undefined;
   entries: readonly SlotEntry[];
+  /** The floor in STATE's upgrade record. */
   storedFloor: string | undefined;
+  /** The floor in the ESP's floor file (esp_floor.ts). */
+  espFloor?: string;
   last: UpgradeLastOutcome | undefined;
   ran?: Partial<Record<Slot, string>>;
 }): UpgradeStatusSpec {
   const slots = slotStatuses(o.entries, o.booted, o.ran);
   const running = slots.find((s) => s.booted)?.version || undefined;
-  const { floor, source } = effectiveFloor(o.storedFloor, running);
+  const recorded = recordedFloor(o.espFloor, o.storedFloor);
+  const { floor, source } = effectiveFloor(
+    recorded.floor,
+    running,
+    recorded.source === "esp" ? "esp" : "state",
+  );
   return {
     booted: o.booted ?? "",
     slots,
     floor: floor ?? "",
     floorSource: source,
-    storedFloor: o.storedFloor ?? "",
+    storedFloor: recorded.floor ?? "",
     last: currentOutcome(o.last, slots),
   };
 }
@@ -151,6 +160,7 @@ export class UpgradeStatusPublisher {
       booted,
       entries,
       storedFloor: book.floor,
+      espFloor: await readEspFloor(this.deps.esp),
       last: book.last,
       ran: book.ran,
     });

@@ -31,6 +31,7 @@ const floorSource = enumPair<FloorSource, pb.FloorSource>({
   none: pb.FloorSource.NONE,
   state: pb.FloorSource.STATE,
   running: pb.FloorSource.RUNNING,
+  esp: pb.FloorSource.ESP,
 }, "floor source");
 
 /** UpgradeStatus → proto. */

@@ -48,7 +48,10 @@ export const upgradeCommand = defineCommand({
       help: "the bundle (deno task image --bundle); or --from",
     },
     from: { kind: "string", value: "URL", help: "an http(s) URL the node fetches the bundle from" },
-    force: { kind: "boolean", help: "install even an older version (a downgrade)" },
+    force: {
+      kind: "boolean",
+      help: "install even a version the downgrade floor refuses (older, the same, or unordered)",
+    },
     mode: rebootModeFlag("kexec, cold when kexec fails"),
     ...FLAGS,
   },

@@ -47,18 +47,25 @@ export interface UpgradeLastOutcome {
 }
 
 /** Where the floor in force comes from. */
-export type FloorSource = "state" | "running" | "none";
+export type FloorSource = "esp" | "state" | "running" | "none";
 
 export interface UpgradeStatusSpec {
   /** The booted slot; "" when machined did not boot from one (dev mode). */
   readonly booted: string;
   /** Slots A then B. */
   readonly slots: readonly UpgradeSlotStatus[];
-  /** The downgrade floor in force: bundles below it are refused unless forced; "" for none. */
+  /**
+   * The downgrade floor in force: bundles below it, equal to it or without an
+   * order are refused unless forced; "" for none.
+   */
   readonly floor: string;
-  /** `state`: the floor recorded on STATE; `running`: the booted image's version. */
+  /**
+   * `esp`: the floor recorded on the ESP (kept across a reset); `state`: the
+   * one recorded on STATE only (a node upgraded from an older version);
+   * `running`: the booted image's version.
+   */
   readonly floorSource: FloorSource;
-  /** The floor recorded in the upgrade record (written to STATE while mounted); "" when none. */
+  /** The recorded floor: the higher of the ESP's and STATE's; "" when none. */
   readonly storedFloor: string;
   readonly last: UpgradeLastOutcome;
 }
