@@ -13,7 +13,9 @@ export type BundleRefusal =
   | "wrong-compatible"
   | "file-mismatch"
   | "truncated"
-  | "trailing-bytes";
+  | "trailing-bytes"
+  /** No byte arrived within the idle deadline, or the whole upgrade ran past its deadline. */
+  | "stalled";
 
 /** A refused bundle: nothing it carries is armed. */
 export class BundleError extends Error {
@@ -31,7 +33,9 @@ export type SlotRefusal =
   | "slot-bad"
   | "esp-busy"
   | "verify-failed"
-  | "downgrade";
+  | "downgrade"
+  /** The ESP ran out of space (ENOSPC) or quota (EDQUOT) while receiving. */
+  | "no-space";
 
 /** A slot write, bless or rollback that was refused or failed. */
 export class SlotError extends Error {

@@ -3,7 +3,8 @@
  * bundle no trusted key signed is permission-denied, a malformed or corrupt
  * one invalid-argument, one for another machine or an unusable slot
  * failed-precondition, an unreachable ESP unavailable, an ESP that reads back
- * other bytes data-loss. Pure.
+ * other bytes data-loss, a stalled or overdue bundle deadline-exceeded, a
+ * full ESP resource-exhausted. Pure.
  */
 import { UpgradeRefusedError } from "../api/server/mod.ts";
 import { BundleError, type BundleRefusal, SlotError, type SlotRefusal } from "../bundle/mod.ts";
@@ -18,6 +19,7 @@ const BUNDLE: Record<BundleRefusal, UpgradeRefusedError["code"]> = {
   "file-mismatch": "invalid-argument",
   "truncated": "invalid-argument",
   "trailing-bytes": "invalid-argument",
+  "stalled": "deadline-exceeded",
 };
 
 const SLOT: Record<SlotRefusal, UpgradeRefusedError["code"]> = {
@@ -28,6 +30,7 @@ const SLOT: Record<SlotRefusal, UpgradeRefusedError["code"]> = {
   "esp-busy": "unavailable",
   "verify-failed": "data-loss",
   "downgrade": "failed-precondition",
+  "no-space": "resource-exhausted",
 };
 
 /** `e` as an UpgradeRefusedError when it is a refusal; undefined otherwise. */

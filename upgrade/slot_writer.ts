@@ -7,7 +7,12 @@
 import { createHash } from "node:crypto";
 import type { EspBackend, EspFiles } from "../platform/esp/mod.ts";
 import { textChunks } from "../platform/esp/mod.ts";
-import { readBundle } from "../bundle/mod.ts";
+import {
+  openBundle,
+  type OpenedBundle,
+  UPGRADE_DEADLINE_MS,
+  withDeadlines,
+} from "../bundle/mod.ts";
 import { ENTRIES_DIR, type Entry, entryGeneration, parseEntryName, type Slot } from "./entries.ts";
 import { SlotError } from "../bundle/mod.ts";
 import { entryVersion, floorDecision, type FloorVerdict } from "./version_floor.ts";
@@ -118,63 +123,100 @@ export interface InstallDeps {
   floor?: string;
   /** The running image's version, when the booted entry names none (the imager's). */
   running?: string;
+  /** No byte for this long refuses the bundle (`stalled`). @default UPGRADE_IDLE_MS */
+  idleMs?: number;
+  /** The whole upgrade's bound, from the call. @default UPGRADE_DEADLINE_MS */
+  deadlineMs?: number;
+  /** The clock of the deadlines. @default Date.now */
+  now?: () => number;
 }
 
 /**
  * Verify and install a bundle into the slot not booted, and arm it (on the
- * ESP with {@link TRIAL_TRIES} tries). Three sessions: write (receive,
- * commit), read (re-hash from the medium), write (arm).
- * @throws BundleError for a refused bundle, SlotError for a refused slot.
+ * ESP with {@link TRIAL_TRIES} tries). The head (magic, signed manifest,
+ * compatible) and the floor are decided with the ESP only read; a bundle
+ * refused there never opens it for writing. Then three sessions: write
+ * (receive, commit), read (re-hash from the medium), write (arm). The
+ * stream is bounded by the idle and overall deadlines (bundle/deadline.ts).
+ * @throws BundleError for a refused bundle (`stalled` past a deadline),
+ *   SlotError for a refused slot (`no-space` for a full ESP).
  */
 export async function installBundle(
   source: AsyncIterable<Uint8Array>,
   deps: InstallDeps,
 ): Promise<{ manifest: Manifest; plan: InstallSteps; floor: FloorVerdict }> {
+  const now = deps.now ?? Date.now;
+  const deadlineAt = now() + (deps.deadlineMs ?? UPGRADE_DEADLINE_MS);
+  const stream = withDeadlines(source, { idleMs: deps.idleMs, deadlineAt, now });
   const planner = deps.planner ?? planEspInstall;
   const prepared = await deps.esp.read((fs) => planner(fs, deps.booted));
   const running = prepared.running ?? deps.running;
-  let plan: InstallSteps | undefined;
-  let verdict: FloorVerdict | undefined;
-  let lastReport = 0;
-  const manifest = await deps.esp.write(async (fs) => {
-    try {
-      const m = await readBundle(source, { keys: deps.keys, machine: deps.machine }, {
-        async verified(m, kid) {
-          deps.onManifest?.(m);
-          const v = floorDecision({
-            stored: deps.floor,
-            running,
-            bundle: m.version,
-            force: deps.force,
-          });
-          if (v.kind === "refused") throw new SlotError("downgrade", v.message);
-          verdict = v;
-          plan = prepared.plan(m);
-          deps.onEvent?.({ phase: "verified", version: m.version, kid });
-          await runSteps(fs, plan.clean);
-        },
-        file: (f, chunks) => fs.writeFile(`/${plan!.target}/${f.name}.new`, chunks),
-      }, (bytes, total) => {
-        if (bytes === total || bytes - lastReport >= 8 << 20) {
-          lastReport = bytes;
-          deps.onEvent?.({ phase: "received", bytes, total });
-        }
-      });
-      await runSteps(fs, plan!.commit);
-      return m;
-    } catch (e) {
-      // A refused bundle leaves nothing of itself (a power cut leaves *.new, cleaned next time).
-      const leftovers = plan?.receive.flatMap((s) => s.op === "receive" ? [rmStep(s.path)] : []);
-      if (leftovers) await runSteps(fs, leftovers).catch(() => {});
-      throw e;
-    }
+  const opened = await openBundle(stream, { keys: deps.keys, machine: deps.machine });
+  const manifest = opened.manifest;
+  deps.onManifest?.(manifest);
+  const verdict = floorDecision({
+    stored: deps.floor,
+    running,
+    bundle: manifest.version,
+    force: deps.force,
   });
-  const p = plan!;
-  await deps.esp.read((fs) => runSteps(fs, p.verify));
-  deps.onEvent?.({ phase: "written", slot: p.target });
-  await deps.esp.write((fs) => runSteps(fs, p.arm));
-  deps.onEvent?.({ phase: "armed", slot: p.target, entry: p.armedAs });
-  return { manifest, plan: p, floor: verdict! };
+  if (verdict.kind === "refused") throw new SlotError("downgrade", verdict.message);
+  const plan = prepared.plan(manifest);
+  deps.onEvent?.({ phase: "verified", version: manifest.version, kid: opened.kid });
+  await deps.esp.write((fs) => receiveInto(fs, opened, plan, deps.onEvent));
+  await deps.esp.read((fs) => runSteps(fs, plan.verify));
+  deps.onEvent?.({ phase: "written", slot: plan.target });
+  await deps.esp.write((fs) => runSteps(fs, plan.arm));
+  deps.onEvent?.({ phase: "armed", slot: plan.target, entry: plan.armedAs });
+  return { manifest, plan, floor: verdict };
+}
+
+/** Clean, stream the files into `*.new`, commit; on any failure remove this bundle's `*.new`. */
+async function receiveInto(
+  fs: EspFiles,
+  opened: OpenedBundle,
+  plan: InstallSteps,
+  onEvent: InstallDeps["onEvent"],
+): Promise<void> {
+  let lastReport = 0;
+  try {
+    await runSteps(fs, plan.clean);
+    await opened.receive({
+      file: (f, chunks) => writeOrNoSpace(fs, `/${plan.target}/${f.name}.new`, chunks),
+    }, (bytes, total) => {
+      if (bytes === total || bytes - lastReport >= 8 << 20) {
+        lastReport = bytes;
+        onEvent?.({ phase: "received", bytes, total });
+      }
+    });
+    await runSteps(fs, plan.commit);
+  } catch (e) {
+    // A refused bundle leaves nothing of itself (a power cut leaves *.new, cleaned next time).
+    const leftovers = plan.receive.flatMap((s) => s.op === "receive" ? [rmStep(s.path)] : []);
+    await runSteps(fs, leftovers).catch(() => {});
+    throw e;
+  }
+}
+
+/** fs.writeFile with ENOSPC/EDQUOT as SlotError `no-space`. */
+async function writeOrNoSpace(
+  fs: EspFiles,
+  path: string,
+  chunks: AsyncIterable<Uint8Array>,
+): Promise<void> {
+  try {
+    await fs.writeFile(path, chunks);
+  } catch (e) {
+    if (!isNoSpace(e)) throw e;
+    throw new SlotError("no-space", `the ESP is full writing ${path}: ${(e as Error).message}`);
+  }
+}
+
+/** Whether `e` is ENOSPC or EDQUOT (Deno's `code`, or the OS error number in the message). */
+export function isNoSpace(e: unknown): boolean {
+  if (!(e instanceof Error)) return false;
+  const code = (e as { code?: unknown }).code;
+  return code === "ENOSPC" || code === "EDQUOT" || /\(os error (28|122)\)/.test(e.message);
 }
 
 /** Bless the booted slot (drop its boot counter); false when it already was. */
