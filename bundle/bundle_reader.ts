@@ -30,6 +30,8 @@ export type ReceiveProgress = (received: number, total: number) => void;
 export interface OpenedBundle {
   manifest: Manifest;
   kid: string;
+  /** The whole bundle's size in bytes as its head promises (head and files). */
+  size: number;
   /**
    * Stream the files into `sink` (its `verified` is not called again) and
    * check the end of the bundle.
@@ -54,9 +56,11 @@ export async function openBundle(
   const reader = new ChunkReader(source);
   const jws = await readBundleHead(reader);
   const { manifest, kid } = await verifyManifest(jws, trust.keys, trust.machine);
+  const size = reader.offset + manifest.files.reduce((n, f) => n + f.size, 0);
   return {
     manifest,
     kid,
+    size,
     receive: (sink, onProgress) => receiveFiles(reader, manifest, sink, onProgress),
   };
 }

@@ -14,7 +14,7 @@ import {
   withDeadlines,
 } from "../bundle/mod.ts";
 import { ENTRIES_DIR, type Entry, entryGeneration, parseEntryName, type Slot } from "./entries.ts";
-import { SlotError } from "../bundle/mod.ts";
+import { BundleError, SlotError } from "../bundle/mod.ts";
 import { entryVersion, floorDecision, type FloorVerdict } from "./version_floor.ts";
 import type { Compatible, Manifest } from "../bundle/mod.ts";
 import type { TrustedKey } from "../bundle/mod.ts";
@@ -129,6 +129,8 @@ export interface InstallDeps {
   deadlineMs?: number;
   /** The clock of the deadlines. @default Date.now */
   now?: () => number;
+  /** The size the sender announced (a `--from` Content-Length), checked against the head. */
+  expectedSize?: number;
 }
 
 /**
@@ -153,6 +155,7 @@ export async function installBundle(
   const running = prepared.running ?? deps.running;
   const opened = await openBundle(stream, { keys: deps.keys, machine: deps.machine });
   const manifest = opened.manifest;
+  checkSize(opened.size, deps.expectedSize);
   deps.onManifest?.(manifest);
   const verdict = floorDecision({
     stored: deps.floor,
@@ -169,6 +172,15 @@ export async function installBundle(
   await deps.esp.write((fs) => runSteps(fs, plan.arm));
   deps.onEvent?.({ phase: "armed", slot: plan.target, entry: plan.armedAs });
   return { manifest, plan, floor: verdict };
+}
+
+/** A sender that announced another size than the head promises is refused before any write. */
+function checkSize(promised: number, announced: number | undefined): void {
+  if (announced === undefined || announced === promised) return;
+  throw new BundleError(
+    announced < promised ? "truncated" : "trailing-bytes",
+    `the sender announced ${announced} bytes, the manifest promises ${promised}`,
+  );
 }
 
 /** Clean, stream the files into `*.new`, commit; on any failure remove this bundle's `*.new`. */

@@ -135,3 +135,27 @@ Deno.test("a signature header whose kid is not a string is unknown-key, never a 
   }
   assert.equal(esp.writeSessions, 0);
 });
+
+Deno.test("a sender announcing another size than the head promises is refused before any write", async () => {
+  const { esp, bundle, deps } = await setup();
+  for (
+    const [announced, reason] of [[bundle.bytes.length - 1, "truncated"], [
+      bundle.bytes.length + 1,
+      "trailing-bytes",
+    ]] as const
+  ) {
+    const refused = await installBundle(chunked(bundle.bytes, 500), {
+      ...deps,
+      expectedSize: announced,
+    })
+      .catch((e) => e);
+    assert.ok(refused instanceof BundleError && refused.reason === reason, String(refused));
+    assert.match(refused.message, /announced/);
+  }
+  assert.equal(esp.writeSessions, 0);
+  const ok = await installBundle(chunked(bundle.bytes, 500), {
+    ...deps,
+    expectedSize: bundle.bytes.length,
+  });
+  assert.equal(ok.plan.target, "B");
+});
