@@ -1,7 +1,7 @@
 /**
  * Carries out the slot plans (slot_plan.ts) on an {@link EspBackend}: reads
  * the ESP's listing, streams a bundle into the target slot's `*.new` files,
- * commits them, re-hashes them from a fresh read-only mount, and arms the
+ * re-hashes them from a fresh read-only mount, commits them, and arms the
  * entry. A refused bundle leaves only the removal of its own `*.new` files.
  */
 import { createHash } from "node:crypto";
@@ -138,7 +138,8 @@ export interface InstallDeps {
  * ESP with {@link TRIAL_TRIES} tries). The head (magic, signed manifest,
  * compatible) and the floor are decided with the ESP only read; a bundle
  * refused there never opens it for writing. Then three sessions: write
- * (receive, commit), read (re-hash from the medium), write (arm). The
+ * (receive as `*.new`, sync), read (re-hash them from the medium), write
+ * (commit, arm). The
  * stream is bounded by the idle and overall deadlines (bundle/deadline.ts).
  * @throws BundleError for a refused bundle (`stalled` past a deadline),
  *   SlotError for a refused slot (`no-space` for a full ESP).
@@ -167,9 +168,12 @@ export async function installBundle(
   const plan = prepared.plan(manifest);
   deps.onEvent?.({ phase: "verified", version: manifest.version, kid: opened.kid });
   await deps.esp.write((fs) => receiveInto(fs, opened, plan, deps.onEvent));
-  await deps.esp.read((fs) => runSteps(fs, plan.verify));
+  await verifyReceived(deps.esp, plan);
   deps.onEvent?.({ phase: "written", slot: plan.target });
-  await deps.esp.write((fs) => runSteps(fs, plan.arm));
+  await deps.esp.write(async (fs) => {
+    await runSteps(fs, plan.commit);
+    await runSteps(fs, plan.arm);
+  });
   deps.onEvent?.({ phase: "armed", slot: plan.target, entry: plan.armedAs });
   return { manifest, plan, floor: verdict };
 }
@@ -201,13 +205,38 @@ async function receiveInto(
         onEvent?.({ phase: "received", bytes, total });
       }
     });
-    await runSteps(fs, plan.commit);
+    await runSteps(fs, plan.settle);
   } catch (e) {
     // A refused bundle leaves nothing of itself (a power cut leaves *.new, cleaned next time).
-    const leftovers = plan.receive.flatMap((s) => s.op === "receive" ? [rmStep(s.path)] : []);
-    await runSteps(fs, leftovers).catch(() => {});
+    await removeReceived(fs, plan);
     throw e;
   }
+}
+
+/**
+ * Re-hash the received `*.new` files from a fresh read-only mount; on a
+ * mismatch remove them and refuse, the target's previous image and entry
+ * untouched (nothing of it changed yet).
+ * @throws SlotError verify-failed.
+ */
+async function verifyReceived(esp: EspBackend, plan: InstallSteps): Promise<void> {
+  try {
+    await esp.read((fs) => runSteps(fs, plan.verify));
+  } catch (e) {
+    if (!(e instanceof SlotError && e.reason === "verify-failed")) throw e;
+    await esp.write((fs) => removeReceived(fs, plan)).catch(() => {});
+    throw new SlotError(
+      "verify-failed",
+      `${e.message.replace(/ \(verify-failed\)$/, "")}; nothing armed, slot ${plan.target}'s ` +
+        "previous image and entry are kept, the received *.new files removed",
+    );
+  }
+}
+
+/** Remove this install's `*.new` files (errors ignored: the next install's clean retries). */
+async function removeReceived(fs: EspFiles, plan: InstallSteps): Promise<void> {
+  const leftovers = plan.receive.flatMap((s) => s.op === "receive" ? [rmStep(s.path)] : []);
+  await runSteps(fs, leftovers).catch(() => {});
 }
 
 /** fs.writeFile with ENOSPC/EDQUOT as SlotError `no-space`. */
