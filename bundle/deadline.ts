@@ -13,6 +13,9 @@ export const UPGRADE_IDLE_MS = 30_000;
 /** A whole upgrade (head, receive, verify, arm) taking longer is refused (`stalled`). */
 export const UPGRADE_DEADLINE_MS = 30 * 60_000;
 
+/** A `--from` fetch's connect and response headers must take no longer (upgrade/fetch_bundle.ts). */
+export const UPGRADE_FETCH_HEADERS_MS = 30_000;
+
 /** The bounds of {@link withDeadlines}. */
 export interface StreamDeadlines {
   /** @default UPGRADE_IDLE_MS */

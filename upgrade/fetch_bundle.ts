@@ -9,9 +9,10 @@
  * the ESP is opened for writing.
  */
 import { UpgradeRefusedError } from "../api/server/mod.ts";
+import { UPGRADE_FETCH_HEADERS_MS } from "../bundle/mod.ts";
 
 /** Connect and response headers of a `--from` fetch must take no longer. */
-export const FETCH_HEADERS_MS = 30_000;
+export const FETCH_HEADERS_MS = UPGRADE_FETCH_HEADERS_MS;
 
 /** A fetched bundle: its body, the size the server announced, and a way to drop it. */
 export interface FetchedBundle {
