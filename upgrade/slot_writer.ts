@@ -14,7 +14,8 @@ import {
   withDeadlines,
 } from "../bundle/mod.ts";
 import { ENTRIES_DIR, type Entry, entryGeneration, parseEntryName, type Slot } from "./entries.ts";
-import { BundleError, SlotError } from "../bundle/mod.ts";
+import { SlotError } from "../bundle/mod.ts";
+import { checkSize, writeOrNoSpace } from "./install_guards.ts";
 import { entryVersion, floorDecision, type FloorVerdict } from "./version_floor.ts";
 import type { Compatible, Manifest } from "../bundle/mod.ts";
 import type { TrustedKey } from "../bundle/mod.ts";
@@ -178,15 +179,6 @@ export async function installBundle(
   return { manifest, plan, floor: verdict };
 }
 
-/** A sender that announced another size than the head promises is refused before any write. */
-function checkSize(promised: number, announced: number | undefined): void {
-  if (announced === undefined || announced === promised) return;
-  throw new BundleError(
-    announced < promised ? "truncated" : "trailing-bytes",
-    `the sender announced ${announced} bytes, the manifest promises ${promised}`,
-  );
-}
-
 /** Clean, stream the files into `*.new`, commit; on any failure remove this bundle's `*.new`. */
 async function receiveInto(
   fs: EspFiles,
@@ -237,27 +229,6 @@ async function verifyReceived(esp: EspBackend, plan: InstallSteps): Promise<void
 async function removeReceived(fs: EspFiles, plan: InstallSteps): Promise<void> {
   const leftovers = plan.receive.flatMap((s) => s.op === "receive" ? [rmStep(s.path)] : []);
   await runSteps(fs, leftovers).catch(() => {});
-}
-
-/** fs.writeFile with ENOSPC/EDQUOT as SlotError `no-space`. */
-async function writeOrNoSpace(
-  fs: EspFiles,
-  path: string,
-  chunks: AsyncIterable<Uint8Array>,
-): Promise<void> {
-  try {
-    await fs.writeFile(path, chunks);
-  } catch (e) {
-    if (!isNoSpace(e)) throw e;
-    throw new SlotError("no-space", `the ESP is full writing ${path}: ${(e as Error).message}`);
-  }
-}
-
-/** Whether `e` is ENOSPC or EDQUOT (Deno's `code`, or the OS error number in the message). */
-export function isNoSpace(e: unknown): boolean {
-  if (!(e instanceof Error)) return false;
-  const code = (e as { code?: unknown }).code;
-  return code === "ENOSPC" || code === "EDQUOT" || /\(os error (28|122)\)/.test(e.message);
 }
 
 /** Bless the booted slot (drop its boot counter); false when it already was. */

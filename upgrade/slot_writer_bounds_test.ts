@@ -8,7 +8,8 @@
 import assert from "node:assert/strict";
 import { CompactSign } from "jose";
 import { BundleError, encodeBundleHead, hostCompatible, SlotError } from "../bundle/mod.ts";
-import { blessBooted, installBundle, isNoSpace } from "./slot_writer.ts";
+import { blessBooted, installBundle } from "./slot_writer.ts";
+import { isNoSpace } from "./install_guards.ts";
 import { toRefusal } from "./refusal.ts";
 import { bootFake, chunked, concat, imagedEsp, testBundle, testKeys } from "./testing.ts";
 
