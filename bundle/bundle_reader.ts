@@ -26,6 +26,45 @@ export interface BundleSink {
 /** Progress callbacks: bytes received so far of the total. */
 export type ReceiveProgress = (received: number, total: number) => void;
 
+/** A bundle whose head (magic, signed manifest) is read and verified; no file byte read yet. */
+export interface OpenedBundle {
+  manifest: Manifest;
+  kid: string;
+  /** The whole bundle's size in bytes as its head promises (head and files). */
+  size: number;
+  /**
+   * Stream the files into `sink` (its `verified` is not called again) and
+   * check the end of the bundle.
+   * @throws BundleError file-mismatch, truncated, trailing-bytes.
+   */
+  receive(
+    sink: Pick<BundleSink, "file" | "fileChecked">,
+    onProgress?: ReceiveProgress,
+  ): Promise<void>;
+}
+
+/**
+ * Read and verify a bundle's head only, so a caller decides (floor, plan)
+ * before it opens anything for writing.
+ * @throws BundleError bad-magic, bad-manifest, wrong-algorithm, unknown-key,
+ *   bad-signature, wrong-compatible, truncated.
+ */
+export async function openBundle(
+  source: AsyncIterable<Uint8Array>,
+  trust: { keys: readonly TrustedKey[]; machine: Compatible },
+): Promise<OpenedBundle> {
+  const reader = new ChunkReader(source);
+  const jws = await readBundleHead(reader);
+  const { manifest, kid } = await verifyManifest(jws, trust.keys, trust.machine);
+  const size = reader.offset + manifest.files.reduce((n, f) => n + f.size, 0);
+  return {
+    manifest,
+    kid,
+    size,
+    receive: (sink, onProgress) => receiveFiles(reader, manifest, sink, onProgress),
+  };
+}
+
 /**
  * Read, verify and deliver a bundle.
  * @throws BundleError for every refusal (see errors.ts); the sink's own errors pass through.
@@ -36,10 +75,18 @@ export async function readBundle(
   sink: BundleSink,
   onProgress?: ReceiveProgress,
 ): Promise<Manifest> {
-  const reader = new ChunkReader(source);
-  const jws = await readBundleHead(reader);
-  const { manifest, kid } = await verifyManifest(jws, trust.keys, trust.machine);
-  await sink.verified(manifest, kid);
+  const opened = await openBundle(source, trust);
+  await sink.verified(opened.manifest, opened.kid);
+  await opened.receive(sink, onProgress);
+  return opened.manifest;
+}
+
+async function receiveFiles(
+  reader: ChunkReader,
+  manifest: Manifest,
+  sink: Pick<BundleSink, "file" | "fileChecked">,
+  onProgress?: ReceiveProgress,
+): Promise<void> {
   const total = reader.offset + manifest.files.reduce((n, f) => n + f.size, 0);
   for (const file of manifest.files) {
     const hash = createHash("sha256");
@@ -65,5 +112,4 @@ export async function readBundle(
     await sink.fileChecked?.(file);
   }
   await reader.expectEnd();
-  return manifest;
 }

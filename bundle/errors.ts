@@ -14,7 +14,9 @@ export type BundleRefusal =
   | "wrong-compatible"
   | "file-mismatch"
   | "truncated"
-  | "trailing-bytes";
+  | "trailing-bytes"
+  /** No byte arrived within the idle deadline, or the whole upgrade ran past its deadline. */
+  | "stalled";
 
 /** A refused bundle: nothing it carries is armed. */
 export class BundleError extends Error {
@@ -37,7 +39,15 @@ export type SlotRefusal =
   /** The bundle's version ranks as the floor in force (it would overwrite the fallback slot). */
   | "replay"
   /** The bundle's version has no order (a commit hash) while a floor is in force. */
-  | "unordered";
+  | "unordered"
+  /** The ESP ran out of space (ENOSPC) or quota (EDQUOT) while receiving. */
+  | "no-space"
+  /**
+   * The booted slot starts from a signed UKI (Secure Boot); a bundle carries
+   * a kernel and initramfs, not a UKI signed with the owner's db key, so the
+   * firmware would refuse the slot it wrote.
+   */
+  | "signed-boot";
 
 /** A slot write, bless or rollback that was refused or failed. */
 export class SlotError extends Error {

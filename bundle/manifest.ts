@@ -79,7 +79,7 @@ export async function verifyManifest(
   trusted: readonly TrustedKey[],
   machine: Compatible,
 ): Promise<{ manifest: Manifest; kid: string }> {
-  let header: { alg?: string; kid?: string };
+  let header: { alg?: string; kid?: unknown };
   try {
     header = decodeProtectedHeader(jws);
   } catch (e) {
@@ -89,6 +89,13 @@ export async function verifyManifest(
     throw new BundleError(
       "wrong-algorithm",
       `alg ${JSON.stringify(header.alg ?? null)} is not one of ${ALLOWED_ALGORITHMS.join(", ")}`,
+    );
+  }
+  if (typeof header.kid !== "string") {
+    const got = header.kid === undefined ? "no kid" : `a kid of type ${typeof header.kid}`;
+    throw new BundleError(
+      "unknown-key",
+      `the signature header has ${got} (a key id string is required)`,
     );
   }
   const key = trusted.find((k) => k.kid === header.kid);

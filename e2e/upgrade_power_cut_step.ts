@@ -11,8 +11,8 @@
  *   1. just after the bundle is verified (the other slot's entry disarmed,
  *      its old files being removed): the booted slot;
  *   2. halfway through receiving the files (`*.new` on the ESP): the booted slot;
- *   3. just after the files are committed and re-read (the arm starting):
- *      the booted slot, or the new trial if the arm got to disk first;
+ *   3. just after the received files are re-read (the commit and arm
+ *      starting): the booted slot, or the new trial if the arm got to disk first;
  *   4. staged (`--stage`) and armed, before any reboot: the new trial;
  *   5. that trial cut as soon as it is ready (its bless still to come): the
  *      new slot again, which is then blessed.

@@ -48,6 +48,11 @@ export function loaderConf(o: { secureBootEnroll?: boolean } = {}): string {
   ].join("\n");
 }
 
+/** True when a loader entry starts a UKI (an `efi` line) rather than `linux` + `initrd`. */
+export function entryBootsUki(entryText: string): boolean {
+  return /^efi\s/m.test(entryText);
+}
+
 /**
  * The loader entry of `slot` when the slot boots a signed Unified Kernel
  * Image: the kernel, initramfs and command line are inside it, covered by its

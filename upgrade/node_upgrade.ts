@@ -125,13 +125,15 @@ export class NodeUpgrade {
   ): Promise<UpgradeAnswer> {
     return this.#exclusive("upgrade", by, async () => {
       const { events } = this.deps;
-      if (options.fromUrl) bundle = await fetchBundle(options.fromUrl);
+      const fetched = options.fromUrl ? await fetchBundle(options.fromUrl) : undefined;
+      if (fetched) bundle = fetched.body;
       let bytes = 0;
       let kid = "";
       await this.book.sync();
       const recorded = recordedFloor(await readEspFloor(this.deps.esp), this.book.floor);
       const { machine, layout } = await this.platform();
       const r = await installBundle(bundle, {
+        expectedSize: fetched?.size,
         esp: this.deps.esp,
         booted: await this.booted(),
         keys: await this.#keys(),
@@ -148,7 +150,7 @@ export class NodeUpgrade {
           const fields = Object.fromEntries(Object.entries(e).map(([k, v]) => [k, String(v)]));
           events.emit("upgrade", "bundle", e.phase, `upgrade: ${describe(e)}`, fields);
         },
-      });
+      }).finally(() => fetched?.abort());
       this.deps.logger.info("upgrade", `armed ${r.manifest.version} in slot ${r.plan.target}`, {
         by: by.name,
         role: by.role,

@@ -108,9 +108,9 @@ function replace(path: string, text: string, dir = "/"): PlanStep[] {
 
 /**
  * Plan installing `manifest` into the slot that is not `booted`: disarm a
- * trial naming it, receive the files as `*.new`, rename them in, write its
- * cmdline.txt (the manifest's command line with the slot's words), re-hash,
- * then arm trial.txt. The slot's device trees stay (they are the image's).
+ * trial naming it, receive the files as `*.new`, re-hash them from a fresh
+ * mount, then disarm, rename them in, write its cmdline.txt (the manifest's
+ * command line with the slot's words), and arm trial.txt. The slot's device trees stay (they are the image's).
  * @throws SlotError no-booted-slot.
  */
 export function planPiInstall(
@@ -127,6 +127,13 @@ export function planPiInstall(
     clean: listing.slotFiles[target].filter((n) => n.endsWith(".new") || n.endsWith(".tmp"))
       .map((n) => ({ op: "remove", path: `${p.dir}/${n}` })),
     receive: SLOT_FILES.map((f) => ({ op: "receive", file: f, path: `${p.dir}/${f}.new` })),
+    settle: [{ op: "syncDir", dir: p.dir }],
+    verify: manifest.files.map((f) => ({
+      op: "verify",
+      path: `${p.dir}/${f.name}.new`,
+      size: f.size,
+      sha256: f.sha256,
+    })),
     commit: [
       // Disarm: the target stops being a fallback, then stops being a trial.
       ...(state.fallback === target
@@ -142,16 +149,13 @@ export function planPiInstall(
       })),
       ...replace(p.cmdline, piCmdlineTxt(installCmdline(manifest, target)), p.dir),
     ],
-    verify: manifest.files.map((f) => ({
-      op: "verify",
-      path: `${p.dir}/${f.name}`,
-      size: f.size,
-      sha256: f.sha256,
-    })),
     arm: replace(PI_BOOT_FILES.trial, piTrialTxt(target)),
     armedAs: PI_BOOT_FILES.trial.slice(1),
   };
-  assertPiSparesBooted([...plan.clean, ...plan.receive, ...plan.commit, ...plan.arm], booted);
+  assertPiSparesBooted(
+    [...plan.clean, ...plan.receive, ...plan.settle, ...plan.commit, ...plan.arm],
+    booted,
+  );
   return plan;
 }
 

@@ -99,7 +99,7 @@ const MANIFEST: Manifest = {
 
 function install(fat: Map<string, string>, booted: Slot, upTo = Infinity): number {
   const p = planPiInstall(listing(fat), booted, MANIFEST);
-  const steps = [...p.clean, ...p.receive, ...p.commit, ...p.verify, ...p.arm];
+  const steps = [...p.clean, ...p.receive, ...p.settle, ...p.verify, ...p.commit, ...p.arm];
   steps.slice(0, upTo).forEach((s) => apply(fat, s));
   return steps.length;
 }
@@ -188,7 +188,7 @@ Deno.test("rollback names the other complete slot; an unfinished or failed one i
 
 Deno.test("no plan step names the booted slot's directory", () => {
   const p = planPiInstall(listing(imaged()), "B", MANIFEST);
-  for (const s of [...p.clean, ...p.receive, ...p.commit, ...p.arm]) {
+  for (const s of [...p.clean, ...p.receive, ...p.settle, ...p.commit, ...p.arm]) {
     const paths = s.op === "rename" ? [s.from, s.to] : s.op === "syncDir" ? [s.dir] : [s.path];
     assert.ok(paths.every((x) => !x.startsWith("/B")), JSON.stringify(s));
   }

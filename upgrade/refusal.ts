@@ -2,9 +2,10 @@
  * Each refusal of upgrade as the API's {@link UpgradeRefusedError}: a
  * bundle no trusted key signed is permission-denied, a malformed or corrupt
  * one invalid-argument, one for another machine or an unusable slot
- * failed-precondition, as is one the downgrade floor refuses
- * (below it, equal to it, or without an order), an unreachable ESP unavailable, an ESP that reads back
- * other bytes data-loss. Pure.
+ * failed-precondition, as is one the downgrade floor refuses (below it,
+ * equal to it, or without an order), an unreachable ESP unavailable, an ESP
+ * that reads back other bytes data-loss, a stalled or overdue bundle
+ * deadline-exceeded, a full ESP resource-exhausted. Pure.
  */
 import { UpgradeRefusedError } from "../api/server/mod.ts";
 import { BundleError, type BundleRefusal, SlotError, type SlotRefusal } from "../bundle/mod.ts";
@@ -20,6 +21,7 @@ const BUNDLE: Record<BundleRefusal, UpgradeRefusedError["code"]> = {
   "file-mismatch": "invalid-argument",
   "truncated": "invalid-argument",
   "trailing-bytes": "invalid-argument",
+  "stalled": "deadline-exceeded",
 };
 
 const SLOT: Record<SlotRefusal, UpgradeRefusedError["code"]> = {
@@ -32,6 +34,8 @@ const SLOT: Record<SlotRefusal, UpgradeRefusedError["code"]> = {
   "downgrade": "failed-precondition",
   "replay": "failed-precondition",
   "unordered": "failed-precondition",
+  "no-space": "resource-exhausted",
+  "signed-boot": "failed-precondition",
 };
 
 /** `e` as an UpgradeRefusedError when it is a refusal; undefined otherwise. */

@@ -3,9 +3,11 @@
  * install a bundle into the slot that is not booted, bless the booted trial,
  * roll back to the other slot. Each plan is a list of file operations whose
  * order makes a power cut at any point leave a bootable ESP: the old slot's
- * entry is never touched, the target's entry is removed before any of the
- * target's files change, and the new entry appears, by one rename, only
- * after its files are renamed into place, synced and re-hashed.
+ * entry is never touched, the bundle's files arrive as `*.new` beside the
+ * target's and are synced and re-hashed from a fresh mount before anything
+ * of the target changes (a bad read-back leaves its previous image and entry
+ * whole), the target's entry is removed before its files are renamed into
+ * place, and the new entry appears, by one rename, only after that.
  */
 import { loaderEntry } from "../layout/mod.ts";
 import { installCmdline } from "./slot_cmdline.ts";
@@ -49,10 +51,12 @@ export interface InstallSteps {
   clean: PlanStep[];
   /** Receive each file as `*.new`. */
   receive: PlanStep[];
-  /** Disarm, rename into place, sync. */
-  commit: PlanStep[];
-  /** Re-hash from the medium (after a remount). */
+  /** Sync the received `*.new` files' directory before they are re-hashed. */
+  settle: PlanStep[];
+  /** Re-hash the `*.new` files from the medium (after a remount), before the commit. */
   verify: PlanStep[];
+  /** Disarm, rename into place, sync (only after the verify). */
+  commit: PlanStep[];
   /** The commit point. */
   arm: PlanStep[];
   /** What arming wrote, for the answer and the log (`machined-b+3.conf`, `trial.txt`). */
@@ -102,6 +106,13 @@ export function planInstall(
       rm(tmpEntry(target)),
     ],
     receive: SLOT_FILES.map((f) => ({ op: "receive", file: f, path: `${dir}/${f}.new` })),
+    settle: [{ op: "syncDir", dir }],
+    verify: manifest.files.map((f) => ({
+      op: "verify",
+      path: `${dir}/${f.name}.new`,
+      size: f.size,
+      sha256: f.sha256,
+    })),
     commit: [
       ...listing.entries.filter((e) => e.name.slot === target).map((e) =>
         rm(`${ENTRIES_DIR}/${e.file}`)
@@ -114,12 +125,6 @@ export function planInstall(
       })),
       { op: "syncDir", dir },
     ],
-    verify: manifest.files.map((f) => ({
-      op: "verify",
-      path: `${dir}/${f.name}`,
-      size: f.size,
-      sha256: f.sha256,
-    })),
     arm: [
       { op: "writeEntry", path: tmpEntry(target), text },
       { op: "rename", from: tmpEntry(target), to: `${ENTRIES_DIR}/${armedAs}` },
@@ -128,7 +133,7 @@ export function planInstall(
     armedAs,
   };
   assertSparesBooted(
-    [...plan.clean, ...plan.receive, ...plan.commit, ...plan.arm],
+    [...plan.clean, ...plan.receive, ...plan.settle, ...plan.commit, ...plan.arm],
     booted,
     listing,
   );

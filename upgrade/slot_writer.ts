@@ -1,15 +1,22 @@
 /**
  * Carries out the slot plans (slot_plan.ts) on an {@link EspBackend}: reads
  * the ESP's listing, streams a bundle into the target slot's `*.new` files,
- * commits them, re-hashes them from a fresh read-only mount, and arms the
+ * re-hashes them from a fresh read-only mount, commits them, and arms the
  * entry. A refused bundle leaves only the removal of its own `*.new` files.
  */
 import { createHash } from "node:crypto";
 import type { EspBackend, EspFiles } from "../platform/esp/mod.ts";
 import { textChunks } from "../platform/esp/mod.ts";
-import { readBundle } from "../bundle/mod.ts";
+import {
+  openBundle,
+  type OpenedBundle,
+  UPGRADE_DEADLINE_MS,
+  withDeadlines,
+} from "../bundle/mod.ts";
 import { ENTRIES_DIR, type Entry, entryGeneration, parseEntryName, type Slot } from "./entries.ts";
 import { SlotError } from "../bundle/mod.ts";
+import { entryBootsUki } from "../layout/mod.ts";
+import { checkSize, writeOrNoSpace } from "./install_guards.ts";
 import {
   entryVersion,
   floorDecision,
@@ -95,11 +102,23 @@ export type InstallPlanner = (
   booted: Slot | undefined,
 ) => Promise<{ running?: string; plan: (m: Manifest) => InstallSteps }>;
 
-/** The ESP's planner: loader entries, the booted entry's title for its version. */
+/**
+ * The ESP's planner: loader entries, the booted entry's title for its version.
+ * @throws SlotError signed-boot when the booted entry starts a UKI (`efi`):
+ *   bundles carry no signed UKI yet, so the slot written would not boot.
+ */
 export const planEspInstall: InstallPlanner = async (fs, booted) => {
   const listing = await readListing(fs);
   const mine = listing.entries.find((e) => e.name.slot === booted);
   const text = mine ? await fs.readText(`${ENTRIES_DIR}/${mine.file}`) : "";
+  if (entryBootsUki(text)) {
+    throw new SlotError(
+      "signed-boot",
+      `slot ${booted} boots a signed UKI (${mine!.file}); bundles carry a kernel and ` +
+        "initramfs, not a UKI signed with this node's db key, so the firmware would refuse " +
+        "the slot: rebuild the image with --secure-boot-keys and install it instead",
+    );
+  }
   return { running: entryVersion(text), plan: (m) => planInstall(listing, booted, m) };
 };
 
@@ -125,64 +144,112 @@ export interface InstallDeps {
   floorSource?: RecordedSource;
   /** The running image's version, when the booted entry names none (the imager's). */
   running?: string;
+  /** No byte for this long refuses the bundle (`stalled`). @default UPGRADE_IDLE_MS */
+  idleMs?: number;
+  /** The whole upgrade's bound, from the call. @default UPGRADE_DEADLINE_MS */
+  deadlineMs?: number;
+  /** The clock of the deadlines. @default Date.now */
+  now?: () => number;
+  /** The size the sender announced (a `--from` Content-Length), checked against the head. */
+  expectedSize?: number;
 }
 
 /**
  * Verify and install a bundle into the slot not booted, and arm it (on the
- * ESP with {@link TRIAL_TRIES} tries). Three sessions: write (receive,
- * commit), read (re-hash from the medium), write (arm).
- * @throws BundleError for a refused bundle, SlotError for a refused slot.
+ * ESP with {@link TRIAL_TRIES} tries). The head (magic, signed manifest,
+ * compatible) and the floor are decided with the ESP only read; a bundle
+ * refused there never opens it for writing. Then three sessions: write
+ * (receive as `*.new`, sync), read (re-hash them from the medium), write
+ * (commit, arm). The
+ * stream is bounded by the idle and overall deadlines (bundle/deadline.ts).
+ * @throws BundleError for a refused bundle (`stalled` past a deadline),
+ *   SlotError for a refused slot (`no-space` for a full ESP).
  */
 export async function installBundle(
   source: AsyncIterable<Uint8Array>,
   deps: InstallDeps,
 ): Promise<{ manifest: Manifest; plan: InstallSteps; floor: FloorVerdict }> {
+  const now = deps.now ?? Date.now;
+  const deadlineAt = now() + (deps.deadlineMs ?? UPGRADE_DEADLINE_MS);
+  const stream = withDeadlines(source, { idleMs: deps.idleMs, deadlineAt, now });
   const planner = deps.planner ?? planEspInstall;
   const prepared = await deps.esp.read((fs) => planner(fs, deps.booted));
   const running = prepared.running ?? deps.running;
-  let plan: InstallSteps | undefined;
-  let verdict: FloorVerdict | undefined;
-  let lastReport = 0;
-  const manifest = await deps.esp.write(async (fs) => {
-    try {
-      const m = await readBundle(source, { keys: deps.keys, machine: deps.machine }, {
-        async verified(m, kid) {
-          deps.onManifest?.(m);
-          const v = floorDecision({
-            stored: deps.floor,
-            storedSource: deps.floorSource,
-            running,
-            bundle: m.version,
-            force: deps.force,
-          });
-          if (v.kind === "refused") throw new SlotError(v.reason, v.message);
-          verdict = v;
-          plan = prepared.plan(m);
-          deps.onEvent?.({ phase: "verified", version: m.version, kid });
-          await runSteps(fs, plan.clean);
-        },
-        file: (f, chunks) => fs.writeFile(`/${plan!.target}/${f.name}.new`, chunks),
-      }, (bytes, total) => {
-        if (bytes === total || bytes - lastReport >= 8 << 20) {
-          lastReport = bytes;
-          deps.onEvent?.({ phase: "received", bytes, total });
-        }
-      });
-      await runSteps(fs, plan!.commit);
-      return m;
-    } catch (e) {
-      // A refused bundle leaves nothing of itself (a power cut leaves *.new, cleaned next time).
-      const leftovers = plan?.receive.flatMap((s) => s.op === "receive" ? [rmStep(s.path)] : []);
-      if (leftovers) await runSteps(fs, leftovers).catch(() => {});
-      throw e;
-    }
+  const opened = await openBundle(stream, { keys: deps.keys, machine: deps.machine });
+  const manifest = opened.manifest;
+  checkSize(opened.size, deps.expectedSize);
+  deps.onManifest?.(manifest);
+  const verdict = floorDecision({
+    stored: deps.floor,
+    storedSource: deps.floorSource,
+    running,
+    bundle: manifest.version,
+    force: deps.force,
   });
-  const p = plan!;
-  await deps.esp.read((fs) => runSteps(fs, p.verify));
-  deps.onEvent?.({ phase: "written", slot: p.target });
-  await deps.esp.write((fs) => runSteps(fs, p.arm));
-  deps.onEvent?.({ phase: "armed", slot: p.target, entry: p.armedAs });
-  return { manifest, plan: p, floor: verdict! };
+  if (verdict.kind === "refused") throw new SlotError(verdict.reason, verdict.message);
+  const plan = prepared.plan(manifest);
+  deps.onEvent?.({ phase: "verified", version: manifest.version, kid: opened.kid });
+  await deps.esp.write((fs) => receiveInto(fs, opened, plan, deps.onEvent));
+  await verifyReceived(deps.esp, plan);
+  deps.onEvent?.({ phase: "written", slot: plan.target });
+  await deps.esp.write(async (fs) => {
+    await runSteps(fs, plan.commit);
+    await runSteps(fs, plan.arm);
+  });
+  deps.onEvent?.({ phase: "armed", slot: plan.target, entry: plan.armedAs });
+  return { manifest, plan, floor: verdict };
+}
+
+/** Clean, stream the files into `*.new`, commit; on any failure remove this bundle's `*.new`. */
+async function receiveInto(
+  fs: EspFiles,
+  opened: OpenedBundle,
+  plan: InstallSteps,
+  onEvent: InstallDeps["onEvent"],
+): Promise<void> {
+  let lastReport = 0;
+  try {
+    await runSteps(fs, plan.clean);
+    await opened.receive({
+      file: (f, chunks) => writeOrNoSpace(fs, `/${plan.target}/${f.name}.new`, chunks),
+    }, (bytes, total) => {
+      if (bytes === total || bytes - lastReport >= 8 << 20) {
+        lastReport = bytes;
+        onEvent?.({ phase: "received", bytes, total });
+      }
+    });
+    await runSteps(fs, plan.settle);
+  } catch (e) {
+    // A refused bundle leaves nothing of itself (a power cut leaves *.new, cleaned next time).
+    await removeReceived(fs, plan);
+    throw e;
+  }
+}
+
+/**
+ * Re-hash the received `*.new` files from a fresh read-only mount; on a
+ * mismatch remove them and refuse, the target's previous image and entry
+ * untouched (nothing of it changed yet).
+ * @throws SlotError verify-failed.
+ */
+async function verifyReceived(esp: EspBackend, plan: InstallSteps): Promise<void> {
+  try {
+    await esp.read((fs) => runSteps(fs, plan.verify));
+  } catch (e) {
+    if (!(e instanceof SlotError && e.reason === "verify-failed")) throw e;
+    await esp.write((fs) => removeReceived(fs, plan)).catch(() => {});
+    throw new SlotError(
+      "verify-failed",
+      `${e.message.replace(/ \(verify-failed\)$/, "")}; nothing armed, slot ${plan.target}'s ` +
+        "previous image and entry are kept, the received *.new files removed",
+    );
+  }
+}
+
+/** Remove this install's `*.new` files (errors ignored: the next install's clean retries). */
+async function removeReceived(fs: EspFiles, plan: InstallSteps): Promise<void> {
+  const leftovers = plan.receive.flatMap((s) => s.op === "receive" ? [rmStep(s.path)] : []);
+  await runSteps(fs, leftovers).catch(() => {});
 }
 
 /** Bless the booted slot (drop its boot counter); false when it already was. */

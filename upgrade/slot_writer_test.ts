@@ -51,12 +51,21 @@ Deno.test("install: B gets the bundle's files and a +3 trial entry; A untouched;
   assert.deepEqual(bootFake(esp), { slot: "B", entry: "machined-b+2-1.conf", rootOk: true });
 });
 
-Deno.test("a file that reads back wrong from the medium is never armed (verify-failed)", async () => {
+Deno.test("a file that reads back wrong is never armed (verify-failed) and B's previous image and entry stay", async () => {
   const { esp, install } = await setup();
-  esp.onRead = (path, b) => (path === "/B/initramfs.img" ? b.map((x) => x ^ 1) : b);
-  await assert.rejects(install(), (e) => e instanceof SlotError && e.reason === "verify-failed");
-  assert.ok(![...esp.files.keys()].some((p) => p.startsWith("/loader/entries/machined-b")));
+  const slotB = () =>
+    [...esp.files].filter(([p]) => p.startsWith("/B/") || p.includes("/machined-b"))
+      .map(([p, b]) => `${p} ${createHash("sha256").update(b).digest("hex")}`).sort();
+  const before = slotB();
+  esp.onRead = (path, b) => (path === "/B/initramfs.img.new" ? b.map((x) => x ^ 1) : b);
+  const refused = await install().catch((e) => e);
+  assert.ok(refused instanceof SlotError && refused.reason === "verify-failed", String(refused));
+  assert.match(refused.message, /slot B's previous image and entry are kept/);
+  assert.deepEqual(slotB(), before, "B's files and entry as they were, no *.new left");
   assert.equal(bootFake(esp)!.slot, "A");
+  // Roll back to B still works: its blessed image is whole.
+  assert.equal(await rollbackSlot(esp, "A"), "B");
+  assert.deepEqual(bootFake(esp), { slot: "B", entry: "machined-b.conf", rootOk: true });
 });
 
 Deno.test("install reports received, verified, written, armed in order", async () => {
@@ -127,7 +136,14 @@ Deno.test("the plan never names the booted slot, booted A or B", async () => {
   const listing = await esp.read(readListing);
   for (const booted of ["A", "B"] as const) {
     const plan = planInstall(listing, booted, bundle.manifest);
-    const all = JSON.stringify([plan.clean, plan.receive, plan.commit, plan.verify, plan.arm]);
+    const all = JSON.stringify([
+      plan.clean,
+      plan.receive,
+      plan.settle,
+      plan.verify,
+      plan.commit,
+      plan.arm,
+    ]);
     assert.ok(!all.includes(`"/${booted}/`), `plan for booted ${booted} names /${booted}/`);
     assert.ok(!all.includes(`machined-${booted.toLowerCase()}.`), "nor its entry");
   }

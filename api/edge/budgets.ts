@@ -14,6 +14,11 @@ import {
   FILE_LIST_MAX_ENTRIES,
   FILE_READ_MAX_BYTES,
 } from "../server/mod.ts";
+import {
+  UPGRADE_DEADLINE_MS,
+  UPGRADE_FETCH_HEADERS_MS,
+  UPGRADE_IDLE_MS,
+} from "../../bundle/mod.ts";
 
 /** The edge-only limits machined may set (the rest come from `machine.api`). */
 export interface EdgeLimits {
@@ -308,6 +313,37 @@ export const FILE_ACCESS_BUDGETS: readonly EdgeBudget[] = [
   },
 ];
 
+/** machined's bounds on an upgrade (bundle/deadline.ts), so a stalled sender cannot hold the ESP. */
+export const UPGRADE_BUDGETS: readonly EdgeBudget[] = [
+  {
+    key: "upgrade_idle_ms",
+    name: "Upgrade bundle stream with no byte (client stream or `--from` body)",
+    number: UPGRADE_IDLE_MS,
+    unit: "ms",
+    per: "Upgrade call",
+    enforced: "machined (bundle/deadline.ts)",
+    refusal: "`DeadlineExceeded` (`stalled`); the ESP released, `*.new` removed, nothing armed",
+  },
+  {
+    key: "upgrade_deadline_ms",
+    name: "Upgrade bundle stream, from the call's start",
+    number: UPGRADE_DEADLINE_MS,
+    unit: "ms",
+    per: "Upgrade call",
+    enforced: "machined (bundle/deadline.ts)",
+    refusal: "`DeadlineExceeded` (`stalled`); the ESP released, `*.new` removed, nothing armed",
+  },
+  {
+    key: "upgrade_fetch_headers_ms",
+    name: "`--from` connect and response headers",
+    number: UPGRADE_FETCH_HEADERS_MS,
+    unit: "ms",
+    per: "Upgrade call",
+    enforced: "machined (upgrade/fetch_bundle.ts)",
+    refusal: "`DeadlineExceeded`; the ESP never opened",
+  },
+];
+
 /** The number of the budget `key`; throws on an unknown key (a typo in a test). */
 export function budget(key: string): number {
   const row = EDGE_BUDGETS.find((b) => b.key === key);
@@ -328,7 +364,7 @@ export function budgetArgs(limits: EdgeLimits = {}): string[] {
 /** The table as Markdown, for docs/api.md. Pure. */
 export function renderBudgetTable(): string {
   const esc = (s: string) => s.replaceAll("|", "\\|");
-  const rows = [...EDGE_BUDGETS, ...FILE_ACCESS_BUDGETS].map((b) => [
+  const rows = [...EDGE_BUDGETS, ...FILE_ACCESS_BUDGETS, ...UPGRADE_BUDGETS].map((b) => [
     esc(b.name),
     `${b.number.toLocaleString("en-US").replaceAll(",", " ")} ${b.unit}`,
     esc(b.per),

@@ -50,6 +50,8 @@ const UPGRADE_CODES: Record<UpgradeRefusedError["code"], Code> = {
   "failed-precondition": Code.FailedPrecondition,
   "unavailable": Code.Unavailable,
   "data-loss": Code.DataLoss,
+  "deadline-exceeded": Code.DeadlineExceeded,
+  "resource-exhausted": Code.ResourceExhausted,
 };
 
 /** The Connect code for an error raised below the API. */

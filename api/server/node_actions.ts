@@ -76,7 +76,9 @@ export interface RollbackAnswer {
  * to: permission-denied for a bundle no trusted key signed, invalid-argument
  * for a malformed or corrupt bundle, failed-precondition for a bundle for
  * another machine or a slot that cannot be used, unavailable when the ESP
- * cannot be reached now, data-loss when the ESP read back other bytes.
+ * cannot be reached now, data-loss when the ESP read back other bytes,
+ * deadline-exceeded when the bundle stalled or the upgrade ran past its
+ * deadline, resource-exhausted when the ESP is full.
  */
 export class UpgradeRefusedError extends Error {
   override name = "UpgradeRefusedError";
@@ -86,7 +88,9 @@ export class UpgradeRefusedError extends Error {
       | "invalid-argument"
       | "failed-precondition"
       | "unavailable"
-      | "data-loss",
+      | "data-loss"
+      | "deadline-exceeded"
+      | "resource-exhausted",
     message: string,
   ) {
     super(message);

@@ -55,6 +55,13 @@ export class FakeEspBackend implements EspBackend {
   /** Bytes as read back from the medium (to simulate a medium that returns other bytes). */
   onRead?: (path: string, bytes: Uint8Array) => Uint8Array;
 
+  /**
+   * The medium's size in bytes: a write that would hold more fails as the
+   * kernel's ENOSPC does (an Error with `code` "ENOSPC"), the bytes up to
+   * the limit kept.
+   */
+  capacity = Infinity;
+
   /** Whether an operation outside write() tried to change the medium (must stay false). */
   wroteWhileReadOnly = false;
 
@@ -90,6 +97,12 @@ export class FakeEspBackend implements EspBackend {
     this.log.push(`${op} ${detail}`);
   }
 
+  #used(): number {
+    let n = 0;
+    for (const b of this.files.values()) n += b.length;
+    return n;
+  }
+
   async *#chunks(path: string): AsyncGenerator<Uint8Array> {
     const stored = this.files.get(path);
     if (!stored) throw new Deno.errors.NotFound(path);
@@ -118,6 +131,11 @@ export class FakeEspBackend implements EspBackend {
         files.set(path, new Uint8Array(0));
         for await (const c of chunks) {
           if (this.#dead) throw new PowerCut(`power cut while writing ${path}`);
+          if (this.#used() + c.length > this.capacity) {
+            throw Object.assign(new Error(`write ${path}: No space left on device (os error 28)`), {
+              code: "ENOSPC",
+            });
+          }
           const old = files.get(path)!;
           const next = new Uint8Array(old.length + c.length);
           next.set(old);
