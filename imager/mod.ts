@@ -59,6 +59,7 @@ export { isRunning } from "./qemu/vm.ts";
 export { sha256File } from "./root_image.ts";
 export { BOARD_PROFILES, boardOptions, parseBoard } from "./rpi/board.ts";
 export { run } from "./run.ts";
+export { readPeLayout } from "./uki/pe_sections.ts";
 export { sourceRevisionOf } from "./source_revision.ts";
 export { upNode, waitForApi } from "./up.ts";
 export { UP_INSTALL_DISK, UP_PAYLOAD_ID } from "./up_config.ts";

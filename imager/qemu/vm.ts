@@ -9,6 +9,7 @@
 import { connectQmp } from "./qmp.ts";
 import { type Arch, hostArch, PROFILES } from "../arch/profiles.ts";
 import { CommandError } from "../run.ts";
+import { startSwtpm } from "./swtpm.ts";
 import { OVMF_SECURE_BOOT_CODE, OVMF_VARS } from "../versions.ts";
 
 /** How to start a VM. */
@@ -68,6 +69,11 @@ export interface VmOptions {
    * variables from an earlier launch: the keys stay enrolled.
    */
   secureBoot?: { keepVars?: boolean };
+  /**
+   * Attach a software TPM 2.0 (swtpm, state in the run directory's `tpm/`,
+   * kept across launches like a real TPM's). @default false
+   */
+  tpm?: boolean;
 }
 
 /** What is recorded in the run directory's state.json. */
@@ -135,8 +141,10 @@ export async function startVm(opts: VmOptions): Promise<Vm> {
   const auto = opts.accel === "auto" || !opts.accel;
   const foreign = (opts.arch ?? hostArch()) !== hostArch();
   const accel = foreign ? "tcg" : auto ? await detectAccel() : opts.accel as "kvm" | "tcg";
-  const vm = await launch(opts, accel);
-  if (accel !== "kvm") return vm;
+  if (accel !== "kvm") return await launch(opts, accel);
+  // A /dev/kvm that opens may still refuse what the machine asks (SMM for Secure Boot).
+  const vm = auto ? await launch(opts, "kvm").catch(() => undefined) : await launch(opts, "kvm");
+  if (!vm) return await launch(opts, "tcg");
   const status = await settleStatus(vm.state.qmpSocket, KVM_CHECK_MS);
   if (status !== "internal-error") return vm;
   await vm.stop({ gracefulMs: 0 });
@@ -222,6 +230,7 @@ async function launch(opts: VmOptions, accel: "kvm" | "tcg"): Promise<Vm> {
     ...diskArgs(opts, image),
     ...(opts.clockOffsetS ? ["-rtc", `base=${rtcBase(opts.clockOffsetS)}`] : []),
     ...nicArgs(opts, hostPort),
+    ...(opts.tpm ? await startSwtpm(runDir) : []),
     "-device",
     "virtio-rng-pci",
     "-chardev",

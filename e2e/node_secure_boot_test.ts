@@ -1,0 +1,155 @@
+/**
+ * Secure Boot with the owner's keys, in QEMU (issue 28): OVMF's Secure Boot
+ * firmware (SMM, a secure pflash) with empty variables, so it starts in Setup
+ * Mode; an image built with `--secure-boot-keys` (a signed systemd-boot, a
+ * signed UKI per slot, the owner's PK/KEK/db .auth files). One VM:
+ *
+ * 1. first boot: systemd-boot enrolls the keys and resets; the node then
+ *    boots its signed UKI with Secure Boot on and the kernel locked down
+ *    (integrity), and answers over mutual TLS;
+ * 2. one byte of slot A's UKI command line changed on the disk (the
+ *    variables kept): the firmware refuses to load it, and no kernel starts
+ *    from it.
+ *
+ * Prints the figures as one JSON line (bench/results/secure_boot.json).
+ */
+import assert from "node:assert/strict";
+import { createHash, X509Certificate } from "node:crypto";
+import { join } from "node:path";
+import { startVm, upNode } from "../imager/mod.ts";
+import { generateSecureBootKeys, SECURE_BOOT_KEY_NAMES } from "../pki/mod.ts";
+import type { SecureBootStatusSpec } from "../resources/mod.ts";
+import { freePort, machinectl, parseDocs } from "./helpers.ts";
+import { expectedPcr11, flipUkiCmdlineByte, readUkiFromImage } from "./uki_on_esp.ts";
+
+const WORK = "build/e2e/secure-boot";
+const hasTools = await Promise.all(
+  ["qemu-system-x86_64", "sbsign", "sign-efi-sig-list", "mcopy", "swtpm"].map(async (c) =>
+    (await new Deno.Command("sh", { args: ["-c", `command -v ${c}`] }).output()).success
+  ),
+).then((ok) => ok.every(Boolean));
+const hasFirmware = await Promise.all(
+  ["/usr/share/OVMF/OVMF_CODE_4M.secboot.fd", "/lib/systemd/systemd-measure"].map((f) =>
+    Deno.stat(f).then(() => true, () => false)
+  ),
+).then((ok) => ok.every(Boolean));
+
+/** The node's own view (SecureBootStatus over mTLS): on, enrolled with exactly this owner's keys. */
+async function checkSecureBootStatus(
+  config: string,
+  port: number,
+  keys: Awaited<ReturnType<typeof generateSecureBootKeys>>,
+): Promise<SecureBootStatusSpec> {
+  const got = await machinectl(config, port, "get", "securebootstatus", "-o", "json");
+  assert.equal(got.code, 0, got.err);
+  const spec = parseDocs(got.out)[0].spec as unknown as SecureBootStatusSpec;
+  assert.equal(spec.efi, true);
+  assert.equal(spec.secureBoot, "on");
+  assert.equal(spec.setupMode, "off");
+  assert.equal(spec.lockdown, "integrity");
+  for (const n of SECURE_BOOT_KEY_NAMES) {
+    const der = new X509Certificate(keys[n].certPem).raw;
+    const sha = createHash("sha256").update(der).digest("hex");
+    const certs = spec[n === "db" ? "db" : n === "KEK" ? "kek" : "pk"].certificates;
+    assert.deepEqual(certs.map((c) => c.sha256.replace(/^SHA256:/, "").toLowerCase()), [sha], n);
+  }
+  return spec;
+}
+
+Deno.test({
+  name: "Secure Boot in QEMU: the image enrolls its owner's keys, boots its signed UKI locked " +
+    "down, and a UKI with one changed command-line byte is refused by the firmware " +
+    "and PCR 11 is what systemd-measure computes (needs qemu-system-x86_64, OVMF, sbsigntool, efitools, swtpm)",
+  ignore: !hasTools || !hasFirmware || Deno.build.arch !== "x86_64",
+  sanitizeOps: false,
+  sanitizeResources: false,
+}, async () => {
+  await Deno.remove(WORK, { recursive: true }).catch(() => {});
+  const keyDir = join(WORK, "keys");
+  await Deno.mkdir(keyDir, { recursive: true });
+  const keys = await generateSecureBootKeys("e2e");
+  for (const n of SECURE_BOOT_KEY_NAMES) {
+    await Deno.writeTextFile(join(keyDir, `${n}.crt`), keys[n].certPem);
+    await Deno.writeTextFile(join(keyDir, `${n}.key`), keys[n].keyPem, { mode: 0o600 });
+  }
+  const port = freePort();
+  const runDir = join(WORK, "qemu");
+  const t0 = performance.now();
+  const node = await upNode({
+    nodeDir: join(WORK, "node"),
+    name: "e2e-secure-boot",
+    port,
+    image: {
+      program: new URL("../main.ts", import.meta.url).pathname,
+      out: join(WORK, "sb.img"),
+      secureBootKeys: keyDir,
+    },
+    vm: { runDir, accel: "auto", snapshot: false, tpm: true },
+    timeoutMs: 600_000,
+  });
+  const figures: Record<string, unknown> = {
+    suite: "secure-boot",
+    at: new Date().toISOString(),
+    accel: node.vm.state.accel,
+    enrollAndBootToApiS: +((performance.now() - t0) / 1000).toFixed(1),
+  };
+  try {
+    const log = await node.vm.console();
+    assert.match(log, /secureboot: Secure boot enabled/);
+    assert.match(log, /Kernel is locked down from EFI Secure Boot/);
+    assert.equal(
+      (log.match(/Linux version /g) ?? []).length,
+      1,
+      "one kernel start after enrolling",
+    );
+    const v = await machinectl(node.bundle.paths.clientConfig, port, "version");
+    assert.equal(v.code, 0, v.err);
+    assert.match(v.out, /slot A/);
+    const status = await checkSecureBootStatus(node.bundle.paths.clientConfig, port, keys);
+    // Measured boot: the stub measured the UKI into PCR 11, machined-init its two phases.
+    assert.match(log, /machined-init: measured phase=enter-initrd pcr=11/);
+    assert.match(log, /machined-init: measured phase=leave-initrd pcr=11/);
+    assert.equal(status.tpm, true);
+    const uki = await readUkiFromImage(
+      node.image.out,
+      node.image.layout!.espOffset,
+      "/A/machined.efi",
+    );
+    const want = await expectedPcr11(uki, "enter-initrd:leave-initrd");
+    assert.equal(
+      status.pcrs.find((p) => p.index === 11)?.sha256,
+      want,
+      "PCR 11 as systemd-measure computes it",
+    );
+    figures.pcr11 = want;
+    await node.vm.stop();
+
+    // 2. Slot A's UKI with one byte of its signed command line changed, the keys still enrolled.
+    await flipUkiCmdlineByte(node.image.out, node.image.layout!.espOffset, "/A/machined.efi");
+    const t1 = performance.now();
+    const vm = await startVm({
+      image: node.image.out,
+      runDir,
+      hostPort: port,
+      accel: "auto",
+      secureBoot: { keepVars: true },
+      tpm: true,
+    });
+    try {
+      const refused = await vm.waitForConsole(/Security Violation|Access Denied/i, {
+        timeoutMs: 300_000,
+        failOn: /Linux version /,
+      });
+      figures.tamperedRefusedS = +((performance.now() - t1) / 1000).toFixed(1);
+      assert.ok(refused);
+      assert.doesNotMatch(await vm.console(), /Linux version /);
+    } finally {
+      await vm.stop({ gracefulMs: 0 });
+    }
+  } finally {
+    await node.vm.stop({ gracefulMs: 0 }).catch(() => {});
+    console.log(JSON.stringify(figures));
+    await Deno.mkdir("bench/results", { recursive: true });
+    await Deno.writeTextFile("bench/results/secure_boot.json", JSON.stringify(figures) + "\n");
+  }
+});
