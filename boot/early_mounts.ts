@@ -52,6 +52,49 @@ export const EARLY_MOUNTS: readonly EarlyMount[] = [
 ];
 
 /**
+ * Where the kernel shows how this boot was verified (read by the firmware
+ * domain's SecureBootStatus): securityfs for the lockdown mode, and the EFI
+ * variables, read-only, so no process on the node can change the Secure Boot
+ * keys or the boot order. Each only where its parent directory exists (a BIOS
+ * or a Pi boot has no `/sys/firmware/efi`).
+ */
+export const FIRMWARE_MOUNTS: readonly EarlyMount[] = [
+  {
+    source: "securityfs",
+    target: "/sys/kernel/security",
+    fstype: "securityfs",
+    flags: ["nosuid", "nodev", "noexec"],
+  },
+  {
+    source: "efivarfs",
+    target: "/sys/firmware/efi/efivars",
+    fstype: "efivarfs",
+    flags: ["ro", "nosuid", "nodev", "noexec"],
+  },
+];
+
+/**
+ * Mounts each of {@link FIRMWARE_MOUNTS} whose directory exists and that is
+ * not mounted yet. Returns the targets it mounted.
+ */
+export async function mountFirmwareFilesystems(
+  backend: MountBackend,
+  exists: (path: string) => Promise<boolean> = pathExists,
+): Promise<string[]> {
+  const mounted: string[] = [];
+  for (const m of FIRMWARE_MOUNTS) {
+    if (!await exists(m.target) || await isMounted(backend, m.target)) continue;
+    await backend.mount(m);
+    mounted.push(m.target);
+  }
+  return mounted;
+}
+
+async function pathExists(path: string): Promise<boolean> {
+  return await Deno.stat(path).then(() => true, () => false);
+}
+
+/**
  * Mounts each early filesystem that is not mounted yet (a second boot stage, or
  * an initramfs that mounted some, must not fail). Returns the targets it mounted.
  */

@@ -39,7 +39,13 @@ import { startInstallToDisk } from "../install/mod.ts";
 import { pathExists } from "../pki/mod.ts";
 import { DEFAULT_API_LISTEN, type MachineConfig } from "../config/mod.ts";
 import { configCandidates, parseCmdline } from "../layout/mod.ts";
-import { delegateCgroupControllers, EARLY_MOUNTS, mountEarly } from "./early_mounts.ts";
+import {
+  delegateCgroupControllers,
+  EARLY_MOUNTS,
+  FIRMWARE_MOUNTS,
+  mountEarly,
+  mountFirmwareFilesystems,
+} from "./early_mounts.ts";
 import { NativeCgroupBackend } from "../platform/cgroup/mod.ts";
 import { fatalReboot, installPid1Guards } from "./pid1_guard.ts";
 import { NativePowerBackend, type PowerBackend } from "../platform/power/mod.ts";
@@ -78,6 +84,7 @@ export const BOOT_DEADLINES_MS = {
   mountFilesystems: 30_000,
   cgroups: 10_000,
   ctrlAltDel: 5_000,
+  firmwareMounts: 5_000,
   cmdline: 5_000,
   imageModules: 60_000,
   loadConfig: 60_000,
@@ -256,6 +263,10 @@ async function runBootSequence(
           const c = await delegateCgroupControllers();
           logger.info("boot", "cgroup controllers delegated", { controllers: c.join(",") });
         }, { optional: true, deadlineMs: BOOT_DEADLINES_MS.cgroups }),
+        task("firmwareMounts", async () => {
+          const mounted = await mountFirmwareFilesystems(backends.mount);
+          logger.info("boot", "mounted", { targets: mounted.join(",") });
+        }, { optional: true, deadlineMs: BOOT_DEADLINES_MS.firmwareMounts }),
         task("ctrlAltDel", () => backends.power.setCtrlAltDel("signal"), {
           optional: true,
           deadlineMs: BOOT_DEADLINES_MS.ctrlAltDel,
@@ -478,7 +489,7 @@ async function shutdownComposedNode(
       node.stopFollowingVolumes();
       return node.domains.shutdown();
     },
-    keepMounted: EARLY_MOUNTS.map((m) => m.target),
+    keepMounted: [...EARLY_MOUNTS, ...FIRMWARE_MOUNTS].map((m) => m.target),
     reset: control.reset.sequence(),
     kexec: control.kexec,
   });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { type Entry, parseEntryName } from "./entries.ts";
 import { espPath, KexecPlanError, parseEntryBoot, planKexec } from "./kexec_plan.ts";
-import { loaderEntry } from "../layout/mod.ts";
+import { loaderEntry, ukiLoaderEntry } from "../layout/mod.ts";
 
 const e = (file: string, generation: number): Entry => ({
   file,
@@ -94,4 +94,13 @@ Deno.test("kexec plan: refused without an entry, without linux, or with two init
   const bare = planKexec(one, () => "linux /A/vmlinuz\n");
   assert.equal(bare.initramfs, undefined);
   assert.equal(bare.cmdline, "");
+});
+
+Deno.test("kexec plan: a signed UKI's entry is not staged (the node reboots cold through the firmware)", () => {
+  // Under Secure Boot the firmware checks the UKI; kexec would skip that check, so no plan.
+  const one = [e("machined-a.conf", 1)];
+  assert.throws(
+    () => planKexec(one, () => ukiLoaderEntry("A", { generation: 1, version: "1.0.0" })),
+    (x) => x instanceof KexecPlanError && x.reason === "bad-entry" && /no linux/.test(x.message),
+  );
 });

@@ -11,6 +11,9 @@
 //! `node:` module loads and panics without `/proc`, and machined's boot
 //! sequence skips mounts that already exist.
 //!
+//! With a TPM it extends PCR 11 with the `enter-initrd` and `leave-initrd`
+//! phases (tpm.rs), after systemd-stub's measurement of the UKI.
+//!
 //! Its first line and the root-mounted line carry the guest's uptime
 //! (`uptime_s=`, uptime.rs), so the host can time the boot's phases.
 //!
@@ -23,6 +26,7 @@ mod esp;
 mod root;
 mod sha256;
 mod sys;
+mod tpm;
 mod trial;
 mod uptime;
 mod watchdog;
@@ -54,6 +58,7 @@ fn main() {
             console(&format!("machined-init: mount {target}: {e}"));
         }
     }
+    tpm::measure_phase("enter-initrd");
     let cmdline = std::fs::read_to_string("/proc/cmdline").unwrap_or_default();
     match bootargs::parse(&cmdline) {
         Ok(Some(root)) => {
@@ -73,6 +78,7 @@ fn main() {
     if args.is_empty() {
         fail("no program to run: pass it after -- on the kernel command line");
     }
+    tpm::measure_phase("leave-initrd");
     let mut argv: Vec<*const libc::c_char> = args.iter().map(|a| a.as_ptr()).collect();
     argv.push(std::ptr::null());
     // SAFETY: argv is a null-terminated array of valid C strings that outlive the call.

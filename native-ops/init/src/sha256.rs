@@ -55,14 +55,23 @@ impl Sha256 {
         self.filled = data.len();
     }
 
-    pub fn hex(mut self) -> String {
+    pub fn hex(self) -> String {
+        self.digest().iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /** The 32-byte digest (the form a TPM extend takes). */
+    pub fn digest(mut self) -> [u8; 32] {
         let bits = self.length * 8;
         self.update(&[0x80]);
         while self.filled != 56 {
             self.update(&[0]);
         }
         self.update(&bits.to_be_bytes());
-        self.state.iter().map(|w| format!("{w:08x}")).collect()
+        let mut out = [0u8; 32];
+        for (i, w) in self.state.iter().enumerate() {
+            out[i * 4..i * 4 + 4].copy_from_slice(&w.to_be_bytes());
+        }
+        out
     }
 }
 
