@@ -95,6 +95,8 @@ Deno.test({
   };
   try {
     const log = await node.vm.console();
+    // The guest's own clock from kernel start (the firmware's enrolment reset is before it).
+    figures.apiReadyUptimeS = Number(/machined: API ready .*uptime_s=([\d.]+)/.exec(log)?.[1]);
     assert.match(log, /secureboot: Secure boot enabled/);
     assert.match(log, /Kernel is locked down from EFI Secure Boot/);
     assert.equal(

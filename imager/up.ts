@@ -74,7 +74,16 @@ export async function upNode(options: UpOptions = {}): Promise<UpNode> {
   const arch = options.vm?.arch ?? options.image?.arch;
   // A signed image boots under the Secure Boot firmware, which starts in Setup Mode to enroll.
   const secureBoot = options.vm?.secureBoot ?? (options.image?.secureBootKeys ? {} : undefined);
-  const vm = await startVm({ ...options.vm, arch, image: image.out, hostPort: port, secureBoot });
+  // A Secure Boot node gets a TPM too (swtpm), so its measured boot can be read.
+  const tpm = options.vm?.tpm ?? (secureBoot !== undefined && await hasSwtpm());
+  const vm = await startVm({
+    ...options.vm,
+    arch,
+    image: image.out,
+    hostPort: port,
+    secureBoot,
+    tpm,
+  });
   log(`QEMU pid ${vm.state.pid} (${vm.state.accel}), console: ${vm.state.consoleLog}`);
   try {
     await vm.waitForConsole(/machined: API ready/, { timeoutMs, failOn: UP_FAIL });
@@ -135,4 +144,10 @@ export function upHints(
       opts.runDir && opts.runDir !== "build/qemu" ? ` --run-dir ${opts.runDir}` : ""
     }`,
   ].join("\n");
+}
+
+async function hasSwtpm(): Promise<boolean> {
+  const out = await new Deno.Command("sh", { args: ["-c", "command -v swtpm"], stdout: "null" })
+    .output().catch(() => undefined);
+  return out?.success ?? false;
 }
