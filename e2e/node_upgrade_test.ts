@@ -16,6 +16,10 @@
  *   4. an untrusted bundle is refused (PermissionDenied) and the node stays;
  *      so are trusted bundles whose command line names the booted slot or
  *      holds a newline (InvalidArgument, bad-cmdline: issue 28);
+ *   4c. Y again (the floor: a replay) and `deadbeef` (no order) are refused
+ *      without --force; 4d. `upgrade --from` a host server that stalls after
+ *      12 bytes is refused DeadlineExceeded at the idle deadline, the ESP
+ *      free at once (e2e/upgrade_refusal_step.ts);
  *   5. a bundle whose machined hangs after boot (a test image's hook):
  *      softdog, armed by machined-init and petted by machined, reboots each
  *      of B's three tries and the node comes back on A by itself
@@ -57,6 +61,7 @@ import {
 import { generateSigningKey, loadSigningKey, writeBundle } from "../bundle/mod.ts";
 import { freePort, machinectl, removeScratch } from "./helpers.ts";
 import { kexecUpgradeThenColdBoot, upgradeTimes } from "./upgrade_kexec_step.ts";
+import { upgradeRefusalStep } from "./upgrade_refusal_step.ts";
 import * as us from "./upgrade_status_checks.ts";
 import { upgradeHangStep, upgradeUnreadyStep } from "./upgrade_hang_step.ts";
 import { espFingerprint, hasEvent, nodeVersion } from "./upgrade_helpers.ts";
@@ -229,6 +234,23 @@ Deno.test({
       assert.match(r.err, /bad-cmdline/);
       assert.deepEqual(await esp(), espBefore, `${JSON.stringify(extra)} changed the ESP`);
     }
+    v = await nodeVersion(client, port);
+    assert.deepEqual([v.slot, v.imageVersion], ["A", X]);
+    // 4c, 4d. The floor's replay and an unordered version; a --from server that stalls.
+    Object.assign(
+      figures,
+      await upgradeRefusalStep({
+        client,
+        port,
+        work,
+        floorBundle: yBundle,
+        files,
+        cmdline: y.cmdline,
+        compatible,
+        signing,
+        esp,
+      }),
+    );
     v = await nodeVersion(client, port);
     assert.deepEqual([v.slot, v.imageVersion], ["A", X]);
 
