@@ -52,11 +52,21 @@ Deno.test("malformed PKCS#7 is bad-signature", () => {
 Deno.test("deep nesting inside 64 KiB is refused, not a crash, in bounded time", () => {
   let deep: Uint8Array = new Uint8Array();
   for (let i = 0; i < 15_000 && deep.length < 60_000; i++) deep = tlv(0x30, deep);
-  // Well-formed where the verifier cuts raw bytes (one SignerInfo with signed attributes), so
-  // the typed parse meets the nesting in the certificates.
-  const signerInfos = tlv(0x31, tlv(0x30, Uint8Array.of(2, 1, 1, 0xa0, 0)));
+  // Well-formed where the verifier cuts raw bytes (the shape of SignedData and of one SignerInfo
+  // with signed attributes), so the typed parse meets the nesting in the certificates.
+  const spc = Uint8Array.of(0x06, 0x0a, 0x2b, 0x06, 0x01, 0x04, 0x01, 0x82, 0x37, 0x02, 0x01, 0x04);
+  const encap = tlv(0x30, new Uint8Array([...spc, ...tlv(0xa0, Uint8Array.of(0x30, 0))]));
+  const attribute = [0x30, 7, 0x06, 1, 0, 0x31, 2, 0x05, 0];
+  const signer = Uint8Array.of(2, 1, 1, 0x30, 0, 0x30, 0, 0xa0, 9, ...attribute, 0x30, 0, 0x04, 0);
+  const signerInfos = tlv(0x31, tlv(0x30, signer));
   const version = Uint8Array.of(2, 1, 1);
-  const body = [...version, ...tlv(0x31, new Uint8Array()), ...tlv(0xa0, deep), ...signerInfos];
+  const body = [
+    ...version,
+    ...tlv(0x31, new Uint8Array()),
+    ...encap,
+    ...tlv(0xa0, deep),
+    ...signerInfos,
+  ];
   const blob = contentInfo(tlv(0x30, new Uint8Array(body)));
   const started = performance.now();
   let message = "";

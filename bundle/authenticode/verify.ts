@@ -17,7 +17,7 @@ import {
 } from "./cert_table.ts";
 import { digestOf } from "./digest.ts";
 import { readPeImage } from "./pe_image.ts";
-import { parseSignedData } from "./signed_data.ts";
+import { parseSignedData, type SignedAttribute } from "./signed_data.ts";
 import {
   checkSignature,
   type DbCertificate,
@@ -41,10 +41,9 @@ export interface AuthenticodeVerdict {
 const SHA256 = "2.16.840.1.101.3.4.2.1";
 const RSA_ENCRYPTION = "1.2.840.113549.1.1.1";
 const SHA256_WITH_RSA = "1.2.840.113549.1.1.11";
-/** contentType and messageDigest (PKCS#9). */
-const CONTENT_TYPE = "1.2.840.113549.1.9.3";
-const MESSAGE_DIGEST = "1.2.840.113549.1.9.4";
-/** DER of the OBJECT IDENTIFIER 1.3.6.1.4.1.311.2.1.4 (SPC_INDIRECT_DATA). */
+/** DER of the OBJECT IDENTIFIERs of PKCS#9 contentType and messageDigest, and of SPC_INDIRECT_DATA. */
+const CONTENT_TYPE_DER = [0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x09, 0x03];
+const MESSAGE_DIGEST_DER = [0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x09, 0x04];
 const SPC_INDIRECT_DATA_DER = [
   0x06,
   0x0a,
@@ -85,8 +84,12 @@ export async function verifyAuthenticode(
     try {
       return await verifyOne(s, digest, anchors);
     } catch (e) {
-      if (!(e instanceof AuthenticodeError)) throw e;
-      refusals.push(e);
+      // A library choking on hostile bytes is a malformed signature, still a typed refusal.
+      refusals.push(
+        e instanceof AuthenticodeError
+          ? e
+          : new AuthenticodeError("bad-signature", `signature at ${s.offset}: ${e}`, { cause: e }),
+      );
     }
   }
   if (refusals.length === 1) throw refusals[0];
@@ -129,9 +132,9 @@ async function verifyOne(
       `${at} covers ${hex(signed.imageDigest)}, the image hashes to ${hex(digest)}`,
     );
   }
-  checkAttributes(at, info.signedAttrs ?? [], signed.indirectDataContent);
+  checkAttributes(at, signed.attributes, signed.indirectDataContent);
   const cert = signerCertificate(info.sid, signed.certificates, db);
-  await checkSignature(cert, signed.signedAttributes, new Uint8Array(info.signature.buffer));
+  await checkSignature(cert, signed.signedAttributes, signed.signature);
   const dbCertificate = await trustedBy(cert, db);
   return { ok: true, signer: cert.subject, dbCertificate, digest };
 }
@@ -143,20 +146,20 @@ async function verifyOne(
  */
 function checkAttributes(
   at: string,
-  attrs: readonly { attrType: string; attrValues: ArrayBuffer[] }[],
+  attrs: readonly SignedAttribute[],
   content: Uint8Array,
 ): void {
-  const only = (type: string) => {
-    const found = attrs.filter((a) => a.attrType === type);
-    if (found.length !== 1 || found[0].attrValues.length !== 1) {
-      throw new AuthenticodeError("bad-signature", `${at}: needs exactly one ${type} attribute`);
+  const only = (type: number[], name: string) => {
+    const found = attrs.filter((a) => equal(a.type, Uint8Array.from(type)));
+    if (found.length !== 1 || found[0].values.length !== 1) {
+      throw new AuthenticodeError("bad-signature", `${at}: needs exactly one ${name} attribute`);
     }
-    return new Uint8Array(found[0].attrValues[0]);
+    return found[0].values[0];
   };
-  if (!equal(only(CONTENT_TYPE), Uint8Array.from(SPC_INDIRECT_DATA_DER))) {
+  if (!equal(only(CONTENT_TYPE_DER, "contentType"), Uint8Array.from(SPC_INDIRECT_DATA_DER))) {
     throw new AuthenticodeError("bad-signature", `${at}: contentType is not SpcIndirectData`);
   }
-  const md = only(MESSAGE_DIGEST);
+  const md = only(MESSAGE_DIGEST_DER, "messageDigest");
   const expected = new Uint8Array(createHash("sha256").update(content).digest());
   // OCTET STRING, 32 bytes: 04 20 <digest>.
   if (!(md.length === 34 && md[0] === 0x04 && md[1] === 32 && equal(md.subarray(2), expected))) {
