@@ -60,6 +60,7 @@ export { sha256File } from "./root_image.ts";
 export { BOARD_PROFILES, boardOptions, parseBoard } from "./rpi/board.ts";
 export { run } from "./run.ts";
 export { readPeLayout } from "./uki/pe_sections.ts";
+export { buildUki, type UkiParts } from "./uki/uki.ts";
 export { sourceRevisionOf } from "./source_revision.ts";
 export { upNode, waitForApi } from "./up.ts";
 export { UP_INSTALL_DISK, UP_PAYLOAD_ID } from "./up_config.ts";

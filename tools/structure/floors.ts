@@ -34,6 +34,8 @@ export const FLOORS: Record<string, number> = {
   "platform/watchdog": 1,
   "cri": 1,
   "bundle": 1,
+  // The Authenticode verifier: PE/COFF and PKCS#7 parsing, no upgrade knowledge.
+  "bundle/authenticode": 1,
   // 2: resource types and what observes the host.
   "resources": 2,
   "observe": 2,

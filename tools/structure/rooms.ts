@@ -10,8 +10,11 @@ import type { Edge, ImportGraph } from "./graph.ts";
  */
 export const HOUSES = ["api", "controllers", "native-ops", "platform"];
 
-/** Subfolders that are rooms of their own outside a house (the config keeper beside the schema). */
-export const SUBROOMS = ["config/keeper"];
+/**
+ * Subfolders that are rooms of their own outside a house (the config keeper beside the schema,
+ * the Authenticode verifier beside the bundle format).
+ */
+export const SUBROOMS = ["config/keeper", "bundle/authenticode"];
 
 /** The room a file lives in: its top folder, or `house/sub` inside a house; root files are "main". */
 export function roomOf(file: string): string {
