@@ -21,7 +21,7 @@ Deno.test("a hostname change is one removed and one added line with sorted conte
   const b = parse("version: v1alpha1\nmachine:\n  hostname: b\n");
   const d = configTextDiff(a, b);
   match(d.text, /^--- in force\n\+\+\+ requested\n@@ -\d+,\d+ \+\d+,\d+ @@\n/);
-  match(d.text, /\n-  hostname: a\n\+  hostname: b\n/);
+  match(d.text, /\n- {2}hostname: a\n\+ {2}hostname: b\n/);
   equal(d.text.split("\n").filter((l) => /^[-+][^-+]/.test(l)).length, 2);
 });
 
