@@ -3,8 +3,9 @@
  * what a dry-run ApplyConfiguration shows of the config in force against the
  * requested one. Lines common to both ends are set aside first (a config
  * change is usually one place); the rest is Myers' O((N+M)·D) algorithm with
- * D capped at {@link MAX_DIFF_EDITS}, past which the middle is shown as all
- * removed then all added (still a correct diff, only not the shortest). The
+ * D capped at {@link MAX_DIFF_EDITS} and its work at {@link MAX_DIFF_STEPS},
+ * past which the middle is shown as all removed then all added (still a
+ * correct diff, only not the shortest). The
  * text stops at {@link MAX_DIFF_BYTES} with a last line saying so.
  *
  * @module
@@ -12,6 +13,12 @@
 
 /** Edits Myers may search for before the middle is shown whole (memory ~4·D² bytes). */
 export const MAX_DIFF_EDITS = 1_000;
+
+/**
+ * Diagonals visited plus lines compared before Myers gives up (about 50 ms):
+ * bounds the time on any input, however its edits and runs are arranged.
+ */
+export const MAX_DIFF_STEPS = 10_000_000;
 
 /** 64 KiB: the diff text is cut past this many UTF-8 bytes. */
 export const MAX_DIFF_BYTES = 64 * 1024;
@@ -24,6 +31,8 @@ export interface LineDiffOptions {
   readonly maxBytes?: number;
   /** @default MAX_DIFF_EDITS */
   readonly maxEdits?: number;
+  /** @default MAX_DIFF_STEPS */
+  readonly maxSteps?: number;
   /** The `---` and `+++` names. @default ["a", "b"] */
   readonly names?: readonly [string, string];
 }
@@ -42,15 +51,23 @@ export function unifiedLineDiff(
   b: readonly string[],
   o: LineDiffOptions = {},
 ): LineDiff {
-  const ops = editScript(a, b, o.maxEdits ?? MAX_DIFF_EDITS);
+  const ops = editScript(a, b, o.maxEdits ?? MAX_DIFF_EDITS, o.maxSteps ?? MAX_DIFF_STEPS);
   if (ops.every((op) => op.t === " ")) return { text: "", truncated: false };
   const [from, to] = o.names ?? ["a", "b"];
-  const lines = [`--- ${from}`, `+++ ${to}`, ...hunks(ops, o.context ?? 3)];
-  return cap(lines, o.maxBytes ?? MAX_DIFF_BYTES);
+  const out = new BoundedText(o.maxBytes ?? MAX_DIFF_BYTES);
+  out.line(`--- ${from}`);
+  out.line(`+++ ${to}`);
+  writeHunks(out, ops, o.context ?? 3);
+  return out.result();
 }
 
 /** Every line of `a` and `b` as kept, removed or added, in order. */
-function editScript(a: readonly string[], b: readonly string[], maxEdits: number): Op[] {
+function editScript(
+  a: readonly string[],
+  b: readonly string[],
+  maxEdits: number,
+  maxSteps: number,
+): Op[] {
   let pre = 0;
   while (pre < a.length && pre < b.length && a[pre] === b[pre]) pre++;
   let suf = 0;
@@ -59,7 +76,7 @@ function editScript(a: readonly string[], b: readonly string[], maxEdits: number
   ) suf++;
   const midA = a.slice(pre, a.length - suf);
   const midB = b.slice(pre, b.length - suf);
-  const middle = myers(midA, midB, maxEdits) ?? [
+  const middle = myers(midA, midB, maxEdits, maxSteps) ?? [
     ...midA.map((s) => ({ t: "-", s }) as const),
     ...midB.map((s) => ({ t: "+", s }) as const),
   ];
@@ -68,13 +85,20 @@ function editScript(a: readonly string[], b: readonly string[], maxEdits: number
 }
 
 /**
- * The shortest edit script (Myers 1986), or undefined past `maxD` edits.
- * `trace[d]` keeps the furthest x per diagonal k ∈ [-d-1, d+1] before round d.
+ * The shortest edit script (Myers 1986), or undefined past `maxD` edits or
+ * `maxSteps` steps. `trace[d]` keeps the furthest x per diagonal
+ * k ∈ [-d-1, d+1] before round d.
  */
-function myers(a: readonly string[], b: readonly string[], maxD: number): Op[] | undefined {
+function myers(
+  a: readonly string[],
+  b: readonly string[],
+  maxD: number,
+  maxSteps: number,
+): Op[] | undefined {
   const n = a.length, m = b.length, off = n + m + 1;
   const v = new Int32Array(2 * off + 1);
   const trace: Int32Array[] = [];
+  let steps = 0;
   for (let d = 0; d <= Math.min(n + m, maxD); d++) {
     trace.push(v.slice(off - d - 1, off + d + 2));
     for (let k = -d; k <= d; k += 2) {
@@ -82,10 +106,13 @@ function myers(a: readonly string[], b: readonly string[], maxD: number): Op[] |
         ? v[off + k + 1]
         : v[off + k - 1] + 1;
       let y = x - k;
+      const start = x;
       while (x < n && y < m && a[x] === b[y]) {
         x++;
         y++;
       }
+      steps += 1 + x - start;
+      if (steps > maxSteps) return undefined;
       v[off + k] = x;
       if (x >= n && y >= m) return backtrack(a, b, trace);
     }
@@ -110,49 +137,69 @@ function backtrack(a: readonly string[], b: readonly string[], trace: Int32Array
   return out.reverse();
 }
 
-/** The changed runs with `context` lines around, joined when their context meets. */
-function hunks(ops: readonly Op[], context: number): string[] {
+/**
+ * Writes the changed runs with `context` lines around, joined when their
+ * context meets, in one pass (line numbers kept by a cursor), stopping at
+ * `maxBytes` with a last line saying so.
+ */
+function writeHunks(
+  out: BoundedText,
+  ops: readonly Op[],
+  context: number,
+): void {
   const changed = ops.flatMap((op, i) => op.t === " " ? [] : [i]);
-  const out: string[] = [];
+  let cursor = 0, aBefore = 0, bBefore = 0;
+  const side = (op: Op, s: "-" | "+") => op.t === " " || op.t === s;
   let i = 0;
-  while (i < changed.length) {
+  while (i < changed.length && !out.full) {
     let j = i;
     while (j + 1 < changed.length && changed[j + 1] - changed[j] <= 2 * context + 1) j++;
     const start = Math.max(0, changed[i] - context);
     const end = Math.min(ops.length, changed[j] + context + 1);
-    out.push(header(ops, start, end), ...ops.slice(start, end).map((op) => op.t + op.s));
+    for (; cursor < start; cursor++) {
+      if (side(ops[cursor], "-")) aBefore++;
+      if (side(ops[cursor], "+")) bBefore++;
+    }
+    let aLen = 0, bLen = 0;
+    for (let x = start; x < end; x++) {
+      if (side(ops[x], "-")) aLen++;
+      if (side(ops[x], "+")) bLen++;
+    }
+    out.line(`@@ -${range(aBefore, aLen)} +${range(bBefore, bLen)} @@`);
+    for (let x = start; x < end && !out.full; x++) out.line(ops[x].t + ops[x].s);
     i = j + 1;
   }
-  return out;
 }
 
 /**
- * `@@ -l,n +l,n @@` for ops[start, end), as GNU diff writes it: `,1` left out,
- * an empty side naming the line before it.
+ * A hunk side as GNU diff writes it: `,1` left out, an empty side naming the
+ * line before it.
  */
-function header(ops: readonly Op[], start: number, end: number): string {
-  const count = (from: number, to: number, side: "-" | "+") =>
-    ops.slice(from, to).filter((op) => op.t === " " || op.t === side).length;
-  const range = (side: "-" | "+") => {
-    const before = count(0, start, side), n = count(start, end, side);
-    return n === 1 ? `${before + 1}` : `${n === 0 ? before : before + 1},${n}`;
-  };
-  return `@@ -${range("-")} +${range("+")} @@`;
+function range(before: number, n: number): string {
+  return n === 1 ? `${before + 1}` : `${n === 0 ? before : before + 1},${n}`;
 }
 
-/** `lines` joined, cut before the line that would pass `maxBytes`, with a last line saying so. */
-function cap(lines: readonly string[], maxBytes: number): LineDiff {
-  const enc = new TextEncoder();
-  let bytes = 0;
-  for (let i = 0; i < lines.length; i++) {
-    bytes += enc.encode(lines[i]).length + 1;
-    if (bytes > maxBytes) {
-      const rest = lines.length - i;
-      const note = `… diff truncated at ${maxBytes} bytes (${rest} more line${
-        rest === 1 ? "" : "s"
-      })`;
-      return { text: [...lines.slice(0, i), note].join("\n") + "\n", truncated: true };
+/** Lines joined up to `maxBytes` (UTF-8); past it, one last line says the text was cut. */
+class BoundedText {
+  #lines: string[] = [];
+  #bytes = 0;
+  full = false;
+  #enc = new TextEncoder();
+
+  constructor(readonly maxBytes: number) {}
+
+  line(s: string): void {
+    if (this.full) return;
+    this.#bytes += this.#enc.encode(s).length + 1;
+    if (this.#bytes > this.maxBytes) {
+      this.full = true;
+      this.#lines.push(`… diff truncated at ${this.maxBytes} bytes`);
+      return;
     }
+    this.#lines.push(s);
   }
-  return { text: lines.join("\n") + "\n", truncated: false };
+
+  result(): LineDiff {
+    return { text: this.#lines.join("\n") + "\n", truncated: this.full };
+  }
 }

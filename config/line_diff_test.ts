@@ -81,12 +81,12 @@ Deno.test("past maxEdits the middle is all removed then all added, still correct
   equal(s.edits, 98, "the 48 unchanged lines inside the middle are shown as changed");
 });
 
-Deno.test("the text is cut at maxBytes with a last line saying how much is left", () => {
+Deno.test("the text is cut at maxBytes with a last line saying so", () => {
   const a = Array.from({ length: 10_000 }, (_, i) => `line ${i}`);
   const d = unifiedLineDiff(a, [], {});
   equal(d.truncated, true);
   ok(new TextEncoder().encode(d.text).length <= MAX_DIFF_BYTES + 100);
-  match(d.text, /… diff truncated at 65536 bytes \(\d+ more lines\)\n$/);
+  match(d.text, /\n-line \d+\n… diff truncated at 65536 bytes\n$/);
   equal(unifiedLineDiff(["x"], ["y"], { maxBytes: 1_000 }).truncated, false);
 });
 
@@ -97,4 +97,29 @@ Deno.test("a long common run costs nothing: 100k equal lines around one change",
   const d = unifiedLineDiff(a, b);
   ok(performance.now() - t0 < 2_000);
   match(d.text, /@@ -49998,7 \+49998,7 @@\n/);
+});
+
+Deno.test("past maxSteps Myers gives up and the middle is shown whole, on any arrangement", () => {
+  // Long equal runs between edits: every round walks far along the diagonals.
+  const a = Array.from({ length: 4_000 }, (_, i) => i % 40 === 0 ? `a${i}` : "same");
+  const b = Array.from({ length: 4_000 }, (_, i) => i % 40 === 0 ? `b${i}` : "same");
+  const full = sides(unifiedLineDiff(a, b, { context: 10_000 }).text);
+  equal(full.edits, 200, "within the budget: the shortest script");
+  const cut = unifiedLineDiff(a, b, { context: 10_000, maxSteps: 1_000 });
+  const s = sides(cut.text);
+  deepEqual([s.a, s.b], [a, b]);
+  ok(s.edits > 200, "over the budget: correct but not the shortest");
+  const t0 = performance.now();
+  const big = Array.from({ length: 200_000 }, (_, i) => i % 3 ? "x" : `y${i}`);
+  unifiedLineDiff(big, big.map((l, i) => i % 7 ? l : `z${i}`));
+  ok(performance.now() - t0 < 5_000, "a worst case stays bounded by MAX_DIFF_STEPS");
+});
+
+Deno.test("many hunks, numbered in one pass: a change every 200 lines of 20k", () => {
+  const a = Array.from({ length: 20_000 }, (_, i) => `l${i}`);
+  const b = a.map((l, i) => i % 200 ? l : `c${i}`);
+  const d = unifiedLineDiff(a, b, { maxBytes: 10_000_000 });
+  equal(d.truncated, false);
+  equal(d.text.split("\n").filter((l) => l.startsWith("@@")).length, 100);
+  match(d.text, /\n@@ -19798,7 \+19798,7 @@\n l19797\n l19798\n l19799\n-l19800\n\+c19800\n/);
 });
