@@ -7,7 +7,7 @@
  * dry run that ran succeeded); only an invalid config exits 1, as without
  * `--dry-run`. Every field came from the node and is escaped.
  */
-import { type ApplyConfigurationResponse } from "../../api/gen/machined/v1/machine_pb.ts";
+import type { ApplyConfigurationResponse } from "../../api/gen/machined/v1/machine_pb.ts";
 import { ApplyMode } from "../../api/gen/machined/v1/resources_pb.ts";
 import type { Io } from "../io.ts";
 import { esc, escapeText } from "../terminal_text.ts";
