@@ -52,6 +52,12 @@ Deno.test("machinectl apply-config --dry-run: diff, domains, hashes and verdict;
     const hashes = [...r.out.matchAll(/sha256 (?:in force: |requested:) ([0-9a-f]{64})/g)];
     equal(hashes[0][1], hashes[1][1]);
     equal(hashes[0][1], inForce);
+    // A mode that reboots still would, even with nothing to change.
+    r = await n.run("apply-config", "-f", same, "--dry-run", "--mode", "reboot");
+    match(
+      r.out,
+      /verdict: would persist it and reboot the node \(the config in force is the same\)/,
+    );
 
     r = await n.runAs("os:operator", "apply-config", "-f", hostname, "--dry-run");
     equal(r.code, 1);

@@ -27,16 +27,19 @@ export function dryRunHeadline(r: ApplyConfigurationResponse, mode: string): str
   return r.refusal ? `mode ${mode} would be refused` : `would apply with mode ${mode}`;
 }
 
+/** What the apply would do; an identical config changes nothing, except a mode that reboots or stages. */
 function verdict(r: ApplyConfigurationResponse): string {
   if (r.refusal) return esc`refused: ${r.refusal}`;
-  if (!r.differs) return "nothing to apply: the config in force is the same";
-  if (r.reboots) return "would persist it and reboot the node";
+  const same = r.differs ? "" : " (the config in force is the same)";
+  if (r.reboots) return `would persist it and reboot the node${same}`;
   switch (r.mode) {
     case ApplyMode.STAGED:
-      return "would persist it for the next boot; no reboot now";
+      return `would persist it for the next boot; no reboot now${same}`;
     case ApplyMode.TRY:
-      return "would apply it live until confirmed or the timeout; no reboot";
+      return `would apply it live until confirmed or the timeout; no reboot${same}`;
     default:
-      return "would apply it live and persist it; no reboot";
+      return same
+        ? "nothing to apply: the config in force is the same"
+        : "would apply it live and persist it; no reboot";
   }
 }
