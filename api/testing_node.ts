@@ -4,7 +4,7 @@
  * a config applier over the real config parser. The kernel log uses
  * platform/kmsg's FakeKmsgBackend. Not for production.
  */
-import { parseMachineConfig } from "../config/mod.ts";
+import { configDiff, type MachineConfig, parseMachineConfig } from "../config/mod.ts";
 import { LogRing } from "../logs/mod.ts";
 import type { ServiceSpecSpec, ServiceStatusSpec } from "../resources/mod.ts";
 import type {
@@ -174,10 +174,16 @@ export class FakeLogSource implements LogSource {
   }
 }
 
-/** Validates with the real parser; records what was applied (not dry runs). */
+/**
+ * Validates with the real parser; records what was applied (not dry runs) and
+ * keeps the last applied config as the one in force, so that a reply carries
+ * a real diff against it. No mode is ever refused.
+ */
 export class RecordingConfigApplier implements ConfigApplier {
   readonly applied: { text: string; by: string }[] = [];
   readonly dryRuns: string[] = [];
+  /** The config in force: the last one applied (none at first). */
+  current?: MachineConfig;
 
   apply(text: string, options: ConfigApplyOptions): Promise<ConfigApplyResult> {
     const parsed = parseMachineConfig(text, "api");
@@ -193,10 +199,23 @@ export class RecordingConfigApplier implements ConfigApplier {
         })),
       });
     }
+    const current = this.current;
+    const changed = configDiff(current ?? {}, parsed.config);
     if (options.dryRun) this.dryRuns.push(text);
-    else this.applied.push({ text, by: `${options.by.name}/${options.by.role}` });
+    else {
+      this.applied.push({ text, by: `${options.by.name}/${options.by.role}` });
+      this.current = parsed.config;
+    }
     const mode = options.mode === undefined || options.mode === "auto" ? "no-reboot" : options.mode;
-    return Promise.resolve({ state: "valid", errors: [], mode, changed: [], rebootFields: [] });
+    return Promise.resolve({
+      state: "valid",
+      errors: [],
+      mode,
+      changed,
+      rebootFields: [],
+      ...(current ? { current } : {}),
+      requested: parsed.config,
+    });
   }
 
   confirm(by: ActionRequester): Promise<ConfigApplyResult> {

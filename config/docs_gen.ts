@@ -151,6 +151,10 @@ before the work it would cost. A machine config comes nowhere near them.
 - No error quotes anything holding PEM private key text (\`PRIVATE KEY\`), whatever its path: such a
   value, key or hint shows as \`${REDACTED}\`. Other quoted values are cut to ${MAX_QUOTED_CHARS}
   characters.
+- The diff a dry-run ApplyConfiguration answers (\`machinectl apply-config --dry-run\`; docs/api.md,
+  "Dry run and config hash") shows them, and service env values, as \`${REDACTED}\`, or
+  \`(changed, redacted)\` where they change, for every role. The config hash
+  (\`MachineConfig.sha256\`) covers them, so a changed secret is drift.
 `;
 
 /**

@@ -79,6 +79,16 @@ export {
   parseIp,
 } from "./ip.ts";
 export { configDiff, deepEqual } from "./config_diff.ts";
+export { canonicalJson, configSha256 } from "./config_hash.ts";
+export { CONFIG_DOMAINS, configDomains } from "./config_domains.ts";
+export { configTextDiff, configYamlLines } from "./config_text_diff.ts";
+export {
+  type LineDiff,
+  type LineDiffOptions,
+  MAX_DIFF_BYTES,
+  MAX_DIFF_EDITS,
+  unifiedLineDiff,
+} from "./line_diff.ts";
 export {
   APPLY_CLASSES,
   type ApplyClass,

@@ -4,77 +4,9 @@
  * apid over mutual TLS, and `get machineconfig` showing what is pending.
  */
 import { deepEqual, equal, match } from "node:assert/strict";
-import { join } from "node:path";
-import { addContext, contextFromPem, emptyClientConfig, writeClientConfig } from "../pki/mod.ts";
-import { type ApiFixture, startApiFixture } from "../api/testing.ts";
-import { createLogger } from "../logs/mod.ts";
-import { FakeClock } from "../runtime/mod.ts";
-import { ConfigKeeper } from "../config/keeper/mod.ts";
-import { ConfigModes } from "../config/keeper/mod.ts";
-import { Machined } from "../core/mod.ts";
 import { runMachinectl } from "./cli.ts";
 import { bufferIo } from "./io.ts";
-
-const cfg = (hostname: string, extra = "") =>
-  `version: v1alpha1\nmachine:\n  hostname: ${hostname}\n${extra}`;
-
-async function setup() {
-  const dir = await Deno.makeTempDir();
-  const clock = new FakeClock();
-  const m = new Machined({
-    mode: "dev",
-    pid1: false,
-    clock,
-    logger: createLogger({ console: false }),
-  });
-  m.start();
-  const keeper = new ConfigKeeper(m);
-  const reboots: string[] = [];
-  const modes = new ConfigModes(keeper, {
-    reboot: (by) => Promise.resolve(void reboots.push(by.name)),
-  });
-  await keeper.apply(cfg("a"), "image");
-  await Deno.mkdir(join(dir, "state"));
-  await keeper.stateMounted(join(dir, "state"));
-  const f = await startApiFixture({ store: m.store, configApplier: modes });
-  const config = await adminConfig(f, dir);
-  const file = async (name: string, text: string) => {
-    const p = join(dir, name);
-    await Deno.writeTextFile(p, text);
-    return p;
-  };
-  const run = async (...argv: string[]) => {
-    const io = bufferIo();
-    const code = await runMachinectl(["--config", config, ...argv], io);
-    return { code, out: io.stdout.join("\n"), err: io.stderr.join("\n") };
-  };
-  return {
-    m,
-    keeper,
-    clock,
-    reboots,
-    file,
-    run,
-    async close() {
-      modes.dispose();
-      await f.close();
-      await m.stop();
-      await Deno.remove(dir, { recursive: true });
-    },
-  };
-}
-
-async function adminConfig(f: ApiFixture, dir: string): Promise<string> {
-  const path = join(dir, "client.yaml");
-  const cert = f.pki.clients["os:admin"];
-  const ctx = contextFromPem([f.endpoint], {
-    caPem: f.pki.ca.certPem,
-    certPem: cert.certPem,
-    keyPem: cert.keyPem,
-  });
-  await writeClientConfig(path, addContext(emptyClientConfig(), "test", ctx));
-  return path;
-}
+import { cfg, startConfigNode as setup } from "./testing_config_node.ts";
 
 Deno.test("machinectl apply-config modes: no-reboot refused with the fields, try, confirm, staged, auto", async () => {
   const n = await setup();

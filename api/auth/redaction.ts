@@ -113,17 +113,23 @@ export function redactServiceSpec(spec: ServiceSpecSpec, v: Visibility): Service
   return env === spec.env ? spec : { ...spec, env };
 }
 
-/** MachineConfig without the CA key (for everyone) and, for readers, without env values. */
+/**
+ * MachineConfig without the CA key (for everyone) and, for readers, without
+ * env values or the config's hash: a hash over values a reader may not see
+ * would let them test guesses of a weak env value offline.
+ */
 export function redactMachineConfig(spec: MachineConfigSpec, v: Visibility): MachineConfigSpec {
   const machine = spec.config.machine;
   const services = v === "privileged"
     ? machine.services
     : (machine.services ?? []).map((s) => ({ ...s, env: { ...redactEnv(s.env ?? {}, v) } }));
   const ca = machine.ca ? { ...machine.ca, key: REDACTED } : machine.ca;
-  if (services === machine.services && ca === machine.ca) return spec;
+  const sha256 = v === "privileged" || spec.sha256 === undefined ? spec.sha256 : REDACTED;
+  if (services === machine.services && ca === machine.ca && sha256 === spec.sha256) return spec;
   return {
     ...spec,
     config: { ...spec.config, machine: { ...machine, services, ...(ca ? { ca } : {}) } },
+    ...(sha256 === undefined ? {} : { sha256 }),
   };
 }
 

@@ -1,11 +1,12 @@
 /**
  * Redaction per role, through apid: readers see service environment names
  * but not values (ServiceSpec over Get/List/Watch, MachineConfig, ServiceList);
- * operators and admins see the values; nobody sees the CA private key.
+ * operators and admins see the values; nobody sees the CA private key; readers
+ * do not get the config's hash either.
  */
 import { deepEqual, equal, ok } from "node:assert/strict";
 import type { JsonObject } from "@bufbuild/protobuf";
-import { parseMachineConfig } from "../../config/mod.ts";
+import { configSha256, parseMachineConfig } from "../../config/mod.ts";
 import type { Role } from "../../pki/mod.ts";
 import type { MachineConfigSpec, ServiceSpecSpec } from "../../resources/mod.ts";
 import { fakeServiceSpec, startApiFixture } from "../testing.ts";
@@ -54,7 +55,11 @@ Deno.test("RBAC redaction: env values are hidden from readers only; the CA key f
     namespace: "config",
     id: "v1alpha1",
     owner: "test",
-    spec: { source: "test.yaml", config: parsed.config } satisfies MachineConfigSpec,
+    spec: {
+      source: "test.yaml",
+      config: parsed.config,
+      sha256: configSha256(parsed.config),
+    } satisfies MachineConfigSpec,
   });
   const web: ServiceSpecSpec = { ...fakeServiceSpec(["/bin/web"]), env: ENV };
   f.store.create({
@@ -86,7 +91,14 @@ Deno.test("RBAC redaction: env values are hidden from readers only; the CA key f
       const svc = (await c.serviceList({})).services.find((s) => s.id === "web");
       deepEqual({ ...svc?.spec?.env }, want, `${role} ServiceList`);
 
-      const mc = machineOf((await c.get({ type: "mc", id: "v1alpha1" })).resource);
+      const mcResource = (await c.get({ type: "mc", id: "v1alpha1" })).resource;
+      // A hash over the env values would let a reader test guesses of them offline.
+      equal(
+        mcResource?.spec.case === "machineConfig" ? mcResource.spec.value.sha256 : "?",
+        role === "os:reader" ? REDACTED : configSha256(parsed.config),
+        `${role} MachineConfig sha256`,
+      );
+      const mc = machineOf(mcResource);
       const ca = mc.ca as JsonObject;
       equal(ca.key, REDACTED, `${role} never sees the CA key`);
       equal(ca.crt, f.pki.ca.certPem.trim() + "\n", `${role} sees the CA certificate`);

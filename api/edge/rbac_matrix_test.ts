@@ -69,6 +69,12 @@ const ARGUMENTS_EXPECTED: Record<string, Record<Role, "ok" | "PermissionDenied">
   timeOtherServer: { "os:admin": "ok", "os:operator": "ok", "os:reader": "PermissionDenied" },
   fileReaderRoot: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
   filePrivilegedRoot: { "os:admin": "ok", "os:operator": "ok", "os:reader": "PermissionDenied" },
+  // A dry run changes nothing but shows the config's diff: the apply's role, no less.
+  applyConfigurationDryRun: {
+    "os:admin": "ok",
+    "os:operator": "PermissionDenied",
+    "os:reader": "PermissionDenied",
+  },
 };
 
 async function firstOf(stream: AsyncIterable<unknown>): Promise<unknown> {
@@ -176,6 +182,11 @@ Deno.test("RBAC: every role × every RPC", async () => {
         timeOtherServer: () => c.api.time({ server: "198.51.100.9" }),
         fileReaderRoot: () => firstOf(c.api.fileList({ path: "/system/state" })),
         filePrivilegedRoot: () => firstOf(c.api.fileList({ path: "/etc" })),
+        applyConfigurationDryRun: () =>
+          c.api.applyConfiguration({
+            configYaml: "version: v1alpha1\nmachine:\n  hostname: dry\n",
+            dryRun: true,
+          }),
       };
       const gotArgs: Record<string, string> = {};
       const wantArgs: Record<string, string> = {};

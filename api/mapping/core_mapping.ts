@@ -82,6 +82,7 @@ export function machineConfigToProto(s: MachineConfigSpec): ProtoMachineConfigSp
     source: s.source,
     config: json,
     ...(s.pending ? { pending: pendingToProto(s.pending) } : {}),
+    sha256: s.sha256 ?? "",
   });
 }
 
@@ -102,6 +103,7 @@ export function machineConfigFromProto(s: ProtoMachineConfigSpec): MachineConfig
   return {
     source: s.source,
     config: config as unknown as MachineConfig,
+    ...(s.sha256 ? { sha256: s.sha256 } : {}),
     ...(p && (mode === "try" || mode === "staged")
       ? {
         pending: {

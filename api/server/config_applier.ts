@@ -4,13 +4,18 @@
  * config/ and its config loader; the API only reports the outcome.
  */
 import type { ApplyMode, ConfigIssue } from "../../resources/mod.ts";
+import type { MachineConfig } from "../../config/mod.ts";
 import type { ApplyConfigurationResponse } from "../gen/machined/v1/machine_pb.ts";
 import { InvalidArgumentError } from "../errors/mod.ts";
 import type { ActionRequester } from "./node_actions.ts";
 
 /** Options of {@link ConfigApplier.apply}. */
 export interface ConfigApplyOptions {
-  /** Only validate; change nothing. */
+  /**
+   * Validate and decide as a real apply would, then change nothing: an
+   * invalid config answers `invalid` as usual, a mode that would be refused
+   * answers `refusal` instead of throwing.
+   */
   readonly dryRun: boolean;
   /** Who asked, for the event log. */
   readonly by: ActionRequester;
@@ -30,6 +35,19 @@ export interface ConfigApplyResult {
   readonly changed?: readonly string[];
   /** Those of `changed` that need a reboot. */
   readonly rebootFields?: readonly string[];
+  /**
+   * The config in force before this call, secrets included (absent when none
+   * is); the API derives the diff and hashes (config_preview.ts) and sends
+   * only a redacted rendering.
+   */
+  readonly current?: MachineConfig;
+  /** The requested config as parsed (absent for an invalid config or a confirm). */
+  readonly requested?: MachineConfig;
+  /**
+   * Dry run only: why the mode would refuse this change (the message of the
+   * ApplyRefusedError a real apply throws); absent when it would go ahead.
+   */
+  readonly refusal?: string;
 }
 
 /**

@@ -31,6 +31,7 @@ import {
   ConfigRejectedError,
   configRejectionMessage,
 } from "./config_applier.ts";
+import { previewConfigChange } from "./config_preview.ts";
 import { type KernelLog, readKernelLog } from "./kernel_log.ts";
 import { SERVICE_ID } from "../../config/mod.ts";
 import type { LogSource, ServiceControl, ServiceView } from "./service_control.ts";
@@ -161,7 +162,8 @@ function createApplyConfigurationHandler(
         ...(req.tryTimeoutMs ? { tryTimeoutMs: req.tryTimeoutMs } : {}),
       });
       const response = applyResponse(result, req.dryRun);
-      if (result.state === "invalid" && !req.dryRun) {
+      if (result.state === "invalid") {
+        // A dry run too: the same code and errors as the apply it stands for.
         // The errors ride along as a detail (errors.ts), so clients need not parse the message.
         throw new ConfigRejectedError(configRejectionMessage(result.errors), response);
       }
@@ -171,13 +173,18 @@ function createApplyConfigurationHandler(
 }
 
 function applyResponse(r: ConfigApplyResult, dryRun: boolean) {
+  const changed = r.changed ?? [];
+  const preview = r.requested ? previewConfigChange(r.current, r.requested, changed) : undefined;
   return create(ApplyConfigurationResponseSchema, {
     state: configStateToProto(r.state),
     errors: r.errors.map((e) => ({ ...e })),
     applied: r.state === "valid" && !dryRun,
     ...(r.mode ? { mode: applyModeToProto(r.mode) } : {}),
-    changed: [...(r.changed ?? [])],
+    changed: [...changed],
     rebootFields: [...(r.rebootFields ?? [])],
+    ...(preview ? { ...preview, domains: [...preview.domains] } : {}),
+    reboots: r.state === "valid" && r.mode === "reboot" && r.refusal === undefined,
+    refusal: r.refusal ?? "",
   });
 }
 

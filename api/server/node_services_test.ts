@@ -180,7 +180,7 @@ Deno.test("dmesg: whole buffer, tail, follow after the tail, gaps", async () => 
   }
 });
 
-Deno.test("apply-config: valid applies, invalid is InvalidArgument with every error, dry runs answer", async () => {
+Deno.test("apply-config: valid applies, invalid is InvalidArgument with every error, dry run or not", async () => {
   const f = await startApiFixture();
   try {
     const c = f.client(f.pki.clients["os:admin"]).api;
@@ -206,11 +206,12 @@ Deno.test("apply-config: valid applies, invalid is InvalidArgument with every er
     ]);
     equal(f.configs.applied.length, 1);
 
-    const dryBad = await c.applyConfiguration({ configYaml: bad, dryRun: true });
-    equal(dryBad.state, ConfigState.INVALID);
-    equal(dryBad.applied, false);
-    equal(dryBad.errors.length, 2);
-    equal(dryBad.errors[0].hint !== undefined, true);
+    // A dry run of an invalid config is refused exactly as the apply: code, message, detail.
+    const dryBad = await rejection(() => c.applyConfiguration({ configYaml: bad, dryRun: true }));
+    equal(dryBad.code, Code.InvalidArgument);
+    equal(dryBad.rawMessage, e.rawMessage);
+    deepEqual(dryBad.findDetails(ApplyConfigurationResponseSchema)[0].errors, detail.errors);
+    equal(detail.errors[0].hint !== undefined, true);
     const dryGood = await c.applyConfiguration({ configYaml: good, dryRun: true });
     equal(dryGood.state, ConfigState.VALID);
     equal(dryGood.applied, false);

@@ -5,7 +5,7 @@
  * config already in force.
  */
 import type { ConfigError, MachineConfig } from "../mod.ts";
-import { deepEqual, parseMachineConfig, redactConfigSecrets } from "../mod.ts";
+import { configSha256, deepEqual, parseMachineConfig, redactConfigSecrets } from "../mod.ts";
 import {
   CONFIG_STATUS,
   CONFIG_STATUS_ID,
@@ -60,7 +60,12 @@ export async function applyConfigText(
     CONFIG_OWNER,
     // No secret field (machine.ca.key) enters the store: readers can list it.
     // Boot hands the full config to the PKI directly.
-    () => ({ source, config: redactConfigSecrets(parsed.config) }),
+    // The hash covers the whole config, so a changed secret is drift too.
+    () => ({
+      source,
+      config: redactConfigSecrets(parsed.config),
+      sha256: configSha256(parsed.config),
+    }),
   );
   await writeStatus(store, { state: "valid", source, errors: [] });
   return { state: "valid", config: parsed.config };

@@ -68,9 +68,18 @@ export class ConfigModes implements ConfigApplier {
     // Nothing was set up from a config in maintenance: every change applies live.
     const reboot = running ? rebootFields(changed) : [];
     const mode = resolveMode(o.mode ?? "auto", reboot);
-    const result = { state: "valid", errors: [], mode, changed, rebootFields: reboot } as const;
+    const result: ConfigApplyResult = {
+      state: "valid",
+      errors: [],
+      mode,
+      changed,
+      rebootFields: reboot,
+      ...(running ? { current: running } : {}),
+      requested: parsed.config,
+    };
+    // A dry run decides as the apply would, and says so instead of throwing.
+    if (o.dryRun) return { ...result, ...this.#verdict(mode, changed, reboot, o.tryTimeoutMs) };
     this.#check(mode, changed, reboot, o.tryTimeoutMs);
-    if (o.dryRun) return result;
     const by = o.by;
     if (mode === "try") {
       await this.#startTry(text, changed, o.tryTimeoutMs ?? TRY_TIMEOUT_MS.default);
@@ -106,6 +115,25 @@ export class ConfigModes implements ConfigApplier {
   /** Stops a pending try's timer without reverting. */
   dispose(): void {
     this.#try?.abort.abort();
+  }
+
+  /**
+   * {@link #check} for a dry run: a refusal becomes `refusal`.
+   * @throws RangeError for a try timeout out of bounds (a bad request, not a verdict)
+   */
+  #verdict(
+    mode: string,
+    changed: string[],
+    reboot: string[],
+    timeoutMs?: number,
+  ): { refusal?: string } {
+    try {
+      this.#check(mode, changed, reboot, timeoutMs);
+      return {};
+    } catch (e) {
+      if (e instanceof ApplyRefusedError) return { refusal: e.message };
+      throw e;
+    }
   }
 
   /** @throws ApplyRefusedError or RangeError when `mode` cannot apply this change now */

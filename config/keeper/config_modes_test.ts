@@ -66,7 +66,11 @@ const machineConfig = (n: Node) => n.m.store.get("MachineConfig", "config", "v1a
 
 Deno.test("no-reboot applies live and persists; the reply names the mode and the changes", async () => {
   await using n = await boot(cfg("a"));
-  const r = await n.modes.apply(cfg("b"), { dryRun: false, by: BY, mode: "no-reboot" });
+  const { current, requested, ...r } = await n.modes.apply(cfg("b"), {
+    dryRun: false,
+    by: BY,
+    mode: "no-reboot",
+  });
   assert.deepEqual(r, {
     state: "valid",
     errors: [],
@@ -74,6 +78,7 @@ Deno.test("no-reboot applies live and persists; the reply names the mode and the
     changed: ["machine.hostname"],
     rebootFields: [],
   });
+  assert.deepEqual([current?.machine.hostname, requested?.machine.hostname], ["a", "b"]);
   assert.equal(n.keeper.config?.machine.hostname, "b");
   assert.equal(await onState(n), cfg("b"));
   assert.equal(machineConfig(n).pending, undefined);

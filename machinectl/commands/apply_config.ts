@@ -6,6 +6,8 @@
  * changes nothing; every error is printed as `FILE:line:col: path: message
  * (hint)`, as `validate` does, and the exit code is 1. A mode the change does
  * not allow (no-reboot with a reboot-only field) prints the fields, exit 1.
+ * `--dry-run` changes nothing and prints what the apply would do
+ * (apply_dry_run.ts), exit 0 even when the mode would be refused.
  */
 import { Code, ConnectError } from "@connectrpc/connect";
 import {
@@ -19,6 +21,7 @@ import { defineCommand } from "../command.ts";
 import { type ConnectionFlags, connectToNode } from "../connection.ts";
 import { CliError, type Io } from "../io.ts";
 import { esc, escapeText } from "../terminal_text.ts";
+import { dryRunHeadline, printDryRun } from "./apply_dry_run.ts";
 
 /** The CLI's mode names ⇄ the proto's. */
 export const MODES: Readonly<Record<string, ApplyMode>> = {
@@ -47,7 +50,10 @@ export const applyConfigCommand = defineCommand({
       help: "try only: revert after this long (default 1m)",
     },
     confirm: { kind: "boolean", help: "keep the pending try config (persist it)" },
-    "dry-run": { kind: "boolean", help: "only validate on the node" },
+    "dry-run": {
+      kind: "boolean",
+      help: "change nothing; print the diff, domains, hashes and verdict (exit 0 unless invalid)",
+    },
   },
   async run({ flags, args, io }) {
     if (flags.confirm) return await confirm(flags, args, io);
@@ -73,10 +79,13 @@ export const applyConfigCommand = defineCommand({
         const used = modeName(r.mode);
         io.out(
           dryRun
-            ? `${file}: valid; would apply with mode ${used}; nothing changed (dry run on ${conn.endpoint})`
+            ? `${file}: valid; ${
+              dryRunHeadline(r, used)
+            }; nothing changed (dry run on ${conn.endpoint})`
             : `${file}: applied with mode ${used} on ${conn.endpoint}`,
         );
         printChanged(r, io);
+        if (dryRun) printDryRun(r, io);
         return 0;
       }
       errors = r.errors;

@@ -34,6 +34,13 @@ export interface MachineConfigSpec {
   readonly config: MachineConfig;
   /** A try or staged config, when one is pending. */
   readonly pending?: ConfigPending;
+  /**
+   * SHA-256 (hex) of `config` as canonical JSON, secrets included
+   * (config/config_hash.ts), so a client can detect drift by comparing it with
+   * a dry run's requested hash. The config loader always sets it; absent only
+   * in hand-made test resources. `(redacted)` for a reader (api/auth/redaction.ts).
+   */
+  readonly sha256?: string;
 }
 
 export const machineConfigDescriptor: ResourceDescriptor<typeof MACHINE_CONFIG, MachineConfigSpec> =
@@ -46,6 +53,8 @@ export const machineConfigDescriptor: ResourceDescriptor<typeof MACHINE_CONFIG, 
       { header: "SOURCE", value: (s) => s.source },
       { header: "HOSTNAME", value: (s) => s.config.machine.hostname ?? "" },
       { header: "PENDING", value: pendingColumn },
+      // A prefix, as git shows commits; `-o yaml` has the whole hash.
+      { header: "SHA256", value: (s) => s.sha256?.slice(0, 12) ?? "" },
     ],
   };
 

@@ -1,0 +1,46 @@
+/**
+ * Which domain of the node each `machine` section feeds, so that a dry run can
+ * say what a change touches ("network, time") in the words an operator uses,
+ * without listing every dotted path. The table is typed over the schema's
+ * sections, as APPLY_CLASSES is (config/apply_class.ts, which decides
+ * live-or-reboot): a new section fails type-checking until it names its domain.
+ *
+ * @module
+ */
+import type { MachineConfig } from "./schema/machine_config.ts";
+
+type Section = keyof MachineConfig["machine"];
+
+/** Every `machine` section's domain: the controllers or host part that follows it. */
+export const CONFIG_DOMAINS: { readonly [K in Section]-?: string } = {
+  hostname: "network", // network.HostnameConfigController
+  domainname: "network",
+  install: "install",
+  network: "network",
+  time: "time",
+  sysctls: "kernel",
+  kernel: "kernel",
+  services: "services",
+  runtime: "runtime",
+  api: "api",
+  ca: "api", // the API's PKI follows the CA
+  logging: "logging",
+  upgrade: "upgrade",
+};
+
+/**
+ * The domains of the dotted paths in `changed` (configDiff's output), sorted
+ * and without repeats. A path outside `machine` (`version`) or of an unknown
+ * section is the `config` document itself.
+ */
+export function configDomains(changed: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const path of changed) {
+    const [root, section] = path.split(".");
+    const d = root === "machine" && section !== undefined
+      ? (CONFIG_DOMAINS as Record<string, string>)[section]
+      : undefined;
+    out.add(d ?? "config");
+  }
+  return [...out].sort();
+}
