@@ -368,6 +368,7 @@ function wireNodeControl(
     bootId,
     reboot: () => requestPower("reboot"),
     kmod: backends.kmod,
+    firmware: backends.firmware,
   });
   void upgrades.watchAndBless(); // blesses a booted trial slot once the node is ready
   const actions = nodeActions({

@@ -6,20 +6,23 @@
 import { createHash } from "node:crypto";
 import { encodeBundleHead } from "./bundle_format.ts";
 import {
+  bundleFileNames,
   type Compatible,
   type Manifest,
   signManifest,
-  SLOT_FILES,
   type SlotFileName,
+  type UkiSlotFileName,
 } from "./manifest.ts";
 import type { SigningKey } from "./signing_key.ts";
 
 /** What {@link writeBundle} packs. */
 export interface BundleSpec {
-  /** Host paths of the slot's files. */
-  files: Record<SlotFileName, string>;
+  /** Host paths of the slot's files (each slot's signed UKI and the root image for `uki`). */
+  files: Record<SlotFileName, string> | Record<UkiSlotFileName, string>;
+  /** A Secure Boot bundle: signed UKIs instead of a kernel and an initramfs. */
+  boot?: "uki";
   version: string;
-  /** The kernel command line without the slot's words (the node adds them). */
+  /** The kernel command line without the slot's words (the node adds them); "" for `uki`. */
   cmdline: string;
   compatible: Compatible;
   key: SigningKey;
@@ -30,14 +33,17 @@ export async function writeBundle(
   out: string,
   spec: BundleSpec,
 ): Promise<{ manifest: Manifest; bytes: number }> {
+  const names = bundleFileNames(spec.boot) as Manifest["files"][number]["name"][];
+  const paths = spec.files as Record<string, string>;
   const files = [];
-  for (const name of SLOT_FILES) {
-    files.push({ name, ...await hashFile(spec.files[name]) });
+  for (const name of names) {
+    files.push({ name, ...await hashFile(paths[name]) });
   }
   const manifest: Manifest = {
     format: 1,
     compatible: spec.compatible,
     version: spec.version,
+    ...(spec.boot ? { boot: spec.boot } : {}),
     cmdline: spec.cmdline,
     files,
   };
@@ -46,8 +52,8 @@ export async function writeBundle(
   const f = await Deno.open(tmp, { write: true, create: true, truncate: true });
   try {
     await writeAll(f, head);
-    for (const name of SLOT_FILES) {
-      const src = await Deno.open(spec.files[name]);
+    for (const name of names) {
+      const src = await Deno.open(paths[name]);
       for await (const c of src.readable) await writeAll(f, c);
     }
   } finally {

@@ -16,7 +16,11 @@ export type BundleRefusal =
   | "truncated"
   | "trailing-bytes"
   /** No byte arrived within the idle deadline, or the whole upgrade ran past its deadline. */
-  | "stalled";
+  | "stalled"
+  /** A UKI the enrolled Secure Boot db does not accept (unsigned, another owner's, changed). */
+  | "untrusted-uki"
+  /** A UKI that is no PE image, or whose signed command line names another slot or root. */
+  | "bad-uki";
 
 /** A refused bundle: nothing it carries is armed. */
 export class BundleError extends Error {

@@ -18,6 +18,24 @@ export const ALLOWED_ALGORITHMS = ["EdDSA"] as const;
 export const SLOT_FILES = ["vmlinuz", "initramfs.img", "root.img"] as const;
 export type SlotFileName = typeof SLOT_FILES[number];
 
+/**
+ * The files of a Secure Boot bundle (`boot: "uki"`), in order: each slot's
+ * Unified Kernel Image, signed with the owner's db key (its command line,
+ * slot word and root hash included, is inside the signature), then the root
+ * image. The node installs the target slot's UKI and checks both against the
+ * enrolled db before it writes a byte.
+ */
+export const UKI_SLOT_FILES = ["machined-a.efi", "machined-b.efi", "root.img"] as const;
+export type UkiSlotFileName = typeof UKI_SLOT_FILES[number];
+
+/** How a bundle's slot boots: loose kernel and initramfs, or a signed UKI per slot. */
+export type BundleBoot = "linux" | "uki";
+
+/** The file names a bundle of `boot` carries, in order. */
+export function bundleFileNames(boot: BundleBoot | undefined): readonly string[] {
+  return boot === "uki" ? UKI_SLOT_FILES : SLOT_FILES;
+}
+
 /** What a machine is: a bundle runs only where both fields match. */
 export interface Compatible {
   arch: string;
@@ -37,23 +55,29 @@ export function hostCompatible(): Compatible {
 
 const Hex64 = v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, "a lowercase hex SHA-256"));
 
-const ManifestSchema = v.strictObject({
-  format: v.literal(1),
-  compatible: v.strictObject({ arch: v.string(), board: v.string() }),
-  version: v.pipe(v.string(), v.minLength(1), v.maxLength(64), v.regex(/^[\w.+~-]+$/)),
-  cmdline: v.pipe(v.string(), v.maxLength(4096)),
-  files: v.pipe(
-    v.array(v.strictObject({
-      name: v.picklist(SLOT_FILES),
+const ManifestSchema = v.pipe(
+  v.strictObject({
+    format: v.literal(1),
+    compatible: v.strictObject({ arch: v.string(), board: v.string() }),
+    version: v.pipe(v.string(), v.minLength(1), v.maxLength(64), v.regex(/^[\w.+~-]+$/)),
+    /** Absent on a plain bundle (older nodes refuse the field, and so any UKI bundle). */
+    boot: v.optional(v.literal("uki")),
+    cmdline: v.pipe(v.string(), v.maxLength(4096)),
+    files: v.array(v.strictObject({
+      name: v.picklist([...SLOT_FILES, ...UKI_SLOT_FILES]),
       size: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(2 ** 40)),
       sha256: Hex64,
     })),
-    v.check(
-      (f) => f.length === SLOT_FILES.length && f.every((x, i) => x.name === SLOT_FILES[i]),
-      `files must be exactly ${SLOT_FILES.join(", ")} in that order`,
-    ),
+  }),
+  v.check((m) => {
+    const names = bundleFileNames(m.boot);
+    return m.files.length === names.length && m.files.every((x, i) => x.name === names[i]);
+  }, (i) => `files must be exactly ${bundleFileNames(i.input.boot).join(", ")} in that order`),
+  v.check(
+    (m) => m.boot !== "uki" || m.cmdline === "",
+    "a UKI bundle's cmdline must be empty: the command line is inside each signed UKI",
   ),
-});
+);
 
 /** A bundle's manifest (its JWS payload). */
 export type Manifest = v.InferOutput<typeof ManifestSchema>;

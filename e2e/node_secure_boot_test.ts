@@ -7,22 +7,32 @@
  * 1. first boot: systemd-boot enrolls the keys and resets; the node then
  *    boots its signed UKI with Secure Boot on and the kernel locked down
  *    (integrity), and answers over mutual TLS;
- * 2. one byte of slot A's UKI command line changed on the disk (the
- *    variables kept): the firmware refuses to load it, and no kernel starts
- *    from it.
+ *    with PCR 11 as systemd-measure computes it for that UKI;
+ * 2. a Secure Boot bundle of another version: another owner's UKIs and a
+ *    plain bundle refused before the ESP changes, the signed one installed
+ *    into B and booted (cold: a UKI entry is never kexec-staged), rollback
+ *    to A (e2e/secure_boot_upgrade_step.ts);
+ * 3. one byte of each UKI's command line changed on the disk (the
+ *    variables kept): the firmware refuses to load it, and no kernel starts.
  *
  * Prints the figures as one JSON line (bench/results/secure_boot.json).
  */
 import assert from "node:assert/strict";
 import { createHash, X509Certificate } from "node:crypto";
 import { join } from "node:path";
-import { startVm, upNode } from "../imager/mod.ts";
+import { parse, stringify } from "yaml";
+import { ensureNodeBundle, startVm, upNode } from "../imager/mod.ts";
+import { generateSigningKey } from "../bundle/mod.ts";
+import { secureBootUpgradeStep } from "./secure_boot_upgrade_step.ts";
 import { generateSecureBootKeys, SECURE_BOOT_KEY_NAMES } from "../pki/mod.ts";
 import type { SecureBootStatusSpec } from "../resources/mod.ts";
 import { freePort, machinectl, parseDocs } from "./helpers.ts";
 import { expectedPcr11, flipUkiCmdlineByte, readUkiFromImage } from "./uki_on_esp.ts";
+import { espFingerprint } from "./upgrade_helpers.ts";
 
 const WORK = "build/e2e/secure-boot";
+const X = "1.0.0-e2e";
+const Y = "2.0.0-e2e";
 const hasTools = await Promise.all(
   ["qemu-system-x86_64", "sbsign", "sign-efi-sig-list", "mcopy", "swtpm"].map(async (c) =>
     (await new Deno.Command("sh", { args: ["-c", `command -v ${c}`] }).output()).success
@@ -58,7 +68,7 @@ async function checkSecureBootStatus(
 
 Deno.test({
   name: "Secure Boot in QEMU: the image enrolls its owner's keys, boots its signed UKI locked " +
-    "down, and a UKI with one changed command-line byte is refused by the firmware " +
+    "down, upgrades to a Secure Boot bundle and rolls back, refuses other owners' UKIs, and a UKI with one changed command-line byte is refused by the firmware " +
     "and PCR 11 is what systemd-measure computes (needs qemu-system-x86_64, OVMF, sbsigntool, efitools, swtpm)",
   ignore: !hasTools || !hasFirmware || Deno.build.arch !== "x86_64",
   sanitizeOps: false,
@@ -74,14 +84,28 @@ Deno.test({
   }
   const port = freePort();
   const runDir = join(WORK, "qemu");
+  const nodeDir = join(WORK, "node");
+  const name = "e2e-secure-boot";
+  // A machine config that trusts our bundle signing key.
+  const signing = await generateSigningKey();
+  const signingKeyFile = join(WORK, "signing-key.pem");
+  await Deno.writeTextFile(signingKeyFile, signing.privatePem, { mode: 0o600 });
+  const nodeBundle = await ensureNodeBundle(nodeDir, { name, port });
+  const cfg = parse(await Deno.readTextFile(nodeBundle.paths.machineConfig));
+  cfg.machine.upgrade = { trusted_keys: [signing.publicPem] };
+  const config = join(WORK, "machine.yaml");
+  await Deno.writeTextFile(config, stringify(cfg));
+  const program = new URL("../main.ts", import.meta.url).pathname;
   const t0 = performance.now();
   const node = await upNode({
-    nodeDir: join(WORK, "node"),
-    name: "e2e-secure-boot",
+    nodeDir,
+    name,
     port,
     image: {
-      program: new URL("../main.ts", import.meta.url).pathname,
+      program,
       out: join(WORK, "sb.img"),
+      config,
+      imageVersion: X,
       secureBootKeys: keyDir,
     },
     vm: { runDir, accel: "auto", snapshot: false, tpm: true },
@@ -124,10 +148,28 @@ Deno.test({
       "PCR 11 as systemd-measure computes it",
     );
     figures.pcr11 = want;
+
+    // 2. A Secure Boot bundle: refusals (another owner's UKIs, a plain bundle), B at Y, back to A.
+    const espOffset = node.image.layout!.espOffset;
+    Object.assign(
+      figures,
+      await secureBootUpgradeStep({
+        client: node.bundle.paths.clientConfig,
+        port,
+        work: WORK,
+        program,
+        config,
+        keyDir,
+        signingKeyFile,
+        esp: () => espFingerprint(node.image.out, espOffset),
+      }, { x: X, y: Y }),
+    );
     await node.vm.stop();
 
-    // 2. Slot A's UKI with one byte of its signed command line changed, the keys still enrolled.
-    await flipUkiCmdlineByte(node.image.out, node.image.layout!.espOffset, "/A/machined.efi");
+    // 3. Both UKIs with one byte of their signed command lines changed, the keys still enrolled.
+    for (const slot of ["A", "B"]) {
+      await flipUkiCmdlineByte(node.image.out, espOffset, `/${slot}/machined.efi`);
+    }
     const t1 = performance.now();
     const vm = await startVm({
       image: node.image.out,

@@ -52,6 +52,8 @@ export interface ImageResult {
   arch: Arch;
   /** The board it was built for, if any. */
   board?: Board;
+  /** Each slot's signed UKI, when built with Secure Boot keys (what a UKI bundle carries). */
+  ukiPaths?: { A: string; B: string };
   initramfs?: InitramfsSizes;
   rootImage?: RootImage;
   layout?: DiskLayout;
@@ -140,6 +142,10 @@ export async function buildImage(given: ImageOptions = {}): Promise<ImageResult>
     imageVersion: inputs.release["image-version"],
     arch: ctx.profile.arch,
     ...(board ? { board: board.board } : {}),
+    // The signed UKIs the ESP writer leaves in the work directory (esp_writer.ts).
+    ...(ctx.secureBoot
+      ? { ukiPaths: { A: `${ctx.workDir}/machined-a.efi`, B: `${ctx.workDir}/machined-b.efi` } }
+      : {}),
   };
   if (!options.force && await isCurrent(ctx, paths.stamp, print)) {
     return { ...result, skipped: true, seconds: ctx.p.elapsed() };

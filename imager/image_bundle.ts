@@ -2,6 +2,9 @@
  * `deno task image --bundle OUT --signing-key KEY`: after building the
  * image, pack its slot (kernel, initramfs, root image) into a signed upgrade
  * bundle (bundle/bundle_writer.ts) for `machinectl upgrade -f OUT`.
+ * An image built with `--secure-boot-keys` gives a Secure Boot bundle: each
+ * slot's signed UKI and the root image (`boot: "uki"`), its command line
+ * inside the UKIs' signatures.
  * A Pi 3's bundle (`--board rpi3`) carries the same three files: the slot's
  * device trees stay those the image was built with. The manifest's command
  * line carries the root's `machined.root.verity=` word, so the node writes it
@@ -39,20 +42,35 @@ export async function writeImageBundle(
   keyFile: string,
 ): Promise<string> {
   const key = await loadSigningKey(await Deno.readTextFile(keyFile), keyFile);
-  const r = await writeBundle(out, {
-    files: {
-      "vmlinuz": image.kernelPath,
-      "initramfs.img": image.initramfsPath,
-      "root.img": image.rootImagePath,
-    },
+  const common = {
     version: image.imageVersion,
-    cmdline: cmdlineWithVerity(
-      image.cmdline,
-      image.rootImage?.verity ?? await readRootVerity(image.rootImagePath),
-    ),
     compatible: bundleCompatible(image.arch, image.board),
     key,
-  });
-  return `${out}: bundle of version ${r.manifest.version}, ${formatBytes(BigInt(r.bytes))}, ` +
+  };
+  const r = image.ukiPaths
+    ? await writeBundle(out, {
+      ...common,
+      boot: "uki",
+      files: {
+        "machined-a.efi": image.ukiPaths.A,
+        "machined-b.efi": image.ukiPaths.B,
+        "root.img": image.rootImagePath,
+      },
+      cmdline: "",
+    })
+    : await writeBundle(out, {
+      ...common,
+      files: {
+        "vmlinuz": image.kernelPath,
+        "initramfs.img": image.initramfsPath,
+        "root.img": image.rootImagePath,
+      },
+      cmdline: cmdlineWithVerity(
+        image.cmdline,
+        image.rootImage?.verity ?? await readRootVerity(image.rootImagePath),
+      ),
+    });
+  const kind = image.ukiPaths ? "Secure Boot bundle (signed UKIs)" : "bundle";
+  return `${out}: ${kind} of version ${r.manifest.version}, ${formatBytes(BigInt(r.bytes))}, ` +
     `signed by ${key.kid}`;
 }

@@ -47,7 +47,7 @@ export { readImageGpt } from "../layout/mod.ts";
 export { CommandError } from "./run.ts";
 export { PROFILES } from "./arch/profiles.ts";
 export { warmDenoDir } from "./code_cache.ts";
-export { bundleCompatible } from "./image_bundle.ts";
+export { bundleCompatible, writeImageBundle } from "./image_bundle.ts";
 export { sharedLibraries } from "./initramfs/rootfs.ts";
 export { ensureNodeBundle } from "./node_bundle.ts";
 export { bundleProgram } from "./program.ts";

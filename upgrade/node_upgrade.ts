@@ -25,6 +25,8 @@ import { toRefusal } from "./refusal.ts";
 import { fetchBundle } from "./fetch_bundle.ts";
 import { loadTrustedKey, type TrustedKey } from "../bundle/mod.ts";
 import { installBundle } from "./slot_writer.ts";
+import { checkSlotUki } from "./uki_check.ts";
+import type { DbCertificate } from "../bundle/authenticode/mod.ts";
 import { type SlotLayout, slotLayoutFor } from "./slot_layout.ts";
 import { memoryRecordStore, type RecordStore, UpgradeBook } from "./upgrade_record.ts";
 import { UpgradeStatusPublisher } from "./upgrade_status.ts";
@@ -54,6 +56,12 @@ export interface NodeUpgradeDeps {
   store?: MachineStore;
   /** The running image's version (release record), for entries that name none. */
   imageVersion?: () => Promise<string | undefined>;
+  /**
+   * The enrolled Secure Boot db's certificates, which a UKI bundle's UKIs must
+   * verify against before a byte is written (upgrade/uki_check.ts).
+   * @default none: every UKI bundle is refused
+   */
+  secureBootDb?: () => Promise<DbCertificate[]>;
 }
 
 /** See the module doc. */
@@ -144,6 +152,8 @@ export class NodeUpgrade {
         floorSource: recorded.source === "esp" ? "esp" : "state",
         running: await this.deps.imageVersion?.().catch(() => undefined),
         onManifest: (m) => (this.#version = m.version),
+        checkHeld: async (name, bytes, m) =>
+          checkSlotUki(name, bytes, { manifest: m, db: await this.deps.secureBootDb?.() ?? [] }),
         onEvent: (e) => {
           if (e.phase === "received") bytes = e.bytes;
           if (e.phase === "verified") kid = e.kid;

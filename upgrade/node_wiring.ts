@@ -12,6 +12,8 @@
  * Built by boot/node_main.ts in one call.
  */
 import { imageFacts, PARTITION_TYPE } from "../layout/mod.ts";
+import type { FirmwareBackend } from "../platform/firmware/mod.ts";
+import { enrolledDb } from "./uki_check.ts";
 import { isStateMounted, MOUNT_STATUS, STATE_MOUNT_ID } from "../resources/mod.ts";
 import type { MountBackend } from "../platform/mount/mod.ts";
 import { type EspBackend, NativeEspBackend } from "../platform/esp/mod.ts";
@@ -57,6 +59,8 @@ export function nodeUpgradeService(deps: {
   reboot: (by: ActionRequester) => void;
   kmod: KmodBackend;
   esp?: EspBackend;
+  /** Where the Secure Boot db is read from (a UKI bundle is checked against it). */
+  firmware: FirmwareBackend;
 }): {
   upgrade: NodeUpgrade;
   /** How the node's next reboot boots; the shutdown sequence ends in it (boot/shutdown.ts). */
@@ -89,6 +93,7 @@ export function nodeUpgradeService(deps: {
     machine: () =>
       imageFacts().then((f) => ({ ...hostCompatible(), board: f.board || UEFI_BOARD })),
     store: machined.store,
+    secureBootDb: () => enrolledDb(deps.firmware),
   });
   return {
     upgrade,

@@ -22,6 +22,8 @@ const BUNDLE: Record<BundleRefusal, UpgradeRefusedError["code"]> = {
   "truncated": "invalid-argument",
   "trailing-bytes": "invalid-argument",
   "stalled": "deadline-exceeded",
+  "untrusted-uki": "permission-denied",
+  "bad-uki": "invalid-argument",
 };
 
 const SLOT: Record<SlotRefusal, UpgradeRefusedError["code"]> = {

@@ -9,7 +9,7 @@
  * whole), the target's entry is removed before its files are renamed into
  * place, and the new entry appears, by one rename, only after that.
  */
-import { loaderEntry } from "../layout/mod.ts";
+import { loaderEntry, ukiLoaderEntry } from "../layout/mod.ts";
 import { installCmdline } from "./slot_cmdline.ts";
 import {
   ENTRIES_DIR,
@@ -21,7 +21,7 @@ import {
   TRIAL_TRIES,
 } from "./entries.ts";
 import { SlotError } from "../bundle/mod.ts";
-import { type Manifest, SLOT_FILES } from "../bundle/mod.ts";
+import type { Manifest } from "../bundle/mod.ts";
 
 /** What the ESP holds, as far as the plans care. */
 export interface EspListing {
@@ -61,6 +61,11 @@ export interface InstallSteps {
   arm: PlanStep[];
   /** What arming wrote, for the answer and the log (`machined-b+3.conf`, `trial.txt`). */
   armedAs: string;
+  /**
+   * Bundle files held in memory and checked before the ESP opens for writing
+   * (a Secure Boot bundle's UKIs); one without a receive step is then dropped.
+   */
+  hold?: string[];
 }
 
 /** The ESP's install: the entry with tries appears at the arm, at `generation`. */
@@ -76,13 +81,66 @@ export function topGeneration(listing: EspListing): number {
 }
 
 /**
- * Plan installing `manifest` into the slot that is not `booted`.
+ * Plan installing `manifest` (a plain bundle: kernel, initramfs, root image)
+ * into the slot that is not `booted`; the node writes the entry's command line.
  * @throws SlotError no-booted-slot when the booted slot is unknown (not an image boot).
  */
 export function planInstall(
   listing: EspListing,
   booted: Slot | undefined,
   manifest: Manifest,
+): InstallPlan {
+  return planSlotInstall(listing, booted, {
+    entry: (target, generation) =>
+      loaderEntry(target, installCmdline(manifest, target), {
+        generation,
+        version: manifest.version,
+      }),
+    files: () => manifest.files.map((f) => ({ ...f, file: f.name })),
+  });
+}
+
+/**
+ * Plan installing a Secure Boot bundle (`boot: "uki"`) into the slot that is
+ * not `booted`: the target's signed UKI as `machined.efi` and the root image,
+ * an entry that only names the UKI. Both UKIs are held and checked before the
+ * write session (`hold`); the other slot's is then dropped.
+ * @throws SlotError no-booted-slot when the booted slot is unknown.
+ */
+export function planUkiInstall(
+  listing: EspListing,
+  booted: Slot | undefined,
+  manifest: Manifest,
+): InstallPlan {
+  return planSlotInstall(listing, booted, {
+    entry: (target, generation) =>
+      ukiLoaderEntry(target, { generation, version: manifest.version }),
+    files: (target) =>
+      manifest.files.flatMap((f): SlotFile[] => {
+        if (f.name === "root.img") return [{ ...f, file: f.name }];
+        const mine = f.name === `machined-${target.toLowerCase()}.efi`;
+        return mine ? [{ ...f, name: "machined.efi", file: f.name }] : [];
+      }),
+    hold: manifest.files.filter((f) => f.name.endsWith(".efi")).map((f) => f.name),
+  });
+}
+
+/** A file of the target slot: its name there, the bundle file it comes from, its hash. */
+interface SlotFile {
+  name: string;
+  file: string;
+  size: number;
+  sha256: string;
+}
+
+function planSlotInstall(
+  listing: EspListing,
+  booted: Slot | undefined,
+  o: {
+    entry: (target: Slot, generation: number) => string;
+    files: (target: Slot) => SlotFile[];
+    hold?: string[];
+  },
 ): InstallPlan {
   if (!booted) {
     throw new SlotError(
@@ -93,21 +151,20 @@ export function planInstall(
   const target = otherSlot(booted);
   const dir = `/${target}`;
   const generation = topGeneration(listing) + 1;
-  const text = loaderEntry(target, installCmdline(manifest, target), {
-    generation,
-    version: manifest.version,
-  });
+  const text = o.entry(target, generation);
+  const files = o.files(target);
   const armedAs = entryFileName({ slot: target, left: TRIAL_TRIES });
   const plan: InstallPlan = {
     target,
     generation,
+    hold: o.hold,
     clean: [
       ...listing.slotFiles[target].filter((n) => n.endsWith(".new")).map((n) => rm(`${dir}/${n}`)),
       rm(tmpEntry(target)),
     ],
-    receive: SLOT_FILES.map((f) => ({ op: "receive", file: f, path: `${dir}/${f}.new` })),
+    receive: files.map((f) => ({ op: "receive", file: f.file, path: `${dir}/${f.name}.new` })),
     settle: [{ op: "syncDir", dir }],
-    verify: manifest.files.map((f) => ({
+    verify: files.map((f) => ({
       op: "verify",
       path: `${dir}/${f.name}.new`,
       size: f.size,
@@ -118,10 +175,10 @@ export function planInstall(
         rm(`${ENTRIES_DIR}/${e.file}`)
       ),
       { op: "syncDir", dir: ENTRIES_DIR },
-      ...SLOT_FILES.map((f): PlanStep => ({
+      ...files.map((f): PlanStep => ({
         op: "rename",
-        from: `${dir}/${f}.new`,
-        to: `${dir}/${f}`,
+        from: `${dir}/${f.name}.new`,
+        to: `${dir}/${f.name}`,
       })),
       { op: "syncDir", dir },
     ],

@@ -4,19 +4,14 @@
  * re-hashes them from a fresh read-only mount, commits them, and arms the
  * entry. A refused bundle leaves only the removal of its own `*.new` files.
  */
-import { createHash } from "node:crypto";
 import type { EspBackend, EspFiles } from "../platform/esp/mod.ts";
-import { textChunks } from "../platform/esp/mod.ts";
-import {
-  openBundle,
-  type OpenedBundle,
-  UPGRADE_DEADLINE_MS,
-  withDeadlines,
-} from "../bundle/mod.ts";
+import { BundleError, openBundle, UPGRADE_DEADLINE_MS, withDeadlines } from "../bundle/mod.ts";
 import { ENTRIES_DIR, type Entry, entryGeneration, parseEntryName, type Slot } from "./entries.ts";
 import { SlotError } from "../bundle/mod.ts";
 import { entryBootsUki } from "../layout/mod.ts";
-import { checkSize, writeOrNoSpace } from "./install_guards.ts";
+import { checkSize } from "./install_guards.ts";
+import { receiveHeld, receiveInto, removeReceived, runSteps } from "./install_receive.ts";
+import { MAX_UKI_BYTES } from "./uki_check.ts";
 import {
   entryVersion,
   floorDecision,
@@ -32,8 +27,10 @@ import {
   planInstall,
   planMarkBad,
   planRollback,
-  type PlanStep,
+  planUkiInstall,
 } from "./slot_plan.ts";
+
+export { runSteps } from "./install_receive.ts";
 
 /** Progress of an install, in order. */
 export type InstallEvent =
@@ -58,42 +55,6 @@ export async function readListing(fs: EspFiles): Promise<EspListing> {
 }
 
 /**
- * Run plan steps in order (`receive` steps are not runnable here).
- * @throws SlotError verify-failed when a re-hash differs.
- */
-export async function runSteps(fs: EspFiles, steps: PlanStep[]): Promise<void> {
-  for (const s of steps) {
-    switch (s.op) {
-      case "remove":
-        await fs.remove(s.path);
-        break;
-      case "rename":
-        await fs.rename(s.from, s.to);
-        break;
-      case "syncDir":
-        await fs.syncDir(s.dir);
-        break;
-      case "writeEntry":
-        await fs.writeFile(s.path, textChunks(s.text));
-        break;
-      case "verify": {
-        const got = await hashChunks(fs.readChunks(s.path));
-        if (got.sha256 !== s.sha256 || got.size !== s.size) {
-          throw new SlotError(
-            "verify-failed",
-            `${s.path} reads back as ${got.size} bytes sha256 ${got.sha256.slice(0, 12)}…, ` +
-              `written as ${s.size} bytes ${s.sha256.slice(0, 12)}…`,
-          );
-        }
-        break;
-      }
-      case "receive":
-        throw new TypeError(`a receive step (${s.path}) needs the bundle stream`);
-    }
-  }
-}
-
-/**
  * How a boot mechanism is read before an install: the booted slot's version
  * if it records one, and a planner for the verified manifest.
  */
@@ -103,23 +64,28 @@ export type InstallPlanner = (
 ) => Promise<{ running?: string; plan: (m: Manifest) => InstallSteps }>;
 
 /**
- * The ESP's planner: loader entries, the booted entry's title for its version.
- * @throws SlotError signed-boot when the booted entry starts a UKI (`efi`):
- *   bundles carry no signed UKI yet, so the slot written would not boot.
+ * The ESP's planner: loader entries, the booted entry's title for its version;
+ * a Secure Boot bundle (`boot: "uki"`) planned as signed UKIs.
+ * @throws SlotError signed-boot (from the plan) for a plain bundle when the
+ *   booted entry starts a UKI (`efi`): its unsigned kernel would not boot.
  */
 export const planEspInstall: InstallPlanner = async (fs, booted) => {
   const listing = await readListing(fs);
   const mine = listing.entries.find((e) => e.name.slot === booted);
   const text = mine ? await fs.readText(`${ENTRIES_DIR}/${mine.file}`) : "";
-  if (entryBootsUki(text)) {
-    throw new SlotError(
-      "signed-boot",
-      `slot ${booted} boots a signed UKI (${mine!.file}); bundles carry a kernel and ` +
-        "initramfs, not a UKI signed with this node's db key, so the firmware would refuse " +
-        "the slot: rebuild the image with --secure-boot-keys and install it instead",
-    );
-  }
-  return { running: entryVersion(text), plan: (m) => planInstall(listing, booted, m) };
+  const plan = (m: Manifest) => {
+    if (m.boot === "uki") return planUkiInstall(listing, booted, m);
+    if (entryBootsUki(text)) {
+      throw new SlotError(
+        "signed-boot",
+        `slot ${booted} boots a signed UKI (${mine!.file}); this bundle carries a kernel and ` +
+          "an initramfs, not UKIs signed with this node's db key, so the firmware would refuse " +
+          "the slot: build the bundle with --secure-boot-keys",
+      );
+    }
+    return planInstall(listing, booted, m);
+  };
+  return { running: entryVersion(text), plan };
 };
 
 /** What {@link installBundle} needs. */
@@ -152,6 +118,11 @@ export interface InstallDeps {
   now?: () => number;
   /** The size the sender announced (a `--from` Content-Length), checked against the head. */
   expectedSize?: number;
+  /**
+   * Check a held file (a Secure Boot bundle's UKI) before the ESP opens for
+   * writing (upgrade/uki_check.ts). @default refuses: no db to check against
+   */
+  checkHeld?: (name: string, bytes: Uint8Array, manifest: Manifest) => Promise<void>;
 }
 
 /**
@@ -189,7 +160,16 @@ export async function installBundle(
   if (verdict.kind === "refused") throw new SlotError(verdict.reason, verdict.message);
   const plan = prepared.plan(manifest);
   deps.onEvent?.({ phase: "verified", version: manifest.version, kid: opened.kid });
-  await deps.esp.write((fs) => receiveInto(fs, opened, plan, deps.onEvent));
+  if (plan.hold?.length) {
+    const check = deps.checkHeld ?? noDb;
+    await receiveHeld(deps.esp, opened, plan, {
+      check: (name, bytes) => check(name, bytes, manifest),
+      maxHeldBytes: MAX_UKI_BYTES,
+      onEvent: deps.onEvent,
+    });
+  } else {
+    await deps.esp.write((fs) => receiveInto(fs, opened, plan, deps.onEvent));
+  }
   await verifyReceived(deps.esp, plan);
   deps.onEvent?.({ phase: "written", slot: plan.target });
   await deps.esp.write(async (fs) => {
@@ -198,32 +178,6 @@ export async function installBundle(
   });
   deps.onEvent?.({ phase: "armed", slot: plan.target, entry: plan.armedAs });
   return { manifest, plan, floor: verdict };
-}
-
-/** Clean, stream the files into `*.new`, commit; on any failure remove this bundle's `*.new`. */
-async function receiveInto(
-  fs: EspFiles,
-  opened: OpenedBundle,
-  plan: InstallSteps,
-  onEvent: InstallDeps["onEvent"],
-): Promise<void> {
-  let lastReport = 0;
-  try {
-    await runSteps(fs, plan.clean);
-    await opened.receive({
-      file: (f, chunks) => writeOrNoSpace(fs, `/${plan.target}/${f.name}.new`, chunks),
-    }, (bytes, total) => {
-      if (bytes === total || bytes - lastReport >= 8 << 20) {
-        lastReport = bytes;
-        onEvent?.({ phase: "received", bytes, total });
-      }
-    });
-    await runSteps(fs, plan.settle);
-  } catch (e) {
-    // A refused bundle leaves nothing of itself (a power cut leaves *.new, cleaned next time).
-    await removeReceived(fs, plan);
-    throw e;
-  }
 }
 
 /**
@@ -244,12 +198,6 @@ async function verifyReceived(esp: EspBackend, plan: InstallSteps): Promise<void
         "previous image and entry are kept, the received *.new files removed",
     );
   }
-}
-
-/** Remove this install's `*.new` files (errors ignored: the next install's clean retries). */
-async function removeReceived(fs: EspFiles, plan: InstallSteps): Promise<void> {
-  const leftovers = plan.receive.flatMap((s) => s.op === "receive" ? [rmStep(s.path)] : []);
-  await runSteps(fs, leftovers).catch(() => {});
 }
 
 /** Bless the booted slot (drop its boot counter); false when it already was. */
@@ -286,18 +234,11 @@ export async function rollbackSlot(esp: EspBackend, booted: Slot | undefined): P
   return plan.target;
 }
 
-async function hashChunks(
-  chunks: AsyncIterable<Uint8Array>,
-): Promise<{ size: number; sha256: string }> {
-  const h = createHash("sha256");
-  let size = 0;
-  for await (const c of chunks) {
-    h.update(c);
-    size += c.length;
-  }
-  return { size, sha256: h.digest("hex") };
-}
-
-function rmStep(path: string): PlanStep {
-  return { op: "remove", path };
+function noDb(name: string): Promise<void> {
+  return Promise.reject(
+    new BundleError(
+      "untrusted-uki",
+      `${name}: this node has no Secure Boot db to check it against`,
+    ),
+  );
 }

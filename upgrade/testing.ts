@@ -25,7 +25,7 @@ import {
   parseEntryName,
   type Slot,
 } from "./entries.ts";
-import { encodeBundleHead } from "../bundle/mod.ts";
+import { bundleFileNames, encodeBundleHead } from "../bundle/mod.ts";
 import {
   type Compatible,
   hostCompatible,
@@ -71,6 +71,8 @@ export async function testBundle(o: {
   edit?: (m: Manifest) => void;
   /** Sign the manifest as is, skipping the builder's checks (a hostile signer's bundle). */
   unchecked?: boolean;
+  /** A Secure Boot bundle: `files` are the two UKIs and the root image. */
+  boot?: "uki";
 }): Promise<{ bytes: Uint8Array; manifest: Manifest; files: Uint8Array[] }> {
   const version = o.version ?? "2.0.0";
   const files = o.files ?? testFiles(version);
@@ -78,8 +80,9 @@ export async function testBundle(o: {
     format: 1,
     compatible: o.compatible ?? hostCompatible(),
     version,
-    cmdline: o.cmdline ?? "console=ttyS0 panic=5",
-    files: SLOT_FILES.map((name, i) => ({
+    ...(o.boot ? { boot: o.boot } : {}),
+    cmdline: o.cmdline ?? (o.boot ? "" : "console=ttyS0 panic=5"),
+    files: (bundleFileNames(o.boot) as Manifest["files"][number]["name"][]).map((name, i) => ({
       name,
       size: files[i].length,
       sha256: createHash("sha256").update(files[i]).digest("hex"),

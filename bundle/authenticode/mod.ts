@@ -37,3 +37,4 @@ export {
 } from "./cert_table.ts";
 export { type DbCertificate } from "./signer.ts";
 export { type AuthenticodeVerdict, verifyAuthenticode } from "./verify.ts";
+export { peSection, type PeSectionRange } from "./pe_image.ts";

@@ -17,6 +17,14 @@ export interface PeRange {
   size: number;
 }
 
+/** A section with file data: its bytes in the file, its name and its size in memory. */
+export interface PeSectionRange extends PeRange {
+  /** The 8-byte name without trailing NULs (`.cmdline`). */
+  name: string;
+  /** VirtualSize: the bytes the image has in memory (the file's may be padded). */
+  virtualSize: number;
+}
+
 /** What the Authenticode hash of an image needs to know about it. */
 export interface PeImage {
   /** File offset of the optional header's CheckSum field (4 bytes). */
@@ -25,7 +33,7 @@ export interface PeImage {
   certDirectoryAt: number;
   sizeOfHeaders: number;
   /** Sections with file data, in file order; they do not overlap. */
-  sections: PeRange[];
+  sections: PeSectionRange[];
   /** The attribute certificate table, when the image has one; it ends the file. */
   certTable?: PeRange;
 }
@@ -103,11 +111,14 @@ function sectionsOf(
   count: number,
   sizeOfHeaders: number,
   hashedEnd: number,
-): PeRange[] {
-  const out: PeRange[] = [];
+): PeSectionRange[] {
+  const out: PeSectionRange[] = [];
   for (let i = 0; i < count; i++) {
     const at = table + i * SECTION_HEADER;
     const size = v.getUint32(at + 16, true);
+    const virtualSize = v.getUint32(at + 8, true);
+    const nameBytes = new Uint8Array(v.buffer, v.byteOffset + at, 8);
+    const name = String.fromCharCode(...nameBytes).replace(/\0+$/, "");
     const offset = v.getUint32(at + 20, true);
     if (size === 0) continue;
     if (offset < sizeOfHeaders || offset + size > hashedEnd) {
@@ -116,7 +127,7 @@ function sectionsOf(
         `section ${i} at ${offset} (${size} bytes) lies outside ${sizeOfHeaders}..${hashedEnd}`,
       );
     }
-    out.push({ offset, size });
+    out.push({ offset, size, name, virtualSize });
   }
   out.sort((a, b) => a.offset - b.offset);
   for (let i = 1; i < out.length; i++) {
@@ -125,4 +136,15 @@ function sectionsOf(
     }
   }
   return out;
+}
+
+/**
+ * The bytes of the section named `name` as the image has them in memory
+ * (cut at VirtualSize when the file's copy is padded); undefined when absent.
+ * @throws AuthenticodeError bad-pe for an unreadable image.
+ */
+export function peSection(pe: Uint8Array, name: string): Uint8Array | undefined {
+  const s = readPeImage(pe).sections.find((x) => x.name === name);
+  if (!s) return undefined;
+  return pe.subarray(s.offset, s.offset + Math.min(s.size, s.virtualSize || s.size));
 }
