@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { readAuthenticodeSignatures } from "./cert_table.ts";
 import { AuthenticodeError } from "./authenticode_error.ts";
-import { syntheticPe, winCertificate } from "./testing.ts";
+import { refusalOf as refusal, syntheticPe, winCertificate } from "./testing.ts";
 
 const bytes = (n: number, fill: number) => new Uint8Array(n).fill(fill);
 
@@ -10,16 +10,6 @@ function concat(...parts: Uint8Array[]): Uint8Array {
   let at = 0;
   for (const p of parts) out.set(p, (at += p.length) - p.length);
   return out;
-}
-
-function refusal(f: () => unknown): string {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof AuthenticodeError) return e.reason;
-    throw e;
-  }
-  return "accepted";
 }
 
 Deno.test("an image without a certificate table has no signatures", () => {

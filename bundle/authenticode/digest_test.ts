@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { authenticodeDigest } from "./digest.ts";
 import { AuthenticodeError } from "./authenticode_error.ts";
-import { EFI_STUB, syntheticPe, winCertificate } from "./testing.ts";
+import { EFI_STUB, refusalOf as refusal, syntheticPe, winCertificate } from "./testing.ts";
 
 const bytes = (n: number, fill: number) => new Uint8Array(n).fill(fill);
 
@@ -18,16 +18,6 @@ function expectedDigest(pe: Uint8Array, magic = 0x20b): Uint8Array {
   h.update(pe.subarray(optional + 68, dir));
   h.update(pe.subarray(dir + 8, end));
   return new Uint8Array(h.digest());
-}
-
-function refusal(f: () => unknown): string {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof AuthenticodeError) return e.reason;
-    throw e;
-  }
-  return "accepted";
 }
 
 Deno.test("the digest leaves out CheckSum, the Certificate Table entry and the table", () => {

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { refusalOf as reason } from "./testing.ts";
 import { parseSignedData } from "./signed_data.ts";
 import { AuthenticodeError } from "./authenticode_error.ts";
 
@@ -17,16 +18,6 @@ const SIGNED_DATA_OID = Uint8Array.of(0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 
 function contentInfo(signedData: Uint8Array): Uint8Array {
   const body = new Uint8Array([...SIGNED_DATA_OID, ...tlv(0xa0, signedData)]);
   return tlv(0x30, body);
-}
-
-function reason(f: () => unknown): string {
-  try {
-    f();
-  } catch (e) {
-    if (e instanceof AuthenticodeError) return e.reason;
-    throw e;
-  }
-  return "accepted";
 }
 
 Deno.test("malformed PKCS#7 is bad-signature", () => {

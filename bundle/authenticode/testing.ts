@@ -4,6 +4,7 @@
  * so the verifier is checked against the tools the imager signs with.
  * @module
  */
+import { AuthenticodeError } from "./authenticode_error.ts";
 import { join } from "node:path";
 import { generateSecureBootKeys, type SecureBootKeys } from "../../pki/mod.ts";
 
@@ -153,4 +154,15 @@ export function winCertificate(data: Uint8Array, revision = 0x0200, type = 0x000
 
 function alignTo(n: number, to: number): number {
   return Math.ceil(n / to) * to;
+}
+
+/** The AuthenticodeError reason `f` throws, or "accepted" when it returns. */
+export function refusalOf(f: () => unknown): string {
+  try {
+    f();
+  } catch (e) {
+    if (e instanceof AuthenticodeError) return e.reason;
+    throw e;
+  }
+  return "accepted";
 }
