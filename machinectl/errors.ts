@@ -64,7 +64,10 @@ export function describeError(e: unknown, endpoint?: string, refusal?: string): 
     ) {
       return `cannot reach the node${where}: ${cause || e.rawMessage}`;
     }
-    if (e.code === Code.DeadlineExceeded) return `the node${where} did not answer in time`;
+    // The client's own timeout says "timed out"; a node's deadline refusal carries its reason.
+    if (e.code === Code.DeadlineExceeded && (!e.rawMessage || /timed out/i.test(e.rawMessage))) {
+      return `the node${where} did not answer in time`;
+    }
     return `${Code[e.code] ?? e.code}: ${e.rawMessage}${
       cause && !e.rawMessage.includes(cause) ? ` (${cause})` : ""
     }`;

@@ -83,7 +83,7 @@ export function isTransportFailure(e: unknown): boolean {
     ];
     if (!transportish.includes(e.code)) return false;
   }
-  return /CANCEL|ECONNRESET|ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|socket|timed out|TLS|certificate|alert|handshake|refused|unreach|GOAWAY|session|closed|ended|hang up|connection establishment|os error|did not answer/i
+  return /CANCEL|ECONNRESET|ECONNREFUSED|EHOSTUNREACH|ENETUNREACH|ETIMEDOUT|socket|timed out|TLS|certificate|alert|handshake|connection refused|unreach|GOAWAY|session|closed|ended|hang up|connection establishment|os error|did not answer/i
     .test(transportText(e));
 }
 

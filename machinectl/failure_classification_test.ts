@@ -186,3 +186,20 @@ Deno.test("machinectl names a closed port as refused, through its own client and
     ),
   );
 });
+
+Deno.test("a node's DeadlineExceeded refusal is its answer, printed with its reason, not a transport failure", () => {
+  const stalled = new ConnectError(
+    "bundle refused (stalled): no byte of the bundle for 30 s (the idle deadline)",
+    Code.DeadlineExceeded,
+  );
+  equal(isTransportFailure(stalled), false);
+  const text = classifyFailure({
+    error: stalled,
+    endpoint: "127.0.0.1:50000",
+    probe: { kind: "served" } as ProbeResult,
+  });
+  match(text, /^DeadlineExceeded: bundle refused \(stalled\)/);
+  doesNotMatch(text, /closed the connection|did not answer/);
+  const own = new ConnectError("the operation timed out", Code.DeadlineExceeded);
+  match(describeError(own, "127.0.0.1:50000"), /did not answer in time/);
+});
