@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { readAuthenticodeSignatures } from "./cert_table.ts";
-import { AuthenticodeError } from "./authenticode_error.ts";
 import { refusalOf as refusal, syntheticPe, winCertificate } from "./testing.ts";
 
 const bytes = (n: number, fill: number) => new Uint8Array(n).fill(fill);

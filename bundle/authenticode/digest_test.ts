@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { authenticodeDigest } from "./digest.ts";
-import { AuthenticodeError } from "./authenticode_error.ts";
 import { EFI_STUB, refusalOf as refusal, syntheticPe, winCertificate } from "./testing.ts";
 
 const bytes = (n: number, fill: number) => new Uint8Array(n).fill(fill);
