@@ -81,13 +81,7 @@ export async function mountFirmwareFilesystems(
   backend: MountBackend,
   exists: (path: string) => Promise<boolean> = pathExists,
 ): Promise<string[]> {
-  const mounted: string[] = [];
-  for (const m of FIRMWARE_MOUNTS) {
-    if (!await exists(m.target) || await isMounted(backend, m.target)) continue;
-    await backend.mount(m);
-    mounted.push(m.target);
-  }
-  return mounted;
+  return await mountMissing(backend, FIRMWARE_MOUNTS, (m) => exists(m.target));
 }
 
 async function pathExists(path: string): Promise<boolean> {
@@ -102,10 +96,24 @@ export async function mountEarly(
   backend: MountBackend,
   mkdir: (path: string, mode: number) => Promise<void> = defaultMkdir,
 ): Promise<string[]> {
-  const mounted: string[] = [];
-  for (const m of EARLY_MOUNTS) {
-    if (await isMounted(backend, m.target)) continue;
+  return await mountMissing(backend, EARLY_MOUNTS, async (m) => {
     await mkdir(m.target, m.mode ?? 0o755);
+    return true;
+  });
+}
+
+/**
+ * Mount each of `mounts` that is not mounted yet and that `prepare` (called
+ * just before) allows. Returns the targets it mounted.
+ */
+async function mountMissing(
+  backend: MountBackend,
+  mounts: readonly EarlyMount[],
+  prepare: (m: EarlyMount) => Promise<boolean>,
+): Promise<string[]> {
+  const mounted: string[] = [];
+  for (const m of mounts) {
+    if (await isMounted(backend, m.target) || !await prepare(m)) continue;
     await backend.mount(m);
     mounted.push(m.target);
   }

@@ -21,7 +21,7 @@ import assert from "node:assert/strict";
 import { createHash, X509Certificate } from "node:crypto";
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
-import { ensureNodeBundle, startVm, upNode } from "../imager/mod.ts";
+import { ensureNodeBundle, onPath, startVm, upNode } from "../imager/mod.ts";
 import { generateSigningKey } from "../bundle/mod.ts";
 import { secureBootUpgradeStep } from "./secure_boot_upgrade_step.ts";
 import { generateSecureBootKeys, SECURE_BOOT_KEY_NAMES } from "../pki/mod.ts";
@@ -34,9 +34,7 @@ const WORK = "build/e2e/secure-boot";
 const X = "1.0.0-e2e";
 const Y = "2.0.0-e2e";
 const hasTools = await Promise.all(
-  ["qemu-system-x86_64", "sbsign", "sign-efi-sig-list", "mcopy", "swtpm"].map(async (c) =>
-    (await new Deno.Command("sh", { args: ["-c", `command -v ${c}`] }).output()).success
-  ),
+  ["qemu-system-x86_64", "sbsign", "sign-efi-sig-list", "mcopy", "swtpm"].map(onPath),
 ).then((ok) => ok.every(Boolean));
 const hasFirmware = await Promise.all(
   ["/usr/share/OVMF/OVMF_CODE_4M.secboot.fd", "/lib/systemd/systemd-measure"].map((f) =>

@@ -6,7 +6,8 @@
  * @module
  */
 import { join } from "node:path";
-import { readPeLayout, run } from "../imager/mod.ts";
+import { run } from "../imager/mod.ts";
+import { peSection } from "../bundle/authenticode/mod.ts";
 
 const MTOOLS = { MTOOLS_SKIP_CHECK: "1" };
 
@@ -32,9 +33,9 @@ export async function flipUkiCmdlineByte(
   path: string,
 ): Promise<void> {
   const uki = await readUkiFromImage(image, espOffset, path);
-  const cmdline = readPeLayout(uki).sections.find((s) => s.name === ".cmdline");
+  const cmdline = peSection(uki, ".cmdline"); // a view into `uki`
   if (!cmdline) throw new Error(`${path} has no .cmdline section`);
-  uki[cmdline.rawOffset] ^= 0x01;
+  cmdline[0] ^= 0x01;
   const tmp = await Deno.makeTempFile({ suffix: ".efi" });
   try {
     await Deno.writeFile(tmp, uki);
@@ -50,19 +51,18 @@ const MEASURED = ["linux", "osrel", "cmdline", "initrd", "splash", "dtb", "pcrpk
 /**
  * PCR 11 (SHA-256 bank) after systemd-stub measured `uki` and the boot went
  * through `phases` (`enter-initrd:leave-initrd`), as `systemd-measure
- * calculate` computes it from the UKI's sections (each cut at its virtual
- * size: the bytes the stub hashes in memory).
+ * calculate` computes it from the UKI's sections (as `peSection` cuts them:
+ * the bytes the stub hashes in memory).
  */
 export async function expectedPcr11(uki: Uint8Array, phases: string): Promise<string> {
   const dir = await Deno.makeTempDir();
   try {
     const args = ["calculate", "--bank=SHA256", `--phase=${phases}`, "--json=short"];
-    for (const s of readPeLayout(uki).sections) {
-      const name = s.name.replace(/^\./, "");
-      if (!MEASURED.includes(name)) continue;
+    for (const name of MEASURED) {
+      const bytes = peSection(uki, `.${name}`);
+      if (!bytes) continue;
       const file = join(dir, name);
-      const size = Math.min(s.virtualSize, s.rawSize);
-      await Deno.writeFile(file, uki.subarray(s.rawOffset, s.rawOffset + size));
+      await Deno.writeFile(file, bytes);
       args.push(`--${name}=${file}`);
     }
     const out = await run("/lib/systemd/systemd-measure", args);

@@ -54,3 +54,11 @@ export async function run(command: string, args: string[], opts: RunOptions = {}
   if (out.code !== 0) throw new CommandError(command, args, out.code, stderr);
   return new TextDecoder().decode(out.stdout);
 }
+
+/** Whether `binary` is a file in a directory of PATH (a tool the host may lack). */
+export async function onPath(binary: string): Promise<boolean> {
+  for (const dir of (Deno.env.get("PATH") ?? "/usr/bin").split(":")) {
+    if (await Deno.stat(`${dir}/${binary}`).then((s) => s.isFile, () => false)) return true;
+  }
+  return false;
+}

@@ -9,6 +9,7 @@ import { startVm, type Vm, type VmOptions } from "./qemu/vm.ts";
 import { readClientConfig, resolveCredentials } from "../pki/mod.ts";
 import { createMachineClient } from "../api/client/mod.ts";
 import { UP_PAYLOAD_ID } from "./up_config.ts";
+import { onPath } from "./run.ts";
 
 /** Console lines that mean the guest failed: stop waiting. */
 export const UP_FAIL = /Kernel panic|machined: FATAL|machined-init: FATAL/;
@@ -75,7 +76,7 @@ export async function upNode(options: UpOptions = {}): Promise<UpNode> {
   // A signed image boots under the Secure Boot firmware, which starts in Setup Mode to enroll.
   const secureBoot = options.vm?.secureBoot ?? (options.image?.secureBootKeys ? {} : undefined);
   // A Secure Boot node gets a TPM too (swtpm), so its measured boot can be read.
-  const tpm = options.vm?.tpm ?? (secureBoot !== undefined && await hasSwtpm());
+  const tpm = options.vm?.tpm ?? (secureBoot !== undefined && await onPath("swtpm"));
   const vm = await startVm({
     ...options.vm,
     arch,
@@ -144,10 +145,4 @@ export function upHints(
       opts.runDir && opts.runDir !== "build/qemu" ? ` --run-dir ${opts.runDir}` : ""
     }`,
   ].join("\n");
-}
-
-async function hasSwtpm(): Promise<boolean> {
-  const out = await new Deno.Command("sh", { args: ["-c", "command -v swtpm"], stdout: "null" })
-    .output().catch(() => undefined);
-  return out?.success ?? false;
 }

@@ -18,6 +18,7 @@ import { installContext } from "./node_bundle.ts";
 import { attachVm, isRunning } from "./qemu/vm.ts";
 import { upHints, upNode } from "./up.ts";
 import { hostArch, PROFILES } from "./arch/profiles.ts";
+import { onPath } from "./run.ts";
 
 /** `deno task up`'s usage (stdout on `--help`). */
 export const UP_USAGE = `usage: deno task up [image options] [up options]
@@ -66,7 +67,7 @@ if (import.meta.main) {
   const image = imageOptions(args);
   const arch = image.arch ?? hostArch();
   const qemu = PROFILES[arch].qemu;
-  if (!(await hasQemu(qemu.binary))) {
+  if (!(await onPath(qemu.binary))) {
     console.error(
       `[up] ${qemu.binary} is not installed, so there is no VM to boot.\n` +
         `[up] Install it with: apt-get install ${qemu.hostPackages.join(" ")} ` +
@@ -113,11 +114,4 @@ if (import.meta.main) {
     return undefined;
   });
   console.log(upHints(node, name, { installedIn: installed, runDir }));
-}
-
-async function hasQemu(binary: string): Promise<boolean> {
-  for (const dir of (Deno.env.get("PATH") ?? "/usr/bin").split(":")) {
-    if (await Deno.stat(`${dir}/${binary}`).then(() => true, () => false)) return true;
-  }
-  return false;
 }

@@ -5,20 +5,13 @@
  * production.
  */
 import { join } from "node:path";
-import {
-  addContext,
-  contextFromPem,
-  emptyClientConfig,
-  type Role,
-  writeClientConfig,
-} from "../pki/mod.ts";
-import { type ApiFixture, startApiFixture } from "../api/testing.ts";
+import type { Role } from "../pki/mod.ts";
+import { startApiFixture } from "../api/testing.ts";
 import { createLogger } from "../logs/mod.ts";
 import { FakeClock } from "../runtime/mod.ts";
 import { ConfigKeeper, ConfigModes } from "../config/keeper/mod.ts";
 import { Machined } from "../core/mod.ts";
-import { runMachinectl } from "./cli.ts";
-import { bufferIo } from "./io.ts";
+import { clientConfig, runCli } from "./testing.ts";
 
 /** A config text with `hostname`, plus `extra` YAML under `machine:`. */
 export const cfg = (hostname: string, extra = "") =>
@@ -44,22 +37,17 @@ export async function startConfigNode() {
   await Deno.mkdir(join(dir, "state"));
   await keeper.stateMounted(join(dir, "state"));
   const f = await startApiFixture({ store: m.store, configApplier: modes });
-  const config = await clientConfig(f, dir, "os:admin");
+  const config = await clientConfig(f, "os:admin");
   const file = async (name: string, text: string) => {
     const p = join(dir, name);
     await Deno.writeTextFile(p, text);
     return p;
   };
-  const runWith = async (path: string, argv: string[]) => {
-    const io = bufferIo();
-    const code = await runMachinectl(["--config", path, ...argv], io);
-    return { code, out: io.stdout.join("\n"), err: io.stderr.join("\n") };
-  };
   /** machinectl as the admin. */
-  const run = (...argv: string[]) => runWith(config, argv);
+  const run = (...argv: string[]) => runCli(config, ...argv);
   /** machinectl with a certificate of `role`. */
   const runAs = async (role: Role, ...argv: string[]) =>
-    runWith(await clientConfig(f, dir, role), argv);
+    runCli(await clientConfig(f, role), ...argv);
   return {
     m,
     f,
@@ -76,16 +64,4 @@ export async function startConfigNode() {
       await Deno.remove(dir, { recursive: true });
     },
   };
-}
-
-async function clientConfig(f: ApiFixture, dir: string, role: Role): Promise<string> {
-  const path = join(dir, `client-${role.slice(3)}.yaml`);
-  const cert = f.pki.clients[role];
-  const ctx = contextFromPem([f.endpoint], {
-    caPem: f.pki.ca.certPem,
-    certPem: cert.certPem,
-    keyPem: cert.keyPem,
-  });
-  await writeClientConfig(path, addContext(emptyClientConfig(), "test", ctx));
-  return path;
 }

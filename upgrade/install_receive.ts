@@ -59,17 +59,11 @@ export async function receiveInto(
   plan: InstallSteps,
   onEvent: OnInstallEvent | undefined,
 ): Promise<void> {
-  let lastReport = 0;
   try {
     await runSteps(fs, plan.clean);
     await opened.receive({
       file: (f, chunks) => writeOrNoSpace(fs, `/${plan.target}/${f.name}.new`, chunks),
-    }, (bytes, total) => {
-      if (bytes === total || bytes - lastReport >= 8 << 20) {
-        lastReport = bytes;
-        onEvent?.({ phase: "received", bytes, total });
-      }
-    });
+    }, progress(onEvent));
     await runSteps(fs, plan.settle);
   } catch (e) {
     // A refused bundle leaves nothing of itself (a power cut leaves *.new, cleaned next time).
@@ -99,7 +93,6 @@ export async function receiveHeld(
 ): Promise<void> {
   const held = new Map<string, Uint8Array>();
   const hold = new Set(plan.hold ?? []);
-  let lastReport = 0;
   await opened.receive({
     file: async (f, chunks) => {
       if (hold.has(f.name)) {
@@ -118,12 +111,18 @@ export async function receiveHeld(
       if (missing.length) throw new BundleError("bad-manifest", `${missing.join(", ")} not first`);
       await esp.write((fs) => writeAfterHeld(fs, plan, held, f.name, chunks));
     },
-  }, (bytes, total) => {
+  }, progress(o.onEvent));
+}
+
+/** A receive progress callback that reports every 8 MiB and at the end. */
+function progress(onEvent: OnInstallEvent | undefined): (bytes: number, total: number) => void {
+  let lastReport = 0;
+  return (bytes, total) => {
     if (bytes === total || bytes - lastReport >= 8 << 20) {
       lastReport = bytes;
-      o.onEvent?.({ phase: "received", bytes, total });
+      onEvent?.({ phase: "received", bytes, total });
     }
-  });
+  };
 }
 
 /** The write session of {@link receiveHeld}: one streamed file after the held ones. */

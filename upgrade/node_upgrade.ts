@@ -74,6 +74,10 @@ export class NodeUpgrade {
   #status?: UpgradeStatusPublisher;
   #platform?: Promise<{ machine: Compatible; layout: SlotLayout }>;
 
+  #secureBootDb(): Promise<DbCertificate[]> {
+    return this.deps.secureBootDb?.() ?? Promise.resolve([]);
+  }
+
   constructor(private readonly deps: NodeUpgradeDeps) {
     this.book = new UpgradeBook(
       deps.record ?? memoryRecordStore(),
@@ -140,6 +144,8 @@ export class NodeUpgrade {
       await this.book.sync();
       const recorded = recordedFloor(await readEspFloor(this.deps.esp), this.book.floor);
       const { machine, layout } = await this.platform();
+      /** The enrolled db, read once per install (both UKIs are checked against it). */
+      let db: Promise<DbCertificate[]> | undefined;
       const r = await installBundle(bundle, {
         expectedSize: fetched?.size,
         esp: this.deps.esp,
@@ -153,7 +159,7 @@ export class NodeUpgrade {
         running: await this.deps.imageVersion?.().catch(() => undefined),
         onManifest: (m) => (this.#version = m.version),
         checkHeld: async (name, bytes, m) =>
-          checkSlotUki(name, bytes, { manifest: m, db: await this.deps.secureBootDb?.() ?? [] }),
+          checkSlotUki(name, bytes, { manifest: m, db: await (db ??= this.#secureBootDb()) }),
         onEvent: (e) => {
           if (e.phase === "received") bytes = e.bytes;
           if (e.phase === "verified") kid = e.kid;

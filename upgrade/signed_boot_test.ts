@@ -7,24 +7,11 @@
  */
 import assert from "node:assert/strict";
 import { hostCompatible, SlotError } from "../bundle/mod.ts";
-import { entryBootsUki, loaderConf, loaderEntry, ukiLoaderEntry } from "../layout/mod.ts";
-import { FakeEspBackend } from "../platform/esp/mod.ts";
+import { entryBootsUki, loaderEntry, ukiLoaderEntry } from "../layout/mod.ts";
+import type { FakeEspBackend } from "../platform/esp/mod.ts";
 import { installBundle } from "./slot_writer.ts";
 import { toRefusal } from "./refusal.ts";
-import { chunked, imagedEsp, testBundle, testKeys } from "./testing.ts";
-
-/** An ESP as the imager writes it with Secure Boot keys: one UKI per slot, entries naming them. */
-function ukiEsp(): FakeEspBackend {
-  const init: Record<string, string> = { "/loader/loader.conf": loaderConf() };
-  for (const slot of ["A", "B"] as const) {
-    init[`/${slot}/machined.efi`] = `signed UKI of ${slot}`;
-    init[`/loader/entries/machined-${slot.toLowerCase()}.conf`] = ukiLoaderEntry(slot, {
-      generation: slot === "A" ? 1 : 0,
-      version: "1.0.0",
-    });
-  }
-  return new FakeEspBackend(init);
-}
+import { chunked, imagedEsp, testBundle, testKeys, ukiEsp } from "./testing.ts";
 
 function snapshot(esp: FakeEspBackend): Map<string, string> {
   return new Map([...esp.files].map(([p, b]) => [p, new TextDecoder().decode(b)]));

@@ -11,6 +11,7 @@
  */
 import { loaderEntry, ukiLoaderEntry } from "../layout/mod.ts";
 import { installCmdline } from "./slot_cmdline.ts";
+import { ukiFileOf } from "./uki_check.ts";
 import {
   ENTRIES_DIR,
   type Entry,
@@ -118,7 +119,7 @@ export function planUkiInstall(
     files: (target) =>
       manifest.files.flatMap((f): SlotFile[] => {
         if (f.name === "root.img") return [{ ...f, file: f.name }];
-        const mine = f.name === `machined-${target.toLowerCase()}.efi`;
+        const mine = f.name === ukiFileOf(target);
         return mine ? [{ ...f, name: "machined.efi", file: f.name }] : [];
       }),
     hold: manifest.files.filter((f) => f.name.endsWith(".efi")).map((f) => f.name),

@@ -5,7 +5,7 @@
  */
 import { createHash } from "node:crypto";
 import { CompactSign } from "jose";
-import { loaderConf, loaderEntry, slotCmdline } from "../layout/mod.ts";
+import { loaderConf, loaderEntry, slotCmdline, ukiLoaderEntry } from "../layout/mod.ts";
 import { FakeEspBackend } from "../platform/esp/mod.ts";
 import {
   parseOsPrefix,
@@ -134,6 +134,20 @@ export function imagedEsp(version = "1.0.0", titled = true): FakeEspBackend {
       slotCmdline("console=ttyS0", slot, { sha256, fstype: "squashfs" }),
       { generation: slot === "A" ? 1 : 0, version: titled ? version : undefined },
     );
+  }
+  return new FakeEspBackend(init);
+}
+
+/** An ESP as a Secure Boot image has it: a UKI and root image per slot, A booted. */
+export function ukiEsp(): FakeEspBackend {
+  const init: Record<string, string> = { "/loader/loader.conf": loaderConf() };
+  for (const slot of ["A", "B"] as const) {
+    init[`/${slot}/machined.efi`] = `UKI of 1.0.0 in ${slot}`;
+    init[`/${slot}/root.img`] = `root of 1.0.0 in ${slot}`;
+    init[`/loader/entries/machined-${slot.toLowerCase()}.conf`] = ukiLoaderEntry(slot, {
+      generation: slot === "A" ? 1 : 0,
+      version: "1.0.0",
+    });
   }
   return new FakeEspBackend(init);
 }

@@ -43,7 +43,7 @@ export async function checkSlotUki(
   uki: Uint8Array,
   o: { manifest: Manifest; db: readonly DbCertificate[] },
 ): Promise<void> {
-  const slot: Slot = name === "machined-a.efi" ? "A" : "B";
+  const slot: Slot = name === ukiFileOf("A") ? "A" : "B";
   if (o.db.length === 0) {
     throw new BundleError(
       "untrusted-uki",

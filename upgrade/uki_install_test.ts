@@ -11,8 +11,7 @@ import { BundleError, hostCompatible } from "../bundle/mod.ts";
 import type { DbCertificate } from "../bundle/authenticode/mod.ts";
 import { makeOwner, type Owner, sbsign, SIGNING_MISSING } from "../bundle/authenticode/testing.ts";
 import { buildUki } from "../imager/mod.ts";
-import { loaderConf, ukiLoaderEntry } from "../layout/mod.ts";
-import { FakeEspBackend } from "../platform/esp/mod.ts";
+import type { FakeEspBackend } from "../platform/esp/mod.ts";
 import {
   buildSignatureList,
   EFI_CERT_X509_GUID,
@@ -21,7 +20,7 @@ import {
 } from "../platform/firmware/mod.ts";
 import { toRefusal } from "./refusal.ts";
 import { installBundle } from "./slot_writer.ts";
-import { chunked, testBundle, testKeys } from "./testing.ts";
+import { chunked, testBundle, testKeys, ukiEsp } from "./testing.ts";
 import { checkSlotUki, enrolledDb } from "./uki_check.ts";
 
 const STUB = "/usr/lib/systemd/boot/efi/linuxx64.efi.stub";
@@ -38,20 +37,6 @@ async function signedUki(owner: Owner, slot: "A" | "B", cmdline?: string): Promi
     osRelease: "ID=machined\nVERSION_ID=2.0.0\n",
   });
   return await sbsign(owner, uki);
-}
-
-/** An ESP as a Secure Boot image has it: a UKI and root image per slot, A booted. */
-function ukiEsp(): FakeEspBackend {
-  const init: Record<string, string> = { "/loader/loader.conf": loaderConf() };
-  for (const slot of ["A", "B"] as const) {
-    init[`/${slot}/machined.efi`] = `UKI of 1.0.0 in ${slot}`;
-    init[`/${slot}/root.img`] = `root of 1.0.0 in ${slot}`;
-    init[`/loader/entries/machined-${slot.toLowerCase()}.conf`] = ukiLoaderEntry(slot, {
-      generation: slot === "A" ? 1 : 0,
-      version: "1.0.0",
-    });
-  }
-  return new FakeEspBackend(init);
 }
 
 async function fixture(signedBy: "owner" | "stranger" = "owner") {
