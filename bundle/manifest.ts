@@ -28,6 +28,13 @@ export type SlotFileName = typeof SLOT_FILES[number];
 export const UKI_SLOT_FILES = ["machined-a.efi", "machined-b.efi", "root.img"] as const;
 export type UkiSlotFileName = typeof UKI_SLOT_FILES[number];
 
+/**
+ * The largest UKI a Secure Boot bundle may carry (today's are 16 MiB: kernel,
+ * initramfs, stub). The node holds a UKI in memory to check its signature
+ * before writing it, so the manifest's promise is refused past this at the head.
+ */
+export const MAX_UKI_BYTES = 64 << 20;
+
 /** How a bundle's slot boots: loose kernel and initramfs, or a signed UKI per slot. */
 export type BundleBoot = "linux" | "uki";
 
@@ -76,6 +83,10 @@ const ManifestSchema = v.pipe(
   v.check(
     (m) => m.boot !== "uki" || m.cmdline === "",
     "a UKI bundle's cmdline must be empty: the command line is inside each signed UKI",
+  ),
+  v.check(
+    (m) => m.files.every((f) => !f.name.endsWith(".efi") || f.size <= MAX_UKI_BYTES),
+    `a UKI is at most ${MAX_UKI_BYTES} bytes (the node holds it in memory to check it)`,
   ),
 );
 

@@ -4,7 +4,13 @@
  * each signed UKI); a plain bundle keeps its three files.
  */
 import assert from "node:assert/strict";
-import { generateSigningKey, loadSigningKey, type Manifest, signManifest } from "./mod.ts";
+import {
+  generateSigningKey,
+  loadSigningKey,
+  type Manifest,
+  MAX_UKI_BYTES,
+  signManifest,
+} from "./mod.ts";
 
 const file = (name: string) => ({ name, size: 10, sha256: "ab".repeat(32) });
 
@@ -45,4 +51,19 @@ Deno.test("a UKI manifest carries exactly the two UKIs and the root image, and n
   assert.match(String(ukisInPlain), /vmlinuz, initramfs\.img, root\.img in that order/);
   const otherBoot = await sign({ ...base, boot: "grub", cmdline: "", files: [] });
   assert.ok(otherBoot instanceof Error);
+});
+
+Deno.test("a UKI of exactly MAX_UKI_BYTES is accepted, one byte more is refused at the head", async () => {
+  const uki = (size: number) => ({
+    ...base,
+    boot: "uki",
+    cmdline: "",
+    files: [
+      { ...file("machined-a.efi"), size },
+      file("machined-b.efi"),
+      file("root.img"),
+    ],
+  });
+  assert.equal(typeof await sign(uki(MAX_UKI_BYTES)), "string");
+  assert.match(String(await sign(uki(MAX_UKI_BYTES + 1))), /a UKI is at most 67108864 bytes/);
 });

@@ -91,8 +91,11 @@ export async function receiveHeld(
     onEvent?: OnInstallEvent;
   },
 ): Promise<void> {
+  // Only what will be written stays in memory; a held file without a receive step is dropped.
   const held = new Map<string, Uint8Array>();
+  const checked = new Set<string>();
   const hold = new Set(plan.hold ?? []);
+  const written = new Set(plan.receive.flatMap((s) => s.op === "receive" ? [s.file] : []));
   await opened.receive({
     file: async (f, chunks) => {
       if (hold.has(f.name)) {
@@ -104,10 +107,11 @@ export async function receiveHeld(
         }
         const bytes = await collect(chunks, f.size);
         await o.check(f.name, bytes);
-        held.set(f.name, bytes);
+        checked.add(f.name);
+        if (written.has(f.name)) held.set(f.name, bytes);
         return;
       }
-      const missing = [...hold].filter((n) => !held.has(n));
+      const missing = [...hold].filter((n) => !checked.has(n));
       if (missing.length) throw new BundleError("bad-manifest", `${missing.join(", ")} not first`);
       await esp.write((fs) => writeAfterHeld(fs, plan, held, f.name, chunks));
     },

@@ -5,13 +5,18 @@
  * entry. A refused bundle leaves only the removal of its own `*.new` files.
  */
 import type { EspBackend, EspFiles } from "../platform/esp/mod.ts";
-import { BundleError, openBundle, UPGRADE_DEADLINE_MS, withDeadlines } from "../bundle/mod.ts";
+import {
+  BundleError,
+  MAX_UKI_BYTES,
+  openBundle,
+  UPGRADE_DEADLINE_MS,
+  withDeadlines,
+} from "../bundle/mod.ts";
 import { ENTRIES_DIR, type Entry, entryGeneration, parseEntryName, type Slot } from "./entries.ts";
 import { SlotError } from "../bundle/mod.ts";
 import { entryBootsUki } from "../layout/mod.ts";
 import { checkSize } from "./install_guards.ts";
 import { receiveHeld, receiveInto, removeReceived, runSteps } from "./install_receive.ts";
-import { MAX_UKI_BYTES } from "./uki_check.ts";
 import {
   entryVersion,
   floorDecision,

@@ -14,7 +14,7 @@ import {
   peSection,
   verifyAuthenticode,
 } from "../bundle/authenticode/mod.ts";
-import { BundleError, type Manifest } from "../bundle/mod.ts";
+import { BundleError, type Manifest, MAX_UKI_BYTES } from "../bundle/mod.ts";
 import {
   EFI_CERT_X509_GUID,
   EFI_IMAGE_SECURITY_DATABASE_GUID,
@@ -23,9 +23,6 @@ import {
   parseSignatureLists,
 } from "../platform/firmware/mod.ts";
 import { kernelWords, type Slot, slotOfCmdline } from "../layout/mod.ts";
-
-/** A UKI larger than this is refused before it is held in memory (the stub + kernel + initramfs). */
-export const MAX_UKI_BYTES = 128 << 20;
 
 /** The UKI file of `slot` in a UKI bundle. */
 export function ukiFileOf(slot: Slot): "machined-a.efi" | "machined-b.efi" {

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { createHash, X509Certificate } from "node:crypto";
-import { BundleError, hostCompatible } from "../bundle/mod.ts";
+import { BundleError, hostCompatible, MAX_UKI_BYTES } from "../bundle/mod.ts";
 import type { DbCertificate } from "../bundle/authenticode/mod.ts";
 import { makeOwner, type Owner, sbsign, SIGNING_MISSING } from "../bundle/authenticode/testing.ts";
 import { buildUki } from "../imager/mod.ts";
@@ -180,4 +180,27 @@ Deno.test({
   } finally {
     await Deno.remove(f.tmp, { recursive: true });
   }
+});
+
+Deno.test("a Secure Boot bundle promising a UKI past MAX_UKI_BYTES is refused at the head (bad-manifest), no write session", async () => {
+  const k = await testKeys();
+  const esp = ukiEsp();
+  const small = new Uint8Array(10);
+  const b = await testBundle({
+    key: k.signing,
+    boot: "uki",
+    files: [small, small, ROOT],
+    unchecked: true,
+    edit: (m) => (m.files[0].size = MAX_UKI_BYTES + 1),
+  });
+  const refused = await installBundle(chunked(b.bytes, 4096), {
+    esp,
+    booted: "A",
+    keys: [k.trusted],
+    machine: hostCompatible(),
+  }).catch((e) => e);
+  assert.ok(refused instanceof BundleError && refused.reason === "bad-manifest", String(refused));
+  assert.match(refused.message, /a UKI is at most 67108864 bytes/);
+  assert.equal(toRefusal(refused)?.code, "invalid-argument");
+  assert.equal(esp.writeSessions, 0);
 });

@@ -15,6 +15,7 @@ import {
   FILE_READ_MAX_BYTES,
 } from "../server/mod.ts";
 import {
+  MAX_UKI_BYTES,
   UPGRADE_DEADLINE_MS,
   UPGRADE_FETCH_HEADERS_MS,
   UPGRADE_IDLE_MS,
@@ -341,6 +342,15 @@ export const UPGRADE_BUDGETS: readonly EdgeBudget[] = [
     per: "Upgrade call",
     enforced: "machined (upgrade/fetch_bundle.ts)",
     refusal: "`DeadlineExceeded`; the ESP never opened",
+  },
+  {
+    key: "upgrade_uki_bytes",
+    name: "A UKI in a Secure Boot bundle (held in memory while its signature is checked)",
+    number: MAX_UKI_BYTES,
+    unit: "bytes",
+    per: "UKI (two per bundle; only the target slot's is kept)",
+    enforced: "machined (bundle/manifest.ts, at the head)",
+    refusal: "`InvalidArgument` (`bad-manifest`); nothing read past the head, the ESP never opened",
   },
 ];
 
