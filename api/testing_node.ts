@@ -4,7 +4,12 @@
  * a config applier over the real config parser. The kernel log uses
  * platform/kmsg's FakeKmsgBackend. Not for production.
  */
-import { configDiff, type MachineConfig, parseMachineConfig } from "../config/mod.ts";
+import {
+  configDiff,
+  type MachineConfig,
+  parseMachineConfig,
+  type PatchText,
+} from "../config/mod.ts";
 import { LogRing } from "../logs/mod.ts";
 import type { ServiceSpecSpec, ServiceStatusSpec } from "../resources/mod.ts";
 import type {
@@ -18,6 +23,7 @@ import type {
   ServiceControl,
   ServiceView,
 } from "./server/mod.ts";
+import { ApplyRefusedError } from "./server/mod.ts";
 
 /** The error a real supervisor throws for an unknown id (matched by name). */
 class UnknownServiceError extends Error {
@@ -216,6 +222,17 @@ export class RecordingConfigApplier implements ConfigApplier {
       ...(current ? { current } : {}),
       requested: parsed.config,
     });
+  }
+
+  /** Patches are recorded, never applied: this fake keeps no document. */
+  readonly patches: { patches: readonly PatchText[]; baseSha256?: string }[] = [];
+
+  patch(patches: readonly PatchText[], options: ConfigApplyOptions): Promise<ConfigApplyResult> {
+    this.patches.push({
+      patches,
+      ...(options.baseSha256 ? { baseSha256: options.baseSha256 } : {}),
+    });
+    return Promise.reject(new ApplyRefusedError("This fake applier does not patch"));
   }
 
   confirm(by: ActionRequester): Promise<ConfigApplyResult> {

@@ -79,6 +79,22 @@ export {
   parseIp,
 } from "./ip.ts";
 export { configDiff, deepEqual } from "./config_diff.ts";
+export {
+  applyPatches,
+  type ConfigPatch,
+  isPatchError,
+  jsonPatchOf,
+  type JsonValue,
+  MAX_PATCH_BYTES,
+  MAX_PATCH_DEPTH,
+  MAX_PATCH_OPS,
+  MAX_PATCHED_VALUES,
+  parsePatches,
+  PatchError,
+  type PatchOperation,
+  type PatchText,
+  type PatchType,
+} from "./patch/mod.ts";
 export { canonicalJson, configSha256 } from "./config_hash.ts";
 export { CONFIG_DOMAINS, configDomains } from "./config_domains.ts";
 export { configTextDiff, configYamlLines } from "./config_text_diff.ts";

@@ -35,11 +35,18 @@ import { YamlLocator } from "./yaml_locator.ts";
 
 /** The outcome of parsing: a config with defaults filled, or every error found. */
 export type ParseResult =
-  | { ok: true; config: MachineConfig }
+  /**
+   * `document` is the text's value as written (aliases expanded, empty
+   * entries dropped, no defaults or units filled in): what config patches
+   * apply to.
+   */
+  | { ok: true; config: MachineConfig; document: unknown }
   | { ok: false; errors: ConfigError[] };
 
 /** Inside the parser, errors stay plain fields until the reported ones are chosen. */
-type Draft = { ok: true; config: MachineConfig } | { ok: false; errors: ConfigErrorInit[] };
+type Draft =
+  | { ok: true; config: MachineConfig; document: unknown }
+  | { ok: false; errors: ConfigErrorInit[] };
 
 /** Options of {@link parseMachineConfig}. */
 export interface ParseOptions {
@@ -163,7 +170,7 @@ function parseBounded(text: string, source: string, maxBytes: number): Draft {
     if (!seen.has(formatPath(error.segments))) errors.push(error);
   }
   if (errors.length > 0) return { ok: false, errors };
-  return { ok: true, config: result.output as MachineConfig };
+  return { ok: true, config: result.output as MachineConfig, document: raw };
 }
 
 /** The single document of `tokens`; a second document is an error on the first. */

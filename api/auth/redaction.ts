@@ -25,6 +25,7 @@ import type {
   ServiceSpecSpec,
 } from "../../resources/mod.ts";
 import type { Role } from "../../pki/mod.ts";
+import type { MachineConfig } from "../../config/mod.ts";
 import { roleSatisfies } from "./rbac.ts";
 
 /** The value shown in place of a secret. */
@@ -116,21 +117,33 @@ export function redactServiceSpec(spec: ServiceSpecSpec, v: Visibility): Service
 /**
  * MachineConfig without the CA key (for everyone) and, for readers, without
  * env values or the config's hash: a hash over values a reader may not see
- * would let them test guesses of a weak env value offline.
+ * would let them test guesses of a weak env value offline. The config as
+ * written (`document`) is redacted the same way.
  */
 export function redactMachineConfig(spec: MachineConfigSpec, v: Visibility): MachineConfigSpec {
-  const machine = spec.config.machine;
-  const services = v === "privileged"
-    ? machine.services
-    : (machine.services ?? []).map((s) => ({ ...s, env: { ...redactEnv(s.env ?? {}, v) } }));
-  const ca = machine.ca ? { ...machine.ca, key: REDACTED } : machine.ca;
+  const config = redactConfig(spec.config, v);
+  const document = spec.document === undefined
+    ? undefined
+    : redactConfig(spec.document as MachineConfig, v);
   const sha256 = v === "privileged" || spec.sha256 === undefined ? spec.sha256 : REDACTED;
-  if (services === machine.services && ca === machine.ca && sha256 === spec.sha256) return spec;
+  if (config === spec.config && document === spec.document && sha256 === spec.sha256) return spec;
   return {
     ...spec,
-    config: { ...spec.config, machine: { ...machine, services, ...(ca ? { ca } : {}) } },
+    config,
+    ...(document === undefined ? {} : { document }),
     ...(sha256 === undefined ? {} : { sha256 }),
   };
+}
+
+function redactConfig(config: MachineConfig, v: Visibility): MachineConfig {
+  const machine = config?.machine;
+  if (typeof machine !== "object" || machine === null) return config;
+  const services = v === "privileged" || !Array.isArray(machine.services)
+    ? machine.services
+    : machine.services.map((s) => ({ ...s, env: { ...redactEnv(s.env ?? {}, v) } }));
+  const ca = machine.ca ? { ...machine.ca, key: REDACTED } : machine.ca;
+  if (services === machine.services && ca === machine.ca) return config;
+  return { ...config, machine: { ...machine, services, ...(ca ? { ca } : {}) } };
 }
 
 /** Env values shorter than this are not hunted for in command lines (too many false hits). */

@@ -83,6 +83,9 @@ export function machineConfigToProto(s: MachineConfigSpec): ProtoMachineConfigSp
     config: json,
     ...(s.pending ? { pending: pendingToProto(s.pending) } : {}),
     sha256: s.sha256 ?? "",
+    ...(s.document === undefined
+      ? {}
+      : { document: JSON.parse(JSON.stringify(s.document)) as JsonObject }),
   });
 }
 
@@ -104,6 +107,7 @@ export function machineConfigFromProto(s: ProtoMachineConfigSpec): MachineConfig
     source: s.source,
     config: config as unknown as MachineConfig,
     ...(s.sha256 ? { sha256: s.sha256 } : {}),
+    ...(s.document ? { document: s.document } : {}),
     ...(p && (mode === "try" || mode === "staged")
       ? {
         pending: {

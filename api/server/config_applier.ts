@@ -4,7 +4,7 @@
  * config/ and its config loader; the API only reports the outcome.
  */
 import type { ApplyMode, ConfigIssue } from "../../resources/mod.ts";
-import type { MachineConfig } from "../../config/mod.ts";
+import type { MachineConfig, PatchText } from "../../config/mod.ts";
 import type { ApplyConfigurationResponse } from "../gen/machined/v1/machine_pb.ts";
 import { InvalidArgumentError } from "../errors/mod.ts";
 import type { ActionRequester } from "./node_actions.ts";
@@ -23,6 +23,11 @@ export interface ConfigApplyOptions {
   readonly mode?: ApplyMode;
   /** `try` only: how long until the node reverts unless confirmed. @default 60_000 */
   readonly tryTimeoutMs?: number;
+  /**
+   * The sha256 of the config in force the caller based the change on; another
+   * one in force refuses the call with {@link ConfigBaseChangedError}.
+   */
+  readonly baseSha256?: string;
 }
 
 /** The outcome: `valid` (and in force unless a dry run) or `invalid` with every error. */
@@ -68,6 +73,23 @@ export class ApplyRefusedError extends Error {
 }
 
 /**
+ * The config in force is not the one the caller based its change on (its
+ * sha256 differs from the request's `base_sha256`): a read-modify-write that
+ * lost a race. The API answers Aborted (docs/decisions.md says why); nothing
+ * was changed.
+ */
+export class ConfigBaseChangedError extends Error {
+  override readonly name = "ConfigBaseChangedError";
+  constructor(readonly expected: string, readonly inForce: string) {
+    super(
+      `The config in force is not the one this change was based on: its sha256 is ${
+        inForce || "(none: no config is in force)"
+      }, the request expected ${expected}; nothing was changed (read the config again and retry)`,
+    );
+  }
+}
+
+/**
  * A config that does not validate, refused outside a dry run. The API answers
  * InvalidArgument with `response` (state and every error) as a detail, so
  * clients need not parse the message.
@@ -85,6 +107,15 @@ export class ConfigRejectedError extends InvalidArgumentError {
  */
 export interface ConfigApplier {
   apply(text: string, options: ConfigApplyOptions): Promise<ConfigApplyResult>;
+  /**
+   * Applies `patches` in order to the document of the config in force,
+   * secrets included, then validates and applies the result as {@link apply}
+   * would.
+   * @throws PatchError (config/patch) when a patch cannot apply; nothing changes
+   * @throws ConfigBaseChangedError when `baseSha256` is not the config in force's
+   * @throws ApplyRefusedError when no config is in force to patch
+   */
+  patch(patches: readonly PatchText[], options: ConfigApplyOptions): Promise<ConfigApplyResult>;
   /**
    * Persists the pending `try` config, which then stays.
    * @throws ApplyRefusedError when no try is pending

@@ -15,7 +15,12 @@ import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { ApplyConfigurationResponseSchema } from "../gen/machined/v1/machine_pb.ts";
 import { ProcError } from "../../platform/procfs/mod.ts";
 import { ApiError, type ApiErrorKind } from "../errors/mod.ts";
-import { ApplyRefusedError, ConfigRejectedError } from "./config_applier.ts";
+import {
+  ApplyRefusedError,
+  ConfigBaseChangedError,
+  ConfigRejectedError,
+} from "./config_applier.ts";
+import { isPatchError } from "../../config/mod.ts";
 import { ResetRefusedError, UpgradeRefusedError } from "./node_actions.ts";
 import {
   isAlreadyExists,
@@ -64,6 +69,10 @@ export function codeOf(e: unknown): Code {
   }
   // A mode that cannot apply: the changed and reboot-only fields ride as a detail.
   if (e instanceof ApplyRefusedError) return Code.FailedPrecondition;
+  // A read-modify-write that lost a race: read again and retry (docs/decisions.md).
+  if (e instanceof ConfigBaseChangedError) return Code.Aborted;
+  // A config patch that cannot apply names its patch, operation and pointer.
+  if (isPatchError(e)) return Code.InvalidArgument;
   // A /proc read that failed names its path.
   if (e instanceof ProcError) return Code.Unavailable;
   if (isNotFound(e) || isUnknownIdError(e)) return Code.NotFound;

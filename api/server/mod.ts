@@ -68,6 +68,7 @@ export {
   type ConfigApplier,
   type ConfigApplyOptions,
   type ConfigApplyResult,
+  ConfigBaseChangedError,
   configRejectionMessage,
   formatConfigIssue,
 } from "./config_applier.ts";

@@ -10,6 +10,8 @@ import type { HandlerContext, ServiceImpl } from "@connectrpc/connect";
 import { InvalidArgumentError, UnimplementedError } from "../errors/mod.ts";
 import {
   ApplyConfigurationResponseSchema,
+  type ConfigPatch,
+  ConfigPatchType,
   type MachineService,
   ServiceListResponseSchema,
   ServiceRestartResponseSchema,
@@ -33,7 +35,7 @@ import {
 } from "./config_applier.ts";
 import { previewConfigChange } from "./config_preview.ts";
 import { type KernelLog, readKernelLog } from "./kernel_log.ts";
-import { SERVICE_ID } from "../../config/mod.ts";
+import { type PatchText, type PatchType, SERVICE_ID } from "../../config/mod.ts";
 import type { LogSource, ServiceControl, ServiceView } from "./service_control.ts";
 
 /** The optional dependencies of these handlers. */
@@ -149,18 +151,25 @@ function createApplyConfigurationHandler(
         }
         return applyResponse(await applier.confirm(requester(ctx)), false);
       }
-      if (req.configYaml.trim() === "") {
-        throw new InvalidArgumentError("ApplyConfiguration needs config_yaml", {
-          context: { rpc: "ApplyConfiguration" },
-        });
+      const patching = req.patches.length > 0;
+      if (patching === (req.configYaml.trim() !== "")) {
+        throw new InvalidArgumentError(
+          "ApplyConfiguration needs config_yaml or patches (one of them, not both)",
+          { context: { rpc: "ApplyConfiguration", patches: req.patches.length } },
+        );
       }
-      // An ApplyRefusedError maps to FailedPrecondition with its fields in errors.ts.
-      const result = await applier.apply(req.configYaml, {
+      const options = {
         dryRun: req.dryRun,
         by: requester(ctx),
         mode: applyModeFromProto(req.mode),
         ...(req.tryTimeoutMs ? { tryTimeoutMs: req.tryTimeoutMs } : {}),
-      });
+        ...(req.baseSha256 ? { baseSha256: req.baseSha256 } : {}),
+      };
+      // An ApplyRefusedError maps to FailedPrecondition with its fields, a
+      // PatchError to InvalidArgument and a changed base to Aborted (errors.ts).
+      const result = patching
+        ? await applier.patch(req.patches.map(patchFromProto), options)
+        : await applier.apply(req.configYaml, options);
       const response = applyResponse(result, req.dryRun);
       if (result.state === "invalid") {
         // A dry run too: the same code and errors as the apply it stands for.
@@ -170,6 +179,17 @@ function createApplyConfigurationHandler(
       return response;
     },
   };
+}
+
+const PATCH_TYPES: Readonly<Record<ConfigPatchType, PatchType | undefined>> = {
+  [ConfigPatchType.UNSPECIFIED]: undefined,
+  [ConfigPatchType.JSON]: "json",
+  [ConfigPatchType.MERGE]: "merge",
+};
+
+function patchFromProto(p: ConfigPatch): PatchText {
+  const type = PATCH_TYPES[p.type];
+  return type ? { text: p.text, type } : { text: p.text };
 }
 
 function applyResponse(r: ConfigApplyResult, dryRun: boolean) {

@@ -65,6 +65,8 @@ export async function applyConfigText(
       source,
       config: redactConfigSecrets(parsed.config),
       sha256: configSha256(parsed.config),
+      // The same paths hold the secrets before defaults are filled in.
+      document: redactConfigSecrets(parsed.document as MachineConfig),
     }),
   );
   await writeStatus(store, { state: "valid", source, errors: [] });

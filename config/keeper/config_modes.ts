@@ -24,6 +24,7 @@ import {
 } from "../../api/server/mod.ts";
 import type { ConfigPending } from "../../resources/mod.ts";
 import type { ConfigKeeper } from "./config_keeper.ts";
+import { checkBase, patchConfigText } from "./config_patch.ts";
 import { setConfigPending, toIssue } from "./config_loader.ts";
 
 /** The default and the bounds of a try's timeout. */
@@ -61,6 +62,8 @@ export class ConfigModes implements ConfigApplier {
     text: string,
     o: Parameters<ConfigApplier["apply"]>[1],
   ): Promise<ConfigApplyResult> {
+    // Checked before any await, so no other apply can land between the check and this one.
+    checkBase(o.baseSha256, this.keeper.config);
     const parsed = parseMachineConfig(text, "api");
     if (!parsed.ok) return { state: "invalid", errors: parsed.errors.map(toIssue) };
     const running = this.keeper.config;
@@ -96,6 +99,23 @@ export class ConfigModes implements ConfigApplier {
     );
     if (mode === "reboot") await this.deps.reboot!(by);
     return result;
+  }
+
+  /**
+   * Patches the config text in force (config_patch.ts) and applies the
+   * result as {@link apply} does; the base check, the patch and the apply's
+   * decision run without an await between them.
+   */
+  patch(
+    patches: Parameters<ConfigApplier["patch"]>[0],
+    o: Parameters<ConfigApplier["apply"]>[1],
+  ): Promise<ConfigApplyResult> {
+    try {
+      checkBase(o.baseSha256, this.keeper.config);
+      return this.apply(patchConfigText(this.keeper.text, patches), o);
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   async confirm(by: ActionRequester): Promise<ConfigApplyResult> {

@@ -41,6 +41,12 @@ export interface MachineConfigSpec {
    * in hand-made test resources. `(redacted)` for a reader (api/auth/redaction.ts).
    */
   readonly sha256?: string;
+  /**
+   * The config in force as written (no defaults or units filled in), secrets
+   * redacted as in `config`: what ApplyConfiguration's patches apply to and
+   * `machinectl edit` opens. Absent only in hand-made test resources.
+   */
+  readonly document?: unknown;
 }
 
 export const machineConfigDescriptor: ResourceDescriptor<typeof MACHINE_CONFIG, MachineConfigSpec> =
