@@ -6,6 +6,8 @@ import { allFlags, type Command, CONNECTION_FLAGS } from "./command.ts";
 import { FlagError, parseFlags, unknownFlag, valueFlagWords } from "./flag_parse.ts";
 import { flagHelpLines, flagSynopsis, type FlagValues } from "./flags.ts";
 import { applyConfigCommand } from "./commands/apply_config.ts";
+import { patchCommand } from "./commands/patch.ts";
+import { editCommand } from "./commands/edit.ts";
 import { dashboardCommand } from "./dashboard/mod.ts";
 import { configAddCommand, configContextsCommand, configUseCommand } from "./commands/config.ts";
 import { dmesgCommand } from "./commands/dmesg.ts";
@@ -83,6 +85,8 @@ export const COMMANDS: readonly Command[] = [
   upgradeCommand,
   rollbackCommand,
   applyConfigCommand,
+  patchCommand,
+  editCommand,
   // observability: containers, support, dependencies
   containersCommand,
   imagesCommand,

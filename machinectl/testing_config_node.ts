@@ -17,8 +17,8 @@ import { clientConfig, runCli } from "./testing.ts";
 export const cfg = (hostname: string, extra = "") =>
   `version: v1alpha1\nmachine:\n  hostname: ${hostname}\n${extra}`;
 
-/** Starts the node; `close()` stops it and removes its files. */
-export async function startConfigNode() {
+/** Starts the node booted with `image`; `close()` stops it and removes its files. */
+export async function startConfigNode(image = cfg("a")) {
   const dir = await Deno.makeTempDir();
   const clock = new FakeClock();
   const m = new Machined({
@@ -33,7 +33,7 @@ export async function startConfigNode() {
   const modes = new ConfigModes(keeper, {
     reboot: (by) => Promise.resolve(void reboots.push(by.name)),
   });
-  await keeper.apply(cfg("a"), "image");
+  await keeper.apply(image, "image");
   await Deno.mkdir(join(dir, "state"));
   await keeper.stateMounted(join(dir, "state"));
   const f = await startApiFixture({ store: m.store, configApplier: modes });

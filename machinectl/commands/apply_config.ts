@@ -146,18 +146,18 @@ function timeoutOf(flag: string | undefined, mode: ApplyMode): number {
   return ms;
 }
 
-function modeName(m: ApplyMode): string {
+export function modeName(m: ApplyMode): string {
   return Object.entries(MODES).find(([, v]) => v === m)?.[0] ?? "auto";
 }
 
-function printChanged(r: ApplyConfigurationResponse, io: Io): void {
+export function printChanged(r: ApplyConfigurationResponse, io: Io): void {
   if (r.changed.length === 0) io.out("changed: nothing");
   for (const p of r.changed) {
     io.out(esc`changed: ${p}` + (r.rebootFields.includes(p) ? " (needs a reboot)" : ""));
   }
 }
 
-function refusedMode(file: string, e: ConnectError, io: Io): number {
+export function refusedMode(file: string, e: ConnectError, io: Io): number {
   io.err(esc`${file}: ${e.rawMessage}`);
   const d = e.findDetails(ApplyConfigurationResponseSchema)[0];
   for (const p of d?.rebootFields ?? []) io.err(esc`${file}: needs a reboot: ${p}`);
