@@ -13,7 +13,7 @@
 import { Code } from "@connectrpc/connect";
 import { join } from "node:path";
 import { parseDocument, stringify } from "yaml";
-import { ApplyMode } from "../../api/gen/machined/v1/resources_pb.ts";
+import type { ApplyMode } from "../../api/gen/machined/v1/resources_pb.ts";
 import { ConfigPatchType } from "../../api/gen/machined/v1/machine_pb.ts";
 import { deepEqual, jsonPatchOf, type JsonValue } from "../../config/mod.ts";
 import { defineCommand } from "../command.ts";

@@ -14,7 +14,7 @@ import {
   ApplyConfigurationResponseSchema,
   ConfigPatchType,
 } from "../../api/gen/machined/v1/machine_pb.ts";
-import { ApplyMode, ConfigState } from "../../api/gen/machined/v1/resources_pb.ts";
+import { type ApplyMode, ConfigState } from "../../api/gen/machined/v1/resources_pb.ts";
 import { defineCommand } from "../command.ts";
 import { connectToNode, type NodeConnection } from "../connection.ts";
 import { CliError, type Io } from "../io.ts";
