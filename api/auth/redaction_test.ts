@@ -59,6 +59,8 @@ Deno.test("RBAC redaction: env values are hidden from readers only; the CA key f
       source: "test.yaml",
       config: parsed.config,
       sha256: configSha256(parsed.config),
+      // As written, secrets included: only the API's redaction stands between them and a caller.
+      document: parsed.document,
     } satisfies MachineConfigSpec,
   });
   const web: ServiceSpecSpec = { ...fakeServiceSpec(["/bin/web"]), env: ENV };
@@ -104,6 +106,12 @@ Deno.test("RBAC redaction: env values are hidden from readers only; the CA key f
       equal(ca.crt, f.pki.ca.certPem.trim() + "\n", `${role} sees the CA certificate`);
       const services = mc.services as JsonObject[];
       deepEqual(services[0].env, want, `${role} MachineConfig env`);
+      // The config as written (what `machinectl edit` opens) is redacted the same way.
+      const doc = mcResource?.spec.case === "machineConfig"
+        ? (mcResource.spec.value.document as JsonObject).machine as JsonObject
+        : {};
+      equal((doc.ca as JsonObject).key, REDACTED, `${role} MachineConfig document CA key`);
+      deepEqual((doc.services as JsonObject[])[0].env, want, `${role} MachineConfig document env`);
       const listedMc = machineOf((await c.list({ type: "mc" })).resources[0]);
       equal((listedMc.ca as JsonObject).key, REDACTED, `${role} List MachineConfig`);
     }
