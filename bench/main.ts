@@ -10,6 +10,7 @@
  * [--duration=10m]` runs issue 25's attacks alone (bench/attack.ts, bench/results/attack.jsonl).
  */
 import { configDryRunCost, configValidation } from "./config_bench.ts";
+import { configPatchCost } from "./config_patch_bench.ts";
 import { observeScaling } from "./observe_bench.ts";
 import { heapFlags } from "./heap_bench.ts";
 import { observerOverhead } from "./overhead_bench.ts";
@@ -75,7 +76,8 @@ async function apiSuite(): Promise<Figure[]> {
 
 const suites: Record<typeof DEFAULT_SUITES[number], () => Promise<Figure[]>> = {
   api: apiSuite,
-  config: async () => await Promise.resolve([...configValidation(), ...configDryRunCost()]),
+  config: async () =>
+    await Promise.resolve([...configValidation(), ...configDryRunCost(), ...configPatchCost()]),
   // machined's side alone, on its Unix socket (no apid): 100 and 1000 Watch streams.
   watch: () => watchBench([100, 1000]),
   observe: observeScaling,
