@@ -37,6 +37,7 @@ export const FAN_OUT: Readonly<Record<string, FanOutKind>> = {
   reboot: "lines",
   shutdown: "lines",
   "apply-config": "lines",
+  patch: "lines",
   upgrade: "lines",
   rollback: "lines",
 };

@@ -12,8 +12,12 @@ const ROOT = new URL(".", import.meta.url).pathname;
 
 /** Files allowed to touch the console: the console Io itself and the dashboard's painter. */
 const CONSOLE_ALLOWED = new Set(["io.ts", "dashboard/terminal.ts"]);
-/** Files allowed yaml's stringify: the escaping wrapper, and the support bundle (files, not a terminal). */
-const YAML_ALLOWED = new Set(["document_text.ts", "support/bundle.ts"]);
+/**
+ * Files allowed yaml's stringify: the escaping wrapper, and files, not a terminal: the support
+ * bundle, and the file `machinectl edit` opens, which must parse back to the very values shown (yaml
+ * writes control characters as double-quoted escapes, so none reaches the editor raw).
+ */
+const YAML_ALLOWED = new Set(["document_text.ts", "support/bundle.ts", "commands/edit.ts"]);
 
 async function sources(dir = ROOT): Promise<{ path: string; text: string }[]> {
   const out: { path: string; text: string }[] = [];

@@ -73,6 +73,15 @@ Deno.test("machinectl patch: JSON and YAML files, inferred kinds, a refusal name
     match(r.err, /machine\.hostname: /);
     match(r.err, /the node refused the patches and kept its config/);
     equal(n.keeper.config?.machine.hostname, "b");
+    // -n fans a patch out as it does apply-config (here two names of the one node, each dry).
+    const port = n.f.endpoint.split(":").at(-1);
+    r = await n.run("patch", "-n", `127.0.0.1:${port},localhost:${port}`, "-p", merge, "--dry-run");
+    equal(r.code, 0, r.err);
+    match(r.out, /127\.0\.0\.1:\d+ +patched config: valid/);
+    match(r.out, /localhost:\d+ +patched config: valid/);
+    r = await n.run("edit", "-n", `127.0.0.1:${port},localhost:${port}`);
+    equal(r.code, 2);
+    match(r.err, /edit does not run on several nodes/);
     r = await n.runAs("os:operator", "patch", json);
     equal(r.code, 1);
     match(r.err, /permission denied/);
