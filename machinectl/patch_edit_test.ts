@@ -73,6 +73,12 @@ Deno.test("machinectl patch: JSON and YAML files, inferred kinds, a refusal name
     match(r.err, /machine\.hostname: /);
     match(r.err, /the node refused the patches and kept its config/);
     equal(n.keeper.config?.machine.hostname, "b");
+    // The redacted rendering written back as the secret is refused by name; the key stays.
+    const placeholder = await n.file("key.yaml", 'machine: {ca: {key: "(redacted)"}}');
+    r = await n.run("patch", placeholder);
+    equal(r.code, 1);
+    match(r.err, /at "\/machine\/ca\/key": the patch would write the placeholder "\(redacted\)"/);
+    ok(n.keeper.config?.machine.ca?.key.includes(KEY));
     // -n fans a patch out as it does apply-config (here two names of the one node, each dry).
     const port = n.f.endpoint.split(":").at(-1);
     r = await n.run("patch", "-n", `127.0.0.1:${port},localhost:${port}`, "-p", merge, "--dry-run");
