@@ -32,6 +32,9 @@ const DETAILS: Partial<Record<MachineMethod, Details>> = {
     dryRun: m.dryRun === true,
     ...(m.mode ? { mode: auditMode(m.mode as number) } : {}),
     ...(m.confirm ? { confirm: true } : {}),
+    // How many patches, never what they hold (a patch may carry a new secret).
+    ...(Array.isArray(m.patches) && m.patches.length ? { patches: m.patches.length } : {}),
+    ...(m.baseSha256 ? { base: String(m.baseSha256).slice(0, 12) } : {}),
   }),
   // The first phase (no challenge) only previews; the second wipes.
   reset: (m) => ({ confirm: m.challenge !== "", mode: m.mode as number, powerOff: m.powerOff }),

@@ -36,6 +36,12 @@ Deno.test("every mutating RPC leaves an audit line with CN, role and serial", as
       mode: ApplyMode.TRY,
     });
     await admin.api.applyConfiguration({ confirm: true });
+    // This fixture's applier does not patch: refused, and logged with the count, not the text.
+    const patches = [{ text: "machine: {hostname: SECRETvalue}" }];
+    equal(
+      await outcome(() => admin.api.applyConfiguration({ patches, baseSha256: "ab".repeat(32) })),
+      "FailedPrecondition",
+    );
     await admin.api.generateClientConfiguration({
       role: ProtoRole.READER,
       name: "bob",
@@ -54,6 +60,8 @@ Deno.test("every mutating RPC leaves an audit line with CN, role and serial", as
       `[info] audit: ApplyConfiguration ${who("os:admin")} dryRun=true outcome=ok`,
       `[info] audit: ApplyConfiguration ${who("os:admin")} dryRun=false mode=try outcome=ok`,
       `[info] audit: ApplyConfiguration ${who("os:admin")} dryRun=false confirm=true outcome=ok`,
+      `[warn] audit: ApplyConfiguration ${who("os:admin")} dryRun=false patches=1 ` +
+      `base=abababababab outcome=FailedPrecondition`,
       `[info] audit: GenerateClientConfiguration ${who("os:admin")} issuedRole=os:reader ` +
       `issuedName=bob lifetimeMs=3600000 outcome=ok`,
     ]);
