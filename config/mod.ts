@@ -90,10 +90,12 @@ export {
   MAX_PATCH_OPS,
   MAX_PATCHED_VALUES,
   parsePatches,
+  type PatchedText,
   PatchError,
   type PatchOperation,
   type PatchText,
   type PatchType,
+  renderPatched,
 } from "./patch/mod.ts";
 export { canonicalJson, configSha256 } from "./config_hash.ts";
 export { CONFIG_DOMAINS, configDomains } from "./config_domains.ts";

@@ -2,12 +2,12 @@
  * A request's config patches over the config in force, as the node applies
  * them: to the document as written (not the parsed config, whose defaults and
  * units, `30s` read as 30000, would not validate again), secrets included,
- * which no client sees. The result is rendered as YAML for the apply; the
- * comments and spelling of the text in force do not survive a patch.
+ * which no client sees. The result is the text in force edited in place
+ * (comments kept) when that is exact, else a fresh YAML rendering
+ * (config/patch/render_patched.ts).
  *
  * @module
  */
-import { stringify } from "yaml";
 import {
   applyPatches,
   configSha256,
@@ -16,6 +16,7 @@ import {
   parseMachineConfig,
   parsePatches,
   type PatchText,
+  renderPatched,
 } from "../mod.ts";
 import { ApplyRefusedError, ConfigBaseChangedError } from "../../api/server/mod.ts";
 
@@ -45,6 +46,6 @@ export function patchConfigText(
       "Cannot patch the config: no config is in force; apply a whole config instead",
     );
   }
-  const doc = applyPatches(base.document as JsonValue, parsed);
-  return stringify(doc, { aliasDuplicateObjects: false, lineWidth: 0 });
+  const before = base.document as JsonValue;
+  return renderPatched(inForce!, before, applyPatches(before, parsed)).text;
 }

@@ -27,7 +27,7 @@ const KEY = "PATCHcaKEYmaterial0123456789";
 const TOKEN = "patch-t0ken-value";
 const pem = (label: string, body: string) =>
   `|\n      -----BEGIN ${label}-----\n      ${body}\n      -----END ${label}-----\n`;
-const IMAGE = "version: v1alpha1\nmachine:\n  hostname: a\n" +
+const IMAGE = "# keep me\nversion: v1alpha1\nmachine:\n  hostname: a # and me\n" +
   "  services:\n    - id: web\n      command: [/bin/web]\n      env:\n        API_TOKEN: " + TOKEN +
   "\n      health:\n        tcp:\n          address: 127.0.0.1:80\n        interval: 30s\n" +
   `  ca:\n    crt: ${pem("CERTIFICATE", "MIIBszCCAVmgAwIBAgIU")}` +
@@ -100,6 +100,9 @@ Deno.test("a JSON patch and a YAML merge patch apply over the config in force; s
   equal(r.currentSha256, base);
   const c = n.keeper.config!;
   equal(c.machine.hostname, "b");
+  // The text in force was edited in place: its comments survive the patch.
+  match(n.keeper.text!, /^# keep me\n/);
+  match(n.keeper.text!, /\n {2}hostname: b # and me\n/);
   equal(c.machine.ca?.key.includes(KEY), true, "the CA key the client never sent is kept");
   equal(c.machine.services?.[0].env?.API_TOKEN, TOKEN);
   equal(c.machine.services?.[0].health?.interval, 30_000);

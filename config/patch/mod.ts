@@ -31,3 +31,4 @@ export {
   type PatchType,
 } from "./patch_text.ts";
 export { guardOperations, guardPlaceholders } from "./secret_guard.ts";
+export { type PatchedText, renderPatched } from "./render_patched.ts";
