@@ -6,6 +6,7 @@ import { allFlags, type Command, CONNECTION_FLAGS } from "./command.ts";
 import { FlagError, parseFlags, unknownFlag, valueFlagWords } from "./flag_parse.ts";
 import { flagHelpLines, flagSynopsis, type FlagValues } from "./flags.ts";
 import { applyConfigCommand } from "./commands/apply_config.ts";
+import { rotateCaCommand } from "./commands/rotate_ca.ts";
 import { dashboardCommand } from "./dashboard/mod.ts";
 import { configAddCommand, configContextsCommand, configUseCommand } from "./commands/config.ts";
 import { dmesgCommand } from "./commands/dmesg.ts";
@@ -83,6 +84,7 @@ export const COMMANDS: readonly Command[] = [
   upgradeCommand,
   rollbackCommand,
   applyConfigCommand,
+  rotateCaCommand,
   // observability: containers, support, dependencies
   containersCommand,
   imagesCommand,
@@ -131,7 +133,7 @@ export async function runMachinectl(
   try {
     const inv = { flags: parsed.flags, args: parsed.args, io, signal: options.signal };
     const values = parsed.flags as FanOutFlags;
-    const nodes = command.connects ? await fanOutNodes(values) : undefined;
+    const nodes = command.connects && !command.fleet ? await fanOutNodes(values) : undefined;
     if (nodes) return await runFanOut(command, inv, nodes, fanOutOptions(values, command.name));
     return await command.run(inv);
   } catch (e) {
