@@ -256,11 +256,13 @@ export class NodeApiPkiOwner implements NodeApiPki {
    * docs/pki.md), each once. Only a config in force adds accepted CAs.
    */
   #trustPem(): string {
-    const own = this.#ca!.certPem.trim();
+    const own = this.#ca!.certPem;
     const accepted = this.#caSource === "config"
       ? (this.o.keeper.config?.machine.ca?.accepted ?? []).map((p) => p.trim())
       : [];
-    return [...new Set([own, ...accepted])].join("\n") + "\n";
+    const extra = [...new Set(accepted)].filter((p) => p !== own.trim());
+    // Without a rotation, ca.crt is the CA certificate exactly as before.
+    return extra.length === 0 ? own : [own.trim(), ...extra].join("\n") + "\n";
   }
 
   /** No CA anywhere: maintenance mode when there is a gate, else the `api` condition. */

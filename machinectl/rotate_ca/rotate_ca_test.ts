@@ -145,3 +145,42 @@ Deno.test("rotate-ca over three nodes: cut at each phase, every node stays reach
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("rotate-ca refuses a client config that is not os:admin, and files with another CA", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "machined-rotate-ca-refuse-" });
+  try {
+    const ca = await createCertificateAuthority();
+    const file = join(dir, "node.yaml");
+    await Deno.writeTextFile(
+      file,
+      renderConfigTemplate({ hostname: "n", ca: { certPem: ca.certPem, keyPem: ca.keyPem } }),
+    );
+    const configPath = join(dir, "machinectl.yaml");
+    const write = async (role: "os:operator" | "os:admin", trust = ca.certPem) => {
+      const c = await issueClientCertificate({ ca, name: "someone", role });
+      const ctx = contextFromPem(["127.0.0.1:1"], {
+        caPem: trust,
+        certPem: c.certPem,
+        keyPem: c.keyPem,
+      });
+      await writeClientConfig(configPath, addContext(emptyClientConfig(), "x", ctx));
+    };
+    const run = () =>
+      rotateCa({ nodes: ["127.0.0.1:1"], files: [file], configPath, finish: false, out: () => {} });
+    await write("os:operator");
+    await assert.rejects(run(), /needs an os:admin client config/);
+    await write("os:admin", (await createCertificateAuthority()).certPem);
+    await assert.rejects(run(), /machine\.ca\.crt is not the CA/);
+    assert.equal(
+      await readRotationState(rotationStatePath(configPath)),
+      undefined,
+      "no state left",
+    );
+    await assert.rejects(
+      rotateCa({ nodes: ["a", "b"], files: [file], configPath, finish: false, out: () => {} }),
+      /one machine config file per node/,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
