@@ -253,7 +253,7 @@ export class NodeApiPkiOwner implements NodeApiPki {
   /**
    * The CAs apid trusts for client certificates, as one PEM bundle: the CA in
    * use first, then the config's `machine.ca.accepted` (a CA rotation,
-   * docs/pki.md), each once. Only a config in force adds accepted CAs.
+   * docs/api.md, "Rotating the CA"), each once. Only a config in force adds accepted CAs.
    */
   #trustPem(): string {
     const own = this.#ca!.certPem;

@@ -3,7 +3,7 @@
  * serves the API with a certificate its operators' client configs trust.
  * Only the PEM shape of `crt` and `key` is checked here; pki/ checks that the
  * key fits the certificate when it loads them. `accepted` (extra CAs trusted
- * for client certificates during a CA rotation, docs/pki.md) is checked in
+ * for client certificates during a CA rotation, docs/api.md, "Rotating the CA") is checked in
  * full here, since nothing loads it later: each a CA certificate, unexpired,
  * listed once.
  *
@@ -82,7 +82,7 @@ export const CaSchema = mapping({
         "each accepted CA is listed once",
       ),
       v.description(
-        "More CA certificates whose client certificates the API accepts, beside `crt`'s: held during a CA rotation (`machinectl rotate-ca`, docs/pki.md) so that clients of the old and the new CA both get in. Certificates only, never keys; each a CA, unexpired, listed once. The server certificate is always issued by `crt`.",
+        "More CA certificates whose client certificates the API accepts, beside `crt`'s: held during a CA rotation (`machinectl rotate-ca`; docs/api.md, Rotating the CA) so that clients of the old and the new CA both get in. Certificates only, never keys; each a CA, unexpired, listed once. The server certificate is always issued by `crt`.",
       ),
     ),
     [],

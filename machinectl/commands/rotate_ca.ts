@@ -5,7 +5,7 @@
  * one it runs, with `machine.ca.key`), in the nodes' order; rotate-ca edits
  * its `machine.ca` and applies it live. Without `--finish` the nodes end up
  * serving the new CA while still accepting old client certificates; with it,
- * the old CA is dropped. A cut run resumes when run again (docs/pki.md).
+ * the old CA is dropped. A cut run resumes when run again (docs/api.md, "Rotating the CA").
  */
 import { defineCommand } from "../command.ts";
 import { clientConfigPath } from "../connection.ts";

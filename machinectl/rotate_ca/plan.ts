@@ -1,7 +1,7 @@
 /**
  * The pure decision of a CA rotation: given what a node's config says about
  * its CAs (`machine.ca.crt` and `machine.ca.accepted`), which step it needs
- * next. The steps, in order (docs/pki.md, "Rotating the CA"):
+ * next. The steps, in order (docs/api.md, "Rotating the CA"):
  *
  * 1. `accept`: the new CA joins `accepted`; clients of either CA get in, the
  *    server certificate is still the old CA's.
