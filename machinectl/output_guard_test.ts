@@ -12,8 +12,15 @@ const ROOT = new URL(".", import.meta.url).pathname;
 
 /** Files allowed to touch the console: the console Io itself and the dashboard's painter. */
 const CONSOLE_ALLOWED = new Set(["io.ts", "dashboard/terminal.ts"]);
-/** Files allowed yaml's stringify: the escaping wrapper, and the support bundle (files, not a terminal). */
-const YAML_ALLOWED = new Set(["document_text.ts", "support/bundle.ts"]);
+/**
+ * Files allowed yaml's stringify: the escaping wrapper, the support bundle and rotate-ca's state
+ * file (files, not a terminal).
+ */
+const YAML_ALLOWED = new Set([
+  "document_text.ts",
+  "support/bundle.ts",
+  "rotate_ca/rotation_state.ts",
+]);
 
 async function sources(dir = ROOT): Promise<{ path: string; text: string }[]> {
   const out: { path: string; text: string }[] = [];

@@ -85,7 +85,6 @@ export const CaSchema = mapping({
         "More CA certificates whose client certificates the API accepts, beside `crt`'s: held during a CA rotation (`machinectl rotate-ca`; docs/api.md, Rotating the CA) so that clients of the old and the new CA both get in. Certificates only, never keys; each a CA, unexpired, listed once. The server certificate is always issued by `crt`.",
       ),
     ),
-    [],
   ),
 });
 

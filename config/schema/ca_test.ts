@@ -25,7 +25,8 @@ Deno.test("machine.ca.accepted: CA certificates, parsed and shown to readers (no
   assert.ok(!touchesSecret(["machine", "ca", "accepted", 0]));
   const none = parseMachineConfig(await configWith([]), "t.yaml");
   assert.ok(none.ok);
-  assert.deepEqual(none.config.machine.ca?.accepted, []);
+  // Absent stays absent: a config without it keeps its hash (config/config_hash.ts).
+  assert.equal(none.config.machine.ca?.accepted, undefined);
 });
 
 Deno.test("machine.ca.accepted refuses a leaf, an expired CA, a duplicate and too many", async () => {
