@@ -8,6 +8,7 @@ import { flagHelpLines, flagSynopsis, type FlagValues } from "./flags.ts";
 import { applyConfigCommand } from "./commands/apply_config.ts";
 import { patchCommand } from "./commands/patch.ts";
 import { editCommand } from "./commands/edit.ts";
+import { rotateCaCommand } from "./commands/rotate_ca.ts";
 import { dashboardCommand } from "./dashboard/mod.ts";
 import { configAddCommand, configContextsCommand, configUseCommand } from "./commands/config.ts";
 import { dmesgCommand } from "./commands/dmesg.ts";
@@ -87,6 +88,7 @@ export const COMMANDS: readonly Command[] = [
   applyConfigCommand,
   patchCommand,
   editCommand,
+  rotateCaCommand,
   // observability: containers, support, dependencies
   containersCommand,
   imagesCommand,
@@ -135,7 +137,7 @@ export async function runMachinectl(
   try {
     const inv = { flags: parsed.flags, args: parsed.args, io, signal: options.signal };
     const values = parsed.flags as FanOutFlags;
-    const nodes = command.connects ? await fanOutNodes(values) : undefined;
+    const nodes = command.connects && !command.fleet ? await fanOutNodes(values) : undefined;
     if (nodes) return await runFanOut(command, inv, nodes, fanOutOptions(values, command.name));
     return await command.run(inv);
   } catch (e) {

@@ -37,6 +37,11 @@ export interface Command {
   readonly flags: FlagDecls;
   /** Whether the global connection flags apply. */
   readonly connects: boolean;
+  /**
+   * The command reads `-n` itself and runs once over every node (rotate-ca:
+   * one new CA for the whole fleet); the dispatcher does not fan it out.
+   */
+  readonly fleet?: boolean;
   run(inv: Invocation): Promise<number>;
 }
 
@@ -88,6 +93,8 @@ export interface CommandSpec<F extends FlagDecls, C extends boolean> {
   readonly args?: string;
   readonly summary: string;
   readonly connects: C;
+  /** See {@link Command.fleet}. */
+  readonly fleet?: boolean;
   readonly flags: F;
   run(inv: Invocation<CommandFlags<F, C>>): Promise<number>;
 }
@@ -107,6 +114,7 @@ export function defineCommand<const F extends FlagDecls, const C extends boolean
     summary: spec.summary,
     flags: spec.flags,
     connects: spec.connects,
+    ...(spec.fleet ? { fleet: true } : {}),
     // The dispatcher parses with `flags` (plus the global ones when `connects`),
     // so what it passes has exactly the shape CommandFlags<F, C> describes.
     run: (inv) => spec.run(inv as Invocation<CommandFlags<F, C>>),

@@ -14,10 +14,16 @@ const ROOT = new URL(".", import.meta.url).pathname;
 const CONSOLE_ALLOWED = new Set(["io.ts", "dashboard/terminal.ts"]);
 /**
  * Files allowed yaml's stringify: the escaping wrapper, and files, not a terminal: the support
- * bundle, and the file `machinectl edit` opens, which must parse back to the very values shown (yaml
- * writes control characters as double-quoted escapes, so none reaches the editor raw).
+ * bundle, rotate-ca's state file, and the file `machinectl edit` opens, which must parse back to the
+ * very values shown (yaml writes control characters as double-quoted escapes, so none reaches the
+ * editor raw).
  */
-const YAML_ALLOWED = new Set(["document_text.ts", "support/bundle.ts", "commands/edit.ts"]);
+const YAML_ALLOWED = new Set([
+  "document_text.ts",
+  "support/bundle.ts",
+  "commands/edit.ts",
+  "rotate_ca/rotation_state.ts",
+]);
 
 async function sources(dir = ROOT): Promise<{ path: string; text: string }[]> {
   const out: { path: string; text: string }[] = [];

@@ -6,7 +6,9 @@
  * server certificate whenever the names it must carry change (hostname,
  * `machine.api.cert_sans`, the node's addresses from AddressStatus; a DHCP
  * lease arriving after boot is the common case) or the CA changes, restarting
- * apid with the new pair. Changes are throttled: the first at once, a burst once. Without any CA the API does
+ * apid with the new pair. apid's ca.crt holds the CA certificate and the
+ * config's `machine.ca.accepted` (a CA rotation); a change of those alone
+ * rewrites it and restarts apid too. Changes are throttled: the first at once, a burst once. Without any CA the API does
  * not start and MachineStatus says why (condition `api`).
  *
  * @module
@@ -121,6 +123,8 @@ export class NodeApiPkiOwner implements NodeApiPki {
   #ca: CertificateAuthority | undefined;
   #caSource: CaSourceKind = "none";
   #server: KeyedCertificate | undefined;
+  /** The client trust apid was last given: the CA certificate, then `machine.ca.accepted`. */
+  #trust = "";
   #api: ApiHandle | undefined;
   #renewer: ServerCertRenewer | undefined;
   #chain: Promise<void> = Promise.resolve();
@@ -241,7 +245,24 @@ export class NodeApiPkiOwner implements NodeApiPki {
       await this.#install(next, wanted, "certificateReissued");
     } else if (this.#server && !this.#api) {
       await this.#install(this.#server, wanted, "certificateIssued"); // an earlier start failed
+    } else if (this.#server && this.#trustPem() !== this.#trust) {
+      await this.#install(this.#server, wanted, "acceptedCasChanged");
     }
+  }
+
+  /**
+   * The CAs apid trusts for client certificates, as one PEM bundle: the CA in
+   * use first, then the config's `machine.ca.accepted` (a CA rotation,
+   * docs/api.md, "Rotating the CA"), each once. Only a config in force adds accepted CAs.
+   */
+  #trustPem(): string {
+    const own = this.#ca!.certPem;
+    const accepted = this.#caSource === "config"
+      ? (this.o.keeper.config?.machine.ca?.accepted ?? []).map((p) => p.trim())
+      : [];
+    const extra = [...new Set(accepted)].filter((p) => p !== own.trim());
+    // Without a rotation, ca.crt is the CA certificate exactly as before.
+    return extra.length === 0 ? own : [own.trim(), ...extra].join("\n") + "\n";
   }
 
   /** No CA anywhere: maintenance mode when there is a gate, else the `api` condition. */
@@ -306,7 +327,8 @@ export class NodeApiPkiOwner implements NodeApiPki {
   async #install(next: KeyedCertificate, wanted: ServerNames, why: string): Promise<void> {
     const { machined } = this.o;
     this.#server = next;
-    await prepareApidPki({ ca: this.#ca!, server: next }, this.o.apidPkiDir);
+    this.#trust = this.#trustPem();
+    await prepareApidPki({ ca: { certPem: this.#trust }, server: next }, this.o.apidPkiDir);
     this.#startRenewer(next, wanted);
     const sans = sanList(wanted);
     if (!this.#api) return await this.#startApi(next, sans);
@@ -357,7 +379,7 @@ export class NodeApiPkiOwner implements NodeApiPki {
 
   async #renewed(renewed: KeyedCertificate): Promise<void> {
     this.#server = renewed;
-    await prepareApidPki({ ca: this.#ca!, server: renewed }, this.o.apidPkiDir);
+    await prepareApidPki({ ca: { certPem: this.#trust }, server: renewed }, this.o.apidPkiDir);
     await this.#api?.restartApid();
     this.o.machined.events.emit(
       "api",

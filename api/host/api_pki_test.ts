@@ -405,3 +405,33 @@ Deno.test("a CA in use stays in use when the config that fixes a typo has none",
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("machine.ca.accepted alone changing rewrites apid's ca.crt (CA first) and restarts apid", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "machined-accepted-" });
+  const m = newMachined();
+  m.start();
+  const keeper = new ConfigKeeper(m);
+  const [ca, next] = [await createCertificateAuthority(), await createCertificateAuthority()];
+  assert.equal((await keeper.apply(configText(ca), "image")).state, "valid");
+  const api = fakeApi();
+  const pki = await startPki(m, keeper, dir, (p) => api.startApi(p));
+  try {
+    const accepting = configText(ca) +
+      "    accepted:\n      - |\n" + next.certPem.trimEnd().replace(/^/gm, "        ") + "\n";
+    const changed = nextEvent(m, "acceptedCasChanged");
+    assert.equal((await keeper.apply(accepting, "api")).state, "valid");
+    await changed;
+    await pki.reconcileNow();
+    assert.equal(api.restarts, 1);
+    const bundle = await Deno.readTextFile(join(dir, "apid-pki", "ca.crt"));
+    assert.equal(bundle, `${ca.certPem.trim()}\n${next.certPem.trim()}\n`);
+    assert.equal(await Deno.readTextFile(join(dir, "pki", "ca.crt")), ca.certPem, "the CA stays");
+    assert.equal(api.started[0].ca.certPem, ca.certPem, "client configs are still issued by it");
+    await pki.reconcileNow();
+    assert.equal(api.restarts, 1, "nothing changed: no restart");
+  } finally {
+    await pki.stop();
+    await m.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -10,10 +10,11 @@ import { type EdgeServer, spawnEdge } from "../edge/testing.ts";
 import { createClientConfigIssuer, startInternalApiServer } from "../server/mod.ts";
 import type { MaintenanceGate } from "../server/mod.ts";
 import { RecordingActions } from "../testing.ts";
-import type { ApiHandle } from "./api_pki.ts";
-import type { ConfigKeeper } from "../../config/keeper/mod.ts";
+import { type ApiHandle, startNodeApiPki } from "./api_pki.ts";
+import { ConfigKeeper } from "../../config/keeper/mod.ts";
 import { configApplier } from "../../config/keeper/mod.ts";
-import type { Machined } from "../../core/mod.ts";
+import { Machined } from "../../core/mod.ts";
+import { createLogger } from "../../logs/mod.ts";
 
 /**
  * machined's internal server on `dir`/api.sock plus machined-edge on a
@@ -67,6 +68,44 @@ export function nodeTestApi(
           await listen(socketPath);
         },
       };
+    },
+  };
+}
+
+/** A running test node of {@link startTestNode}. */
+export interface TestNode {
+  /** `127.0.0.1:port`, the same across apid restarts. */
+  readonly endpoint: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * A whole node's API in `dir`, root-free: a machined store, a config keeper
+ * booted with `configText`, the API PKI owner (api_pki.ts) and machined-edge
+ * in front, so a config applied over the API moves its CAs as on a node.
+ */
+export async function startTestNode(dir: string, configText: string): Promise<TestNode> {
+  const m = new Machined({ mode: "dev", pid1: false, logger: createLogger({ console: false }) });
+  m.start();
+  const keeper = new ConfigKeeper(m);
+  const applied = await keeper.apply(configText, "image");
+  if (applied.state !== "valid") throw new Error(`test node config is ${applied.state}`);
+  const api = nodeTestApi(m, keeper, dir, join(dir, "apid-pki"));
+  const pki = await startNodeApiPki({
+    machined: m,
+    keeper,
+    pkiDir: join(dir, "pki"),
+    apidPkiDir: join(dir, "apid-pki"),
+    fallbackHostname: "machined",
+    startApi: (p) => api.startApi(p),
+    debounceMs: 10,
+  });
+  return {
+    endpoint: api.endpoint,
+    async stop() {
+      await pki.stop();
+      await api.close();
+      await m.stop();
     },
   };
 }

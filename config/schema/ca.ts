@@ -1,12 +1,16 @@
 /**
  * `machine.ca`: the node CA, embedded by `machinectl gen config` so the node
  * serves the API with a certificate its operators' client configs trust.
- * Only the PEM shape is checked here; pki/ checks that the key fits the
- * certificate when it loads them.
+ * Only the PEM shape of `crt` and `key` is checked here; pki/ checks that the
+ * key fits the certificate when it loads them. `accepted` (extra CAs trusted
+ * for client certificates during a CA rotation, docs/api.md, "Rotating the CA") is checked in
+ * full here, since nothing loads it later: each a CA certificate, unexpired,
+ * listed once.
  *
  * @module
  */
 import * as v from "valibot";
+import { x509 } from "../../pki/mod.ts";
 import { mapping } from "./mapping.ts";
 import { checkWithHint } from "./hints.ts";
 
@@ -29,6 +33,33 @@ function pem(what: string, pattern: RegExp) {
   );
 }
 
+/** At most this many extra CAs in `machine.ca.accepted` (a rotation needs one). */
+export const MAX_ACCEPTED_CAS = 4;
+
+/** Why a PEM block cannot be an accepted CA now, or undefined when it can. */
+export function acceptedCaProblem(pem: string, now = new Date()): string | undefined {
+  let cert: x509.X509Certificate;
+  try {
+    cert = new x509.X509Certificate(pem);
+  } catch {
+    return "cannot parse the certificate";
+  }
+  if (!cert.getExtension(x509.BasicConstraintsExtension)?.ca) {
+    return `certificate "${cert.subject}" is not a CA`;
+  }
+  if (now > cert.notAfter) return `CA "${cert.subject}" expired at ${cert.notAfter.toISOString()}`;
+  return undefined;
+}
+
+const AcceptedCa = v.pipe(
+  pem("certificate", PEM_CERT),
+  checkWithHint(
+    (s: string) => acceptedCaProblem(s) === undefined,
+    (issue) => `not an accepted CA: ${acceptedCaProblem(String(issue.input)) ?? "invalid"}`,
+    () => "list CA certificates that are still valid (machinectl rotate-ca writes them)",
+  ),
+);
+
 /** `machine.ca`. */
 export const CaSchema = mapping({
   crt: v.pipe(
@@ -41,6 +72,19 @@ export const CaSchema = mapping({
       "The CA private key; the node issues its API server certificate with it. Keep the file 0600. Secret: shown as `(redacted)`, never quoted in errors.",
     ),
     v.metadata({ secret: true }),
+  ),
+  accepted: v.optional(
+    v.pipe(
+      v.array(AcceptedCa, "expected a list of PEM CA certificates"),
+      v.maxLength(MAX_ACCEPTED_CAS, `at most ${MAX_ACCEPTED_CAS} accepted CAs`),
+      v.check(
+        (list: string[]) => new Set(list.map((s) => s.trim())).size === list.length,
+        "each accepted CA is listed once",
+      ),
+      v.description(
+        "More CA certificates whose client certificates the API accepts, beside `crt`'s: held during a CA rotation (`machinectl rotate-ca`; docs/api.md, Rotating the CA) so that clients of the old and the new CA both get in. Certificates only, never keys; each a CA, unexpired, listed once. The server certificate is always issued by `crt`.",
+      ),
+    ),
   ),
 });
 

@@ -47,9 +47,13 @@ pub fn load(dir: &str, metrics: Arc<Metrics>) -> Result<Pki, String> {
     let ca_path = file("ca.crt");
     let (builder, maintenance) = match std::fs::metadata(&ca_path) {
         Ok(_) => {
-            let ca = CertificateDer::from_pem_file(&ca_path)
-                .map_err(|e| format!("cannot read {}: {e}", ca_path.display()))?;
-            let verifier = NodeClientVerifier::new(ca, metrics)?;
+            // Every certificate in the file is a trust anchor (the node CA first,
+            // then those `machine.ca.accepted` adds during a CA rotation).
+            let cas: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(&ca_path)
+                .map_err(|e| format!("cannot read {}: {e}", ca_path.display()))?
+                .collect::<Result<_, _>>()
+                .map_err(|e| format!("cannot parse {}: {e}", ca_path.display()))?;
+            let verifier = NodeClientVerifier::new(cas, metrics)?;
             (builder.with_client_cert_verifier(Arc::new(verifier)), false)
         }
         // A lost ca.crt alone is an error, never an open API: only the marker opens it.

@@ -25,12 +25,18 @@ pub struct NodeClientVerifier {
 }
 
 impl NodeClientVerifier {
-    /// A verifier trusting `ca` alone.
-    pub fn new(ca: CertificateDer<'static>, metrics: Arc<Metrics>) -> Result<Self, String> {
+    /// A verifier trusting each certificate of `cas` (ca.crt holds the node CA
+    /// and, during a CA rotation, the other CAs `machine.ca.accepted` lists).
+    pub fn new(cas: Vec<CertificateDer<'static>>, metrics: Arc<Metrics>) -> Result<Self, String> {
+        if cas.is_empty() {
+            return Err("ca.crt holds no certificate".into());
+        }
         let mut roots = rustls::RootCertStore::empty();
-        roots
-            .add(ca)
-            .map_err(|e| format!("cannot use ca.crt as a trust anchor: {e}"))?;
+        for (i, ca) in cas.into_iter().enumerate() {
+            roots.add(ca).map_err(|e| {
+                format!("cannot use certificate {i} of ca.crt as a trust anchor: {e}")
+            })?;
+        }
         let provider = Arc::new(rustls::crypto::ring::default_provider());
         let inner = WebPkiClientVerifier::builder_with_provider(Arc::new(roots), provider)
             .build()
@@ -164,7 +170,30 @@ mod tests {
     }
 
     fn verifier() -> NodeClientVerifier {
-        NodeClientVerifier::new(der(include_str!("../testdata/ca.crt")), Arc::default()).unwrap()
+        NodeClientVerifier::new(
+            vec![der(include_str!("../testdata/ca.crt"))],
+            Arc::default(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn a_bundle_trusts_each_of_its_cas() {
+        let both = NodeClientVerifier::new(
+            vec![
+                der(include_str!("../testdata/ca.crt")),
+                der(include_str!("../testdata/other-ca.crt")),
+            ],
+            Arc::default(),
+        )
+        .unwrap();
+        for pem in [
+            include_str!("../testdata/admin.crt"),
+            include_str!("../testdata/foreign.crt"),
+        ] {
+            assert!(both.verify_client_cert(&der(pem), &[], at(0)).is_ok());
+        }
+        assert!(NodeClientVerifier::new(vec![], Arc::default()).is_err());
     }
 
     /// Now, or `years` from now.
@@ -263,8 +292,11 @@ mod tests {
     #[test]
     fn refusals_are_counted_by_reason() {
         let metrics = Arc::new(Metrics::default());
-        let v = NodeClientVerifier::new(der(include_str!("../testdata/ca.crt")), metrics.clone())
-            .unwrap();
+        let v = NodeClientVerifier::new(
+            vec![der(include_str!("../testdata/ca.crt"))],
+            metrics.clone(),
+        )
+        .unwrap();
         let _ = v.verify_client_cert(&der(include_str!("../testdata/foreign.crt")), &[], at(0));
         let _ = v.verify_client_cert(&der(include_str!("../testdata/no-eku.crt")), &[], at(0));
         let text = metrics.render();
