@@ -219,6 +219,11 @@ def transport_error(endpoint: str, e: BaseException) -> TransportError:
     if isinstance(e, ssl.SSLCertVerificationError):
         return TransportError(endpoint, "untrusted_server",
                               f"the node's certificate is not trusted: {e.verify_message}")
+    if isinstance(e, ssl.SSLEOFError):
+        return TransportError(endpoint, "unreachable",
+                              "the node closed the connection in TLS without an alert (a "
+                              "refused client certificate whose alert was lost, or the node "
+                              "going down)")
     if isinstance(e, ssl.SSLError):
         m = ALERT.search(e.reason or str(e))
         if m:

@@ -9,6 +9,7 @@ import atexit
 import json
 import os
 import shutil
+import socket
 import ssl
 import subprocess
 import sys
@@ -50,6 +51,26 @@ def make_pki(name: str) -> dict:
         with open(os.path.join(d, f)) as fh:
             out[f] = fh.read()
     return out
+
+
+class _TlsServer(ThreadingHTTPServer):
+    """TLS per connection in its own thread. A refused handshake drains what
+    the client already sent before closing, as the edge does (alert_delay.rs):
+    closing with unread data sends a TCP reset that can overtake the alert."""
+
+    def finish_request(self, request, client_address):
+        tls = self.tls.wrap_socket(request, server_side=True, do_handshake_on_connect=False)
+        try:
+            tls.do_handshake()
+        except (ssl.SSLError, OSError):
+            tls.settimeout(0.5)
+            try:  # the raw socket's recv: TLS is over for this connection
+                while socket.socket.recv(tls, 65536):
+                    pass
+            except OSError:
+                pass
+            return
+        super().finish_request(tls, client_address)
 
 
 class FakeNode:
@@ -101,9 +122,9 @@ class FakeNode:
         ctx.load_verify_locations(cadata=pki["ca.crt"])
         ctx.load_cert_chain(os.path.join(pki["dir"], "server.crt"),
                             os.path.join(pki["dir"], "server.key"))
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server = _TlsServer(("127.0.0.1", 0), Handler)
+        self.server.tls = ctx
         self.server.daemon_threads = True
-        self.server.socket = ctx.wrap_socket(self.server.socket, server_side=True)
         self.endpoint = f"127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
