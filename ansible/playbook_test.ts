@@ -5,7 +5,9 @@
  * against a dev-mode node through its real edge (mTLS, HTTP/1.1 Connect).
  * Check mode reports a hostname change without applying it, a real run
  * applies it, a second run changes nothing, facts return the version,
- * secrets are generated once, and a client certificate of another CA fails
+ * secrets are generated once, a client config kept in Ansible Vault is used
+ * and never logged, the example playbooks in docs/playbooks parse against the
+ * installed collection, and a client certificate of another CA fails
  * the play with the node's TLS alert. Needs ansible-core in .ci/ansible-venv
  * (.ci/install.sh); root-free.
  */
@@ -116,6 +118,14 @@ const PLAY_FACTS = `- hosts: all
         endpoint: "{{ machined_endpoint }}"
 `;
 
+const PLAY_VAULT = `- hosts: all
+  gather_facts: false
+  tasks:
+    - machined.fleet.machined_facts:
+        client_config: "{{ lookup('ansible.builtin.file', vaulted_config) }}"
+        endpoint: "{{ machined_endpoint }}"
+`;
+
 Deno.test({
   name: "ansible-playbook drives a dev-mode node: check mode, apply, idempotence, facts, " +
     "secrets once, a wrong client certificate" +
@@ -163,6 +173,7 @@ Deno.test({
                 facts_out: facts,
                 secrets_dir: join(dir, "other"),
                 wrong_config: join(dir, "wrong.yaml"),
+                vaulted_config: join(dir, "vaulted.yaml"),
               },
             },
           },
@@ -216,6 +227,41 @@ Deno.test({
           modes.push((await Deno.stat(join(dir, "other", f))).mode! & 0o777);
         }
         deepEqual(modes, [0o600, 0o600, 0o600]);
+      });
+
+      await t.step(
+        "the playbooks in docs/playbooks parse against the installed collection",
+        async () => {
+          for (const f of ["rolling_upgrade.yml", "adopt_maintenance.yml"]) {
+            const r = await ansible("ansible-playbook", [
+              "-i",
+              inventory,
+              "--syntax-check",
+              join(ROOT, "docs", "playbooks", f),
+            ], env);
+            equal(r.code, 0, `${f}: ${r.text}`);
+          }
+        },
+      );
+
+      await t.step("a client config kept in Ansible Vault is used and never logged", async () => {
+        const text = await Deno.readTextFile(join(state, "machinectl.yaml"));
+        await Deno.writeTextFile(join(dir, "vaulted.yaml"), text);
+        await Deno.writeTextFile(join(dir, "vault-pass"), "test-only-password\n");
+        const enc = await ansible("ansible-vault", [
+          "encrypt",
+          join(dir, "vaulted.yaml"),
+          "--vault-password-file",
+          join(dir, "vault-pass"),
+        ]);
+        equal(enc.code, 0, enc.text);
+        ok((await Deno.readTextFile(join(dir, "vaulted.yaml"))).startsWith("$ANSIBLE_VAULT"));
+        const r = await play(PLAY_VAULT, "-vvv", "--vault-password-file", join(dir, "vault-pass"));
+        equal(r.code, 0, r.text);
+        const doc = parse(text);
+        const key = doc.contexts[doc.context].key as string;
+        ok(!r.text.includes(key.slice(20, 60)), "the client key shows in -vvv output");
+        match(r.text, /NOT_LOGGING_PARAMETER|VALUE_SPECIFIED_IN_NO_LOG_PARAMETER/);
       });
 
       await t.step(

@@ -13,6 +13,11 @@ options:
       - The machinectl client config. Defaults as machinectl does - C($MACHINECTL_CONFIG),
         then C($XDG_CONFIG_HOME/machinectl/config.yaml), then C(~/.config/machinectl/config.yaml).
     type: path
+  client_config:
+    description:
+      - The client config's text instead of a file, e.g. C(lookup('file', 'secrets/prod/machinectl.yaml'))
+        of a file encrypted with Ansible Vault (the lookup decrypts it). Never logged.
+    type: str
   context:
     description: The context of the client config to use. Defaults to its current context.
     type: str

@@ -18,6 +18,8 @@ from ansible_collections.machined.fleet.plugins.module_utils.errors import (
 CONNECTION_ARGS = {
     "endpoint": {"type": "str"},
     "config": {"type": "path"},
+    # The client config's text, e.g. lookup('file', ...) of a Vault-encrypted file: never logged.
+    "client_config": {"type": "str", "no_log": True},
     "context": {"type": "str"},
     "insecure": {"type": "bool", "default": False},
     "fingerprint": {"type": "str"},
@@ -39,9 +41,14 @@ def client_factory(params: dict):
             raise MachinedError("insecure=true needs endpoint and fingerprint (pinned)")
         fp = params["fingerprint"]
         return lambda: NodeClient(params["endpoint"], timeout=params["timeout"], fingerprint=fp)
-    path = client_config.resolve_path(params.get("config"), dict(os.environ),
-                                      os.path.expanduser("~"))
-    creds = client_config.credentials(client_config.load(path), params.get("context"), path)
+    if params.get("client_config"):
+        path = "client_config"
+        doc = client_config.parse(params["client_config"], path)
+    else:
+        path = client_config.resolve_path(params.get("config"), dict(os.environ),
+                                          os.path.expanduser("~"))
+        doc = client_config.load(path)
+    creds = client_config.credentials(doc, params.get("context"), path)
     endpoint = params.get("endpoint") or (creds["endpoints"] or [None])[0]
     if not endpoint:
         raise MachinedError(f'context "{creds["name"]}" has no endpoints (give endpoint=)')

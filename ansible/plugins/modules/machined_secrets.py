@@ -73,11 +73,17 @@ def generate(module):
         if rc != 0:
             raise MachinedError(f"machinectl gen config failed ({rc}): {err.strip()[-500:]}")
     result = {"changed": changed, "paths": paths, "ca_sha256": ""}
-    if os.path.exists(paths["client_config"]):
+    if os.path.exists(paths["client_config"]) and not vaulted(paths["client_config"]):
         creds = client_config.credentials(client_config.load(paths["client_config"]), None)
         der = ssl.PEM_cert_to_DER_cert(creds["ca_pem"])
         result["ca_sha256"] = hashlib.sha256(der).hexdigest()
     return result
+
+
+def vaulted(path: str) -> bool:
+    """Whether the file was encrypted with ansible-vault since (then left alone)."""
+    with open(path, "rb") as f:
+        return f.read(14) == b"$ANSIBLE_VAULT"
 
 
 def main():
