@@ -126,6 +126,15 @@ const PLAY_VAULT = `- hosts: all
         endpoint: "{{ machined_endpoint }}"
 `;
 
+const PLAY_UPGRADE = `- hosts: all
+  gather_facts: false
+  tasks:
+    - machined.fleet.machined_upgrade:
+        config: "{{ machined_config_file }}"
+        endpoint: "{{ machined_endpoint }}"
+        src: "{{ bundle }}"
+`;
+
 Deno.test({
   name: "ansible-playbook drives a dev-mode node: check mode, apply, idempotence, facts, " +
     "secrets once, a wrong client certificate" +
@@ -174,6 +183,7 @@ Deno.test({
                 secrets_dir: join(dir, "other"),
                 wrong_config: join(dir, "wrong.yaml"),
                 vaulted_config: join(dir, "vaulted.yaml"),
+                bundle: join(dir, "fake.bundle"),
               },
             },
           },
@@ -241,6 +251,18 @@ Deno.test({
             ], env);
             equal(r.code, 0, `${f}: ${r.text}`);
           }
+        },
+      );
+
+      await t.step(
+        "an upgrade streams over HTTP/1.1 and fails with the node's code and reason",
+        async () => {
+          // Dev mode has no A/B slots: the node refuses, through the edge, after the stream.
+          await Deno.writeFile(join(dir, "fake.bundle"), new Uint8Array(3 * 1024 * 1024 + 7));
+          const r = await play(PLAY_UPGRADE);
+          equal(recap(r.text).failed, 1, r.text);
+          match(r.text, /"code": "unimplemented"/);
+          match(r.text, /Upgrade is not available on this machined/);
         },
       );
 

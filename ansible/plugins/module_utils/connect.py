@@ -16,9 +16,11 @@ from __future__ import annotations
 
 import hashlib
 import http.client
+import io
 import json
 import os
 import re
+import select
 import socket
 import ssl
 import struct
@@ -34,6 +36,8 @@ SERVICE = "machined.v1.MachineService"
 # The edge's message limit is 4 MiB; a response larger than this is refused here.
 MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 END_STREAM = 0x02
+# How much of a stream is written between checks for an early answer.
+SEND_SLICE = 64 * 1024
 
 # Connect's mapping of an HTTP status without a JSON error body to a code.
 HTTP_CODES = {
@@ -122,11 +126,11 @@ class NodeClient:
     def _exchange(self, conn, method, body, headers, chunked):
         path = f"/{SERVICE}/{method}"
         try:
-            try:
-                conn.request("POST", path, body=body, headers=headers, encode_chunked=chunked)
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the node answered before reading everything: read its answer
-            resp = conn.getresponse()
+            if chunked:
+                resp = read_response(conn.sock, send_streaming(conn, path, headers, body))
+            else:
+                conn.request("POST", path, body=body, headers=headers)
+                resp = conn.getresponse()
             data = resp.read(MAX_RESPONSE_BYTES + 1)
         except (OSError, ssl.SSLError, http.client.HTTPException) as e:
             raise transport_error(self.endpoint, e) from e
@@ -134,6 +138,76 @@ class NodeClient:
             raise TransportError(self.endpoint, "protocol",
                                  f"{method}: response over {MAX_RESPONSE_BYTES} bytes")
         return resp.status, resp.getheader("Content-Type", ""), data
+
+
+def send_streaming(conn, path: str, headers: dict, body) -> bytes:
+    """Sends a chunked request body, stopping as soon as the node has
+    answered; returns what it already read of the answer. HTTP/1.1 is half
+    duplex for http.client: a node that refuses a stream early (a bad bundle
+    header) answers at once and, once it has drained a little more (the
+    edge's DRAIN_BYTES), closes; a client still writing would then get a
+    reset that discards the answer. So the socket is checked for an answer
+    before each 64 KiB written."""
+    conn.putrequest("POST", path, skip_accept_encoding=True)
+    for k, v in {**headers, "Transfer-Encoding": "chunked"}.items():
+        conn.putheader(k, v)
+    conn.endheaders()
+    try:
+        for data in body:
+            frame = b"%x\r\n%s\r\n" % (len(data), data)
+            for i in range(0, len(frame), SEND_SLICE):
+                early = early_answer(conn.sock)
+                if early:
+                    return early
+                conn.sock.sendall(frame[i:i + SEND_SLICE])
+        conn.sock.sendall(b"0\r\n\r\n")
+    except (BrokenPipeError, ConnectionResetError):
+        pass  # the node answered and closed: read what it said
+    return b""
+
+
+def early_answer(sock) -> bytes:
+    """What the node has already sent, without waiting. TLS 1.3 session
+    tickets make the socket readable too: a read that yields no data (they
+    are consumed) means no answer yet."""
+    if not sock.pending() and not select.select([sock], [], [], 0)[0]:
+        return b""
+    timeout = sock.gettimeout()
+    sock.setblocking(False)
+    try:
+        return sock.recv(65536)
+    except (ssl.SSLWantReadError, BlockingIOError):
+        return b""
+    finally:
+        sock.settimeout(timeout)
+
+
+class _Prefixed(io.RawIOBase):
+    """The socket's stream with the bytes already read put back in front."""
+
+    def __init__(self, sock, prefix: bytes):
+        self.sock, self.prefix = sock, prefix
+
+    def readable(self):
+        return True
+
+    def readinto(self, b):
+        if self.prefix:
+            n = min(len(b), len(self.prefix))
+            b[:n], self.prefix = self.prefix[:n], self.prefix[n:]
+            return n
+        return self.sock.recv_into(b)
+
+
+def read_response(sock, prefix: bytes) -> http.client.HTTPResponse:
+    """The HTTP response on `sock`, starting with `prefix` already read."""
+    class Source:
+        def makefile(self, mode):
+            return io.BufferedReader(_Prefixed(sock, prefix))
+
+    resp = http.client.HTTPResponse(Source(), method="POST")
+    resp.begin()
+    return resp
 
 
 def load_chain(ctx: ssl.SSLContext, cert_pem: str, key_pem: str) -> None:

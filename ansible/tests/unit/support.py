@@ -80,6 +80,8 @@ class FakeNode:
 
     def __init__(self, pki: dict):
         self.handlers = {}
+        # method -> a streaming answer sent before the request body is read.
+        self.early = {}
         self.calls = []
         node = self
 
@@ -90,6 +92,9 @@ class FakeNode:
                 pass
 
             def do_POST(self):
+                method = self.path.rsplit("/", 1)[-1]
+                if method in node.early:
+                    return self._refuse_early(node.early[method])
                 if self.headers.get("Transfer-Encoding") == "chunked":
                     body = self._chunked()
                 else:
@@ -105,6 +110,28 @@ class FakeNode:
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
+
+            def _refuse_early(self, answer: bytes):
+                """Answers before reading the body, then reads at most 256 KiB
+                of it for 1 s and closes, as the edge does (request_body.rs)."""
+                self.send_response(200)
+                self.send_header("Content-Type", "application/connect+json")
+                self.send_header("Content-Length", str(len(answer)))
+                self.send_header("Connection", "close")
+                self.end_headers()
+                self.wfile.write(answer)
+                self.wfile.flush()
+                self.connection.settimeout(1)
+                drained = 0
+                try:
+                    while drained < 256 * 1024:
+                        got = self.connection.recv(65536)
+                        if not got:
+                            break
+                        drained += len(got)
+                except OSError:
+                    pass
+                self.close_connection = True
 
             def _chunked(self) -> bytes:
                 out = b""

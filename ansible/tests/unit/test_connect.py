@@ -86,6 +86,15 @@ class ConnectTest(unittest.TestCase):
         self.assertEqual((cm.exception.code, cm.exception.node_message),
                          ("invalid_argument", "bad-signature: not signed"))
 
+    def test_an_early_refusal_of_a_long_stream_is_read_not_lost(self):
+        end = {"error": {"code": "invalid_argument", "message": "bad-manifest: not a bundle"}}
+        self.node.early["Upgrade"] = envelope(2, json.dumps(end).encode())
+        chunk = "A" * (100 * 1024)
+        with self.assertRaises(ConnectError) as cm:
+            client(self.node.endpoint).client_stream("Upgrade", ({"chunk": chunk} for _ in range(80)))
+        self.assertEqual((cm.exception.code, cm.exception.node_message),
+                         ("invalid_argument", "bad-manifest: not a bundle"))
+
     def test_a_client_certificate_of_another_ca_fails_with_the_tls_alert(self):
         self.node.json("Version", {})
         with self.assertRaises(TransportError) as cm:
