@@ -6,7 +6,8 @@
  * Check mode reports a hostname change without applying it, a real run
  * applies it, a second run changes nothing, facts return the version,
  * secrets are generated once, a client config kept in Ansible Vault is used
- * and never logged, the example playbooks in docs/playbooks parse against the
+ * and never logged, ansible-doc renders the modules' documentation, the
+ * example playbooks in docs/playbooks parse against the
  * installed collection, and a client certificate of another CA fails
  * the play with the node's TLS alert. Needs ansible-core in .ci/ansible-venv
  * (.ci/install.sh); root-free.
@@ -237,6 +238,17 @@ Deno.test({
           modes.push((await Deno.stat(join(dir, "other", f))).mode! & 0o777);
         }
         deepEqual(modes, [0o600, 0o600, 0o600]);
+      });
+
+      await t.step("ansible-doc renders every module's and the role's documentation", async () => {
+        const modules = ["facts", "config", "power", "upgrade", "reset", "secrets"];
+        for (const m of modules) {
+          const r = await ansible("ansible-doc", [`machined.fleet.machined_${m}`], env);
+          equal(r.code, 0, `${m}: ${r.text}`);
+          ok(!/WARNING|ERROR/.test(r.text), `${m}: ${r.text}`);
+        }
+        const role = await ansible("ansible-doc", ["-t", "role", "machined.fleet.node"], env);
+        equal(role.code, 0, role.text);
       });
 
       await t.step(

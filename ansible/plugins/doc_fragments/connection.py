@@ -34,6 +34,6 @@ options:
     type: float
     default: 30
 notes:
-  - Runs on the controller (the node has no Python) - use C(connection: local) and
-    C(ansible_python_interpreter: "{{ ansible_playbook_python }}").
+  - "Runs on the controller (the node has no Python): use C(connection: local) and
+    C(ansible_python_interpreter: {{ ansible_playbook_python }})."
 """

@@ -161,8 +161,10 @@ def send_streaming(conn, path: str, headers: dict, body) -> bytes:
                     return early
                 conn.sock.sendall(frame[i:i + SEND_SLICE])
         conn.sock.sendall(b"0\r\n\r\n")
-    except (BrokenPipeError, ConnectionResetError):
-        pass  # the node answered and closed: read what it said
+    except OSError:  # ssl.SSLError included
+        # The node answered and closed (a reset, or TLS seeing the socket end
+        # mid-write): its answer may be in the receive buffer; reading says.
+        pass
     return b""
 
 
