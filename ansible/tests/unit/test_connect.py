@@ -13,14 +13,16 @@ import unittest
 import support
 from ansible_collections.machined.fleet.plugins.module_utils.connect import (
     NodeClient,
-    envelope,
     normalize_fingerprint,
-    parse_envelopes,
 )
 from ansible_collections.machined.fleet.plugins.module_utils.common import failure
 from ansible_collections.machined.fleet.plugins.module_utils.errors import (
     ConnectError,
     TransportError,
+)
+from ansible_collections.machined.fleet.plugins.module_utils.stream import (
+    envelope,
+    parse_envelopes,
 )
 
 PKI = support.make_pki("node")
