@@ -52,38 +52,11 @@ from ansible_collections.machined.fleet.plugins.module_utils.common import (
     connection_args,
     run,
 )
-from ansible_collections.machined.fleet.plugins.module_utils.errors import MachinedError
-from ansible_collections.machined.fleet.plugins.module_utils.node import wait_back, wait_gone
-
-REBOOT_MODES = {"default": "REBOOT_MODE_UNSPECIFIED", "kexec": "REBOOT_MODE_KEXEC",
-                "powercycle": "REBOOT_MODE_POWERCYCLE"}
+from ansible_collections.machined.fleet.plugins.module_utils.power import REBOOT_MODES, run_power
 
 
 def power(module):
-    p = module.params
-    connect = client_factory(p)
-    client = connect()
-    before = client.unary("Version").get("bootId", "")
-    result = {"changed": True, "boot_id_before": before}
-    if module.check_mode:
-        return result
-    try:
-        if p["state"] == "rebooted":
-            client.unary("Reboot", {"mode": REBOOT_MODES[p["reboot_mode"]]})
-        else:
-            client.unary("Shutdown", {})
-    except MachinedError as e:
-        # The node may go down before its answer reaches us: the wait decides.
-        if not p["wait"] or getattr(e, "code", "unavailable") not in ("unavailable",):
-            raise
-    if not p["wait"]:
-        return result
-    if p["state"] == "rebooted":
-        back = wait_back(connect, before, p["wait_timeout"])
-        result.update(boot_id=back.get("bootId", ""), seconds=back["seconds"])
-    else:
-        result["seconds"] = wait_gone(connect, p["wait_timeout"])
-    return result
+    return run_power(client_factory(module.params), module.params, module.check_mode)
 
 
 def main():

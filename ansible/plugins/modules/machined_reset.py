@@ -55,40 +55,11 @@ from ansible_collections.machined.fleet.plugins.module_utils.common import (
     connection_args,
     run,
 )
-from ansible_collections.machined.fleet.plugins.module_utils.errors import MachinedError
-from ansible_collections.machined.fleet.plugins.module_utils.node import wait_back, wait_gone
-
-MODES = {"graceful": "RESET_MODE_GRACEFUL", "forced": "RESET_MODE_FORCED"}
-
-
-def describe(parts: list) -> str:
-    return ", ".join(f"{p.get('label')} ({p.get('disk')} #{p.get('number')}, {p.get('guid')})"
-                     for p in parts) or "nothing recorded"
+from ansible_collections.machined.fleet.plugins.module_utils.reset import MODES, run_reset
 
 
 def reset(module):
-    p = module.params
-    connect = client_factory(p)
-    client = connect()
-    preview = client.unary("Reset", {})
-    parts = preview.get("partitions", [])
-    result = {"changed": True, "partitions": parts, "boot_id_before": preview.get("bootId", "")}
-    if module.check_mode:
-        return result
-    if not p["confirm"]:
-        raise MachinedError(f"reset would wipe {describe(parts)}; set confirm=true to wipe")
-    r = client.unary("Reset", {"challenge": preview.get("challenge", ""), "mode": MODES[p["mode"]],
-                               "powerOff": p["power_off"]})
-    if not r.get("accepted"):
-        raise MachinedError(f"the node did not accept the reset: {r}")
-    if not p["wait"]:
-        return result
-    if p["power_off"]:
-        result["seconds"] = wait_gone(connect, p["wait_timeout"])
-    else:
-        back = wait_back(connect, preview.get("bootId", ""), p["wait_timeout"])
-        result.update(boot_id=back.get("bootId", ""), seconds=back["seconds"])
-    return result
+    return run_reset(client_factory(module.params), module.params, module.check_mode)
 
 
 def main():
