@@ -8,8 +8,9 @@
  * secrets are generated once, a client config kept in Ansible Vault is used
  * and never logged, ansible-doc renders the modules' documentation, the
  * example playbooks in docs/playbooks parse against the
- * installed collection, and a client certificate of another CA fails
- * the play with the node's TLS alert. Needs ansible-core in .ci/ansible-venv
+ * installed collection, an upgrade stream's refusal and a client certificate
+ * of another CA fail the play with the node's reason, and machined_power shuts
+ * the node down and waits until its API is gone. Needs ansible-core in .ci/ansible-venv
  * (.ci/install.sh); root-free.
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
@@ -67,16 +68,21 @@ async function devNode(dir: string) {
   }).spawn();
   const out = drain(child.stdout);
   const err = drain(child.stderr);
+  let exited = false;
+  const status = child.status.then((st) => {
+    exited = true;
+    return st;
+  });
   const stop = async () => {
-    child.kill("SIGTERM");
-    await child.status;
+    if (!exited) child.kill("SIGTERM");
+    await status;
   };
   try {
     const port = await waitFor("dev mode's API", 120_000, () => {
       const m = /API on 127\.0\.0\.1:(\d+)/.exec(out.text);
       return Promise.resolve(m ? Number(m[1]) : undefined);
     });
-    return { port, stop };
+    return { port, stop, exited: () => exited, status };
   } catch (e) {
     await stop();
     throw new Error(`${(e as Error).message}\n${out.text}\n${err.text}`);
@@ -134,6 +140,19 @@ const PLAY_UPGRADE = `- hosts: all
         config: "{{ machined_config_file }}"
         endpoint: "{{ machined_endpoint }}"
         src: "{{ bundle }}"
+`;
+
+const PLAY_SHUTDOWN = `- hosts: all
+  gather_facts: false
+  tasks:
+    - machined.fleet.machined_power:
+        config: "{{ machined_config_file }}"
+        endpoint: "{{ machined_endpoint }}"
+        state: shutdown
+        wait_timeout: 60
+      register: power
+    - ansible.builtin.debug:
+        var: power
 `;
 
 Deno.test({
@@ -311,6 +330,19 @@ Deno.test({
           equal(recap(r.text).failed, 1, r.text);
           match(r.text, /TLS alert unknown_ca/);
           match(r.text, /"tls_alert": "unknown_ca"/);
+        },
+      );
+
+      // Last: dev mode's Shutdown stops machined, and its API with it.
+      await t.step(
+        "machined_power shuts the node down and waits until its API is gone",
+        async () => {
+          const r = await play(PLAY_SHUTDOWN);
+          equal(r.code, 0, r.text);
+          equal(recap(r.text).changed, 1, r.text);
+          match(r.text, /"seconds": \d/);
+          equal((await node.status).code, 0);
+          ok(node.exited());
         },
       );
     } finally {
