@@ -63,3 +63,19 @@ if ! command -v grpcurl >/dev/null && ! [ -x "$HOME/go/bin/grpcurl" ]; then
     echo "not installing grpcurl: no Go toolchain (go install needs one)"
   fi
 fi
+
+# The Ansible collection's tests (ansible/): ansible-core pinned, in a venv under .ci/ (gitignored),
+# where ansible/testing.ts looks for ansible-playbook and ansible-galaxy. 2.18 runs on Python
+# 3.11-3.13 on the controller. Not fatal: without it those tests are ignored and say why.
+ANSIBLE_CORE_VERSION=2.18.19
+venv="$ROOT/.ci/ansible-venv"
+if ! "$venv/bin/ansible-playbook" --version 2>/dev/null | head -1 | grep -q "core $ANSIBLE_CORE_VERSION\]"; then
+  if python3 -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' 2>/dev/null; then
+    echo "installing ansible-core $ANSIBLE_CORE_VERSION in $venv"
+    python3 -m venv "$venv" &&
+      "$venv/bin/pip" install -q --disable-pip-version-check "ansible-core==$ANSIBLE_CORE_VERSION" ||
+      echo "not installing ansible-core: pip failed (the collection's tests are then ignored)"
+  else
+    echo "not installing ansible-core: python3 >= 3.11 is needed (the collection's tests are then ignored)"
+  fi
+fi

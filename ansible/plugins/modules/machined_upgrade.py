@@ -1,0 +1,105 @@
+#!/usr/bin/python
+"""machined_upgrade: install a signed bundle into the slot not booted, reboot
+into it, and wait until the node blesses it (or report the rollback)."""
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: machined_upgrade
+short_description: Upgrade a machined node with a signed A/B bundle and wait for the new slot to be blessed
+description:
+  - Streams I(src) (a bundle on the controller) to Upgrade, or has the node fetch I(from_url).
+  - Unless I(stage), the node reboots into the new slot; the task waits until it is back with a new boot
+    id, on the new slot and version, and the slot is blessed. A node that came back on the old slot fails
+    the task with the node's recorded outcome and reason (rolled back).
+  - With I(version), a node already running it is left alone (C(changed=false)).
+extends_documentation_fragment: [machined.fleet.connection]
+options:
+  src: {description: The bundle file on the controller., type: path}
+  from_url: {description: The node fetches the bundle from this http(s) URL instead., type: str}
+  version: {description: The image version the bundle carries; skips nodes already on it., type: str}
+  stage: {description: Write and arm, do not reboot., type: bool, default: false}
+  force: {description: Install even below the downgrade floor., type: bool, default: false}
+  reboot_mode:
+    description: How the node reboots into the new slot.
+    type: str
+    choices: [default, kexec, powercycle]
+    default: default
+  wait_timeout: {description: Seconds to wait for the blessed slot., type: float, default: 900}
+author: machined
+"""
+
+EXAMPLES = r"""
+- machined.fleet.machined_upgrade:
+    src: build/machined-0.2.0.bundle
+    version: 0.2.0
+"""
+
+RETURN = r"""
+slot: {description: The slot written., returned: when sent, type: str}
+image_version: {description: The bundle's version., returned: when sent, type: str}
+blessed: {description: Whether the new slot was blessed., returned: when waited, type: bool}
+"""
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.machined.fleet.plugins.module_utils.common import (
+    client_factory,
+    connection_args,
+    run,
+)
+from ansible_collections.machined.fleet.plugins.module_utils.node import wait_back
+from ansible_collections.machined.fleet.plugins.module_utils.upgrade import (
+    bundle_messages,
+    wait_blessed,
+)
+
+REBOOT_MODES = {"default": "REBOOT_MODE_UNSPECIFIED", "kexec": "REBOOT_MODE_KEXEC",
+                "powercycle": "REBOOT_MODE_POWERCYCLE"}
+
+
+def upgrade(module):
+    p = module.params
+    connect = client_factory(p)
+    client = connect()
+    before = client.unary("Version")
+    if p["version"] and before.get("imageVersion") == p["version"]:
+        return {"changed": False, "image_version": p["version"], "slot": before.get("slot", "")}
+    if module.check_mode:
+        return {"changed": True}
+    first = {"stage": p["stage"], "force": p["force"], "rebootMode": REBOOT_MODES[p["reboot_mode"]]}
+    if p["from_url"]:
+        messages = iter([{**first, "fromUrl": p["from_url"]}])
+    else:
+        messages = bundle_messages(p["src"], first)
+    r = client.client_stream("Upgrade", messages, timeout=max(p["wait_timeout"], p["timeout"]))
+    result = {"changed": True, "slot": r.get("slot", ""), "image_version": r.get("version", ""),
+              "entry": r.get("entry", ""), "key_id": r.get("keyId", ""), "blessed": False}
+    if not r.get("rebooting"):
+        return result
+    back = wait_back(connect, r.get("bootId") or before.get("bootId", ""), p["wait_timeout"])
+    done = wait_blessed(connect, result["slot"], result["image_version"], p["wait_timeout"])
+    result.update(blessed=True, boot_id=back.get("bootId", ""),
+                  upgrade_status=done["upgrade_status"])
+    return result
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=connection_args(
+            src={"type": "path"},
+            from_url={"type": "str"},
+            version={"type": "str"},
+            stage={"type": "bool", "default": False},
+            force={"type": "bool", "default": False},
+            reboot_mode={"type": "str", "default": "default", "choices": list(REBOOT_MODES)},
+            wait_timeout={"type": "float", "default": 900.0},
+        ),
+        mutually_exclusive=[("src", "from_url")],
+        required_one_of=[("src", "from_url")],
+        supports_check_mode=True,
+    )
+    run(module, upgrade)
+
+
+if __name__ == "__main__":
+    main()
