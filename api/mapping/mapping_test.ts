@@ -464,6 +464,25 @@ function sampleStore() {
       pcrs: [{ index: 7, sha256: "cd".repeat(32) }],
     },
   });
+  store.create({
+    type: "TrustedRootsStatus",
+    namespace: "runtime",
+    id: "bundle",
+    owner: "trust.TrustedRootsController",
+    spec: {
+      path: "/run/machined/trust/ca-certificates.crt",
+      sha256: "ef".repeat(32),
+      systemBundle: "/etc/ssl/certs/ca-certificates.crt",
+      systemCertificates: 140,
+      systemError: "",
+      roots: [{
+        name: "registry",
+        subject: "CN=registry CA",
+        fingerprint: `SHA256:${"01".repeat(32)}`,
+        notAfter: "2036-01-01T00:00:00.000Z",
+      }],
+    },
+  });
   return store;
 }
 
