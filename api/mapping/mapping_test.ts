@@ -224,7 +224,8 @@ function sampleStore() {
   net("KernelModuleStatus", "m", {
     name: "br_netfilter",
     state: "already-loaded",
-    parameters: [],
+    parameters: ["max_loop=8"],
+    inForce: ["max_loop=8"],
     dependencies: ["bridge"],
     loadedDependencies: [],
     configured: true,
