@@ -36,7 +36,7 @@ import {
   startNodeApiPki,
 } from "../api/host/mod.ts";
 import { startInstallToDisk } from "../install/mod.ts";
-import { pathExists } from "../pki/mod.ts";
+import { createTrustedFetch, pathExists } from "../pki/mod.ts";
 import { DEFAULT_API_LISTEN, type MachineConfig } from "../config/mod.ts";
 import { configCandidates, parseCmdline } from "../layout/mod.ts";
 import {
@@ -190,7 +190,14 @@ export async function bootNode(
   // No config at boot: a CIDATA volume, then machined.config=http(s)://… (config/keeper/config_sources.ts).
   if (!config) {
     const { machined, keeper } = node;
-    startLateConfig({ machined, keeper, cmdline, mount: backends.mount, gate: control.gate });
+    startLateConfig({
+      machined,
+      keeper,
+      cmdline,
+      mount: backends.mount,
+      gate: control.gate,
+      fetch: createTrustedFetch({ bundlePath: NODE_PATHS.trustedRoots }),
+    });
   }
   // machine.install.system naming another disk: write the system there and reboot from it.
   startInstallToDisk(node, backends, () => control.requestPower("reboot"));
@@ -369,6 +376,7 @@ function wireNodeControl(
     reboot: () => requestPower("reboot"),
     kmod: backends.kmod,
     firmware: backends.firmware,
+    fetch: createTrustedFetch({ bundlePath: NODE_PATHS.trustedRoots }),
   });
   void upgrades.watchAndBless(); // blesses a booted trial slot once the node is ready
   const actions = nodeActions({

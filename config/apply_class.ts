@@ -36,6 +36,7 @@ export const APPLY_CLASSES: { readonly [K in Section]-?: SectionClass<K> } = {
   time: LIVE, // time.TimeSyncController
   sysctls: LIVE, // kernel.SysctlController
   kernel: LIVE, // kernel.ModuleController loads added modules (a removed one stays loaded)
+  trusted_roots: LIVE, // trust.TrustedRootsController rewrites the bundle; opted-in services restart
   services: LIVE, // the service supervisor
   runtime: LIVE, // runtime.ServiceSpecController (containerd on or off)
   api: {

@@ -20,6 +20,7 @@ export const CONFIG_DOMAINS: { readonly [K in Section]-?: string } = {
   time: "time",
   sysctls: "kernel",
   kernel: "kernel",
+  trusted_roots: "trust", // trust.TrustedRootsController
   services: "services",
   runtime: "runtime",
   api: "api",

@@ -118,3 +118,11 @@ export { formatMarkdown } from "./markdown_fmt.ts";
 export { CaSchema } from "./schema/ca.ts";
 export { SERVICE_ID } from "./schema/services.ts";
 export { suggest } from "./suggest.ts";
+export {
+  type CaCertificateFacts,
+  type CaInspection,
+  inspectCaPem,
+  MAX_TRUSTED_ROOT_PEM_BYTES,
+  MAX_TRUSTED_ROOTS,
+  type TrustedRootConfig,
+} from "./schema/trusted_roots.ts";

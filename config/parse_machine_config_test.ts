@@ -39,6 +39,7 @@ Deno.test("a minimal config gets every default filled", () => {
       },
       logging: { level: "info", ring_lines: 2000 },
       upgrade: { trusted_keys: [], trial_deadline: 15 * 60_000 },
+      trusted_roots: [],
     },
   });
 });
@@ -80,6 +81,7 @@ Deno.test("nested defaults: interface, route, service, health, limits", () => {
     group: 0,
     depends_on: [],
     restart: "always",
+    restart_on_trusted_roots: false,
     stop_grace_period: 10_000,
     on_dependency_restart: "restart",
     health: {

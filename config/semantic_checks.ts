@@ -1,7 +1,8 @@
 /**
  * Rules that span several fields: unique service ids and interface names,
  * known and acyclic `depends_on`, the reserved `containerd` and `machined`
- * ids, one probe per health check, route families, unique addresses.
+ * ids, one probe per health check, route families, unique addresses, unique
+ * trusted roots (trusted_roots_checks.ts).
  *
  * They run on the raw parsed YAML, not on the schema's output, so they are
  * reported together with schema errors elsewhere in the file. Each rule only
@@ -17,6 +18,7 @@ import { parseDuration } from "./schema/primitives.ts";
 import { BUILTIN_SERVICE_IDS, RESERVED_SERVICE_IDS, SERVICE_ID } from "./schema/services.ts";
 import { cycleText, findCycles, type ServiceNode } from "./service_cycles.ts";
 import { suggest } from "./suggest.ts";
+import { checkTrustedRoots } from "./trusted_roots_checks.ts";
 import type { Target } from "./yaml_locator.ts";
 
 /** A cross-field problem, before it is given a position. */
@@ -37,7 +39,11 @@ const str = (x: unknown): string | undefined => typeof x === "string" ? x : unde
 export function semanticChecks(raw: unknown): SemanticIssue[] {
   const machine = obj(obj(raw)?.machine);
   if (!machine) return [];
-  return [...checkServices(machine), ...checkNetwork(obj(machine.network))];
+  return [
+    ...checkServices(machine),
+    ...checkNetwork(obj(machine.network)),
+    ...checkTrustedRoots(machine.trusted_roots),
+  ];
 }
 
 function checkServices(machine: Obj): SemanticIssue[] {

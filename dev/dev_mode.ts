@@ -79,6 +79,7 @@ async function startDevNode(stateDir: string, configPath: string, fallbackHostna
     sysctls: new FakeSysctlBackend(),
     paths: {
       resolvConf: join(stateDir, "resolv.conf"),
+      trustedRoots: join(stateDir, "trust", "ca-certificates.crt"),
       containerd: {
         root: join(stateDir, "containerd", "root"),
         state: join(stateDir, "containerd", "state"),

@@ -24,6 +24,7 @@ async function nodeGraphDot(): Promise<string> {
     sysctls: new FakeSysctlBackend(),
     paths: {
       resolvConf: "/nonexistent/resolv.conf",
+      trustedRoots: "/nonexistent/ca-certificates.crt",
       containerd: { root: "/nonexistent/r", state: "/nonexistent/s", configPath: "/nonexistent/c" },
     },
   });

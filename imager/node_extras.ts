@@ -1,7 +1,7 @@
 /**
  * Host binaries a machined node needs besides Deno and the program: containerd
- * and runc (the container runtime it supervises) and mkfs.ext4 (formatting STATE
- * and EPHEMERAL). They come from Debian's packages on the build host; a missing
+ * and runc (the container runtime it supervises), mkfs.ext4 (formatting STATE
+ * and EPHEMERAL) and Debian's CA bundle (the base of the node's trusted roots). They come from Debian's packages on the build host; a missing
  * one is reported and left out, and the node then shows the failure in its status.
  */
 import type { ExtraFile } from "./initramfs/initramfs.ts";
@@ -16,6 +16,14 @@ export const NODE_EXTRAS: ReadonlyArray<ExtraFile & { package: string }> = [
   },
   { source: "/usr/sbin/runc", dest: "/usr/bin/runc", package: "runc" },
   { source: "/usr/sbin/mke2fs", dest: "/usr/sbin/mkfs.ext4", package: "e2fsprogs" },
+  // The system CA bundle trust.TrustedRootsController merges `machine.trusted_roots` into.
+  {
+    source: "/etc/ssl/certs/ca-certificates.crt",
+    dest: "/etc/ssl/certs/ca-certificates.crt",
+    mode: 0o644,
+    withLibs: false,
+    package: "ca-certificates",
+  },
 ];
 
 /** The node extras present on this host, and the ones missing. */
@@ -25,7 +33,8 @@ export async function nodeExtras(): Promise<{ present: ExtraFile[]; missing: str
   for (const x of NODE_EXTRAS) {
     try {
       await Deno.stat(x.source);
-      present.push({ source: x.source, dest: x.dest });
+      const { package: _, ...file } = x;
+      present.push(file);
     } catch {
       missing.push(`${x.source} (Debian package ${x.package})`);
     }

@@ -10,6 +10,11 @@ import { kernelControllers, type SysctlBackend } from "../controllers/kernel/mod
 import { createNetworkControllers } from "../controllers/network/mod.ts";
 import { runtimeControllers } from "../controllers/services/mod.ts";
 import { timeControllers, UdpNtpTransport } from "../controllers/time/mod.ts";
+import {
+  DiskBundleFiles,
+  NODE_TRUSTED_ROOTS_BUNDLE,
+  trustControllers,
+} from "../controllers/trust/mod.ts";
 import { NativeCgroupBackend } from "../platform/cgroup/mod.ts";
 import type { MachineController } from "../resources/mod.ts";
 import { createSupervisor, type Supervisor } from "../supervisor/mod.ts";
@@ -28,6 +33,13 @@ export interface DomainPaths {
   serviceCgroups?: string;
   /** Where disks are discovered. @default /sys */
   sysfsRoot?: string;
+  /**
+   * The CA bundle (system bundle plus `machine.trusted_roots`) services and machined's HTTPS
+   * clients trust. @default none: services get no SSL_CERT_FILE and no bundle is written
+   */
+  trustedRoots?: string;
+  /** The system bundle the node's is built from. @default /etc/ssl/certs/ca-certificates.crt */
+  systemTrustedRoots?: string;
 }
 
 /** What a node runs besides the core controllers. */
@@ -41,7 +53,7 @@ export interface NodeDomains {
 }
 
 /** Paths on a real node. */
-export const NODE_PATHS: DomainPaths = {
+export const NODE_PATHS: DomainPaths & { trustedRoots: string } = {
   // The root image is read-only: /etc/resolv.conf is a link to this file, and
   // containerd's generated config lives on /run too.
   resolvConf: "/run/resolv.conf",
@@ -51,6 +63,7 @@ export const NODE_PATHS: DomainPaths = {
     configPath: "/run/machined/containerd/config.toml",
   },
   serviceCgroups: "/sys/fs/cgroup/machined",
+  trustedRoots: NODE_TRUSTED_ROOTS_BUNDLE,
 };
 
 /** Builds every domain for `machined` over `backends`. */
@@ -70,6 +83,7 @@ export function createNodeDomains(
   },
 ): NodeDomains {
   const { events, logger } = machined;
+  const trusted = options.paths.trustedRoots;
   const network = createNetworkControllers({
     backend: backends.network,
     identity: backends.identity,
@@ -101,7 +115,20 @@ export function createNodeDomains(
         events,
         ...(options.paths.sysfsRoot ? { sysfsRoot: options.paths.sysfsRoot } : {}),
       }),
-      ...runtimeControllers({ containerd: options.paths.containerd }),
+      ...(trusted
+        ? trustControllers({
+          files: new DiskBundleFiles(),
+          bundlePath: trusted,
+          events,
+          ...(options.paths.systemTrustedRoots
+            ? { systemBundlePath: options.paths.systemTrustedRoots }
+            : {}),
+        })
+        : []),
+      ...runtimeControllers({
+        containerd: options.paths.containerd,
+        ...(trusted ? { trustedRoots: { bundlePath: trusted } } : {}),
+      }),
       ...firmwareControllers({ firmware: backends.firmware }),
     ],
     supervisor,

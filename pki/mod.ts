@@ -145,3 +145,10 @@ export {
   type SecureBootKeyName,
   type SecureBootKeys,
 } from "./secure_boot_keys.ts";
+export {
+  createTrustedFetch,
+  fetchErrorText,
+  MAX_TRUST_BUNDLE_BYTES,
+  TrustBundleError,
+  type TrustedFetchOptions,
+} from "./trusted_fetch.ts";

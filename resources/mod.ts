@@ -26,3 +26,4 @@ export * from "./time/mod.ts";
 export * from "./kernel/mod.ts";
 export * from "./upgrade/mod.ts";
 export * from "./firmware/mod.ts";
+export * from "./trust/mod.ts";

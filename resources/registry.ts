@@ -62,6 +62,7 @@ import {
 } from "./kernel/mod.ts";
 import { upgradeStatusDescriptor, type UpgradeStatusSpec } from "./upgrade/mod.ts";
 import { secureBootStatusDescriptor, type SecureBootStatusSpec } from "./firmware/mod.ts";
+import { trustedRootsStatusDescriptor, type TrustedRootsStatusSpec } from "./trust/mod.ts";
 
 /** Resource type name → spec type: the whole catalog. */
 export type ResourceSpecs = {
@@ -94,6 +95,7 @@ export type ResourceSpecs = {
   ProvisioningRecord: ProvisioningRecordSpec;
   UpgradeStatus: UpgradeStatusSpec;
   SecureBootStatus: SecureBootStatusSpec;
+  TrustedRootsStatus: TrustedRootsStatusSpec;
 };
 
 /** Every resource type name. */
@@ -141,6 +143,7 @@ export const RESOURCE_DESCRIPTORS: {
   ProvisioningRecord: provisioningRecordDescriptor,
   UpgradeStatus: upgradeStatusDescriptor,
   SecureBootStatus: secureBootStatusDescriptor,
+  TrustedRootsStatus: trustedRootsStatusDescriptor,
 };
 
 /** Every type name, in catalog order. */

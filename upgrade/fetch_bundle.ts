@@ -10,6 +10,7 @@
  */
 import { UpgradeRefusedError } from "../api/server/mod.ts";
 import { UPGRADE_FETCH_HEADERS_MS } from "../bundle/mod.ts";
+import { fetchErrorText } from "../pki/mod.ts";
 
 /** Connect and response headers of a `--from` fetch must take no longer. */
 export const FETCH_HEADERS_MS = UPGRADE_FETCH_HEADERS_MS;
@@ -59,7 +60,7 @@ export async function fetchBundle(
         `fetching ${url}: no response headers within ${headersMs / 1000} s`,
       );
     }
-    throw new UpgradeRefusedError("unavailable", `fetching ${url}: ${(e as Error).message}`);
+    throw new UpgradeRefusedError("unavailable", `fetching ${url}: ${fetchErrorText(e)}`);
   } finally {
     clearTimeout(timer);
   }

@@ -62,6 +62,11 @@ export interface NodeUpgradeDeps {
    * @default none: every UKI bundle is refused
    */
   secureBootDb?: () => Promise<DbCertificate[]>;
+  /**
+   * The fetch of `upgrade --from`: on a node, pki's trusted fetch over the CA bundle, so a root
+   * added by config is trusted without a restart. @default globalThis.fetch
+   */
+  fetch?: typeof fetch;
 }
 
 /** See the module doc. */
@@ -137,7 +142,9 @@ export class NodeUpgrade {
   ): Promise<UpgradeAnswer> {
     return this.#exclusive("upgrade", by, async () => {
       const { events } = this.deps;
-      const fetched = options.fromUrl ? await fetchBundle(options.fromUrl) : undefined;
+      const fetched = options.fromUrl
+        ? await fetchBundle(options.fromUrl, this.deps.fetch)
+        : undefined;
       if (fetched) bundle = fetched.body;
       let bytes = 0;
       let kid = "";

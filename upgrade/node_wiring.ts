@@ -58,6 +58,8 @@ export function nodeUpgradeService(deps: {
   bootId: BootIdSource;
   reboot: (by: ActionRequester) => void;
   kmod: KmodBackend;
+  /** The fetch of `upgrade --from` (pki's trusted fetch on a node). @default globalThis.fetch */
+  fetch?: typeof fetch;
   esp?: EspBackend;
   /** Where the Secure Boot db is read from (a UKI bundle is checked against it). */
   firmware: FirmwareBackend;
@@ -94,6 +96,7 @@ export function nodeUpgradeService(deps: {
       imageFacts().then((f) => ({ ...hostCompatible(), board: f.board || UEFI_BOARD })),
     store: machined.store,
     secureBootDb: () => enrolledDb(deps.firmware),
+    ...(deps.fetch ? { fetch: deps.fetch } : {}),
   });
   return {
     upgrade,

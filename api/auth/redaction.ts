@@ -73,6 +73,8 @@ export const REDACTIONS: { readonly [K in ResourceType]: Redactor<K> | null } = 
   UpgradeStatus: null,
   // Certificates and PCRs are public: a reader sees them all.
   SecureBootStatus: null,
+  // Certificates are public; the bundle's path and hash hold no secret.
+  TrustedRootsStatus: null,
 };
 
 const cache: Record<Visibility, WeakMap<object, AnyMachineResource>> = {

@@ -224,7 +224,8 @@ function sampleStore() {
   net("KernelModuleStatus", "m", {
     name: "br_netfilter",
     state: "already-loaded",
-    parameters: [],
+    parameters: ["max_loop=8"],
+    inForce: ["max_loop=8"],
     dependencies: ["bridge"],
     loadedDependencies: [],
     configured: true,
@@ -462,6 +463,25 @@ function sampleStore() {
       db,
       tpm: true,
       pcrs: [{ index: 7, sha256: "cd".repeat(32) }],
+    },
+  });
+  store.create({
+    type: "TrustedRootsStatus",
+    namespace: "runtime",
+    id: "bundle",
+    owner: "trust.TrustedRootsController",
+    spec: {
+      path: "/run/machined/trust/ca-certificates.crt",
+      sha256: "ef".repeat(32),
+      systemBundle: "/etc/ssl/certs/ca-certificates.crt",
+      systemCertificates: 140,
+      systemError: "",
+      roots: [{
+        name: "registry",
+        subject: "CN=registry CA",
+        fingerprint: `SHA256:${"01".repeat(32)}`,
+        notAfter: "2036-01-01T00:00:00.000Z",
+      }],
     },
   });
   return store;

@@ -55,6 +55,7 @@ import {
 } from "./system_mapping.ts";
 import { upgradeStatusFromProto, upgradeStatusToProto } from "./upgrade_mapping.ts";
 import { secureBootStatusFromProto, secureBootStatusToProto } from "./firmware_mapping.ts";
+import { trustedRootsStatusFromProto, trustedRootsStatusToProto } from "./trust_mapping.ts";
 
 /** The proto `oneof` case names of `Resource.spec`. */
 type SpecCase = NonNullable<ProtoResource["spec"]["case"]>;
@@ -129,6 +130,10 @@ const SPEC_MAPPINGS: { [K in ResourceType]: SpecMapping<K> } = {
   },
   UpgradeStatus: { toProto: upgradeStatusToProto, fromProto: upgradeStatusFromProto },
   SecureBootStatus: { toProto: secureBootStatusToProto, fromProto: secureBootStatusFromProto },
+  TrustedRootsStatus: {
+    toProto: trustedRootsStatusToProto,
+    fromProto: trustedRootsStatusFromProto,
+  },
 };
 
 /** The spec case of a resource type (`MachineConfig` -> `machineConfig`). */

@@ -111,6 +111,7 @@ export function serviceSpecToProto(s: ServiceSpecSpec): pb.ServiceSpecSpec {
     files: s.files.map((f) => ({ path: f.path, content: f.content, mode: f.mode })),
     dirs: [...s.dirs],
     builtin: s.builtin,
+    trustedRootsSha256: s.trustedRootsSha256,
   });
 }
 
@@ -142,6 +143,7 @@ export function serviceSpecFromProto(m: pb.ServiceSpecSpec): ServiceSpecSpec {
     })),
     dirs: [...m.dirs],
     builtin: m.builtin,
+    ...(m.trustedRootsSha256 !== undefined ? { trustedRootsSha256: m.trustedRootsSha256 } : {}),
   };
 }
 

@@ -67,6 +67,7 @@ export function kernelModuleStatusToProto(s: KernelModuleStatusSpec): kpb.Kernel
     ...s,
     state: moduleState.to(s.state),
     parameters: [...s.parameters],
+    inForce: [...s.inForce],
     dependencies: [...s.dependencies],
     loadedDependencies: [...s.loadedDependencies],
   });
@@ -78,6 +79,7 @@ export function kernelModuleStatusFromProto(m: kpb.KernelModuleStatusSpec): Kern
     name: m.name,
     state: moduleState.from(m.state),
     parameters: [...m.parameters],
+    inForce: [...m.inForce],
     dependencies: [...m.dependencies],
     loadedDependencies: [...m.loadedDependencies],
     configured: m.configured,

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { fetchErrorText } from "../../pki/mod.ts";
 
 /** The config text is refused beyond this (the config loader's own cap is the same order). */
 export const MAX_FETCHED_CONFIG_BYTES = 1024 * 1024;
@@ -58,7 +59,7 @@ export async function fetchConfigOnce(url: string, o: FetchConfigOptions = {}): 
       redirect: "follow",
     });
   } catch (e) {
-    throw new ConfigFetchError(url, (e as Error).message);
+    throw new ConfigFetchError(url, fetchErrorText(e));
   }
   if (!res.ok) {
     await res.body?.cancel();

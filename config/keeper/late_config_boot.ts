@@ -28,6 +28,8 @@ export function startLateConfig(o: {
   cmdline: ReadonlyMap<string, string>;
   mount: MountBackend;
   gate: LateConfigGate;
+  /** The fetch of `machined.config=https://…` (pki's trusted fetch on a node). */
+  fetch?: typeof fetch;
 }): void {
   const { promise: stateChecked, resolve } = Promise.withResolvers<void>();
   o.gate.holdUntil(stateChecked);
@@ -38,5 +40,6 @@ export function startLateConfig(o: {
     plan: lateConfigPlan(o.cmdline),
     mount: o.mount,
     cidataDir: "/run/machined/cidata",
+    ...(o.fetch ? { fetch: o.fetch } : {}),
   }).catch((e) => o.machined.logger.error("config", "late config sources failed", { error: e }));
 }

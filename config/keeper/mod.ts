@@ -4,6 +4,7 @@
  */
 export * from "./config_keeper.ts";
 export * from "./config_loader.ts";
+export * from "./config_fetch.ts";
 export * from "./config_modes.ts";
 export * from "./late_config.ts";
 export * from "./late_config_boot.ts";

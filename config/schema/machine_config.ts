@@ -15,6 +15,7 @@ import { choice, dnsName } from "./primitives.ts";
 import { RuntimeSchema } from "./runtime.ts";
 import { ServicesSchema } from "./services.ts";
 import { TimeSchema } from "./time.ts";
+import { TrustedRootsSchema } from "./trusted_roots.ts";
 import { UpgradeSchema } from "./upgrade.ts";
 
 /** Config format versions this build understands. */
@@ -46,6 +47,7 @@ export const MachineSchema = mapping({
   time: v.optional(v.pipe(TimeSchema, v.description("Clock synchronisation.")), {}),
   sysctls: v.optional(SysctlsSchema, {}),
   kernel: v.optional(v.pipe(KernelSchema, v.description("Kernel modules.")), {}),
+  trusted_roots: v.optional(TrustedRootsSchema, []),
   services: v.optional(ServicesSchema, []),
   runtime: v.optional(v.pipe(RuntimeSchema, v.description("Container runtime.")), {}),
   api: v.optional(v.pipe(ApiSchema, v.description("The management API.")), {}),

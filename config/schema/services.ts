@@ -213,6 +213,15 @@ export const ServiceSchema = mapping({
     ),
   ),
   limits: v.optional(v.pipe(LimitsSchema, v.description("cgroup v2 resource limits.")), {}),
+  restart_on_trusted_roots: v.optional(
+    v.pipe(
+      v.boolean("expected true or false"),
+      v.description(
+        "Restart this service when the CA bundle changes (`machine.trusted_roots`), for programs that read SSL_CERT_FILE only at start. containerd always is.",
+      ),
+    ),
+    false,
+  ),
 });
 
 /** `machine.services`. */

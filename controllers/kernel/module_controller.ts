@@ -1,7 +1,8 @@
 /**
  * ModuleController: loads `machine.kernel.modules`, each with its parameters
  * and its dependencies first (modules.dep, through platform/kmod), and
- * publishes one KernelModuleStatus per module. Modules are never unloaded:
+ * publishes one KernelModuleStatus per module, with the parameters the kernel
+ * shows in force (/sys/module/<name>/parameters). Modules are never unloaded:
  * one removed from the config keeps its status, marked "kept loaded".
  * Input: MachineConfig. Output: KernelModuleStatus.
  * @module
@@ -76,7 +77,8 @@ export class ModuleController implements MachineController {
         ? { ...prev, configured: true, message: noteFor(prev, m.parameters) }
         : await this.#load(name, m.parameters);
       failed ||= status.state === "failed";
-      await ctx.apply(ptr(name), status);
+      const inForce = status.state === "failed" ? [] : await this.#inForce(name, m.parameters);
+      await ctx.apply(ptr(name), { ...status, inForce });
     }
     for (const [id, spec] of existing) {
       if (seen.has(id) || spec.state === "failed") continue; // a failed one just goes away
@@ -89,6 +91,7 @@ export class ModuleController implements MachineController {
     const base = {
       name,
       parameters: [...parameters],
+      inForce: [] as string[],
       configured: true,
       dependencies: [] as string[],
       loadedDependencies: [] as string[],
@@ -114,6 +117,13 @@ export class ModuleController implements MachineController {
     }
     const status = { ...base, state, dependencies, loadedDependencies, error: "" };
     return { ...status, message: noteFor(status, parameters) };
+  }
+
+  /** The configured keys as the kernel shows them, `key=value`, in config order. */
+  async #inForce(name: string, parameters: readonly string[]): Promise<string[]> {
+    const keys = parameters.map((p) => p.slice(0, p.indexOf("=")));
+    const shown = await this.deps.backend.moduleParameters(name, keys).catch(() => ({}));
+    return keys.flatMap((k) => k in shown ? [`${k}=${(shown as Record<string, string>)[k]}`] : []);
   }
 
   /** Read once and cached (modules.dep does not change under a running kernel); failures retry. */

@@ -79,6 +79,7 @@ Deno.test("dependencies load first; parameters go to the named module only", asy
       name: "br_netfilter",
       state: "loaded",
       parameters: [],
+      inForce: [],
       dependencies: ["llc", "stp", "bridge"],
       loadedDependencies: ["llc", "stp", "bridge"],
       configured: true,
@@ -88,6 +89,8 @@ Deno.test("dependencies load first; parameters go to the named module only", asy
     const ct = await t.status("nf_conntrack");
     assert.equal(ct.spec.state, "loaded");
     assert.deepEqual(ct.spec.parameters, ["hashsize=4096", "expect_hashsize=64"]);
+    assert.deepEqual(t.backend.loaded.get("nf_conntrack"), "hashsize=4096 expect_hashsize=64");
+    assert.deepEqual(ct.spec.inForce, ["hashsize=4096", "expect_hashsize=64"]);
     assert.deepEqual([...t.backend.loaded.keys()], [
       "llc",
       "stp",

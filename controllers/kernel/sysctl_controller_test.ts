@@ -136,6 +136,7 @@ Deno.test("a KernelModuleStatus change re-runs the controller at once", async ()
         name: "br_netfilter",
         state: "loaded",
         parameters: [],
+        inForce: [],
         dependencies: ["bridge"],
         loadedDependencies: ["bridge"],
         configured: true,

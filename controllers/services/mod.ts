@@ -36,6 +36,9 @@ export {
   serviceSpecController,
   type ServiceSpecControllerOptions,
   serviceSpecsFromConfig,
+  type ServiceTrust,
+  TRUST_ENV,
+  withTrust,
 } from "./service_spec_controller.ts";
 export {
   probeRuntime,

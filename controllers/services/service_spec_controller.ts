@@ -2,7 +2,11 @@
  * Turns the machine config into ServiceSpec resources: one per entry of
  * `machine.services`, plus the built-in `containerd` when
  * `machine.runtime.containerd.enabled`, whose readiness is its CRI probe.
- * Input: MachineConfig. Output: ServiceSpec (namespace `runtime`).
+ * With `trustedRoots` (a node, dev mode) every service gets the CA bundle as
+ * SSL_CERT_FILE and DENO_CERT, no spec is written before the bundle is
+ * (TrustedRootsStatus), and containerd and services with
+ * `restart_on_trusted_roots` carry the bundle's hash, so a new bundle restarts them.
+ * Inputs: MachineConfig, TrustedRootsStatus. Output: ServiceSpec (namespace `runtime`).
  */
 import type { MachineConfig, ServiceConfig } from "../../config/mod.ts";
 import {
@@ -16,6 +20,8 @@ import {
   type MachineController,
   SERVICE_SPEC,
   type ServiceSpecSpec,
+  TRUSTED_ROOTS_STATUS,
+  TRUSTED_ROOTS_STATUS_ID,
 } from "../../resources/mod.ts";
 
 /** The id of the built-in container runtime service. */
@@ -25,6 +31,17 @@ export const CONTAINERD_SERVICE_ID = "containerd";
 export interface ServiceSpecControllerOptions {
   /** Where containerd lives on this node (temp dirs in dev mode and tests). */
   readonly containerd?: Partial<ContainerdPaths>;
+  /**
+   * Point services at the node's CA bundle (trust.TrustedRootsController writes it). Unset:
+   * services get no SSL_CERT_FILE and are not held for the bundle. @default unset
+   */
+  readonly trustedRoots?: { readonly bundlePath: string };
+}
+
+/** The CA bundle as services see it: where, and its hash. */
+export interface ServiceTrust {
+  readonly bundlePath: string;
+  readonly sha256: string;
 }
 
 /** Config → ServiceSpec. */
@@ -34,12 +51,26 @@ export function serviceSpecController(
   const paths = { ...DEFAULT_CONTAINERD_PATHS, ...options.containerd };
   return {
     name: "runtime.ServiceSpecController",
-    inputs: [{ type: MACHINE_CONFIG, kind: "weak", namespace: "config", id: MACHINE_CONFIG_ID }],
+    inputs: [
+      { type: MACHINE_CONFIG, kind: "weak", namespace: "config", id: MACHINE_CONFIG_ID },
+      {
+        type: TRUSTED_ROOTS_STATUS,
+        kind: "weak",
+        namespace: "runtime",
+        id: TRUSTED_ROOTS_STATUS_ID,
+      },
+    ],
     outputs: [{ type: SERVICE_SPEC, kind: "exclusive" }],
     async reconcile(ctx) {
       const config = ctx.find(MACHINE_CONFIG, "config", MACHINE_CONFIG_ID)?.spec.config;
       if (!config) return;
-      for (const [id, spec] of serviceSpecsFromConfig(config, paths)) {
+      let trust: ServiceTrust | undefined;
+      if (options.trustedRoots) {
+        const bundle = ctx.find(TRUSTED_ROOTS_STATUS, "runtime", TRUSTED_ROOTS_STATUS_ID)?.spec;
+        if (!bundle) return; // held until the bundle exists: no service starts without it
+        trust = { bundlePath: options.trustedRoots.bundlePath, sha256: bundle.sha256 };
+      }
+      for (const [id, spec] of serviceSpecsFromConfig(config, paths, trust)) {
         await ctx.apply({ type: SERVICE_SPEC, namespace: "runtime", id }, spec);
       }
     },
@@ -50,17 +81,39 @@ export function serviceSpecController(
 export function serviceSpecsFromConfig(
   config: MachineConfig,
   paths: ContainerdPaths = DEFAULT_CONTAINERD_PATHS,
+  trust?: ServiceTrust,
 ): Map<string, ServiceSpecSpec> {
   const out = new Map<string, ServiceSpecSpec>();
   const containerd = config.machine.runtime.containerd;
   if (containerd.enabled) {
-    out.set(
-      CONTAINERD_SERVICE_ID,
-      containerdServiceSpec(paths, containerd.socket, containerd.config_extra),
-    );
+    const spec = containerdServiceSpec(paths, containerd.socket, containerd.config_extra);
+    out.set(CONTAINERD_SERVICE_ID, withTrust(spec, trust, true));
   }
-  for (const s of config.machine.services) out.set(s.id, fromServiceConfig(s));
+  for (const s of config.machine.services) {
+    out.set(s.id, withTrust(fromServiceConfig(s), trust, s.restart_on_trusted_roots));
+  }
   return out;
+}
+
+/** The variables naming the CA bundle: OpenSSL, Go, Python, curl and the like; Deno. */
+export const TRUST_ENV = ["SSL_CERT_FILE", "DENO_CERT"] as const;
+
+/**
+ * `spec` pointed at the bundle (a variable the service sets itself wins) and, when `restart`,
+ * carrying its hash. Pure.
+ */
+export function withTrust(
+  spec: ServiceSpecSpec,
+  trust: ServiceTrust | undefined,
+  restart: boolean,
+): ServiceSpecSpec {
+  if (!trust) return spec;
+  const env = Object.fromEntries(TRUST_ENV.map((k) => [k, trust.bundlePath]));
+  return {
+    ...spec,
+    env: { ...env, ...spec.env },
+    ...(restart ? { trustedRootsSha256: trust.sha256 } : {}),
+  };
 }
 
 /**

@@ -108,7 +108,12 @@ function foreign(profile: ArchProfile, cacheDir: string): TargetInputs {
     edge: async () => await checked(profile, await crossBuild("edge", profile.rustTarget)),
     extras: async () => {
       await root();
-      const present = NODE_EXTRAS.map((x) => ({ source: `${sysroot}${x.source}`, dest: x.dest }));
+      // A data file (the CA bundle, withLibs false) is the same for every architecture, and
+      // the sysroot's .debs do not run the postinst that writes it: the host's is taken.
+      const present = NODE_EXTRAS.map(({ package: _, ...x }) => ({
+        ...x,
+        source: x.withLibs === false ? x.source : `${sysroot}${x.source}`,
+      }));
       return { present, missing: [] };
     },
     denoRunner: async () => {

@@ -31,6 +31,13 @@ export interface KmodBackend {
   loadModule(path: string, params?: string): Promise<ModuleLoadResult>;
   /** Names of loaded modules; empty when the kernel has no module support. */
   loadedModules(): Promise<Set<string>>;
+  /**
+   * The values the kernel shows for `keys` of module `name` (loaded or built in), from
+   * /sys/module/<name>/parameters/<key>, trailing newline dropped. A key the module does not
+   * show (unknown, or not readable: mode 0000 or 0200) is left out; a module that is not there
+   * gives an empty record. Never throws for an absent or unreadable file.
+   */
+  moduleParameters(name: string, keys: readonly string[]): Promise<Record<string, string>>;
   /** Stage an image for a later kexec reboot; does not reboot. */
   kexecLoad(image: KexecImage): Promise<void>;
   kexecUnload(): Promise<void>;

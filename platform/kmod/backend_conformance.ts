@@ -33,4 +33,8 @@ export function kmodBackendConformance(
   test("the loaded set can be read", async (b) => {
     assert.ok((await b.loadedModules()) instanceof Set);
   });
+
+  test("a module that is not there shows no parameters, and never throws", async (b) => {
+    assert.deepEqual(await b.moduleParameters("machined_no_such_module", ["a", "b"]), {});
+  });
 }

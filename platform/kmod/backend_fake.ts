@@ -54,6 +54,19 @@ export class FakeKmodBackend implements KmodBackend {
     return Promise.resolve(new Set(this.loaded.keys()));
   }
 
+  /** What a loaded module was given, as the kernel shows it: only `key=value` words. */
+  moduleParameters(name: string, keys: readonly string[]): Promise<Record<string, string>> {
+    const given = new Map(
+      (this.loaded.get(name) ?? "").split(/\s+/).filter((w) => w.includes("=")).map((w) => {
+        const at = w.indexOf("=");
+        return [w.slice(0, at), w.slice(at + 1)] as const;
+      }),
+    );
+    return Promise.resolve(
+      Object.fromEntries(keys.flatMap((k) => given.has(k) ? [[k, given.get(k)!]] : [])),
+    );
+  }
+
   kexecLoad(image: KexecImage): Promise<void> {
     try {
       this.faults.check("kexec_file_load", [image]);

@@ -2,6 +2,7 @@
  * The native kmod backend against the kernel. Nothing is staged for kexec
  * (only files that are not kernels are offered) and a module is loaded only
  * if a harmless one (`dummy`, `loop`) exists for the running kernel; needs root.
+ * A parameter is checked in force with dummy's `numdummies=0` (no interface made).
  * A kernel without module support (this build host's) ignores the load, and
  * says so in the test's name; the QEMU tier loads real modules
  * (e2e/node_boot_test.ts, e2e/node_full_test.ts).
@@ -82,5 +83,30 @@ Deno.test({
       0,
       "second load must be a no-op",
     );
+  },
+});
+
+// dummy's numdummies=0 creates no interface: a parameter that changes nothing on the host.
+const dummyLoaded = moduleSupport &&
+  (await new NativeKmodBackend().loadedModules().catch(() => new Set<string>())).has("dummy");
+const paramSkip = !isRoot
+  ? "needs root"
+  : !moduleSupport
+  ? "the kernel has no module support"
+  : !moduleIndex?.dep.has("dummy")
+  ? `no dummy module for ${Deno.osRelease()}`
+  : dummyLoaded
+  ? "dummy is already loaded, so a parameter cannot be given"
+  : "";
+
+Deno.test({
+  name: "NativeKmodBackend: a module loaded with a parameter shows it in force" +
+    (paramSkip ? ` (ignored: ${paramSkip}; the QEMU tier loads modules)` : ""),
+  ignore: paramSkip !== "",
+  fn: async () => {
+    const kmod = new NativeKmodBackend();
+    const r = await loadModuleTree(kmod, moduleIndex!, "dummy", "numdummies=0");
+    assert.ok(r.loaded.includes("dummy"), JSON.stringify(r));
+    assert.deepEqual(await kmod.moduleParameters("dummy", ["numdummies"]), { numdummies: "0" });
   },
 });

@@ -22,6 +22,12 @@ export interface KernelModuleStatusSpec {
   readonly state: KernelModuleState;
   /** The parameters it was loaded with (or asked for, when failed). */
   readonly parameters: readonly string[];
+  /**
+   * The configured parameters as the kernel shows them now (/sys/module/<name>/parameters),
+   * `key=value`, in config order; a key the kernel does not show (unknown or not readable)
+   * is left out. The kernel may print a value its own way (`Y` for `1`).
+   */
+  readonly inForce: readonly string[];
   /** Every module it depends on, in load order (from modules.dep). */
   readonly dependencies: readonly string[];
   /** The dependencies machined loaded for it (the rest were built in or already loaded). */
@@ -45,6 +51,7 @@ export const kernelModuleStatusDescriptor: ResourceDescriptor<
   columns: [
     { header: "STATE", value: (s) => s.state },
     { header: "PARAMETERS", value: (s) => s.parameters.join(" ") },
+    { header: "IN FORCE", value: (s) => s.inForce.join(" ") },
     { header: "DEPENDENCIES", value: (s) => s.dependencies.join(",") },
     { header: "ERROR", value: (s) => s.error || s.message },
   ],

@@ -79,6 +79,12 @@ export interface ServiceSpecSpec {
   readonly dirs: readonly string[];
   /** True for services machined provides itself (containerd). */
   readonly builtin: boolean;
+  /**
+   * The SHA-256 of the CA bundle (TrustedRootsStatus) it runs against: containerd and services
+   * with `restart_on_trusted_roots` carry it, so a changed bundle is a changed spec and restarts
+   * them. Absent for the rest, which keep running and read the bundle whenever they open it.
+   */
+  readonly trustedRootsSha256?: string;
 }
 
 export const serviceSpecDescriptor: ResourceDescriptor<typeof SERVICE_SPEC, ServiceSpecSpec> = {

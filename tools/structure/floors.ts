@@ -49,6 +49,7 @@ export const FLOORS: Record<string, number> = {
   "controllers/network": 3,
   "controllers/services": 3,
   "controllers/time": 3,
+  "controllers/trust": 3,
   "api/auth": 3,
   "api/client": 3,
   "api/mapping": 3,

@@ -1,0 +1,101 @@
+/**
+ * The operator's path end to end, root-free on loopback: an HTTPS server whose certificate a
+ * private CA issued is refused by machined's own clients (a config URL fetch and an `upgrade
+ * --from` fetch) until the CA is added to `machine.trusted_roots`, accepted once the
+ * controller has rewritten the bundle, with no restart in between, and refused again once the
+ * CA is removed.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { parseMachineConfig } from "../../config/mod.ts";
+import { ConfigFetchError, fetchConfigOnce } from "../../config/keeper/mod.ts";
+import {
+  createCertificateAuthority,
+  createTrustedFetch,
+  issueServerCertificate,
+} from "../../pki/mod.ts";
+import {
+  MACHINE_CONFIG,
+  MACHINE_CONFIG_ID,
+  type ResourceSpecs,
+  TRUSTED_ROOTS_STATUS,
+} from "../../resources/mod.ts";
+import { ControllerRuntime, Store } from "../../runtime/mod.ts";
+import { waitForResource } from "../../runtime/testing.ts";
+import { fetchBundle } from "../../upgrade/mod.ts";
+import { DiskBundleFiles } from "./bundle_files.ts";
+import { trustedRootsController } from "./trusted_roots_controller.ts";
+
+const CONFIG = "version: v1alpha1\nmachine:\n  hostname: fetched\n";
+
+function configWithRoot(pem?: string) {
+  const roots = pem
+    ? `\n    - name: private\n      pem: |\n${
+      pem.trimEnd().split("\n").map((l) => `        ${l}`).join("\n")
+    }\n`
+    : " []\n";
+  const r = parseMachineConfig(`${CONFIG}  trusted_roots:${roots}`, "t");
+  if (!r.ok) throw new Error(r.errors.map((e) => e.format()).join("\n"));
+  return r.config;
+}
+
+async function drain(body: AsyncIterable<Uint8Array>): Promise<string> {
+  const parts: Uint8Array[] = [];
+  for await (const c of body) parts.push(c);
+  return new TextDecoder().decode(
+    new Uint8Array(await new Blob(parts as BlobPart[]).arrayBuffer()),
+  );
+}
+
+Deno.test("a private CA is trusted by machined's config and upgrade fetches once configured, without a restart", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "machined-trust-" });
+  const ca = await createCertificateAuthority({ commonName: "private registry CA" });
+  const server = await issueServerCertificate({
+    ca,
+    hostnames: ["localhost"],
+    addresses: ["127.0.0.1"],
+  });
+  const http = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, cert: server.certPem, key: server.keyPem, onListen() {} },
+    () => new Response(CONFIG),
+  );
+  const url = `https://127.0.0.1:${http.addr.port}/config.yaml`;
+  const bundlePath = join(dir, "trust", "ca-certificates.crt");
+  const store = new Store<ResourceSpecs>();
+  const runtime = new ControllerRuntime(store);
+  runtime.register(trustedRootsController({ files: new DiskBundleFiles(), bundlePath }));
+  runtime.start();
+  const trusted = createTrustedFetch({ bundlePath });
+  const setConfig = (pem?: string) =>
+    store.modify(
+      { type: MACHINE_CONFIG, namespace: "config", id: MACHINE_CONFIG_ID },
+      "test",
+      () => ({ source: "test", config: configWithRoot(pem) }),
+    );
+  const rootsWritten = (n: number) =>
+    waitForResource(store, TRUSTED_ROOTS_STATUS, (r) => r.spec.roots.length === n);
+  try {
+    await setConfig();
+    await rootsWritten(0);
+    await assert.rejects(fetchConfigOnce(url, { fetch: trusted }), (e) => {
+      assert.ok(e instanceof ConfigFetchError);
+      assert.match(e.message, /invalid peer certificate: UnknownIssuer/);
+      return true;
+    });
+    await assert.rejects(fetchBundle(url, trusted), /invalid peer certificate: UnknownIssuer/);
+
+    await setConfig(ca.certPem);
+    await rootsWritten(1);
+    assert.equal(await fetchConfigOnce(url, { fetch: trusted }), CONFIG);
+    const fetched = await fetchBundle(url, trusted);
+    assert.equal(await drain(fetched.body), CONFIG);
+
+    await setConfig();
+    await rootsWritten(0);
+    await assert.rejects(fetchConfigOnce(url, { fetch: trusted }), ConfigFetchError);
+  } finally {
+    await runtime.stop();
+    await http.shutdown();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
