@@ -1,7 +1,8 @@
 /**
  * Rules that span several fields: unique service ids and interface names,
  * known and acyclic `depends_on`, the reserved `containerd` and `machined`
- * ids, one probe per health check, route families, unique addresses.
+ * ids, one probe per health check, route families, unique addresses, a firewall
+ * that keeps the API open to an admin subnet (firewall_checks.ts).
  *
  * They run on the raw parsed YAML, not on the schema's output, so they are
  * reported together with schema errors elsewhere in the file. Each rule only
@@ -11,6 +12,7 @@
  * @module
  */
 import { formatPath, type PathSegment } from "./config_error.ts";
+import { checkFirewall } from "./firewall_checks.ts";
 import { formatIp, parseCidr, parseIp } from "./ip.ts";
 import { MAX_REPORTED_ERRORS } from "./limits.ts";
 import { parseDuration } from "./schema/primitives.ts";
@@ -37,7 +39,11 @@ const str = (x: unknown): string | undefined => typeof x === "string" ? x : unde
 export function semanticChecks(raw: unknown): SemanticIssue[] {
   const machine = obj(obj(raw)?.machine);
   if (!machine) return [];
-  return [...checkServices(machine), ...checkNetwork(obj(machine.network))];
+  return [
+    ...checkServices(machine),
+    ...checkNetwork(obj(machine.network)),
+    ...checkFirewall(machine),
+  ];
 }
 
 function checkServices(machine: Obj): SemanticIssue[] {
