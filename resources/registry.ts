@@ -22,6 +22,8 @@ import {
   type AddressStatusSpec,
   dhcpLeaseDescriptor,
   type DhcpLeaseSpec,
+  firewallStatusDescriptor,
+  type FirewallStatusSpec,
   hostnameSpecDescriptor,
   type HostnameSpecSpec,
   hostnameStatusDescriptor,
@@ -94,6 +96,7 @@ export type ResourceSpecs = {
   ProvisioningRecord: ProvisioningRecordSpec;
   UpgradeStatus: UpgradeStatusSpec;
   SecureBootStatus: SecureBootStatusSpec;
+  FirewallStatus: FirewallStatusSpec;
 };
 
 /** Every resource type name. */
@@ -141,6 +144,7 @@ export const RESOURCE_DESCRIPTORS: {
   ProvisioningRecord: provisioningRecordDescriptor,
   UpgradeStatus: upgradeStatusDescriptor,
   SecureBootStatus: secureBootStatusDescriptor,
+  FirewallStatus: firewallStatusDescriptor,
 };
 
 /** Every type name, in catalog order. */

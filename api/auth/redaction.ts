@@ -72,6 +72,8 @@ export const REDACTIONS: { readonly [K in ResourceType]: Redactor<K> | null } = 
   UpgradeStatus: null,
   // Certificates and PCRs are public: a reader sees them all.
   SecureBootStatus: null,
+  // Subnets and ports: a reader may see the whole firewall.
+  FirewallStatus: null,
 };
 
 const cache: Record<Visibility, WeakMap<object, AnyMachineResource>> = {

@@ -129,6 +129,10 @@ const SPEC_MAPPINGS: { [K in ResourceType]: SpecMapping<K> } = {
   },
   UpgradeStatus: { toProto: upgradeStatusToProto, fromProto: upgradeStatusFromProto },
   SecureBootStatus: { toProto: secureBootStatusToProto, fromProto: secureBootStatusFromProto },
+  FirewallStatus: {
+    toProto: networkToProto.firewallStatus,
+    fromProto: networkFromProto.firewallStatus,
+  },
 };
 
 /** The spec case of a resource type (`MachineConfig` -> `machineConfig`). */
