@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { NODE_EXTRAS } from "./node_extras.ts";
 import { PROFILES } from "./arch/profiles.ts";
+import { DEFAULT_MODULES } from "./versions.ts";
+import { FIREWALL_MODULES } from "../controllers/firewall/mod.ts";
 
 const pinned = new Set(PROFILES.arm64.packages.map((p) => p.package));
 
@@ -48,4 +50,10 @@ Deno.test({
       assert.ok(owners.some((o) => pinned.has(o)), `${lib} (from ${owners.join(", ")}) not pinned`);
     }
   },
+});
+
+Deno.test("the firewall's kernel modules are loaded at boot (no modprobe on the node)", () => {
+  for (const m of FIREWALL_MODULES) {
+    assert.ok(DEFAULT_MODULES.includes(m), `${m} not in DEFAULT_MODULES`);
+  }
 });

@@ -23,6 +23,14 @@ import type { FirewallIntent, FirewallRuleIntent } from "./intent.ts";
 /** The one table machined owns; nothing else in the ruleset is touched. */
 export const FIREWALL_TABLE = { family: "inet", name: "machined" } as const;
 
+/**
+ * The kernel modules the compiled table needs (the Debian cloud kernel builds them as modules):
+ * nf_tables itself (inet family, sets, payload and meta matches), nft_ct for `ct state` (it pulls
+ * in nf_conntrack) and nft_limit for the ICMP rate. The image loads them at boot (imager's
+ * DEFAULT_MODULES): a node has no modprobe for the kernel to request them by.
+ */
+export const FIREWALL_MODULES = ["nf_tables", "nft_ct", "nft_limit"] as const;
+
 /** ICMPv6 types IPv6 needs to work at all, accepted before any limit. */
 const ND_TYPES = [
   "nd-router-solicit",

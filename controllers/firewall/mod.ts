@@ -27,5 +27,12 @@ export {
   type FirewallDeps,
   firewallStatus,
 } from "./firewall_controller.ts";
-export { compileFirewall, FIREWALL_TABLE, inputChain, networks, portSet } from "./compile.ts";
+export {
+  compileFirewall,
+  FIREWALL_MODULES,
+  FIREWALL_TABLE,
+  inputChain,
+  networks,
+  portSet,
+} from "./compile.ts";
 export { type FirewallIntent, firewallIntent, type FirewallRuleIntent } from "./intent.ts";
