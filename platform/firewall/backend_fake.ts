@@ -5,7 +5,7 @@
  * is refused like nft's syntax error, and nothing changes. Faults: `apply`, `read`, `remove`.
  * @module
  */
-import { FaultInjector } from "../fault.ts";
+import { FaultInjector } from "../mod.ts";
 import { type FirewallBackend, FirewallBackendError, type TableRef, tableText } from "./backend.ts";
 
 /** First words the fake accepts inside a chain (what the compiler and tests write). */
