@@ -6,6 +6,7 @@
  * read up to {@link MAX_LISTING_BYTES}.
  * @module
  */
+import { isSysError } from "../../native-ops/mod.ts";
 import type { ProcessBackend, ProcessHandle } from "../process/mod.ts";
 import { type FirewallBackend, FirewallBackendError, type TableRef, tableText } from "./backend.ts";
 import { canonicalListing, MAX_LISTING_BYTES } from "./canonical.ts";
@@ -69,10 +70,15 @@ export class NftFirewallBackend implements FirewallBackend {
     }
   }
 
+  /** Without nft on the node there is no table machined could have made: nothing to remove. */
   async remove(table: TableRef): Promise<void> {
     // One transaction: create if absent, then delete, so an absent table is no error.
     const t = tableText(table);
-    await this.apply(`add table ${t}\ndelete table ${t}\n`);
+    try {
+      await this.apply(`add table ${t}\ndelete table ${t}\n`);
+    } catch (e) {
+      if (!isSysError(e, "ENOENT") || !/exec/.test(e.op)) throw e;
+    }
   }
 
   async #run(args: string[]): Promise<NftRun> {
