@@ -32,7 +32,7 @@ export const APPLY_CLASSES: { readonly [K in Section]-?: SectionClass<K> } = {
     reboot:
       "the install disk and its provisioning are decided at boot; volumes are never unmounted",
   },
-  network: LIVE, // network controllers
+  network: LIVE, // network controllers; firewall.FirewallController for network.firewall
   time: LIVE, // time.TimeSyncController
   sysctls: LIVE, // kernel.SysctlController
   kernel: LIVE, // kernel.ModuleController loads added modules (a removed one stays loaded)

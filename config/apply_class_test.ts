@@ -50,3 +50,9 @@ Deno.test("an unknown section or field needs a reboot (never silently live)", ()
   assert.ok("reboot" in applyClassOf("machine.nope"));
   assert.ok("reboot" in applyClassOf("machine.api.nope"));
 });
+
+Deno.test("a firewall change is live, so ApplyConfiguration try can apply and revert it", () => {
+  assert.deepEqual(applyClassOf("machine.network.firewall"), { live: true });
+  assert.deepEqual(applyClassOf("machine.network.firewall.rules"), { live: true });
+  assert.deepEqual(rebootFields(["machine.network.firewall.default"]), []);
+});

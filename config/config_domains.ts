@@ -30,6 +30,14 @@ export const CONFIG_DOMAINS: { readonly [K in Section]-?: string } = {
 };
 
 /**
+ * Parts of a section that are a domain of their own: the firewall lives in `machine.network`
+ * but an operator reads "firewall" in a dry run (it is the change that can cut them off).
+ */
+const SUBSECTION_DOMAINS: Readonly<Record<string, string>> = {
+  "network.firewall": "firewall", // firewall.FirewallController
+};
+
+/**
  * The domains of the dotted paths in `changed` (configDiff's output), sorted
  * and without repeats. A path outside `machine` (`version`) or of an unknown
  * section is the `config` document itself.
@@ -37,9 +45,10 @@ export const CONFIG_DOMAINS: { readonly [K in Section]-?: string } = {
 export function configDomains(changed: readonly string[]): string[] {
   const out = new Set<string>();
   for (const path of changed) {
-    const [root, section] = path.split(".");
+    const [root, section, field] = path.split(".");
     const d = root === "machine" && section !== undefined
-      ? (CONFIG_DOMAINS as Record<string, string>)[section]
+      ? SUBSECTION_DOMAINS[`${section}.${field}`] ??
+        (CONFIG_DOMAINS as Record<string, string>)[section]
       : undefined;
     out.add(d ?? "config");
   }

@@ -24,3 +24,11 @@ Deno.test("domains of a real diff: a hostname change is the network's", () => {
   );
   deepEqual(configDomains(changed), ["network", "time"]);
 });
+
+Deno.test("domains: a firewall change is the firewall's, the rest of network the network's", () => {
+  deepEqual(configDomains(["machine.network.firewall.rules"]), ["firewall"]);
+  deepEqual(configDomains(["machine.network.firewall", "machine.network.search"]), [
+    "firewall",
+    "network",
+  ]);
+});

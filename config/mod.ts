@@ -59,6 +59,9 @@ export {
   MachineConfigSchema,
 } from "./schema/machine_config.ts";
 export type { InterfaceConfig, NetworkConfig, RouteConfig } from "./schema/network.ts";
+export type { FirewallConfig, FirewallRuleConfig } from "./schema/firewall.ts";
+export { parsePortRange } from "./schema/firewall.ts";
+export { apiPortOf } from "./firewall_checks.ts";
 export type { HealthConfig, LimitsConfig, ServiceConfig } from "./schema/services.ts";
 export { BUILTIN_SERVICE_IDS, RESERVED_SERVICE_IDS } from "./schema/services.ts";
 export type { TimeConfig } from "./schema/time.ts";

@@ -2,7 +2,8 @@
  * Rules that span several fields: unique service ids and interface names,
  * known and acyclic `depends_on`, the reserved `containerd` and `machined`
  * ids, one probe per health check, route families, unique addresses, unique
- * trusted roots (trusted_roots_checks.ts).
+ * trusted roots (trusted_roots_checks.ts), a firewall that keeps the API open
+ * to an admin subnet (firewall_checks.ts).
  *
  * They run on the raw parsed YAML, not on the schema's output, so they are
  * reported together with schema errors elsewhere in the file. Each rule only
@@ -12,6 +13,7 @@
  * @module
  */
 import { formatPath, type PathSegment } from "./config_error.ts";
+import { checkFirewall } from "./firewall_checks.ts";
 import { formatIp, parseCidr, parseIp } from "./ip.ts";
 import { MAX_REPORTED_ERRORS } from "./limits.ts";
 import { parseDuration } from "./schema/primitives.ts";
@@ -43,6 +45,7 @@ export function semanticChecks(raw: unknown): SemanticIssue[] {
     ...checkServices(machine),
     ...checkNetwork(obj(machine.network)),
     ...checkTrustedRoots(machine.trusted_roots),
+    ...checkFirewall(machine),
   ];
 }
 

@@ -1,7 +1,8 @@
 /**
  * Host binaries a machined node needs besides Deno and the program: containerd
  * and runc (the container runtime it supervises), mkfs.ext4 (formatting STATE
- * and EPHEMERAL) and Debian's CA bundle (the base of the node's trusted roots). They come from Debian's packages on the build host; a missing
+ * and EPHEMERAL) and Debian's CA bundle (the base of the node's trusted roots)., nft (the ingress firewall, platform/firewall; its libraries come by
+ * `ldd` on the host, and from imager/arch/profiles.ts's pinned packages for arm64). They come from Debian's packages on the build host; a missing
  * one is reported and left out, and the node then shows the failure in its status.
  */
 import type { ExtraFile } from "./initramfs/initramfs.ts";
@@ -24,6 +25,7 @@ export const NODE_EXTRAS: ReadonlyArray<ExtraFile & { package: string }> = [
     withLibs: false,
     package: "ca-certificates",
   },
+  { source: "/usr/sbin/nft", dest: "/usr/sbin/nft", package: "nftables" },
 ];
 
 /** The node extras present on this host, and the ones missing. */

@@ -53,6 +53,11 @@ export const DEFAULT_MODULES: readonly string[] = [
   "isofs",
   "ext4",
   "af_packet",
+  // The ingress firewall (controllers/firewall's FIREWALL_MODULES): the node has no modprobe for
+  // nf_tables to request them by, so PID 1 loads them; conntrack only tracks once a rule asks.
+  "nf_tables",
+  "nft_ct",
+  "nft_limit",
 ];
 
 /** The mtime every initramfs entry and ESP file carries (SOURCE_DATE_EPOCH). */

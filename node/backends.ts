@@ -14,6 +14,11 @@ import {
   type IdentityBackend,
   NativeIdentityBackend,
 } from "../platform/identity/mod.ts";
+import {
+  FakeFirewallBackend,
+  type FirewallBackend,
+  NftFirewallBackend,
+} from "../platform/firewall/mod.ts";
 import { type FirmwareBackend, NativeFirmwareBackend } from "../platform/firmware/mod.ts";
 import { FakeKmodBackend, type KmodBackend, NativeKmodBackend } from "../platform/kmod/mod.ts";
 import {
@@ -44,6 +49,8 @@ export interface NodeBackends {
   memory: MemoryBackend;
   /** Firmware trust facts (Secure Boot, enrolled keys, lockdown, TPM): read-only. */
   firmware: FirmwareBackend;
+  /** The ingress firewall: Debian's nft over machined's own table. */
+  firewall: FirewallBackend;
 }
 
 /** The real kernel, for a node running as PID 1. */
@@ -59,6 +66,7 @@ export function nativeBackends(): NodeBackends {
     process: nativeProcessBackend(),
     memory: new NativeMemoryBackend(),
     firmware: new NativeFirmwareBackend(),
+    firewall: new NftFirewallBackend({ process: nativeProcessBackend() }),
   };
 }
 
@@ -66,7 +74,7 @@ export function nativeBackends(): NodeBackends {
  * Dev mode: nothing that would change the host. Processes are real (machined's
  * own children: apid and the configured services, unprivileged); disks are read
  * from the host and never written (EROFS); the host's firmware facts are read (they are
- * read-only); everything else is an in-memory fake.
+ * read-only); everything else (the firewall included) is an in-memory fake.
  */
 export function devBackends(): NodeBackends {
   return {
@@ -80,5 +88,6 @@ export function devBackends(): NodeBackends {
     process: nativeProcessBackend(),
     memory: new FakeMemoryBackend(), // dev figures stay comparable with earlier benches
     firmware: new NativeFirmwareBackend(), // read-only: the host's firmware, as a node would see it
+    firewall: new FakeFirewallBackend(), // never the host's nftables
   };
 }

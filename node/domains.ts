@@ -5,6 +5,7 @@
  * same code against different backends.
  */
 import { blockControllers } from "../controllers/block/mod.ts";
+import { firewallControllers } from "../controllers/firewall/mod.ts";
 import { firmwareControllers } from "../controllers/firmware/mod.ts";
 import { kernelControllers, type SysctlBackend } from "../controllers/kernel/mod.ts";
 import { createNetworkControllers } from "../controllers/network/mod.ts";
@@ -130,6 +131,7 @@ export function createNodeDomains(
         ...(trusted ? { trustedRoots: { bundlePath: trusted } } : {}),
       }),
       ...firmwareControllers({ firmware: backends.firmware }),
+      ...firewallControllers({ backend: backends.firewall }),
     ],
     supervisor,
     stopServices: () => supervisor.stopAll(),

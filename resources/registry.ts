@@ -22,6 +22,8 @@ import {
   type AddressStatusSpec,
   dhcpLeaseDescriptor,
   type DhcpLeaseSpec,
+  firewallStatusDescriptor,
+  type FirewallStatusSpec,
   hostnameSpecDescriptor,
   type HostnameSpecSpec,
   hostnameStatusDescriptor,
@@ -96,6 +98,7 @@ export type ResourceSpecs = {
   UpgradeStatus: UpgradeStatusSpec;
   SecureBootStatus: SecureBootStatusSpec;
   TrustedRootsStatus: TrustedRootsStatusSpec;
+  FirewallStatus: FirewallStatusSpec;
 };
 
 /** Every resource type name. */
@@ -144,6 +147,7 @@ export const RESOURCE_DESCRIPTORS: {
   UpgradeStatus: upgradeStatusDescriptor,
   SecureBootStatus: secureBootStatusDescriptor,
   TrustedRootsStatus: trustedRootsStatusDescriptor,
+  FirewallStatus: firewallStatusDescriptor,
 };
 
 /** Every type name, in catalog order. */

@@ -75,6 +75,8 @@ export const REDACTIONS: { readonly [K in ResourceType]: Redactor<K> | null } = 
   SecureBootStatus: null,
   // Certificates are public; the bundle's path and hash hold no secret.
   TrustedRootsStatus: null,
+  // Subnets and ports: a reader may see the whole firewall.
+  FirewallStatus: null,
 };
 
 const cache: Record<Visibility, WeakMap<object, AnyMachineResource>> = {

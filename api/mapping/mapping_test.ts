@@ -484,6 +484,29 @@ function sampleStore() {
       }],
     },
   });
+  store.create({
+    type: "FirewallStatus",
+    namespace: "network",
+    id: "firewall",
+    owner: "firewall.FirewallController",
+    spec: {
+      enabled: true,
+      defaultAction: "block",
+      rules: [{
+        name: "web",
+        protocol: "udp",
+        ports: ["443", "8000-8100"],
+        sources: ["10.0.0.0/8"],
+        except: ["10.0.99.0/24"],
+      }],
+      adminSubnets: ["192.168.1.0/24", "fd00::/8"],
+      apiPort: 50000,
+      appliedHash: "ab".repeat(32),
+      inForce: true,
+      driftReapplies: 2,
+      error: "",
+    },
+  });
   return store;
 }
 

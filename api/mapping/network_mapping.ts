@@ -9,6 +9,7 @@ import type {
   AddressSpecSpec,
   AddressStatusSpec,
   DhcpLeaseSpec,
+  FirewallStatusSpec,
   HostnameSpecSpec,
   HostnameStatusSpec,
   LinkSpecSpec,
@@ -36,6 +37,17 @@ const hostnameOrigin = enumPair<HostnameSpecSpec["origin"], pb.HostnameOrigin>({
   config: pb.HostnameOrigin.CONFIG,
   dhcp: pb.HostnameOrigin.DHCP,
 }, "hostname origin");
+const firewallAction = enumPair<FirewallStatusSpec["defaultAction"], pb.FirewallAction>({
+  accept: pb.FirewallAction.ACCEPT,
+  block: pb.FirewallAction.BLOCK,
+}, "firewall action");
+const firewallProtocol = enumPair<
+  FirewallStatusSpec["rules"][number]["protocol"],
+  pb.FirewallProtocol
+>({
+  tcp: pb.FirewallProtocol.TCP,
+  udp: pb.FirewallProtocol.UDP,
+}, "firewall protocol");
 const dhcpState = enumPair<DhcpLeaseSpec["state"], pb.DhcpState>({
   selecting: pb.DhcpState.SELECTING,
   requesting: pb.DhcpState.REQUESTING,
@@ -86,6 +98,14 @@ export const networkToProto = {
   resolverStatus: (s: ResolverStatusSpec) => msg(pb.ResolverStatusSpecSchema, s),
   dhcpLease: (s: DhcpLeaseSpec) =>
     msg(pb.DhcpLeaseSpecSchema, { ...s, state: dhcpState.to(s.state) }),
+  firewallStatus: (s: FirewallStatusSpec) =>
+    msg(pb.FirewallStatusSpecSchema, {
+      ...s,
+      defaultAction: firewallAction.to(s.defaultAction),
+      rules: s.rules.map((r) =>
+        msg(pb.FirewallRuleStatusSchema, { ...r, protocol: firewallProtocol.to(r.protocol) })
+      ),
+    }),
 };
 
 /** Proto → spec, per network type. @throws ResourceMappingError for an unknown enum value. */
@@ -123,5 +143,22 @@ export const networkFromProto = {
   dhcpLease: (m: pb.DhcpLeaseSpec): DhcpLeaseSpec => ({
     ...plain<DhcpLeaseSpec>(m),
     state: dhcpState.from(m.state),
+  }),
+  firewallStatus: (m: pb.FirewallStatusSpec): FirewallStatusSpec => ({
+    enabled: m.enabled,
+    defaultAction: firewallAction.from(m.defaultAction),
+    rules: m.rules.map((r) => ({
+      name: r.name,
+      protocol: firewallProtocol.from(r.protocol),
+      ports: [...r.ports],
+      sources: [...r.sources],
+      except: [...r.except],
+    })),
+    adminSubnets: [...m.adminSubnets],
+    apiPort: m.apiPort,
+    appliedHash: m.appliedHash,
+    inForce: m.inForce,
+    driftReapplies: m.driftReapplies,
+    error: m.error,
   }),
 };

@@ -134,6 +134,10 @@ const SPEC_MAPPINGS: { [K in ResourceType]: SpecMapping<K> } = {
     toProto: trustedRootsStatusToProto,
     fromProto: trustedRootsStatusFromProto,
   },
+  FirewallStatus: {
+    toProto: networkToProto.firewallStatus,
+    fromProto: networkFromProto.firewallStatus,
+  },
 };
 
 /** The spec case of a resource type (`MachineConfig` -> `machineConfig`). */

@@ -9,6 +9,7 @@ import * as v from "valibot";
 import { mapping } from "./mapping.ts";
 import { dnsName, InterfaceCidr, intRange, IpAddressText, RouteDestination } from "./primitives.ts";
 import { checkWithHint, quote } from "./hints.ts";
+import { FirewallSchema } from "./firewall.ts";
 
 /** Linux interface names: 1..15 bytes, no `/`, `:` or whitespace, not `.` or `..`. */
 export function isInterfaceName(s: string): boolean {
@@ -145,6 +146,14 @@ export const NetworkSchema = mapping({
       v.description("Static entries written to /etc/hosts after the node's own names."),
     ),
     [],
+  ),
+  firewall: v.optional(
+    v.pipe(
+      FirewallSchema,
+      v.description(
+        "The ingress firewall (nftables table `inet machined`). Omit for none: machined then removes its table and filters nothing.",
+      ),
+    ),
   ),
 });
 

@@ -58,7 +58,7 @@ export interface ArchProfile {
   libDirs: readonly string[];
   /**
    * Target packages unpacked into the sysroot a foreign build reads (libc,
-   * containerd, runc, e2fsprogs and their libraries, systemd-boot). Empty
+   * containerd, runc, e2fsprogs, nftables and their libraries, systemd-boot). Empty
    * for the build host's own architecture, which uses the host's files.
    */
   packages: readonly DebPin[];
@@ -100,6 +100,18 @@ const ARM64_PACKAGES: readonly DebPin[] = [
   { package: "libss2", version: "1.47.0-2+b2" },
   { package: "libblkid1", version: "2.38.1-5+deb12u3" },
   { package: "libuuid1", version: "2.38.1-5+deb12u3" },
+  // nft (the ingress firewall, imager/node_extras.ts) and the libraries ldd lists for it
+  { package: "nftables", version: "1.0.6-2+deb12u2" },
+  { package: "libnftables1", version: "1.0.6-2+deb12u2" },
+  { package: "libnftnl11", version: "1.2.4-2" },
+  { package: "libmnl0", version: "1.0.4-3" },
+  { package: "libxtables12", version: "1.8.9-2" },
+  { package: "libjansson4", version: "2.14-2" },
+  { package: "libgmp10", version: "2:6.2.1+dfsg1-1.1" },
+  { package: "libedit2", version: "3.1-20221030-2" },
+  { package: "libtinfo6", version: "6.4-4" },
+  { package: "libbsd0", version: "0.11.7-2" },
+  { package: "libmd0", version: "1.0.4-2" },
   { package: "systemd-boot-efi", version: "252.39-1~deb12u2" },
 ];
 

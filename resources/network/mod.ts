@@ -21,3 +21,4 @@ export * from "./route_status.ts";
 export * from "./resolver_status.ts";
 export * from "./hostname_status.ts";
 export * from "./dhcp_lease.ts";
+export * from "./firewall_status.ts";

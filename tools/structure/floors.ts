@@ -20,6 +20,7 @@ export const FLOORS: Record<string, number> = {
   "platform/cgroup": 1,
   "platform/clock": 1,
   "platform/esp": 1,
+  "platform/firewall": 1,
   "platform/firmware": 1,
   "platform/identity": 1,
   "platform/kmod": 1,
@@ -44,6 +45,7 @@ export const FLOORS: Record<string, number> = {
   // 3: the machined core every domain is handed, controllers and the API's pure parts.
   "core": 3,
   "controllers/block": 3,
+  "controllers/firewall": 3,
   "controllers/firmware": 3,
   "controllers/kernel": 3,
   "controllers/network": 3,

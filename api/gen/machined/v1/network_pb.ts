@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file machined/v1/network.proto.
  */
 export const file_machined_v1_network: GenFile = /*@__PURE__*/
-  fileDesc("ChltYWNoaW5lZC92MS9uZXR3b3JrLnByb3RvEgttYWNoaW5lZC52MSJ5CgxMaW5rU3BlY1NwZWMSDAoEbmFtZRgBIAEoCRIKCgJ1cBgCIAEoCBIQCgNtdHUYAyABKA1IAIgBARIMCgRkaGNwGAQgASgIEicKBm9yaWdpbhgFIAEoDjIXLm1hY2hpbmVkLnYxLkxpbmtPcmlnaW5CBgoEX210dSKUAQoOTGlua1N0YXR1c1NwZWMSDAoEbmFtZRgBIAEoCRINCgVpbmRleBgCIAEoDRIMCgR0eXBlGAMgASgJEgwKBGtpbmQYBCABKAkSCwoDbWFjGAUgASgJEgsKA210dRgGIAEoDRIKCgJ1cBgHIAEoCBIRCglvcGVyc3RhdGUYCCABKAkSEAoIcGh5c2ljYWwYCSABKAginAEKD0FkZHJlc3NTcGVjU3BlYxIMCgRsaW5rGAEgASgJEioKBmZhbWlseRgCIAEoDjIaLm1hY2hpbmVkLnYxLkFkZHJlc3NGYW1pbHkSDwoHYWRkcmVzcxgDIAEoCRISCgpwcmVmaXhfbGVuGAQgASgNEioKBm9yaWdpbhgFIAEoDjIaLm1hY2hpbmVkLnYxLk5ldHdvcmtPcmlnaW4ipAEKEUFkZHJlc3NTdGF0dXNTcGVjEgwKBGxpbmsYASABKAkSEgoKbGlua19pbmRleBgCIAEoDRIqCgZmYW1pbHkYAyABKA4yGi5tYWNoaW5lZC52MS5BZGRyZXNzRmFtaWx5Eg8KB2FkZHJlc3MYBCABKAkSEgoKcHJlZml4X2xlbhgFIAEoDRINCgVzY29wZRgGIAEoCRINCgVmbGFncxgHIAEoDSLFAQoNUm91dGVTcGVjU3BlYxIMCgRsaW5rGAEgASgJEioKBmZhbWlseRgCIAEoDjIaLm1hY2hpbmVkLnYxLkFkZHJlc3NGYW1pbHkSCwoDZHN0GAMgASgJEg8KB2RzdF9sZW4YBCABKA0SFAoHZ2F0ZXdheRgFIAEoCUgAiAEBEg4KBm1ldHJpYxgGIAEoDRIqCgZvcmlnaW4YByABKA4yGi5tYWNoaW5lZC52MS5OZXR3b3JrT3JpZ2luQgoKCF9nYXRld2F5IroBCg9Sb3V0ZVN0YXR1c1NwZWMSKgoGZmFtaWx5GAEgASgOMhoubWFjaGluZWQudjEuQWRkcmVzc0ZhbWlseRILCgNkc3QYAiABKAkSDwoHZHN0X2xlbhgDIAEoDRIPCgdnYXRld2F5GAQgASgJEgwKBGxpbmsYBSABKAkSDgoGbWV0cmljGAYgASgNEg0KBXRhYmxlGAcgASgNEhAKCHByb3RvY29sGAggASgJEg0KBXNjb3BlGAkgASgJImUKEEhvc3RuYW1lU3BlY1NwZWMSEAoIaG9zdG5hbWUYASABKAkSEgoKZG9tYWlubmFtZRgCIAEoCRIrCgZvcmlnaW4YAyABKA4yGy5tYWNoaW5lZC52MS5Ib3N0bmFtZU9yaWdpbiJIChJIb3N0bmFtZVN0YXR1c1NwZWMSEAoIaG9zdG5hbWUYASABKAkSEgoKZG9tYWlubmFtZRgCIAEoCRIMCgRmcWRuGAMgASgJIjcKEFJlc29sdmVyU3BlY1NwZWMSEwoLbmFtZXNlcnZlcnMYASADKAkSDgoGc2VhcmNoGAIgAygJIkcKElJlc29sdmVyU3RhdHVzU3BlYxITCgtuYW1lc2VydmVycxgBIAMoCRIOCgZzZWFyY2gYAiADKAkSDAoEcGF0aBgDIAEoCSLcAwoNRGhjcExlYXNlU3BlYxIMCgRsaW5rGAEgASgJEiUKBXN0YXRlGAIgASgOMhYubWFjaGluZWQudjEuRGhjcFN0YXRlEhQKB2FkZHJlc3MYAyABKAlIAIgBARIXCgpwcmVmaXhfbGVuGAQgASgNSAGIAQESEwoGc2VydmVyGAUgASgJSAKIAQESDwoHcm91dGVycxgGIAMoCRITCgtkbnNfc2VydmVycxgHIAMoCRITCgZkb21haW4YCCABKAlIA4gBARIVCghob3N0bmFtZRgJIAEoCUgEiAEBEhoKDWxlYXNlX3NlY29uZHMYCiABKA1IBYgBARIVCghhY3F1aXJlZBgLIAEoCUgGiAEBEhUKCHJlbmV3X2F0GAwgASgJSAeIAQESFgoJcmViaW5kX2F0GA0gASgJSAiIAQESFwoKZXhwaXJlc19hdBgOIAEoCUgJiAEBQgoKCF9hZGRyZXNzQg0KC19wcmVmaXhfbGVuQgkKB19zZXJ2ZXJCCQoHX2RvbWFpbkILCglfaG9zdG5hbWVCEAoOX2xlYXNlX3NlY29uZHNCCwoJX2FjcXVpcmVkQgsKCV9yZW5ld19hdEIMCgpfcmViaW5kX2F0Qg0KC19leHBpcmVzX2F0KmIKDUFkZHJlc3NGYW1pbHkSHgoaQUREUkVTU19GQU1JTFlfVU5TUEVDSUZJRUQQABIXChNBRERSRVNTX0ZBTUlMWV9JTkVUEAESGAoUQUREUkVTU19GQU1JTFlfSU5FVDYQAipjCg1OZXR3b3JrT3JpZ2luEh4KGk5FVFdPUktfT1JJR0lOX1VOU1BFQ0lGSUVEEAASGQoVTkVUV09SS19PUklHSU5fU1RBVElDEAESFwoTTkVUV09SS19PUklHSU5fREhDUBACKloKCkxpbmtPcmlnaW4SGwoXTElOS19PUklHSU5fVU5TUEVDSUZJRUQQABIWChJMSU5LX09SSUdJTl9DT05GSUcQARIXChNMSU5LX09SSUdJTl9ERUZBVUxUEAIqZwoOSG9zdG5hbWVPcmlnaW4SHwobSE9TVE5BTUVfT1JJR0lOX1VOU1BFQ0lGSUVEEAASGgoWSE9TVE5BTUVfT1JJR0lOX0NPTkZJRxABEhgKFEhPU1ROQU1FX09SSUdJTl9ESENQEAIqpQEKCURoY3BTdGF0ZRIaChZESENQX1NUQVRFX1VOU1BFQ0lGSUVEEAASGAoUREhDUF9TVEFURV9TRUxFQ1RJTkcQARIZChVESENQX1NUQVRFX1JFUVVFU1RJTkcQAhIUChBESENQX1NUQVRFX0JPVU5EEAMSFwoTREhDUF9TVEFURV9SRU5FV0lORxAEEhgKFERIQ1BfU1RBVEVfUkVCSU5ESU5HEAViBnByb3RvMw");
+  fileDesc("ChltYWNoaW5lZC92MS9uZXR3b3JrLnByb3RvEgttYWNoaW5lZC52MSJ5CgxMaW5rU3BlY1NwZWMSDAoEbmFtZRgBIAEoCRIKCgJ1cBgCIAEoCBIQCgNtdHUYAyABKA1IAIgBARIMCgRkaGNwGAQgASgIEicKBm9yaWdpbhgFIAEoDjIXLm1hY2hpbmVkLnYxLkxpbmtPcmlnaW5CBgoEX210dSKUAQoOTGlua1N0YXR1c1NwZWMSDAoEbmFtZRgBIAEoCRINCgVpbmRleBgCIAEoDRIMCgR0eXBlGAMgASgJEgwKBGtpbmQYBCABKAkSCwoDbWFjGAUgASgJEgsKA210dRgGIAEoDRIKCgJ1cBgHIAEoCBIRCglvcGVyc3RhdGUYCCABKAkSEAoIcGh5c2ljYWwYCSABKAginAEKD0FkZHJlc3NTcGVjU3BlYxIMCgRsaW5rGAEgASgJEioKBmZhbWlseRgCIAEoDjIaLm1hY2hpbmVkLnYxLkFkZHJlc3NGYW1pbHkSDwoHYWRkcmVzcxgDIAEoCRISCgpwcmVmaXhfbGVuGAQgASgNEioKBm9yaWdpbhgFIAEoDjIaLm1hY2hpbmVkLnYxLk5ldHdvcmtPcmlnaW4ipAEKEUFkZHJlc3NTdGF0dXNTcGVjEgwKBGxpbmsYASABKAkSEgoKbGlua19pbmRleBgCIAEoDRIqCgZmYW1pbHkYAyABKA4yGi5tYWNoaW5lZC52MS5BZGRyZXNzRmFtaWx5Eg8KB2FkZHJlc3MYBCABKAkSEgoKcHJlZml4X2xlbhgFIAEoDRINCgVzY29wZRgGIAEoCRINCgVmbGFncxgHIAEoDSLFAQoNUm91dGVTcGVjU3BlYxIMCgRsaW5rGAEgASgJEioKBmZhbWlseRgCIAEoDjIaLm1hY2hpbmVkLnYxLkFkZHJlc3NGYW1pbHkSCwoDZHN0GAMgASgJEg8KB2RzdF9sZW4YBCABKA0SFAoHZ2F0ZXdheRgFIAEoCUgAiAEBEg4KBm1ldHJpYxgGIAEoDRIqCgZvcmlnaW4YByABKA4yGi5tYWNoaW5lZC52MS5OZXR3b3JrT3JpZ2luQgoKCF9nYXRld2F5IroBCg9Sb3V0ZVN0YXR1c1NwZWMSKgoGZmFtaWx5GAEgASgOMhoubWFjaGluZWQudjEuQWRkcmVzc0ZhbWlseRILCgNkc3QYAiABKAkSDwoHZHN0X2xlbhgDIAEoDRIPCgdnYXRld2F5GAQgASgJEgwKBGxpbmsYBSABKAkSDgoGbWV0cmljGAYgASgNEg0KBXRhYmxlGAcgASgNEhAKCHByb3RvY29sGAggASgJEg0KBXNjb3BlGAkgASgJImUKEEhvc3RuYW1lU3BlY1NwZWMSEAoIaG9zdG5hbWUYASABKAkSEgoKZG9tYWlubmFtZRgCIAEoCRIrCgZvcmlnaW4YAyABKA4yGy5tYWNoaW5lZC52MS5Ib3N0bmFtZU9yaWdpbiJIChJIb3N0bmFtZVN0YXR1c1NwZWMSEAoIaG9zdG5hbWUYASABKAkSEgoKZG9tYWlubmFtZRgCIAEoCRIMCgRmcWRuGAMgASgJIjcKEFJlc29sdmVyU3BlY1NwZWMSEwoLbmFtZXNlcnZlcnMYASADKAkSDgoGc2VhcmNoGAIgAygJIkcKElJlc29sdmVyU3RhdHVzU3BlYxITCgtuYW1lc2VydmVycxgBIAMoCRIOCgZzZWFyY2gYAiADKAkSDAoEcGF0aBgDIAEoCSLcAwoNRGhjcExlYXNlU3BlYxIMCgRsaW5rGAEgASgJEiUKBXN0YXRlGAIgASgOMhYubWFjaGluZWQudjEuRGhjcFN0YXRlEhQKB2FkZHJlc3MYAyABKAlIAIgBARIXCgpwcmVmaXhfbGVuGAQgASgNSAGIAQESEwoGc2VydmVyGAUgASgJSAKIAQESDwoHcm91dGVycxgGIAMoCRITCgtkbnNfc2VydmVycxgHIAMoCRITCgZkb21haW4YCCABKAlIA4gBARIVCghob3N0bmFtZRgJIAEoCUgEiAEBEhoKDWxlYXNlX3NlY29uZHMYCiABKA1IBYgBARIVCghhY3F1aXJlZBgLIAEoCUgGiAEBEhUKCHJlbmV3X2F0GAwgASgJSAeIAQESFgoJcmViaW5kX2F0GA0gASgJSAiIAQESFwoKZXhwaXJlc19hdBgOIAEoCUgJiAEBQgoKCF9hZGRyZXNzQg0KC19wcmVmaXhfbGVuQgkKB19zZXJ2ZXJCCQoHX2RvbWFpbkILCglfaG9zdG5hbWVCEAoOX2xlYXNlX3NlY29uZHNCCwoJX2FjcXVpcmVkQgsKCV9yZW5ld19hdEIMCgpfcmViaW5kX2F0Qg0KC19leHBpcmVzX2F0IoMBChJGaXJld2FsbFJ1bGVTdGF0dXMSDAoEbmFtZRgBIAEoCRIvCghwcm90b2NvbBgCIAEoDjIdLm1hY2hpbmVkLnYxLkZpcmV3YWxsUHJvdG9jb2wSDQoFcG9ydHMYAyADKAkSDwoHc291cmNlcxgEIAMoCRIOCgZleGNlcHQYBSADKAkigwIKEkZpcmV3YWxsU3RhdHVzU3BlYxIPCgdlbmFibGVkGAEgASgIEjMKDmRlZmF1bHRfYWN0aW9uGAIgASgOMhsubWFjaGluZWQudjEuRmlyZXdhbGxBY3Rpb24SLgoFcnVsZXMYAyADKAsyHy5tYWNoaW5lZC52MS5GaXJld2FsbFJ1bGVTdGF0dXMSFQoNYWRtaW5fc3VibmV0cxgEIAMoCRIQCghhcGlfcG9ydBgFIAEoDRIUCgxhcHBsaWVkX2hhc2gYBiABKAkSEAoIaW5fZm9yY2UYByABKAgSFwoPZHJpZnRfcmVhcHBsaWVzGAggASgNEg0KBWVycm9yGAkgASgJKmIKDUFkZHJlc3NGYW1pbHkSHgoaQUREUkVTU19GQU1JTFlfVU5TUEVDSUZJRUQQABIXChNBRERSRVNTX0ZBTUlMWV9JTkVUEAESGAoUQUREUkVTU19GQU1JTFlfSU5FVDYQAipjCg1OZXR3b3JrT3JpZ2luEh4KGk5FVFdPUktfT1JJR0lOX1VOU1BFQ0lGSUVEEAASGQoVTkVUV09SS19PUklHSU5fU1RBVElDEAESFwoTTkVUV09SS19PUklHSU5fREhDUBACKloKCkxpbmtPcmlnaW4SGwoXTElOS19PUklHSU5fVU5TUEVDSUZJRUQQABIWChJMSU5LX09SSUdJTl9DT05GSUcQARIXChNMSU5LX09SSUdJTl9ERUZBVUxUEAIqZwoOSG9zdG5hbWVPcmlnaW4SHwobSE9TVE5BTUVfT1JJR0lOX1VOU1BFQ0lGSUVEEAASGgoWSE9TVE5BTUVfT1JJR0lOX0NPTkZJRxABEhgKFEhPU1ROQU1FX09SSUdJTl9ESENQEAIqpQEKCURoY3BTdGF0ZRIaChZESENQX1NUQVRFX1VOU1BFQ0lGSUVEEAASGAoUREhDUF9TVEFURV9TRUxFQ1RJTkcQARIZChVESENQX1NUQVRFX1JFUVVFU1RJTkcQAhIUChBESENQX1NUQVRFX0JPVU5EEAMSFwoTREhDUF9TVEFURV9SRU5FV0lORxAEEhgKFERIQ1BfU1RBVEVfUkVCSU5ESU5HEAUqaAoORmlyZXdhbGxBY3Rpb24SHwobRklSRVdBTExfQUNUSU9OX1VOU1BFQ0lGSUVEEAASGgoWRklSRVdBTExfQUNUSU9OX0FDQ0VQVBABEhkKFUZJUkVXQUxMX0FDVElPTl9CTE9DSxACKmsKEEZpcmV3YWxsUHJvdG9jb2wSIQodRklSRVdBTExfUFJPVE9DT0xfVU5TUEVDSUZJRUQQABIZChVGSVJFV0FMTF9QUk9UT0NPTF9UQ1AQARIZChVGSVJFV0FMTF9QUk9UT0NPTF9VRFAQAmIGcHJvdG8z");
 
 /**
  * LinkSpec: how a link should be configured.
@@ -508,6 +508,108 @@ export const DhcpLeaseSpecSchema: GenMessage<DhcpLeaseSpec> = /*@__PURE__*/
   messageDesc(file_machined_v1_network, 10);
 
 /**
+ * One ingress rule in force.
+ *
+ * @generated from message machined.v1.FirewallRuleStatus
+ */
+export type FirewallRuleStatus = Message<"machined.v1.FirewallRuleStatus"> & {
+  /**
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * @generated from field: machined.v1.FirewallProtocol protocol = 2;
+   */
+  protocol: FirewallProtocol;
+
+  /**
+   * "443" or "8000-8100".
+   *
+   * @generated from field: repeated string ports = 3;
+   */
+  ports: string[];
+
+  /**
+   * Allowed sources; empty means every source.
+   *
+   * @generated from field: repeated string sources = 4;
+   */
+  sources: string[];
+
+  /**
+   * @generated from field: repeated string except = 5;
+   */
+  except: string[];
+};
+
+/**
+ * Describes the message machined.v1.FirewallRuleStatus.
+ * Use `create(FirewallRuleStatusSchema)` to create a new message.
+ */
+export const FirewallRuleStatusSchema: GenMessage<FirewallRuleStatus> = /*@__PURE__*/
+  messageDesc(file_machined_v1_network, 11);
+
+/**
+ * FirewallStatus: the ingress firewall in force (nftables table inet machined).
+ *
+ * @generated from message machined.v1.FirewallStatusSpec
+ */
+export type FirewallStatusSpec = Message<"machined.v1.FirewallStatusSpec"> & {
+  /**
+   * @generated from field: bool enabled = 1;
+   */
+  enabled: boolean;
+
+  /**
+   * @generated from field: machined.v1.FirewallAction default_action = 2;
+   */
+  defaultAction: FirewallAction;
+
+  /**
+   * @generated from field: repeated machined.v1.FirewallRuleStatus rules = 3;
+   */
+  rules: FirewallRuleStatus[];
+
+  /**
+   * @generated from field: repeated string admin_subnets = 4;
+   */
+  adminSubnets: string[];
+
+  /**
+   * @generated from field: uint32 api_port = 5;
+   */
+  apiPort: number;
+
+  /**
+   * @generated from field: string applied_hash = 6;
+   */
+  appliedHash: string;
+
+  /**
+   * @generated from field: bool in_force = 7;
+   */
+  inForce: boolean;
+
+  /**
+   * @generated from field: uint32 drift_reapplies = 8;
+   */
+  driftReapplies: number;
+
+  /**
+   * @generated from field: string error = 9;
+   */
+  error: string;
+};
+
+/**
+ * Describes the message machined.v1.FirewallStatusSpec.
+ * Use `create(FirewallStatusSpecSchema)` to create a new message.
+ */
+export const FirewallStatusSpecSchema: GenMessage<FirewallStatusSpec> = /*@__PURE__*/
+  messageDesc(file_machined_v1_network, 12);
+
+/**
  * IP address family.
  *
  * @generated from enum machined.v1.AddressFamily
@@ -665,4 +767,60 @@ export enum DhcpState {
  */
 export const DhcpStateSchema: GenEnum<DhcpState> = /*@__PURE__*/
   enumDesc(file_machined_v1_network, 4);
+
+/**
+ * What a firewall does with new connections to ports no rule names.
+ *
+ * @generated from enum machined.v1.FirewallAction
+ */
+export enum FirewallAction {
+  /**
+   * @generated from enum value: FIREWALL_ACTION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: FIREWALL_ACTION_ACCEPT = 1;
+   */
+  ACCEPT = 1,
+
+  /**
+   * @generated from enum value: FIREWALL_ACTION_BLOCK = 2;
+   */
+  BLOCK = 2,
+}
+
+/**
+ * Describes the enum machined.v1.FirewallAction.
+ */
+export const FirewallActionSchema: GenEnum<FirewallAction> = /*@__PURE__*/
+  enumDesc(file_machined_v1_network, 5);
+
+/**
+ * A firewall rule's transport protocol.
+ *
+ * @generated from enum machined.v1.FirewallProtocol
+ */
+export enum FirewallProtocol {
+  /**
+   * @generated from enum value: FIREWALL_PROTOCOL_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: FIREWALL_PROTOCOL_TCP = 1;
+   */
+  TCP = 1,
+
+  /**
+   * @generated from enum value: FIREWALL_PROTOCOL_UDP = 2;
+   */
+  UDP = 2,
+}
+
+/**
+ * Describes the enum machined.v1.FirewallProtocol.
+ */
+export const FirewallProtocolSchema: GenEnum<FirewallProtocol> = /*@__PURE__*/
+  enumDesc(file_machined_v1_network, 6);
 
