@@ -10,7 +10,7 @@ use napi_derive::napi;
 use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Arc;
 
-async fn blocking<T: Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> SysResult<T> + Send + 'static,
 ) -> napi::Result<T> {
     spawn_blocking(f)
@@ -59,6 +59,19 @@ pub struct NlLink {
     pub master: Option<u32>,
     pub parent: Option<u32>,
     pub txqlen: Option<u32>,
+    /// IFLA_IFALIAS; `machined` on links machined created.
+    pub alias: Option<String>,
+    /// A VLAN's 802.1Q id.
+    pub vlan_id: Option<u32>,
+    /// A bond's mode (`active-backup`, `802.3ad`...).
+    pub bond_mode: Option<String>,
+    pub miimon: Option<u32>,
+    /// A bond's LACP rate (`slow`, `fast`).
+    pub lacp_rate: Option<String>,
+    /// A bond's transmit hash policy (`layer2`, `layer3+4`...).
+    pub xmit_hash_policy: Option<String>,
+    /// A bridge's STP state (on or off).
+    pub stp: Option<bool>,
 }
 
 impl From<link::Link> for NlLink {
@@ -79,6 +92,13 @@ impl From<link::Link> for NlLink {
             master: l.master,
             parent: l.parent,
             txqlen: l.txqlen,
+            alias: l.alias,
+            vlan_id: l.info.vlan_id.map(u32::from),
+            bond_mode: l.info.bond_mode,
+            miimon: l.info.miimon,
+            lacp_rate: l.info.lacp_rate,
+            xmit_hash_policy: l.info.xmit_hash_policy,
+            stp: l.info.stp,
         }
     }
 }

@@ -14,6 +14,7 @@ import type {
   RouteInfo,
 } from "./backend.ts";
 import { IFA_F, IFF, PROTO, SCOPE, TABLE } from "./backend.ts";
+import { linkCases } from "./backend_conformance_links.ts";
 
 /** What each case receives. */
 export interface NetworkEnv {
@@ -27,6 +28,8 @@ export interface NetworkEnv {
 export interface NetworkHarness {
   setup(): Promise<NetworkEnv>;
   teardown(env: NetworkEnv): Promise<void>;
+  /** Link kinds the kernel under test can create (`vlan`, `bond`, `bridge`). */
+  kinds: ReadonlySet<string>;
 }
 
 /** Assert that `p` rejects with a SysError of `code` (and `op`, if given). */
@@ -361,16 +364,28 @@ async function waitForRunning(env: NetworkEnv): Promise<void> {
   throw new Error("links did not come up");
 }
 
-/** Register every case as a Deno test named `<prefix>: <case>`. */
+/**
+ * Register every case as a Deno test named `<prefix>: <case>`; a link case
+ * whose kinds the harness lacks is registered as ignored, naming them.
+ */
 export function registerNetworkConformance(prefix: string, harness: NetworkHarness): void {
-  for (const [name, run] of networkCases) {
-    Deno.test(`${prefix}: ${name}`, async () => {
-      const env = await harness.setup();
-      try {
-        await run(env);
-      } finally {
-        await harness.teardown(env);
-      }
+  const all = [
+    ...networkCases.map(([name, run]) => ({ name, run, needs: [] as readonly string[] })),
+    ...linkCases,
+  ];
+  for (const { name, run, needs } of all) {
+    const missing = needs.filter((k) => !harness.kinds.has(k));
+    Deno.test({
+      name: `${prefix}: ${name}` + (missing.length ? ` (needs ${missing.join(", ")})` : ""),
+      ignore: missing.length > 0,
+      async fn() {
+        const env = await harness.setup();
+        try {
+          await run(env);
+        } finally {
+          await harness.teardown(env);
+        }
+      },
     });
   }
 }

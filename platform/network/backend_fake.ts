@@ -13,9 +13,9 @@ import { FaultInjector } from "../mod.ts";
 import type {
   AddressInfo,
   AddressSpec,
-  Datagram,
   DhcpSocket,
   EventGroup,
+  LinkCreateSpec,
   LinkInfo,
   NetworkBackend,
   NetworkEvent,
@@ -33,7 +33,10 @@ import {
   sameRouteKey,
   vethOperstate,
 } from "./fake_rules.ts";
-import { EventQueue } from "./event_queue.ts";
+import { createdLinkInfo, enslaveError, virtualOperstate } from "./fake_links.ts";
+import { FakeDhcpSocket, FakeSubscription } from "./fake_sockets.ts";
+
+export { FakeDhcpSocket } from "./fake_sockets.ts";
 
 /** What a seeded link looks like. */
 export interface FakeLinkSeed {
@@ -68,7 +71,11 @@ export class FakeNetworkBackend implements NetworkBackend {
   #sockets = new Set<FakeDhcpSocket>();
   #nextIndex = 1;
 
-  constructor(options: { loopback?: boolean } = {}) {
+  /** Link kinds the simulated kernel can create (others: EOPNOTSUPP). */
+  readonly kinds: ReadonlySet<string>;
+
+  constructor(options: { loopback?: boolean; kinds?: readonly string[] } = {}) {
+    this.kinds = new Set(options.kinds ?? ["vlan", "bond", "bridge"]);
     if (options.loopback ?? true) {
       this.addLink({ name: "lo", mac: "00:00:00:00:00:00", mtu: 65536 });
       const lo = this.#links.get("lo")!.info;
@@ -117,12 +124,22 @@ export class FakeNetworkBackend implements NetworkBackend {
     return [structuredClone(la.info), structuredClone(lb.info)];
   }
 
-  /** Remove a link with its addresses and routes (a veth takes its peer along). */
+  /**
+   * Remove a link with its addresses and routes (a veth takes its peer along,
+   * a parent its VLANs; a master's ports are released).
+   */
   removeLink(name: string): void {
     const l = this.#link("RTM_DELLINK", name);
     const names = l.peer ? [name, l.peer] : [name];
     for (const n of names) {
-      const link = this.#links.get(n)!;
+      const link = this.#links.get(n);
+      if (!link) continue;
+      for (const other of [...this.#links.values()]) {
+        if (other.info.masterIndex === link.info.index) this.#release(other);
+        if (other.info.kind === "vlan" && other.info.parentIndex === link.info.index) {
+          this.removeLink(other.info.name);
+        }
+      }
       this.#dropAddresses((a) => a.index === link.info.index);
       this.#dropRoutes((r) => r.oif === link.info.index);
       this.#links.delete(n);
@@ -167,6 +184,50 @@ export class FakeNetworkBackend implements NetworkBackend {
       if (l.mtu === mtu) return;
       l.mtu = mtu;
       this.#emitLink(l, false);
+    });
+  }
+
+  createLink(spec: LinkCreateSpec): Promise<void> {
+    return this.#run("createLink", [spec], () => {
+      const op = "RTM_NEWLINK";
+      if (!this.kinds.has(spec.kind)) fail(op, "EOPNOTSUPP", `${spec.name}: kind ${spec.kind}`);
+      if (this.#links.has(spec.name)) fail(op, "EEXIST", spec.name);
+      const parent = spec.kind === "vlan" ? this.#link(op, spec.parent).info : undefined;
+      this.addLink({ name: spec.name, kind: spec.kind, mac: parent?.mac });
+      const created = this.#links.get(spec.name)!.info;
+      Object.assign(created, createdLinkInfo(spec, parent));
+      this.#emitLink(created, false);
+    });
+  }
+
+  deleteLink(link: string): Promise<void> {
+    return this.#run("deleteLink", [link], () => this.removeLink(link));
+  }
+
+  setLinkMaster(link: string, master: string | undefined): Promise<void> {
+    return this.#run("setLinkMaster", [link, master], () => {
+      const op = "RTM_SETLINK";
+      const l = this.#link(op, link);
+      const m = master === undefined ? undefined : this.#link(op, master).info;
+      if (l.info.masterIndex === m?.index) return;
+      if (m) {
+        const refusal = enslaveError(l.info, m);
+        if (refusal) fail(op, refusal[0], `${link}: ${refusal[1]}`);
+      }
+      if (l.info.masterIndex !== undefined) this.#release(l);
+      if (!m) return;
+      l.info.masterIndex = m.index;
+      // A bond opens its port and gives it the bond's MAC (the first port's).
+      if (m.kind === "bond") {
+        const first = ![...this.#links.values()].some((x) =>
+          x !== l && x.info.masterIndex === m.index
+        );
+        if (first && l.info.mac) m.mac = l.info.mac;
+        else if (m.mac) l.info.mac = m.mac;
+        this.#setUp(link, true);
+      }
+      this.#refreshVirtual();
+      this.#emitLink(l.info, false);
     });
   }
 
@@ -349,13 +410,40 @@ export class FakeNetworkBackend implements NetworkBackend {
     }
     this.#emitLink(l.info, false);
     if (l.peer) this.#emitLink(this.#links.get(l.peer)!.info, false);
+    this.#refreshVirtual();
+  }
+
+  #release(l: FakeLink): void {
+    delete l.info.masterIndex;
+    this.#refreshVirtual();
+    this.#emitLink(l.info, false);
+  }
+
+  /** Masters follow their ports, VLANs their parent (two passes: a VLAN on a bond). */
+  #refreshVirtual(): void {
+    for (let pass = 0; pass < 2; pass++) {
+      const all = [...this.#links.values()].map((x) => x.info);
+      for (const i of all) {
+        if (i.kind !== "bond" && i.kind !== "bridge" && i.kind !== "vlan") continue;
+        const next = virtualOperstate(i, all);
+        if (next === i.operstate) continue;
+        i.operstate = next;
+        const running = next === "up" || (next === "unknown" && i.up);
+        i.flags = running
+          ? i.flags | IFF.RUNNING | IFF.LOWER_UP
+          : i.flags & ~(IFF.RUNNING | IFF.LOWER_UP);
+        this.#emitLink(i, false);
+      }
+    }
   }
 
   #refreshOperstate(l: FakeLink): void {
     const i = l.info;
     const was = i.operstate;
     if (i.hwType === 772) i.operstate = i.up ? "unknown" : "down";
-    else i.operstate = vethOperstate(i.up, l.peer ? this.#links.get(l.peer)!.info.up : undefined);
+    else if (i.kind === "bond" || i.kind === "bridge" || i.kind === "vlan") {
+      i.operstate = virtualOperstate(i, [...this.#links.values()].map((x) => x.info));
+    } else i.operstate = vethOperstate(i.up, l.peer ? this.#links.get(l.peer)!.info.up : undefined);
     const running = i.operstate === "up" || (i.operstate === "unknown" && i.up);
     i.flags = running
       ? i.flags | IFF.RUNNING | IFF.LOWER_UP
@@ -436,49 +524,5 @@ export class FakeNetworkBackend implements NetworkBackend {
         (e.kind === "address" ? e.address.family : e.route.family) === "inet" ? "ipv4" : "ipv6"
       }-${e.kind}` as EventGroup;
     for (const s of this.#subs) if (s.groups.has(group)) s.queue.push(structuredClone(e));
-  }
-}
-
-class FakeSubscription implements NetworkSubscription {
-  readonly queue = new EventQueue<NetworkEvent>();
-  constructor(
-    readonly groups: ReadonlySet<EventGroup>,
-    private readonly onClose: (s: FakeSubscription) => void,
-  ) {}
-  nextEvent(timeoutMs: number): Promise<NetworkEvent | undefined> {
-    return this.queue.next(timeoutMs);
-  }
-  close(): void {
-    this.onClose(this);
-    this.queue.close();
-  }
-  [Symbol.asyncIterator](): AsyncIterator<NetworkEvent> {
-    return this.queue[Symbol.asyncIterator]();
-  }
-}
-
-/** A fake DHCP socket; datagrams travel across the fake veth pair. */
-export class FakeDhcpSocket implements DhcpSocket {
-  readonly #queue = new EventQueue<Datagram>();
-  constructor(
-    readonly link: string,
-    readonly port: number,
-    private readonly net: FakeNetworkBackend,
-    private readonly onClose: (s: FakeDhcpSocket) => void,
-  ) {}
-  async send(data: Uint8Array, to = "255.255.255.255", port = 67): Promise<void> {
-    await Promise.resolve();
-    this.net.faults.check("dhcpSend", [this.link, data, to, port]);
-    this.net.deliver(this, data, to, port);
-  }
-  receive(timeoutMs: number): Promise<Datagram | undefined> {
-    return this.#queue.next(timeoutMs);
-  }
-  push(d: Datagram): void {
-    this.#queue.push(d);
-  }
-  close(): void {
-    this.onClose(this);
-    this.#queue.close();
   }
 }

@@ -1,7 +1,9 @@
 //! Links (RTM_*LINK): decode `ifinfomsg` + IFLA_* attributes, list all links,
-//! and change admin state and MTU by name.
+//! and change admin state and MTU by name. Creating, deleting and enslaving
+//! virtual links is `link_kind.rs`.
 
 use super::message::{as_u32, attrs, c_string, u16_at, u32_at, MsgBuilder, NLM_F_ACK, NLM_F_DUMP};
+use super::link_kind::{decode_linkinfo, KindInfo};
 use super::socket::NlSocket;
 use crate::error::{SysErr, SysResult};
 
@@ -19,7 +21,7 @@ const IFLA_MASTER: u16 = 10;
 const IFLA_TXQLEN: u16 = 13;
 const IFLA_OPERSTATE: u16 = 16;
 const IFLA_LINKINFO: u16 = 18;
-const IFLA_INFO_KIND: u16 = 1;
+const IFLA_IFALIAS: u16 = 20;
 const IFLA_CARRIER: u16 = 33;
 const IFLA_MIN_MTU: u16 = 50;
 const IFLA_MAX_MTU: u16 = 51;
@@ -49,6 +51,10 @@ pub struct Link {
     /// IFLA_LINK: the parent (for a veth, the peer's index).
     pub parent: Option<u32>,
     pub txqlen: Option<u32>,
+    /// IFLA_IFALIAS (machined marks the links it creates with one).
+    pub alias: Option<String>,
+    /// The kind's IFLA_INFO_DATA: VLAN id, bond mode, bridge STP...
+    pub info: KindInfo,
 }
 
 /// RFC 2863 operational state names, indexed by IF_OPER_*.
@@ -97,13 +103,8 @@ pub fn decode(payload: &[u8]) -> Option<Link> {
             IFLA_TXQLEN => l.txqlen = as_u32(v),
             IFLA_OPERSTATE => l.operstate = operstate_name(v.first().copied().unwrap_or(0)),
             IFLA_CARRIER => l.carrier = v.first().map(|&c| c != 0),
-            IFLA_LINKINFO => {
-                for (ity, iv) in attrs(v) {
-                    if ity == IFLA_INFO_KIND {
-                        l.kind = Some(c_string(iv));
-                    }
-                }
-            }
+            IFLA_IFALIAS => l.alias = Some(c_string(v)).filter(|a| !a.is_empty()),
+            IFLA_LINKINFO => (l.kind, l.info) = decode_linkinfo(v),
             _ => {}
         }
     }
@@ -208,8 +209,9 @@ mod tests {
             .attr(IFLA_OPERSTATE, &[6])
             .attr_u32(IFLA_MASTER, 3)
             .attr_u32(IFLA_LINK, 8)
+            .attr_str(IFLA_IFALIAS, "machined")
             .begin_nest(IFLA_LINKINFO)
-            .attr_str(IFLA_INFO_KIND, "veth")
+            .attr_str(1, "veth")
             .end_nest()
             .finish(1);
         let m = parse_messages(&msg).unwrap();
@@ -223,7 +225,27 @@ mod tests {
         assert_eq!(l.master, Some(3));
         assert_eq!(l.parent, Some(8));
         assert_eq!(l.kind.as_deref(), Some("veth"));
+        assert_eq!(l.alias.as_deref(), Some("machined"));
         assert_eq!(l.flags, 0x11043);
+    }
+
+    #[test]
+    fn decodes_a_vlan_with_its_id() {
+        let msg = MsgBuilder::new(RTM_NEWLINK, 0)
+            .header(&ifinfomsg(9, 0, 0))
+            .attr_str(IFLA_IFNAME, "bond0.42")
+            .begin_nest(IFLA_LINKINFO)
+            .attr_str(1, "vlan")
+            .begin_nest(2)
+            .attr(1, &42u16.to_ne_bytes())
+            .end_nest()
+            .end_nest()
+            .finish(1);
+        let m = parse_messages(&msg).unwrap();
+        let l = decode(m[0].payload).unwrap();
+        assert_eq!(l.kind.as_deref(), Some("vlan"));
+        assert_eq!(l.info.vlan_id, Some(42));
+        assert_eq!(l.alias, None);
     }
 
     #[test]
