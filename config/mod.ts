@@ -59,6 +59,15 @@ export {
   MachineConfigSchema,
 } from "./schema/machine_config.ts";
 export type { InterfaceConfig, NetworkConfig, RouteConfig } from "./schema/network.ts";
+export {
+  type BondConfig,
+  type BridgeConfig,
+  type ConfiguredLink,
+  configuredLinks,
+  type PortSelectorConfig,
+  type VlanConfig,
+  vlanName,
+} from "./schema/network_links.ts";
 export type { HealthConfig, LimitsConfig, ServiceConfig } from "./schema/services.ts";
 export { BUILTIN_SERVICE_IDS, RESERVED_SERVICE_IDS } from "./schema/services.ts";
 export type { TimeConfig } from "./schema/time.ts";
