@@ -91,13 +91,16 @@ export function linkSpecs(
 }
 
 /**
- * A port selector's link name: the name itself, or the physical links with
+ * A port selector's link name: the name itself, or the physical link with
  * that MAC. Only physical links match a MAC: a bond, and a VLAN on it, carry
- * their port's MAC too, and enslaving those is a Talos failure mode.
+ * their port's MAC too, and enslaving those is a Talos failure mode. The NIC's
+ * permanent MAC is compared, since a bond gives its ports the bond's MAC: the
+ * second port would otherwise stop matching once enslaved, and be released.
  */
 export function resolvePort(p: PortSelectorConfig, links: readonly LinkStatusSpec[]): string[] {
   if (typeof p === "string") return [p];
-  return links.filter((l) => l.physical && l.mac === p.mac).map((l) => l.name).slice(0, 1);
+  return links.filter((l) => l.physical && (l.permMac ?? l.mac) === p.mac).map((l) => l.name)
+    .slice(0, 1);
 }
 
 function createsOf(network: MachineConfig["machine"]["network"]): Map<string, LinkCreate> {

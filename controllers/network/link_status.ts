@@ -45,6 +45,7 @@ export function linkStatus(
     type,
     kind: l.kind ?? "",
     mac: l.mac ?? "",
+    ...(l.permMac === undefined ? {} : { permMac: l.permMac }),
     mtu: l.mtu,
     up: l.up,
     operstate: l.operstate,

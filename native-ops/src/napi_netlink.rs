@@ -48,6 +48,8 @@ pub struct NlLink {
     /// ARPHRD_* (1 ether, 772 loopback).
     pub hw_type: u32,
     pub mac: Option<String>,
+    /// IFLA_PERM_ADDRESS: the NIC's own MAC (a bond port's `mac` is the bond's).
+    pub perm_mac: Option<String>,
     pub broadcast: Option<String>,
     pub mtu: u32,
     pub min_mtu: Option<u32>,
@@ -82,6 +84,7 @@ impl From<link::Link> for NlLink {
             kind: l.kind,
             hw_type: l.hw_type as u32,
             mac: l.mac,
+            perm_mac: l.perm_mac,
             broadcast: l.broadcast,
             mtu: l.mtu,
             min_mtu: l.min_mtu,

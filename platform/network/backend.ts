@@ -74,6 +74,11 @@ export interface LinkInfo {
   /** ARPHRD_* (1 ether, 772 loopback). */
   hwType: number;
   mac?: string;
+  /**
+   * IFLA_PERM_ADDRESS: a NIC's own MAC. A bond gives its ports the bond's MAC,
+   * so a port's `mac` changes while this stays; absent for virtual links.
+   */
+  permMac?: string;
   mtu: number;
   minMtu?: number;
   maxMtu?: number;

@@ -106,6 +106,7 @@ export class FakeNetworkBackend implements NetworkBackend {
       operstate: "down",
     };
     if (seed.kind) info.kind = seed.kind;
+    else if (seed.name !== "lo") info.permMac = info.mac;
     this.#links.set(seed.name, { info });
     this.#emitLink(info, false);
     if (seed.up) this.#setUp(seed.name, true);

@@ -32,6 +32,7 @@ interface NlLink {
   kind?: string;
   hwType: number;
   mac?: string;
+  permMac?: string;
   mtu: number;
   minMtu?: number;
   maxMtu?: number;
@@ -110,6 +111,7 @@ export function toLinkInfo(l: NlLink): LinkInfo {
     kind: l.kind,
     hwType: l.hwType,
     mac: l.mac,
+    permMac: l.permMac,
     mtu: l.mtu,
     minMtu: l.minMtu,
     maxMtu: l.maxMtu,

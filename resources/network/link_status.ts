@@ -17,6 +17,8 @@ export interface LinkStatusSpec {
   readonly kind: string;
   /** Empty when the link has none. */
   readonly mac: string;
+  /** A NIC's own MAC (a bond port's `mac` is the bond's); MAC selectors match this. */
+  readonly permMac?: string;
   readonly mtu: number;
   /** Administratively up. */
   readonly up: boolean;

@@ -25,6 +25,7 @@ const IFLA_IFALIAS: u16 = 20;
 const IFLA_CARRIER: u16 = 33;
 const IFLA_MIN_MTU: u16 = 50;
 const IFLA_MAX_MTU: u16 = 51;
+const IFLA_PERM_ADDRESS: u16 = 54;
 
 /// Size of `struct ifinfomsg`.
 pub const IFINFOMSG_LEN: usize = 16;
@@ -39,6 +40,9 @@ pub struct Link {
     /// IFLA_INFO_KIND (veth, bridge, bond, ...); None for physical devices.
     pub kind: Option<String>,
     pub mac: Option<String>,
+    /// IFLA_PERM_ADDRESS: the NIC's own MAC, which a bond port keeps here
+    /// while the bond gives it the bond's.
+    pub perm_mac: Option<String>,
     pub broadcast: Option<String>,
     pub mtu: u32,
     pub min_mtu: Option<u32>,
@@ -94,6 +98,7 @@ pub fn decode(payload: &[u8]) -> Option<Link> {
         match ty {
             IFLA_IFNAME => l.name = c_string(v),
             IFLA_ADDRESS => l.mac = Some(format_mac(v)),
+            IFLA_PERM_ADDRESS => l.perm_mac = Some(format_mac(v)),
             IFLA_BROADCAST => l.broadcast = Some(format_mac(v)),
             IFLA_MTU => l.mtu = as_u32(v).unwrap_or(0),
             IFLA_MIN_MTU => l.min_mtu = as_u32(v),
@@ -205,6 +210,7 @@ mod tests {
             })
             .attr_str(IFLA_IFNAME, "veth0")
             .attr(IFLA_ADDRESS, &[2, 0, 0, 0, 0, 0xab])
+            .attr(IFLA_PERM_ADDRESS, &[2, 0, 0, 0, 0, 0xcd])
             .attr_u32(IFLA_MTU, 1400)
             .attr(IFLA_OPERSTATE, &[6])
             .attr_u32(IFLA_MASTER, 3)
@@ -220,6 +226,7 @@ mod tests {
         assert_eq!(l.name, "veth0");
         assert_eq!(l.hw_type, 1);
         assert_eq!(l.mac.as_deref(), Some("02:00:00:00:00:ab"));
+        assert_eq!(l.perm_mac.as_deref(), Some("02:00:00:00:00:cd"));
         assert_eq!(l.mtu, 1400);
         assert_eq!(l.operstate, "up");
         assert_eq!(l.master, Some(3));
