@@ -29,7 +29,9 @@ export const PortSelector = v.union(
           (issue) => `invalid MAC address ${quote(issue.input)}`,
           () => 'six hex pairs separated by ":", e.g. "52:54:00:12:34:56"',
         ),
-        v.description("MAC address of a physical link (never a VLAN or bond sharing it)."),
+        v.description(
+          "MAC address of a NIC (its permanent one; never a VLAN, bond or bridge sharing it).",
+        ),
       ),
     }),
   ],

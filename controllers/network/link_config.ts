@@ -91,17 +91,24 @@ export function linkSpecs(
 }
 
 /**
- * A port selector's link name: the name itself, or the physical link with
- * that MAC. Only physical links match a MAC: a bond, and a VLAN on it, carry
- * their port's MAC too, and enslaving those is a Talos failure mode. The NIC's
+ * A port selector's link name: the name itself, or the Ethernet link with
+ * that MAC that owns it (a NIC, or a veth). Links that borrow another's MAC
+ * (VLANs, bonds, bridges, macvlans) never match: a bond, and a VLAN on it,
+ * carry their port's MAC, and enslaving those is a Talos failure mode. The NIC's
  * permanent MAC is compared, since a bond gives its ports the bond's MAC: the
  * second port would otherwise stop matching once enslaved, and be released.
  */
 export function resolvePort(p: PortSelectorConfig, links: readonly LinkStatusSpec[]): string[] {
   if (typeof p === "string") return [p];
-  return links.filter((l) => l.physical && (l.permMac ?? l.mac) === p.mac).map((l) => l.name)
+  return links
+    .filter((l) => l.type === "ether" && !BORROWS_MAC.has(l.kind))
+    .filter((l) => (l.permMac ?? l.mac) === p.mac)
+    .map((l) => l.name)
     .slice(0, 1);
 }
+
+/** Link kinds whose MAC is another link's (their parent's or a port's). */
+const BORROWS_MAC = new Set(["vlan", "bond", "bridge", "macvlan", "macvtap", "ipvlan", "team"]);
 
 function createsOf(network: MachineConfig["machine"]["network"]): Map<string, LinkCreate> {
   const out = new Map<string, LinkCreate>();

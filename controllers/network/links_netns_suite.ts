@@ -90,6 +90,19 @@ async function masterOf(link: string): Promise<string | undefined> {
   return info.master;
 }
 
+async function macOf(link: string): Promise<string> {
+  const [info] = JSON.parse(await ip("-j", "link", "show", "dev", link));
+  return info.address;
+}
+
+const dnsmasq = ["/usr/sbin/dnsmasq", "/usr/bin/dnsmasq"].find((p) => {
+  try {
+    return Deno.statSync(p).isFile;
+  } catch {
+    return false;
+  }
+});
+
 async function exists(link: string): Promise<boolean> {
   return await ip("link", "show", "dev", link).then(() => true, () => false);
 }
@@ -105,7 +118,7 @@ if (Deno.env.get("MACHINED_NETNS")) {
       await withNetwork(
         {},
         configYaml(`    bridges:
-      - { name: lkbr0, ports: [lb0, lb1], stp: false, addresses: ["10.60.0.1/24"] }
+      - { name: lkbr0, ports: [lb0, { mac: "${await macOf("lb1")}" }], addresses: ["10.60.0.1/24"] }
 `),
         async ({ store, setConfig }) => {
           for (const port of ["lb0", "lb1"]) {
@@ -132,6 +145,63 @@ if (Deno.env.get("MACHINED_NETNS")) {
     } finally {
       await ip("link", "del", "other0");
     }
+  });
+
+  Deno.test({
+    name: "DHCP from dnsmasq on a bridge; its ports never ask" +
+      (dnsmasq ? "" : " (needs dnsmasq)"),
+    ignore: !dnsmasq,
+    sanitizeResources: false, // dnsmasq's piped stderr is read to its end after kill
+    async fn() {
+      await peerIp("addr", "add", "10.61.0.1/24", "dev", "lq0");
+      const server = new Deno.Command("ip", {
+        args: [
+          "netns",
+          "exec",
+          peer,
+          dnsmasq!,
+          "--keep-in-foreground",
+          "--conf-file=/dev/null",
+          "--port=0",
+          "--interface=lq0",
+          "--bind-interfaces",
+          "--user=root",
+          "--group=root",
+          "--dhcp-range=10.61.0.50,10.61.0.99,255.255.255.0,2m",
+          "--dhcp-leasefile=/dev/null",
+          "--pid-file=",
+          "--log-dhcp",
+          "--log-facility=-",
+        ],
+        stdout: "null",
+        stderr: "piped",
+      }).spawn();
+      try {
+        await withNetwork(
+          { dhcpReplyTimeoutMs: 3000 },
+          configYaml(`    bridges:
+      - { name: lkbr1, ports: [lb0, lb1], dhcp: true }
+`),
+          async ({ store }) => {
+            const lease = await waitForResource(
+              store,
+              "DhcpLease",
+              (r) => r.spec.state === "bound",
+              30_000,
+            );
+            assert.equal(lease.metadata.id, "lkbr1");
+            assert.match(lease.spec.address!, /^10\.61\.0\.\d+$/);
+            const leases = store.list("DhcpLease").map((r) => r.metadata.id);
+            assert.deepEqual(leases, ["lkbr1"], "no DHCP client on a port");
+          },
+        );
+      } finally {
+        server.kill("SIGTERM");
+        const log = new TextDecoder().decode((await server.output()).stderr);
+        assert.doesNotMatch(log, /DHCPDISCOVER\(lq0\) [0-9a-f:]+ .*lb[01]/);
+        await peerIp("addr", "del", "10.61.0.1/24", "dev", "lq0");
+      }
+    },
   });
 
   Deno.test({

@@ -48,7 +48,7 @@ Deno.test({
       assert.ok(out.success, "the suite inside the namespace failed (output above)");
       const m = /ok \| (\d+) passed \| 0 failed(?: \| (\d+) ignored)? \(/.exec(text);
       assert.ok(m, "none failed");
-      assert.equal(Number(m[1]) + Number(m[2] ?? 0), 3, "every case registered");
+      assert.equal(Number(m[1]) + Number(m[2] ?? 0), 4, "every case registered");
       if (m[2]) console.log(text.split("\n").filter((l) => l.includes("ignored")).join("\n"));
     } finally {
       await ip("netns", "del", node).catch(() => {});
