@@ -41,7 +41,9 @@ export const PortSelector = v.union(
 const ports = (what: string) =>
   v.pipe(
     v.array(PortSelector, "expected a list of ports"),
-    v.description(`Links enslaved to the ${what}, by name or \`{ mac: ... }\`.`),
+    v.description(
+      `Links enslaved to the ${what}, by name or \`{ mac: ... }\` (a NIC's permanent MAC; never a VLAN, bond or bridge that shares it).`,
+    ),
     v.examples([["eth0", { mac: "52:54:00:12:34:57" }]]),
   );
 
