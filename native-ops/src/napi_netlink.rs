@@ -348,7 +348,7 @@ impl From<events::Event> for NlEvent {
             events::Event::Link { removed, link } => {
                 out.kind = "link".into();
                 out.removed = removed;
-                out.link = Some(link.into());
+                out.link = Some((*link).into());
             }
             events::Event::Address { removed, address } => {
                 out.kind = "address".into();

@@ -2,8 +2,8 @@
 //! and change admin state and MTU by name. Creating, deleting and enslaving
 //! virtual links is `link_kind.rs`.
 
-use super::message::{as_u32, attrs, c_string, u16_at, u32_at, MsgBuilder, NLM_F_ACK, NLM_F_DUMP};
 use super::link_kind::{decode_linkinfo, KindInfo};
+use super::message::{as_u32, attrs, c_string, u16_at, u32_at, MsgBuilder, NLM_F_ACK, NLM_F_DUMP};
 use super::socket::NlSocket;
 use crate::error::{SysErr, SysResult};
 

@@ -76,7 +76,8 @@ fn index_in(op: &str, what: &str, table: &[&str], v: &str) -> SysResult<u8> {
 }
 
 fn name_at(table: &[&str], v: Option<&u8>) -> Option<String> {
-    v.and_then(|&i| table.get(i as usize)).map(|s| s.to_string())
+    v.and_then(|&i| table.get(i as usize))
+        .map(|s| s.to_string())
 }
 
 /// Decode IFLA_INFO_DATA for `kind`; unknown kinds give an empty KindInfo.
@@ -132,7 +133,9 @@ pub fn create_request(c: &LinkCreate, parent_index: Option<u32>) -> SysResult<Ms
     if let Some(p) = parent_index {
         m = m.attr_u32(IFLA_LINK, p);
     }
-    m = m.begin_nest(IFLA_LINKINFO).attr_str(IFLA_INFO_KIND, &c.kind);
+    m = m
+        .begin_nest(IFLA_LINKINFO)
+        .attr_str(IFLA_INFO_KIND, &c.kind);
     m = m.begin_nest(IFLA_INFO_DATA);
     match c.kind.as_str() {
         "vlan" => {
@@ -142,13 +145,19 @@ pub fn create_request(c: &LinkCreate, parent_index: Option<u32>) -> SysResult<Ms
         }
         "bond" => {
             if let Some(mode) = &c.bond_mode {
-                m = m.attr(IFLA_BOND_MODE, &[index_in(op, "bond mode", &BOND_MODES, mode)?]);
+                m = m.attr(
+                    IFLA_BOND_MODE,
+                    &[index_in(op, "bond mode", &BOND_MODES, mode)?],
+                );
             }
             if let Some(ms) = c.miimon {
                 m = m.attr_u32(IFLA_BOND_MIIMON, ms);
             }
             if let Some(r) = &c.lacp_rate {
-                m = m.attr(IFLA_BOND_AD_LACP_RATE, &[index_in(op, "LACP rate", &LACP_RATES, r)?]);
+                m = m.attr(
+                    IFLA_BOND_AD_LACP_RATE,
+                    &[index_in(op, "LACP rate", &LACP_RATES, r)?],
+                );
             }
             if let Some(p) = &c.xmit_hash_policy {
                 let v = index_in(op, "xmit hash policy", &XMIT_HASH_POLICIES, p)?;
@@ -160,7 +169,13 @@ pub fn create_request(c: &LinkCreate, parent_index: Option<u32>) -> SysResult<Ms
                 m = m.attr_u32(IFLA_BR_STP_STATE, stp as u32);
             }
         }
-        k => return Err(SysErr::new(op, libc::EOPNOTSUPP, format!("link kind {k:?}"))),
+        k => {
+            return Err(SysErr::new(
+                op,
+                libc::EOPNOTSUPP,
+                format!("link kind {k:?}"),
+            ))
+        }
     }
     Ok(m.end_nest().end_nest())
 }
@@ -342,10 +357,13 @@ mod tests {
         assert_eq!(c_string(&body(&d)[0].1), "br0");
         let s = set_master_request("eth1", 0).finish(3);
         let a = body(&s);
-        assert_eq!(u32_at(&parse_messages(&s).unwrap()[0].payload, 4), 0);
+        assert_eq!(u32_at(parse_messages(&s).unwrap()[0].payload, 4), 0);
         assert_eq!((a[1].0, as_u32(&a[1].1)), (IFLA_MASTER, Some(0)));
         let al = body(&set_alias_request("br0", "machined").finish(4));
-        assert_eq!((al[1].0, c_string(&al[1].1)), (IFLA_IFALIAS, "machined".into()));
+        assert_eq!(
+            (al[1].0, c_string(&al[1].1)),
+            (IFLA_IFALIAS, "machined".into())
+        );
     }
 
     #[test]
