@@ -8,7 +8,6 @@
  * datagrams beyond a veth pair.
  * @module
  */
-import { errnoValue, SysError } from "../../native-ops/mod.ts";
 import { FaultInjector } from "../mod.ts";
 import type {
   AddressInfo,
@@ -26,11 +25,15 @@ import type {
 import { IFA_F, IFF, PROTO, RTN, SCOPE, TABLE } from "./backend.ts";
 import { canonicalIp, formatIp, maskIp, parseIp, prefixContains } from "./ip.ts";
 import {
+  checkRouteSpec,
+  fail,
+  fakeMac,
   ipv6Scope,
   linkLocalFromMac,
   routeFromSpec,
   routeMatchesDelete,
   sameRouteKey,
+  specIp,
   vethOperstate,
 } from "./fake_rules.ts";
 import { createdLinkInfo, enslaveError, virtualOperstate } from "./fake_links.ts";
@@ -55,10 +58,6 @@ interface FakeLink {
 }
 
 const FOREVER = 0xffffffff;
-
-function fail(op: string, code: string, detail: string): never {
-  throw new SysError(op, errnoValue(code), detail);
-}
 
 /** The fake network backend. Seed it, drive it, inspect it. */
 export class FakeNetworkBackend implements NetworkBackend {
@@ -94,10 +93,7 @@ export class FakeNetworkBackend implements NetworkBackend {
       index,
       name: seed.name,
       hwType: 1,
-      mac: seed.mac ??
-        `02:00:00:00:${(index >> 8).toString(16).padStart(2, "0")}:${
-          (index & 0xff).toString(16).padStart(2, "0")
-        }`,
+      mac: seed.mac ?? fakeMac(index),
       mtu: seed.mtu ?? 1500,
       minMtu: seed.minMtu ?? 68,
       maxMtu: seed.maxMtu ?? 65535,
@@ -235,7 +231,7 @@ export class FakeNetworkBackend implements NetworkBackend {
   addAddress(spec: AddressSpec): Promise<void> {
     return this.#run("addAddress", [spec], () => {
       const op = "RTM_NEWADDR";
-      const ip = this.#ip(op, spec.address, spec);
+      const ip = specIp(op, spec.address, spec);
       const l = this.#link(op, spec.link).info;
       const address = formatIp(ip.bytes);
       const v6 = ip.family === "inet6";
@@ -271,7 +267,7 @@ export class FakeNetworkBackend implements NetworkBackend {
   deleteAddress(spec: AddressSpec): Promise<void> {
     return this.#run("deleteAddress", [spec], () => {
       const op = "RTM_DELADDR";
-      const ip = this.#ip(op, spec.address, spec);
+      const ip = specIp(op, spec.address, spec);
       const l = this.#link(op, spec.link).info;
       const address = formatIp(ip.bytes);
       const a = this.#addresses.find((x) =>
@@ -293,7 +289,7 @@ export class FakeNetworkBackend implements NetworkBackend {
   addRoute(spec: RouteSpec): Promise<void> {
     return this.#run("addRoute", [spec], () => {
       const op = "RTM_NEWROUTE";
-      this.#checkRouteSpec(op, spec);
+      checkRouteSpec(op, spec);
       let oif = spec.link === undefined ? undefined : this.#link(op, spec.link).info.index;
       const gw = spec.gateway === undefined ? undefined : parseIp(spec.gateway)!;
       if (gw) {
@@ -323,7 +319,7 @@ export class FakeNetworkBackend implements NetworkBackend {
   deleteRoute(spec: RouteSpec): Promise<void> {
     return this.#run("deleteRoute", [spec], () => {
       const op = "RTM_DELROUTE";
-      this.#checkRouteSpec(op, spec);
+      checkRouteSpec(op, spec);
       const oif = spec.link === undefined ? undefined : this.#link(op, spec.link).info.index;
       const r = this.#routes.find((x) => routeMatchesDelete(x, spec, oif));
       if (!r) fail(op, "ESRCH", `${spec.dst ?? "default"}/${spec.dstLen ?? 0}`);
@@ -375,23 +371,6 @@ export class FakeNetworkBackend implements NetworkBackend {
     const l = this.#links.get(name);
     if (!l) fail(op, "ENODEV", name);
     return l;
-  }
-
-  #ip(op: string, s: string, spec: AddressSpec) {
-    const ip = parseIp(s);
-    if (!ip) fail(op, "EINVAL", `bad IP address ${JSON.stringify(s)}`);
-    if (spec.prefixLen < 0 || spec.prefixLen > (ip.family === "inet" ? 32 : 128)) {
-      fail(op, "EINVAL", `${s}/${spec.prefixLen} on ${spec.link}`);
-    }
-    return ip;
-  }
-
-  #checkRouteSpec(op: string, spec: RouteSpec): void {
-    if (spec.family !== "inet" && spec.family !== "inet6") fail(op, "EAFNOSUPPORT", spec.family);
-    for (const ip of [spec.dst, spec.gateway, spec.prefsrc]) {
-      if (ip !== undefined && parseIp(ip)?.family !== spec.family) fail(op, "EINVAL", ip);
-    }
-    if ((spec.dstLen ?? 0) > (spec.family === "inet" ? 32 : 128)) fail(op, "EINVAL", "dstLen");
   }
 
   #setUp(name: string, up: boolean): void {
@@ -519,11 +498,6 @@ export class FakeNetworkBackend implements NetworkBackend {
   }
 
   #emit(e: NetworkEvent): void {
-    const group: EventGroup = e.kind === "link"
-      ? "link"
-      : `${
-        (e.kind === "address" ? e.address.family : e.route.family) === "inet" ? "ipv4" : "ipv6"
-      }-${e.kind}` as EventGroup;
-    for (const s of this.#subs) if (s.groups.has(group)) s.queue.push(structuredClone(e));
+    for (const s of this.#subs) s.offer(e);
   }
 }

@@ -25,6 +25,10 @@ export class FakeSubscription implements NetworkSubscription {
     readonly groups: ReadonlySet<EventGroup>,
     private readonly onClose: (s: FakeSubscription) => void,
   ) {}
+  /** Queue a copy of `e` if it belongs to a group this subscription joined. */
+  offer(e: NetworkEvent): void {
+    if (this.groups.has(eventGroup(e))) this.queue.push(structuredClone(e));
+  }
   nextEvent(timeoutMs: number): Promise<NetworkEvent | undefined> {
     return this.queue.next(timeoutMs);
   }
@@ -61,4 +65,11 @@ export class FakeDhcpSocket implements DhcpSocket {
     this.onClose(this);
     this.#queue.close();
   }
+}
+
+/** The multicast group the kernel sends `e` to. */
+export function eventGroup(e: NetworkEvent): EventGroup {
+  if (e.kind === "link") return "link";
+  const family = e.kind === "address" ? e.address.family : e.route.family;
+  return `${family === "inet" ? "ipv4" : "ipv6"}-${e.kind}`;
 }
