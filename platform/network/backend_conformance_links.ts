@@ -8,8 +8,7 @@
 import assert from "node:assert/strict";
 import type { LinkInfo, NetworkEvent } from "./backend.ts";
 import { MACHINED_ALIAS } from "./backend.ts";
-import type { NetworkEnv } from "./backend_conformance.ts";
-import { rejectsSys, waitForEvent } from "./backend_conformance.ts";
+import { type NetworkEnv, rejectsSys, waitForEvent } from "./conformance_helpers.ts";
 
 /** A case with the link kinds it needs. */
 export interface LinkCase {
