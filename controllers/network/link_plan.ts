@@ -79,6 +79,7 @@ export function planLinks(
     if (!port) continue; // not there (yet): its LinkStatus event re-plans
     const master = current(w.master!);
     if (master && port.masterIndex === master.index) continue;
+    if (master && master.alias !== MACHINED_ALIAS) continue; // someone else's: a conflict above
     const kind = want.get(w.master!)?.create?.kind ?? master?.kind;
     if (kind === "bond" && port.up) steps.push({ op: "down", link: w.name });
     steps.push({ op: "enslave", link: w.name, master: w.master! });

@@ -102,7 +102,10 @@ Deno.test("plan: a changed mode or VLAN id recreates machined's link; a foreign 
     link("bond0.42", { kind: "vlan", alias: MACHINED_ALIAS, vlanId: 7, parentIndex: next - 1 }),
   ]);
   assert.deepEqual(ops(v.steps), ["delete bond0.42", "create bond0.42"]);
-  const foreign = planLinks([bond], [link("bond0", { kind: "bond", bondMode: "802.3ad" })]);
+  const foreign = planLinks([bond, ports[0]], [
+    link("bond0", { kind: "bond", bondMode: "802.3ad" }),
+    link("eth0", { up: true }),
+  ]);
   assert.deepEqual(foreign, { steps: [], conflicts: [{ link: "bond0", kind: "bond" }] });
 });
 

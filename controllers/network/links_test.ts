@@ -114,6 +114,7 @@ Deno.test("links: a foreign link with the bond's name is a typed error, left alo
     const s = await env.waitStats("network.LinkSpecController", (s) => s.lastError !== undefined);
     assert.match(String(s.lastError), /Cannot create bond "bond0" on link "bond0"/);
     assert.equal((await linkOf(env, "bond0"))?.bondMode, "balance-rr");
+    assert.equal((await linkOf(env, "eth0"))?.masterIndex, undefined, "no port given to it");
   }));
 
 Deno.test("links: a kernel without bonding answers EOPNOTSUPP, reported with the bond's name", () =>
