@@ -222,7 +222,10 @@ if (Deno.env.get("MACHINED_NETNS")) {
         "lacp_rate",
         "fast",
       );
-      for (const p of ["lp0", "lp1"]) await peerIp("link", "set", p, "master", "pbond");
+      for (const p of ["lp0", "lp1"]) {
+        await peerIp("link", "set", p, "down"); // a bond refuses a port that is up
+        await peerIp("link", "set", p, "master", "pbond");
+      }
       await peerIp("link", "set", "pbond", "up");
       await peerIp("link", "add", "link", "pbond", "name", "pbond.42", "type", "vlan", "id", "42");
       await peerIp("addr", "add", "10.42.0.2/24", "dev", "pbond.42");
@@ -259,6 +262,7 @@ if (Deno.env.get("MACHINED_NETNS")) {
         );
       } finally {
         await peerIp("link", "del", "pbond");
+        for (const p of ["lp0", "lp1"]) await peerIp("link", "set", p, "up");
       }
     },
   });
