@@ -121,7 +121,13 @@ it offline and \`machinectl gen config\` writes a commented starting point.
 - Every \`depends_on\` names a defined service, and dependencies have no cycle (the cycle is named).
 - A health check has exactly one of \`exec\`, \`tcp\`, \`http\`, and its \`timeout\` is at most its
   \`interval\`.
-- Interface names are unique and an address is assigned once across all interfaces.
+- Interface names are unique and an address is assigned once across all interfaces, bonds, VLANs
+  and bridges; a link name is defined once across the four.
+- Bonds, VLANs, bridges: a port belongs to one bond or bridge and carries no addresses, DHCP or
+  routes; a VLAN is never tagged on a bond's or bridge's port, nor a port of the master it is tagged
+  on; a bridge is never a port, a bond only of a bridge; \`lacp_rate\` and \`xmit_hash_policy\` need
+  \`mode: 802.3ad\`; a VLAN's default name \`<parent>.<id>\` fits 15 bytes; one VLAN per parent and
+  id.
 - A route's \`via\` has the family of its \`to\`; \`to: default\` needs a \`via\` to choose the family,
   and a route destination has no host bits set.
 

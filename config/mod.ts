@@ -62,6 +62,15 @@ export type { InterfaceConfig, NetworkConfig, RouteConfig } from "./schema/netwo
 export type { FirewallConfig, FirewallRuleConfig } from "./schema/firewall.ts";
 export { parsePortRange } from "./schema/firewall.ts";
 export { apiPortOf } from "./firewall_checks.ts";
+export {
+  type BondConfig,
+  type BridgeConfig,
+  type ConfiguredLink,
+  configuredLinks,
+  type PortSelectorConfig,
+  type VlanConfig,
+  vlanName,
+} from "./schema/network_links.ts";
 export type { HealthConfig, LimitsConfig, ServiceConfig } from "./schema/services.ts";
 export { BUILTIN_SERVICE_IDS, RESERVED_SERVICE_IDS } from "./schema/services.ts";
 export type { TimeConfig } from "./schema/time.ts";

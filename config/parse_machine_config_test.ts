@@ -19,7 +19,15 @@ Deno.test("a minimal config gets every default filled", () => {
     version: "v1alpha1",
     machine: {
       hostname: "node-1",
-      network: { interfaces: [], nameservers: [], search: [], extra_hosts: [] },
+      network: {
+        interfaces: [],
+        bonds: [],
+        vlans: [],
+        bridges: [],
+        nameservers: [],
+        search: [],
+        extra_hosts: [],
+      },
       time: { disabled: false, servers: ["pool.ntp.org"], sync_interval: 1_024_000 },
       sysctls: {},
       kernel: { modules: [] },

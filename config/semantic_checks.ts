@@ -19,6 +19,7 @@ import { MAX_REPORTED_ERRORS } from "./limits.ts";
 import { parseDuration } from "./schema/primitives.ts";
 import { BUILTIN_SERVICE_IDS, RESERVED_SERVICE_IDS, SERVICE_ID } from "./schema/services.ts";
 import { cycleText, findCycles, type ServiceNode } from "./service_cycles.ts";
+import { checkLinks, linkEntries } from "./link_checks.ts";
 import { suggest } from "./suggest.ts";
 import { checkTrustedRoots } from "./trusted_roots_checks.ts";
 import type { Target } from "./yaml_locator.ts";
@@ -41,9 +42,11 @@ const str = (x: unknown): string | undefined => typeof x === "string" ? x : unde
 export function semanticChecks(raw: unknown): SemanticIssue[] {
   const machine = obj(obj(raw)?.machine);
   if (!machine) return [];
+  const network = obj(machine.network);
   return [
     ...checkServices(machine),
-    ...checkNetwork(obj(machine.network)),
+    ...checkNetwork(network),
+    ...checkLinks(network),
     ...checkTrustedRoots(machine.trusted_roots),
     ...checkFirewall(machine),
   ];
@@ -201,13 +204,12 @@ function checkHealth(health: Obj | undefined, at: PathSegment[], issues: Semanti
 
 function checkNetwork(network: Obj | undefined): SemanticIssue[] {
   const issues: SemanticIssue[] = [];
-  const base: PathSegment[] = ["machine", "network", "interfaces"];
   const names = new Map<string, number>();
   const addresses = new Map<string, PathSegment[]>();
-  list(network?.interfaces).forEach((entry, i) => {
-    const iface = obj(entry);
-    const name = str(iface?.name);
-    if (name !== undefined) {
+  for (const { key, index: i, value: iface } of linkEntries(network)) {
+    const base: PathSegment[] = ["machine", "network", key];
+    const name = str(iface.name);
+    if (key === "interfaces" && name !== undefined) {
       const first = names.get(name);
       if (first !== undefined) {
         issues.push({
@@ -217,7 +219,7 @@ function checkNetwork(network: Obj | undefined): SemanticIssue[] {
         });
       } else names.set(name, i);
     }
-    list(iface?.addresses).forEach((text, k) => {
+    list(iface.addresses).forEach((text, k) => {
       const cidr = typeof text === "string" ? parseCidr(text) : undefined;
       if (!cidr) return;
       const key = formatIp(cidr);
@@ -230,8 +232,8 @@ function checkNetwork(network: Obj | undefined): SemanticIssue[] {
         });
       } else addresses.set(key, [...base, i, "addresses", k]);
     });
-    list(iface?.routes).forEach((r, k) => checkRoute(obj(r), [...base, i, "routes", k], issues));
-  });
+    list(iface.routes).forEach((r, k) => checkRoute(obj(r), [...base, i, "routes", k], issues));
+  }
   return issues;
 }
 

@@ -252,6 +252,8 @@ function sampleStore() {
     up: true,
     operstate: "up",
     physical: true,
+    master: "",
+    ours: false,
   });
   net("RouteStatus", "default", {
     family: "inet",

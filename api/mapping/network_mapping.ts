@@ -113,6 +113,7 @@ export const networkFromProto = {
   linkSpec: (m: pb.LinkSpecSpec): LinkSpecSpec => ({
     ...plain<LinkSpecSpec>(m),
     origin: linkOrigin.from(m.origin),
+    ...(m.create ? { create: plain<NonNullable<LinkSpecSpec["create"]>>(m.create) } : {}),
   }),
   linkStatus: (m: pb.LinkStatusSpec): LinkStatusSpec => plain(m),
   addressSpec: (m: pb.AddressSpecSpec): AddressSpecSpec => ({

@@ -7,58 +7,10 @@
  */
 import * as v from "valibot";
 import { mapping } from "./mapping.ts";
-import { dnsName, InterfaceCidr, intRange, IpAddressText, RouteDestination } from "./primitives.ts";
-import { checkWithHint, quote } from "./hints.ts";
+import { dnsName, IpAddressText } from "./primitives.ts";
+import { InterfaceName, linkEntries, type RouteSchema } from "./link_entries.ts";
+import { BondSchema, BridgeSchema, VlanSchema } from "./network_links.ts";
 import { FirewallSchema } from "./firewall.ts";
-
-/** Linux interface names: 1..15 bytes, no `/`, `:` or whitespace, not `.` or `..`. */
-export function isInterfaceName(s: string): boolean {
-  return /^[A-Za-z0-9_.@-]{1,15}$/.test(s) && s !== "." && s !== "..";
-}
-
-const InterfaceName = v.pipe(
-  v.string("expected an interface name string"),
-  checkWithHint(
-    isInterfaceName,
-    (issue) => `invalid interface name ${quote(issue.input)}`,
-    () => "1..15 characters of A-Z, a-z, 0-9, '_', '-', '.', '@'",
-  ),
-  v.metadata({ docType: "interface name" }),
-);
-
-/** One static route through an interface; `to: default` becomes the family's `/0`. */
-export const RouteSchema = v.pipe(
-  mapping({
-    to: v.pipe(
-      RouteDestination,
-      v.description(
-        'Destination network. `"default"` means `0.0.0.0/0` or `::/0`, picked by the family of `via`. Host bits must be zero.',
-      ),
-      v.examples(["0.0.0.0/0", "10.1.0.0/16", "default"]),
-    ),
-    via: v.optional(
-      v.pipe(
-        IpAddressText,
-        v.description(
-          "Gateway address, of the same family as `to`. Omit for an on-link route.",
-        ),
-        v.examples(["10.0.0.1"]),
-      ),
-    ),
-    metric: v.optional(
-      v.pipe(
-        intRange(0, 4294967295, "metric"),
-        v.description("Route priority; lower wins."),
-      ),
-      1024,
-    ),
-  }),
-  v.transform((r) => ({ ...r, to: r.to === "default" ? defaultRoute(r.via) : r.to })),
-);
-
-function defaultRoute(via: string | undefined): string {
-  return via?.includes(":") ? "::/0" : "0.0.0.0/0";
-}
 
 /** One network interface, matched by its kernel name. */
 export const InterfaceSchema = mapping({
@@ -67,39 +19,7 @@ export const InterfaceSchema = mapping({
     v.description("Kernel name of the link to configure."),
     v.examples(["eth0"]),
   ),
-  up: v.optional(
-    v.pipe(v.boolean("expected true or false"), v.description("Bring the link up.")),
-    true,
-  ),
-  mtu: v.optional(
-    v.pipe(
-      intRange(68, 65535, "mtu"),
-      v.description("Link MTU in bytes. Omit to keep the driver's default."),
-      v.examples([1500, 9000]),
-    ),
-  ),
-  dhcp: v.optional(
-    v.pipe(
-      v.boolean("expected true or false"),
-      v.description("Acquire an IPv4 address, routes and resolvers by DHCP."),
-    ),
-    false,
-  ),
-  addresses: v.optional(
-    v.pipe(
-      v.array(InterfaceCidr, "expected a list of address/prefix strings"),
-      v.description("Static addresses with prefix length, IPv4 or IPv6."),
-      v.examples([["10.0.0.2/24", "fd00::2/64"]]),
-    ),
-    [],
-  ),
-  routes: v.optional(
-    v.pipe(
-      v.array(RouteSchema, "expected a list of routes"),
-      v.description("Static routes via this interface."),
-    ),
-    [],
-  ),
+  ...linkEntries,
 });
 
 /** A static `/etc/hosts` entry. */
@@ -119,6 +39,29 @@ export const NetworkSchema = mapping({
     v.pipe(
       v.array(InterfaceSchema, "expected a list of interfaces"),
       v.description("Links to configure. Links not listed are left as they are."),
+    ),
+    [],
+  ),
+  bonds: v.optional(
+    v.pipe(
+      v.array(BondSchema, "expected a list of bonds"),
+      v.description(
+        "Bonds machined creates, with their ports. A port is only enslaved: it never runs DHCP or holds addresses.",
+      ),
+    ),
+    [],
+  ),
+  vlans: v.optional(
+    v.pipe(
+      v.array(VlanSchema, "expected a list of VLANs"),
+      v.description("802.1Q VLANs machined creates on a link, a bond or a bridge."),
+    ),
+    [],
+  ),
+  bridges: v.optional(
+    v.pipe(
+      v.array(BridgeSchema, "expected a list of bridges"),
+      v.description("Bridges machined creates, with their ports."),
     ),
     [],
   ),
@@ -163,3 +106,4 @@ export type NetworkConfig = v.InferOutput<typeof NetworkSchema>;
 export type InterfaceConfig = v.InferOutput<typeof InterfaceSchema>;
 /** A parsed route; `to` is always a CIDR (`"default"` resolved). */
 export type RouteConfig = v.InferOutput<typeof RouteSchema>;
+export { isInterfaceName } from "./link_entries.ts";

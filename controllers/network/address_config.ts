@@ -7,7 +7,7 @@
  */
 import type { DhcpLeaseSpec, MachineController } from "../../resources/mod.ts";
 import { ADDRESS_SPEC, addressId, type AddressSpecSpec } from "../../resources/mod.ts";
-import { type MachineConfig, parseCidr } from "../../config/mod.ts";
+import { configuredLinks, type MachineConfig, parseCidr } from "../../config/mod.ts";
 import { formatIp } from "../../platform/network/mod.ts";
 import {
   boundLeases,
@@ -39,7 +39,7 @@ export function addressSpecs(
   leases: readonly DhcpLeaseSpec[],
 ): AddressSpecSpec[] {
   const out = new Map<string, AddressSpecSpec>();
-  for (const i of config.machine.network.interfaces) {
+  for (const i of configuredLinks(config.machine.network)) {
     for (const text of i.addresses) {
       const cidr = parseCidr(text);
       if (!cidr) continue; // the config schema rejects these

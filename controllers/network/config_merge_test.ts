@@ -41,6 +41,8 @@ const link = (
   up: false,
   operstate: "down",
   physical: true,
+  master: "",
+  ours: false,
   ...extra,
 });
 

@@ -1,9 +1,11 @@
 /**
- * LinkSpecController: makes each link's admin state and MTU match its
- * LinkSpec. It remembers what each link was like before it first changed it,
- * and on teardown puts back only what it changed. Inputs: LinkSpec (strong,
- * with a finalizer), LinkStatus (so a hotplugged link is configured when it
- * appears). No outputs: LinkStatus shows the result.
+ * LinkSpecController: creates, enslaves and deletes virtual links (bonds,
+ * VLANs, bridges) by `link_plan.ts`'s plan, then makes each link's admin
+ * state and MTU match its LinkSpec. It remembers what each link was like
+ * before it first changed it, and on teardown puts back only what it changed;
+ * it deletes only links it created (alias `machined`). Inputs: LinkSpec
+ * (strong, with a finalizer), LinkStatus (so a hotplugged link is configured
+ * when it appears). No outputs: LinkStatus shows the result.
  * @module
  */
 import type { MachineController, MachineResourceOf, ResourceSpecs } from "../../resources/mod.ts";
@@ -11,6 +13,7 @@ import { LINK_SPEC, LINK_STATUS, type LinkSpecSpec } from "../../resources/mod.t
 import type { ReconcileContext } from "../../runtime/mod.ts";
 import type { LinkInfo, NetworkBackend } from "../../platform/network/mod.ts";
 import { hasErrno, NetworkApplyError } from "./apply_error.ts";
+import { type LinkStep, planLinks } from "./link_plan.ts";
 
 /** A link's state before machined first changed it. */
 interface Original {
@@ -34,7 +37,12 @@ export class LinkSpecController implements MachineController {
   }
 
   async reconcile(ctx: ReconcileContext<ResourceSpecs>): Promise<void> {
-    const links = new Map((await this.#backend.listLinks()).map((l) => [l.name, l]));
+    let observed = await this.#backend.listLinks();
+    const wanted = ctx.list(LINK_SPEC).filter((r) => r.metadata.phase !== "tearingDown");
+    const plan = planLinks(wanted.map((r) => r.spec), observed);
+    for (const step of plan.steps) await this.#step(step);
+    if (plan.steps.length > 0) observed = await this.#backend.listLinks();
+    const links = new Map(observed.map((l) => [l.name, l]));
     for (const r of ctx.list(LINK_SPEC)) {
       if (r.metadata.phase === "tearingDown") {
         await this.#restore(r.spec.name, links.get(r.spec.name));
@@ -44,6 +52,52 @@ export class LinkSpecController implements MachineController {
       ctx.addFinalizer(r.metadata);
       const link = links.get(r.spec.name);
       if (link) await this.#apply(r, link);
+    }
+    const [conflict] = plan.conflicts;
+    if (conflict) {
+      const cause = new Error("a link of that name exists and machined did not create it");
+      throw new NetworkApplyError(`create ${conflict.kind}`, conflict.link, conflict.link, {
+        cause,
+      });
+    }
+  }
+
+  /** One step of the plan; EEXIST on create and ENODEV on delete count as done. */
+  async #step(step: LinkStep): Promise<void> {
+    const b = this.#backend;
+    switch (step.op) {
+      case "delete":
+        return await this.#do("delete", step.link, step.link, () => b.deleteLink(step.link));
+      case "release":
+        return await this.#do(
+          `release from ${step.from}`,
+          step.link,
+          step.link,
+          () => b.setLinkMaster(step.link, undefined),
+        );
+      case "create":
+        try {
+          return await b.createLink(step.spec);
+        } catch (e) {
+          if (hasErrno(e, "EEXIST")) return; // appeared meanwhile: the next pass compares it
+          throw new NetworkApplyError(`create ${step.spec.kind}`, step.spec.name, step.spec.name, {
+            cause: e,
+          });
+        }
+      case "down":
+        return await this.#do(
+          "bring down (to enslave)",
+          step.link,
+          step.link,
+          () => b.setLinkUp(step.link, false),
+        );
+      case "enslave":
+        return await this.#do(
+          `enslave to ${step.master}`,
+          step.link,
+          step.link,
+          () => b.setLinkMaster(step.link, step.master),
+        );
     }
   }
 

@@ -6,7 +6,7 @@
  */
 import type { MachineController } from "../../resources/mod.ts";
 import { LINK_STATUS, type LinkStatusSpec } from "../../resources/mod.ts";
-import type { LinkInfo, NetworkBackend } from "../../platform/network/mod.ts";
+import { type LinkInfo, MACHINED_ALIAS, type NetworkBackend } from "../../platform/network/mod.ts";
 import { kernelWatchController } from "./kernel_watch.ts";
 
 /** Builds the controller. */
@@ -19,12 +19,19 @@ export function linkStatusController(
     groups: ["link"],
     backend: deps.backend,
     windowMs: deps.windowMs,
-    read: async (b) => (await b.listLinks()).map((l) => ({ id: l.name, spec: linkStatus(l) })),
+    read: async (b) => {
+      const links = await b.listLinks();
+      const names = new Map(links.map((l) => [l.index, l.name]));
+      return links.map((l) => ({ id: l.name, spec: linkStatus(l, names) }));
+    },
   });
 }
 
-/** Pure: the status of one link. */
-export function linkStatus(l: LinkInfo): LinkStatusSpec {
+/** Pure: the status of one link; `names` maps indexes to names (for the master). */
+export function linkStatus(
+  l: LinkInfo,
+  names: ReadonlyMap<number, string> = new Map(),
+): LinkStatusSpec {
   const type = l.hwType === 1
     ? "ether"
     : l.hwType === 772
@@ -38,9 +45,15 @@ export function linkStatus(l: LinkInfo): LinkStatusSpec {
     type,
     kind: l.kind ?? "",
     mac: l.mac ?? "",
+    ...(l.permMac === undefined ? {} : { permMac: l.permMac }),
     mtu: l.mtu,
     up: l.up,
     operstate: l.operstate,
     physical: type === "ether" && !l.kind && l.name !== "lo",
+    master: l.masterIndex === undefined ? "" : names.get(l.masterIndex) ?? String(l.masterIndex),
+    ours: l.alias === MACHINED_ALIAS,
+    ...(l.vlanId === undefined ? {} : { vlanId: l.vlanId }),
+    ...(l.bondMode === undefined ? {} : { bondMode: l.bondMode }),
+    ...(l.stp === undefined ? {} : { stp: l.stp }),
   };
 }

@@ -8,87 +8,12 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { MACHINE_CONFIG, MACHINE_CONFIG_ID } from "../../resources/mod.ts";
-import type { ResourceSpecs } from "../../resources/mod.ts";
-import { ControllerRuntime, Store, systemClock } from "../../runtime/mod.ts";
 import { waitForAbsence, waitForResource } from "../../runtime/testing.ts";
-import { parseMachineConfig } from "../../config/mod.ts";
-import { NativeNetworkBackend } from "../../platform/network/mod.ts";
-import { FakeIdentityBackend } from "../../platform/identity/mod.ts";
-import { createNetworkControllers, type NetworkDeps } from "./mod.ts";
 import { configYaml } from "./testing.ts";
+import { addrs, ip, routes, withNetwork } from "./netns_testing.ts";
 
 /** The client end of the veth pair the outer test made; dnsmasq serves its peer. */
 export const CLIENT_LINK = "mc0";
-
-async function ip(...args: string[]): Promise<string> {
-  const out = await new Deno.Command("ip", { args, stdout: "piped", stderr: "piped" }).output();
-  const text = new TextDecoder().decode(out.stdout);
-  if (!out.success) {
-    throw new Error(`ip ${args.join(" ")}: ${new TextDecoder().decode(out.stderr).trim()}`);
-  }
-  return text;
-}
-
-/** iproute2's independent view: `address/prefix` on a link (global scope only). */
-async function addrs(link: string): Promise<string[]> {
-  const [info] = JSON.parse(await ip("-j", "addr", "show", "dev", link));
-  return (info.addr_info as Array<{ local: string; prefixlen: number; scope: string }>)
-    .filter((a) => a.scope === "global")
-    .map((a) => `${a.local}/${a.prefixlen}`)
-    .sort();
-}
-
-async function routes(...filter: string[]): Promise<Array<Record<string, unknown>>> {
-  return JSON.parse(await ip("-j", "route", "show", ...filter));
-}
-
-async function withNetwork(
-  deps: Partial<NetworkDeps>,
-  yaml: string,
-  f: (env: {
-    store: Store<ResourceSpecs>;
-    setConfig: (yaml: string) => Promise<void>;
-    resolvConf: string;
-    stop: () => Promise<void>;
-  }) => Promise<void>,
-) {
-  const dir = await Deno.makeTempDir({ prefix: "machined-netns-" });
-  const store = new Store<ResourceSpecs>();
-  const runtime = new ControllerRuntime(store, { clock: systemClock });
-  const domain = createNetworkControllers({
-    backend: new NativeNetworkBackend(),
-    identity: new FakeIdentityBackend(),
-    resolvConfPath: `${dir}/resolv.conf`,
-    autoDhcp: false,
-    ...deps,
-  });
-  for (const c of domain.controllers) runtime.register(c);
-  const setConfig = async (text: string) => {
-    const parsed = parseMachineConfig(text, "netns.yaml");
-    if (!parsed.ok) throw new Error(parsed.errors.map((e) => e.format()).join("\n"));
-    await store.modify(
-      { type: MACHINE_CONFIG, namespace: "config", id: MACHINE_CONFIG_ID },
-      "test",
-      () => ({ source: "netns.yaml", config: parsed.config }),
-    );
-  };
-  let stopped = false;
-  const stop = async () => {
-    if (stopped) return;
-    stopped = true;
-    await runtime.stop();
-    await domain.shutdown();
-  };
-  await setConfig(yaml);
-  runtime.start();
-  try {
-    await f({ store, setConfig, resolvConf: `${dir}/resolv.conf`, stop });
-  } finally {
-    await stop();
-    await Deno.remove(dir, { recursive: true });
-  }
-}
 
 if (Deno.env.get("MACHINED_NETNS")) {
   Deno.test("static addresses, routes and MTU applied, then removed (only machined's)", async () => {

@@ -7,7 +7,7 @@
  */
 import type { DhcpLeaseSpec, MachineController } from "../../resources/mod.ts";
 import { ROUTE_SPEC, routeSpecId, type RouteSpecSpec } from "../../resources/mod.ts";
-import { type MachineConfig, parseCidr } from "../../config/mod.ts";
+import { configuredLinks, type MachineConfig, parseCidr } from "../../config/mod.ts";
 import { canonicalIp, formatIp } from "../../platform/network/mod.ts";
 import {
   boundLeases,
@@ -39,7 +39,7 @@ export function routeSpecs(
   leases: readonly DhcpLeaseSpec[],
 ): RouteSpecSpec[] {
   const out: RouteSpecSpec[] = [];
-  for (const i of config.machine.network.interfaces) {
+  for (const i of configuredLinks(config.machine.network)) {
     for (const r of i.routes) {
       const cidr = parseCidr(r.to);
       if (!cidr) continue; // the config schema rejects these

@@ -9,6 +9,7 @@ pub mod block;
 pub mod error;
 pub mod fs_usage;
 pub mod napi_block;
+pub mod napi_link_kind;
 pub mod napi_netlink;
 pub mod netlink;
 pub mod util;

@@ -10,7 +10,7 @@ use napi_derive::napi;
 use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Arc;
 
-async fn blocking<T: Send + 'static>(
+pub(crate) async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> SysResult<T> + Send + 'static,
 ) -> napi::Result<T> {
     spawn_blocking(f)
@@ -48,6 +48,8 @@ pub struct NlLink {
     /// ARPHRD_* (1 ether, 772 loopback).
     pub hw_type: u32,
     pub mac: Option<String>,
+    /// IFLA_PERM_ADDRESS: the NIC's own MAC (a bond port's `mac` is the bond's).
+    pub perm_mac: Option<String>,
     pub broadcast: Option<String>,
     pub mtu: u32,
     pub min_mtu: Option<u32>,
@@ -59,6 +61,19 @@ pub struct NlLink {
     pub master: Option<u32>,
     pub parent: Option<u32>,
     pub txqlen: Option<u32>,
+    /// IFLA_IFALIAS; `machined` on links machined created.
+    pub alias: Option<String>,
+    /// A VLAN's 802.1Q id.
+    pub vlan_id: Option<u32>,
+    /// A bond's mode (`active-backup`, `802.3ad`...).
+    pub bond_mode: Option<String>,
+    pub miimon: Option<u32>,
+    /// A bond's LACP rate (`slow`, `fast`).
+    pub lacp_rate: Option<String>,
+    /// A bond's transmit hash policy (`layer2`, `layer3+4`...).
+    pub xmit_hash_policy: Option<String>,
+    /// A bridge's STP state (on or off).
+    pub stp: Option<bool>,
 }
 
 impl From<link::Link> for NlLink {
@@ -69,6 +84,7 @@ impl From<link::Link> for NlLink {
             kind: l.kind,
             hw_type: l.hw_type as u32,
             mac: l.mac,
+            perm_mac: l.perm_mac,
             broadcast: l.broadcast,
             mtu: l.mtu,
             min_mtu: l.min_mtu,
@@ -79,6 +95,13 @@ impl From<link::Link> for NlLink {
             master: l.master,
             parent: l.parent,
             txqlen: l.txqlen,
+            alias: l.alias,
+            vlan_id: l.info.vlan_id.map(u32::from),
+            bond_mode: l.info.bond_mode,
+            miimon: l.info.miimon,
+            lacp_rate: l.info.lacp_rate,
+            xmit_hash_policy: l.info.xmit_hash_policy,
+            stp: l.info.stp,
         }
     }
 }
@@ -325,7 +348,7 @@ impl From<events::Event> for NlEvent {
             events::Event::Link { removed, link } => {
                 out.kind = "link".into();
                 out.removed = removed;
-                out.link = Some(link.into());
+                out.link = Some((*link).into());
             }
             events::Event::Address { removed, address } => {
                 out.kind = "address".into();

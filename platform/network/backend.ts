@@ -12,6 +12,10 @@
  * - `addRoute` of a route with the same family, table, destination and metric
  *   throws EEXIST; `deleteRoute` with no match throws ESRCH.
  * - Anything naming a missing link throws ENODEV.
+ * - `createLink` of a taken name throws EEXIST; `deleteLink` of a missing one
+ *   ENODEV; `setLinkMaster` to the current master (or none to none) succeeds
+ *   and changes nothing, and to another master moves the link (the kernel
+ *   releases it first).
  * Controllers treat EEXIST on add and EADDRNOTAVAIL/ESRCH on delete as "already
  * converged".
  * @module
@@ -70,6 +74,11 @@ export interface LinkInfo {
   /** ARPHRD_* (1 ether, 772 loopback). */
   hwType: number;
   mac?: string;
+  /**
+   * IFLA_PERM_ADDRESS: a NIC's own MAC. A bond gives its ports the bond's MAC,
+   * so a port's `mac` changes while this stays; absent for virtual links.
+   */
+  permMac?: string;
   mtu: number;
   minMtu?: number;
   maxMtu?: number;
@@ -80,9 +89,58 @@ export interface LinkInfo {
   operstate: OperState;
   /** Index of the bridge/bond this link is enslaved to. */
   masterIndex?: number;
-  /** IFLA_LINK: for a veth, the peer's index. */
+  /** IFLA_LINK: for a veth, the peer's index; for a VLAN, its parent's. */
   parentIndex?: number;
+  /** IFLA_IFALIAS; {@link MACHINED_ALIAS} on the links machined created. */
+  alias?: string;
+  /** A VLAN's 802.1Q id. */
+  vlanId?: number;
+  /** A bond's mode, as the kernel names it. */
+  bondMode?: BondMode;
+  /** A bond's MII link monitoring interval in ms (0: off). */
+  miimon?: number;
+  lacpRate?: LacpRate;
+  xmitHashPolicy?: XmitHashPolicy;
+  /** A bridge's spanning tree state. */
+  stp?: boolean;
 }
+
+/**
+ * The alias machined sets on every link it creates, so that it removes only
+ * those: a VLAN, bond or bridge someone else made keeps its alias (or none).
+ */
+export const MACHINED_ALIAS = "machined";
+
+/** Bond modes, with the kernel's names. */
+export type BondMode =
+  | "balance-rr"
+  | "active-backup"
+  | "balance-xor"
+  | "broadcast"
+  | "802.3ad"
+  | "balance-tlb"
+  | "balance-alb";
+/** 802.3ad LACPDU rate. */
+export type LacpRate = "slow" | "fast";
+/** How a bond spreads traffic over its ports. */
+export type XmitHashPolicy = "layer2" | "layer3+4" | "layer2+3" | "encap2+3" | "encap3+4";
+
+/** A virtual link to create: an 802.1Q VLAN on `parent`, a bond or a bridge. */
+export type LinkCreateSpec =
+  & { name: string; /** IFLA_IFALIAS set right after creation. */ alias?: string }
+  & (
+    | { kind: "vlan"; parent: string; vlanId: number }
+    | {
+      kind: "bond";
+      /** @default balance-rr (the kernel's) */
+      mode?: BondMode;
+      /** @default 0 (the kernel's: no link monitoring) */
+      miimon?: number;
+      lacpRate?: LacpRate;
+      xmitHashPolicy?: XmitHashPolicy;
+    }
+    | { kind: "bridge"; /** @default false */ stp?: boolean }
+  );
 
 /** An address assigned to a link. */
 export interface AddressInfo {
@@ -211,6 +269,23 @@ export interface NetworkBackend {
   setLinkUp(link: string, up: boolean): Promise<void>;
   /** @throws SysError ENODEV (missing) or EINVAL (out of range). */
   setLinkMtu(link: string, mtu: number): Promise<void>;
+  /**
+   * Create a VLAN, bond or bridge, down.
+   * @throws SysError EEXIST (name taken), ENODEV (a VLAN's parent missing),
+   * EOPNOTSUPP (the kernel has no driver for the kind), EINVAL.
+   */
+  createLink(spec: LinkCreateSpec): Promise<void>;
+  /**
+   * Delete a link: a master's ports are released, a parent's VLANs go with it.
+   * @throws SysError ENODEV when missing.
+   */
+  deleteLink(link: string): Promise<void>;
+  /**
+   * Enslave `link` to the bond or bridge `master`, or release it (undefined).
+   * @throws SysError ENODEV (either missing), EPERM (a bond port that is up),
+   * EOPNOTSUPP (`master` cannot have ports).
+   */
+  setLinkMaster(link: string, master: string | undefined): Promise<void>;
   /** @throws SysError EEXIST, ENODEV. */
   addAddress(spec: AddressSpec): Promise<void>;
   /** @throws SysError EADDRNOTAVAIL, ENODEV. */

@@ -6,52 +6,22 @@
  */
 import assert from "node:assert/strict";
 import { isSysError } from "../../native-ops/mod.ts";
-import type {
-  AddressInfo,
-  NetworkBackend,
-  NetworkEvent,
-  NetworkSubscription,
-  RouteInfo,
-} from "./backend.ts";
+import type { AddressInfo, NetworkEvent, RouteInfo } from "./backend.ts";
 import { IFA_F, IFF, PROTO, SCOPE, TABLE } from "./backend.ts";
+import { linkCases } from "./backend_conformance_links.ts";
 
-/** What each case receives. */
-export interface NetworkEnv {
-  backend: NetworkBackend;
-  /** Names of the two ends of a fresh veth pair. */
-  a: string;
-  b: string;
-}
-
-/** Harness hooks: make a fresh environment, tear it down. */
-export interface NetworkHarness {
-  setup(): Promise<NetworkEnv>;
-  teardown(env: NetworkEnv): Promise<void>;
-}
-
-/** Assert that `p` rejects with a SysError of `code` (and `op`, if given). */
-export async function rejectsSys(p: Promise<unknown>, code: string, op?: string): Promise<void> {
-  await assert.rejects(p, (e: unknown) => {
-    assert.ok(isSysError(e), `expected SysError ${code}, got ${e}`);
-    assert.equal(e.code, code);
-    if (op) assert.equal(e.op, op);
-    return true;
-  });
-}
-
-/** Wait (bounded) for the first event satisfying `pred`. */
-export async function waitForEvent(
-  sub: NetworkSubscription,
-  pred: (e: NetworkEvent) => boolean,
-  timeoutMs = 5000,
-): Promise<NetworkEvent> {
-  const deadline = performance.now() + timeoutMs;
-  while (performance.now() < deadline) {
-    const e = await sub.nextEvent(deadline - performance.now());
-    if (e && pred(e)) return e;
-  }
-  throw new Error(`no matching event within ${timeoutMs} ms`);
-}
+export {
+  type NetworkEnv,
+  type NetworkHarness,
+  rejectsSys,
+  waitForEvent,
+} from "./conformance_helpers.ts";
+import {
+  type NetworkEnv,
+  type NetworkHarness,
+  rejectsSys,
+  waitForEvent,
+} from "./conformance_helpers.ts";
 
 async function link(env: NetworkEnv, name: string) {
   const l = (await env.backend.listLinks()).find((x) => x.name === name);
@@ -361,16 +331,28 @@ async function waitForRunning(env: NetworkEnv): Promise<void> {
   throw new Error("links did not come up");
 }
 
-/** Register every case as a Deno test named `<prefix>: <case>`. */
+/**
+ * Register every case as a Deno test named `<prefix>: <case>`; a link case
+ * whose kinds the harness lacks is registered as ignored, naming them.
+ */
 export function registerNetworkConformance(prefix: string, harness: NetworkHarness): void {
-  for (const [name, run] of networkCases) {
-    Deno.test(`${prefix}: ${name}`, async () => {
-      const env = await harness.setup();
-      try {
-        await run(env);
-      } finally {
-        await harness.teardown(env);
-      }
+  const all = [
+    ...networkCases.map(([name, run]) => ({ name, run, needs: [] as readonly string[] })),
+    ...linkCases,
+  ];
+  for (const { name, run, needs } of all) {
+    const missing = needs.filter((k) => !harness.kinds.has(k));
+    Deno.test({
+      name: `${prefix}: ${name}` + (missing.length ? ` (needs ${missing.join(", ")})` : ""),
+      ignore: missing.length > 0,
+      async fn() {
+        const env = await harness.setup();
+        try {
+          await run(env);
+        } finally {
+          await harness.teardown(env);
+        }
+      },
     });
   }
 }

@@ -8,14 +8,13 @@
  * datagrams beyond a veth pair.
  * @module
  */
-import { errnoValue, SysError } from "../../native-ops/mod.ts";
 import { FaultInjector } from "../mod.ts";
 import type {
   AddressInfo,
   AddressSpec,
-  Datagram,
   DhcpSocket,
   EventGroup,
+  LinkCreateSpec,
   LinkInfo,
   NetworkBackend,
   NetworkEvent,
@@ -26,14 +25,21 @@ import type {
 import { IFA_F, IFF, PROTO, RTN, SCOPE, TABLE } from "./backend.ts";
 import { canonicalIp, formatIp, maskIp, parseIp, prefixContains } from "./ip.ts";
 import {
+  checkRouteSpec,
+  fail,
+  fakeMac,
   ipv6Scope,
   linkLocalFromMac,
   routeFromSpec,
   routeMatchesDelete,
   sameRouteKey,
+  specIp,
   vethOperstate,
 } from "./fake_rules.ts";
-import { EventQueue } from "./event_queue.ts";
+import { createdLinkInfo, enslaveError, virtualOperstate } from "./fake_links.ts";
+import { FakeDhcpSocket, FakeSubscription } from "./fake_sockets.ts";
+
+export { FakeDhcpSocket } from "./fake_sockets.ts";
 
 /** What a seeded link looks like. */
 export interface FakeLinkSeed {
@@ -53,10 +59,6 @@ interface FakeLink {
 
 const FOREVER = 0xffffffff;
 
-function fail(op: string, code: string, detail: string): never {
-  throw new SysError(op, errnoValue(code), detail);
-}
-
 /** The fake network backend. Seed it, drive it, inspect it. */
 export class FakeNetworkBackend implements NetworkBackend {
   /** Arm failures per operation name (`setLinkUp`, `addAddress`, ...). */
@@ -68,7 +70,11 @@ export class FakeNetworkBackend implements NetworkBackend {
   #sockets = new Set<FakeDhcpSocket>();
   #nextIndex = 1;
 
-  constructor(options: { loopback?: boolean } = {}) {
+  /** Link kinds the simulated kernel can create (others: EOPNOTSUPP). */
+  readonly kinds: ReadonlySet<string>;
+
+  constructor(options: { loopback?: boolean; kinds?: readonly string[] } = {}) {
+    this.kinds = new Set(options.kinds ?? ["vlan", "bond", "bridge"]);
     if (options.loopback ?? true) {
       this.addLink({ name: "lo", mac: "00:00:00:00:00:00", mtu: 65536 });
       const lo = this.#links.get("lo")!.info;
@@ -87,10 +93,7 @@ export class FakeNetworkBackend implements NetworkBackend {
       index,
       name: seed.name,
       hwType: 1,
-      mac: seed.mac ??
-        `02:00:00:00:${(index >> 8).toString(16).padStart(2, "0")}:${
-          (index & 0xff).toString(16).padStart(2, "0")
-        }`,
+      mac: seed.mac ?? fakeMac(index),
       mtu: seed.mtu ?? 1500,
       minMtu: seed.minMtu ?? 68,
       maxMtu: seed.maxMtu ?? 65535,
@@ -99,6 +102,7 @@ export class FakeNetworkBackend implements NetworkBackend {
       operstate: "down",
     };
     if (seed.kind) info.kind = seed.kind;
+    else if (seed.name !== "lo") info.permMac = info.mac;
     this.#links.set(seed.name, { info });
     this.#emitLink(info, false);
     if (seed.up) this.#setUp(seed.name, true);
@@ -117,12 +121,22 @@ export class FakeNetworkBackend implements NetworkBackend {
     return [structuredClone(la.info), structuredClone(lb.info)];
   }
 
-  /** Remove a link with its addresses and routes (a veth takes its peer along). */
+  /**
+   * Remove a link with its addresses and routes (a veth takes its peer along,
+   * a parent its VLANs; a master's ports are released).
+   */
   removeLink(name: string): void {
     const l = this.#link("RTM_DELLINK", name);
     const names = l.peer ? [name, l.peer] : [name];
     for (const n of names) {
-      const link = this.#links.get(n)!;
+      const link = this.#links.get(n);
+      if (!link) continue;
+      for (const other of [...this.#links.values()]) {
+        if (other.info.masterIndex === link.info.index) this.#release(other);
+        if (other.info.kind === "vlan" && other.info.parentIndex === link.info.index) {
+          this.removeLink(other.info.name);
+        }
+      }
       this.#dropAddresses((a) => a.index === link.info.index);
       this.#dropRoutes((r) => r.oif === link.info.index);
       this.#links.delete(n);
@@ -170,10 +184,54 @@ export class FakeNetworkBackend implements NetworkBackend {
     });
   }
 
+  createLink(spec: LinkCreateSpec): Promise<void> {
+    return this.#run("createLink", [spec], () => {
+      const op = "RTM_NEWLINK";
+      if (!this.kinds.has(spec.kind)) fail(op, "EOPNOTSUPP", `${spec.name}: kind ${spec.kind}`);
+      if (this.#links.has(spec.name)) fail(op, "EEXIST", spec.name);
+      const parent = spec.kind === "vlan" ? this.#link(op, spec.parent).info : undefined;
+      this.addLink({ name: spec.name, kind: spec.kind, mac: parent?.mac });
+      const created = this.#links.get(spec.name)!.info;
+      Object.assign(created, createdLinkInfo(spec, parent));
+      this.#emitLink(created, false);
+    });
+  }
+
+  deleteLink(link: string): Promise<void> {
+    return this.#run("deleteLink", [link], () => this.removeLink(link));
+  }
+
+  setLinkMaster(link: string, master: string | undefined): Promise<void> {
+    return this.#run("setLinkMaster", [link, master], () => {
+      const op = "RTM_SETLINK";
+      const l = this.#link(op, link);
+      const m = master === undefined ? undefined : this.#link(op, master).info;
+      if (l.info.masterIndex === m?.index) return;
+      if (m) {
+        const refusal = enslaveError(l.info, m);
+        if (refusal) fail(op, refusal[0], `${link}: ${refusal[1]}`);
+      }
+      if (l.info.masterIndex !== undefined) this.#release(l);
+      if (!m) return;
+      l.info.masterIndex = m.index;
+      // A bond opens its port and gives it the bond's MAC (the first port's).
+      if (m.kind === "bond") {
+        const first = ![...this.#links.values()].some((x) =>
+          x !== l && x.info.masterIndex === m.index
+        );
+        if (first && l.info.mac) m.mac = l.info.mac;
+        else if (m.mac) l.info.mac = m.mac;
+        this.#setUp(link, true);
+      }
+      this.#refreshVirtual();
+      this.#emitLink(l.info, false);
+    });
+  }
+
   addAddress(spec: AddressSpec): Promise<void> {
     return this.#run("addAddress", [spec], () => {
       const op = "RTM_NEWADDR";
-      const ip = this.#ip(op, spec.address, spec);
+      const ip = specIp(op, spec.address, spec);
       const l = this.#link(op, spec.link).info;
       const address = formatIp(ip.bytes);
       const v6 = ip.family === "inet6";
@@ -209,7 +267,7 @@ export class FakeNetworkBackend implements NetworkBackend {
   deleteAddress(spec: AddressSpec): Promise<void> {
     return this.#run("deleteAddress", [spec], () => {
       const op = "RTM_DELADDR";
-      const ip = this.#ip(op, spec.address, spec);
+      const ip = specIp(op, spec.address, spec);
       const l = this.#link(op, spec.link).info;
       const address = formatIp(ip.bytes);
       const a = this.#addresses.find((x) =>
@@ -231,7 +289,7 @@ export class FakeNetworkBackend implements NetworkBackend {
   addRoute(spec: RouteSpec): Promise<void> {
     return this.#run("addRoute", [spec], () => {
       const op = "RTM_NEWROUTE";
-      this.#checkRouteSpec(op, spec);
+      checkRouteSpec(op, spec);
       let oif = spec.link === undefined ? undefined : this.#link(op, spec.link).info.index;
       const gw = spec.gateway === undefined ? undefined : parseIp(spec.gateway)!;
       if (gw) {
@@ -261,7 +319,7 @@ export class FakeNetworkBackend implements NetworkBackend {
   deleteRoute(spec: RouteSpec): Promise<void> {
     return this.#run("deleteRoute", [spec], () => {
       const op = "RTM_DELROUTE";
-      this.#checkRouteSpec(op, spec);
+      checkRouteSpec(op, spec);
       const oif = spec.link === undefined ? undefined : this.#link(op, spec.link).info.index;
       const r = this.#routes.find((x) => routeMatchesDelete(x, spec, oif));
       if (!r) fail(op, "ESRCH", `${spec.dst ?? "default"}/${spec.dstLen ?? 0}`);
@@ -315,23 +373,6 @@ export class FakeNetworkBackend implements NetworkBackend {
     return l;
   }
 
-  #ip(op: string, s: string, spec: AddressSpec) {
-    const ip = parseIp(s);
-    if (!ip) fail(op, "EINVAL", `bad IP address ${JSON.stringify(s)}`);
-    if (spec.prefixLen < 0 || spec.prefixLen > (ip.family === "inet" ? 32 : 128)) {
-      fail(op, "EINVAL", `${s}/${spec.prefixLen} on ${spec.link}`);
-    }
-    return ip;
-  }
-
-  #checkRouteSpec(op: string, spec: RouteSpec): void {
-    if (spec.family !== "inet" && spec.family !== "inet6") fail(op, "EAFNOSUPPORT", spec.family);
-    for (const ip of [spec.dst, spec.gateway, spec.prefsrc]) {
-      if (ip !== undefined && parseIp(ip)?.family !== spec.family) fail(op, "EINVAL", ip);
-    }
-    if ((spec.dstLen ?? 0) > (spec.family === "inet" ? 32 : 128)) fail(op, "EINVAL", "dstLen");
-  }
-
   #setUp(name: string, up: boolean): void {
     const l = this.#links.get(name)!;
     if (l.info.up === up) return;
@@ -349,13 +390,40 @@ export class FakeNetworkBackend implements NetworkBackend {
     }
     this.#emitLink(l.info, false);
     if (l.peer) this.#emitLink(this.#links.get(l.peer)!.info, false);
+    this.#refreshVirtual();
+  }
+
+  #release(l: FakeLink): void {
+    delete l.info.masterIndex;
+    this.#refreshVirtual();
+    this.#emitLink(l.info, false);
+  }
+
+  /** Masters follow their ports, VLANs their parent (two passes: a VLAN on a bond). */
+  #refreshVirtual(): void {
+    for (let pass = 0; pass < 2; pass++) {
+      const all = [...this.#links.values()].map((x) => x.info);
+      for (const i of all) {
+        if (i.kind !== "bond" && i.kind !== "bridge" && i.kind !== "vlan") continue;
+        const next = virtualOperstate(i, all);
+        if (next === i.operstate) continue;
+        i.operstate = next;
+        const running = next === "up" || (next === "unknown" && i.up);
+        i.flags = running
+          ? i.flags | IFF.RUNNING | IFF.LOWER_UP
+          : i.flags & ~(IFF.RUNNING | IFF.LOWER_UP);
+        this.#emitLink(i, false);
+      }
+    }
   }
 
   #refreshOperstate(l: FakeLink): void {
     const i = l.info;
     const was = i.operstate;
     if (i.hwType === 772) i.operstate = i.up ? "unknown" : "down";
-    else i.operstate = vethOperstate(i.up, l.peer ? this.#links.get(l.peer)!.info.up : undefined);
+    else if (i.kind === "bond" || i.kind === "bridge" || i.kind === "vlan") {
+      i.operstate = virtualOperstate(i, [...this.#links.values()].map((x) => x.info));
+    } else i.operstate = vethOperstate(i.up, l.peer ? this.#links.get(l.peer)!.info.up : undefined);
     const running = i.operstate === "up" || (i.operstate === "unknown" && i.up);
     i.flags = running
       ? i.flags | IFF.RUNNING | IFF.LOWER_UP
@@ -430,55 +498,6 @@ export class FakeNetworkBackend implements NetworkBackend {
   }
 
   #emit(e: NetworkEvent): void {
-    const group: EventGroup = e.kind === "link"
-      ? "link"
-      : `${
-        (e.kind === "address" ? e.address.family : e.route.family) === "inet" ? "ipv4" : "ipv6"
-      }-${e.kind}` as EventGroup;
-    for (const s of this.#subs) if (s.groups.has(group)) s.queue.push(structuredClone(e));
-  }
-}
-
-class FakeSubscription implements NetworkSubscription {
-  readonly queue = new EventQueue<NetworkEvent>();
-  constructor(
-    readonly groups: ReadonlySet<EventGroup>,
-    private readonly onClose: (s: FakeSubscription) => void,
-  ) {}
-  nextEvent(timeoutMs: number): Promise<NetworkEvent | undefined> {
-    return this.queue.next(timeoutMs);
-  }
-  close(): void {
-    this.onClose(this);
-    this.queue.close();
-  }
-  [Symbol.asyncIterator](): AsyncIterator<NetworkEvent> {
-    return this.queue[Symbol.asyncIterator]();
-  }
-}
-
-/** A fake DHCP socket; datagrams travel across the fake veth pair. */
-export class FakeDhcpSocket implements DhcpSocket {
-  readonly #queue = new EventQueue<Datagram>();
-  constructor(
-    readonly link: string,
-    readonly port: number,
-    private readonly net: FakeNetworkBackend,
-    private readonly onClose: (s: FakeDhcpSocket) => void,
-  ) {}
-  async send(data: Uint8Array, to = "255.255.255.255", port = 67): Promise<void> {
-    await Promise.resolve();
-    this.net.faults.check("dhcpSend", [this.link, data, to, port]);
-    this.net.deliver(this, data, to, port);
-  }
-  receive(timeoutMs: number): Promise<Datagram | undefined> {
-    return this.#queue.next(timeoutMs);
-  }
-  push(d: Datagram): void {
-    this.#queue.push(d);
-  }
-  close(): void {
-    this.onClose(this);
-    this.#queue.close();
+    for (const s of this.#subs) s.offer(e);
   }
 }

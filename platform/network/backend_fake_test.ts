@@ -13,6 +13,34 @@ registerNetworkConformance("fake network backend", {
     assert.equal((env.backend as FakeNetworkBackend).openSockets, 0, "sockets closed");
     return Promise.resolve();
   },
+  kinds: new Set(["vlan", "bond", "bridge"]),
+});
+
+Deno.test("fake network: a kind the kernel lacks is EOPNOTSUPP; a VLAN follows its bond", async () => {
+  const net = new FakeNetworkBackend({ kinds: ["bridge"] });
+  await assert.rejects(
+    net.createLink({ name: "bond0", kind: "bond" }),
+    (e) => isSysError(e, "EOPNOTSUPP"),
+  );
+  const full = new FakeNetworkBackend();
+  full.addVethPair("p0", "peer0");
+  await full.createLink({ name: "bond0", kind: "bond", mode: "active-backup" });
+  await full.createLink({ name: "bond0.7", kind: "vlan", parent: "bond0", vlanId: 7 });
+  await full.setLinkMaster("p0", "bond0");
+  await full.setLinkUp("peer0", true);
+  await full.setLinkUp("bond0", true);
+  await full.setLinkUp("bond0.7", true);
+  const state = async () =>
+    Object.fromEntries((await full.listLinks()).map((l) => [l.name, l.operstate]));
+  assert.deepEqual(
+    [(await state())["bond0"], (await state())["bond0.7"]],
+    ["up", "up"],
+  );
+  await full.setLinkUp("peer0", false);
+  assert.deepEqual(
+    [(await state())["bond0"], (await state())["bond0.7"]],
+    ["down", "lowerlayerdown"],
+  );
 });
 
 Deno.test("fake network: injected faults surface as SysError and calls are recorded", async () => {

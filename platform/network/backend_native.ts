@@ -7,10 +7,13 @@ import { loadNative, toSysError } from "../../native-ops/mod.ts";
 import type {
   AddressInfo,
   AddressSpec,
+  BondMode,
   Datagram,
   DhcpSocket,
   EventGroup,
   Family,
+  LacpRate,
+  LinkCreateSpec,
   LinkInfo,
   NetworkBackend,
   NetworkEvent,
@@ -18,6 +21,7 @@ import type {
   OperState,
   RouteInfo,
   RouteSpec,
+  XmitHashPolicy,
 } from "./backend.ts";
 import { IFF } from "./backend.ts";
 
@@ -28,6 +32,7 @@ interface NlLink {
   kind?: string;
   hwType: number;
   mac?: string;
+  permMac?: string;
   mtu: number;
   minMtu?: number;
   maxMtu?: number;
@@ -35,6 +40,13 @@ interface NlLink {
   operstate: string;
   master?: number;
   parent?: number;
+  alias?: string;
+  vlanId?: number;
+  bondMode?: string;
+  miimon?: number;
+  lacpRate?: string;
+  xmitHashPolicy?: string;
+  stp?: boolean;
 }
 interface NlAddress {
   index: number;
@@ -99,6 +111,7 @@ export function toLinkInfo(l: NlLink): LinkInfo {
     kind: l.kind,
     hwType: l.hwType,
     mac: l.mac,
+    permMac: l.permMac,
     mtu: l.mtu,
     minMtu: l.minMtu,
     maxMtu: l.maxMtu,
@@ -107,6 +120,13 @@ export function toLinkInfo(l: NlLink): LinkInfo {
     operstate: l.operstate as OperState,
     masterIndex: l.master,
     parentIndex: l.parent,
+    alias: l.alias,
+    vlanId: l.vlanId,
+    bondMode: l.bondMode as BondMode | undefined,
+    miimon: l.miimon,
+    lacpRate: l.lacpRate as LacpRate | undefined,
+    xmitHashPolicy: l.xmitHashPolicy as XmitHashPolicy | undefined,
+    stp: l.stp,
   });
 }
 
@@ -169,6 +189,24 @@ function addrArg(s: AddressSpec) {
     validLft: s.validLifetime,
     preferredLft: s.preferredLifetime,
   };
+}
+
+function createArg(s: LinkCreateSpec) {
+  const base = { name: s.name, kind: s.kind, alias: s.alias };
+  switch (s.kind) {
+    case "vlan":
+      return { ...base, parent: s.parent, vlanId: s.vlanId };
+    case "bond":
+      return {
+        ...base,
+        bondMode: s.mode,
+        miimon: s.miimon,
+        lacpRate: s.lacpRate,
+        xmitHashPolicy: s.xmitHashPolicy,
+      };
+    case "bridge":
+      return { ...base, stp: s.stp };
+  }
 }
 
 function routeArg(s: RouteSpec) {
@@ -257,6 +295,15 @@ export class NativeNetworkBackend implements NetworkBackend {
   }
   async setLinkMtu(link: string, mtu: number): Promise<void> {
     await this.#n.netlinkSetLinkMtu(link, mtu);
+  }
+  async createLink(spec: LinkCreateSpec): Promise<void> {
+    await this.#n.netlinkCreateLink(createArg(spec));
+  }
+  async deleteLink(link: string): Promise<void> {
+    await this.#n.netlinkDeleteLink(link);
+  }
+  async setLinkMaster(link: string, master: string | undefined): Promise<void> {
+    await this.#n.netlinkSetLinkMaster(link, master);
   }
   async addAddress(spec: AddressSpec): Promise<void> {
     await this.#n.netlinkAddAddress(addrArg(spec));

@@ -4,9 +4,40 @@
  * matching on delete, IPv6 scope, EUI-64 link-local addresses, operstate.
  * @module
  */
-import type { Family, OperState, RouteInfo, RouteSpec } from "./backend.ts";
+import { errnoValue, SysError } from "../../native-ops/mod.ts";
+import type { AddressSpec, Family, OperState, RouteInfo, RouteSpec } from "./backend.ts";
 import { PROTO, RTN, SCOPE, TABLE } from "./backend.ts";
-import { canonicalIp, parseIp } from "./ip.ts";
+import { canonicalIp, type Ip, parseIp } from "./ip.ts";
+
+/** A locally administered MAC derived from a link index (`02:00:00:00:00:07`). */
+export function fakeMac(index: number): string {
+  const hex = (n: number) => n.toString(16).padStart(2, "0");
+  return `02:00:00:00:${hex((index >> 8) & 0xff)}:${hex(index & 0xff)}`;
+}
+
+/** Throw the SysError the kernel would answer. */
+export function fail(op: string, code: string, detail: string): never {
+  throw new SysError(op, errnoValue(code), detail);
+}
+
+/** The address of an address spec, refused as the kernel would (EINVAL). */
+export function specIp(op: string, s: string, spec: AddressSpec): Ip {
+  const ip = parseIp(s);
+  if (!ip) fail(op, "EINVAL", `bad IP address ${JSON.stringify(s)}`);
+  if (spec.prefixLen < 0 || spec.prefixLen > (ip.family === "inet" ? 32 : 128)) {
+    fail(op, "EINVAL", `${s}/${spec.prefixLen} on ${spec.link}`);
+  }
+  return ip;
+}
+
+/** Refuse a route spec the kernel refuses before looking at routes. */
+export function checkRouteSpec(op: string, spec: RouteSpec): void {
+  if (spec.family !== "inet" && spec.family !== "inet6") fail(op, "EAFNOSUPPORT", spec.family);
+  for (const ip of [spec.dst, spec.gateway, spec.prefsrc]) {
+    if (ip !== undefined && parseIp(ip)?.family !== spec.family) fail(op, "EINVAL", ip);
+  }
+  if ((spec.dstLen ?? 0) > (spec.family === "inet" ? 32 : 128)) fail(op, "EINVAL", "dstLen");
+}
 
 /** The route a spec adds, before the nexthop checks (oif filled in by caller). */
 export function routeFromSpec(spec: RouteSpec, oif: number | undefined): RouteInfo {

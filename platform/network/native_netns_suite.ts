@@ -16,7 +16,42 @@ async function ip(...args: string[]): Promise<void> {
   }
 }
 
+/** Which virtual link kinds this kernel can create (a CI kernel has all; some VMs lack bond, 8021q). */
+async function kernelKinds(): Promise<Set<string>> {
+  const kinds = new Set<string>();
+  for (const kind of ["bridge", "bond"]) {
+    const ok = await ip("link", "add", `mtprobe-${kind}`, "type", kind).then(
+      () => true,
+      () => false,
+    );
+    if (ok) {
+      kinds.add(kind);
+      await ip("link", "del", `mtprobe-${kind}`);
+    }
+  }
+  if (kinds.has("bridge")) {
+    await ip("link", "add", "mtprobe-br", "type", "bridge");
+    const vlan = await ip(
+      "link",
+      "add",
+      "link",
+      "mtprobe-br",
+      "name",
+      "mtprobe-v",
+      "type",
+      "vlan",
+      "id",
+      "2",
+    )
+      .then(() => true, () => false);
+    if (vlan) kinds.add("vlan");
+    await ip("link", "del", "mtprobe-br");
+  }
+  return kinds;
+}
+
 if (Deno.env.get("MACHINED_NETNS")) {
+  const kinds = await kernelKinds();
   let n = 0;
   const backend = new NativeNetworkBackend();
   registerNetworkConformance("native network backend (netns)", {
@@ -29,5 +64,6 @@ if (Deno.env.get("MACHINED_NETNS")) {
     async teardown(env) {
       await ip("link", "del", env.a);
     },
+    kinds,
   });
 }

@@ -8,6 +8,18 @@ import type { ResourceDescriptor } from "../descriptor.ts";
 /** Type name. */
 export const LINK_SPEC = "LinkSpec";
 
+/** A virtual link machined creates (and marks as its own), with its kind's options. */
+export type LinkCreate =
+  | { readonly kind: "vlan"; readonly parent: string; readonly vlanId: number }
+  | {
+    readonly kind: "bond";
+    readonly mode: "active-backup" | "802.3ad";
+    readonly miimon: number;
+    readonly lacpRate?: "slow" | "fast";
+    readonly xmitHashPolicy?: "layer2" | "layer2+3" | "layer3+4" | "encap2+3" | "encap3+4";
+  }
+  | { readonly kind: "bridge"; readonly stp: boolean };
+
 /** The wanted state of a link; the id is the link name. */
 export interface LinkSpecSpec {
   readonly name: string;
@@ -17,17 +29,23 @@ export interface LinkSpecSpec {
   readonly dhcp: boolean;
   /** `config` for listed interfaces, `default` for lo and the auto-DHCP link. */
   readonly origin: "config" | "default";
+  /** Present when machined creates this link (a bond, VLAN or bridge). */
+  readonly create?: LinkCreate;
+  /** The bond or bridge this link is a port of (a port never runs DHCP). */
+  readonly master?: string;
 }
 
 export const linkSpecDescriptor: ResourceDescriptor<typeof LINK_SPEC, LinkSpecSpec> = {
   type: LINK_SPEC,
   namespace: "network",
   aliases: ["linkspec", "linkspecs"],
-  description: "Wanted link state (up, MTU, DHCP) from the machine config",
+  description: "Wanted link state (up, MTU, DHCP, kind, master) from the machine config",
   columns: [
     { header: "UP", value: (s) => String(s.up) },
     { header: "MTU", value: (s) => s.mtu === undefined ? "" : String(s.mtu) },
     { header: "DHCP", value: (s) => String(s.dhcp) },
     { header: "ORIGIN", value: (s) => s.origin },
+    { header: "KIND", value: (s) => s.create?.kind ?? "" },
+    { header: "MASTER", value: (s) => s.master ?? "" },
   ],
 };

@@ -17,6 +17,8 @@ export interface LinkStatusSpec {
   readonly kind: string;
   /** Empty when the link has none. */
   readonly mac: string;
+  /** A NIC's own MAC (a bond port's `mac` is the bond's); MAC selectors match this. */
+  readonly permMac?: string;
   readonly mtu: number;
   /** Administratively up. */
   readonly up: boolean;
@@ -24,6 +26,24 @@ export interface LinkStatusSpec {
   readonly operstate: string;
   /** A physical NIC: an Ethernet link without a driver kind. */
   readonly physical: boolean;
+  /** Name of the bond or bridge this link is a port of; empty when none. */
+  readonly master: string;
+  /** Created by machined (its alias is `machined`): the only links it deletes. */
+  readonly ours: boolean;
+  /** A VLAN's 802.1Q id. */
+  readonly vlanId?: number;
+  /** A bond's mode (`active-backup`, `802.3ad`...). */
+  readonly bondMode?: string;
+  /** A bridge's spanning tree state. */
+  readonly stp?: boolean;
+}
+
+/** One line on what kind of link it is: `vlan 42`, `802.3ad`, `stp on`, or empty. */
+export function linkDetail(s: LinkStatusSpec): string {
+  if (s.vlanId !== undefined) return `vlan ${s.vlanId}`;
+  if (s.bondMode !== undefined) return s.bondMode;
+  if (s.stp !== undefined) return `stp ${s.stp ? "on" : "off"}`;
+  return "";
 }
 
 export const linkStatusDescriptor: ResourceDescriptor<typeof LINK_STATUS, LinkStatusSpec> = {
@@ -37,5 +57,7 @@ export const linkStatusDescriptor: ResourceDescriptor<typeof LINK_STATUS, LinkSt
     { header: "MAC", value: (s) => s.mac },
     { header: "MTU", value: (s) => String(s.mtu) },
     { header: "OPER", value: (s) => s.operstate },
+    { header: "MASTER", value: (s) => s.master },
+    { header: "DETAIL", value: linkDetail },
   ],
 };

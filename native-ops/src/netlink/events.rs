@@ -30,10 +30,11 @@ pub fn group_by_name(name: &str) -> Option<u32> {
     })
 }
 
-/// One change notification. `removed` is true for RTM_DEL*.
+/// One change notification. `removed` is true for RTM_DEL*. A link is boxed:
+/// with its kind's info it is several times the size of the other variants.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Event {
-    Link { removed: bool, link: Link },
+    Link { removed: bool, link: Box<Link> },
     Address { removed: bool, address: Address },
     Route { removed: bool, route: Route },
 }
@@ -47,7 +48,7 @@ pub fn decode_events(buf: &[u8]) -> Vec<Event> {
         .filter_map(|m| match m.msg_type {
             RTM_NEWLINK | RTM_DELLINK => link::decode(m.payload).map(|l| Event::Link {
                 removed: m.msg_type == RTM_DELLINK,
-                link: l,
+                link: Box::new(l),
             }),
             RTM_NEWADDR | RTM_DELADDR => addr::decode(m.payload).map(|a| Event::Address {
                 removed: m.msg_type == RTM_DELADDR,

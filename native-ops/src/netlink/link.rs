@@ -1,6 +1,8 @@
 //! Links (RTM_*LINK): decode `ifinfomsg` + IFLA_* attributes, list all links,
-//! and change admin state and MTU by name.
+//! and change admin state and MTU by name. Creating, deleting and enslaving
+//! virtual links is `link_kind.rs`.
 
+use super::link_kind::{decode_linkinfo, KindInfo};
 use super::message::{as_u32, attrs, c_string, u16_at, u32_at, MsgBuilder, NLM_F_ACK, NLM_F_DUMP};
 use super::socket::NlSocket;
 use crate::error::{SysErr, SysResult};
@@ -19,10 +21,11 @@ const IFLA_MASTER: u16 = 10;
 const IFLA_TXQLEN: u16 = 13;
 const IFLA_OPERSTATE: u16 = 16;
 const IFLA_LINKINFO: u16 = 18;
-const IFLA_INFO_KIND: u16 = 1;
+const IFLA_IFALIAS: u16 = 20;
 const IFLA_CARRIER: u16 = 33;
 const IFLA_MIN_MTU: u16 = 50;
 const IFLA_MAX_MTU: u16 = 51;
+const IFLA_PERM_ADDRESS: u16 = 54;
 
 /// Size of `struct ifinfomsg`.
 pub const IFINFOMSG_LEN: usize = 16;
@@ -37,6 +40,9 @@ pub struct Link {
     /// IFLA_INFO_KIND (veth, bridge, bond, ...); None for physical devices.
     pub kind: Option<String>,
     pub mac: Option<String>,
+    /// IFLA_PERM_ADDRESS: the NIC's own MAC, which a bond port keeps here
+    /// while the bond gives it the bond's.
+    pub perm_mac: Option<String>,
     pub broadcast: Option<String>,
     pub mtu: u32,
     pub min_mtu: Option<u32>,
@@ -49,6 +55,10 @@ pub struct Link {
     /// IFLA_LINK: the parent (for a veth, the peer's index).
     pub parent: Option<u32>,
     pub txqlen: Option<u32>,
+    /// IFLA_IFALIAS (machined marks the links it creates with one).
+    pub alias: Option<String>,
+    /// The kind's IFLA_INFO_DATA: VLAN id, bond mode, bridge STP...
+    pub info: KindInfo,
 }
 
 /// RFC 2863 operational state names, indexed by IF_OPER_*.
@@ -88,6 +98,7 @@ pub fn decode(payload: &[u8]) -> Option<Link> {
         match ty {
             IFLA_IFNAME => l.name = c_string(v),
             IFLA_ADDRESS => l.mac = Some(format_mac(v)),
+            IFLA_PERM_ADDRESS => l.perm_mac = Some(format_mac(v)),
             IFLA_BROADCAST => l.broadcast = Some(format_mac(v)),
             IFLA_MTU => l.mtu = as_u32(v).unwrap_or(0),
             IFLA_MIN_MTU => l.min_mtu = as_u32(v),
@@ -97,13 +108,8 @@ pub fn decode(payload: &[u8]) -> Option<Link> {
             IFLA_TXQLEN => l.txqlen = as_u32(v),
             IFLA_OPERSTATE => l.operstate = operstate_name(v.first().copied().unwrap_or(0)),
             IFLA_CARRIER => l.carrier = v.first().map(|&c| c != 0),
-            IFLA_LINKINFO => {
-                for (ity, iv) in attrs(v) {
-                    if ity == IFLA_INFO_KIND {
-                        l.kind = Some(c_string(iv));
-                    }
-                }
-            }
+            IFLA_IFALIAS => l.alias = Some(c_string(v)).filter(|a| !a.is_empty()),
+            IFLA_LINKINFO => (l.kind, l.info) = decode_linkinfo(v),
             _ => {}
         }
     }
@@ -204,12 +210,14 @@ mod tests {
             })
             .attr_str(IFLA_IFNAME, "veth0")
             .attr(IFLA_ADDRESS, &[2, 0, 0, 0, 0, 0xab])
+            .attr(IFLA_PERM_ADDRESS, &[2, 0, 0, 0, 0, 0xcd])
             .attr_u32(IFLA_MTU, 1400)
             .attr(IFLA_OPERSTATE, &[6])
             .attr_u32(IFLA_MASTER, 3)
             .attr_u32(IFLA_LINK, 8)
+            .attr_str(IFLA_IFALIAS, "machined")
             .begin_nest(IFLA_LINKINFO)
-            .attr_str(IFLA_INFO_KIND, "veth")
+            .attr_str(1, "veth")
             .end_nest()
             .finish(1);
         let m = parse_messages(&msg).unwrap();
@@ -218,12 +226,33 @@ mod tests {
         assert_eq!(l.name, "veth0");
         assert_eq!(l.hw_type, 1);
         assert_eq!(l.mac.as_deref(), Some("02:00:00:00:00:ab"));
+        assert_eq!(l.perm_mac.as_deref(), Some("02:00:00:00:00:cd"));
         assert_eq!(l.mtu, 1400);
         assert_eq!(l.operstate, "up");
         assert_eq!(l.master, Some(3));
         assert_eq!(l.parent, Some(8));
         assert_eq!(l.kind.as_deref(), Some("veth"));
+        assert_eq!(l.alias.as_deref(), Some("machined"));
         assert_eq!(l.flags, 0x11043);
+    }
+
+    #[test]
+    fn decodes_a_vlan_with_its_id() {
+        let msg = MsgBuilder::new(RTM_NEWLINK, 0)
+            .header(&ifinfomsg(9, 0, 0))
+            .attr_str(IFLA_IFNAME, "bond0.42")
+            .begin_nest(IFLA_LINKINFO)
+            .attr_str(1, "vlan")
+            .begin_nest(2)
+            .attr(1, &42u16.to_ne_bytes())
+            .end_nest()
+            .end_nest()
+            .finish(1);
+        let m = parse_messages(&msg).unwrap();
+        let l = decode(m[0].payload).unwrap();
+        assert_eq!(l.kind.as_deref(), Some("vlan"));
+        assert_eq!(l.info.vlan_id, Some(42));
+        assert_eq!(l.alias, None);
     }
 
     #[test]

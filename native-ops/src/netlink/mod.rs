@@ -7,6 +7,7 @@ pub mod addr;
 pub mod dhcp_socket;
 pub mod events;
 pub mod link;
+pub mod link_kind;
 pub mod message;
 pub mod route;
 pub mod socket;

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file machined/v1/network.proto.
  */
 export const file_machined_v1_network: GenFile = /*@__PURE__*/
-  fileDesc("ChltYWNoaW5lZC92MS9uZXR3b3JrLnByb3RvEgttYWNoaW5lZC52MSJ5CgxMaW5rU3BlY1NwZWMSDAoEbmFtZRgBIAEoCRIKCgJ1cBgCIAEoCBIQCgNtdHUYAyABKA1IAIgBARIMCgRkaGNwGAQgASgIEicKBm9yaWdpbhgFIAEoDjIXLm1hY2hpbmVkLnYxLkxpbmtPcmlnaW5CBgoEX210dSKUAQoOTGlua1N0YXR1c1NwZWMSDAoEbmFtZRgBIAEoCRINCgVpbmRleBgCIAEoDRIMCgR0eXBlGAMgASgJEgwKBGtpbmQYBCABKAkSCwoDbWFjGAUgASgJEgsKA210dRgGIAEoDRIKCgJ1cBgHIAEoCBIRCglvcGVyc3RhdGUYCCABKAkSEAoIcGh5c2ljYWwYCSABKAginAEKD0FkZHJlc3NTcGVjU3BlYxIMCgRsaW5rGAEgASgJEioKBmZhbWlseRgCIAEoDjIaLm1hY2hpbmVkLnYxLkFkZHJlc3NGYW1pbHkSDwoHYWRkcmVzcxgDIAEoCRISCgpwcmVmaXhfbGVuGAQgASgNEioKBm9yaWdpbhgFIAEoDjIaLm1hY2hpbmVkLnYxLk5ldHdvcmtPcmlnaW4ipAEKEUFkZHJlc3NTdGF0dXNTcGVjEgwKBGxpbmsYASABKAkSEgoKbGlua19pbmRleBgCIAEoDRIqCgZmYW1pbHkYAyABKA4yGi5tYWNoaW5lZC52MS5BZGRyZXNzRmFtaWx5Eg8KB2FkZHJlc3MYBCABKAkSEgoKcHJlZml4X2xlbhgFIAEoDRINCgVzY29wZRgGIAEoCRINCgVmbGFncxgHIAEoDSLFAQoNUm91dGVTcGVjU3BlYxIMCgRsaW5rGAEgASgJEioKBmZhbWlseRgCIAEoDjIaLm1hY2hpbmVkLnYxLkFkZHJlc3NGYW1pbHkSCwoDZHN0GAMgASgJEg8KB2RzdF9sZW4YBCABKA0SFAoHZ2F0ZXdheRgFIAEoCUgAiAEBEg4KBm1ldHJpYxgGIAEoDRIqCgZvcmlnaW4YByABKA4yGi5tYWNoaW5lZC52MS5OZXR3b3JrT3JpZ2luQgoKCF9nYXRld2F5IroBCg9Sb3V0ZVN0YXR1c1NwZWMSKgoGZmFtaWx5GAEgASgOMhoubWFjaGluZWQudjEuQWRkcmVzc0ZhbWlseRILCgNkc3QYAiABKAkSDwoHZHN0X2xlbhgDIAEoDRIPCgdnYXRld2F5GAQgASgJEgwKBGxpbmsYBSABKAkSDgoGbWV0cmljGAYgASgNEg0KBXRhYmxlGAcgASgNEhAKCHByb3RvY29sGAggASgJEg0KBXNjb3BlGAkgASgJImUKEEhvc3RuYW1lU3BlY1NwZWMSEAoIaG9zdG5hbWUYASABKAkSEgoKZG9tYWlubmFtZRgCIAEoCRIrCgZvcmlnaW4YAyABKA4yGy5tYWNoaW5lZC52MS5Ib3N0bmFtZU9yaWdpbiJIChJIb3N0bmFtZVN0YXR1c1NwZWMSEAoIaG9zdG5hbWUYASABKAkSEgoKZG9tYWlubmFtZRgCIAEoCRIMCgRmcWRuGAMgASgJIjcKEFJlc29sdmVyU3BlY1NwZWMSEwoLbmFtZXNlcnZlcnMYASADKAkSDgoGc2VhcmNoGAIgAygJIkcKElJlc29sdmVyU3RhdHVzU3BlYxITCgtuYW1lc2VydmVycxgBIAMoCRIOCgZzZWFyY2gYAiADKAkSDAoEcGF0aBgDIAEoCSLcAwoNRGhjcExlYXNlU3BlYxIMCgRsaW5rGAEgASgJEiUKBXN0YXRlGAIgASgOMhYubWFjaGluZWQudjEuRGhjcFN0YXRlEhQKB2FkZHJlc3MYAyABKAlIAIgBARIXCgpwcmVmaXhfbGVuGAQgASgNSAGIAQESEwoGc2VydmVyGAUgASgJSAKIAQESDwoHcm91dGVycxgGIAMoCRITCgtkbnNfc2VydmVycxgHIAMoCRITCgZkb21haW4YCCABKAlIA4gBARIVCghob3N0bmFtZRgJIAEoCUgEiAEBEhoKDWxlYXNlX3NlY29uZHMYCiABKA1IBYgBARIVCghhY3F1aXJlZBgLIAEoCUgGiAEBEhUKCHJlbmV3X2F0GAwgASgJSAeIAQESFgoJcmViaW5kX2F0GA0gASgJSAiIAQESFwoKZXhwaXJlc19hdBgOIAEoCUgJiAEBQgoKCF9hZGRyZXNzQg0KC19wcmVmaXhfbGVuQgkKB19zZXJ2ZXJCCQoHX2RvbWFpbkILCglfaG9zdG5hbWVCEAoOX2xlYXNlX3NlY29uZHNCCwoJX2FjcXVpcmVkQgsKCV9yZW5ld19hdEIMCgpfcmViaW5kX2F0Qg0KC19leHBpcmVzX2F0IoMBChJGaXJld2FsbFJ1bGVTdGF0dXMSDAoEbmFtZRgBIAEoCRIvCghwcm90b2NvbBgCIAEoDjIdLm1hY2hpbmVkLnYxLkZpcmV3YWxsUHJvdG9jb2wSDQoFcG9ydHMYAyADKAkSDwoHc291cmNlcxgEIAMoCRIOCgZleGNlcHQYBSADKAkigwIKEkZpcmV3YWxsU3RhdHVzU3BlYxIPCgdlbmFibGVkGAEgASgIEjMKDmRlZmF1bHRfYWN0aW9uGAIgASgOMhsubWFjaGluZWQudjEuRmlyZXdhbGxBY3Rpb24SLgoFcnVsZXMYAyADKAsyHy5tYWNoaW5lZC52MS5GaXJld2FsbFJ1bGVTdGF0dXMSFQoNYWRtaW5fc3VibmV0cxgEIAMoCRIQCghhcGlfcG9ydBgFIAEoDRIUCgxhcHBsaWVkX2hhc2gYBiABKAkSEAoIaW5fZm9yY2UYByABKAgSFwoPZHJpZnRfcmVhcHBsaWVzGAggASgNEg0KBWVycm9yGAkgASgJKmIKDUFkZHJlc3NGYW1pbHkSHgoaQUREUkVTU19GQU1JTFlfVU5TUEVDSUZJRUQQABIXChNBRERSRVNTX0ZBTUlMWV9JTkVUEAESGAoUQUREUkVTU19GQU1JTFlfSU5FVDYQAipjCg1OZXR3b3JrT3JpZ2luEh4KGk5FVFdPUktfT1JJR0lOX1VOU1BFQ0lGSUVEEAASGQoVTkVUV09SS19PUklHSU5fU1RBVElDEAESFwoTTkVUV09SS19PUklHSU5fREhDUBACKloKCkxpbmtPcmlnaW4SGwoXTElOS19PUklHSU5fVU5TUEVDSUZJRUQQABIWChJMSU5LX09SSUdJTl9DT05GSUcQARIXChNMSU5LX09SSUdJTl9ERUZBVUxUEAIqZwoOSG9zdG5hbWVPcmlnaW4SHwobSE9TVE5BTUVfT1JJR0lOX1VOU1BFQ0lGSUVEEAASGgoWSE9TVE5BTUVfT1JJR0lOX0NPTkZJRxABEhgKFEhPU1ROQU1FX09SSUdJTl9ESENQEAIqpQEKCURoY3BTdGF0ZRIaChZESENQX1NUQVRFX1VOU1BFQ0lGSUVEEAASGAoUREhDUF9TVEFURV9TRUxFQ1RJTkcQARIZChVESENQX1NUQVRFX1JFUVVFU1RJTkcQAhIUChBESENQX1NUQVRFX0JPVU5EEAMSFwoTREhDUF9TVEFURV9SRU5FV0lORxAEEhgKFERIQ1BfU1RBVEVfUkVCSU5ESU5HEAUqaAoORmlyZXdhbGxBY3Rpb24SHwobRklSRVdBTExfQUNUSU9OX1VOU1BFQ0lGSUVEEAASGgoWRklSRVdBTExfQUNUSU9OX0FDQ0VQVBABEhkKFUZJUkVXQUxMX0FDVElPTl9CTE9DSxACKmsKEEZpcmV3YWxsUHJvdG9jb2wSIQodRklSRVdBTExfUFJPVE9DT0xfVU5TUEVDSUZJRUQQABIZChVGSVJFV0FMTF9QUk9UT0NPTF9UQ1AQARIZChVGSVJFV0FMTF9QUk9UT0NPTF9VRFAQAmIGcHJvdG8z");
+  fileDesc("ChltYWNoaW5lZC92MS9uZXR3b3JrLnByb3RvEgttYWNoaW5lZC52MSLSAQoMTGlua1NwZWNTcGVjEgwKBG5hbWUYASABKAkSCgoCdXAYAiABKAgSEAoDbXR1GAMgASgNSACIAQESDAoEZGhjcBgEIAEoCBInCgZvcmlnaW4YBSABKA4yFy5tYWNoaW5lZC52MS5MaW5rT3JpZ2luEiwKBmNyZWF0ZRgGIAEoCzIXLm1hY2hpbmVkLnYxLkxpbmtDcmVhdGVIAYgBARITCgZtYXN0ZXIYByABKAlIAogBAUIGCgRfbXR1QgkKB19jcmVhdGVCCQoHX21hc3RlciKMAgoKTGlua0NyZWF0ZRIMCgRraW5kGAEgASgJEhMKBnBhcmVudBgCIAEoCUgAiAEBEhQKB3ZsYW5faWQYAyABKA1IAYgBARIRCgRtb2RlGAQgASgJSAKIAQESEwoGbWlpbW9uGAUgASgNSAOIAQESFgoJbGFjcF9yYXRlGAYgASgJSASIAQESHQoQeG1pdF9oYXNoX3BvbGljeRgHIAEoCUgFiAEBEhAKA3N0cBgIIAEoCEgGiAEBQgkKB19wYXJlbnRCCgoIX3ZsYW5faWRCBwoFX21vZGVCCQoHX21paW1vbkIMCgpfbGFjcF9yYXRlQhMKEV94bWl0X2hhc2hfcG9saWN5QgYKBF9zdHAiuAIKDkxpbmtTdGF0dXNTcGVjEgwKBG5hbWUYASABKAkSDQoFaW5kZXgYAiABKA0SDAoEdHlwZRgDIAEoCRIMCgRraW5kGAQgASgJEgsKA21hYxgFIAEoCRILCgNtdHUYBiABKA0SCgoCdXAYByABKAgSEQoJb3BlcnN0YXRlGAggASgJEhAKCHBoeXNpY2FsGAkgASgIEg4KBm1hc3RlchgKIAEoCRIMCgRvdXJzGAsgASgIEhQKB3ZsYW5faWQYDCABKA1IAIgBARIWCglib25kX21vZGUYDSABKAlIAYgBARIQCgNzdHAYDiABKAhIAogBARIVCghwZXJtX21hYxgPIAEoCUgDiAEBQgoKCF92bGFuX2lkQgwKCl9ib25kX21vZGVCBgoEX3N0cEILCglfcGVybV9tYWMinAEKD0FkZHJlc3NTcGVjU3BlYxIMCgRsaW5rGAEgASgJEioKBmZhbWlseRgCIAEoDjIaLm1hY2hpbmVkLnYxLkFkZHJlc3NGYW1pbHkSDwoHYWRkcmVzcxgDIAEoCRISCgpwcmVmaXhfbGVuGAQgASgNEioKBm9yaWdpbhgFIAEoDjIaLm1hY2hpbmVkLnYxLk5ldHdvcmtPcmlnaW4ipAEKEUFkZHJlc3NTdGF0dXNTcGVjEgwKBGxpbmsYASABKAkSEgoKbGlua19pbmRleBgCIAEoDRIqCgZmYW1pbHkYAyABKA4yGi5tYWNoaW5lZC52MS5BZGRyZXNzRmFtaWx5Eg8KB2FkZHJlc3MYBCABKAkSEgoKcHJlZml4X2xlbhgFIAEoDRINCgVzY29wZRgGIAEoCRINCgVmbGFncxgHIAEoDSLFAQoNUm91dGVTcGVjU3BlYxIMCgRsaW5rGAEgASgJEioKBmZhbWlseRgCIAEoDjIaLm1hY2hpbmVkLnYxLkFkZHJlc3NGYW1pbHkSCwoDZHN0GAMgASgJEg8KB2RzdF9sZW4YBCABKA0SFAoHZ2F0ZXdheRgFIAEoCUgAiAEBEg4KBm1ldHJpYxgGIAEoDRIqCgZvcmlnaW4YByABKA4yGi5tYWNoaW5lZC52MS5OZXR3b3JrT3JpZ2luQgoKCF9nYXRld2F5IroBCg9Sb3V0ZVN0YXR1c1NwZWMSKgoGZmFtaWx5GAEgASgOMhoubWFjaGluZWQudjEuQWRkcmVzc0ZhbWlseRILCgNkc3QYAiABKAkSDwoHZHN0X2xlbhgDIAEoDRIPCgdnYXRld2F5GAQgASgJEgwKBGxpbmsYBSABKAkSDgoGbWV0cmljGAYgASgNEg0KBXRhYmxlGAcgASgNEhAKCHByb3RvY29sGAggASgJEg0KBXNjb3BlGAkgASgJImUKEEhvc3RuYW1lU3BlY1NwZWMSEAoIaG9zdG5hbWUYASABKAkSEgoKZG9tYWlubmFtZRgCIAEoCRIrCgZvcmlnaW4YAyABKA4yGy5tYWNoaW5lZC52MS5Ib3N0bmFtZU9yaWdpbiJIChJIb3N0bmFtZVN0YXR1c1NwZWMSEAoIaG9zdG5hbWUYASABKAkSEgoKZG9tYWlubmFtZRgCIAEoCRIMCgRmcWRuGAMgASgJIjcKEFJlc29sdmVyU3BlY1NwZWMSEwoLbmFtZXNlcnZlcnMYASADKAkSDgoGc2VhcmNoGAIgAygJIkcKElJlc29sdmVyU3RhdHVzU3BlYxITCgtuYW1lc2VydmVycxgBIAMoCRIOCgZzZWFyY2gYAiADKAkSDAoEcGF0aBgDIAEoCSLcAwoNRGhjcExlYXNlU3BlYxIMCgRsaW5rGAEgASgJEiUKBXN0YXRlGAIgASgOMhYubWFjaGluZWQudjEuRGhjcFN0YXRlEhQKB2FkZHJlc3MYAyABKAlIAIgBARIXCgpwcmVmaXhfbGVuGAQgASgNSAGIAQESEwoGc2VydmVyGAUgASgJSAKIAQESDwoHcm91dGVycxgGIAMoCRITCgtkbnNfc2VydmVycxgHIAMoCRITCgZkb21haW4YCCABKAlIA4gBARIVCghob3N0bmFtZRgJIAEoCUgEiAEBEhoKDWxlYXNlX3NlY29uZHMYCiABKA1IBYgBARIVCghhY3F1aXJlZBgLIAEoCUgGiAEBEhUKCHJlbmV3X2F0GAwgASgJSAeIAQESFgoJcmViaW5kX2F0GA0gASgJSAiIAQESFwoKZXhwaXJlc19hdBgOIAEoCUgJiAEBQgoKCF9hZGRyZXNzQg0KC19wcmVmaXhfbGVuQgkKB19zZXJ2ZXJCCQoHX2RvbWFpbkILCglfaG9zdG5hbWVCEAoOX2xlYXNlX3NlY29uZHNCCwoJX2FjcXVpcmVkQgsKCV9yZW5ld19hdEIMCgpfcmViaW5kX2F0Qg0KC19leHBpcmVzX2F0IoMBChJGaXJld2FsbFJ1bGVTdGF0dXMSDAoEbmFtZRgBIAEoCRIvCghwcm90b2NvbBgCIAEoDjIdLm1hY2hpbmVkLnYxLkZpcmV3YWxsUHJvdG9jb2wSDQoFcG9ydHMYAyADKAkSDwoHc291cmNlcxgEIAMoCRIOCgZleGNlcHQYBSADKAkigwIKEkZpcmV3YWxsU3RhdHVzU3BlYxIPCgdlbmFibGVkGAEgASgIEjMKDmRlZmF1bHRfYWN0aW9uGAIgASgOMhsubWFjaGluZWQudjEuRmlyZXdhbGxBY3Rpb24SLgoFcnVsZXMYAyADKAsyHy5tYWNoaW5lZC52MS5GaXJld2FsbFJ1bGVTdGF0dXMSFQoNYWRtaW5fc3VibmV0cxgEIAMoCRIQCghhcGlfcG9ydBgFIAEoDRIUCgxhcHBsaWVkX2hhc2gYBiABKAkSEAoIaW5fZm9yY2UYByABKAgSFwoPZHJpZnRfcmVhcHBsaWVzGAggASgNEg0KBWVycm9yGAkgASgJKmIKDUFkZHJlc3NGYW1pbHkSHgoaQUREUkVTU19GQU1JTFlfVU5TUEVDSUZJRUQQABIXChNBRERSRVNTX0ZBTUlMWV9JTkVUEAESGAoUQUREUkVTU19GQU1JTFlfSU5FVDYQAipjCg1OZXR3b3JrT3JpZ2luEh4KGk5FVFdPUktfT1JJR0lOX1VOU1BFQ0lGSUVEEAASGQoVTkVUV09SS19PUklHSU5fU1RBVElDEAESFwoTTkVUV09SS19PUklHSU5fREhDUBACKloKCkxpbmtPcmlnaW4SGwoXTElOS19PUklHSU5fVU5TUEVDSUZJRUQQABIWChJMSU5LX09SSUdJTl9DT05GSUcQARIXChNMSU5LX09SSUdJTl9ERUZBVUxUEAIqZwoOSG9zdG5hbWVPcmlnaW4SHwobSE9TVE5BTUVfT1JJR0lOX1VOU1BFQ0lGSUVEEAASGgoWSE9TVE5BTUVfT1JJR0lOX0NPTkZJRxABEhgKFEhPU1ROQU1FX09SSUdJTl9ESENQEAIqpQEKCURoY3BTdGF0ZRIaChZESENQX1NUQVRFX1VOU1BFQ0lGSUVEEAASGAoUREhDUF9TVEFURV9TRUxFQ1RJTkcQARIZChVESENQX1NUQVRFX1JFUVVFU1RJTkcQAhIUChBESENQX1NUQVRFX0JPVU5EEAMSFwoTREhDUF9TVEFURV9SRU5FV0lORxAEEhgKFERIQ1BfU1RBVEVfUkVCSU5ESU5HEAUqaAoORmlyZXdhbGxBY3Rpb24SHwobRklSRVdBTExfQUNUSU9OX1VOU1BFQ0lGSUVEEAASGgoWRklSRVdBTExfQUNUSU9OX0FDQ0VQVBABEhkKFUZJUkVXQUxMX0FDVElPTl9CTE9DSxACKmsKEEZpcmV3YWxsUHJvdG9jb2wSIQodRklSRVdBTExfUFJPVE9DT0xfVU5TUEVDSUZJRUQQABIZChVGSVJFV0FMTF9QUk9UT0NPTF9UQ1AQARIZChVGSVJFV0FMTF9QUk9UT0NPTF9VRFAQAmIGcHJvdG8z");
 
 /**
  * LinkSpec: how a link should be configured.
@@ -46,6 +46,20 @@ export type LinkSpecSpec = Message<"machined.v1.LinkSpecSpec"> & {
    * @generated from field: machined.v1.LinkOrigin origin = 5;
    */
   origin: LinkOrigin;
+
+  /**
+   * Present when machined creates the link (a bond, VLAN or bridge).
+   *
+   * @generated from field: optional machined.v1.LinkCreate create = 6;
+   */
+  create?: LinkCreate | undefined;
+
+  /**
+   * The bond or bridge this link is a port of.
+   *
+   * @generated from field: optional string master = 7;
+   */
+  master?: string | undefined;
 };
 
 /**
@@ -54,6 +68,64 @@ export type LinkSpecSpec = Message<"machined.v1.LinkSpecSpec"> & {
  */
 export const LinkSpecSpecSchema: GenMessage<LinkSpecSpec> = /*@__PURE__*/
   messageDesc(file_machined_v1_network, 0);
+
+/**
+ * A virtual link machined creates; only the fields of its kind are set.
+ *
+ * @generated from message machined.v1.LinkCreate
+ */
+export type LinkCreate = Message<"machined.v1.LinkCreate"> & {
+  /**
+   * vlan, bond or bridge.
+   *
+   * @generated from field: string kind = 1;
+   */
+  kind: string;
+
+  /**
+   * @generated from field: optional string parent = 2;
+   */
+  parent?: string | undefined;
+
+  /**
+   * @generated from field: optional uint32 vlan_id = 3;
+   */
+  vlanId?: number | undefined;
+
+  /**
+   * active-backup or 802.3ad.
+   *
+   * @generated from field: optional string mode = 4;
+   */
+  mode?: string | undefined;
+
+  /**
+   * @generated from field: optional uint32 miimon = 5;
+   */
+  miimon?: number | undefined;
+
+  /**
+   * @generated from field: optional string lacp_rate = 6;
+   */
+  lacpRate?: string | undefined;
+
+  /**
+   * @generated from field: optional string xmit_hash_policy = 7;
+   */
+  xmitHashPolicy?: string | undefined;
+
+  /**
+   * @generated from field: optional bool stp = 8;
+   */
+  stp?: boolean | undefined;
+};
+
+/**
+ * Describes the message machined.v1.LinkCreate.
+ * Use `create(LinkCreateSchema)` to create a new message.
+ */
+export const LinkCreateSchema: GenMessage<LinkCreate> = /*@__PURE__*/
+  messageDesc(file_machined_v1_network, 1);
 
 /**
  * LinkStatus: a link as the kernel reports it.
@@ -105,6 +177,42 @@ export type LinkStatusSpec = Message<"machined.v1.LinkStatusSpec"> & {
    * @generated from field: bool physical = 9;
    */
   physical: boolean;
+
+  /**
+   * The bond or bridge it is a port of; empty when none.
+   *
+   * @generated from field: string master = 10;
+   */
+  master: string;
+
+  /**
+   * Created by machined (alias "machined"): the only links it deletes.
+   *
+   * @generated from field: bool ours = 11;
+   */
+  ours: boolean;
+
+  /**
+   * @generated from field: optional uint32 vlan_id = 12;
+   */
+  vlanId?: number | undefined;
+
+  /**
+   * @generated from field: optional string bond_mode = 13;
+   */
+  bondMode?: string | undefined;
+
+  /**
+   * @generated from field: optional bool stp = 14;
+   */
+  stp?: boolean | undefined;
+
+  /**
+   * A NIC's own MAC (IFLA_PERM_ADDRESS); a bond port's mac is the bond's.
+   *
+   * @generated from field: optional string perm_mac = 15;
+   */
+  permMac?: string | undefined;
 };
 
 /**
@@ -112,7 +220,7 @@ export type LinkStatusSpec = Message<"machined.v1.LinkStatusSpec"> & {
  * Use `create(LinkStatusSpecSchema)` to create a new message.
  */
 export const LinkStatusSpecSchema: GenMessage<LinkStatusSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_network, 1);
+  messageDesc(file_machined_v1_network, 2);
 
 /**
  * AddressSpec: an address that should be on a link.
@@ -151,7 +259,7 @@ export type AddressSpecSpec = Message<"machined.v1.AddressSpecSpec"> & {
  * Use `create(AddressSpecSpecSchema)` to create a new message.
  */
 export const AddressSpecSpecSchema: GenMessage<AddressSpecSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_network, 2);
+  messageDesc(file_machined_v1_network, 3);
 
 /**
  * AddressStatus: an address the kernel has.
@@ -200,7 +308,7 @@ export type AddressStatusSpec = Message<"machined.v1.AddressStatusSpec"> & {
  * Use `create(AddressStatusSpecSchema)` to create a new message.
  */
 export const AddressStatusSpecSchema: GenMessage<AddressStatusSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_network, 3);
+  messageDesc(file_machined_v1_network, 4);
 
 /**
  * RouteSpec: a route that should exist.
@@ -251,7 +359,7 @@ export type RouteSpecSpec = Message<"machined.v1.RouteSpecSpec"> & {
  * Use `create(RouteSpecSpecSchema)` to create a new message.
  */
 export const RouteSpecSpecSchema: GenMessage<RouteSpecSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_network, 4);
+  messageDesc(file_machined_v1_network, 5);
 
 /**
  * RouteStatus: a route the kernel has.
@@ -310,7 +418,7 @@ export type RouteStatusSpec = Message<"machined.v1.RouteStatusSpec"> & {
  * Use `create(RouteStatusSpecSchema)` to create a new message.
  */
 export const RouteStatusSpecSchema: GenMessage<RouteStatusSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_network, 5);
+  messageDesc(file_machined_v1_network, 6);
 
 /**
  * HostnameSpec: the hostname to set.
@@ -339,7 +447,7 @@ export type HostnameSpecSpec = Message<"machined.v1.HostnameSpecSpec"> & {
  * Use `create(HostnameSpecSpecSchema)` to create a new message.
  */
 export const HostnameSpecSpecSchema: GenMessage<HostnameSpecSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_network, 6);
+  messageDesc(file_machined_v1_network, 7);
 
 /**
  * HostnameStatus: the hostname in force.
@@ -368,7 +476,7 @@ export type HostnameStatusSpec = Message<"machined.v1.HostnameStatusSpec"> & {
  * Use `create(HostnameStatusSpecSchema)` to create a new message.
  */
 export const HostnameStatusSpecSchema: GenMessage<HostnameStatusSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_network, 7);
+  messageDesc(file_machined_v1_network, 8);
 
 /**
  * ResolverSpec: the DNS resolvers to use.
@@ -392,7 +500,7 @@ export type ResolverSpecSpec = Message<"machined.v1.ResolverSpecSpec"> & {
  * Use `create(ResolverSpecSpecSchema)` to create a new message.
  */
 export const ResolverSpecSpecSchema: GenMessage<ResolverSpecSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_network, 8);
+  messageDesc(file_machined_v1_network, 9);
 
 /**
  * ResolverStatus: the resolver configuration written.
@@ -421,7 +529,7 @@ export type ResolverStatusSpec = Message<"machined.v1.ResolverStatusSpec"> & {
  * Use `create(ResolverStatusSpecSchema)` to create a new message.
  */
 export const ResolverStatusSpecSchema: GenMessage<ResolverStatusSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_network, 9);
+  messageDesc(file_machined_v1_network, 10);
 
 /**
  * DhcpLease: a DHCP client's state and lease.
@@ -505,7 +613,7 @@ export type DhcpLeaseSpec = Message<"machined.v1.DhcpLeaseSpec"> & {
  * Use `create(DhcpLeaseSpecSchema)` to create a new message.
  */
 export const DhcpLeaseSpecSchema: GenMessage<DhcpLeaseSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_network, 10);
+  messageDesc(file_machined_v1_network, 11);
 
 /**
  * One ingress rule in force.
@@ -548,7 +656,7 @@ export type FirewallRuleStatus = Message<"machined.v1.FirewallRuleStatus"> & {
  * Use `create(FirewallRuleStatusSchema)` to create a new message.
  */
 export const FirewallRuleStatusSchema: GenMessage<FirewallRuleStatus> = /*@__PURE__*/
-  messageDesc(file_machined_v1_network, 11);
+  messageDesc(file_machined_v1_network, 12);
 
 /**
  * FirewallStatus: the ingress firewall in force (nftables table inet machined).
@@ -607,7 +715,7 @@ export type FirewallStatusSpec = Message<"machined.v1.FirewallStatusSpec"> & {
  * Use `create(FirewallStatusSpecSchema)` to create a new message.
  */
 export const FirewallStatusSpecSchema: GenMessage<FirewallStatusSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_network, 12);
+  messageDesc(file_machined_v1_network, 13);
 
 /**
  * IP address family.
