@@ -11,6 +11,7 @@
  * @module
  */
 import { formatPath, type PathSegment } from "./config_error.ts";
+import { encryptionIssues } from "./encryption_checks.ts";
 import { formatIp, parseCidr, parseIp } from "./ip.ts";
 import { MAX_REPORTED_ERRORS } from "./limits.ts";
 import { parseDuration } from "./schema/primitives.ts";
@@ -37,7 +38,11 @@ const str = (x: unknown): string | undefined => typeof x === "string" ? x : unde
 export function semanticChecks(raw: unknown): SemanticIssue[] {
   const machine = obj(obj(raw)?.machine);
   if (!machine) return [];
-  return [...checkServices(machine), ...checkNetwork(obj(machine.network))];
+  return [
+    ...checkServices(machine),
+    ...checkNetwork(obj(machine.network)),
+    ...encryptionIssues(machine),
+  ];
 }
 
 function checkServices(machine: Obj): SemanticIssue[] {
