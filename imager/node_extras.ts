@@ -1,7 +1,7 @@
 /**
  * Host binaries a machined node needs besides Deno and the program: containerd
- * and runc (the container runtime it supervises) and mkfs.ext4 (formatting STATE
- * and EPHEMERAL). They come from Debian's packages on the build host; a missing
+ * and runc (the container runtime it supervises), mkfs.ext4 (formatting STATE
+ * and EPHEMERAL) and cryptsetup (encrypting them). They come from Debian's packages on the build host; a missing
  * one is reported and left out, and the node then shows the failure in its status.
  */
 import type { ExtraFile } from "./initramfs/initramfs.ts";
@@ -16,6 +16,8 @@ export const NODE_EXTRAS: ReadonlyArray<ExtraFile & { package: string }> = [
   },
   { source: "/usr/sbin/runc", dest: "/usr/bin/runc", package: "runc" },
   { source: "/usr/sbin/mke2fs", dest: "/usr/sbin/mkfs.ext4", package: "e2fsprogs" },
+  // LUKS2 for encrypted STATE and EPHEMERAL (platform/crypt); its libraries come by ldd.
+  { source: "/usr/sbin/cryptsetup", dest: "/usr/sbin/cryptsetup", package: "cryptsetup-bin" },
 ];
 
 /** The node extras present on this host, and the ones missing. */
