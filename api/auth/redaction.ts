@@ -10,7 +10,8 @@
  * - **The CA private key** (`machine.ca.key` inside MachineConfig) is redacted for
  *   every role, admins included: it mints admin certificates and is never
  *   needed over the API (the node holds it; `machinectl gen` works offline
- *   from the secrets bundle).
+ *   from the secrets bundle). So is every other field the schema marks
+ *   secret (the static passphrases of `machine.install.encryption`).
  *
  * The table is typed over every resource type, so a new type does not
  * compile until it says whether it carries secrets. Redacted copies are
@@ -25,6 +26,7 @@ import type {
   ServiceSpecSpec,
 } from "../../resources/mod.ts";
 import type { Role } from "../../pki/mod.ts";
+import { redactConfigSecrets } from "../../config/mod.ts";
 import { roleSatisfies } from "./rbac.ts";
 
 /** The value shown in place of a secret. */
@@ -114,21 +116,21 @@ export function redactServiceSpec(spec: ServiceSpecSpec, v: Visibility): Service
 }
 
 /**
- * MachineConfig without the CA key (for everyone) and, for readers, without
- * env values or the config's hash: a hash over values a reader may not see
- * would let them test guesses of a weak env value offline.
+ * MachineConfig without the CA key and the schema's other secrets (for
+ * everyone) and, for readers, without env values or the config's hash: a
+ * hash over values a reader may not see would let them test guesses of a
+ * weak env value offline.
  */
 export function redactMachineConfig(spec: MachineConfigSpec, v: Visibility): MachineConfigSpec {
-  const machine = spec.config.machine;
+  const config = redactConfigSecrets(spec.config);
+  const machine = config.machine;
   const services = v === "privileged"
     ? machine.services
     : (machine.services ?? []).map((s) => ({ ...s, env: { ...redactEnv(s.env ?? {}, v) } }));
-  const ca = machine.ca ? { ...machine.ca, key: REDACTED } : machine.ca;
   const sha256 = v === "privileged" || spec.sha256 === undefined ? spec.sha256 : REDACTED;
-  if (services === machine.services && ca === machine.ca && sha256 === spec.sha256) return spec;
   return {
     ...spec,
-    config: { ...spec.config, machine: { ...machine, services, ...(ca ? { ca } : {}) } },
+    config: { ...config, machine: { ...machine, services } },
     ...(sha256 === undefined ? {} : { sha256 }),
   };
 }
