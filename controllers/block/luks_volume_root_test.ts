@@ -49,7 +49,7 @@ Deno.test({
   name: `LUKS2 volume: provision, unlock by nodeid and by static, rotate, erase${needs}`,
   ignore,
   fn: () =>
-    withVolume(async (v) => {
+    withVolume(async (v, file) => {
       const config = enc(S0, N1);
       const blank = decideEncryption("STATE", { kind: "blank" }, config, true);
       assert.equal(blank.action, "format");
@@ -79,6 +79,8 @@ Deno.test({
 
       await v.crypt.erase(v.device);
       assert.equal(await v.crypt.isLuks(v.device), false);
+      const head = (await Deno.readFile(file)).subarray(0, 16 << 20);
+      assert.ok(head.every((b) => b === 0), "the whole header area is zero");
       for (const k of [N1, S2]) {
         const t = await unlockVolume(v, [k]);
         assert.equal(t.outcome.state, "locked", `slot ${k.slot} opens nothing after erase`);

@@ -95,6 +95,7 @@ export function cryptBackendConformance(
     await b.format(dev, key("first-key-123"), { slot: 0, pbkdf });
     await b.erase(dev);
     assert.equal(await b.isLuks(dev), false);
+    assert.equal(await b.testKey(dev, key("first-key-123")).catch(() => false), false);
     await b.erase(dev); // idempotent
   });
 

@@ -23,6 +23,9 @@ import { parseLuksDump } from "./luks_dump.ts";
 /** PATH for cryptsetup; machined passes no environment of its own. */
 const TOOL_PATH = "/usr/sbin:/usr/bin:/sbin:/bin";
 
+/** LUKS2's default header (both metadata copies and the keyslot area): 16 MiB. */
+const DEFAULT_HEADER_BYTES = 16 * 1024 * 1024;
+
 /** cryptsetup's exit code for "no key available with this passphrase". */
 const EXIT_NO_KEY = 2;
 
@@ -218,7 +221,11 @@ export class NativeCryptBackend implements CryptBackend {
 
   async erase(device: string): Promise<void> {
     if (!(await this.isLuks(device))) return;
-    const { dataOffset } = await this.dump(device);
+    // A header whose metadata does not parse is still erased, up to the default data offset.
+    const dataOffset = await this.dump(device).then(
+      (i) => Math.max(i.dataOffset, DEFAULT_HEADER_BYTES),
+      () => DEFAULT_HEADER_BYTES,
+    );
     await this.#ok(["erase", "--batch-mode", device]);
     await zeroHead(device, dataOffset);
   }
@@ -226,8 +233,10 @@ export class NativeCryptBackend implements CryptBackend {
 
 /** Zero the first `length` bytes of `device` and flush them. */
 async function zeroHead(device: string, length: number): Promise<void> {
-  const f = await Deno.open(device, { write: true });
+  const f = await Deno.open(device, { read: true, write: true });
   try {
+    length = Math.min(length, await f.seek(0, Deno.SeekMode.End));
+    await f.seek(0, Deno.SeekMode.Start);
     const chunk = new Uint8Array(Math.min(length, 1 << 20));
     for (let done = 0; done < length;) {
       const n = await f.write(chunk.subarray(0, Math.min(chunk.length, length - done)));
