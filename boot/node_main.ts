@@ -55,6 +55,7 @@ import { nodeReset } from "../reset/mod.ts";
 import { nodeUpgradeService } from "../upgrade/mod.ts";
 import { isTestImage, withNodeWatchdog } from "../watchdog/mod.ts";
 import { ProcBootIdSource } from "../platform/identity/mod.ts";
+import { NativeCryptBackend } from "../platform/crypt/mod.ts";
 import { ProcSysctlBackend } from "../controllers/kernel/mod.ts";
 import { startPageOut } from "./page_out.ts";
 
@@ -362,6 +363,7 @@ function wireNodeControl(
   const reset = nodeReset({
     machined,
     block: backends.block,
+    crypt: new NativeCryptBackend({ process: backends.process }),
     bootId,
     node: () => hostname,
     requestPower: (what) => requestPower(what),

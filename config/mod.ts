@@ -76,6 +76,14 @@ export { BUILTIN_SERVICE_IDS, RESERVED_SERVICE_IDS } from "./schema/services.ts"
 export type { TimeConfig } from "./schema/time.ts";
 export type { KernelConfig } from "./schema/kernel.ts";
 export type { InstallConfig } from "./schema/install.ts";
+export {
+  type EncryptionKeyConfig,
+  KEY_KINDS,
+  type KeyKind,
+  MAX_KEY_SLOT,
+  type VolumeEncryptionConfig,
+} from "./schema/encryption.ts";
+export { type EncryptionWarning, encryptionWarnings } from "./encryption_checks.ts";
 export type { RuntimeConfig } from "./schema/runtime.ts";
 export type { ApiConfig, LoggingConfig } from "./schema/api.ts";
 export { DEFAULT_API_LISTEN } from "./schema/api.ts";

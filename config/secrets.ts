@@ -1,6 +1,7 @@
 /**
  * Secret fields of the machine config, marked once in the schema with
- * `v.metadata({ secret: true })` (today `machine.ca.key`), and the redaction
+ * `v.metadata({ secret: true })` (today `machine.ca.key` and the static
+ * passphrases of `machine.install.encryption`), and the redaction
  * of them wherever the config or its errors flow:
  *
  * - {@link redactConfigSecrets}: the parsed config as readers may see it (the

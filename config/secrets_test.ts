@@ -15,8 +15,12 @@ import { CANARY, CANARY_PEM, CANARY_SHAPES } from "./testing.ts";
 const HEAD = "version: v1alpha1\nmachine:\n  hostname: node-1\n";
 const pemBlock = (indent: string) => "|\n" + CANARY_PEM.replace(/^/gm, indent).trimEnd() + "\n";
 
-Deno.test("the schema marks machine.ca.key secret", () => {
-  assert.deepEqual(SECRET_PATHS, [["machine", "ca", "key"]]);
+Deno.test("the schema marks machine.ca.key and the volume passphrases secret", () => {
+  assert.deepEqual(SECRET_PATHS, [
+    ["machine", "install", "encryption", "state", "keys", "*", "passphrase"],
+    ["machine", "install", "encryption", "ephemeral", "keys", "*", "passphrase"],
+    ["machine", "ca", "key"],
+  ]);
   assert.ok(touchesSecret(["machine", "ca", "key"]));
   assert.ok(touchesSecret(["machine", "ca"])); // holds the secret
   assert.ok(touchesSecret(["machine", "ca", "key", 0])); // inside it

@@ -14,6 +14,7 @@
  */
 import { formatPath, type PathSegment } from "./config_error.ts";
 import { checkFirewall } from "./firewall_checks.ts";
+import { encryptionIssues } from "./encryption_checks.ts";
 import { formatIp, parseCidr, parseIp } from "./ip.ts";
 import { MAX_REPORTED_ERRORS } from "./limits.ts";
 import { parseDuration } from "./schema/primitives.ts";
@@ -49,6 +50,7 @@ export function semanticChecks(raw: unknown): SemanticIssue[] {
     ...checkLinks(network),
     ...checkTrustedRoots(machine.trusted_roots),
     ...checkFirewall(machine),
+    ...encryptionIssues(machine),
   ];
 }
 

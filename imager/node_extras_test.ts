@@ -6,7 +6,7 @@ import { FIREWALL_MODULES } from "../controllers/firewall/mod.ts";
 
 const pinned = new Set(PROFILES.arm64.packages.map((p) => p.package));
 
-Deno.test("node extras: nft ships at /usr/sbin/nft, from Debian's nftables", () => {
+Deno.test("node extras: each file and the Debian package it comes from (nft from nftables, cryptsetup from cryptsetup-bin)", () => {
   assert.deepEqual(
     NODE_EXTRAS.map((x) => [x.dest, x.package]),
     [
@@ -14,46 +14,75 @@ Deno.test("node extras: nft ships at /usr/sbin/nft, from Debian's nftables", () 
       ["/usr/bin/containerd-shim-runc-v2", "containerd"],
       ["/usr/bin/runc", "runc"],
       ["/usr/sbin/mkfs.ext4", "e2fsprogs"],
+      ["/etc/ssl/certs/ca-certificates.crt", "ca-certificates"],
       ["/usr/sbin/nft", "nftables"],
+      ["/usr/sbin/cryptsetup", "cryptsetup-bin"],
     ],
   );
   assert.equal(NODE_EXTRAS.find((x) => x.package === "nftables")?.source, "/usr/sbin/nft");
 });
 
-Deno.test("node extras: every package is pinned for arm64's sysroot", () => {
-  for (const x of NODE_EXTRAS) assert.ok(pinned.has(x.package), `${x.package} not pinned`);
-});
-
-const haveNft = (() => {
-  try {
-    return Deno.statSync("/usr/sbin/nft").isFile;
-  } catch {
-    return false;
+Deno.test("node extras: every binary's package is pinned for arm64's sysroot (data files come from the host)", () => {
+  for (const x of NODE_EXTRAS) {
+    if (x.withLibs === false) continue;
+    assert.ok(pinned.has(x.package), `${x.package} not pinned`);
   }
-})();
-
-Deno.test({
-  name:
-    "node extras: the libraries ldd lists for nft come from packages pinned for arm64 (needs nft)",
-  ignore: !haveNft,
-  async fn() {
-    const run = async (cmd: string, args: string[]) =>
-      new TextDecoder().decode(
-        (await new Deno.Command(cmd, { args, stdout: "piped" }).output()).stdout,
-      );
-    const libs = [...(await run("ldd", ["/usr/sbin/nft"])).matchAll(/=> (\S+)/g)].map((m) =>
-      m[1].split("/").pop()!
-    );
-    assert.ok(libs.includes("libnftables.so.1"), libs.join(" "));
-    for (const lib of libs) {
-      const owners = (await run("dpkg", ["-S", lib])).split("\n").map((l) => l.split(":")[0]);
-      assert.ok(owners.some((o) => pinned.has(o)), `${lib} (from ${owners.join(", ")}) not pinned`);
-    }
-  },
 });
+
+for (
+  const [binary, mainLib] of [["/usr/sbin/nft", "libnftables.so.1"], [
+    "/usr/sbin/cryptsetup",
+    "libcryptsetup.so.12",
+  ]]
+) {
+  const present = (() => {
+    try {
+      return Deno.statSync(binary).isFile;
+    } catch {
+      return false;
+    }
+  })();
+  Deno.test({
+    name:
+      `node extras: the libraries ldd lists for ${binary} come from packages pinned for arm64 (needs ${binary})`,
+    ignore: !present,
+    async fn() {
+      const run = async (cmd: string, args: string[]) =>
+        new TextDecoder().decode(
+          (await new Deno.Command(cmd, { args, stdout: "piped" }).output()).stdout,
+        );
+      const libs = [...(await run("ldd", [binary])).matchAll(/=> (\S+)/g)].map((m) =>
+        m[1].split("/").pop()!
+      );
+      assert.ok(libs.includes(mainLib), libs.join(" "));
+      for (const lib of libs) {
+        const owners = (await run("dpkg", ["-S", lib])).split("\n").map((l) => l.split(":")[0]);
+        assert.ok(
+          owners.some((o) => pinned.has(o)),
+          `${lib} (from ${owners.join(", ")}) not pinned`,
+        );
+      }
+    },
+  });
+}
 
 Deno.test("the firewall's kernel modules are loaded at boot (no modprobe on the node)", () => {
   for (const m of FIREWALL_MODULES) {
     assert.ok(DEFAULT_MODULES.includes(m), `${m} not in DEFAULT_MODULES`);
   }
+});
+
+Deno.test("the node image carries cryptsetup where NativeCryptBackend's PATH finds it", () => {
+  const c = NODE_EXTRAS.find((x) => x.dest === "/usr/sbin/cryptsetup");
+  assert.deepEqual(c, {
+    source: "/usr/sbin/cryptsetup",
+    dest: "/usr/sbin/cryptsetup",
+    package: "cryptsetup-bin",
+  });
+  const dests = NODE_EXTRAS.map((x) => x.dest);
+  assert.equal(new Set(dests).size, dests.length, "one source per destination");
+});
+
+Deno.test("the node's modules include dm-crypt, XTS and the crypto API socket", () => {
+  for (const m of ["dm_crypt", "xts", "algif_skcipher"]) assert.ok(DEFAULT_MODULES.includes(m), m);
 });

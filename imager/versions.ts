@@ -58,6 +58,13 @@ export const DEFAULT_MODULES: readonly string[] = [
   "nf_tables",
   "nft_ct",
   "nft_limit",
+  // Encrypted STATE and EPHEMERAL (docs/encryption.md): dm-crypt (pulls in dm_mod), the XTS
+  // mode of aes-xts-plain64 (AES itself is built in), and the kernel crypto API socket
+  // cryptsetup decrypts LUKS2 keyslots through. No modprobe helper runs on the node, so
+  // what the crypto API would request on demand is loaded up front.
+  "dm_crypt",
+  "xts",
+  "algif_skcipher",
 ];
 
 /** The mtime every initramfs entry and ESP file carries (SOURCE_DATE_EPOCH). */

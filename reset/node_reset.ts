@@ -13,6 +13,7 @@
 import { join } from "node:path";
 import { wipeResetTargets } from "../controllers/block/mod.ts";
 import type { BlockBackend } from "../platform/block/mod.ts";
+import type { CryptBackend } from "../platform/crypt/mod.ts";
 import type { BootIdSource } from "../platform/identity/mod.ts";
 import type { ResetSequence } from "./reset_sequence.ts";
 import type { Machined } from "../core/mod.ts";
@@ -43,6 +44,8 @@ export async function killCgroupTree(
 export interface NodeResetDeps {
   machined: Machined;
   block: BlockBackend;
+  /** Crypto-erases STATE/EPHEMERAL holding a LUKS2 header before the wipe; none: not looked for. */
+  crypt?: CryptBackend;
   bootId: BootIdSource;
   node: () => string;
   /** Starts the shutdown sequence (which then asks {@link NodeReset.sequence}). */
@@ -93,10 +96,10 @@ export function nodeReset(deps: NodeResetDeps): NodeReset {
           const guids = p.targets.map((t) => t.guid);
           let result;
           try {
-            result = await wipeResetTargets(deps.block, p.record, guids);
+            result = await wipeResetTargets(deps.block, p.record, guids, { crypt: deps.crypt });
           } catch (e) {
             machined.logger.warn("reset", "wipe failed; trying once more", { error: e });
-            result = await wipeResetTargets(deps.block, p.record, guids);
+            result = await wipeResetTargets(deps.block, p.record, guids, { crypt: deps.crypt });
           }
           machined.events.emit("power", "reset", "wiped", "reset: partitions wiped", {
             partitions: result.wiped.map((t) => `${t.label}:${t.guid}`).join(","),

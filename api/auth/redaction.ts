@@ -10,7 +10,8 @@
  * - **The CA private key** (`machine.ca.key` inside MachineConfig) is redacted for
  *   every role, admins included: it mints admin certificates and is never
  *   needed over the API (the node holds it; `machinectl gen` works offline
- *   from the secrets bundle).
+ *   from the secrets bundle). So is every other field the schema marks
+ *   secret (the static passphrases of `machine.install.encryption`).
  *
  * The table is typed over every resource type, so a new type does not
  * compile until it says whether it carries secrets. Redacted copies are
@@ -25,7 +26,7 @@ import type {
   ServiceSpecSpec,
 } from "../../resources/mod.ts";
 import type { Role } from "../../pki/mod.ts";
-import type { MachineConfig } from "../../config/mod.ts";
+import { type MachineConfig, redactConfigSecrets } from "../../config/mod.ts";
 import { roleSatisfies } from "./rbac.ts";
 
 /** The value shown in place of a secret. */
@@ -119,7 +120,7 @@ export function redactServiceSpec(spec: ServiceSpecSpec, v: Visibility): Service
 }
 
 /**
- * MachineConfig without the CA key (for everyone) and, for readers, without
+ * MachineConfig without the CA key and the schema's other secrets (for everyone) and, for readers, without
  * env values or the config's hash: a hash over values a reader may not see
  * would let them test guesses of a weak env value offline. The config as
  * written (`document`) is redacted the same way.
@@ -145,9 +146,9 @@ function redactConfig(config: MachineConfig, v: Visibility): MachineConfig {
   const services = v === "privileged" || !Array.isArray(machine.services)
     ? machine.services
     : machine.services.map((s) => ({ ...s, env: { ...redactEnv(s.env ?? {}, v) } }));
-  const ca = machine.ca ? { ...machine.ca, key: REDACTED } : machine.ca;
-  if (services === machine.services && ca === machine.ca) return config;
-  return { ...config, machine: { ...machine, services, ...(ca ? { ca } : {}) } };
+  const secretless = redactConfigSecrets(config);
+  if (services === machine.services && secretless === config) return config;
+  return { ...secretless, machine: { ...secretless.machine, services } };
 }
 
 /** Env values shorter than this are not hunted for in command lines (too many false hits). */

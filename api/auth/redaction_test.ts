@@ -11,7 +11,7 @@ import type { Role } from "../../pki/mod.ts";
 import type { MachineConfigSpec, ServiceSpecSpec } from "../../resources/mod.ts";
 import { fakeServiceSpec, startApiFixture } from "../testing.ts";
 import type { Resource } from "../gen/machined/v1/resources_pb.ts";
-import { redactArgv, REDACTED, redactResource } from "./redaction.ts";
+import { redactArgv, REDACTED, redactMachineConfig, redactResource } from "./redaction.ts";
 
 const ROLES: Role[] = ["os:admin", "os:operator", "os:reader"];
 const ENV = { API_TOKEN: "s3cret", LOG_LEVEL: "debug" };
@@ -147,4 +147,34 @@ Deno.test("redactArgv: env values are hidden in argv from readers, longest first
     "app",
     "--token=abcd1234",
   ]);
+});
+
+Deno.test("RBAC redaction: a volume's static passphrase is hidden from every role", () => {
+  const parsed = parseMachineConfig(
+    `version: v1alpha1
+machine:
+  hostname: n1
+  install:
+    disk: /dev/vda
+    encryption:
+      state:
+        keys:
+          - { slot: 0, kind: static, passphrase: correct-horse-battery }
+          - { slot: 1, kind: nodeid }
+`,
+    "t.yaml",
+  );
+  ok(parsed.ok);
+  const spec: MachineConfigSpec = { source: "t.yaml", config: parsed.config };
+  for (const v of ["reader", "privileged"] as const) {
+    const out = redactMachineConfig(spec, v);
+    const keys = out.config.machine.install?.encryption?.state?.keys ?? [];
+    equal(keys[0].passphrase, REDACTED, v);
+    equal(keys[1].kind, "nodeid", v);
+    ok(!JSON.stringify(out).includes("correct-horse"), v);
+  }
+  equal(
+    parsed.config.machine.install?.encryption?.state?.keys[0].passphrase,
+    "correct-horse-battery",
+  );
 });

@@ -6,6 +6,7 @@
 import * as v from "valibot";
 import { mapping } from "./mapping.ts";
 import { absolutePath } from "./primitives.ts";
+import { EncryptionSchema } from "./encryption.ts";
 
 /** `machine.install`; absent means the node runs from what it booted and installs nothing. */
 export const InstallSchema = mapping({
@@ -37,6 +38,15 @@ export const InstallSchema = mapping({
       ),
     ),
     false,
+  ),
+  encryption: v.optional(
+    v.pipe(
+      EncryptionSchema,
+      v.description(
+        "LUKS2 encryption of STATE and EPHEMERAL (see docs/encryption.md). Set it before the " +
+          "volumes are first made: a plain volume is never converted in place.",
+      ),
+    ),
   ),
 });
 

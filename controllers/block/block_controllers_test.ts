@@ -356,6 +356,31 @@ Deno.test("a read-only disk is refused", async () => {
   }
 });
 
+Deno.test("encryption asked for is refused, not made plain, while dm-crypt is not wired", async () => {
+  const t = await setup();
+  try {
+    t.block.addDisk(DISK, DISK_SIZE);
+    const before = await sha256(t.block.bytes(DISK));
+    await t.setConfig(
+      INSTALL + "    encryption:\n      state:\n        keys:\n" +
+        "          - { slot: 0, kind: static, passphrase: correct-horse-battery }\n",
+    );
+    t.start();
+    const st = await waitForResource(
+      t.store,
+      VOLUME_STATUS,
+      (r) => r.metadata.id === "STATE" && r.spec.phase === "failed",
+    );
+    assert.equal(st.spec.error?.code, "encryption-not-wired");
+    assert.match(st.spec.message, /encryption is set for STATE.*nothing was written/);
+    assert.ok(!JSON.stringify(st.spec).includes("correct-horse"));
+    assert.equal(await sha256(t.block.bytes(DISK)), before, "the disk is untouched");
+    assert.deepEqual(t.process.processes, [], "no mkfs ran");
+  } finally {
+    await t.stop();
+  }
+});
+
 Deno.test("a missing disk waits, and is provisioned when it appears (rescan)", async () => {
   const t = await setup({ sysfs: [] });
   try {

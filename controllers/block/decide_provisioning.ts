@@ -7,6 +7,7 @@
  * | nothing (missing)                            | refuse           | refuse              |
  * | anything, but read-only or mounted as a whole | refuse           | refuse              |
  * | our STATE + EPHEMERAL                        | leave            | leave               |
+ * | ours, but one holds a LUKS2 header           | refuse           | refuse              |
  * | only boot partitions (a flashed image)       | complete         | complete            |
  * | zeros, or an empty GPT                       | create           | create              |
  * | other partitions, an MBR, a filesystem, data | refuse           | wipe (boot kept)    |
@@ -48,6 +49,7 @@ export type RefuseCode =
   | "partial-layout"
   | "ambiguous-layout"
   | "unrecognized-data"
+  | "encrypted"
   | "no-space"
   | "awaiting-install";
 
@@ -134,6 +136,15 @@ export function decideProvisioning(
   }
   const [state, ephemeral] = [states[0], ephemerals[0]];
   if (state && ephemeral) {
+    const locked = [state, ephemeral].filter((p) => p.fs?.type === "crypto_LUKS");
+    if (locked.length > 0) {
+      // Never formatted over: controllers/block/decide_encryption.ts decides what opens it.
+      return refuse(
+        "encrypted",
+        `${names(locked)} on "${disk}" holds a LUKS2 header: an encrypted volume, which ` +
+          `this build does not open yet (docs/encryption.md); it is left as it is`,
+      );
+    }
     return leave(disk, state, ephemeral) ?? refuse(
       "unrecognized-data",
       `A machined partition on "${disk}" holds data that is not an ext4 or xfs filesystem`,

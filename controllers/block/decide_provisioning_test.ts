@@ -92,6 +92,16 @@ Deno.test("our layout but STATE holds unknown data: refuse, never format it", ()
   assert.equal(d.action === "refuse" && d.code, "unrecognized-data");
 });
 
+Deno.test("our layout with a LUKS2 STATE: refuse as encrypted, never format or wipe it", () => {
+  const [state, eph] = ours();
+  const luks = { type: "crypto_LUKS" as const, label: "STATE", uuid: "2a7c0e1d" };
+  for (const req of [install, wipe]) {
+    const d = decide(diskFacts({ gpt: [esp(), { ...state, fs: luks }, eph] }), req);
+    assert.equal(d.action === "refuse" && d.code, "encrypted");
+    assert.match(d.action === "refuse" ? d.reason : "", /holds a LUKS2 header.*left as it is/);
+  }
+});
+
 Deno.test("freshly flashed image (ESP only): complete, appending STATE and EPHEMERAL", () => {
   const boot = esp();
   const plan = asPlan(decide(diskFacts({ gpt: [boot] })), "complete");

@@ -4,12 +4,17 @@
  * without the recorded STATE and EPHEMERAL entries (the commit point: the next
  * boot finds only boot partitions and its provisioner `complete`s the disk,
  * creating and recording both afresh), then zero each removed partition's
- * first and last MiB so no stale superblock or label is left behind. Nothing
+ * first and last MiB so no stale superblock or label is left behind. Before
+ * the table write, a target that starts with a LUKS2 header is crypto-erased
+ * (every keyslot destroyed, the header area zeroed: {@link CryptBackend.erase}),
+ * so its data is gone even if the rest of the wipe is cut short. Nothing
  * outside the recorded partitions is written; the ESP and slots are kept by
  * {@link partitionsResetMayFormat}, which never returns a boot partition.
  * @module
  */
 import type { BlockBackend, GptPartition, GptTable } from "../../platform/block/mod.ts";
+import type { CryptBackend } from "../../platform/crypt/mod.ts";
+import { partitionPath } from "./device_path.ts";
 import type { ByteRange } from "./decide_provisioning.ts";
 import { zeroRanges } from "./execute_plan.ts";
 import { ProvisionError } from "./provision_error.ts";
@@ -79,6 +84,42 @@ export interface WipeResult {
   reread: string;
 }
 
+/** Options of {@link wipeResetTargets}. */
+export interface WipeOptions {
+  /** Crypto-erases targets holding a LUKS2 header first; without it none is looked for. */
+  crypt?: CryptBackend;
+  /** A partition's device node. @default partitionPath (`/dev/vda2`, `/dev/nvme0n1p2`) */
+  partitionPath?: (disk: string, number: number) => string;
+}
+
+/** The LUKS magic, "LUKS\xba\xbe", at offset 0 of a LUKS1 or LUKS2 header. */
+const LUKS_MAGIC = [0x4c, 0x55, 0x4b, 0x53, 0xba, 0xbe];
+
+/**
+ * Erase the LUKS header of each target that has one. The magic is read
+ * through the block backend first, so a node without encrypted volumes never
+ * runs cryptsetup. @throws ProvisionError before anything else is written.
+ */
+async function eraseLuksHeaders(
+  backend: BlockBackend,
+  crypt: CryptBackend,
+  disk: string,
+  targets: readonly ResetTarget[],
+  sectorSize: number,
+  pathOf: (disk: string, number: number) => string = partitionPath,
+): Promise<void> {
+  for (const t of targets) {
+    const head = await backend.read(disk, t.firstLba * sectorSize, LUKS_MAGIC.length);
+    if (!LUKS_MAGIC.every((b, i) => head[i] === b)) continue;
+    const path = pathOf(disk, t.number);
+    try {
+      await crypt.erase(path);
+    } catch (e) {
+      throw new ProvisionError("erase the LUKS2 header of", path, { cause: e });
+    }
+  }
+}
+
 /**
  * Wipe the partitions of `record` on its disk that are still exactly as
  * recorded AND listed in `guids` (what the operator consented to): never
@@ -90,6 +131,7 @@ export async function wipeResetTargets(
   backend: BlockBackend,
   record: RecordOnDisk,
   guids: readonly string[],
+  options: WipeOptions = {},
 ): Promise<WipeResult> {
   const disk = record.disk;
   const read = await backend.readGpt(disk);
@@ -98,6 +140,10 @@ export async function wipeResetTargets(
   const wiped = resetTargets(record, read?.table, geometry.logicalSectorSize)
     .filter((t) => allowed.has(t.guid));
   if (!read || wiped.length === 0) return { wiped: [], reread: "none" };
+  if (options.crypt) {
+    const { crypt, partitionPath: pathOf } = options;
+    await eraseLuksHeaders(backend, crypt, disk, wiped, geometry.logicalSectorSize, pathOf);
+  }
   const gone = new Set(wiped.map((t) => t.guid));
   const table: GptTable = {
     diskGuid: read.table.diskGuid,

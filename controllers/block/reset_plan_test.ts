@@ -4,6 +4,7 @@ import { FakeBlockBackend, GPT_TYPE, type GptTable } from "../../platform/block/
 import { part } from "./fake_disks.ts";
 import { isBootPartition, PARTITION_NAME as N, PARTITION_TYPE as T } from "../../layout/mod.ts";
 import { type RecordOnDisk, resetTargets, wipeRanges, wipeResetTargets } from "./reset_plan.ts";
+import { FakeCryptBackend } from "../../platform/crypt/mod.ts";
 
 const MiB = 1024 * 1024;
 const DISK_GUID = "11111111-2222-4333-8444-555555555555";
@@ -154,6 +155,31 @@ Deno.test("wipeResetTargets: a failed table write changes nothing", async () => 
   await assert.rejects(
     wipeResetTargets(block, record(state, eph), [state.uuid, eph.uuid]),
     /Cannot write the partition table of "\/dev\/vda"/,
+  );
+  assert.deepEqual(await digest(block.bytes("/dev/vda").slice()), before);
+});
+
+Deno.test("wipeResetTargets crypto-erases a LUKS2 target before the table write", async () => {
+  const block = await seededDisk();
+  block.bytes("/dev/vda").set([0x4c, 0x55, 0x4b, 0x53, 0xba, 0xbe], state.firstLba * 512);
+  const crypt = new FakeCryptBackend();
+  const statePath = `/dev/vda${state.number}`;
+  await crypt.format(statePath, new TextEncoder().encode("first-key-123"), { slot: 0 });
+  const r = await wipeResetTargets(block, record(state, eph), [state.uuid, eph.uuid], { crypt });
+  assert.deepEqual(r.wiped.map((t) => t.label).sort(), ["EPHEMERAL", "STATE"]);
+  assert.deepEqual(crypt.faults.callsOf("erase"), [[statePath]], "only the LUKS target");
+  assert.equal(await crypt.isLuks(statePath), false);
+});
+
+Deno.test("wipeResetTargets: a failed header erase stops before the table is written", async () => {
+  const block = await seededDisk();
+  block.bytes("/dev/vda").set([0x4c, 0x55, 0x4b, 0x53, 0xba, 0xbe], eph.firstLba * 512);
+  const before = await digest(block.bytes("/dev/vda").slice());
+  const crypt = new FakeCryptBackend();
+  crypt.faults.failNext("erase", "EIO");
+  await assert.rejects(
+    wipeResetTargets(block, record(state, eph), [state.uuid, eph.uuid], { crypt }),
+    /Cannot erase the LUKS2 header of "\/dev\/vda\d"/,
   );
   assert.deepEqual(await digest(block.bytes("/dev/vda").slice()), before);
 });

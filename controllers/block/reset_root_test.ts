@@ -5,7 +5,7 @@
  * store and runtime) re-provisions it, with new GUIDs, a new record, the
  * marker on /var gone and the ESP byte for byte; on a disk that also holds a
  * foreign partition, only the recorded partitions go and the foreign one
- * keeps its bytes.
+ * keeps its bytes; a LUKS2 STATE is crypto-erased first (no key opens it).
  */
 import assert from "node:assert/strict";
 import { encodeGpt, GPT_TYPE, NativeBlockBackend } from "../../platform/block/mod.ts";
@@ -14,6 +14,8 @@ import { PROVISIONING_RECORD, VOLUME_STATUS } from "../../resources/mod.ts";
 import { waitForResource } from "../../runtime/testing.ts";
 import { PARTITION_NAME, PARTITION_TYPE } from "../../layout/mod.ts";
 import { resetTargets, wipeResetTargets } from "./reset_plan.ts";
+import { NativeCryptBackend, TEST_PBKDF } from "../../platform/crypt/mod.ts";
+import { nativeProcessBackend } from "../../platform/process/mod.ts";
 import {
   bootBlock,
   have,
@@ -33,16 +35,17 @@ const skip = await rootSkipReason([
   "/usr/sbin/mkfs.ext4",
   "/usr/sbin/blkid",
   "/usr/sbin/mkfs.fat",
+  "/usr/sbin/cryptsetup",
 ]);
 
 if (!insideTestNamespace("block-reset")) {
   registerNamespacedRun({
     ns: "block-reset",
     name: "reset wipe on loop devices, in a private mount namespace " +
-      "(needs root, the native addon, losetup, mkfs.ext4, mkfs.fat, blkid)",
+      "(needs root, the native addon, losetup, mkfs.ext4, mkfs.fat, blkid, cryptsetup)",
     skip,
     fileUrl: import.meta.url,
-    passed: 2,
+    passed: 3,
   });
 } else {
   assertNotHostNamespace("mnt");
@@ -239,6 +242,73 @@ function registerInnerTests(): void {
       const probe = await block.probe(disk.dev, 33 * MiB);
       assert.equal(probe, undefined, "no filesystem left where STATE was");
     } finally {
+      await disk.close();
+    }
+  });
+
+  Deno.test("a LUKS2 STATE is crypto-erased first: no key opens it, the ESP keeps its bytes", async () => {
+    const state: Part = {
+      number: 2,
+      type: PARTITION_TYPE.STATE,
+      uuid: "5a5a5a5a-0000-4000-8000-000000000012",
+      name: PARTITION_NAME.STATE,
+      first: 33,
+      mib: 40,
+    };
+    const eph: Part = {
+      ...state,
+      number: 3,
+      type: PARTITION_TYPE.EPHEMERAL,
+      uuid: "5a5a5a5a-0000-4000-8000-000000000013",
+      name: PARTITION_NAME.EPHEMERAL,
+      first: 73,
+    }; // deno-fmt-ignore
+    const disk = await loopDisk(120 * MiB, [ESP, state, eph]);
+    // The partition through its own loop device (the CI kernel has no GPT parser).
+    const part = await run(
+      "losetup",
+      "-f",
+      "--show",
+      "-o",
+      String(33 * MiB),
+      "--sizelimit",
+      String(40 * MiB),
+      disk.file,
+    ); // deno-fmt-ignore
+    const keyDir = await Deno.makeTempDir({ prefix: "reset-keys-" });
+    try {
+      const crypt = new NativeCryptBackend({ process: nativeProcessBackend(), keyDir });
+      const key = new TextEncoder().encode("first-key-123");
+      await crypt.format(part, key, { slot: 0, pbkdf: TEST_PBKDF });
+      assert.equal(await crypt.testKey(part, key), true);
+      const espBefore = await sha256File(disk.file, MiB, 32 * MiB);
+      const rec = (p: Part) => ({
+        number: p.number,
+        uuid: p.uuid,
+        type: p.type,
+        name: p.name,
+        firstLba: p.first * 2048,
+        lastLba: (p.first + p.mib) * 2048 - 1,
+      }); // deno-fmt-ignore
+      const record = { disk: disk.dev, diskGuid: "d15c0000-0000-4000-8000-00000000000e", partitions: [rec(state), rec(eph)] }; // deno-fmt-ignore
+      const block = new NativeBlockBackend();
+      const r = await wipeResetTargets(block, record, [state.uuid, eph.uuid], {
+        crypt,
+        partitionPath: (_disk, n) => n === state.number ? part : `${disk.dev}p${n}`,
+      });
+      assert.deepEqual(r.wiped.map((t) => t.label).sort(), ["EPHEMERAL", "STATE"]);
+      assert.equal(await crypt.isLuks(part), false, "no LUKS header left");
+      assert.equal(
+        await crypt.testKey(part, key).catch(() => false),
+        false,
+        "the key opens nothing",
+      );
+      const head = await readAt(disk.file, 33 * MiB, 16 * MiB);
+      assert.ok(head.every((b) => b === 0), "the header area is zero");
+      assert.equal(await sha256File(disk.file, MiB, 32 * MiB), espBefore, "ESP byte for byte");
+    } finally {
+      await run("losetup", "-d", part).catch((e) => console.error(e));
+      await Deno.remove(keyDir, { recursive: true });
       await disk.close();
     }
   });

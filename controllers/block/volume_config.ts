@@ -9,12 +9,13 @@ import {
   MACHINE_CONFIG,
   MACHINE_CONFIG_ID,
   VOLUME_SPEC,
+  type VolumeEncryptionSpec,
   type VolumeFilesystem,
   type VolumeSpecSpec,
 } from "../../resources/mod.ts";
 import type { MachineController, ResourceSpecs } from "../../resources/mod.ts";
 import type { ReconcileContext } from "../../runtime/mod.ts";
-import type { InstallConfig } from "../../config/mod.ts";
+import type { InstallConfig, VolumeEncryptionConfig } from "../../config/mod.ts";
 import { BLOCK_NAMESPACE } from "./disk_discovery.ts";
 import { DEFAULT_LAYOUT, MOUNT_POINT, PARTITION_NAME, PARTITION_TYPE } from "../../layout/mod.ts";
 
@@ -72,6 +73,7 @@ export function volumeSpecs(
       size: deps.stateSize ?? DEFAULT_LAYOUT.stateSize,
       mountPoint: deps.stateMountPoint ?? MOUNT_POINT.STATE,
       mountFlags: ["nosuid", "nodev", "noexec"],
+      ...encryptionOf(install.encryption?.state),
     },
     {
       ...common,
@@ -82,6 +84,22 @@ export function volumeSpecs(
       size: 0,
       mountPoint: deps.ephemeralMountPoint ?? MOUNT_POINT.EPHEMERAL,
       mountFlags: ["nosuid", "nodev"],
+      ...encryptionOf(install.encryption?.ephemeral),
     },
   ];
+}
+
+/** The spec's `encryption`, without key material; nothing for a plain volume. */
+function encryptionOf(
+  c: VolumeEncryptionConfig | undefined,
+): { encryption?: VolumeEncryptionSpec } {
+  if (!c) return {};
+  return {
+    encryption: {
+      cipher: c.cipher,
+      sectorSize: c.sector_size,
+      allowDiscards: c.allow_discards,
+      keys: c.keys.map(({ slot, kind }) => ({ slot, kind })),
+    },
+  };
 }

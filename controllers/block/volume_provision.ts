@@ -89,6 +89,16 @@ export class VolumeProvisionController implements MachineController {
         await this.#report(ctx, v, { phase, disk, ...fields });
       }
     };
+    const encrypted = specs.filter((s) => s.encryption).map((s) => s.volume);
+    if (encrypted.length > 0) {
+      // Never make a plain filesystem where encryption was asked for (docs/encryption.md).
+      const message = `machine.install.encryption is set for ${encrypted.join(" and ")}, but ` +
+        `this build does not open volumes through dm-crypt yet; nothing was written to "${disk}"`;
+      this.#announce(disk, "refuse", message);
+      const error = { message, code: "encryption-not-wired", op: "decide" };
+      await all("failed", { decision: "refuse", message, error });
+      return;
+    }
     try {
       const facts = await this.#facts(disk);
       const decision = decideProvisioning(

@@ -112,6 +112,17 @@ const ARM64_PACKAGES: readonly DebPin[] = [
   { package: "libtinfo6", version: "6.4-4" },
   { package: "libbsd0", version: "0.11.7-2" },
   { package: "libmd0", version: "1.0.4-2" },
+  // cryptsetup (encrypted STATE and EPHEMERAL, platform/crypt) and the libraries ldd lists for it.
+  { package: "cryptsetup-bin", version: "2:2.6.1-4~deb12u2" },
+  { package: "libcryptsetup12", version: "2:2.6.1-4~deb12u2" },
+  { package: "libargon2-1", version: "0~20171227-0.3+deb12u1" },
+  { package: "libdevmapper1.02.1", version: "2:1.02.185-2" },
+  { package: "libjson-c5", version: "0.16-2" },
+  { package: "libpcre2-8-0", version: "10.42-1" },
+  { package: "libpopt0", version: "1.19+dfsg-1" },
+  { package: "libselinux1", version: "3.4-1+b6" },
+  { package: "libssl3", version: "3.0.22-1~deb12u2" },
+  { package: "libudev1", version: "252.39-1~deb12u2" },
   { package: "systemd-boot-efi", version: "252.39-1~deb12u2" },
 ];
 

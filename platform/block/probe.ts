@@ -1,8 +1,10 @@
 /**
  * Filesystem identification by superblock, as pure functions over the first
  * {@link PROBE_BYTES} of a device or partition: ext2/3/4, XFS, FAT (vfat),
- * ISO9660 (a NoCloud `CIDATA` drive made with genisoimage or cloud-localds) and
- * Linux swap, with label and UUID formatted as blkid prints them.
+ * ISO9660 (a NoCloud `CIDATA` drive made with genisoimage or cloud-localds),
+ * Linux swap and a LUKS2 header (`crypto_LUKS`, an encrypted volume: not a
+ * filesystem, but what blkid reports), with label and UUID formatted as
+ * blkid prints them.
  * @module
  */
 
@@ -11,7 +13,7 @@ export const PROBE_BYTES = 65536;
 
 /** What a superblock says. */
 export interface FsInfo {
-  type: "ext2" | "ext3" | "ext4" | "xfs" | "vfat" | "iso9660" | "swap";
+  type: "ext2" | "ext3" | "ext4" | "xfs" | "vfat" | "iso9660" | "swap" | "crypto_LUKS";
   /** Empty when the filesystem has no label. */
   label: string;
   /** Lowercase 8-4-4-4-12 (ext, xfs, swap), `XXXX-XXXX` (vfat) or the volume's date (iso9660). */
@@ -100,7 +102,21 @@ function iso9660(head: Uint8Array): FsInfo | undefined {
   return { type: "iso9660", label: ascii(pvd.subarray(40, 72)).trimEnd(), uuid };
 }
 
+/** "LUKS\xba\xbe", then a big-endian version; LUKS1 is not one machined makes. */
+const LUKS_MAGIC = [0x4c, 0x55, 0x4b, 0x53, 0xba, 0xbe];
+
+function luks2(head: Uint8Array): FsInfo | undefined {
+  if (head.length < 512 || !LUKS_MAGIC.every((b, i) => head[i] === b)) return undefined;
+  if (((head[6] << 8) | head[7]) !== 2) return undefined;
+  // LUKS2 binary header: label at 24 (48 bytes), UUID as text at 168 (40 bytes).
+  return {
+    type: "crypto_LUKS",
+    label: cstr(head.subarray(24, 72)),
+    uuid: cstr(head.subarray(168, 208)),
+  };
+}
+
 /** Identify the filesystem whose first bytes are `head`; undefined when unknown. */
 export function probeSuperblock(head: Uint8Array): FsInfo | undefined {
-  return xfs(head) ?? ext(head) ?? swap(head) ?? vfat(head) ?? iso9660(head);
+  return luks2(head) ?? xfs(head) ?? ext(head) ?? swap(head) ?? vfat(head) ?? iso9660(head);
 }

@@ -6,7 +6,8 @@ async function gunzip(url: URL): Promise<Uint8Array> {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-// Heads of images made with mkfs.ext4/mkfs.xfs/mkfs.vfat/mkswap/genisoimage; expectations from blkid.
+// Heads of images made with mkfs.ext4/mkfs.xfs/mkfs.vfat/mkswap/genisoimage/cryptsetup; expectations
+// from blkid.
 const GOLDEN = [
   ["ext4", { type: "ext4", label: "STATE", uuid: "6f1c3e2a-1b2c-4d5e-8f90-a1b2c3d4e5f6" }],
   ["xfs", { type: "xfs", label: "EPHEMERAL", uuid: "1e2d3c4b-5a69-4788-9a0b-c1d2e3f40516" }],
@@ -14,6 +15,11 @@ const GOLDEN = [
   ["swap", { type: "swap", label: "SWAP1", uuid: "0a0b0c0d-0e0f-4011-8213-141516171819" }],
   // genisoimage -volid CIDATA -joliet -rock (a NoCloud config drive).
   ["iso9660", { type: "iso9660", label: "CIDATA", uuid: "2026-12-02-01-06-08-00" }],
+  // cryptsetup luksFormat --type luks2 --label STATE --uuid ... (the first 16 KiB: the header).
+  [
+    "luks2",
+    { type: "crypto_LUKS", label: "STATE", uuid: "2a7c0e1d-3b4f-4a5e-9c6d-7e8f90a1b2c3" },
+  ],
 ] as const;
 
 Deno.test("probe: golden superblocks", async () => {
@@ -21,6 +27,12 @@ Deno.test("probe: golden superblocks", async () => {
     const head = await gunzip(new URL(`./testdata/${name}.head.gz`, import.meta.url));
     assert.deepEqual(probeSuperblock(head), want, name);
   }
+});
+
+Deno.test("probe: a LUKS1 header, or the magic alone, is not taken for LUKS2", () => {
+  const head = new Uint8Array(PROBE_BYTES);
+  head.set([0x4c, 0x55, 0x4b, 0x53, 0xba, 0xbe, 0, 1]);
+  assert.equal(probeSuperblock(head), undefined);
 });
 
 Deno.test("probe: nothing recognisable is undefined", () => {

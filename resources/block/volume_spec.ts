@@ -14,6 +14,17 @@ export type VolumeName = "STATE" | "EPHEMERAL";
 /** Filesystems the provisioner can make. */
 export type VolumeFilesystem = "ext4" | "xfs";
 
+/**
+ * `machine.install.encryption` for one volume, without key material: which
+ * slots hold which key kind. Passphrases stay in the config.
+ */
+export interface VolumeEncryptionSpec {
+  readonly cipher: string;
+  readonly sectorSize: number;
+  readonly allowDiscards: boolean;
+  readonly keys: ReadonlyArray<{ readonly slot: number; readonly kind: string }>;
+}
+
 /** One volume to provision and mount; the id is its {@link VolumeName}. */
 export interface VolumeSpecSpec {
   readonly volume: VolumeName;
@@ -36,6 +47,8 @@ export interface VolumeSpecSpec {
   readonly mountPoint: string;
   /** mount(2) flags, e.g. `nosuid`, `nodev`. */
   readonly mountFlags: readonly string[];
+  /** Set when the config asks for LUKS2 (docs/encryption.md); absent for a plain volume. */
+  readonly encryption?: VolumeEncryptionSpec;
 }
 
 export const volumeSpecDescriptor: ResourceDescriptor<typeof VOLUME_SPEC, VolumeSpecSpec> = {

@@ -19,6 +19,7 @@ export const FLOORS: Record<string, number> = {
   "platform/block": 1,
   "platform/cgroup": 1,
   "platform/clock": 1,
+  "platform/crypt": 1,
   "platform/esp": 1,
   "platform/firewall": 1,
   "platform/firmware": 1,

@@ -1,0 +1,136 @@
+/**
+ * Carries out the encryption decisions on one volume through a CryptBackend:
+ * format (first key, then the others, each with a `machined-<kind>` token in
+ * the header), unlock (candidates in order; locked when none opens) and the
+ * two-phase rotation. Keys are resolved here from the config (static) or the
+ * board (nodeid) and handed to the backend as bytes; they never enter an
+ * error message, a status or an event.
+ * @module
+ */
+import type { EncryptionKeyConfig, VolumeEncryptionConfig } from "../../config/mod.ts";
+import {
+  type CryptBackend,
+  nodeIdKey,
+  type Pbkdf,
+  TOKEN_PREFIX,
+} from "../../platform/crypt/mod.ts";
+import { concludeUnlock, type UnlockAttempt, type UnlockOutcome } from "./decide_encryption.ts";
+import { mayKill, planRotation } from "./plan_rotation.ts";
+
+/** Where keys come from. */
+export interface KeySource {
+  /** The board's SMBIOS UUID; rejects on a machine without one. */
+  smbiosUuid(): Promise<string>;
+}
+
+/** One volume on one device. */
+export interface LuksVolume {
+  crypt: CryptBackend;
+  keys: KeySource;
+  /** `STATE` or `EPHEMERAL`: the LUKS2 label and the nodeid key's context. */
+  volume: string;
+  device: string;
+  /** @default the backend's (DEFAULT_PBKDF) */
+  pbkdf?: Pbkdf;
+}
+
+/** The key bytes of `k` for `volume`. @throws when the source cannot produce it. */
+export async function keyBytes(v: LuksVolume, k: EncryptionKeyConfig): Promise<Uint8Array> {
+  switch (k.kind) {
+    case "static":
+      return new TextEncoder().encode(k.passphrase ?? "");
+    case "nodeid":
+      return await nodeIdKey(await v.keys.smbiosUuid(), v.volume);
+    case "tpm":
+      throw new RangeError(`slot ${k.slot}: tpm keys are not implemented`);
+  }
+}
+
+async function enroll(v: LuksVolume, k: EncryptionKeyConfig): Promise<void> {
+  await v.crypt.importToken(v.device, k.slot, {
+    type: `${TOKEN_PREFIX}${k.kind}`,
+    keyslots: [k.slot],
+  });
+}
+
+/** Format `device` with `keys` (the first authorises the others), each with its token. */
+export async function formatVolume(
+  v: LuksVolume,
+  encryption: VolumeEncryptionConfig,
+  keys: readonly EncryptionKeyConfig[],
+): Promise<void> {
+  const [first, ...rest] = keys;
+  const firstKey = await keyBytes(v, first);
+  await v.crypt.format(v.device, firstKey, {
+    slot: first.slot,
+    cipher: encryption.cipher,
+    sectorSize: encryption.sector_size,
+    pbkdf: v.pbkdf,
+    label: v.volume,
+  });
+  await enroll(v, first);
+  for (const k of rest) {
+    await v.crypt.addKey(v.device, firstKey, await keyBytes(v, k), k.slot);
+    await enroll(v, k);
+  }
+}
+
+/** Try `candidates` in order; the first that opens the header wins. Nothing is mapped. */
+export async function unlockVolume(
+  v: LuksVolume,
+  candidates: readonly EncryptionKeyConfig[],
+): Promise<{ outcome: UnlockOutcome; key?: Uint8Array }> {
+  const attempts: UnlockAttempt[] = [];
+  for (const k of candidates) {
+    try {
+      const bytes = await keyBytes(v, k);
+      if (await v.crypt.testKey(v.device, bytes, k.slot)) {
+        attempts.push({ key: k, opened: true });
+        return { outcome: concludeUnlock(v.volume, attempts), key: bytes };
+      }
+      attempts.push({ key: k, opened: false });
+    } catch (e) {
+      attempts.push({ key: k, opened: false, error: (e as Error).message });
+    }
+  }
+  return { outcome: concludeUnlock(v.volume, attempts) };
+}
+
+/** What a rotation did. */
+export interface RotationResult {
+  added: number[];
+  proven: number[];
+  killed: number[];
+  /** Why it stopped before phase 2, or why it was refused. */
+  stopped?: string;
+}
+
+/**
+ * Rotate to the configured keys: add and prove each new slot, then kill the
+ * slots the config dropped, only if every proof held. `key` opened `unlockedBy`.
+ */
+export async function rotateVolume(
+  v: LuksVolume,
+  encryption: VolumeEncryptionConfig,
+  unlockedBy: number,
+  key: Uint8Array,
+): Promise<RotationResult> {
+  const plan = planRotation(v.volume, (await v.crypt.dump(v.device)).slots, encryption, unlockedBy);
+  const r: RotationResult = { added: [], proven: [], killed: [] };
+  if (plan.action === "refuse") return { ...r, stopped: plan.reason };
+  for (const k of plan.add) {
+    const bytes = await keyBytes(v, k);
+    await v.crypt.addKey(v.device, key, bytes, k.slot);
+    await enroll(v, k);
+    r.added.push(k.slot);
+    if (await v.crypt.testKey(v.device, bytes, k.slot)) r.proven.push(k.slot);
+  }
+  if (!mayKill(plan, new Set(r.proven))) {
+    return { ...r, stopped: `${v.volume}: a new slot did not open the header; old slots kept` };
+  }
+  for (const s of plan.kill) {
+    await v.crypt.killSlot(v.device, s);
+    r.killed.push(s);
+  }
+  return r;
+}
