@@ -135,21 +135,7 @@ export function decideProvisioning(
     );
   }
   const [state, ephemeral] = [states[0], ephemerals[0]];
-  if (state && ephemeral) {
-    const locked = [state, ephemeral].filter((p) => p.fs?.type === "crypto_LUKS");
-    if (locked.length > 0) {
-      // Never formatted over: controllers/block/decide_encryption.ts decides what opens it.
-      return refuse(
-        "encrypted",
-        `${names(locked)} on "${disk}" holds a LUKS2 header: an encrypted volume, which ` +
-          `this build does not open yet (docs/encryption.md); it is left as it is`,
-      );
-    }
-    return leave(disk, state, ephemeral) ?? refuse(
-      "unrecognized-data",
-      `A machined partition on "${disk}" holds data that is not an ext4 or xfs filesystem`,
-    );
-  }
+  if (state && ephemeral) return decideExisting(disk, state, ephemeral);
 
   const boot = parts.filter(isBootPartition);
   const others = parts.filter((p) => !isBootPartition(p));
@@ -187,6 +173,29 @@ export function decideProvisioning(
   }
   const kept = boot.length > 0 ? `, keeping boot partitions ${names(boot)}` : "";
   return plan("wipe", `Wiping ${what} on "${disk}" (machine.install.wipe)${kept}`, others);
+}
+
+/** Both machined partitions exist: keep them, format what is blank, or refuse. */
+function decideExisting(
+  disk: string,
+  state: PartitionFacts,
+  ephemeral: PartitionFacts,
+): ProvisioningDecision {
+  const locked = [state, ephemeral].filter((p) => p.fs?.type === "crypto_LUKS");
+  if (locked.length > 0) {
+    // Never formatted over: controllers/block/decide_encryption.ts decides what opens it.
+    return {
+      action: "refuse",
+      code: "encrypted",
+      reason: `${names(locked)} on "${disk}" holds a LUKS2 header: an encrypted volume, which ` +
+        `this build does not open yet (docs/encryption.md); it is left as it is`,
+    };
+  }
+  return leave(disk, state, ephemeral) ?? {
+    action: "refuse",
+    code: "unrecognized-data",
+    reason: `A machined partition on "${disk}" holds data that is not an ext4 or xfs filesystem`,
+  };
 }
 
 function leave(disk: string, state: PartitionFacts, ephemeral: PartitionFacts) {

@@ -16,6 +16,9 @@ import type { PemCredentials } from "./rotation_state.ts";
 
 /** How long one call to a node may take. */
 const CALL_TIMEOUT_MS = 10_000;
+/** Rounds over the candidates while the node's apid is down (it restarts when its CAs change). */
+const REACH_ROUNDS = 10;
+const REACH_PAUSE_MS = 500;
 
 /** What a node answered, and the credentials that reached it. */
 export interface Reached {
@@ -75,12 +78,18 @@ export async function reachNode(
   candidates: readonly PemCredentials[],
 ): Promise<Reached> {
   let last: unknown;
-  for (const via of candidates) {
-    try {
-      return { observed: await observeCa(node, via), via };
-    } catch (e) {
-      last = e;
+  for (let round = 0; round < REACH_ROUNDS; round++) {
+    if (round > 0) await new Promise((r) => setTimeout(r, REACH_PAUSE_MS));
+    for (const via of candidates) {
+      try {
+        return { observed: await observeCa(node, via), via };
+      } catch (e) {
+        last = e;
+      }
     }
+    // Only a refused or dropped connection is worth another round: apid restarts when its CAs
+    // change, and a node's own answer (a certificate refused, no config) will not change.
+    if (!(last instanceof ConnectError && last.code === Code.Unavailable)) break;
   }
   throw new Error(`Cannot reach node "${node}" with the old or the new credentials`, {
     cause: last,
