@@ -28,6 +28,14 @@ export interface FirewallDeps {
   backend: FirewallBackend;
   /** Drift check period (ms). @default FIREWALL_RESYNC_MS */
   resyncInterval?: number;
+  /**
+   * Whether a machined table may already be in the kernel when the controller starts. On a
+   * node it cannot (machined is PID 1 on a fresh kernel), so a node without a firewall never
+   * runs nft at all: not even where nf_tables is missing (the Pi's image, a kernel without it),
+   * which would otherwise fail the controller on every node that asked for no firewall.
+   * @default false
+   */
+  tableMayExist?: boolean;
 }
 
 /** What the controller last put in force. */
@@ -48,12 +56,13 @@ export class FirewallController implements MachineController {
   readonly #backend: FirewallBackend;
   #applied: Applied | undefined;
   /** The table was removed (or never made) and no firewall is configured. */
-  #removed = false;
+  #removed: boolean;
   #reapplies = 0;
 
   constructor(deps: FirewallDeps) {
     this.#backend = deps.backend;
     this.resyncInterval = deps.resyncInterval ?? FIREWALL_RESYNC_MS;
+    this.#removed = !(deps.tableMayExist ?? false);
   }
 
   async reconcile(ctx: ReconcileContext<ResourceSpecs>): Promise<void> {

@@ -109,3 +109,29 @@ Deno.test("firewall controller: nft refusing the ruleset shows in the status and
     assert.equal(ok.spec.error, "");
   });
 });
+
+Deno.test("firewall controller: a node with no firewall never runs nft (a kernel without nf_tables stays healthy)", async () => {
+  const backend = new FakeFirewallBackend();
+  backend.faults.failAlways("remove", new Error("nft: cache initialization failed"));
+  backend.faults.failAlways("read", new Error("nft: cache initialization failed"));
+  const store = new Store<ResourceSpecs>();
+  const runtime = new ControllerRuntime(store);
+  runtime.register(new FirewallController({ backend, resyncInterval: 20 }));
+  const parsed = parseMachineConfig(`version: v1alpha1\nmachine:\n  hostname: node-1\n`, "t.yaml");
+  if (!parsed.ok) throw new Error("bad test config");
+  await store.modify(
+    { type: MACHINE_CONFIG, namespace: "config", id: MACHINE_CONFIG_ID },
+    "test",
+    () => ({ source: "t.yaml", config: parsed.config }),
+  );
+  runtime.start();
+  try {
+    const s = await waitForResource(store, FIREWALL_STATUS, (r) => !r.spec.enabled);
+    await new Promise((r) => setTimeout(r, 100)); // several resyncs
+    const again = store.get(FIREWALL_STATUS, "network", s.metadata.id);
+    assert.equal(again?.spec.error, "");
+    assert.equal(again?.spec.inForce, false);
+  } finally {
+    await runtime.stop();
+  }
+});
