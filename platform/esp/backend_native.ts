@@ -25,6 +25,13 @@ export const ESP_MOUNT_POINT = "/run/machined/esp";
 
 const OPTIONS = "codepage=437,iocharset=utf8";
 
+/**
+ * How long a session waits for the ESP to be discovered: a rollback or upgrade asked for right
+ * after boot can come before disk discovery has published the ESP (CI's Secure Boot case did).
+ */
+export const ESP_DISCOVERY_WAIT_MS = 30_000;
+const ESP_DISCOVERY_POLL_MS = 250;
+
 /** See the module doc. */
 export class NativeEspBackend implements EspBackend {
   #busy: Promise<unknown> = Promise.resolve();
@@ -34,6 +41,7 @@ export class NativeEspBackend implements EspBackend {
     /** The ESP's device node (`/dev/vda1`), found from DiscoveredVolume. */
     private readonly device: () => string | undefined,
     private readonly mountPoint = ESP_MOUNT_POINT,
+    private readonly discoveryWaitMs = ESP_DISCOVERY_WAIT_MS,
   ) {}
 
   read<T>(fn: (fs: EspFiles) => Promise<T>): Promise<T> {
@@ -51,9 +59,23 @@ export class NativeEspBackend implements EspBackend {
     return run;
   }
 
+  /** The ESP's device, waiting (bounded, monotonic) for discovery to publish it. */
+  async #discovered(): Promise<string | undefined> {
+    const start = performance.now();
+    for (;;) {
+      const dev = this.device();
+      if (dev || performance.now() - start >= this.discoveryWaitMs) return dev;
+      await new Promise((r) => setTimeout(r, ESP_DISCOVERY_POLL_MS));
+    }
+  }
+
   async #mounted<T>(writable: boolean, fn: (fs: EspFiles) => Promise<T>): Promise<T> {
-    const dev = this.device();
-    if (!dev) throw new Deno.errors.NotFound("no EFI System Partition was discovered");
+    const dev = await this.#discovered();
+    if (!dev) {
+      throw new Deno.errors.NotFound(
+        `no EFI System Partition was discovered (waited ${this.discoveryWaitMs / 1000} s)`,
+      );
+    }
     await Deno.mkdir(this.mountPoint, { recursive: true });
     const shared = await this.#mount(dev, writable);
     try {

@@ -85,3 +85,20 @@ Deno.test("a write mount refused otherwise (EINVAL) is not retried; a failed rem
   await assert.rejects(esp.write(() => Promise.resolve()), (e) => isSysError(e, "EPERM"));
   assert.equal(seen(), undefined, "the read-only mount was taken down again");
 });
+
+Deno.test("a session waits for the ESP to be discovered (a rollback right after boot), bounded", async () => {
+  const mounts = new FakeMountBackend().addDirectory(MOUNT_POINT);
+  let asked = 0;
+  const late = new NativeEspBackend(
+    mounts,
+    () => ++asked > 2 ? "/dev/vda1" : undefined,
+    MOUNT_POINT,
+  );
+  assert.equal(await late.read(() => Promise.resolve("read")), "read");
+  assert.ok(asked >= 3);
+  const never = new NativeEspBackend(mounts, () => undefined, MOUNT_POINT, 300);
+  await assert.rejects(
+    never.read(() => Promise.resolve()),
+    /no EFI System Partition .*waited 0.3 s/,
+  );
+});
