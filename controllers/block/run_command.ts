@@ -4,10 +4,9 @@
  * the exit and stderr.
  * @module
  */
-import type { ProcessBackend, ProcessExit } from "../../platform/process/mod.ts";
+import { type ProcessBackend, type ProcessExit, runTool } from "../../platform/process/mod.ts";
 
-/** PATH for helper programs; machined passes no environment of its own. */
-export const TOOL_PATH = "/usr/sbin:/usr/bin:/sbin:/bin";
+export { TOOL_PATH } from "../../platform/process/mod.ts";
 
 /** A helper program exited unsuccessfully. */
 export class CommandError extends Error {
@@ -28,13 +27,6 @@ export interface CommandOutput {
   stderr: string;
 }
 
-async function drain(stream: ReadableStream<Uint8Array> | null): Promise<string> {
-  if (!stream) return "";
-  const chunks: Uint8Array[] = [];
-  for await (const c of stream) chunks.push(c);
-  return new TextDecoder().decode(await new Blob(chunks as BlobPart[]).arrayBuffer());
-}
-
 /**
  * Run `argv` to completion.
  * @throws CommandError on a non-zero exit or a signal; SysError when it cannot start.
@@ -43,8 +35,7 @@ export async function runCommand(
   process: ProcessBackend,
   argv: string[],
 ): Promise<CommandOutput> {
-  const h = await process.spawn({ argv, env: { PATH: TOOL_PATH } });
-  const [stdout, stderr, exit] = await Promise.all([drain(h.stdout), drain(h.stderr), h.exited]);
+  const { stdout, stderr, exit } = await runTool(process, argv);
   if (exit.code !== 0) throw new CommandError(argv, exit, stderr);
   return { stdout, stderr };
 }

@@ -8,7 +8,7 @@
  * command exits (docs/decisions.md, "LUKS keys through a private tmpfs file").
  * @module
  */
-import type { ProcessBackend, ProcessExit } from "../process/mod.ts";
+import { type ProcessBackend, type ProcessExit, runTool, type ToolRun } from "../process/mod.ts";
 import {
   type CryptBackend,
   DEFAULT_PBKDF,
@@ -21,7 +21,6 @@ import {
 import { parseLuksDump } from "./luks_dump.ts";
 
 /** PATH for cryptsetup; machined passes no environment of its own. */
-const TOOL_PATH = "/usr/sbin:/usr/bin:/sbin:/bin";
 
 /** LUKS2's default header (both metadata copies and the keyslot area): 16 MiB. */
 const DEFAULT_HEADER_BYTES = 16 * 1024 * 1024;
@@ -49,13 +48,6 @@ export interface NativeCryptOptions {
   keyDir?: string;
 }
 
-async function drain(stream: ReadableStream<Uint8Array> | null): Promise<string> {
-  if (!stream) return "";
-  const chunks: Uint8Array[] = [];
-  for await (const c of stream) chunks.push(c);
-  return new TextDecoder().decode(await new Blob(chunks as BlobPart[]).arrayBuffer());
-}
-
 /** The real backend. */
 export class NativeCryptBackend implements CryptBackend {
   readonly #process: ProcessBackend;
@@ -65,11 +57,8 @@ export class NativeCryptBackend implements CryptBackend {
     this.#keyDir = options.keyDir ?? "/run/machined/crypt";
   }
 
-  async #run(args: string[]): Promise<{ stdout: string; stderr: string; exit: ProcessExit }> {
-    const argv = ["cryptsetup", ...args];
-    const h = await this.#process.spawn({ argv, env: { PATH: TOOL_PATH } });
-    const [stdout, stderr, exit] = await Promise.all([drain(h.stdout), drain(h.stderr), h.exited]);
-    return { stdout, stderr, exit };
+  #run(args: string[]): Promise<ToolRun> {
+    return runTool(this.#process, ["cryptsetup", ...args]);
   }
 
   async #ok(args: string[]): Promise<string> {

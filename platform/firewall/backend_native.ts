@@ -7,12 +7,11 @@
  * @module
  */
 import { isSysError } from "../../native-ops/mod.ts";
-import type { ProcessBackend, ProcessHandle } from "../process/mod.ts";
+import { collectRun, type ProcessBackend, TOOL_PATH } from "../process/mod.ts";
 import { type FirewallBackend, FirewallBackendError, type TableRef, tableText } from "./backend.ts";
 import { canonicalListing, MAX_LISTING_BYTES } from "./canonical.ts";
 
 /** Where helper programs are looked up; machined passes no environment of its own. */
-const TOOL_PATH = "/usr/sbin:/usr/bin:/sbin:/bin";
 /** How long one nft run may take before it is killed. @default */
 export const NFT_TIMEOUT_MS = 10_000;
 /** Where the transaction file is written on a node. */
@@ -95,11 +94,7 @@ export class NftFirewallBackend implements FirewallBackend {
       }, this.#o.timeoutMs);
     });
     try {
-      const [stdout, stderr, exit] = await Promise.all([
-        readBounded(h, "stdout"),
-        readBounded(h, "stderr"),
-        h.exited,
-      ]);
+      const { stdout, stderr, exit } = await collectRun(h, MAX_LISTING_BYTES);
       return { code: killed ? null : exit.code, stdout, stderr };
     } finally {
       clearTimeout(timer);
@@ -111,17 +106,4 @@ export class NftFirewallBackend implements FirewallBackend {
 /** nft's message for a table that does not exist. */
 function isAbsent(stderr: string): boolean {
   return /No such file or directory/.test(stderr);
-}
-
-/** A pipe's text up to {@link MAX_LISTING_BYTES}; the rest is read and dropped. */
-async function readBounded(h: ProcessHandle, which: "stdout" | "stderr"): Promise<string> {
-  const stream = h[which];
-  if (!stream) return "";
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const c of stream) {
-    if (size + c.length <= MAX_LISTING_BYTES) chunks.push(c);
-    size += c.length;
-  }
-  return new TextDecoder().decode(await new Blob(chunks as BlobPart[]).arrayBuffer());
 }
