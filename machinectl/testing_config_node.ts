@@ -6,11 +6,7 @@
  */
 import { join } from "node:path";
 import type { Role } from "../pki/mod.ts";
-import { startApiFixture } from "../api/testing.ts";
-import { createLogger } from "../logs/mod.ts";
-import { FakeClock } from "../runtime/mod.ts";
-import { ConfigKeeper, ConfigModes } from "../config/keeper/mod.ts";
-import { Machined } from "../core/mod.ts";
+import { startKeeperNode } from "../api/testing_config_node.ts";
 import { clientConfig, runCli } from "./testing.ts";
 
 /** A config text with `hostname`, plus `extra` YAML under `machine:`. */
@@ -19,24 +15,8 @@ export const cfg = (hostname: string, extra = "") =>
 
 /** Starts the node booted with `image`; `close()` stops it and removes its files. */
 export async function startConfigNode(image = cfg("a")) {
-  const dir = await Deno.makeTempDir();
-  const clock = new FakeClock();
-  const m = new Machined({
-    mode: "dev",
-    pid1: false,
-    clock,
-    logger: createLogger({ console: false }),
-  });
-  m.start();
-  const keeper = new ConfigKeeper(m);
-  const reboots: string[] = [];
-  const modes = new ConfigModes(keeper, {
-    reboot: (by) => Promise.resolve(void reboots.push(by.name)),
-  });
-  await keeper.apply(image, "image");
-  await Deno.mkdir(join(dir, "state"));
-  await keeper.stateMounted(join(dir, "state"));
-  const f = await startApiFixture({ store: m.store, configApplier: modes });
+  const node = await startKeeperNode(image);
+  const { f, dir } = node;
   const config = await clientConfig(f, "os:admin");
   const file = async (name: string, text: string) => {
     const p = join(dir, name);
@@ -48,20 +28,5 @@ export async function startConfigNode(image = cfg("a")) {
   /** machinectl with a certificate of `role`. */
   const runAs = async (role: Role, ...argv: string[]) =>
     runCli(await clientConfig(f, role), ...argv);
-  return {
-    m,
-    f,
-    keeper,
-    clock,
-    reboots,
-    file,
-    run,
-    runAs,
-    async close() {
-      modes.dispose();
-      await f.close();
-      await m.stop();
-      await Deno.remove(dir, { recursive: true });
-    },
-  };
+  return { ...node, file, run, runAs };
 }

@@ -6,73 +6,28 @@
  * value ever shows in the diff, and that it takes the apply's role.
  */
 import { deepEqual, doesNotMatch, equal, match, ok } from "node:assert/strict";
-import { join } from "node:path";
-import { Code, ConnectError } from "@connectrpc/connect";
-import { startApiFixture } from "../../api/testing.ts";
+import { Code, type ConnectError } from "@connectrpc/connect";
 import { ApplyConfigurationResponseSchema } from "../../api/gen/machined/v1/machine_pb.ts";
 import { ApplyMode } from "../../api/gen/machined/v1/resources_pb.ts";
-import { createLogger } from "../../logs/mod.ts";
-import { FakeClock } from "../../runtime/mod.ts";
-import { Machined } from "../../core/mod.ts";
 import { configSha256 } from "../mod.ts";
-import { ConfigKeeper } from "./config_keeper.ts";
-import { ConfigModes } from "./config_modes.ts";
+import { rejection, startKeeperNode } from "../../api/testing_config_node.ts";
 
 const cfg = (hostname: string, extra = "") =>
   `version: v1alpha1\nmachine:\n  hostname: ${hostname}\n${extra}`;
 const LISTEN = "  api:\n    listen: 0.0.0.0:50001\n";
 
-/** A node running `image` with STATE in a temp dir, served by the API fixture. */
+/** A node running `image`, with a dry-run call of a whole config. */
 async function node(image: string) {
-  const dir = await Deno.makeTempDir();
-  const m = new Machined({
-    mode: "dev",
-    pid1: false,
-    clock: new FakeClock(),
-    logger: createLogger({ console: false }),
-  });
-  m.start();
-  const keeper = new ConfigKeeper(m);
-  const reboots: string[] = [];
-  const modes = new ConfigModes(keeper, {
-    reboot: (by) => Promise.resolve(void reboots.push(by.name)),
-  });
-  equal((await keeper.apply(image, "image")).state, "valid");
-  await keeper.stateMounted(dir);
-  const f = await startApiFixture({ store: m.store, configApplier: modes });
-  const api = f.client(f.pki.clients["os:admin"]).api;
-  /** What must not move during a dry run. */
-  const snapshot = async () => ({
-    text: keeper.text,
-    onState: await Deno.readTextFile(join(dir, "config.yaml")),
-    resource: m.store.get("MachineConfig", "config", "v1alpha1").spec,
-    events: m.events.history().filter((e) => e.kind === "config").length,
-    reboots: reboots.length,
-  });
+  const n = await startKeeperNode(image);
+  equal(n.imageState, "valid");
+  const api = n.f.client(n.f.pki.clients["os:admin"]).api;
   return {
-    m,
-    f,
+    ...n,
     api,
-    keeper,
-    snapshot,
     dry: (text: string, mode = ApplyMode.AUTO) =>
       api.applyConfiguration({ configYaml: text, dryRun: true, mode }),
-    async [Symbol.asyncDispose]() {
-      modes.dispose();
-      await f.close();
-      await m.stop();
-      await Deno.remove(dir, { recursive: true });
-    },
+    [Symbol.asyncDispose]: n.close,
   };
-}
-
-async function rejection(call: () => Promise<unknown>): Promise<ConnectError> {
-  try {
-    await call();
-  } catch (e) {
-    return ConnectError.from(e);
-  }
-  throw new Error("expected the call to be refused");
 }
 
 Deno.test("dry run of the config in force: no diff, equal hashes, nothing differs", async () => {

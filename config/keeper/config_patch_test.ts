@@ -7,21 +7,15 @@
  * every refusal nothing moves and no secret is quoted; admin only.
  */
 import { deepEqual, equal, match, ok } from "node:assert/strict";
-import { join } from "node:path";
-import { Code, ConnectError } from "@connectrpc/connect";
+import { Code } from "@connectrpc/connect";
 import type { JsonObject } from "@bufbuild/protobuf";
-import { startApiFixture } from "../../api/testing.ts";
 import {
   ApplyConfigurationResponseSchema,
   ConfigPatchType,
 } from "../../api/gen/machined/v1/machine_pb.ts";
 import { ApplyMode } from "../../api/gen/machined/v1/resources_pb.ts";
-import { createLogger } from "../../logs/mod.ts";
-import { FakeClock } from "../../runtime/mod.ts";
-import { Machined } from "../../core/mod.ts";
 import { configSha256 } from "../mod.ts";
-import { ConfigKeeper } from "./config_keeper.ts";
-import { ConfigModes } from "./config_modes.ts";
+import { rejection, startKeeperNode } from "../../api/testing_config_node.ts";
 
 const KEY = "PATCHcaKEYmaterial0123456789";
 const TOKEN = "patch-t0ken-value";
@@ -33,52 +27,20 @@ const IMAGE = "# keep me\nversion: v1alpha1\nmachine:\n  hostname: a # and me\n"
   `  ca:\n    crt: ${pem("CERTIFICATE", "MIIBszCCAVmgAwIBAgIU")}` +
   `    key: ${pem("EC PRIVATE KEY", KEY)}`;
 
+/** A node running the image above, with a call that sends patches. */
 async function node() {
-  const dir = await Deno.makeTempDir();
-  const m = new Machined({
-    mode: "dev",
-    pid1: false,
-    clock: new FakeClock(),
-    logger: createLogger({ console: false }),
-  });
-  m.start();
-  const keeper = new ConfigKeeper(m);
-  const modes = new ConfigModes(keeper, { reboot: () => Promise.resolve() });
-  equal((await keeper.apply(IMAGE, "image")).state, "valid");
-  await keeper.stateMounted(dir);
-  const f = await startApiFixture({ store: m.store, configApplier: modes });
-  const api = f.client(f.pki.clients["os:admin"]).api;
-  const snapshot = async () => ({
-    text: keeper.text,
-    onState: await Deno.readTextFile(join(dir, "config.yaml")),
-    resource: m.store.get("MachineConfig", "config", "v1alpha1").spec,
-  });
+  const n = await startKeeperNode(IMAGE);
+  equal(n.imageState, "valid");
+  const api = n.f.client(n.f.pki.clients["os:admin"]).api;
   return {
-    m,
-    f,
+    ...n,
     api,
-    keeper,
-    snapshot,
     patch: (
       patches: { type?: ConfigPatchType; text: string }[],
       o: { dryRun?: boolean; baseSha256?: string } = {},
     ) => api.applyConfiguration({ patches, mode: ApplyMode.NO_REBOOT, ...o }),
-    async [Symbol.asyncDispose]() {
-      modes.dispose();
-      await f.close();
-      await m.stop();
-      await Deno.remove(dir, { recursive: true });
-    },
+    [Symbol.asyncDispose]: n.close,
   };
-}
-
-async function rejection(call: () => Promise<unknown>): Promise<ConnectError> {
-  try {
-    await call();
-  } catch (e) {
-    return ConnectError.from(e);
-  }
-  throw new Error("expected the call to be refused");
 }
 
 const noSecret = (text: string) => {
