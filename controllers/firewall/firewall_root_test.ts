@@ -6,6 +6,7 @@
  * touched; both namespaces are deleted afterwards.
  */
 import assert from "node:assert/strict";
+import { ip } from "../network/testing_ip.ts";
 
 const root = Deno.uid() === 0;
 const addon = new URL("../../native-ops/machined_native_ops.node", import.meta.url);
@@ -17,13 +18,6 @@ const haveNft = ["/usr/sbin/nft", "/sbin/nft"].some((p) => {
     return false;
   }
 });
-
-async function ip(...args: string[]): Promise<void> {
-  const out = await new Deno.Command("ip", { args, stdout: "null", stderr: "piped" }).output();
-  if (!out.success) {
-    throw new Error(`ip ${args.join(" ")}: ${new TextDecoder().decode(out.stderr).trim()}`);
-  }
-}
 
 Deno.test({
   name: "firewall in a namespace: nft conformance, the listed ruleset against the intent, " +

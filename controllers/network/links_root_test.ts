@@ -8,17 +8,11 @@
  * namespaces are deleted afterwards.
  */
 import assert from "node:assert/strict";
+import { ip } from "./testing_ip.ts";
 
 const root = Deno.uid() === 0;
 const addon = new URL("../../native-ops/machined_native_ops.node", import.meta.url);
 const haveAddon = await Deno.stat(addon).then(() => true, () => false);
-
-async function ip(...args: string[]): Promise<void> {
-  const out = await new Deno.Command("ip", { args, stdout: "null", stderr: "piped" }).output();
-  if (!out.success) {
-    throw new Error(`ip ${args.join(" ")}: ${new TextDecoder().decode(out.stderr).trim()}`);
-  }
-}
 
 Deno.test({
   name: "bonds, VLANs and bridges in two namespaces (needs root, the native addon)",

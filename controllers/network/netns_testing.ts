@@ -12,16 +12,9 @@ import { parseMachineConfig } from "../../config/mod.ts";
 import { NativeNetworkBackend } from "../../platform/network/mod.ts";
 import { FakeIdentityBackend } from "../../platform/identity/mod.ts";
 import { createNetworkControllers, type NetworkDeps } from "./mod.ts";
+import { ip } from "./testing_ip.ts";
 
-/** Run `ip` and return its stdout. @throws Error with its stderr when it fails. */
-export async function ip(...args: string[]): Promise<string> {
-  const out = await new Deno.Command("ip", { args, stdout: "piped", stderr: "piped" }).output();
-  const text = new TextDecoder().decode(out.stdout);
-  if (!out.success) {
-    throw new Error(`ip ${args.join(" ")}: ${new TextDecoder().decode(out.stderr).trim()}`);
-  }
-  return text;
-}
+export { ip };
 
 /** iproute2's independent view: `address/prefix` on a link (global scope only). */
 export async function addrs(link: string): Promise<string[]> {

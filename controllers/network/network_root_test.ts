@@ -7,6 +7,7 @@
  * never touched. Both namespaces are deleted afterwards.
  */
 import assert from "node:assert/strict";
+import { ip } from "./testing_ip.ts";
 
 const root = Deno.uid() === 0;
 const addon = new URL("../../native-ops/machined_native_ops.node", import.meta.url);
@@ -18,13 +19,6 @@ const dnsmasq = ["/usr/sbin/dnsmasq", "/usr/bin/dnsmasq"].find((p) => {
     return false;
   }
 });
-
-async function ip(...args: string[]): Promise<void> {
-  const out = await new Deno.Command("ip", { args, stdout: "null", stderr: "piped" }).output();
-  if (!out.success) {
-    throw new Error(`ip ${args.join(" ")}: ${new TextDecoder().decode(out.stderr).trim()}`);
-  }
-}
 
 Deno.test({
   name: "network controllers in a namespace: static config, and a DHCP lease from dnsmasq " +
