@@ -4,21 +4,13 @@
  * the exit and stderr.
  * @module
  */
-import { type ProcessBackend, type ProcessExit, runTool } from "../../platform/process/mod.ts";
+import { type ProcessBackend, runTool, ToolError } from "../../platform/process/mod.ts";
 
 export { TOOL_PATH } from "../../platform/process/mod.ts";
 
 /** A helper program exited unsuccessfully. */
-export class CommandError extends Error {
+export class CommandError extends ToolError {
   override name = "CommandError";
-  constructor(
-    readonly argv: readonly string[],
-    readonly exit: ProcessExit,
-    readonly stderr: string,
-  ) {
-    const how = exit.signal ? `was killed by ${exit.signal}` : `exited with ${exit.code}`;
-    super(`"${argv.join(" ")}" ${how}${stderr ? `: ${stderr.trim()}` : ""}`);
-  }
 }
 
 /** What a successful run printed. */

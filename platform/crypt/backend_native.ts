@@ -8,7 +8,7 @@
  * command exits (docs/decisions.md, "LUKS keys through a private tmpfs file").
  * @module
  */
-import { type ProcessBackend, type ProcessExit, runTool, type ToolRun } from "../process/mod.ts";
+import { type ProcessBackend, runTool, ToolError, type ToolRun } from "../process/mod.ts";
 import {
   type CryptBackend,
   DEFAULT_PBKDF,
@@ -29,16 +29,8 @@ const DEFAULT_HEADER_BYTES = 16 * 1024 * 1024;
 const EXIT_NO_KEY = 2;
 
 /** cryptsetup exited unsuccessfully; argv holds paths, never keys. */
-export class CryptsetupError extends Error {
+export class CryptsetupError extends ToolError {
   override name = "CryptsetupError";
-  constructor(
-    readonly argv: readonly string[],
-    readonly exit: ProcessExit,
-    readonly stderr: string,
-  ) {
-    const how = exit.signal ? `was killed by ${exit.signal}` : `exited with ${exit.code}`;
-    super(`"${argv.join(" ")}" ${how}${stderr ? `: ${stderr.trim()}` : ""}`);
-  }
 }
 
 /** Options of {@link NativeCryptBackend}. */

@@ -36,6 +36,6 @@ export {
   withTimeout,
 } from "./backend_conformance.ts";
 export { readLines } from "./lines.ts";
-export { collectRun, drainText, runTool, TOOL_PATH, type ToolRun } from "./run_tool.ts";
+export { collectRun, drainText, runTool, TOOL_PATH, ToolError, type ToolRun } from "./run_tool.ts";
 export { AsyncQueue } from "./async_queue.ts";
 export { type SignalName, signalName, signalNumber, SIGNALS } from "./signals.ts";

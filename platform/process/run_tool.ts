@@ -10,6 +10,22 @@ import type { ProcessBackend, ProcessExit, ProcessHandle } from "./backend.ts";
 /** PATH for helper programs; machined passes no environment of its own. */
 export const TOOL_PATH = "/usr/sbin:/usr/bin:/sbin:/bin";
 
+/**
+ * A tool that exited unsuccessfully: its argv (paths, never secrets), exit and
+ * stderr. Each caller names its own subclass (CommandError, CryptsetupError).
+ */
+export class ToolError extends Error {
+  override name = "ToolError";
+  constructor(
+    readonly argv: readonly string[],
+    readonly exit: ProcessExit,
+    readonly stderr: string,
+  ) {
+    const how = exit.signal ? `was killed by ${exit.signal}` : `exited with ${exit.code}`;
+    super(`"${argv.join(" ")}" ${how}${stderr ? `: ${stderr.trim()}` : ""}`);
+  }
+}
+
 /** What a finished tool printed and how it ended. */
 export interface ToolRun {
   stdout: string;
