@@ -80,16 +80,20 @@ export async function reachNode(
   let last: unknown;
   for (let round = 0; round < REACH_ROUNDS; round++) {
     if (round > 0) await new Promise((r) => setTimeout(r, REACH_PAUSE_MS));
+    let down = false;
     for (const via of candidates) {
       try {
         return { observed: await observeCa(node, via), via };
       } catch (e) {
         last = e;
+        down ||= e instanceof ConnectError && e.code === Code.Unavailable;
       }
     }
     // Only a refused or dropped connection is worth another round: apid restarts when its CAs
-    // change, and a node's own answer (a certificate refused, no config) will not change.
-    if (!(last instanceof ConnectError && last.code === Code.Unavailable)) break;
+    // change, and a node's own answer (a certificate refused, no config) will not change. Any
+    // candidate's counts: the old credentials' refusal must not hide that the new ones met a
+    // restarting apid.
+    if (!down) break;
   }
   throw new Error(`Cannot reach node "${node}" with the old or the new credentials`, {
     cause: last,

@@ -201,10 +201,10 @@ async function waitForStep(
   step: RotationStep,
 ): Promise<void> {
   const waitMs = o.waitMs ?? 60_000;
-  const deadline = Date.now() + waitMs;
+  const deadline = performance.now() + waitMs;
   const via = step === "switch" ? { ...state.next, caPem: cas.newCrt } : state.next;
   let last: unknown;
-  while (Date.now() < deadline) {
+  while (performance.now() < deadline) {
     try {
       const observed = await observeCa(node, via);
       const served = step !== "finish" ||
