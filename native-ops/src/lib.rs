@@ -11,7 +11,9 @@ pub mod fs_usage;
 pub mod napi_block;
 pub mod napi_link_kind;
 pub mod napi_netlink;
+pub mod napi_uevent;
 pub mod netlink;
+pub mod uevent;
 pub mod util;
 
 pub mod clock;

@@ -32,6 +32,7 @@ export const FLOORS: Record<string, number> = {
   "platform/power": 1,
   "platform/process": 1,
   "platform/procfs": 1,
+  "platform/uevent": 1,
   "platform/unix_stream": 1,
   "platform/watchdog": 1,
   "cri": 1,
