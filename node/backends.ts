@@ -34,6 +34,7 @@ import {
 } from "../platform/network/mod.ts";
 import { FakePowerBackend, NativePowerBackend, type PowerBackend } from "../platform/power/mod.ts";
 import { nativeProcessBackend, type ProcessBackend } from "../platform/process/mod.ts";
+import { NativeUeventBackend, type UeventBackend } from "../platform/uevent/mod.ts";
 
 /** Every privileged surface machined uses. */
 export interface NodeBackends {
@@ -51,6 +52,8 @@ export interface NodeBackends {
   firmware: FirmwareBackend;
   /** The ingress firewall: Debian's nft over machined's own table. */
   firewall: FirewallBackend;
+  /** Kernel uevents (hotplug): read-only, so dev mode listens to the host's too. */
+  uevents: UeventBackend;
 }
 
 /** The real kernel, for a node running as PID 1. */
@@ -67,6 +70,7 @@ export function nativeBackends(): NodeBackends {
     memory: new NativeMemoryBackend(),
     firmware: new NativeFirmwareBackend(),
     firewall: new NftFirewallBackend({ process: nativeProcessBackend() }),
+    uevents: new NativeUeventBackend(),
   };
 }
 
@@ -89,5 +93,6 @@ export function devBackends(): NodeBackends {
     memory: new FakeMemoryBackend(), // dev figures stay comparable with earlier benches
     firmware: new NativeFirmwareBackend(), // read-only: the host's firmware, as a node would see it
     firewall: new FakeFirewallBackend(), // never the host's nftables
+    uevents: new NativeUeventBackend(), // listening changes nothing; disks are read-only here
   };
 }

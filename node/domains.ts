@@ -114,6 +114,8 @@ export function createNodeDomains(
         mounts: backends.mount,
         process: backends.process,
         events,
+        // A fake sysfs tree (tests) has no kernel behind it: rescan it instead.
+        ...(options.paths.sysfsRoot ? {} : { uevents: backends.uevents }),
         ...(options.paths.sysfsRoot ? { sysfsRoot: options.paths.sysfsRoot } : {}),
       }),
       ...(trusted

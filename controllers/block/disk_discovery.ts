@@ -1,14 +1,18 @@
 /**
  * DiskDiscoveryController: publishes every block device in sysfs as a
  * DiskStatus and each of its partitions (GPT entries and the kernel's own
- * partitions) or whole-disk filesystem as a DiscoveredVolume. Rescans every
- * `resyncInterval` (hotplug) and whenever a VolumeStatus changes (after the
- * provisioner wrote a table). Disks that vanish are collected by the runtime.
+ * partitions) or whole-disk filesystem as a DiscoveredVolume. With a uevent
+ * backend, a block uevent re-reads only the disk it names, at once; a full
+ * rescan runs after a lost event, whenever a VolumeStatus changes (after the
+ * provisioner wrote a table) and every `resyncInterval` as a safety net.
+ * Without uevents (or once their stream failed) it rescans every 10 s.
+ * Disks that vanish are collected by the runtime.
  * Inputs: VolumeStatus (weak). Outputs: DiskStatus, DiscoveredVolume.
  * @module
  */
 import type { BlockBackend } from "../../platform/block/mod.ts";
 import type { MountBackend } from "../../platform/mount/mod.ts";
+import type { UeventBackend } from "../../platform/uevent/mod.ts";
 import { DISCOVERED_VOLUME, DISK_STATUS, VOLUME_STATUS } from "../../resources/mod.ts";
 import type {
   DiscoveredVolumeSpec,
@@ -20,21 +24,32 @@ import type { ReconcileContext } from "../../runtime/mod.ts";
 import { classifyDisk } from "./decide_provisioning.ts";
 import { partitionPath } from "./device_path.ts";
 import { type DiskFacts, gatherDiskFacts } from "./disk_facts.ts";
+import { DiskEventWatch } from "./disk_events.ts";
 import { DEFAULT_LAYOUT, partitionRole } from "../../layout/mod.ts";
-import { readSysfsDisks, type SysfsDisk } from "./sysfs_disks.ts";
+import { readSysfsDisk, readSysfsDisks, type SysfsDisk } from "./sysfs_disks.ts";
 
 /** The namespace of every block resource. */
 export const BLOCK_NAMESPACE = "block";
+
+/** The safety-net rescan period while uevents are received (ms). */
+export const UEVENT_RESCAN_MS = 60_000;
+/** The rescan period without uevents (ms): hotplug is then noticed by rescanning. */
+export const POLL_RESCAN_MS = 10_000;
 
 /** Dependencies of {@link DiskDiscoveryController}. */
 export interface DiskDiscoveryDeps {
   backend: BlockBackend;
   mounts: MountBackend;
+  /** Kernel uevents: hotplug at once instead of at the next rescan. */
+  uevents?: UeventBackend;
   /** @default "/sys" */
   sysfsRoot?: string;
   /** Where device nodes live. @default "/dev" */
   devRoot?: string;
-  /** Rescan period (ms). @default 10000 */
+  /**
+   * Full rescan period (ms); without live uevents it is at most {@link POLL_RESCAN_MS}.
+   * @default UEVENT_RESCAN_MS with uevents, POLL_RESCAN_MS without
+   */
   resyncInterval?: number;
 }
 
@@ -46,39 +61,83 @@ export class DiskDiscoveryController implements MachineController {
     { type: DISK_STATUS, kind: "exclusive" },
     { type: DISCOVERED_VOLUME, kind: "exclusive" },
   ] as const;
-  readonly resyncInterval: number;
   readonly #deps: DiskDiscoveryDeps;
+  readonly #period: number;
+  readonly #events: DiskEventWatch | undefined;
+  #lastFull = Number.NEGATIVE_INFINITY;
+  #volumesSeen = "";
 
   constructor(deps: DiskDiscoveryDeps) {
     this.#deps = deps;
-    this.resyncInterval = deps.resyncInterval ?? 10_000;
+    this.#period = deps.resyncInterval ?? (deps.uevents ? UEVENT_RESCAN_MS : POLL_RESCAN_MS);
+    this.#events = deps.uevents ? new DiskEventWatch(deps.uevents) : undefined;
+  }
+
+  /** Read by the runtime before each wait: slow while uevents flow, fast without. */
+  get resyncInterval(): number {
+    return this.#events?.live ? this.#period : Math.min(this.#period, POLL_RESCAN_MS);
+  }
+
+  /** Receives block uevents (when a backend was given) and wakes a reconcile per batch. */
+  async watch(wake: () => void, signal: AbortSignal): Promise<void> {
+    await this.#events?.run(wake, signal);
   }
 
   async reconcile(ctx: ReconcileContext<ResourceSpecs>): Promise<void> {
+    const now = ctx.clock.now();
+    const work = this.#events?.take() ?? { full: true };
+    const volumes = ctx.list(VOLUME_STATUS).map((r) => `${r.metadata.id}@${r.metadata.version}`)
+      .join(",");
     const mountedSources = new Set((await this.#deps.mounts.mounts()).map((m) => m.source));
-    const devRoot = this.#deps.devRoot ?? "/dev";
-    for (const disk of await readSysfsDisks(this.#deps.sysfsRoot ?? "/sys")) {
-      const path = `${devRoot}/${disk.name}`;
-      let facts: DiskFacts | undefined;
-      let error = "";
-      if (disk.size === 0) error = "no medium";
-      else {
-        try {
-          facts = await gatherDiskFacts(this.#deps.backend, path, {
-            mountedSources,
-            zeroBytes: DEFAULT_LAYOUT.zeroBytes,
-          });
-        } catch (e) {
-          error = (e as { code?: string }).code ?? (e instanceof Error ? e.message : String(e));
-        }
+    const root = this.#deps.sysfsRoot ?? "/sys";
+    if (work.full || volumes !== this.#volumesSeen || now - this.#lastFull >= this.#period) {
+      this.#lastFull = now;
+      this.#volumesSeen = volumes;
+      for (const disk of await readSysfsDisks(root)) {
+        await this.#publish(ctx, disk, mountedSources);
       }
-      await ctx.apply(
-        { type: DISK_STATUS, namespace: BLOCK_NAMESPACE, id: disk.name },
-        diskStatus(disk, path, facts, error),
-      );
-      for (const [id, spec] of await this.#volumes(disk, path, facts)) {
-        await ctx.apply({ type: DISCOVERED_VOLUME, namespace: BLOCK_NAMESPACE, id }, spec);
+      return;
+    }
+    // Only the named disks: keep every other output; what a named disk no longer has is collected.
+    const named = new Set(work.disks);
+    for (const r of ctx.list(DISK_STATUS, { namespace: BLOCK_NAMESPACE })) {
+      if (!named.has(r.metadata.id)) ctx.keep(r.metadata);
+    }
+    for (const r of ctx.list(DISCOVERED_VOLUME, { namespace: BLOCK_NAMESPACE })) {
+      if (!named.has(r.spec.disk)) ctx.keep(r.metadata);
+    }
+    for (const name of named) {
+      const disk = await readSysfsDisk(root, name);
+      if (disk) await this.#publish(ctx, disk, mountedSources);
+    }
+  }
+
+  /** Apply one disk's DiskStatus and its DiscoveredVolumes. */
+  async #publish(
+    ctx: ReconcileContext<ResourceSpecs>,
+    disk: SysfsDisk,
+    mountedSources: Set<string>,
+  ): Promise<void> {
+    const path = `${this.#deps.devRoot ?? "/dev"}/${disk.name}`;
+    let facts: DiskFacts | undefined;
+    let error = "";
+    if (disk.size === 0) error = "no medium";
+    else {
+      try {
+        facts = await gatherDiskFacts(this.#deps.backend, path, {
+          mountedSources,
+          zeroBytes: DEFAULT_LAYOUT.zeroBytes,
+        });
+      } catch (e) {
+        error = (e as { code?: string }).code ?? (e instanceof Error ? e.message : String(e));
       }
+    }
+    await ctx.apply(
+      { type: DISK_STATUS, namespace: BLOCK_NAMESPACE, id: disk.name },
+      diskStatus(disk, path, facts, error),
+    );
+    for (const [id, spec] of await this.#volumes(disk, path, facts)) {
+      await ctx.apply({ type: DISCOVERED_VOLUME, namespace: BLOCK_NAMESPACE, id }, spec);
     }
   }
 

@@ -4,7 +4,8 @@ import { FakeMountBackend } from "../../platform/mount/mod.ts";
 import { DISCOVERED_VOLUME, DISK_STATUS, type ResourceSpecs } from "../../resources/mod.ts";
 import { ControllerRuntime, Store } from "../../runtime/mod.ts";
 import { waitForAbsence, waitForResource } from "../../runtime/testing.ts";
-import { DiskDiscoveryController } from "./disk_discovery.ts";
+import { DiskDiscoveryController, POLL_RESCAN_MS, UEVENT_RESCAN_MS } from "./disk_discovery.ts";
+import { FakeUeventBackend } from "../../platform/uevent/mod.ts";
 import { ext4Head, part, writeFakeSysfs, xfsHead } from "./fake_disks.ts";
 import { PARTITION_NAME as N, PARTITION_TYPE as T } from "../../layout/mod.ts";
 
@@ -118,4 +119,80 @@ Deno.test("discovery: disks, GPT and kernel partitions, filesystems; vanished di
     await runtime.stop();
     await Deno.remove(root, { recursive: true });
   }
+});
+
+Deno.test("discovery by uevents: add, change and remove re-read only that disk; a resync rescans all", async () => {
+  const root = await Deno.makeTempDir({ prefix: "disc-ue-" });
+  const block = new FakeBlockBackend();
+  const uevents = new FakeUeventBackend();
+  const store = new Store<ResourceSpecs>();
+  const runtime = new ControllerRuntime(store);
+  const block_ = (action: string, name: string, devtype = "disk", parent?: string) =>
+    uevents.inject({
+      action,
+      devpath: `/devices/virtual/block/${parent ? `${parent}/` : ""}${name}`,
+      subsystem: "block",
+      devname: name,
+      devtype,
+    });
+  try {
+    for (const d of ["vda", "vdb", "vdc"]) block.addDisk(`/dev/${d}`, 16 * MiB);
+    await writeFakeSysfs(root, [{ name: "vda", size: 16 * MiB }]);
+    const discovery = new DiskDiscoveryController({
+      backend: block,
+      mounts: new FakeMountBackend(),
+      uevents,
+      sysfsRoot: root,
+      resyncInterval: 3_600_000, // only events and resyncs can show a change here
+    });
+    runtime.register(discovery);
+    runtime.start();
+    await waitForResource(store, DISK_STATUS, (r) => r.metadata.id === "vda");
+    assert.equal(discovery.resyncInterval, 3_600_000, "the slow safety net while uevents flow");
+
+    // A partition's change re-reads its disk (and, once seen, the start-up rescans are over).
+    block.bytes("/dev/vda").set(xfsHead("grown", U2));
+    block_("change", "vda1", "partition", "vda");
+    await waitForResource(store, DISCOVERED_VOLUME, (r) => r.metadata.id === "vda");
+    assert.equal(store.get(DISCOVERED_VOLUME, "block", "vda").spec.filesystemLabel, "grown");
+
+    // vdc appears in sysfs without an event: only vdb's add is read.
+    await writeFakeSysfs(root, [{ name: "vdb", size: 16 * MiB }, { name: "vdc", size: 16 * MiB }]);
+    block_("add", "vdb");
+    await waitForResource(store, DISK_STATUS, (r) => r.metadata.id === "vdb");
+    assert.equal(store.find(DISK_STATUS, "block", "vdc"), undefined);
+
+    // Events were lost: everything is rescanned, so vdc shows up.
+    uevents.overrun(5000);
+    await waitForResource(store, DISK_STATUS, (r) => r.metadata.id === "vdc");
+
+    await Deno.remove(`${root}/block/vdb`, { recursive: true });
+    block_("remove", "vdb");
+    await waitForAbsence(store, DISK_STATUS, (r) => r.metadata.id === "vdb");
+    assert.deepEqual(store.list(DISK_STATUS).map((r) => r.metadata.id).sort(), ["vda", "vdc"]);
+    assert.ok(store.find(DISCOVERED_VOLUME, "block", "vda"), "another disk's volume is kept");
+  } finally {
+    await runtime.stop();
+    await Deno.remove(root, { recursive: true });
+  }
+  assert.equal(uevents.subscriptions, 0, "the watch closed its subscription");
+});
+
+Deno.test("discovery without live uevents rescans every 10 s at most", async () => {
+  const uevents = new FakeUeventBackend();
+  uevents.faults.failNext("subscribe", "EPERM");
+  const discovery = new DiskDiscoveryController({
+    backend: new FakeBlockBackend(),
+    mounts: new FakeMountBackend(),
+    uevents,
+  });
+  assert.equal(discovery.resyncInterval, POLL_RESCAN_MS);
+  await assert.rejects(discovery.watch(() => {}, new AbortController().signal));
+  assert.equal(discovery.resyncInterval, POLL_RESCAN_MS);
+  assert.equal(
+    new DiskDiscoveryController({ backend: new FakeBlockBackend(), mounts: new FakeMountBackend() })
+      .resyncInterval,
+    POLL_RESCAN_MS,
+  );
+  assert.equal(UEVENT_RESCAN_MS, 60_000);
 });

@@ -23,6 +23,7 @@ import type { EventBus } from "../../events/mod.ts";
 import type { BlockBackend } from "../../platform/block/mod.ts";
 import type { MountBackend } from "../../platform/mount/mod.ts";
 import type { ProcessBackend } from "../../platform/process/mod.ts";
+import type { UeventBackend } from "../../platform/uevent/mod.ts";
 import type { MachineController, VolumeFilesystem } from "../../resources/mod.ts";
 import { DiskDiscoveryController } from "./disk_discovery.ts";
 import type { VolumeLayout } from "../../layout/mod.ts";
@@ -37,11 +38,13 @@ export interface BlockDeps {
   mounts: MountBackend;
   process: ProcessBackend;
   events?: EventBus;
+  /** Kernel uevents: disks appear and go at once; without, discovery rescans every 10 s. */
+  uevents?: UeventBackend;
   /** @default "/sys" */
   sysfsRoot?: string;
   /** @default "/dev" */
   devRoot?: string;
-  /** Discovery rescan period (ms). @default 10000 */
+  /** Discovery's full rescan period (ms). @default 60000 with uevents, 10000 without */
   resyncInterval?: number;
   /** @default "/system/state" */
   stateMountPoint?: string;
@@ -64,6 +67,7 @@ export function blockControllers(deps: BlockDeps): MachineController[] {
     new DiskDiscoveryController({
       backend: deps.block,
       mounts: deps.mounts,
+      uevents: deps.uevents,
       sysfsRoot: deps.sysfsRoot,
       devRoot: deps.devRoot,
       resyncInterval: deps.resyncInterval,
@@ -89,7 +93,8 @@ export function blockControllers(deps: BlockDeps): MachineController[] {
   ];
 }
 
-export { DiskDiscoveryController } from "./disk_discovery.ts";
+export { DiskDiscoveryController, POLL_RESCAN_MS, UEVENT_RESCAN_MS } from "./disk_discovery.ts";
+export { disksOfUevents } from "./disk_events.ts";
 export { VolumeConfigController, volumeSpecs } from "./volume_config.ts";
 export { VolumeProvisionController } from "./volume_provision.ts";
 export { VolumeMountController } from "./volume_mount.ts";
