@@ -4,7 +4,7 @@
  * queue, drops counted, a resync flagged after a loss, close wakes waiters).
  * @module
  */
-import { FaultInjector } from "../fault.ts";
+import { FaultInjector } from "../mod.ts";
 import {
   DEFAULT_UEVENT_CAPACITY,
   type Uevent,
