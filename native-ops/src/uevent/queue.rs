@@ -60,7 +60,7 @@ pub struct Queue {
 
 /// What the receive thread saw in one datagram.
 pub enum Delivery {
-    Event(Uevent),
+    Event(Box<Uevent>),
     /// The kernel dropped datagrams (ENOBUFS on the socket).
     Overrun,
     /// A kernel datagram the parser refused: treated as lost.
@@ -90,7 +90,7 @@ impl Queue {
         let mut s = self.lock();
         match d {
             Delivery::Event(ev) if s.queue.len() < self.capacity => {
-                s.queue.push_back(ev);
+                s.queue.push_back(*ev);
                 s.counters.received += 1;
             }
             Delivery::Event(_) | Delivery::Overrun => {
@@ -184,8 +184,8 @@ mod tests {
     #[test]
     fn hands_over_in_order() {
         let q = Queue::new(4);
-        q.deliver(Delivery::Event(ev(0)));
-        q.deliver(Delivery::Event(ev(1)));
+        q.deliver(Delivery::Event(Box::new(ev(0))));
+        q.deliver(Delivery::Event(Box::new(ev(1))));
         let Take::Batch(b) = q.take(Duration::ZERO).unwrap() else {
             panic!()
         };
@@ -198,7 +198,7 @@ mod tests {
     fn a_flood_is_dropped_counted_and_asks_for_a_resync() {
         let q = Queue::new(3);
         for n in 0..10_000 {
-            q.deliver(Delivery::Event(ev(n)));
+            q.deliver(Delivery::Event(Box::new(ev(n))));
         }
         let Take::Batch(b) = q.take(Duration::ZERO).unwrap() else {
             panic!()
@@ -208,7 +208,7 @@ mod tests {
         let c = q.counters();
         assert_eq!((c.received, c.dropped), (3, 9_997));
         // The flag is consumed: the next batch starts clean.
-        q.deliver(Delivery::Event(ev(1)));
+        q.deliver(Delivery::Event(Box::new(ev(1))));
         let Take::Batch(b) = q.take(Duration::ZERO).unwrap() else {
             panic!()
         };

@@ -118,7 +118,7 @@ fn drain(fd: i32, buf: &mut [u8], queue: &Queue) -> SysResult<()> {
             Ok(Some((_, pid))) if pid != 0 => queue.deliver(Delivery::Foreign),
             Ok(Some((n, _))) if n > buf.len() => queue.deliver(Delivery::Rejected),
             Ok(Some((n, _))) => queue.deliver(match parse(&buf[..n]) {
-                Ok(ev) => Delivery::Event(ev),
+                Ok(ev) => Delivery::Event(Box::new(ev)),
                 Err(_) => Delivery::Rejected,
             }),
             Err(e) if e.errno == libc::ENOBUFS => queue.deliver(Delivery::Overrun),
