@@ -202,3 +202,11 @@ fn kernel_applies_the_default_profile_in_a_child() {
     assert!(libc::WIFEXITED(status), "status {status:#x}");
     assert_eq!(libc::WEXITSTATUS(status), 0);
 }
+
+/// The sizes docs/hardening.md and docs/decisions.md quote.
+#[cfg(target_arch = "x86_64")]
+#[test]
+fn default_profile_sizes_on_x86_64() {
+    assert_eq!(default_denied().len(), 41);
+    assert_eq!(default_program().len(), 101);
+}
