@@ -53,6 +53,8 @@ Deno.test("reading a process that is gone gives null", async () => {
     await Deno.mkdir(`${proc}/7`);
     await Deno.writeTextFile(`${proc}/7/status`, STATUS);
     assert.equal((await readSandbox(7, "default", proc))?.seccomp, "filter");
+    await Deno.mkdir(`${proc}/8/status`, { recursive: true }); // unreadable as a file
+    assert.equal(await readSandbox(8, "default", proc), null);
   } finally {
     await Deno.remove(proc, { recursive: true });
   }
