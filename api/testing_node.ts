@@ -73,6 +73,7 @@ export class FakeServiceControl implements ServiceControl {
         message: "",
         since: 1_700_000_000_000,
         logFileError: "",
+        sandbox: null,
         ...status,
       },
     });

@@ -101,6 +101,7 @@ Deno.test("nested defaults: interface, route, service, health, limits", () => {
       failure_threshold: 3,
     },
     limits: { memory_max: 536870912, cpu_max: "50000 100000", pids_max: 64 },
+    sandbox: { seccomp: "default", capabilities: [], no_new_privs: true },
   });
   assert.deepEqual(m.sysctls, { "net.ipv4.ip_forward": "1", "vm.swappiness": "10" });
 });

@@ -31,6 +31,7 @@ Deno.test("machinectl health: a reader gets the verdict; a failed service exits 
         message: "exited \x1b[31m1",
         since: 0,
         logFileError: "",
+        sandbox: null,
       },
     });
     r = await run(reader, "health");

@@ -48,6 +48,7 @@ const status = (state: ServiceStatusSpec["state"], restarts: number): ServiceSta
   message: "",
   since: 0,
   logFileError: "",
+  sandbox: null,
 });
 
 Deno.test("service collector: one-hot state, health, restarts and cgroup usage", async () => {

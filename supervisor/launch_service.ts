@@ -6,7 +6,7 @@
  */
 import type { CgroupBackend } from "../platform/cgroup/mod.ts";
 import { type ProcessBackend, type ProcessHandle, readLines } from "../platform/process/mod.ts";
-import type { ProcessSpec } from "../platform/process/mod.ts";
+import type { CapabilityName, ProcessSpec } from "../platform/process/mod.ts";
 import type { ServiceSpecSpec } from "../resources/mod.ts";
 import type { ServiceLogs } from "./service_logs.ts";
 import { resolveAccount } from "./user_lookup.ts";
@@ -48,6 +48,7 @@ export async function launchService(
     ...credentials(uid, gid),
     ...(cgroup ? { cgroup } : {}),
     newSession: true,
+    ...processSandbox(spec),
   };
   const handle = await deps.process.spawn({
     ...processSpec,
@@ -66,6 +67,18 @@ export async function launchService(
   const output = Promise.all([pump(handle.stdout, "stdout"), pump(handle.stderr, "stderr")])
     .then(() => {});
   return { handle, processSpec, output };
+}
+
+/** The spec's sandbox for the process backend (exec probes get the same). Pure. */
+export function processSandbox(
+  spec: ServiceSpecSpec,
+): Pick<ProcessSpec, "noNewPrivs" | "sandbox"> {
+  const s = spec.sandbox;
+  if (!s) return {};
+  const capabilities = s.capabilities === null
+    ? {}
+    : { capabilities: s.capabilities as CapabilityName[] };
+  return { noNewPrivs: s.noNewPrivs, sandbox: { seccomp: s.seccomp, ...capabilities } };
 }
 
 /** uid/gid only when they differ from machined's own (dev mode runs unprivileged). */

@@ -35,5 +35,5 @@ export {
 export { RotatingLogFile, type RotationOptions } from "./rotating_log_file.ts";
 export { createProber, type ProbeContext, ProbeError, type Prober } from "./probes.ts";
 export { findCycles, startLayers, stopLayers } from "./dependency_graph.ts";
-export { DEFAULT_PATH } from "./launch_service.ts";
+export { DEFAULT_PATH, processSandbox } from "./launch_service.ts";
 export { UnknownAccountError } from "./user_lookup.ts";

@@ -79,6 +79,7 @@ export class ServiceRunner {
       message: "",
       since: host.clock.now(),
       logFileError: "",
+      sandbox: null,
     };
     this.#loop = this.#run();
   }
@@ -230,7 +231,12 @@ export class ServiceRunner {
     const { handle } = launched;
     const checker = new AbortController();
     if (spec.health) {
-      this.#set({ state: "starting", pid: handle.pid, message: "waiting for the health check" });
+      this.#set({
+        state: "starting",
+        pid: handle.pid,
+        sandbox: handle.sandbox,
+        message: "waiting for the health check",
+      });
       // `starting` until the probe first passes; afterwards a failing probe is `running`, unhealthy.
       let passed = false;
       runHealthChecker({
@@ -257,7 +263,7 @@ export class ServiceRunner {
         },
       });
     } else {
-      this.#set({ state: "running", pid: handle.pid, message: "running" });
+      this.#set({ state: "running", pid: handle.pid, sandbox: handle.sandbox, message: "running" });
       this.#setReady(true);
     }
     let exit: ProcessExit | undefined;

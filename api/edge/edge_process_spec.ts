@@ -74,6 +74,10 @@ export function edgeProcessSpec(o: EdgeProcessSpecOptions): ProcessSpec {
     env: {},
     newSession: true,
     noNewPrivs: true,
+    // apid faces the network: the default seccomp profile (docs/hardening.md), and as its own
+    // user no capabilities. Run as root (dev mode) it keeps them, to read the PKI files chowned
+    // to that user.
+    sandbox: { seccomp: "default", ...(o.dropUser ? { capabilities: [] } : {}) },
     stdout: "pipe",
     stderr: "pipe",
     ...(o.dropUser ? { uid: APID_UID, gid: APID_GID, groups: [] } : {}),

@@ -53,4 +53,6 @@ Deno.test("edgeProcessSpec: the binary, its flags, no privileges; machined-api w
   const spec = edgeProcessSpec({ apid: o, binary: "/bin/edge", dropUser: true });
   deepEqual(spec.argv, ["/bin/edge", ...edgeArgs(o)]);
   deepEqual([spec.noNewPrivs, spec.newSession, spec.uid, spec.gid], [true, true, 50000, 50000]);
+  deepEqual(spec.sandbox, { seccomp: "default", capabilities: [] });
+  deepEqual(edgeProcessSpec({ apid: o, binary: "/bin/edge" }).sandbox, { seccomp: "default" });
 });

@@ -138,6 +138,7 @@ function sampleStore() {
     files: [{ path: "/etc/x", content: "y" }, { path: "/etc/z", content: "", mode: 0o600 }],
     dirs: ["/var/lib/x"],
     builtin: true,
+    sandbox: { seccomp: "unconfined", capabilities: null, noNewPrivs: false },
   });
   net("ServiceSpec", "payload", {
     command: ["/bin/p"],
@@ -153,6 +154,7 @@ function sampleStore() {
     files: [],
     dirs: [],
     builtin: false,
+    sandbox: { seccomp: "default", capabilities: ["CAP_NET_BIND_SERVICE"], noNewPrivs: true },
   });
   net("ServiceStatus", "containerd", {
     state: "backing-off",
@@ -163,6 +165,7 @@ function sampleStore() {
     message: "m",
     since: 7,
     logFileError: "cannot write /var/log/containerd.log: No space left on device",
+    sandbox: null,
   });
   net("ServiceStatus", "payload", {
     state: "running",
@@ -173,6 +176,14 @@ function sampleStore() {
     message: "",
     since: 1,
     logFileError: "",
+    sandbox: {
+      profile: "default",
+      seccomp: "filter",
+      noNewPrivs: true,
+      effective: [],
+      bounding: ["CAP_NET_BIND_SERVICE"],
+      ambient: [],
+    },
   });
   net("RuntimeStatus", "containerd", {
     ready: true,

@@ -16,6 +16,12 @@ import type {
 } from "../../resources/mod.ts";
 import { assertNever } from "../../resources/mod.ts";
 import { enumPair } from "./enum_pair.ts";
+import {
+  sandboxSpecFromProto,
+  sandboxSpecToProto,
+  sandboxStatusFromProto,
+  sandboxStatusToProto,
+} from "./sandbox_mapping.ts";
 import { ResourceMappingError } from "./mapping_error.ts";
 
 const restart = enumPair<ServiceSpecSpec["restart"], pb.RestartPolicy>({
@@ -112,6 +118,7 @@ export function serviceSpecToProto(s: ServiceSpecSpec): pb.ServiceSpecSpec {
     dirs: [...s.dirs],
     builtin: s.builtin,
     trustedRootsSha256: s.trustedRootsSha256,
+    sandbox: s.sandbox ? sandboxSpecToProto(s.sandbox) : undefined,
   });
 }
 
@@ -144,6 +151,7 @@ export function serviceSpecFromProto(m: pb.ServiceSpecSpec): ServiceSpecSpec {
     dirs: [...m.dirs],
     builtin: m.builtin,
     ...(m.trustedRootsSha256 !== undefined ? { trustedRootsSha256: m.trustedRootsSha256 } : {}),
+    ...(m.sandbox ? { sandbox: sandboxSpecFromProto(m.sandbox) } : {}),
   };
 }
 
@@ -165,6 +173,7 @@ export function serviceStatusToProto(s: ServiceStatusSpec): pb.ServiceStatusSpec
     message: s.message,
     since: s.since,
     logFileError: s.logFileError,
+    sandbox: s.sandbox ? sandboxStatusToProto(s.sandbox) : undefined,
   });
 }
 
@@ -186,6 +195,7 @@ export function serviceStatusFromProto(m: pb.ServiceStatusSpec): ServiceStatusSp
     message: m.message,
     since: m.since,
     logFileError: m.logFileError,
+    sandbox: m.sandbox ? sandboxStatusFromProto(m.sandbox) : null,
   };
 }
 

@@ -9,6 +9,7 @@
 import * as v from "valibot";
 import { mapOf, mapping } from "./mapping.ts";
 import { checkWithHint, quote } from "./hints.ts";
+import { SandboxSchema } from "./sandbox.ts";
 import {
   absolutePath,
   ByteSize,
@@ -221,6 +222,15 @@ export const ServiceSchema = mapping({
       ),
     ),
     false,
+  ),
+  sandbox: v.optional(
+    v.pipe(
+      SandboxSchema,
+      v.description(
+        "Seccomp profile, capabilities kept and no_new_privs. Omitted: the `default` profile, no capabilities, no_new_privs (docs/hardening.md).",
+      ),
+    ),
+    { seccomp: "default", capabilities: [], no_new_privs: true },
   ),
 });
 

@@ -22,6 +22,7 @@ const status = (state: ServiceStatusSpec["state"]): ServiceStatusSpec => ({
   message: "",
   since: 0,
   logFileError: "",
+  sandbox: null,
 });
 
 Deno.test("RuntimeStatus maps CRI conditions, follows the probe, and drops at once when containerd stops", async () => {

@@ -117,6 +117,19 @@ export function withTrust(
 }
 
 /**
+ * containerd's sandbox: none. It and the runc and shims it starts mount,
+ * create namespaces, set cgroups and seccomp filters for containers and need
+ * every capability; no_new_privs would be inherited by every container and
+ * break setuid programs inside them. Containers get their own confinement
+ * from the CRI (RuntimeDefault seccomp, their capability set).
+ */
+export const CONTAINERD_SANDBOX = {
+  seccomp: "unconfined",
+  capabilities: null,
+  noNewPrivs: false,
+} as const satisfies ServiceSpecSpec["sandbox"];
+
+/**
  * containerd as a service: its config written before each start, restarted when
  * its CRI API stops answering (a wedged runtime is as bad as a dead one).
  */
@@ -153,6 +166,7 @@ export function containerdServiceSpec(
     }],
     dirs: [paths.root, paths.state, socket.replace(/\/[^/]*$/, "") || "/"],
     builtin: true,
+    sandbox: CONTAINERD_SANDBOX,
   };
 }
 
@@ -196,5 +210,10 @@ function fromServiceConfig(s: ServiceConfig): ServiceSpecSpec {
     files: [],
     dirs: [],
     builtin: false,
+    sandbox: {
+      seccomp: s.sandbox.seccomp,
+      capabilities: s.sandbox.capabilities,
+      noNewPrivs: s.sandbox.no_new_privs,
+    },
   };
 }

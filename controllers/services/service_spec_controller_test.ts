@@ -8,6 +8,7 @@ import {
 } from "../../resources/mod.ts";
 import { ControllerRuntime, Store } from "../../runtime/mod.ts";
 import { waitForAbsence, waitForResource } from "../../runtime/testing.ts";
+import { processSandbox } from "../../supervisor/mod.ts";
 import { serviceSpecController, serviceSpecsFromConfig } from "./service_spec_controller.ts";
 
 const YAML = `
@@ -110,4 +111,34 @@ Deno.test("ServiceSpecController follows config changes without a restart", asyn
   } finally {
     await runtime.stop();
   }
+});
+
+Deno.test("config to process: payloads get the default sandbox, containerd none", () => {
+  const config = parse(
+    [
+      "version: v1alpha1",
+      "machine:",
+      "  hostname: n",
+      "  runtime: { containerd: { enabled: true } }",
+      "  services:",
+      "    - id: payload",
+      "      command: [/usr/bin/payload]",
+      "    - id: ntp",
+      "      command: [/usr/bin/ntp]",
+      "      sandbox: { capabilities: [CAP_SYS_TIME], seccomp: unconfined, no_new_privs: false }",
+    ].join("\n"),
+  );
+  const specs = serviceSpecsFromConfig(config);
+  assert.deepEqual(processSandbox(specs.get("payload")!), {
+    noNewPrivs: true,
+    sandbox: { seccomp: "default", capabilities: [] },
+  });
+  assert.deepEqual(processSandbox(specs.get("ntp")!), {
+    noNewPrivs: false,
+    sandbox: { seccomp: "unconfined", capabilities: ["CAP_SYS_TIME"] },
+  });
+  assert.deepEqual(processSandbox(specs.get("containerd")!), {
+    noNewPrivs: false,
+    sandbox: { seccomp: "unconfined" },
+  });
 });

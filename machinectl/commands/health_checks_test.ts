@@ -17,6 +17,7 @@ const good: HealthInput = {
       message: "",
       since: 0,
       logFileError: "",
+      sandbox: null,
     },
   }],
   runtime: {

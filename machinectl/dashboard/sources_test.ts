@@ -65,6 +65,7 @@ function seed(f: ApiFixture) {
       message: "running",
       since: Date.now(),
       logFileError: "",
+      sandbox: null,
     },
   });
 }

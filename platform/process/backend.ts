@@ -6,6 +6,7 @@
  * ignored signals).
  * @module
  */
+import type { ProcessSandbox, SandboxInForce } from "./sandbox.ts";
 import type { SignalName } from "./signals.ts";
 
 /** Where a child's stdout/stderr goes. */
@@ -30,6 +31,11 @@ export interface ProcessSpec {
   newSession?: boolean;
   /** Set PR_SET_NO_NEW_PRIVS so setuid binaries cannot gain privileges. */
   noNewPrivs?: boolean;
+  /**
+   * A seccomp filter and the capabilities kept, applied between fork and
+   * exec. Unset: no filter, capabilities as inherited.
+   */
+  sandbox?: ProcessSandbox;
   /**
    * The child gets SIGKILL when machined dies (PR_SET_PDEATHSIG, set between
    * fork and exec), so nothing machined starts outlives it.
@@ -60,6 +66,11 @@ export interface ProcessHandle {
   /** Output bytes when `stdout` is `"pipe"`; ends at EOF. Read it or cancel it. */
   readonly stdout: ReadableStream<Uint8Array> | null;
   readonly stderr: ReadableStream<Uint8Array> | null;
+  /**
+   * The sandbox in force right after exec, read back from the kernel; null
+   * when the spec had no sandbox or the process was gone before it was read.
+   */
+  readonly sandbox: SandboxInForce | null;
   /** Resolves once the process has been reaped. */
   readonly exited: Promise<ProcessExit>;
 }

@@ -149,6 +149,8 @@ export function processBackendConformance(
     );
   });
 
+  test("reports the sandbox in force; none without one", reportsSandbox);
+
   test("a missing program fails the spawn with ENOENT from execve", async ({ backend, programs }) => {
     await assert.rejects(backend.spawn(programs.missing()), (e) => {
       assert.ok(isSysError(e, "ENOENT"), String(e));
@@ -156,4 +158,27 @@ export function processBackendConformance(
       return true;
     });
   });
+}
+
+/** A sandboxed spawn reports its sandbox (what the kernel shows, for the native backend). */
+async function reportsSandbox({ backend, programs }: ProcessFixture): Promise<void> {
+  const handle = await backend.spawn({
+    ...programs.sleeper(),
+    noNewPrivs: true,
+    sandbox: { seccomp: "default", capabilities: ["CAP_NET_BIND_SERVICE", "CAP_CHOWN"] },
+  });
+  await awaitReady(handle.stdout);
+  assert.deepEqual(handle.sandbox, {
+    profile: "default",
+    seccomp: "filter",
+    noNewPrivs: true,
+    effective: ["CAP_CHOWN", "CAP_NET_BIND_SERVICE"],
+    bounding: ["CAP_CHOWN", "CAP_NET_BIND_SERVICE"],
+    ambient: ["CAP_CHOWN", "CAP_NET_BIND_SERVICE"],
+  });
+  await backend.signal({ pid: handle.pid, group: true }, "SIGKILL");
+  await withTimeout(handle.exited, 5000, "exit");
+  const plain = await backend.spawn({ ...programs.exitWith(0), stdout: "null", stderr: "null" });
+  assert.equal(plain.sandbox, null);
+  await withTimeout(plain.exited, 5000, "exit");
 }

@@ -17,6 +17,7 @@ import type {
   ProcessSpec,
   SignalTarget,
 } from "./backend.ts";
+import { declaredSandbox } from "./sandbox.ts";
 import type { SignalName } from "./signals.ts";
 
 /** What a fake program does when started; runs synchronously at spawn. */
@@ -246,6 +247,7 @@ export class FakeProcessBackend implements ProcessBackend {
       const handle: ProcessHandle = {
         pid,
         pgid: proc.pgid,
+        sandbox: spec.sandbox ? declaredSandbox(spec.sandbox, spec.noNewPrivs ?? false) : null,
         ...proc.streams,
         exited: proc.exited,
       };

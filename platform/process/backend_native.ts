@@ -19,6 +19,7 @@ import type {
   ProcessSpec,
   SignalTarget,
 } from "./backend.ts";
+import { capabilityNumber, readSandbox } from "./sandbox.ts";
 import { type SignalName, signalName, signalNumber } from "./signals.ts";
 
 interface NativeExit {
@@ -43,6 +44,9 @@ interface ProcessNative {
     groups?: number[];
     newSession?: boolean;
     noNewPrivs?: boolean;
+    seccomp?: string;
+    /** Capability numbers to keep. */
+    capabilities?: number[];
     /** 0: outlive machined; unset: SIGKILL when machined dies. */
     parentDeathSignal?: number;
     cgroup?: string;
@@ -123,6 +127,7 @@ export class NativeProcessBackend implements ProcessBackend {
     if (spec.argv.length === 0) throw new TypeError("ProcessSpec.argv must not be empty");
     const env = Object.entries(spec.env ?? {}).map(([k, v]) => `${k}=${v}`);
     const newSession = spec.newSession ?? true;
+    const capabilities = spec.sandbox?.capabilities?.map(capabilityNumber);
     this.#spawning++;
     let started;
     try {
@@ -136,6 +141,8 @@ export class NativeProcessBackend implements ProcessBackend {
         groups: spec.groups,
         newSession,
         noNewPrivs: spec.noNewPrivs,
+        seccomp: spec.sandbox?.seccomp,
+        capabilities,
         parentDeathSignal: spec.dieWithMachined === false ? 0 : undefined,
         cgroup: spec.cgroup,
         stdout: spec.stdout ?? "pipe",
@@ -154,9 +161,11 @@ export class NativeProcessBackend implements ProcessBackend {
         this.#live.set(pid, resolve);
       }
     });
+    const sandbox = spec.sandbox ? await readSandbox(pid, spec.sandbox.seccomp) : null;
     const handle: ProcessHandle = {
       pid,
       pgid: newSession ? pid : null,
+      sandbox,
       stdout: this.#openPipe(started.stdoutPipe),
       stderr: this.#openPipe(started.stderrPipe),
       exited,

@@ -87,6 +87,22 @@ rootTest("drops to uid/gid/groups and sets no_new_privs", async () => {
   assert.deepEqual(out, ["65534", "65534", "65534 100", "NoNewPrivs:\t1", "/tmp"]);
 });
 
+rootTest("sandboxed processes that exit at once still spawn (status read or null)", async () => {
+  const backend = nativeProcessBackend();
+  for (let i = 0; i < 50; i++) {
+    const h = await backend.spawn({
+      argv: ["/bin/true"],
+      env: ENV,
+      stdout: "null",
+      stderr: "null",
+      noNewPrivs: true,
+      sandbox: { seccomp: "default", capabilities: [] },
+    });
+    assert.ok(h.sandbox === null || h.sandbox.profile === "default");
+    assert.equal((await withTimeout(h.exited, 5000, "exit")).code, 0);
+  }
+});
+
 rootTest("the environment is exactly the spec's", async () => {
   const h = await nativeProcessBackend().spawn({
     argv: ["env"],

@@ -1,7 +1,8 @@
 /**
  * Processes for the service supervisor: spawn with credentials, session,
- * cgroup and piped output; signal a process or its group; one stream of
- * every reaped exit (orphans included). {@link nativeProcessBackend} is the
+ * cgroup, piped output and a sandbox (a seccomp filter, the capabilities
+ * kept); signal a process or its group; one stream of every reaped exit
+ * (orphans included). {@link nativeProcessBackend} is the
  * real thing; {@link FakeProcessBackend} simulates scripted processes.
  *
  * @example
@@ -36,6 +37,19 @@ export {
   withTimeout,
 } from "./backend_conformance.ts";
 export { readLines } from "./lines.ts";
+export {
+  CAPABILITIES,
+  type CapabilityName,
+  capabilityNames,
+  capabilityNumber,
+  declaredSandbox,
+  parseSandboxStatus,
+  type ProcessSandbox,
+  readSandbox,
+  type SandboxInForce,
+  SECCOMP_PROFILES,
+  type SeccompProfile,
+} from "./sandbox.ts";
 export { collectRun, drainText, runTool, TOOL_PATH, ToolError, type ToolRun } from "./run_tool.ts";
 export { AsyncQueue } from "./async_queue.ts";
 export { type SignalName, signalName, signalNumber, SIGNALS } from "./signals.ts";

@@ -51,6 +51,22 @@ export interface ServiceLimits {
   readonly pidsMax?: number;
 }
 
+/**
+ * The sandbox a service's processes (and its exec probes) run in, applied by
+ * native-ops between fork and exec.
+ */
+export interface ServiceSandboxSpec {
+  /** `default`: the deny-list filter (docs/hardening.md); `unconfined`: none. */
+  readonly seccomp: "default" | "unconfined";
+  /**
+   * Capabilities kept (`CAP_*` names); every other one leaves all five sets.
+   * `null` keeps what machined has (containerd).
+   */
+  readonly capabilities: readonly string[] | null;
+  /** PR_SET_NO_NEW_PRIVS: setuid binaries and file capabilities grant nothing. */
+  readonly noNewPrivs: boolean;
+}
+
 /** A file written (atomically) before each start, e.g. containerd's config.toml. */
 export interface ServiceFile {
   readonly path: string;
@@ -85,6 +101,8 @@ export interface ServiceSpecSpec {
    * them. Absent for the rest, which keep running and read the bundle whenever they open it.
    */
   readonly trustedRootsSha256?: string;
+  /** Its sandbox; unset: none (no filter, capabilities as machined's, as before issue 32). */
+  readonly sandbox?: ServiceSandboxSpec;
 }
 
 export const serviceSpecDescriptor: ResourceDescriptor<typeof SERVICE_SPEC, ServiceSpecSpec> = {
@@ -97,5 +115,6 @@ export const serviceSpecDescriptor: ResourceDescriptor<typeof SERVICE_SPEC, Serv
     { header: "DEPENDS", value: (s) => s.dependsOn.join(",") },
     { header: "RESTART", value: (s) => s.restart },
     { header: "HEALTH", value: (s) => s.health?.probe.kind ?? "" },
+    { header: "SECCOMP", value: (s) => s.sandbox?.seccomp ?? "unconfined" },
   ],
 };

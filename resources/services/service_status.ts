@@ -22,6 +22,25 @@ export type ServiceState =
   | "failed"
   | "backing-off";
 
+/**
+ * The sandbox the running process is in, read back from /proc/PID/status right
+ * after exec (platform/process SandboxInForce): what the kernel enforces, not
+ * what was asked for.
+ */
+export interface ServiceSandboxStatus {
+  /** The seccomp profile asked for. */
+  readonly profile: "default" | "unconfined";
+  /** The kernel's seccomp mode: `filter` when a filter is installed. */
+  readonly seccomp: "disabled" | "strict" | "filter";
+  readonly noNewPrivs: boolean;
+  /** Effective capabilities, by name. */
+  readonly effective: readonly string[];
+  /** The bounding set: the most it or its children can ever hold. */
+  readonly bounding: readonly string[];
+  /** Ambient capabilities (kept across exec by a non-root service). */
+  readonly ambient: readonly string[];
+}
+
 /** How the last process ended. */
 export interface ServiceExit {
   readonly code: number | null;
@@ -49,6 +68,11 @@ export interface ServiceStatusSpec {
    * a full disk; empty when it can. Its lines still reach the in-memory ring.
    */
   readonly logFileError: string;
+  /**
+   * The sandbox in force for the current (or last) process; null before the
+   * first start, for a service without one, or when it exited before it was read.
+   */
+  readonly sandbox: ServiceSandboxStatus | null;
 }
 
 export const serviceStatusDescriptor: ResourceDescriptor<typeof SERVICE_STATUS, ServiceStatusSpec> =
@@ -62,6 +86,7 @@ export const serviceStatusDescriptor: ResourceDescriptor<typeof SERVICE_STATUS, 
       { header: "HEALTHY", value: (s) => String(s.healthy) },
       { header: "RESTARTS", value: (s) => String(s.restarts) },
       { header: "PID", value: (s) => (s.pid === null ? "" : String(s.pid)) },
+      { header: "SECCOMP", value: (s) => s.sandbox?.profile ?? "" },
       { header: "MESSAGE", value: (s) => s.message },
     ],
   };

@@ -9,6 +9,7 @@ use napi_derive::napi;
 use super::hub::Hub;
 use super::pump::Pump;
 use super::reaper;
+use super::seccomp::Profile;
 use super::spawn::{self, SpawnSpec, Stdio};
 use crate::util::blocking;
 
@@ -25,6 +26,10 @@ pub struct SpawnRequest {
     pub new_session: Option<bool>,
     pub new_process_group: Option<bool>,
     pub no_new_privs: Option<bool>,
+    /// Seccomp profile installed between fork and exec: "default" | "unconfined" (the default).
+    pub seccomp: Option<String>,
+    /// Capability numbers to keep; all others leave every set. Unset: inherited as they are.
+    pub capabilities: Option<Vec<u32>>,
     /// Signal number the child gets when machined dies (default SIGKILL; 0 lets it outlive machined).
     pub parent_death_signal: Option<i32>,
     pub cgroup: Option<String>,
@@ -81,6 +86,8 @@ pub async fn process_spawn(req: SpawnRequest) -> napi::Result<SpawnResult> {
             new_session: req.new_session.unwrap_or(true),
             new_process_group: req.new_process_group.unwrap_or(false),
             no_new_privs: req.no_new_privs.unwrap_or(false),
+            seccomp: Profile::parse(req.seccomp.as_deref().unwrap_or("unconfined"))?,
+            keep_caps: req.capabilities,
             parent_death_signal: match req.parent_death_signal {
                 None => Some(libc::SIGKILL),
                 Some(0) => None,

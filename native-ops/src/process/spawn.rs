@@ -17,7 +17,9 @@ use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::mpsc;
 use std::sync::{Mutex, OnceLock};
 
+use super::caps::{self, CapPlan};
 use super::hub::Hub;
+use super::seccomp::{self, Profile};
 use crate::error::{SysErr, SysResult};
 use crate::util::{check, cstring};
 
@@ -63,6 +65,10 @@ pub struct SpawnSpec {
     /// setpgid(0, 0) without a new session (ignored with `new_session`).
     pub new_process_group: bool,
     pub no_new_privs: bool,
+    /// Seccomp filter installed just before the credentials change.
+    pub seccomp: Profile,
+    /// Capability numbers to keep; every other one leaves all five sets. `None` leaves them as inherited.
+    pub keep_caps: Option<Vec<u32>>,
     /// Signal the child gets when machined (the forking thread) dies; `None` lets it outlive us.
     pub parent_death_signal: Option<i32>,
     /// A cgroup directory; the child joins it before exec.
@@ -82,7 +88,7 @@ pub struct Spawned {
 const DEFAULT_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 /// The steps the child can fail at, named as the op of the resulting error.
-const STEPS: [&str; 12] = [
+const STEPS: [&str; 17] = [
     "sigprocmask",
     "setsid",
     "setpgid",
@@ -95,6 +101,11 @@ const STEPS: [&str; 12] = [
     "prctl",
     "execve",
     "pdeathsig",
+    "capbset",
+    "seccomp",
+    "keepcaps",
+    "capset",
+    "ambient",
 ];
 
 /// Find the program: as given when it has a `/`, else the first executable
@@ -171,6 +182,9 @@ struct ChildPlan<'a> {
     stdout: Option<RawFd>,
     stderr: Option<RawFd>,
     report: RawFd,
+    /// The seccomp program, built before fork.
+    filter: Option<&'a [libc::sock_filter]>,
+    caps: Option<CapPlan>,
     /// getpid() of the parent before fork, to detect that it died before the prctl.
     parent: libc::pid_t,
 }
@@ -229,6 +243,7 @@ unsafe fn child(plan: &ChildPlan) -> ! {
     if !move_fd(plan.stdin, 0) || !move_fd(stdout, 1) || !move_fd(stderr, 2) {
         fail(r, 4);
     }
+    sandbox_before_credentials(plan);
     if let Some(groups) = plan.groups {
         if libc::syscall(libc::SYS_setgroups, groups.len(), groups.as_ptr()) != 0 {
             fail(r, 5);
@@ -242,6 +257,13 @@ unsafe fn child(plan: &ChildPlan) -> ! {
     if let Some(uid) = plan.spec.uid {
         if libc::syscall(libc::SYS_setresuid, uid, uid, uid) != 0 {
             fail(r, 7);
+        }
+    }
+    if let Some(caps) = &plan.caps {
+        match caps.apply() {
+            Ok(()) => {}
+            Err("capset") => fail(r, 15),
+            Err(_) => fail(r, 16),
         }
     }
     if let Some(cwd) = plan.cwd {
@@ -258,9 +280,6 @@ unsafe fn child(plan: &ChildPlan) -> ! {
             libc::_exit(127); // the parent died before the prctl: nobody to outlive
         }
     }
-    if plan.spec.no_new_privs && libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
-        fail(r, 9);
-    }
     // Nothing the parent opened without CLOEXEC leaks into the service.
     libc::syscall(
         libc::SYS_close_range,
@@ -274,6 +293,32 @@ unsafe fn child(plan: &ChildPlan) -> ! {
         plan.envp.as_ptr(),
     );
     fail(r, 10);
+}
+
+/// The sandbox steps that need machined's privileges, so they come before
+/// setresuid: the bounding set (CAP_SETPCAP), no_new_privs, the seccomp
+/// filter (no_new_privs or CAP_SYS_ADMIN) and PR_SET_KEEPCAPS, which carries
+/// kept capabilities across a change of user. The filter allows every later
+/// step (setresuid, capset, prctl, close_range, execve).
+unsafe fn sandbox_before_credentials(plan: &ChildPlan) {
+    let r = plan.report;
+    if let Some(caps) = &plan.caps {
+        if !caps.drop_bounding() {
+            fail(r, 12);
+        }
+    }
+    if plan.spec.no_new_privs && libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+        fail(r, 9);
+    }
+    if let Some(prog) = plan.filter {
+        if seccomp::install(prog) != 0 {
+            fail(r, 13);
+        }
+    }
+    let keeps = plan.caps.is_some_and(|c| c.keep != 0);
+    if keeps && plan.spec.uid.is_some() && libc::prctl(libc::PR_SET_KEEPCAPS, 1, 0, 0, 0) != 0 {
+        fail(r, 14);
+    }
 }
 
 fn set_nonblocking(fd: &OwnedFd) -> SysResult<()> {
@@ -338,6 +383,19 @@ pub fn spawn(spec: &SpawnSpec) -> SysResult<Spawned> {
         (Stdio::Null, _) => Some(devnull.as_raw_fd()),
         _ => None,
     };
+    let filter = spec.seccomp.program();
+    let caps = match &spec.keep_caps {
+        Some(keep) => {
+            let (effective, permitted) = caps::current()?;
+            Some(CapPlan::new(
+                caps::mask(keep)?,
+                effective,
+                permitted,
+                caps::last_cap(),
+            ))
+        }
+        None => None,
+    };
     let (report_read, report_write) = pipe()?;
     let plan = ChildPlan {
         spec,
@@ -351,6 +409,8 @@ pub fn spawn(spec: &SpawnSpec) -> SysResult<Spawned> {
         stdout: child_fd(spec.stdout, &out),
         stderr: child_fd(spec.stderr, &err),
         report: report_write.as_raw_fd(),
+        filter: filter.as_deref(),
+        caps,
         // SAFETY: getpid never fails.
         parent: unsafe { libc::getpid() },
     };
@@ -461,66 +521,5 @@ fn read_report(fd: &OwnedFd) -> Option<(u32, i32)> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn resolves_on_path() {
-        let env = vec!["PATH=/nonexistent:/bin:/usr/bin".to_string()];
-        assert!(resolve_program("sh", &env).unwrap().ends_with("/sh"));
-        assert_eq!(resolve_program("/x/y", &env).unwrap(), "/x/y");
-        let e = resolve_program("no-such-program-here", &env).unwrap_err();
-        assert_eq!((e.op.as_str(), e.errno), ("execve", libc::ENOENT));
-    }
-
-    fn spec(argv: &[&str], death: Option<i32>) -> SpawnSpec {
-        SpawnSpec {
-            path: argv[0].to_string(),
-            argv: argv.iter().map(|a| a.to_string()).collect(),
-            env: vec!["PATH=/bin:/usr/bin".to_string()],
-            cwd: None,
-            uid: None,
-            gid: None,
-            groups: None,
-            new_session: true,
-            new_process_group: false,
-            no_new_privs: false,
-            parent_death_signal: death,
-            cgroup: None,
-            stdout: Stdio::Null,
-            stderr: Stdio::Null,
-        }
-    }
-
-    fn alive(pid: i32) -> bool {
-        // SAFETY: signal 0 only checks existence; zombies count as gone via /proc state.
-        let exists = unsafe { libc::kill(pid, 0) } == 0;
-        let state = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        exists && !state.contains(") Z ")
-    }
-
-    #[test]
-    fn child_with_death_signal_outlives_the_calling_thread() {
-        // The calling thread ends at once; the fork happened on the spawner
-        // thread, so the parent-death signal must not fire.
-        let child = std::thread::spawn(|| {
-            spawn_on_spawner_thread(spec(&["sleep", "30"], Some(libc::SIGKILL))).unwrap()
-        })
-        .join()
-        .unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(200));
-        assert!(
-            alive(child.pid),
-            "child {} died with its calling thread",
-            child.pid
-        );
-        // SAFETY: our own child.
-        unsafe { libc::kill(child.pid, libc::SIGKILL) };
-    }
-
-    #[test]
-    fn stdio_names() {
-        assert_eq!(Stdio::parse(None).unwrap(), Stdio::Pipe);
-        assert_eq!(Stdio::parse(Some("bogus")).unwrap_err().errno, libc::EINVAL);
-    }
-}
+#[path = "spawn_tests.rs"]
+mod tests;

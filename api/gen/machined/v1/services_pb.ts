@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file machined/v1/services.proto.
  */
 export const file_machined_v1_services: GenFile = /*@__PURE__*/
-  fileDesc("ChptYWNoaW5lZC92MS9zZXJ2aWNlcy5wcm90bxILbWFjaGluZWQudjEiHAoJRXhlY1Byb2JlEg8KB2NvbW1hbmQYASADKAkiGwoIVGNwUHJvYmUSDwoHYWRkcmVzcxgBIAEoCSIYCglIdHRwUHJvYmUSCwoDdXJsGAEgASgJIhoKCENyaVByb2JlEg4KBnNvY2tldBgBIAEoCSLJAgoKSGVhbHRoU3BlYxImCgRleGVjGAEgASgLMhYubWFjaGluZWQudjEuRXhlY1Byb2JlSAASJAoDdGNwGAIgASgLMhUubWFjaGluZWQudjEuVGNwUHJvYmVIABImCgRodHRwGAMgASgLMhYubWFjaGluZWQudjEuSHR0cFByb2JlSAASJAoDY3JpGAQgASgLMhUubWFjaGluZWQudjEuQ3JpUHJvYmVIABITCgtpbnRlcnZhbF9tcxgFIAEoDRISCgp0aW1lb3V0X21zGAYgASgNEhcKD3N0YXJ0X3BlcmlvZF9tcxgHIAEoDRIZChFzdWNjZXNzX3RocmVzaG9sZBgIIAEoDRIZChFmYWlsdXJlX3RocmVzaG9sZBgJIAEoDRIeChZyZXN0YXJ0X3doZW5fdW5oZWFsdGh5GAogASgIQgcKBXByb2JlIn0KDVNlcnZpY2VMaW1pdHMSFwoKbWVtb3J5X21heBgBIAEoBEgAiAEBEhQKB2NwdV9tYXgYAiABKAlIAYgBARIVCghwaWRzX21heBgDIAEoDUgCiAEBQg0KC19tZW1vcnlfbWF4QgoKCF9jcHVfbWF4QgsKCV9waWRzX21heCJICgtTZXJ2aWNlRmlsZRIMCgRwYXRoGAEgASgJEg8KB2NvbnRlbnQYAiABKAkSEQoEbW9kZRgDIAEoDUgAiAEBQgcKBV9tb2RlIt8ECg9TZXJ2aWNlU3BlY1NwZWMSDwoHY29tbWFuZBgBIAMoCRIyCgNlbnYYAiADKAsyJS5tYWNoaW5lZC52MS5TZXJ2aWNlU3BlY1NwZWMuRW52RW50cnkSCwoDY3dkGAMgASgJEg0KA3VpZBgEIAEoDUgAEhMKCXVzZXJfbmFtZRgFIAEoCUgAEg0KA2dpZBgGIAEoDUgBEhQKCmdyb3VwX25hbWUYByABKAlIARISCgpkZXBlbmRzX29uGAggAygJEisKB3Jlc3RhcnQYCSABKA4yGi5tYWNoaW5lZC52MS5SZXN0YXJ0UG9saWN5EhUKDXN0b3BfZ3JhY2VfbXMYCiABKA0SQwoVb25fZGVwZW5kZW5jeV9yZXN0YXJ0GAsgASgOMiQubWFjaGluZWQudjEuRGVwZW5kZW5jeVJlc3RhcnRQb2xpY3kSJwoGaGVhbHRoGAwgASgLMhcubWFjaGluZWQudjEuSGVhbHRoU3BlYxIqCgZsaW1pdHMYDSABKAsyGi5tYWNoaW5lZC52MS5TZXJ2aWNlTGltaXRzEicKBWZpbGVzGA4gAygLMhgubWFjaGluZWQudjEuU2VydmljZUZpbGUSDAoEZGlycxgPIAMoCRIPCgdidWlsdGluGBAgASgIEiEKFHRydXN0ZWRfcm9vdHNfc2hhMjU2GBEgASgJSAKIAQEaKgoIRW52RW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIGCgR1c2VyQgcKBWdyb3VwQhcKFV90cnVzdGVkX3Jvb3RzX3NoYTI1NiJzCgtTZXJ2aWNlRXhpdBIRCgRjb2RlGAEgASgFSACIAQESEwoGc2lnbmFsGAIgASgJSAGIAQESDAoEdGltZRgDIAEoARIaChJraWxsZWRfYWZ0ZXJfZ3JhY2UYBCABKAhCBwoFX2NvZGVCCQoHX3NpZ25hbCLfAQoRU2VydmljZVN0YXR1c1NwZWMSKAoFc3RhdGUYASABKA4yGS5tYWNoaW5lZC52MS5TZXJ2aWNlU3RhdGUSDwoHaGVhbHRoeRgCIAEoCBIQCghyZXN0YXJ0cxgDIAEoDRIQCgNwaWQYBCABKA1IAIgBARIrCglsYXN0X2V4aXQYBSABKAsyGC5tYWNoaW5lZC52MS5TZXJ2aWNlRXhpdBIPCgdtZXNzYWdlGAYgASgJEg0KBXNpbmNlGAcgASgBEhYKDmxvZ19maWxlX2Vycm9yGAggASgJQgYKBF9waWQi0gEKEVJ1bnRpbWVTdGF0dXNTcGVjEg0KBXJlYWR5GAEgASgIEhUKDW5ldHdvcmtfcmVhZHkYAiABKAgSFAoMcnVudGltZV9uYW1lGAMgASgJEhcKD3J1bnRpbWVfdmVyc2lvbhgEIAEoCRIbChNydW50aW1lX2FwaV92ZXJzaW9uGAUgASgJEg4KBnNvY2tldBgGIAEoCRISCgpsYXN0X2Vycm9yGAcgASgJEhIKCmxhc3RfcHJvYmUYCCABKAESEwoLbGFzdF9hbnN3ZXIYCSABKAEqgwEKDVJlc3RhcnRQb2xpY3kSHgoaUkVTVEFSVF9QT0xJQ1lfVU5TUEVDSUZJRUQQABIZChVSRVNUQVJUX1BPTElDWV9BTFdBWVMQARIdChlSRVNUQVJUX1BPTElDWV9PTl9GQUlMVVJFEAISGAoUUkVTVEFSVF9QT0xJQ1lfTkVWRVIQAyqPAQoXRGVwZW5kZW5jeVJlc3RhcnRQb2xpY3kSKQolREVQRU5ERU5DWV9SRVNUQVJUX1BPTElDWV9VTlNQRUNJRklFRBAAEiUKIURFUEVOREVOQ1lfUkVTVEFSVF9QT0xJQ1lfUkVTVEFSVBABEiIKHkRFUEVOREVOQ1lfUkVTVEFSVF9QT0xJQ1lfSE9MRBACKvABCgxTZXJ2aWNlU3RhdGUSHQoZU0VSVklDRV9TVEFURV9VTlNQRUNJRklFRBAAEhkKFVNFUlZJQ0VfU1RBVEVfV0FJVElORxABEhoKFlNFUlZJQ0VfU1RBVEVfU1RBUlRJTkcQAhIZChVTRVJWSUNFX1NUQVRFX1JVTk5JTkcQAxIaChZTRVJWSUNFX1NUQVRFX1NUT1BQSU5HEAQSGgoWU0VSVklDRV9TVEFURV9GSU5JU0hFRBAFEhgKFFNFUlZJQ0VfU1RBVEVfRkFJTEVEEAYSHQoZU0VSVklDRV9TVEFURV9CQUNLSU5HX09GRhAHYgZwcm90bzM");
+  fileDesc("ChptYWNoaW5lZC92MS9zZXJ2aWNlcy5wcm90bxILbWFjaGluZWQudjEiHAoJRXhlY1Byb2JlEg8KB2NvbW1hbmQYASADKAkiGwoIVGNwUHJvYmUSDwoHYWRkcmVzcxgBIAEoCSIYCglIdHRwUHJvYmUSCwoDdXJsGAEgASgJIhoKCENyaVByb2JlEg4KBnNvY2tldBgBIAEoCSLJAgoKSGVhbHRoU3BlYxImCgRleGVjGAEgASgLMhYubWFjaGluZWQudjEuRXhlY1Byb2JlSAASJAoDdGNwGAIgASgLMhUubWFjaGluZWQudjEuVGNwUHJvYmVIABImCgRodHRwGAMgASgLMhYubWFjaGluZWQudjEuSHR0cFByb2JlSAASJAoDY3JpGAQgASgLMhUubWFjaGluZWQudjEuQ3JpUHJvYmVIABITCgtpbnRlcnZhbF9tcxgFIAEoDRISCgp0aW1lb3V0X21zGAYgASgNEhcKD3N0YXJ0X3BlcmlvZF9tcxgHIAEoDRIZChFzdWNjZXNzX3RocmVzaG9sZBgIIAEoDRIZChFmYWlsdXJlX3RocmVzaG9sZBgJIAEoDRIeChZyZXN0YXJ0X3doZW5fdW5oZWFsdGh5GAogASgIQgcKBXByb2JlIn0KDVNlcnZpY2VMaW1pdHMSFwoKbWVtb3J5X21heBgBIAEoBEgAiAEBEhQKB2NwdV9tYXgYAiABKAlIAYgBARIVCghwaWRzX21heBgDIAEoDUgCiAEBQg0KC19tZW1vcnlfbWF4QgoKCF9jcHVfbWF4QgsKCV9waWRzX21heCJICgtTZXJ2aWNlRmlsZRIMCgRwYXRoGAEgASgJEg8KB2NvbnRlbnQYAiABKAkSEQoEbW9kZRgDIAEoDUgAiAEBQgcKBV9tb2RlIokBCg5TZXJ2aWNlU2FuZGJveBIsCgdzZWNjb21wGAEgASgOMhsubWFjaGluZWQudjEuU2VjY29tcFByb2ZpbGUSFAoMY2FwYWJpbGl0aWVzGAIgAygJEh0KFWtlZXBfYWxsX2NhcGFiaWxpdGllcxgDIAEoCBIUCgxub19uZXdfcHJpdnMYBCABKAgijQUKD1NlcnZpY2VTcGVjU3BlYxIPCgdjb21tYW5kGAEgAygJEjIKA2VudhgCIAMoCzIlLm1hY2hpbmVkLnYxLlNlcnZpY2VTcGVjU3BlYy5FbnZFbnRyeRILCgNjd2QYAyABKAkSDQoDdWlkGAQgASgNSAASEwoJdXNlcl9uYW1lGAUgASgJSAASDQoDZ2lkGAYgASgNSAESFAoKZ3JvdXBfbmFtZRgHIAEoCUgBEhIKCmRlcGVuZHNfb24YCCADKAkSKwoHcmVzdGFydBgJIAEoDjIaLm1hY2hpbmVkLnYxLlJlc3RhcnRQb2xpY3kSFQoNc3RvcF9ncmFjZV9tcxgKIAEoDRJDChVvbl9kZXBlbmRlbmN5X3Jlc3RhcnQYCyABKA4yJC5tYWNoaW5lZC52MS5EZXBlbmRlbmN5UmVzdGFydFBvbGljeRInCgZoZWFsdGgYDCABKAsyFy5tYWNoaW5lZC52MS5IZWFsdGhTcGVjEioKBmxpbWl0cxgNIAEoCzIaLm1hY2hpbmVkLnYxLlNlcnZpY2VMaW1pdHMSJwoFZmlsZXMYDiADKAsyGC5tYWNoaW5lZC52MS5TZXJ2aWNlRmlsZRIMCgRkaXJzGA8gAygJEg8KB2J1aWx0aW4YECABKAgSIQoUdHJ1c3RlZF9yb290c19zaGEyNTYYESABKAlIAogBARIsCgdzYW5kYm94GBIgASgLMhsubWFjaGluZWQudjEuU2VydmljZVNhbmRib3gaKgoIRW52RW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIGCgR1c2VyQgcKBWdyb3VwQhcKFV90cnVzdGVkX3Jvb3RzX3NoYTI1NiJzCgtTZXJ2aWNlRXhpdBIRCgRjb2RlGAEgASgFSACIAQESEwoGc2lnbmFsGAIgASgJSAGIAQESDAoEdGltZRgDIAEoARIaChJraWxsZWRfYWZ0ZXJfZ3JhY2UYBCABKAhCBwoFX2NvZGVCCQoHX3NpZ25hbCKNAgoRU2VydmljZVN0YXR1c1NwZWMSKAoFc3RhdGUYASABKA4yGS5tYWNoaW5lZC52MS5TZXJ2aWNlU3RhdGUSDwoHaGVhbHRoeRgCIAEoCBIQCghyZXN0YXJ0cxgDIAEoDRIQCgNwaWQYBCABKA1IAIgBARIrCglsYXN0X2V4aXQYBSABKAsyGC5tYWNoaW5lZC52MS5TZXJ2aWNlRXhpdBIPCgdtZXNzYWdlGAYgASgJEg0KBXNpbmNlGAcgASgBEhYKDmxvZ19maWxlX2Vycm9yGAggASgJEiwKB3NhbmRib3gYCSABKAsyGy5tYWNoaW5lZC52MS5TYW5kYm94SW5Gb3JjZUIGCgRfcGlkIpsBCg5TYW5kYm94SW5Gb3JjZRIsCgdwcm9maWxlGAEgASgOMhsubWFjaGluZWQudjEuU2VjY29tcFByb2ZpbGUSDwoHc2VjY29tcBgCIAEoCRIUCgxub19uZXdfcHJpdnMYAyABKAgSEQoJZWZmZWN0aXZlGAQgAygJEhAKCGJvdW5kaW5nGAUgAygJEg8KB2FtYmllbnQYBiADKAki0gEKEVJ1bnRpbWVTdGF0dXNTcGVjEg0KBXJlYWR5GAEgASgIEhUKDW5ldHdvcmtfcmVhZHkYAiABKAgSFAoMcnVudGltZV9uYW1lGAMgASgJEhcKD3J1bnRpbWVfdmVyc2lvbhgEIAEoCRIbChNydW50aW1lX2FwaV92ZXJzaW9uGAUgASgJEg4KBnNvY2tldBgGIAEoCRISCgpsYXN0X2Vycm9yGAcgASgJEhIKCmxhc3RfcHJvYmUYCCABKAESEwoLbGFzdF9hbnN3ZXIYCSABKAEqgwEKDVJlc3RhcnRQb2xpY3kSHgoaUkVTVEFSVF9QT0xJQ1lfVU5TUEVDSUZJRUQQABIZChVSRVNUQVJUX1BPTElDWV9BTFdBWVMQARIdChlSRVNUQVJUX1BPTElDWV9PTl9GQUlMVVJFEAISGAoUUkVTVEFSVF9QT0xJQ1lfTkVWRVIQAyqPAQoXRGVwZW5kZW5jeVJlc3RhcnRQb2xpY3kSKQolREVQRU5ERU5DWV9SRVNUQVJUX1BPTElDWV9VTlNQRUNJRklFRBAAEiUKIURFUEVOREVOQ1lfUkVTVEFSVF9QT0xJQ1lfUkVTVEFSVBABEiIKHkRFUEVOREVOQ1lfUkVTVEFSVF9QT0xJQ1lfSE9MRBACKm4KDlNlY2NvbXBQcm9maWxlEh8KG1NFQ0NPTVBfUFJPRklMRV9VTlNQRUNJRklFRBAAEhsKF1NFQ0NPTVBfUFJPRklMRV9ERUZBVUxUEAESHgoaU0VDQ09NUF9QUk9GSUxFX1VOQ09ORklORUQQAirwAQoMU2VydmljZVN0YXRlEh0KGVNFUlZJQ0VfU1RBVEVfVU5TUEVDSUZJRUQQABIZChVTRVJWSUNFX1NUQVRFX1dBSVRJTkcQARIaChZTRVJWSUNFX1NUQVRFX1NUQVJUSU5HEAISGQoVU0VSVklDRV9TVEFURV9SVU5OSU5HEAMSGgoWU0VSVklDRV9TVEFURV9TVE9QUElORxAEEhoKFlNFUlZJQ0VfU1RBVEVfRklOSVNIRUQQBRIYChRTRVJWSUNFX1NUQVRFX0ZBSUxFRBAGEh0KGVNFUlZJQ0VfU1RBVEVfQkFDS0lOR19PRkYQB2IGcHJvdG8z");
 
 /**
  * Run a command in the service's context; exit 0 passes.
@@ -225,6 +225,44 @@ export const ServiceFileSchema: GenMessage<ServiceFile> = /*@__PURE__*/
   messageDesc(file_machined_v1_services, 6);
 
 /**
+ * The sandbox a service runs in.
+ *
+ * @generated from message machined.v1.ServiceSandbox
+ */
+export type ServiceSandbox = Message<"machined.v1.ServiceSandbox"> & {
+  /**
+   * @generated from field: machined.v1.SeccompProfile seccomp = 1;
+   */
+  seccomp: SeccompProfile;
+
+  /**
+   * Capabilities kept (CAP_* names); ignored with keep_all_capabilities.
+   *
+   * @generated from field: repeated string capabilities = 2;
+   */
+  capabilities: string[];
+
+  /**
+   * Keep what machined has (containerd).
+   *
+   * @generated from field: bool keep_all_capabilities = 3;
+   */
+  keepAllCapabilities: boolean;
+
+  /**
+   * @generated from field: bool no_new_privs = 4;
+   */
+  noNewPrivs: boolean;
+};
+
+/**
+ * Describes the message machined.v1.ServiceSandbox.
+ * Use `create(ServiceSandboxSchema)` to create a new message.
+ */
+export const ServiceSandboxSchema: GenMessage<ServiceSandbox> = /*@__PURE__*/
+  messageDesc(file_machined_v1_services, 7);
+
+/**
  * ServiceSpec: how a service runs.
  *
  * @generated from message machined.v1.ServiceSpecSpec
@@ -334,6 +372,13 @@ export type ServiceSpecSpec = Message<"machined.v1.ServiceSpecSpec"> & {
    * @generated from field: optional string trusted_roots_sha256 = 17;
    */
   trustedRootsSha256?: string | undefined;
+
+  /**
+   * Unset: no sandbox.
+   *
+   * @generated from field: machined.v1.ServiceSandbox sandbox = 18;
+   */
+  sandbox?: ServiceSandbox | undefined;
 };
 
 /**
@@ -341,7 +386,7 @@ export type ServiceSpecSpec = Message<"machined.v1.ServiceSpecSpec"> & {
  * Use `create(ServiceSpecSpecSchema)` to create a new message.
  */
 export const ServiceSpecSpecSchema: GenMessage<ServiceSpecSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_services, 7);
+  messageDesc(file_machined_v1_services, 8);
 
 /**
  * How a service's last process ended.
@@ -379,7 +424,7 @@ export type ServiceExit = Message<"machined.v1.ServiceExit"> & {
  * Use `create(ServiceExitSchema)` to create a new message.
  */
 export const ServiceExitSchema: GenMessage<ServiceExit> = /*@__PURE__*/
-  messageDesc(file_machined_v1_services, 8);
+  messageDesc(file_machined_v1_services, 9);
 
 /**
  * ServiceStatus: a service's state.
@@ -435,6 +480,13 @@ export type ServiceStatusSpec = Message<"machined.v1.ServiceStatusSpec"> & {
    * @generated from field: string log_file_error = 8;
    */
   logFileError: string;
+
+  /**
+   * The sandbox in force, from /proc/PID/status after exec; unset when unknown.
+   *
+   * @generated from field: machined.v1.SandboxInForce sandbox = 9;
+   */
+  sandbox?: SandboxInForce | undefined;
 };
 
 /**
@@ -442,7 +494,53 @@ export type ServiceStatusSpec = Message<"machined.v1.ServiceStatusSpec"> & {
  * Use `create(ServiceStatusSpecSchema)` to create a new message.
  */
 export const ServiceStatusSpecSchema: GenMessage<ServiceStatusSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_services, 9);
+  messageDesc(file_machined_v1_services, 10);
+
+/**
+ * What the kernel shows of a process's sandbox.
+ *
+ * @generated from message machined.v1.SandboxInForce
+ */
+export type SandboxInForce = Message<"machined.v1.SandboxInForce"> & {
+  /**
+   * @generated from field: machined.v1.SeccompProfile profile = 1;
+   */
+  profile: SeccompProfile;
+
+  /**
+   * The kernel's seccomp mode: "disabled", "strict" or "filter".
+   *
+   * @generated from field: string seccomp = 2;
+   */
+  seccomp: string;
+
+  /**
+   * @generated from field: bool no_new_privs = 3;
+   */
+  noNewPrivs: boolean;
+
+  /**
+   * @generated from field: repeated string effective = 4;
+   */
+  effective: string[];
+
+  /**
+   * @generated from field: repeated string bounding = 5;
+   */
+  bounding: string[];
+
+  /**
+   * @generated from field: repeated string ambient = 6;
+   */
+  ambient: string[];
+};
+
+/**
+ * Describes the message machined.v1.SandboxInForce.
+ * Use `create(SandboxInForceSchema)` to create a new message.
+ */
+export const SandboxInForceSchema: GenMessage<SandboxInForce> = /*@__PURE__*/
+  messageDesc(file_machined_v1_services, 11);
 
 /**
  * RuntimeStatus: the container runtime as seen over CRI.
@@ -503,7 +601,7 @@ export type RuntimeStatusSpec = Message<"machined.v1.RuntimeStatusSpec"> & {
  * Use `create(RuntimeStatusSpecSchema)` to create a new message.
  */
 export const RuntimeStatusSpecSchema: GenMessage<RuntimeStatusSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_services, 10);
+  messageDesc(file_machined_v1_services, 12);
 
 /**
  * When a service is restarted after it exits.
@@ -567,6 +665,38 @@ export const DependencyRestartPolicySchema: GenEnum<DependencyRestartPolicy> = /
   enumDesc(file_machined_v1_services, 1);
 
 /**
+ * A seccomp profile native-ops builds.
+ *
+ * @generated from enum machined.v1.SeccompProfile
+ */
+export enum SeccompProfile {
+  /**
+   * @generated from enum value: SECCOMP_PROFILE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The deny-list (docs/hardening.md).
+   *
+   * @generated from enum value: SECCOMP_PROFILE_DEFAULT = 1;
+   */
+  DEFAULT = 1,
+
+  /**
+   * No filter.
+   *
+   * @generated from enum value: SECCOMP_PROFILE_UNCONFINED = 2;
+   */
+  UNCONFINED = 2,
+}
+
+/**
+ * Describes the enum machined.v1.SeccompProfile.
+ */
+export const SeccompProfileSchema: GenEnum<SeccompProfile> = /*@__PURE__*/
+  enumDesc(file_machined_v1_services, 2);
+
+/**
  * Where a service is in its life.
  *
  * @generated from enum machined.v1.ServiceState
@@ -617,5 +747,5 @@ export enum ServiceState {
  * Describes the enum machined.v1.ServiceState.
  */
 export const ServiceStateSchema: GenEnum<ServiceState> = /*@__PURE__*/
-  enumDesc(file_machined_v1_services, 2);
+  enumDesc(file_machined_v1_services, 3);
 

@@ -1,0 +1,74 @@
+/**
+ * `machine.services[].sandbox`: the seccomp profile, the capabilities kept and
+ * no_new_privs of one service, applied by native-ops between fork and exec
+ * (docs/hardening.md). A configured service is sandboxed by default: the
+ * `default` profile, no capabilities, no_new_privs.
+ *
+ * @module
+ */
+import * as v from "valibot";
+import { CAPABILITIES, SECCOMP_PROFILES } from "../../platform/process/mod.ts";
+import { suggest } from "../suggest.ts";
+import { mapping } from "./mapping.ts";
+import { checkWithHint, quote } from "./hints.ts";
+import { choice } from "./primitives.ts";
+
+const NAMES: readonly string[] = CAPABILITIES;
+
+/** `net_bind_service` or `NET_BIND_SERVICE` as the kernel's `CAP_NET_BIND_SERVICE`. */
+function canonical(name: string): string {
+  const upper = name.toUpperCase();
+  return upper.startsWith("CAP_") ? upper : `CAP_${upper}`;
+}
+
+const Capability = v.pipe(
+  v.string("expected a capability name such as CAP_NET_BIND_SERVICE"),
+  checkWithHint(
+    (s: string) => NAMES.includes(s),
+    (issue) => `unknown capability ${quote(issue.input)}`,
+    (s) => {
+      const name = String(s);
+      if (NAMES.includes(canonical(name))) return `write "${canonical(name)}"`;
+      const near = suggest(canonical(name), NAMES);
+      return near ? `did you mean "${near}"?` : "see capabilities(7) for the names";
+    },
+  ),
+  v.metadata({ docType: "capability name" }),
+);
+
+/** A service's sandbox. */
+export const SandboxSchema = mapping({
+  seccomp: v.optional(
+    v.pipe(
+      choice(SECCOMP_PROFILES),
+      v.description(
+        "`default` refuses (EPERM) the syscalls a service never needs here: mounts, modules, kexec, reboot, bpf, ptrace, keyctl, namespaces, the clock and more (docs/hardening.md). `unconfined` installs no filter.",
+      ),
+    ),
+    "default",
+  ),
+  capabilities: v.optional(
+    v.pipe(
+      v.array(Capability, "expected a list of capability names"),
+      v.maxLength(NAMES.length, `at most ${NAMES.length} capabilities`),
+      v.transform((caps) => [...new Set(caps)]),
+      v.description(
+        "Capabilities kept; every other one is dropped from the bounding, permitted, effective, inheritable and ambient sets. A service running as another user keeps these through the ambient set.",
+      ),
+      v.examples([["CAP_NET_BIND_SERVICE"]]),
+    ),
+    [],
+  ),
+  no_new_privs: v.optional(
+    v.pipe(
+      v.boolean("expected true or false"),
+      v.description(
+        "PR_SET_NO_NEW_PRIVS: setuid binaries and file capabilities grant nothing to the service or its children.",
+      ),
+    ),
+    true,
+  ),
+});
+
+/** A parsed sandbox with defaults filled. */
+export type SandboxConfig = v.InferOutput<typeof SandboxSchema>;

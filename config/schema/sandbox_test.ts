@@ -1,0 +1,81 @@
+import assert from "node:assert/strict";
+import { parseMachineConfig } from "../parse_machine_config.ts";
+
+/** A config with one service whose sandbox block is `sandbox` (YAML lines under `sandbox:`). */
+function config(sandbox?: string): string {
+  return [
+    "version: v1alpha1",
+    "machine:",
+    "  hostname: node-1",
+    "  services:",
+    "    - id: web",
+    "      command: [/usr/bin/web]",
+    ...(sandbox === undefined ? [] : ["      sandbox:", sandbox]),
+    "",
+  ].join("\n");
+}
+
+function parsed(text: string) {
+  const r = parseMachineConfig(text, "t.yaml");
+  assert.ok(r.ok, r.ok ? "" : r.errors.map((e) => e.format()).join("\n"));
+  return r.config.machine.services[0].sandbox;
+}
+
+function errors(text: string): string[] {
+  const r = parseMachineConfig(text, "t.yaml");
+  assert.ok(!r.ok, "expected errors, got a valid config");
+  return r.errors.map((e) => e.format());
+}
+
+Deno.test("a service without a sandbox gets the default profile, no capabilities, no_new_privs", () => {
+  assert.deepEqual(parsed(config()), {
+    seccomp: "default",
+    capabilities: [],
+    no_new_privs: true,
+  });
+});
+
+Deno.test("a sandbox may keep capabilities and opt out of the filter; duplicates collapse", () => {
+  const s = parsed(config(
+    "        seccomp: unconfined\n        capabilities: [CAP_NET_BIND_SERVICE, CAP_NET_RAW, CAP_NET_RAW]",
+  ));
+  assert.deepEqual(s, {
+    seccomp: "unconfined",
+    capabilities: ["CAP_NET_BIND_SERVICE", "CAP_NET_RAW"],
+    no_new_privs: true,
+  });
+  assert.equal(parsed(config("        no_new_privs: false")).no_new_privs, false);
+});
+
+Deno.test("an unknown profile is refused with its path, position and the nearest name", () => {
+  const [e, ...rest] = errors(config("        seccomp: defualt"));
+  assert.deepEqual(rest, []);
+  assert.match(
+    e,
+    /^t\.yaml:8:18: machine\.services\[0\]\.sandbox\.seccomp: invalid value "defualt"/,
+  );
+  assert.match(e, /did you mean "default"\?/);
+});
+
+Deno.test("capability names are the kernel's, with a hint for other spellings", () => {
+  const errs = errors(
+    config("        capabilities: [net_bind_service, CAP_SYS_ADMN, CAP_BOGUS_THING]"),
+  );
+  assert.equal(errs.length, 3, errs.join("\n"));
+  assert.match(
+    errs[0],
+    /^t\.yaml:8:24: machine\.services\[0\]\.sandbox\.capabilities\[0\]: unknown capability "net_bind_service"/,
+  );
+  assert.match(errs[0], /write "CAP_NET_BIND_SERVICE"/);
+  assert.match(
+    errs[1],
+    /capabilities\[1\]: unknown capability "CAP_SYS_ADMN".*did you mean "CAP_SYS_ADMIN"\?/s,
+  );
+  assert.match(errs[2], /capabilities\[2\]: unknown capability "CAP_BOGUS_THING"/);
+});
+
+Deno.test("unknown sandbox keys are refused", () => {
+  const [e] = errors(config("        read_only_paths: [/etc]"));
+  assert.match(e, /machine\.services\[0\]\.sandbox/);
+  assert.match(e, /read_only_paths/);
+});

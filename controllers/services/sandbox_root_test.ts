@@ -1,0 +1,242 @@
+/**
+ * Sandboxed services end to end on this host's kernel: machine config →
+ * ServiceSpec → the supervisor → native-ops' spawner, which installs the
+ * seccomp filter and drops capabilities between fork and exec. Needs root:
+ * mount(2) must be refused by the filter and not by a missing capability,
+ * and only root can keep or drop capabilities.
+ */
+import assert from "node:assert/strict";
+import { parseMachineConfig } from "../../config/mod.ts";
+import { nativeProcessBackend } from "../../platform/process/mod.ts";
+import {
+  type ResourceSpecs,
+  SERVICE_SPEC,
+  SERVICE_STATUS,
+  type ServiceStatusSpec,
+} from "../../resources/mod.ts";
+import { Store } from "../../runtime/mod.ts";
+import { waitForResource } from "../../runtime/testing.ts";
+import { createSupervisor, type Supervisor } from "../../supervisor/mod.ts";
+import { serviceSpecsFromConfig } from "./service_spec_controller.ts";
+
+const isRoot = Deno.uid() === 0;
+const PYTHON = "/usr/bin/python3";
+const hasPython = await Deno.stat(PYTHON).then(() => true, () => false);
+
+/** mount(2) of a tmpfs on argv[1] through libc; prints `mount ok` or the errno's text. */
+const MOUNT_PY = [
+  "import ctypes, os, sys",
+  "libc = ctypes.CDLL(None, use_errno=True)",
+  "t = sys.argv[1].encode()",
+  'r = libc.mount(b"none", t, b"tmpfs", 0, None)',
+  'print("mount", "ok" if r == 0 else os.strerror(ctypes.get_errno()), flush=True)',
+  "r == 0 and libc.umount2(t, 0)",
+].join("\n");
+
+/** bind(2) to a free port below 1024 on loopback; prints `bind ok` or the errno's text. */
+const BIND_PY = [
+  "import errno, socket",
+  "for port in range(900, 1000):",
+  "    s = socket.socket()",
+  "    try:",
+  '        s.bind(("127.0.0.1", port)); print("bind ok", flush=True); break',
+  "    except OSError as e:",
+  "        if e.errno != errno.EADDRINUSE:",
+  '            print("bind", e.strerror, flush=True); break',
+  "    finally:",
+  "        s.close()",
+].join("\n");
+
+const CAPS_SH = "grep -E '^(CapEff|CapBnd|CapAmb|NoNewPrivs|Seccomp):' /proc/self/status";
+
+/** One YAML service entry. */
+function service(id: string, command: string[], extra: string[] = []): string[] {
+  return [
+    `    - id: ${id}`,
+    `      command: ${JSON.stringify(command)}`,
+    "      restart: never",
+    ...extra,
+  ];
+}
+
+/** Parses `services` as a machine config and runs its specs under a native supervisor. */
+async function runServices(
+  services: string[],
+  fn: (t: {
+    supervisor: Supervisor;
+    finished: (id: string) => Promise<ServiceStatusSpec>;
+    /** The first `n` lines the service logs (waits for them). */
+    lines: (id: string, n?: number) => Promise<string[]>;
+  }) => Promise<void>,
+): Promise<void> {
+  const yaml = ["version: v1alpha1", "machine:", "  hostname: n", "  services:", ...services]
+    .join("\n");
+  const r = parseMachineConfig(yaml, "sandbox.yaml");
+  assert.ok(r.ok, r.ok ? "" : r.errors.map((e) => e.format()).join("\n"));
+  const store = new Store<ResourceSpecs>();
+  const supervisor = createSupervisor({ store, process: nativeProcessBackend() });
+  try {
+    for (const [id, spec] of serviceSpecsFromConfig(r.config)) {
+      store.create({ type: SERVICE_SPEC, namespace: "runtime", id, owner: "test", spec });
+    }
+    const finished = async (id: string) =>
+      (await waitForResource(
+        store,
+        SERVICE_STATUS,
+        (x) => x.metadata.id === id && (x.spec.state === "finished" || x.spec.state === "failed"),
+        15_000,
+      )).spec;
+    const lines = async (id: string, n = 1) => {
+      await waitForResource(store, SERVICE_STATUS, (x) => x.metadata.id === id, 15_000);
+      const out: string[] = [];
+      const signal = AbortSignal.timeout(15_000);
+      for await (const l of supervisor.logs(id, { follow: true, signal })) {
+        out.push(l.text);
+        if (out.length >= n) break;
+      }
+      return out;
+    };
+    await fn({ supervisor, finished, lines });
+  } finally {
+    await supervisor.close();
+    await nativeProcessBackend().close();
+  }
+}
+
+function rootTest(name: string, fn: () => Promise<void>, needs = "") {
+  Deno.test({
+    name: `sandbox (native): ${name} (needs root${needs ? `, ${needs}` : ""})`,
+    ignore: !isRoot || (needs.includes("python3") && !hasPython),
+    fn,
+  });
+}
+
+rootTest("the default profile refuses mount(2) with EPERM; unconfined mounts", async () => {
+  const target = await Deno.makeTempDir({ prefix: "sandbox-mount-" });
+  try {
+    await runServices(
+      [
+        // Both keep CAP_SYS_ADMIN: only the filter differs, so the EPERM is seccomp's.
+        ...service("confined", [PYTHON, "-c", MOUNT_PY, target], [
+          "      sandbox: { seccomp: default, capabilities: [CAP_SYS_ADMIN] }",
+        ]),
+        ...service("free", [PYTHON, "-c", MOUNT_PY, target], [
+          "      sandbox: { seccomp: unconfined, capabilities: [CAP_SYS_ADMIN] }",
+        ]),
+      ],
+      async ({ lines, finished }) => {
+        assert.deepEqual(await lines("confined"), ["mount Operation not permitted"]);
+        assert.deepEqual(await lines("free"), ["mount ok"]);
+        const confined = await finished("confined");
+        assert.equal(confined.lastExit?.code, 0);
+        assert.equal(confined.sandbox?.profile, "default");
+      },
+    );
+  } finally {
+    await Deno.remove(target, { recursive: true });
+  }
+}, "python3");
+
+rootTest(
+  "capabilities are dropped as declared, kept through the ambient set for another user",
+  async () => {
+    await runServices(
+      [
+        ...service("none", ["/bin/sh", "-c", CAPS_SH]),
+        ...service("bind", ["/bin/sh", "-c", CAPS_SH], [
+          "      user: 65534",
+          "      group: 65534",
+          "      sandbox: { capabilities: [CAP_NET_BIND_SERVICE] }",
+        ]),
+      ],
+      async ({ lines }) => {
+        assert.deepEqual(await lines("none", 5), [
+          "CapEff:\t0000000000000000",
+          "CapBnd:\t0000000000000000",
+          "CapAmb:\t0000000000000000",
+          "NoNewPrivs:\t1",
+          "Seccomp:\t2",
+        ]);
+        assert.deepEqual(await lines("bind", 5), [
+          "CapEff:\t0000000000000400",
+          "CapBnd:\t0000000000000400",
+          "CapAmb:\t0000000000000400",
+          "NoNewPrivs:\t1",
+          "Seccomp:\t2",
+        ]);
+      },
+    );
+  },
+);
+
+rootTest("a kept capability works and a dropped one does not", async () => {
+  await runServices(
+    [
+      ...service("kept", [PYTHON, "-c", BIND_PY], [
+        "      user: 65534",
+        "      sandbox: { capabilities: [CAP_NET_BIND_SERVICE] }",
+      ]),
+      ...service("dropped", [PYTHON, "-c", BIND_PY], ["      user: 65534"]),
+    ],
+    async ({ lines }) => {
+      assert.deepEqual(await lines("kept"), ["bind ok"]);
+      assert.deepEqual(await lines("dropped"), ["bind Permission denied"]);
+    },
+  );
+}, "python3");
+
+rootTest("a Deno payload runs under the default profile (clone3 falls back to clone)", async () => {
+  const denoDir = await Deno.makeTempDir({ prefix: "sandbox-deno-" });
+  try {
+    await runServices(
+      [...service("deno", [Deno.execPath(), "eval", "console.log('deno ok')"], [
+        `      env: { NO_COLOR: '1', DENO_DIR: ${denoDir} }`,
+      ])],
+      async ({ lines, finished }) => {
+        assert.deepEqual(await lines("deno"), ["deno ok"]);
+        const s = await finished("deno");
+        assert.equal(s.lastExit?.code, 0);
+        assert.equal(s.sandbox?.profile, "default");
+      },
+    );
+  } finally {
+    await Deno.remove(denoDir, { recursive: true });
+  }
+});
+
+rootTest("a running service's status shows the sandbox read back from the kernel", async () => {
+  const store = new Store<ResourceSpecs>();
+  const yaml = [
+    "version: v1alpha1",
+    "machine:",
+    "  hostname: n",
+    "  services:",
+    ...service("sleeper", ["/bin/sleep", "1000"], [
+      "      sandbox: { capabilities: [CAP_CHOWN, CAP_KILL] }",
+    ]),
+  ].join("\n");
+  const r = parseMachineConfig(yaml, "sandbox.yaml");
+  assert.ok(r.ok);
+  const supervisor = createSupervisor({ store, process: nativeProcessBackend() });
+  try {
+    const spec = serviceSpecsFromConfig(r.config).get("sleeper")!;
+    store.create({ type: SERVICE_SPEC, namespace: "runtime", id: "sleeper", owner: "t", spec });
+    const s = await waitForResource(
+      store,
+      SERVICE_STATUS,
+      (x) => x.metadata.id === "sleeper" && x.spec.state === "running",
+      15_000,
+    );
+    assert.deepEqual(s.spec.sandbox, {
+      profile: "default",
+      seccomp: "filter",
+      noNewPrivs: true,
+      effective: ["CAP_CHOWN", "CAP_KILL"],
+      bounding: ["CAP_CHOWN", "CAP_KILL"],
+      ambient: ["CAP_CHOWN", "CAP_KILL"],
+    });
+  } finally {
+    await supervisor.close();
+    await nativeProcessBackend().close();
+  }
+});

@@ -1,0 +1,72 @@
+import assert from "node:assert/strict";
+import {
+  CAPABILITIES,
+  capabilityNames,
+  capabilityNumber,
+  declaredSandbox,
+  parseSandboxStatus,
+  readSandbox,
+} from "./sandbox.ts";
+
+const STATUS = [
+  "Name:\tsleep",
+  "NoNewPrivs:\t1",
+  "Seccomp:\t2",
+  "Seccomp_filters:\t1",
+  "CapInh:\t0000000000000400",
+  "CapPrm:\t0000000000000400",
+  "CapEff:\t0000000000000400",
+  "CapBnd:\t0000000000000401",
+  "CapAmb:\t0000000000000400",
+].join("\n");
+
+Deno.test("capability names and numbers follow linux/capability.h", () => {
+  assert.equal(CAPABILITIES.length, 41);
+  assert.equal(capabilityNumber("CAP_NET_BIND_SERVICE"), 10);
+  assert.equal(capabilityNumber("CAP_SYS_ADMIN"), 21);
+  assert.equal(capabilityNumber("CAP_CHECKPOINT_RESTORE"), 40);
+  assert.throws(() => capabilityNumber("CAP_NOPE"), TypeError);
+  assert.deepEqual(capabilityNames("0000000000000000"), []);
+  assert.deepEqual(capabilityNames("0000000000000401"), ["CAP_CHOWN", "CAP_NET_BIND_SERVICE"]);
+  assert.deepEqual(capabilityNames("000001ffffffffff").length, 41);
+  assert.deepEqual(capabilityNames("0000080000000000"), ["cap_43"]);
+});
+
+Deno.test("the sandbox in force is parsed from /proc/PID/status", () => {
+  assert.deepEqual(parseSandboxStatus("default", STATUS), {
+    profile: "default",
+    seccomp: "filter",
+    noNewPrivs: true,
+    effective: ["CAP_NET_BIND_SERVICE"],
+    bounding: ["CAP_CHOWN", "CAP_NET_BIND_SERVICE"],
+    ambient: ["CAP_NET_BIND_SERVICE"],
+  });
+  const plain = STATUS.replace("Seccomp:\t2", "Seccomp:\t0");
+  assert.equal(parseSandboxStatus("unconfined", plain).seccomp, "disabled");
+  assert.throws(() => parseSandboxStatus("default", "Name:\tx\n"), RangeError);
+});
+
+Deno.test("reading a process that is gone gives null", async () => {
+  const proc = await Deno.makeTempDir();
+  try {
+    assert.equal(await readSandbox(4242, "default", proc), null);
+    await Deno.mkdir(`${proc}/7`);
+    await Deno.writeTextFile(`${proc}/7/status`, STATUS);
+    assert.equal((await readSandbox(7, "default", proc))?.seccomp, "filter");
+    await Deno.mkdir(`${proc}/8/status`, { recursive: true }); // unreadable as a file
+    assert.equal(await readSandbox(8, "default", proc), null);
+  } finally {
+    await Deno.remove(proc, { recursive: true });
+  }
+});
+
+Deno.test("a fake process is in exactly the sandbox it asked for", () => {
+  assert.deepEqual(declaredSandbox({ seccomp: "unconfined" }, false, ["CAP_KILL"]), {
+    profile: "unconfined",
+    seccomp: "disabled",
+    noNewPrivs: false,
+    effective: ["CAP_KILL"],
+    bounding: ["CAP_KILL"],
+    ambient: [],
+  });
+});
