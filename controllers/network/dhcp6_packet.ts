@@ -7,7 +7,8 @@
  * {@link DHCP6_MAX_OPTIONS} options at a level, or options nested deeper
  * than the IA_NA → IAADDR → status code chain are refused with a
  * {@link Dhcp6PacketError} naming the offset, as is any option running past
- * its parent. Not yet wired to a socket or controller (docs/status.md).
+ * its parent. The socket is the backend's `openDhcp6Socket`; no client state
+ * machine or controller uses them yet (docs/status.md).
  * @module
  */
 import { formatIp, parseIp } from "../../platform/network/mod.ts";

@@ -1,8 +1,9 @@
 /**
  * Privileged: SLAAC against real router advertisements. Needs root (network
  * namespaces, veth pairs, CAP_NET_ADMIN), the native addon and dnsmasq (it
- * sends the RAs). Two throwaway namespaces joined by a veth pair: dnsmasq
- * advertises fd77::/64 (`ra-only`) on `ms0` in one, and
+ * sends the RAs and serves DHCPv6). Two throwaway namespaces joined by a veth
+ * pair: dnsmasq advertises fd77::/64 (`ra-only`) and leases fd76::100-1ff
+ * (stateful, DNS fd77::1) on `ms0` in one, and
  * `ipv6_netns_suite.ts` runs the controllers on `mc0` in the other, so the
  * host's interfaces are never touched. Both namespaces are deleted afterwards.
  */
@@ -21,7 +22,8 @@ const dnsmasq = ["/usr/sbin/dnsmasq", "/usr/bin/dnsmasq"].find((p) => {
 });
 
 Deno.test({
-  name: "IPv6 in a namespace: SLAAC from dnsmasq's RAs, accept_ra on the link only " +
+  name: "IPv6 in a namespace: SLAAC from dnsmasq's RAs, accept_ra on the link only; " +
+    "a DHCPv6 exchange over the native socket " +
     "(needs root, the native addon, dnsmasq)",
   ignore: !root || !haveAddon || !dnsmasq,
   sanitizeResources: false, // dnsmasq's piped stderr is read to its end after kill
@@ -47,6 +49,7 @@ Deno.test({
         server,
       );
       await ip("-n", server, "addr", "add", "fd77::1/64", "dev", "ms0", "nodad");
+      await ip("-n", server, "addr", "add", "fd76::1/64", "dev", "ms0", "nodad");
       await ip("-n", server, "link", "set", "ms0", "up");
       await ip("-n", server, "link", "set", "lo", "up");
       ra = new Deno.Command("ip", {
@@ -65,6 +68,9 @@ Deno.test({
           "--enable-ra",
           "--ra-param=ms0,3", // an unsolicited RA every 3 s
           "--dhcp-range=::,constructor:ms0,ra-only,64,2m",
+          "--dhcp-range=fd76::100,fd76::1ff,64,2m", // stateful DHCPv6
+          "--dhcp-option=option6:dns-server,[fd77::1]",
+          "--log-dhcp",
           "--dhcp-leasefile=/dev/null",
           "--pid-file=",
           "--log-facility=-",
@@ -86,8 +92,11 @@ Deno.test({
       ra = undefined;
       if (!out.success) console.error(text, "\n--- dnsmasq ---\n", log);
       assert.ok(out.success, "the suite inside the namespace failed (output above)");
-      assert.match(text, /ok \| 1 passed \| 0 failed \(/, "all ran: none failed or ignored");
+      assert.match(text, /ok \| 2 passed \| 0 failed \(/, "all ran: none failed or ignored");
       assert.match(text, /SLAAC fd77:/, "the suite reports the SLAAC address");
+      const leased = /DHCPV6 (\S+)/.exec(text)?.[1];
+      assert.ok(leased, "the suite reports the DHCPv6 address");
+      assert.match(log, new RegExp(`DHCPREPLY\\(ms0\\) ${leased.replaceAll(":", "\\:")}`));
     } finally {
       if (ra) {
         ra.kill("SIGKILL");

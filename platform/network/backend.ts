@@ -316,4 +316,12 @@ export interface NetworkBackend {
    * @throws SysError ENODEV when the link is missing.
    */
   openDhcpSocket(link: string, port?: number): DhcpSocket;
+  /**
+   * Open the DHCPv6 client socket on `link`: UDP on [::]:`port`, IPv6 only,
+   * bound to the link, multicast sent out of it. Its `send` defaults are
+   * DHCPv4's, so callers name the peer (ff02::1:2, port 547).
+   * @default port 546
+   * @throws SysError ENODEV when the link is missing.
+   */
+  openDhcp6Socket(link: string, port?: number): DhcpSocket;
 }

@@ -379,6 +379,11 @@ export class FakeNetworkBackend implements NetworkBackend {
     return s;
   }
 
+  openDhcp6Socket(link: string, port = 546): DhcpSocket {
+    this.faults.check("openDhcp6Socket", [link, port]);
+    return this.openDhcpSocket(link, port);
+  }
+
   /** Deliver a datagram sent on `link` (called by FakeDhcpSocket). */
   deliver(from: FakeDhcpSocket, data: Uint8Array, to: string, port: number): void {
     const l = this.#link("sendto", from.link);

@@ -336,4 +336,7 @@ export class NativeNetworkBackend implements NetworkBackend {
   openDhcpSocket(link: string, port = 68): DhcpSocket {
     return new NativeDhcpSocket(this.#n.dhcpOpen(link, port) as NlDhcpSocket);
   }
+  openDhcp6Socket(link: string, port = 546): DhcpSocket {
+    return new NativeDhcpSocket(this.#n.dhcp6Open(link, port) as NlDhcpSocket);
+  }
 }
