@@ -89,6 +89,7 @@ function sampleStore() {
     });
   net("LinkSpec", "eth0", { name: "eth0", up: true, mtu: 9000, dhcp: true, origin: "config" });
   net("LinkSpec", "lo", { name: "lo", up: true, dhcp: false, origin: "default" });
+  net("LinkSpec", "eth1", { name: "eth1", up: true, dhcp: false, slaac: true, origin: "config" });
   net("RouteSpec", "r", {
     link: "eth0",
     family: "inet6",

@@ -80,6 +80,22 @@ export const linkEntries = {
     ),
     false,
   ),
+  ipv6: v.optional(
+    v.pipe(
+      mapping({
+        slaac: v.optional(
+          v.pipe(
+            v.boolean("expected true or false"),
+            v.description(
+              "Stateless autoconfiguration from router advertisements on this link only: true sets the link's `accept_ra` to 2 (accepted even when forwarding) and `autoconf` to 1, false sets both to 0, absent leaves the kernel's values. Never written through `default` or `all`.",
+            ),
+          ),
+        ),
+      }),
+      v.description("IPv6 settings of this link."),
+      v.examples([{ slaac: true }]),
+    ),
+  ),
   addresses: v.optional(
     v.pipe(
       v.array(InterfaceCidr, "expected a list of address/prefix strings"),

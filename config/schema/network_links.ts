@@ -137,6 +137,8 @@ export interface ConfiguredLink {
   up: boolean;
   mtu?: number;
   dhcp: boolean;
+  /** SLAAC on this link: true on, false off, absent left to the kernel. */
+  slaac?: boolean;
   addresses: string[];
   routes: RouteConfig[];
 }
@@ -153,6 +155,7 @@ export function configuredLinks(network: NetworkConfig): ConfiguredLink[] {
     up: l.up,
     ...(l.mtu === undefined ? {} : { mtu: l.mtu }),
     dhcp: l.dhcp,
+    ...(l.ipv6?.slaac === undefined ? {} : { slaac: l.ipv6.slaac }),
     addresses: l.addresses,
     routes: l.routes,
   });

@@ -62,6 +62,7 @@ export function linkSpecs(
       up: l.up || l.dhcp,
       ...(l.mtu === undefined ? {} : { mtu: l.mtu }),
       dhcp: l.dhcp,
+      ...(l.slaac === undefined ? {} : { slaac: l.slaac }),
       origin: "config",
       ...(create ? { create } : {}),
     });

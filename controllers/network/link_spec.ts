@@ -11,7 +11,7 @@
 import type { MachineController, MachineResourceOf, ResourceSpecs } from "../../resources/mod.ts";
 import { LINK_SPEC, LINK_STATUS, type LinkSpecSpec } from "../../resources/mod.ts";
 import type { ReconcileContext } from "../../runtime/mod.ts";
-import type { LinkInfo, NetworkBackend } from "../../platform/network/mod.ts";
+import type { Ipv6ConfKey, LinkInfo, NetworkBackend } from "../../platform/network/mod.ts";
 import { hasErrno, NetworkApplyError } from "./apply_error.ts";
 import { type LinkStep, planLinks } from "./link_plan.ts";
 
@@ -19,6 +19,8 @@ import { type LinkStep, planLinks } from "./link_plan.ts";
 interface Original {
   up?: boolean;
   mtu?: number;
+  /** The link's own IPv6 settings, before SLAAC was turned on or off. */
+  ipv6?: Partial<Record<Ipv6ConfKey, number>>;
 }
 
 /** Applies LinkSpecs through the network backend. */
@@ -104,6 +106,10 @@ export class LinkSpecController implements MachineController {
   async #apply(r: MachineResourceOf<typeof LINK_SPEC>, link: LinkInfo): Promise<void> {
     const spec: LinkSpecSpec = r.spec;
     const orig = this.#original.get(spec.name) ?? {};
+    this.#original.set(spec.name, orig); // kept even when a step below fails
+    // Before the link comes up: its first router solicitation then already counts.
+    if (spec.slaac !== undefined) await this.#applySlaac(spec.name, spec.slaac, orig);
+    else await this.#restoreIpv6(spec.name, orig);
     const mtu = spec.mtu ?? orig.mtu;
     if (mtu !== undefined && link.mtu !== mtu) {
       if (orig.mtu === undefined) orig.mtu = link.mtu;
@@ -123,7 +129,43 @@ export class LinkSpecController implements MachineController {
         () => this.#backend.setLinkUp(spec.name, spec.up),
       );
     }
-    this.#original.set(spec.name, orig);
+  }
+
+  /** The link's own accept_ra/autoconf (never `default`'s or `all`'s), remembering what was there. */
+  async #applySlaac(name: string, slaac: boolean, orig: Original): Promise<void> {
+    for (const [key, want] of slaacSettings(slaac)) {
+      let have: number;
+      try {
+        have = await this.#backend.getIpv6Conf(name, key);
+      } catch (e) {
+        if (hasErrno(e, "ENODEV")) return;
+        throw new NetworkApplyError(`read ipv6 ${key}`, name, name, { cause: e });
+      }
+      if (have === want) continue;
+      orig.ipv6 ??= {};
+      orig.ipv6[key] ??= have;
+      await this.#do(
+        `set ipv6 ${key} to ${want}`,
+        name,
+        name,
+        () => this.#backend.setIpv6Conf(name, key, want),
+      );
+    }
+  }
+
+  /** Put back the IPv6 settings this controller changed on `name`. */
+  async #restoreIpv6(name: string, orig: Original): Promise<void> {
+    const saved = orig.ipv6 ?? {};
+    for (const [key, value] of Object.entries(saved) as [Ipv6ConfKey, number][]) {
+      await this.#do(
+        `restore ipv6 ${key} to ${value}`,
+        name,
+        name,
+        () => this.#backend.setIpv6Conf(name, key, value),
+      );
+      delete saved[key]; // only once written: a failure is retried
+    }
+    delete orig.ipv6;
   }
 
   /** Undo what this controller changed on `name`, then forget it. */
@@ -131,6 +173,7 @@ export class LinkSpecController implements MachineController {
     const orig = this.#original.get(name);
     this.#original.delete(name);
     if (!orig || !link) return;
+    await this.#restoreIpv6(name, orig);
     if (orig.mtu !== undefined && link.mtu !== orig.mtu) {
       await this.#do(
         "restore MTU",
@@ -157,4 +200,13 @@ export class LinkSpecController implements MachineController {
       throw new NetworkApplyError(action, object, link, { cause: e });
     }
   }
+}
+
+/**
+ * Pure: the per-link settings for SLAAC on or off. accept_ra is 2, not 1, so
+ * that router advertisements still count when forwarding is on (a node that
+ * routes for containers); autoconf makes addresses from their prefixes.
+ */
+export function slaacSettings(slaac: boolean): [Ipv6ConfKey, number][] {
+  return slaac ? [["accept_ra", 2], ["autoconf", 1]] : [["accept_ra", 0], ["autoconf", 0]];
 }

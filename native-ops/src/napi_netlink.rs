@@ -7,7 +7,7 @@ use crate::error::{SysErr, SysResult};
 use crate::netlink::{addr, dhcp_socket, events, link, route, socket::NlSocket};
 use napi::bindgen_prelude::{spawn_blocking, Uint8Array};
 use napi_derive::napi;
-use std::net::{IpAddr, Ipv4Addr};
+use std::net::IpAddr;
 use std::sync::Arc;
 
 pub(crate) async fn blocking<T: Send + 'static>(
@@ -430,9 +430,9 @@ impl DhcpSocket {
     pub async fn send(&self, data: Uint8Array, to: String, port: u32) -> napi::Result<()> {
         let inner = self.inner.clone();
         let bytes = data.to_vec();
-        let ip: Ipv4Addr = to
+        let ip: IpAddr = to
             .parse()
-            .map_err(|_| SysErr::new("sendto", libc::EINVAL, format!("bad IPv4 {to:?}")))?;
+            .map_err(|_| SysErr::new("sendto", libc::EINVAL, format!("bad IP {to:?}")))?;
         blocking(move || inner.send_to(&bytes, ip, port as u16)).await
     }
 
@@ -463,5 +463,13 @@ impl DhcpSocket {
 pub fn dhcp_open(ifname: String, port: u32) -> napi::Result<DhcpSocket> {
     Ok(DhcpSocket {
         inner: Arc::new(dhcp_socket::DhcpSocket::open(&ifname, port as u16)?),
+    })
+}
+
+/// Open an IPv6 UDP socket on `[::]:port` (546 for a DHCPv6 client) bound to `ifname`.
+#[napi]
+pub fn dhcp6_open(ifname: String, port: u32) -> napi::Result<DhcpSocket> {
+    Ok(DhcpSocket {
+        inner: Arc::new(dhcp_socket::DhcpSocket::open_v6(&ifname, port as u16)?),
     })
 }

@@ -21,6 +21,9 @@
  * @module
  */
 
+import type { Ipv6ConfKey } from "./ipv6_conf.ts";
+export type { Ipv6ConfKey };
+
 /** Address family. */
 export type Family = "inet" | "inet6";
 
@@ -286,6 +289,17 @@ export interface NetworkBackend {
    * EOPNOTSUPP (`master` cannot have ports).
    */
   setLinkMaster(link: string, master: string | undefined): Promise<void>;
+  /**
+   * Read a per-link IPv6 setting (`/proc/sys/net/ipv6/conf/<link>/<key>`).
+   * @throws RangeError for `default` or `all`; SysError ENODEV when missing.
+   */
+  getIpv6Conf(link: string, key: Ipv6ConfKey): Promise<number>;
+  /**
+   * Write a per-link IPv6 setting; never `default` or `all` (those reach
+   * every link, a Talos failure mode).
+   * @throws RangeError for `default` or `all`; SysError ENODEV when missing.
+   */
+  setIpv6Conf(link: string, key: Ipv6ConfKey, value: number): Promise<void>;
   /** @throws SysError EEXIST, ENODEV. */
   addAddress(spec: AddressSpec): Promise<void>;
   /** @throws SysError EADDRNOTAVAIL, ENODEV. */
@@ -302,4 +316,12 @@ export interface NetworkBackend {
    * @throws SysError ENODEV when the link is missing.
    */
   openDhcpSocket(link: string, port?: number): DhcpSocket;
+  /**
+   * Open the DHCPv6 client socket on `link`: UDP on [::]:`port`, IPv6 only,
+   * bound to the link, multicast sent out of it. Its `send` defaults are
+   * DHCPv4's, so callers name the peer (ff02::1:2, port 547).
+   * @default port 546
+   * @throws SysError ENODEV when the link is missing.
+   */
+  openDhcp6Socket(link: string, port?: number): DhcpSocket;
 }

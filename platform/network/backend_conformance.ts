@@ -314,6 +314,22 @@ export const networkCases: Case[] = [
       server.close();
     }
   }],
+  [
+    "per-link IPv6 settings are written on the link only; default and all are refused",
+    async (env) => {
+      const before = await env.backend.getIpv6Conf(env.b, "accept_ra");
+      await env.backend.setIpv6Conf(env.a, "accept_ra", 2);
+      await env.backend.setIpv6Conf(env.a, "autoconf", 0);
+      assert.equal(await env.backend.getIpv6Conf(env.a, "accept_ra"), 2);
+      assert.equal(await env.backend.getIpv6Conf(env.a, "autoconf"), 0);
+      assert.equal(await env.backend.getIpv6Conf(env.b, "accept_ra"), before, "the peer untouched");
+      for (const name of ["default", "all"]) {
+        await assert.rejects(() => env.backend.setIpv6Conf(name, "accept_ra", 2), RangeError);
+        await assert.rejects(() => env.backend.getIpv6Conf(name, "accept_ra"), RangeError);
+      }
+      await rejectsSys(env.backend.setIpv6Conf("nosuch0", "accept_ra", 2), "ENODEV");
+    },
+  ],
 ];
 
 async function waitForRunning(env: NetworkEnv): Promise<void> {

@@ -38,6 +38,7 @@ import {
 } from "./fake_rules.ts";
 import { createdLinkInfo, enslaveError, virtualOperstate } from "./fake_links.ts";
 import { FakeDhcpSocket, FakeSubscription } from "./fake_sockets.ts";
+import { type Ipv6ConfKey, ipv6ConfPath } from "./ipv6_conf.ts";
 
 export { FakeDhcpSocket } from "./fake_sockets.ts";
 
@@ -69,6 +70,13 @@ export class FakeNetworkBackend implements NetworkBackend {
   #subs = new Set<FakeSubscription>();
   #sockets = new Set<FakeDhcpSocket>();
   #nextIndex = 1;
+  /** Per-link IPv6 settings written; unwritten keys read as `default`'s. */
+  #ipv6Conf = new Map<string, Map<Ipv6ConfKey, number>>();
+  /** The `default` and `all` pseudo-links: the kernel's defaults, never written by the API. */
+  static readonly IPV6_CONF_DEFAULTS: Readonly<Record<Ipv6ConfKey, number>> = {
+    accept_ra: 1,
+    autoconf: 1,
+  };
 
   /** Link kinds the simulated kernel can create (others: EOPNOTSUPP). */
   readonly kinds: ReadonlySet<string>;
@@ -140,6 +148,7 @@ export class FakeNetworkBackend implements NetworkBackend {
       this.#dropAddresses((a) => a.index === link.info.index);
       this.#dropRoutes((r) => r.oif === link.info.index);
       this.#links.delete(n);
+      this.#ipv6Conf.delete(n);
       this.#emitLink(link.info, true);
     }
   }
@@ -171,6 +180,34 @@ export class FakeNetworkBackend implements NetworkBackend {
       this.#link("RTM_SETLINK", link);
       this.#setUp(link, up);
     });
+  }
+
+  async getIpv6Conf(link: string, key: Ipv6ConfKey): Promise<number> {
+    await this.#run("getIpv6Conf", [link, key], () => {
+      ipv6ConfPath("/proc/sys/net", link, key);
+      this.#link("read", link);
+    });
+    return this.ipv6ConfOf(link)[key];
+  }
+
+  setIpv6Conf(link: string, key: Ipv6ConfKey, value: number): Promise<void> {
+    return this.#run("setIpv6Conf", [link, key, value], () => {
+      ipv6ConfPath("/proc/sys/net", link, key);
+      this.#link("write", link);
+      const conf = this.#ipv6Conf.get(link) ?? new Map();
+      conf.set(key, value);
+      this.#ipv6Conf.set(link, conf);
+    });
+  }
+
+  /** Inspector: a link's IPv6 settings (or `default`'s / `all`'s, which only the kernel sets). */
+  ipv6ConfOf(link: string): Record<Ipv6ConfKey, number> {
+    const conf = this.#ipv6Conf.get(link);
+    const d = FakeNetworkBackend.IPV6_CONF_DEFAULTS;
+    return {
+      accept_ra: conf?.get("accept_ra") ?? d.accept_ra,
+      autoconf: conf?.get("autoconf") ?? d.autoconf,
+    };
   }
 
   setLinkMtu(link: string, mtu: number): Promise<void> {
@@ -340,6 +377,11 @@ export class FakeNetworkBackend implements NetworkBackend {
     const s = new FakeDhcpSocket(link, port, this, (x) => this.#sockets.delete(x));
     this.#sockets.add(s);
     return s;
+  }
+
+  openDhcp6Socket(link: string, port = 546): DhcpSocket {
+    this.faults.check("openDhcp6Socket", [link, port]);
+    return this.openDhcpSocket(link, port);
   }
 
   /** Deliver a datagram sent on `link` (called by FakeDhcpSocket). */

@@ -24,6 +24,7 @@ import type {
   XmitHashPolicy,
 } from "./backend.ts";
 import { IFF } from "./backend.ts";
+import { type Ipv6ConfKey, readIpv6Conf, writeIpv6Conf } from "./ipv6_conf.ts";
 
 // Shapes returned by the addon (see native-ops/src/napi_netlink.rs).
 interface NlLink {
@@ -280,6 +281,12 @@ class NativeDhcpSocket implements DhcpSocket {
 /** The real network backend. */
 export class NativeNetworkBackend implements NetworkBackend {
   readonly #n = loadNative();
+  readonly #procSysNet: string;
+
+  /** `procSysNet`: where `net.*` sysctls live. @default "/proc/sys/net" */
+  constructor(options: { procSysNet?: string } = {}) {
+    this.#procSysNet = options.procSysNet ?? "/proc/sys/net";
+  }
 
   async listLinks(): Promise<LinkInfo[]> {
     return ((await this.#n.netlinkListLinks()) as NlLink[]).map(toLinkInfo);
@@ -295,6 +302,12 @@ export class NativeNetworkBackend implements NetworkBackend {
   }
   async setLinkMtu(link: string, mtu: number): Promise<void> {
     await this.#n.netlinkSetLinkMtu(link, mtu);
+  }
+  getIpv6Conf(link: string, key: Ipv6ConfKey): Promise<number> {
+    return readIpv6Conf(this.#procSysNet, link, key);
+  }
+  setIpv6Conf(link: string, key: Ipv6ConfKey, value: number): Promise<void> {
+    return writeIpv6Conf(this.#procSysNet, link, key, value);
   }
   async createLink(spec: LinkCreateSpec): Promise<void> {
     await this.#n.netlinkCreateLink(createArg(spec));
@@ -322,5 +335,8 @@ export class NativeNetworkBackend implements NetworkBackend {
   }
   openDhcpSocket(link: string, port = 68): DhcpSocket {
     return new NativeDhcpSocket(this.#n.dhcpOpen(link, port) as NlDhcpSocket);
+  }
+  openDhcp6Socket(link: string, port = 546): DhcpSocket {
+    return new NativeDhcpSocket(this.#n.dhcp6Open(link, port) as NlDhcpSocket);
   }
 }

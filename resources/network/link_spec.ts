@@ -27,6 +27,11 @@ export interface LinkSpecSpec {
   /** Absent: keep the driver's MTU. */
   readonly mtu?: number;
   readonly dhcp: boolean;
+  /**
+   * SLAAC on this link (its own `accept_ra`/`autoconf`, never `default`'s):
+   * true on, false off, absent: the kernel's values are left alone.
+   */
+  readonly slaac?: boolean;
   /** `config` for listed interfaces, `default` for lo and the auto-DHCP link. */
   readonly origin: "config" | "default";
   /** Present when machined creates this link (a bond, VLAN or bridge). */
@@ -44,6 +49,7 @@ export const linkSpecDescriptor: ResourceDescriptor<typeof LINK_SPEC, LinkSpecSp
     { header: "UP", value: (s) => String(s.up) },
     { header: "MTU", value: (s) => s.mtu === undefined ? "" : String(s.mtu) },
     { header: "DHCP", value: (s) => String(s.dhcp) },
+    { header: "SLAAC", value: (s) => s.slaac === undefined ? "" : String(s.slaac) },
     { header: "ORIGIN", value: (s) => s.origin },
     { header: "KIND", value: (s) => s.create?.kind ?? "" },
     { header: "MASTER", value: (s) => s.master ?? "" },
