@@ -287,3 +287,26 @@ Deno.test("a LUKS2 header where no encryption is configured: refused (not-config
     await Deno.remove(m.dir, { recursive: true });
   }
 });
+
+Deno.test("an opened mapping that reads zeros (mkfs cut short) gets its filesystem; other data is left alone", async () => {
+  const m = await newMachine();
+  const first = await boot(m, encrypted());
+  await first.mounted("STATE");
+  await first.mounted("EPHEMERAL");
+  await first.shutdown();
+  m.crypt.plaintext("/dev/vda2").fill(0, 0, 64 * 1024); // the format stopped before mkfs
+  m.crypt.plaintext("/dev/vda3").fill(0x5a, 0, 64 * 1024); // not a filesystem, not zero
+  const ephBefore = await sha256(m.crypt.plaintext("/dev/vda3"));
+  const n = await boot(m, encrypted());
+  try {
+    await n.mounted("STATE");
+    const eph = (await n.status("EPHEMERAL", (s) => s.phase === "failed")).spec;
+    assert.equal(eph.error?.code, "unrecognized-data");
+    assert.equal(eph.mappingPath, "/dev/mapper/EPHEMERAL");
+    assert.deepEqual(n.process.processes.map((p) => p.spec.argv.at(-1)), ["/dev/mapper/STATE"]);
+    assert.equal(await sha256(m.block.bytes("/dev/mapper/EPHEMERAL")), ephBefore);
+  } finally {
+    await n.shutdown();
+    await Deno.remove(m.dir, { recursive: true });
+  }
+});

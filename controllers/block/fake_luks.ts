@@ -46,6 +46,13 @@ export class LinkedFakeCrypt extends FakeCryptBackend {
     await super.close(name);
   }
 
+  /** The decrypted bytes of a closed volume (live: edits show at the next open). */
+  plaintext(device: string): Uint8Array {
+    const b = this.#plaintext.get(device);
+    if (!b) throw new RangeError(`"${device}" was never formatted`);
+    return b;
+  }
+
   /** A reboot: every mapping closed (its plaintext kept for the next open). */
   async reboot(): Promise<void> {
     for (const name of [...this.mapped.keys()]) await this.close(name);

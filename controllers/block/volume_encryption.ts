@@ -10,7 +10,7 @@
  * luks_volume.ts: outcomes carry the slot and kind only.
  * @module
  */
-import type { VolumeEncryptionConfig } from "../../config/mod.ts";
+import type { EncryptionKeyConfig, VolumeEncryptionConfig } from "../../config/mod.ts";
 import type { BlockBackend, FsInfo } from "../../platform/block/mod.ts";
 import type { CryptBackend } from "../../platform/crypt/mod.ts";
 import type { ProcessBackend } from "../../platform/process/mod.ts";
@@ -129,40 +129,38 @@ export async function encryptVolume(
         reason: decision.reason,
       };
     }
-    case "unlock": {
-      const { outcome, key } = await unlockVolume(lv, decision.candidates);
-      if (outcome.state === "locked" || !key) {
-        return { kind: "locked", reason: outcome.state === "locked" ? outcome.reason : "" };
-      }
-      const mapped = await openMapping(deps, lv, key, discards);
-      const unlockedBy = { slot: outcome.slot, kind: outcome.kind };
-      let fs = await probe(deps, mapped);
-      let formatted = false;
-      if (!fs) {
-        // Ours, opened by our key, and zero at its head: a format cut short before mkfs.
-        const head = await deps.block.read(mapped, 0, deps.zeroBytes);
-        if (!isZero(head)) {
-          return {
-            kind: "open",
-            mappingPath: mapped,
-            unlockedBy,
-            formatted,
-            reason: `${spec.volume} opened, but holds data that is not a filesystem`,
-          };
-        }
-        fs = await mkfsOn(deps, spec, mapped);
-        formatted = true;
-      }
-      return {
-        kind: "open",
-        mappingPath: mapped,
-        unlockedBy,
-        fs,
-        formatted,
-        reason: outcome.reason,
-      };
-    }
+    case "unlock":
+      return await unlockAndOpen(deps, spec, lv, decision.candidates, discards);
   }
+}
+
+/** Try the candidates; open the mapping with the first that opens the header, or end locked. */
+async function unlockAndOpen(
+  deps: EncryptionStepDeps,
+  spec: VolumeSpecSpec,
+  lv: LuksVolume,
+  candidates: EncryptionKeyConfig[],
+  discards: { allowDiscards: boolean },
+): Promise<EncryptionOutcome> {
+  const { outcome, key } = await unlockVolume(lv, candidates);
+  if (outcome.state === "locked" || !key) {
+    return { kind: "locked", reason: outcome.state === "locked" ? outcome.reason : "" };
+  }
+  const mapped = await openMapping(deps, lv, key, discards);
+  const opened = {
+    kind: "open" as const,
+    mappingPath: mapped,
+    unlockedBy: { slot: outcome.slot, kind: outcome.kind },
+    formatted: false,
+    reason: outcome.reason,
+  };
+  const fs = await probe(deps, mapped);
+  if (fs) return { ...opened, fs };
+  // Ours, opened by our key, and zero at its head: a format cut short before mkfs.
+  if (!isZero(await deps.block.read(mapped, 0, deps.zeroBytes))) {
+    return { ...opened, reason: `${spec.volume} opened, but holds data that is not a filesystem` };
+  }
+  return { ...opened, fs: await mkfsOn(deps, spec, mapped), formatted: true };
 }
 
 async function openMapping(
