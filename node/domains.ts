@@ -17,6 +17,7 @@ import {
   trustControllers,
 } from "../controllers/trust/mod.ts";
 import { NativeCgroupBackend } from "../platform/cgroup/mod.ts";
+import { NativeCryptBackend } from "../platform/crypt/mod.ts";
 import type { MachineController } from "../resources/mod.ts";
 import { createSupervisor, type Supervisor } from "../supervisor/mod.ts";
 import type { NodeBackends } from "./backends.ts";
@@ -113,6 +114,7 @@ export function createNodeDomains(
         block: backends.block,
         mounts: backends.mount,
         process: backends.process,
+        crypt: new NativeCryptBackend({ process: backends.process }),
         events,
         // A fake sysfs tree (tests) has no kernel behind it: rescan it instead.
         ...(options.paths.sysfsRoot ? {} : { uevents: backends.uevents }),

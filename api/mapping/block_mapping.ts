@@ -56,6 +56,7 @@ const volumePhase = enumPair<VolumeStatusSpec["phase"], pb.VolumePhase>({
   mounting: pb.VolumePhase.MOUNTING,
   ready: pb.VolumePhase.READY,
   failed: pb.VolumePhase.FAILED,
+  locked: pb.VolumePhase.LOCKED,
 }, "volume phase");
 
 /** DiskStatus → proto. */
@@ -157,6 +158,7 @@ export function volumeStatusToProto(s: VolumeStatusSpec): pb.VolumeStatusSpec {
     created: s.created ? partitionToProto(s.created) : undefined,
     error: s.error ? errorToProto(s.error) : undefined,
     acted: s.acted ? create(pb.VolumeActionSchema, s.acted) : undefined,
+    unlockedBy: s.unlockedBy ? create(pb.VolumeUnlockSchema, s.unlockedBy) : undefined,
   });
 }
 
@@ -178,6 +180,11 @@ export function volumeStatusFromProto(m: pb.VolumeStatusSpec): VolumeStatusSpec 
     acted: m.acted
       ? { decision: m.acted.decision, message: m.acted.message, at: m.acted.at }
       : null,
+    encrypted: m.encrypted,
+    mappingPath: m.mappingPath,
+    unlockedBy: m.unlockedBy ? { slot: m.unlockedBy.slot, kind: m.unlockedBy.kind } : null,
+    locked: m.locked,
+    lockedReason: m.lockedReason,
   };
 }
 

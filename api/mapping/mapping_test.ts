@@ -380,12 +380,17 @@ function sampleStore() {
     diskGuid: "g",
     error: null,
     acted: { decision: "create", message: "blank disk", at: "2026-12-04T13:00:00.000Z" },
+    encrypted: true,
+    mappingPath: "/dev/mapper/STATE",
+    unlockedBy: { slot: 1, kind: "static" },
+    locked: false,
+    lockedReason: "",
   });
   blk("VolumeStatus", "EPHEMERAL", {
     volume: "EPHEMERAL",
-    phase: "failed",
+    phase: "locked",
     disk: "/dev/vda",
-    decision: "refuse",
+    decision: "leave",
     message: "",
     partitionPath: "",
     partitionUuid: "",
@@ -393,8 +398,13 @@ function sampleStore() {
     filesystemUuid: "",
     created: null,
     diskGuid: "",
-    error: { message: "foreign data on /dev/vda", code: "foreign-data", op: "" },
+    error: { message: "no key opens it", code: "locked", op: "unlock" },
     acted: null,
+    encrypted: true,
+    mappingPath: "",
+    unlockedBy: null,
+    locked: true,
+    lockedReason: "EPHEMERAL is locked: no key opens it",
   });
   blk("MountStatus", "STATE", {
     volume: "STATE",
@@ -610,7 +620,9 @@ Deno.test("block specs map enums, absent errors and byte counts beyond 2^32", ()
   const vs = toProtoResource(store.get("VolumeStatus", "block", "EPHEMERAL"));
   if (vs.spec.case !== "volumeStatus") throw new Error(vs.spec.case);
   deepEqual(vs.spec.value.created, undefined);
-  deepEqual(vs.spec.value.error?.code, "foreign-data");
+  deepEqual(vs.spec.value.error?.code, "locked");
+  deepEqual(vs.spec.value.unlockedBy, undefined);
+  deepEqual(vs.spec.value.locked, true);
   const rec = clone(
     ResourceSchema,
     toProtoResource(store.get("ProvisioningRecord", "block", "install")),

@@ -356,7 +356,7 @@ Deno.test("a read-only disk is refused", async () => {
   }
 });
 
-Deno.test("encryption asked for is refused, not made plain, while dm-crypt is not wired", async () => {
+Deno.test("encryption asked for without a LUKS2 backend is refused, not made plain", async () => {
   const t = await setup();
   try {
     t.block.addDisk(DISK, DISK_SIZE);
@@ -371,8 +371,11 @@ Deno.test("encryption asked for is refused, not made plain, while dm-crypt is no
       VOLUME_STATUS,
       (r) => r.metadata.id === "STATE" && r.spec.phase === "failed",
     );
-    assert.equal(st.spec.error?.code, "encryption-not-wired");
-    assert.match(st.spec.message, /encryption is set for STATE.*nothing was written/);
+    assert.equal(st.spec.error?.code, "no-crypt-backend");
+    assert.match(
+      st.spec.message,
+      /encryption is set for STATE.*no LUKS2 backend.*nothing was written/,
+    );
     assert.ok(!JSON.stringify(st.spec).includes("correct-horse"));
     assert.equal(await sha256(t.block.bytes(DISK)), before, "the disk is untouched");
     assert.deepEqual(t.process.processes, [], "no mkfs ran");

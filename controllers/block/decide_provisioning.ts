@@ -7,7 +7,7 @@
  * | nothing (missing)                            | refuse           | refuse              |
  * | anything, but read-only or mounted as a whole | refuse           | refuse              |
  * | our STATE + EPHEMERAL                        | leave            | leave               |
- * | ours, but one holds a LUKS2 header           | refuse           | refuse              |
+ * | ours, one or both holding a LUKS2 header     | leave (1)        | leave (1)           |
  * | only boot partitions (a flashed image)       | complete         | complete            |
  * | zeros, or an empty GPT                       | create           | create              |
  * | other partitions, an MBR, a filesystem, data | refuse           | wipe (boot kept)    |
@@ -40,7 +40,7 @@ export interface InstallRequest {
   system?: boolean;
 }
 
-/** Why a disk was refused. */
+/** Why a disk was refused. (1) then each volume follows decide_encryption.ts. */
 export type RefuseCode =
   | "missing"
   | "read-only"
@@ -49,7 +49,6 @@ export type RefuseCode =
   | "partial-layout"
   | "ambiguous-layout"
   | "unrecognized-data"
-  | "encrypted"
   | "no-space"
   | "awaiting-install";
 
@@ -181,16 +180,6 @@ function decideExisting(
   state: PartitionFacts,
   ephemeral: PartitionFacts,
 ): ProvisioningDecision {
-  const locked = [state, ephemeral].filter((p) => p.fs?.type === "crypto_LUKS");
-  if (locked.length > 0) {
-    // Never formatted over: controllers/block/decide_encryption.ts decides what opens it.
-    return {
-      action: "refuse",
-      code: "encrypted",
-      reason: `${names(locked)} on "${disk}" holds a LUKS2 header: an encrypted volume, which ` +
-        `this build does not open yet (docs/encryption.md); it is left as it is`,
-    };
-  }
   return leave(disk, state, ephemeral) ?? {
     action: "refuse",
     code: "unrecognized-data",
@@ -201,7 +190,8 @@ function decideExisting(
 function leave(disk: string, state: PartitionFacts, ephemeral: PartitionFacts) {
   const format: PartitionFacts[] = [];
   for (const p of [state, ephemeral]) {
-    if (p.fs && MOUNTABLE.has(p.fs.type)) continue;
+    // A LUKS2 header is kept: controllers/block/decide_encryption.ts decides what opens it.
+    if (p.fs && (MOUNTABLE.has(p.fs.type) || p.fs.type === "crypto_LUKS")) continue;
     if (p.fs || !p.blank) return undefined;
     format.push(p);
   }

@@ -92,13 +92,13 @@ Deno.test("our layout but STATE holds unknown data: refuse, never format it", ()
   assert.equal(d.action === "refuse" && d.code, "unrecognized-data");
 });
 
-Deno.test("our layout with a LUKS2 STATE: refuse as encrypted, never format or wipe it", () => {
+Deno.test("our layout with a LUKS2 STATE: leave it (never format or wipe it); decide_encryption opens it", () => {
   const [state, eph] = ours();
   const luks = { type: "crypto_LUKS" as const, label: "STATE", uuid: "2a7c0e1d" };
   for (const req of [install, wipe]) {
     const d = decide(diskFacts({ gpt: [esp(), { ...state, fs: luks }, eph] }), req);
-    assert.equal(d.action === "refuse" && d.code, "encrypted");
-    assert.match(d.action === "refuse" ? d.reason : "", /holds a LUKS2 header.*left as it is/);
+    assert.equal(d.action, "leave");
+    assert.deepEqual(d.action === "leave" && d.format, []);
   }
 });
 

@@ -123,6 +123,14 @@ export function defineFakeMkfs(
     const label = argv[argv.indexOf("-L") + 1];
     const fail = options.failWith?.get(device);
     if (fail !== undefined) return p.exit(fail);
+    if (device.startsWith("/dev/mapper/")) {
+      // A dm-crypt mapping (fake_luks.ts): the filesystem starts at its offset 0.
+      const head = fs === "ext4" ? ext4Head(label, guids()) : xfsHead(label, guids());
+      const bytes = block.bytes(device);
+      bytes.fill(0, 0, 65536);
+      bytes.set(head, 0);
+      return p.exit(0);
+    }
     for (const disk of disks) {
       const bytes = block.bytes(disk);
       const gpt = gptExtents(bytes);

@@ -21,12 +21,14 @@
  */
 import type { EventBus } from "../../events/mod.ts";
 import type { BlockBackend } from "../../platform/block/mod.ts";
+import type { CryptBackend } from "../../platform/crypt/mod.ts";
 import type { MountBackend } from "../../platform/mount/mod.ts";
 import type { ProcessBackend } from "../../platform/process/mod.ts";
 import type { UeventBackend } from "../../platform/uevent/mod.ts";
 import type { MachineController, VolumeFilesystem } from "../../resources/mod.ts";
 import { DiskDiscoveryController } from "./disk_discovery.ts";
 import type { VolumeLayout } from "../../layout/mod.ts";
+import type { KeySource } from "./luks_volume.ts";
 import { ProvisioningRecordController } from "./provisioning_record.ts";
 import { VolumeConfigController } from "./volume_config.ts";
 import { VolumeMountController } from "./volume_mount.ts";
@@ -59,6 +61,10 @@ export interface BlockDeps {
   resolveDevice?: (path: string) => Promise<string>;
   mkdir?: (path: string) => Promise<void>;
   newGuid?: () => string;
+  /** LUKS2 for volumes with `machine.install.encryption`; without it they are refused. */
+  crypt?: CryptBackend;
+  /** Where `nodeid` keys come from. @default the board's SMBIOS UUID */
+  keys?: KeySource;
 }
 
 /** The block domain's controllers, for the composition root to register. */
@@ -87,6 +93,8 @@ export function blockControllers(deps: BlockDeps): MachineController[] {
       resolveDevice: deps.resolveDevice,
       events: deps.events,
       newGuid: deps.newGuid,
+      crypt: deps.crypt,
+      keys: deps.keys,
     }),
     new VolumeMountController({ mounts: deps.mounts, mkdir: deps.mkdir, events: deps.events }),
     new ProvisioningRecordController(),
@@ -113,6 +121,8 @@ export { type DiskFacts, gatherDiskFacts, type PartitionFacts } from "./disk_fac
 export { mkfsArgv } from "./mkfs.ts";
 export { readRecordFile, type RecordContent, RecordFileError } from "./record_file.ts";
 export { ProvisionError } from "./provision_error.ts";
+export type { KeySource } from "./luks_volume.ts";
+export { type EncryptionOutcome, mappingName } from "./volume_encryption.ts";
 export { CommandError } from "./run_command.ts";
 export { readSysfsDisks, type SysfsDisk } from "./sysfs_disks.ts";
 export {

@@ -74,7 +74,8 @@ export class VolumeMountController implements MachineController {
     table: MountInfo[],
   ): Promise<void> {
     const target = spec.mountPoint;
-    const source = vs?.partitionPath ?? "";
+    // An encrypted volume's filesystem is on its dm-crypt mapping, never the partition.
+    const source = vs?.mappingPath || vs?.partitionPath || "";
     const top = mountedAt(table, target);
     const status = (s: Partial<MountStatusSpec>) =>
       ctx.apply({ type: MOUNT_STATUS, namespace: BLOCK_NAMESPACE, id: spec.volume }, {

@@ -2,19 +2,24 @@
  * VolumeProvisionController: makes the install disk hold STATE and EPHEMERAL
  * as the VolumeSpecs ask, through {@link decideProvisioning} on facts read
  * afresh every cycle, so that a disk is only ever written when the pure
- * decision says so; then formats what it created and publishes each
- * volume's progress. Inputs: VolumeSpec, DiskStatus (weak; a hotplugged disk
- * retriggers). Output: VolumeStatus.
+ * decision says so; then formats what it created (plain, or LUKS2 through
+ * volume_encryption.ts when the volume has `encryption`: the filesystem then
+ * lives on /dev/mapper/<volume>) and publishes each volume's progress.
+ * Inputs: VolumeSpec, DiskStatus (weak; a hotplugged disk retriggers),
+ * MachineConfig (the keys). Output: VolumeStatus.
  * @module
  */
 import type { EventBus } from "../../events/mod.ts";
 import { isSysError } from "../../native-ops/mod.ts";
 import type { BlockBackend } from "../../platform/block/mod.ts";
+import type { CryptBackend } from "../../platform/crypt/mod.ts";
 import type { MountBackend } from "../../platform/mount/mod.ts";
 import type { ProcessBackend } from "../../platform/process/mod.ts";
 import {
   type CreatedPartition,
   DISK_STATUS,
+  MACHINE_CONFIG,
+  MACHINE_CONFIG_ID,
   VOLUME_SPEC,
   VOLUME_STATUS,
   type VolumeAction,
@@ -31,8 +36,12 @@ import { BLOCK_NAMESPACE } from "./disk_discovery.ts";
 import { type DiskFacts, gatherDiskFacts, type PartitionFacts } from "./disk_facts.ts";
 import { writePlan } from "./execute_plan.ts";
 import { DEFAULT_LAYOUT, partitionRole, type VolumeLayout } from "../../layout/mod.ts";
+import type { KeySource } from "./luks_volume.ts";
 import { makeFilesystem } from "./mkfs.ts";
 import { ProvisionError, toVolumeError } from "./provision_error.ts";
+import { EncryptionStep } from "./encryption_step.ts";
+import type { EncryptionOutcome } from "./volume_encryption.ts";
+import { emptyStatus, encryptionFields, sameExtent } from "./volume_status_fields.ts";
 
 /** Dependencies of {@link VolumeProvisionController}. */
 export interface VolumeProvisionDeps {
@@ -49,9 +58,15 @@ export interface VolumeProvisionDeps {
   events?: EventBus;
   /** Unique partition GUIDs for new partitions. @default crypto.randomUUID */
   newGuid?: () => string;
+  /** LUKS2 for volumes with `encryption`; without it such a volume is refused (`no-crypt-backend`). */
+  crypt?: CryptBackend;
+  /** Where `nodeid` keys come from. @default the board's SMBIOS UUID */
+  keys?: KeySource;
 }
 
 type Volumes = Record<VolumeName, VolumeSpecSpec>;
+/** What carrying out the table decision left: facts, consented partitions, whether it wrote. */
+type Carried = { facts: DiskFacts | undefined; format: PartitionFacts[]; acted: boolean };
 
 /** Provisions and formats the install disk's STATE and EPHEMERAL. */
 export class VolumeProvisionController implements MachineController {
@@ -59,17 +74,27 @@ export class VolumeProvisionController implements MachineController {
   readonly inputs = [
     { type: VOLUME_SPEC, kind: "weak" },
     { type: DISK_STATUS, kind: "weak" },
+    { type: MACHINE_CONFIG, kind: "weak", namespace: "config", id: MACHINE_CONFIG_ID },
   ] as const;
   readonly outputs = [{ type: VOLUME_STATUS, kind: "exclusive" }] as const;
   readonly #deps: VolumeProvisionDeps;
   /** Partitions this process created, by unique GUID. */
   readonly #created = new Map<string, CreatedPartition>();
   #lastEvent = "";
+  readonly #encryption: EncryptionStep;
   /** The last decision that wrote the table or made a filesystem (VolumeStatus.acted). */
   #acted: VolumeAction | null = null;
 
   constructor(deps: VolumeProvisionDeps) {
     this.#deps = deps;
+    this.#encryption = new EncryptionStep({
+      crypt: deps.crypt,
+      keys: deps.keys,
+      block: deps.backend,
+      process: deps.process,
+      zeroBytes: deps.layout?.zeroBytes ?? DEFAULT_LAYOUT.zeroBytes,
+      events: deps.events,
+    });
   }
 
   async reconcile(ctx: ReconcileContext<ResourceSpecs>): Promise<void> {
@@ -90,12 +115,12 @@ export class VolumeProvisionController implements MachineController {
       }
     };
     const encrypted = specs.filter((s) => s.encryption).map((s) => s.volume);
-    if (encrypted.length > 0) {
+    if (encrypted.length > 0 && !this.#deps.crypt) {
       // Never make a plain filesystem where encryption was asked for (docs/encryption.md).
       const message = `machine.install.encryption is set for ${encrypted.join(" and ")}, but ` +
-        `this build does not open volumes through dm-crypt yet; nothing was written to "${disk}"`;
+        `this node has no LUKS2 backend; nothing was written to "${disk}"`;
       this.#announce(disk, "refuse", message);
-      const error = { message, code: "encryption-not-wired", op: "decide" };
+      const error = { message, code: "no-crypt-backend", op: "decide" };
       await all("failed", { decision: "refuse", message, error });
       return;
     }
@@ -115,19 +140,15 @@ export class VolumeProvisionController implements MachineController {
         await all(waiting ? "waiting" : "failed", { ...base, error });
         return;
       }
-      const done = await this.#carryOut(
-        ctx,
-        disk,
-        facts!,
-        decision,
-        volumes,
-        (phase) => all(phase, base),
-      );
-      if (done.acted) {
+      const done = await this.#carryOut(ctx, disk, facts!, decision, (p) => all(p, base));
+      const outcomes = await this.#prepare(ctx, done, volumes, (p) => all(p, base));
+      if (done.acted || outcomes.formatted) {
         const at = new Date(ctx.clock.now()).toISOString();
         this.#acted = { decision: decision.action, message: decision.reason, at };
       }
-      await this.#publish(ctx, disk, done.facts, volumes, { ...base, acted: this.#acted });
+      const facts2 = outcomes.formatted ? await this.#facts(disk) : done.facts;
+      const acted = this.#acted;
+      await this.#publish(ctx, disk, facts2, volumes, outcomes.by, { ...base, acted });
     } catch (e) {
       const error = toVolumeError(e);
       await all("failed", { error });
@@ -138,17 +159,17 @@ export class VolumeProvisionController implements MachineController {
 
   /**
    * Write the plan (or, for `leave`, only make sure the kernel knows our
-   * partitions), then format what was created or found blank. Returns the
-   * disk's facts afterwards and whether anything was written.
+   * partitions). Returns the disk's facts afterwards, the partitions
+   * provisioning consents to format (created now, or ours and blank) and
+   * whether the table was written.
    */
   async #carryOut(
     ctx: ReconcileContext<ResourceSpecs>,
     disk: string,
     facts: DiskFacts,
     decision: Exclude<ProvisioningDecision, { action: "refuse" }>,
-    volumes: Volumes,
     phase: (p: VolumePhase) => Promise<void>,
-  ): Promise<{ facts: DiskFacts | undefined; acted: boolean }> {
+  ): Promise<Carried> {
     let format: PartitionFacts[];
     if (decision.action === "leave") {
       format = decision.format;
@@ -166,19 +187,47 @@ export class VolumeProvisionController implements MachineController {
       format = (after.gpt?.partitions ?? []).filter((p) => this.#created.has(p.uuid));
       await this.#ensureNodes(ctx, disk, after, format);
     }
-    if (format.length === 0) {
-      if (decision.action === "leave") return { facts, acted: false };
-      return { facts: await this.#facts(disk), acted: true };
-    }
-    await phase("formatting");
-    for (const p of format) {
-      const spec = p.name === volumes.STATE.partitionName ? volumes.STATE : volumes.EPHEMERAL;
+    if (decision.action === "leave") return { facts, format, acted: false };
+    return { facts: await this.#facts(disk), format, acted: true };
+  }
+
+  /**
+   * Format each volume provisioning consented to (plain), or run the
+   * encryption step (volumes with `encryption`, or found holding LUKS2).
+   */
+  async #prepare(
+    ctx: ReconcileContext<ResourceSpecs>,
+    done: Carried,
+    volumes: Volumes,
+    phase: (p: VolumePhase) => Promise<void>,
+  ): Promise<{ by: Partial<Record<VolumeName, EncryptionOutcome>>; formatted: boolean }> {
+    const by: Partial<Record<VolumeName, EncryptionOutcome>> = {};
+    let formatted = false;
+    const install = ctx.find(MACHINE_CONFIG, "config", MACHINE_CONFIG_ID)?.spec.config.machine
+      .install;
+    for (const v of ["STATE", "EPHEMERAL"] as const) {
+      const spec = volumes[v];
+      const role = v === "STATE" ? "state" : "ephemeral";
+      const p = done.facts?.gpt?.partitions.find((x) => partitionRole(x) === role);
+      if (!p) continue;
+      const mayFormat = done.format.some((f) => f.uuid === p.uuid);
+      const encryption = install?.encryption?.[role];
+      if (encryption || p.fs?.type === "crypto_LUKS") {
+        if (mayFormat) await phase("formatting");
+        const o = await this.#encryption.run(spec, p, encryption, mayFormat);
+        by[v] = o;
+        formatted ||= o.kind === "open" && o.formatted;
+        continue;
+      }
+      if (!mayFormat) continue;
+      await phase("formatting");
       await makeFilesystem(this.#deps.process, spec.filesystem, p.path, spec.partitionName)
         .catch((e) => {
           throw new ProvisionError("format", p.path, { cause: e });
         });
+      formatted = true;
     }
-    return { facts: await this.#facts(disk), acted: true };
+    return { by, formatted };
   }
 
   async #facts(disk: string): Promise<DiskFacts | undefined> {
@@ -229,6 +278,7 @@ export class VolumeProvisionController implements MachineController {
     disk: string,
     facts: DiskFacts | undefined,
     volumes: Volumes,
+    outcomes: Partial<Record<VolumeName, EncryptionOutcome>>,
     base: { decision: string; message: string; acted: VolumeAction | null },
   ): Promise<void> {
     for (const v of ["STATE", "EPHEMERAL"] as const) {
@@ -251,6 +301,7 @@ export class VolumeProvisionController implements MachineController {
           code: "",
           op: "probe",
         },
+        ...(outcomes[v] ? encryptionFields(outcomes[v]) : {}),
       });
     }
   }
@@ -273,27 +324,4 @@ export class VolumeProvisionController implements MachineController {
     this.#lastEvent = key;
     this.#deps.events?.emit("task", `provision ${disk}`, action, message);
   }
-}
-
-function sameExtent(c: CreatedPartition, p: PartitionFacts): boolean {
-  return c.number === p.number && c.firstLba === p.firstLba && c.lastLba === p.lastLba &&
-    c.type === p.type && c.name === p.name;
-}
-
-function emptyStatus(volume: VolumeName): VolumeStatusSpec {
-  return {
-    volume,
-    phase: "waiting",
-    disk: "",
-    decision: "",
-    message: "",
-    partitionPath: "",
-    partitionUuid: "",
-    filesystem: "",
-    filesystemUuid: "",
-    created: null,
-    diskGuid: "",
-    error: null,
-    acted: null,
-  };
 }

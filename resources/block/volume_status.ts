@@ -15,7 +15,9 @@ export type VolumePhase =
   | "formatting"
   | "mounting"
   | "ready"
-  | "failed";
+  | "failed"
+  /** An encrypted volume whose header no configured key opens: nothing is written to it. */
+  | "locked";
 
 /** An error as data: message plus the errno code and operation when from a syscall. */
 export interface VolumeError {
@@ -51,6 +53,13 @@ export interface VolumeAction {
   readonly at: string;
 }
 
+/** Which configured key opened an encrypted volume: its slot and kind, never the key. */
+export interface VolumeUnlock {
+  readonly slot: number;
+  /** `nodeid` or `static`. */
+  readonly kind: string;
+}
+
 /** One volume; the id is its {@link VolumeName}. */
 export interface VolumeStatusSpec {
   readonly volume: VolumeName;
@@ -74,6 +83,19 @@ export interface VolumeStatusSpec {
   readonly error: VolumeError | null;
   /** The decision that acted on the disk in this boot, and when; null when none did. */
   readonly acted: VolumeAction | null;
+  /** The partition holds a LUKS2 volume (made or found); the filesystem is on {@link mappingPath}. */
+  readonly encrypted: boolean;
+  /** The dm-crypt mapping (`/dev/mapper/STATE`) mounted instead of the partition; empty when plain or not open. */
+  readonly mappingPath: string;
+  /** The key that opened it; null when plain, locked or not tried yet. */
+  readonly unlockedBy: VolumeUnlock | null;
+  /**
+   * No configured key opens the header: the volume is left as it is (never
+   * formatted) until a key is supplied. Phase `locked` says the same.
+   */
+  readonly locked: boolean;
+  /** Why it is locked: each key tried and why it failed (never a key); empty when not locked. */
+  readonly lockedReason: string;
 }
 
 export const volumeStatusDescriptor: ResourceDescriptor<typeof VOLUME_STATUS, VolumeStatusSpec> = {
@@ -87,6 +109,17 @@ export const volumeStatusDescriptor: ResourceDescriptor<typeof VOLUME_STATUS, Vo
     { header: "ACTED", value: (s) => (s.acted ? `${s.acted.decision} ${s.acted.at}` : "") },
     { header: "PARTITION", value: (s) => s.partitionPath },
     { header: "FS", value: (s) => s.filesystem },
-    { header: "MESSAGE", value: (s) => s.error?.message ?? s.message },
+    {
+      header: "CRYPT",
+      value: (s) =>
+        !s.encrypted
+          ? ""
+          : s.locked
+          ? "locked"
+          : s.unlockedBy
+          ? `${s.unlockedBy.kind}:${s.unlockedBy.slot}`
+          : "luks2",
+    },
+    { header: "MESSAGE", value: (s) => s.error?.message ?? (s.lockedReason || s.message) },
   ],
 };

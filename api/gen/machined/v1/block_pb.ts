@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file machined/v1/block.proto.
  */
 export const file_machined_v1_block: GenFile = /*@__PURE__*/
-  fileDesc("ChdtYWNoaW5lZC92MS9ibG9jay5wcm90bxILbWFjaGluZWQudjEisgMKDkRpc2tTdGF0dXNTcGVjEhMKC2RldmljZV9wYXRoGAEgASgJEgsKA2RldhgCIAEoCRIMCgRzaXplGAMgASgEEhsKE2xvZ2ljYWxfc2VjdG9yX3NpemUYBCABKA0SHAoUcGh5c2ljYWxfc2VjdG9yX3NpemUYBSABKA0SDQoFbW9kZWwYBiABKAkSDgoGc2VyaWFsGAcgASgJEgwKBHd3aWQYCCABKAkSEgoKcm90YXRpb25hbBgJIAEoCBIRCglyZWFkX29ubHkYCiABKAgSEQoJcmVtb3ZhYmxlGAsgASgIEiMKBGtpbmQYDCABKA4yFS5tYWNoaW5lZC52MS5EaXNrS2luZBIUCgxiYWNraW5nX2ZpbGUYDSABKAkSNAoPcGFydGl0aW9uX3RhYmxlGA4gASgOMhsubWFjaGluZWQudjEuUGFydGl0aW9uVGFibGUSEQoJZGlza19ndWlkGA8gASgJEhIKCnBhcnRpdGlvbnMYECABKA0SJwoGbGF5b3V0GBEgASgOMhcubWFjaGluZWQudjEuRGlza0xheW91dBINCgVlcnJvchgSIAEoCSKiAgoURGlzY292ZXJlZFZvbHVtZVNwZWMSDAoEZGlzaxgBIAEoCRITCgtkZXZpY2VfcGF0aBgCIAEoCRIYChBwYXJ0aXRpb25fbnVtYmVyGAMgASgNEg4KBm9mZnNldBgEIAEoBBIMCgRzaXplGAUgASgEEhYKDnBhcnRpdGlvbl90eXBlGAYgASgJEhYKDnBhcnRpdGlvbl91dWlkGAcgASgJEhcKD3BhcnRpdGlvbl9sYWJlbBgIIAEoCRIMCgRyb2xlGAkgASgJEhIKCmZpbGVzeXN0ZW0YCiABKAkSGAoQZmlsZXN5c3RlbV9sYWJlbBgLIAEoCRIXCg9maWxlc3lzdGVtX3V1aWQYDCABKAkSEQoJaW5fa2VybmVsGA0gASgIIoACCg5Wb2x1bWVTcGVjU3BlYxInCgZ2b2x1bWUYASABKA4yFy5tYWNoaW5lZC52MS5Wb2x1bWVOYW1lEgwKBGRpc2sYAiABKAkSDAoEd2lwZRgDIAEoCBIWCg5wYXJ0aXRpb25fbmFtZRgEIAEoCRIWCg5wYXJ0aXRpb25fdHlwZRgFIAEoCRIMCgRzaXplGAYgASgEEjEKCmZpbGVzeXN0ZW0YByABKA4yHS5tYWNoaW5lZC52MS5Wb2x1bWVGaWxlc3lzdGVtEhMKC21vdW50X3BvaW50GAggASgJEhMKC21vdW50X2ZsYWdzGAkgAygJEg4KBnN5c3RlbRgKIAEoCCI4CgtWb2x1bWVFcnJvchIPCgdtZXNzYWdlGAEgASgJEgwKBGNvZGUYAiABKAkSCgoCb3AYAyABKAkicQoQQ3JlYXRlZFBhcnRpdGlvbhIOCgZudW1iZXIYASABKA0SDAoEdXVpZBgCIAEoCRIMCgR0eXBlGAMgASgJEgwKBG5hbWUYBCABKAkSEQoJZmlyc3RfbGJhGAUgASgEEhAKCGxhc3RfbGJhGAYgASgEIogDChBWb2x1bWVTdGF0dXNTcGVjEicKBnZvbHVtZRgBIAEoDjIXLm1hY2hpbmVkLnYxLlZvbHVtZU5hbWUSJwoFcGhhc2UYAiABKA4yGC5tYWNoaW5lZC52MS5Wb2x1bWVQaGFzZRIMCgRkaXNrGAMgASgJEhAKCGRlY2lzaW9uGAQgASgJEg8KB21lc3NhZ2UYBSABKAkSFgoOcGFydGl0aW9uX3BhdGgYBiABKAkSFgoOcGFydGl0aW9uX3V1aWQYByABKAkSEgoKZmlsZXN5c3RlbRgIIAEoCRIXCg9maWxlc3lzdGVtX3V1aWQYCSABKAkSLgoHY3JlYXRlZBgKIAEoCzIdLm1hY2hpbmVkLnYxLkNyZWF0ZWRQYXJ0aXRpb24SEQoJZGlza19ndWlkGAsgASgJEicKBWVycm9yGAwgASgLMhgubWFjaGluZWQudjEuVm9sdW1lRXJyb3ISKAoFYWN0ZWQYDSABKAsyGS5tYWNoaW5lZC52MS5Wb2x1bWVBY3Rpb24iPQoMVm9sdW1lQWN0aW9uEhAKCGRlY2lzaW9uGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSCgoCYXQYAyABKAki8QEKD01vdW50U3RhdHVzU3BlYxInCgZ2b2x1bWUYASABKA4yFy5tYWNoaW5lZC52MS5Wb2x1bWVOYW1lEicKBXBoYXNlGAIgASgOMhgubWFjaGluZWQudjEuVm9sdW1lUGhhc2USDwoHbW91bnRlZBgDIAEoCBIOCgZzb3VyY2UYBCABKAkSDgoGdGFyZ2V0GAUgASgJEhIKCmZpbGVzeXN0ZW0YBiABKAkSDQoFZmxhZ3MYByADKAkSDwoHbWVzc2FnZRgIIAEoCRInCgVlcnJvchgJIAEoCzIYLm1hY2hpbmVkLnYxLlZvbHVtZUVycm9yIp8BChZQcm92aXNpb25pbmdSZWNvcmRTcGVjEg8KB3ZlcnNpb24YASABKA0SDAoEZGlzaxgCIAEoCRIRCglkaXNrX2d1aWQYAyABKAkSEgoKdXBkYXRlZF9hdBgEIAEoARIxCgpwYXJ0aXRpb25zGAUgAygLMh0ubWFjaGluZWQudjEuQ3JlYXRlZFBhcnRpdGlvbhIMCgRwYXRoGAYgASgJKsQBCghEaXNrS2luZBIZChVESVNLX0tJTkRfVU5TUEVDSUZJRUQQABIRCg1ESVNLX0tJTkRfSEREEAESEQoNRElTS19LSU5EX1NTRBACEhIKDkRJU0tfS0lORF9OVk1FEAMSEAoMRElTS19LSU5EX1NEEAQSEwoPRElTS19LSU5EX0NEUk9NEAUSEgoORElTS19LSU5EX0xPT1AQBhIRCg1ESVNLX0tJTkRfUkFNEAcSFQoRRElTS19LSU5EX1ZJUlRVQUwQCCqaAQoOUGFydGl0aW9uVGFibGUSHwobUEFSVElUSU9OX1RBQkxFX1VOU1BFQ0lGSUVEEAASFwoTUEFSVElUSU9OX1RBQkxFX0dQVBABEhcKE1BBUlRJVElPTl9UQUJMRV9NQlIQAhIYChRQQVJUSVRJT05fVEFCTEVfTk9ORRADEhsKF1BBUlRJVElPTl9UQUJMRV9VTktOT1dOEAQqowEKCkRpc2tMYXlvdXQSGwoXRElTS19MQVlPVVRfVU5TUEVDSUZJRUQQABIYChRESVNLX0xBWU9VVF9NQUNISU5FRBABEhUKEURJU0tfTEFZT1VUX0lNQUdFEAISFQoRRElTS19MQVlPVVRfQkxBTksQAxIXChNESVNLX0xBWU9VVF9GT1JFSUdOEAQSFwoTRElTS19MQVlPVVRfVU5LTk9XThAFKlsKClZvbHVtZU5hbWUSGwoXVk9MVU1FX05BTUVfVU5TUEVDSUZJRUQQABIVChFWT0xVTUVfTkFNRV9TVEFURRABEhkKFVZPTFVNRV9OQU1FX0VQSEVNRVJBTBACKmwKEFZvbHVtZUZpbGVzeXN0ZW0SIQodVk9MVU1FX0ZJTEVTWVNURU1fVU5TUEVDSUZJRUQQABIaChZWT0xVTUVfRklMRVNZU1RFTV9FWFQ0EAESGQoVVk9MVU1FX0ZJTEVTWVNURU1fWEZTEAIqzQEKC1ZvbHVtZVBoYXNlEhwKGFZPTFVNRV9QSEFTRV9VTlNQRUNJRklFRBAAEhgKFFZPTFVNRV9QSEFTRV9XQUlUSU5HEAESHQoZVk9MVU1FX1BIQVNFX1BST1ZJU0lPTklORxACEhsKF1ZPTFVNRV9QSEFTRV9GT1JNQVRUSU5HEAMSGQoVVk9MVU1FX1BIQVNFX01PVU5USU5HEAQSFgoSVk9MVU1FX1BIQVNFX1JFQURZEAUSFwoTVk9MVU1FX1BIQVNFX0ZBSUxFRBAGYgZwcm90bzM");
+  fileDesc("ChdtYWNoaW5lZC92MS9ibG9jay5wcm90bxILbWFjaGluZWQudjEisgMKDkRpc2tTdGF0dXNTcGVjEhMKC2RldmljZV9wYXRoGAEgASgJEgsKA2RldhgCIAEoCRIMCgRzaXplGAMgASgEEhsKE2xvZ2ljYWxfc2VjdG9yX3NpemUYBCABKA0SHAoUcGh5c2ljYWxfc2VjdG9yX3NpemUYBSABKA0SDQoFbW9kZWwYBiABKAkSDgoGc2VyaWFsGAcgASgJEgwKBHd3aWQYCCABKAkSEgoKcm90YXRpb25hbBgJIAEoCBIRCglyZWFkX29ubHkYCiABKAgSEQoJcmVtb3ZhYmxlGAsgASgIEiMKBGtpbmQYDCABKA4yFS5tYWNoaW5lZC52MS5EaXNrS2luZBIUCgxiYWNraW5nX2ZpbGUYDSABKAkSNAoPcGFydGl0aW9uX3RhYmxlGA4gASgOMhsubWFjaGluZWQudjEuUGFydGl0aW9uVGFibGUSEQoJZGlza19ndWlkGA8gASgJEhIKCnBhcnRpdGlvbnMYECABKA0SJwoGbGF5b3V0GBEgASgOMhcubWFjaGluZWQudjEuRGlza0xheW91dBINCgVlcnJvchgSIAEoCSKiAgoURGlzY292ZXJlZFZvbHVtZVNwZWMSDAoEZGlzaxgBIAEoCRITCgtkZXZpY2VfcGF0aBgCIAEoCRIYChBwYXJ0aXRpb25fbnVtYmVyGAMgASgNEg4KBm9mZnNldBgEIAEoBBIMCgRzaXplGAUgASgEEhYKDnBhcnRpdGlvbl90eXBlGAYgASgJEhYKDnBhcnRpdGlvbl91dWlkGAcgASgJEhcKD3BhcnRpdGlvbl9sYWJlbBgIIAEoCRIMCgRyb2xlGAkgASgJEhIKCmZpbGVzeXN0ZW0YCiABKAkSGAoQZmlsZXN5c3RlbV9sYWJlbBgLIAEoCRIXCg9maWxlc3lzdGVtX3V1aWQYDCABKAkSEQoJaW5fa2VybmVsGA0gASgIIoACCg5Wb2x1bWVTcGVjU3BlYxInCgZ2b2x1bWUYASABKA4yFy5tYWNoaW5lZC52MS5Wb2x1bWVOYW1lEgwKBGRpc2sYAiABKAkSDAoEd2lwZRgDIAEoCBIWCg5wYXJ0aXRpb25fbmFtZRgEIAEoCRIWCg5wYXJ0aXRpb25fdHlwZRgFIAEoCRIMCgRzaXplGAYgASgEEjEKCmZpbGVzeXN0ZW0YByABKA4yHS5tYWNoaW5lZC52MS5Wb2x1bWVGaWxlc3lzdGVtEhMKC21vdW50X3BvaW50GAggASgJEhMKC21vdW50X2ZsYWdzGAkgAygJEg4KBnN5c3RlbRgKIAEoCCI4CgtWb2x1bWVFcnJvchIPCgdtZXNzYWdlGAEgASgJEgwKBGNvZGUYAiABKAkSCgoCb3AYAyABKAkicQoQQ3JlYXRlZFBhcnRpdGlvbhIOCgZudW1iZXIYASABKA0SDAoEdXVpZBgCIAEoCRIMCgR0eXBlGAMgASgJEgwKBG5hbWUYBCABKAkSEQoJZmlyc3RfbGJhGAUgASgEEhAKCGxhc3RfbGJhGAYgASgEIogEChBWb2x1bWVTdGF0dXNTcGVjEicKBnZvbHVtZRgBIAEoDjIXLm1hY2hpbmVkLnYxLlZvbHVtZU5hbWUSJwoFcGhhc2UYAiABKA4yGC5tYWNoaW5lZC52MS5Wb2x1bWVQaGFzZRIMCgRkaXNrGAMgASgJEhAKCGRlY2lzaW9uGAQgASgJEg8KB21lc3NhZ2UYBSABKAkSFgoOcGFydGl0aW9uX3BhdGgYBiABKAkSFgoOcGFydGl0aW9uX3V1aWQYByABKAkSEgoKZmlsZXN5c3RlbRgIIAEoCRIXCg9maWxlc3lzdGVtX3V1aWQYCSABKAkSLgoHY3JlYXRlZBgKIAEoCzIdLm1hY2hpbmVkLnYxLkNyZWF0ZWRQYXJ0aXRpb24SEQoJZGlza19ndWlkGAsgASgJEicKBWVycm9yGAwgASgLMhgubWFjaGluZWQudjEuVm9sdW1lRXJyb3ISKAoFYWN0ZWQYDSABKAsyGS5tYWNoaW5lZC52MS5Wb2x1bWVBY3Rpb24SEQoJZW5jcnlwdGVkGA4gASgIEhQKDG1hcHBpbmdfcGF0aBgPIAEoCRIuCgt1bmxvY2tlZF9ieRgQIAEoCzIZLm1hY2hpbmVkLnYxLlZvbHVtZVVubG9jaxIOCgZsb2NrZWQYESABKAgSFQoNbG9ja2VkX3JlYXNvbhgSIAEoCSIqCgxWb2x1bWVVbmxvY2sSDAoEc2xvdBgBIAEoDRIMCgRraW5kGAIgASgJIj0KDFZvbHVtZUFjdGlvbhIQCghkZWNpc2lvbhgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEgoKAmF0GAMgASgJIvEBCg9Nb3VudFN0YXR1c1NwZWMSJwoGdm9sdW1lGAEgASgOMhcubWFjaGluZWQudjEuVm9sdW1lTmFtZRInCgVwaGFzZRgCIAEoDjIYLm1hY2hpbmVkLnYxLlZvbHVtZVBoYXNlEg8KB21vdW50ZWQYAyABKAgSDgoGc291cmNlGAQgASgJEg4KBnRhcmdldBgFIAEoCRISCgpmaWxlc3lzdGVtGAYgASgJEg0KBWZsYWdzGAcgAygJEg8KB21lc3NhZ2UYCCABKAkSJwoFZXJyb3IYCSABKAsyGC5tYWNoaW5lZC52MS5Wb2x1bWVFcnJvciKfAQoWUHJvdmlzaW9uaW5nUmVjb3JkU3BlYxIPCgd2ZXJzaW9uGAEgASgNEgwKBGRpc2sYAiABKAkSEQoJZGlza19ndWlkGAMgASgJEhIKCnVwZGF0ZWRfYXQYBCABKAESMQoKcGFydGl0aW9ucxgFIAMoCzIdLm1hY2hpbmVkLnYxLkNyZWF0ZWRQYXJ0aXRpb24SDAoEcGF0aBgGIAEoCSrEAQoIRGlza0tpbmQSGQoVRElTS19LSU5EX1VOU1BFQ0lGSUVEEAASEQoNRElTS19LSU5EX0hERBABEhEKDURJU0tfS0lORF9TU0QQAhISCg5ESVNLX0tJTkRfTlZNRRADEhAKDERJU0tfS0lORF9TRBAEEhMKD0RJU0tfS0lORF9DRFJPTRAFEhIKDkRJU0tfS0lORF9MT09QEAYSEQoNRElTS19LSU5EX1JBTRAHEhUKEURJU0tfS0lORF9WSVJUVUFMEAgqmgEKDlBhcnRpdGlvblRhYmxlEh8KG1BBUlRJVElPTl9UQUJMRV9VTlNQRUNJRklFRBAAEhcKE1BBUlRJVElPTl9UQUJMRV9HUFQQARIXChNQQVJUSVRJT05fVEFCTEVfTUJSEAISGAoUUEFSVElUSU9OX1RBQkxFX05PTkUQAxIbChdQQVJUSVRJT05fVEFCTEVfVU5LTk9XThAEKqMBCgpEaXNrTGF5b3V0EhsKF0RJU0tfTEFZT1VUX1VOU1BFQ0lGSUVEEAASGAoURElTS19MQVlPVVRfTUFDSElORUQQARIVChFESVNLX0xBWU9VVF9JTUFHRRACEhUKEURJU0tfTEFZT1VUX0JMQU5LEAMSFwoTRElTS19MQVlPVVRfRk9SRUlHThAEEhcKE0RJU0tfTEFZT1VUX1VOS05PV04QBSpbCgpWb2x1bWVOYW1lEhsKF1ZPTFVNRV9OQU1FX1VOU1BFQ0lGSUVEEAASFQoRVk9MVU1FX05BTUVfU1RBVEUQARIZChVWT0xVTUVfTkFNRV9FUEhFTUVSQUwQAipsChBWb2x1bWVGaWxlc3lzdGVtEiEKHVZPTFVNRV9GSUxFU1lTVEVNX1VOU1BFQ0lGSUVEEAASGgoWVk9MVU1FX0ZJTEVTWVNURU1fRVhUNBABEhkKFVZPTFVNRV9GSUxFU1lTVEVNX1hGUxACKuYBCgtWb2x1bWVQaGFzZRIcChhWT0xVTUVfUEhBU0VfVU5TUEVDSUZJRUQQABIYChRWT0xVTUVfUEhBU0VfV0FJVElORxABEh0KGVZPTFVNRV9QSEFTRV9QUk9WSVNJT05JTkcQAhIbChdWT0xVTUVfUEhBU0VfRk9STUFUVElORxADEhkKFVZPTFVNRV9QSEFTRV9NT1VOVElORxAEEhYKElZPTFVNRV9QSEFTRV9SRUFEWRAFEhcKE1ZPTFVNRV9QSEFTRV9GQUlMRUQQBhIXChNWT0xVTUVfUEhBU0VfTE9DS0VEEAdiBnByb3RvMw");
 
 /**
  * DiskStatus: one block device as discovery sees it.
@@ -462,6 +462,41 @@ export type VolumeStatusSpec = Message<"machined.v1.VolumeStatusSpec"> & {
    * @generated from field: machined.v1.VolumeAction acted = 13;
    */
   acted?: VolumeAction | undefined;
+
+  /**
+   * The partition holds a LUKS2 volume; the filesystem is on mapping_path.
+   *
+   * @generated from field: bool encrypted = 14;
+   */
+  encrypted: boolean;
+
+  /**
+   * The dm-crypt mapping (/dev/mapper/STATE) mounted instead of the partition.
+   *
+   * @generated from field: string mapping_path = 15;
+   */
+  mappingPath: string;
+
+  /**
+   * The key slot that opened it (never the key); unset when plain, locked or not tried.
+   *
+   * @generated from field: machined.v1.VolumeUnlock unlocked_by = 16;
+   */
+  unlockedBy?: VolumeUnlock | undefined;
+
+  /**
+   * No configured key opens the header: left as it is until a key is supplied.
+   *
+   * @generated from field: bool locked = 17;
+   */
+  locked: boolean;
+
+  /**
+   * Each key tried and why it failed; empty when not locked.
+   *
+   * @generated from field: string locked_reason = 18;
+   */
+  lockedReason: string;
 };
 
 /**
@@ -470,6 +505,32 @@ export type VolumeStatusSpec = Message<"machined.v1.VolumeStatusSpec"> & {
  */
 export const VolumeStatusSpecSchema: GenMessage<VolumeStatusSpec> = /*@__PURE__*/
   messageDesc(file_machined_v1_block, 5);
+
+/**
+ * Which configured key opened an encrypted volume.
+ *
+ * @generated from message machined.v1.VolumeUnlock
+ */
+export type VolumeUnlock = Message<"machined.v1.VolumeUnlock"> & {
+  /**
+   * @generated from field: uint32 slot = 1;
+   */
+  slot: number;
+
+  /**
+   * `nodeid` or `static`.
+   *
+   * @generated from field: string kind = 2;
+   */
+  kind: string;
+};
+
+/**
+ * Describes the message machined.v1.VolumeUnlock.
+ * Use `create(VolumeUnlockSchema)` to create a new message.
+ */
+export const VolumeUnlockSchema: GenMessage<VolumeUnlock> = /*@__PURE__*/
+  messageDesc(file_machined_v1_block, 6);
 
 /**
  * A provisioning decision that wrote the partition table or made a filesystem.
@@ -504,7 +565,7 @@ export type VolumeAction = Message<"machined.v1.VolumeAction"> & {
  * Use `create(VolumeActionSchema)` to create a new message.
  */
 export const VolumeActionSchema: GenMessage<VolumeAction> = /*@__PURE__*/
-  messageDesc(file_machined_v1_block, 6);
+  messageDesc(file_machined_v1_block, 7);
 
 /**
  * MountStatus: whether a machined volume is mounted where it belongs.
@@ -567,7 +628,7 @@ export type MountStatusSpec = Message<"machined.v1.MountStatusSpec"> & {
  * Use `create(MountStatusSpecSchema)` to create a new message.
  */
 export const MountStatusSpecSchema: GenMessage<MountStatusSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_block, 7);
+  messageDesc(file_machined_v1_block, 8);
 
 /**
  * ProvisioningRecord: which partitions machined created on the install disk.
@@ -619,7 +680,7 @@ export type ProvisioningRecordSpec = Message<"machined.v1.ProvisioningRecordSpec
  * Use `create(ProvisioningRecordSpecSchema)` to create a new message.
  */
 export const ProvisioningRecordSpecSchema: GenMessage<ProvisioningRecordSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_block, 8);
+  messageDesc(file_machined_v1_block, 9);
 
 /**
  * What kind of device a disk is.
@@ -866,6 +927,13 @@ export enum VolumePhase {
    * @generated from enum value: VOLUME_PHASE_FAILED = 6;
    */
   FAILED = 6,
+
+  /**
+   * An encrypted volume whose header no configured key opens; nothing is written to it.
+   *
+   * @generated from enum value: VOLUME_PHASE_LOCKED = 7;
+   */
+  LOCKED = 7,
 }
 
 /**
