@@ -48,23 +48,41 @@ fn setopt(fd: i32, level: i32, name: i32, val: &[u8], what: &str) -> SysResult<(
     Ok(())
 }
 
+/// A nonblocking, close-on-exec UDP socket of `family`, owned at once.
+fn udp_socket(family: i32, ifname: &str) -> SysResult<OwnedFd> {
+    // SAFETY: plain socket(2) call; owned immediately.
+    let raw = unsafe {
+        libc::socket(
+            family,
+            libc::SOCK_DGRAM | libc::SOCK_CLOEXEC | libc::SOCK_NONBLOCK,
+            libc::IPPROTO_UDP,
+        )
+    };
+    if raw < 0 {
+        return Err(SysErr::last("socket", ifname));
+    }
+    // SAFETY: fresh fd.
+    Ok(unsafe { OwnedFd::from_raw_fd(raw) })
+}
+
+/// SO_BINDTODEVICE, its error naming the link.
+fn bind_to_device(raw: i32, ifname: &str) -> SysResult<()> {
+    setopt(
+        raw,
+        libc::SOL_SOCKET,
+        libc::SO_BINDTODEVICE,
+        ifname.as_bytes(),
+        "SO_BINDTODEVICE",
+    )
+    .map_err(|e| SysErr::new("SO_BINDTODEVICE", e.errno, ifname))
+}
+
 impl DhcpSocket {
     /// Open and bind to `ifname`, local `port` (68 for a client).
     pub fn open(ifname: &str, port: u16) -> SysResult<Self> {
         super::link::check_name("SO_BINDTODEVICE", ifname)?;
-        // SAFETY: plain socket(2) call; owned immediately.
-        let raw = unsafe {
-            libc::socket(
-                libc::AF_INET,
-                libc::SOCK_DGRAM | libc::SOCK_CLOEXEC | libc::SOCK_NONBLOCK,
-                libc::IPPROTO_UDP,
-            )
-        };
-        if raw < 0 {
-            return Err(SysErr::last("socket", ifname));
-        }
-        // SAFETY: fresh fd.
-        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        let fd = udp_socket(libc::AF_INET, ifname)?;
+        let raw = fd.as_raw_fd();
         let one = 1i32.to_ne_bytes();
         setopt(
             raw,
@@ -80,39 +98,10 @@ impl DhcpSocket {
             &one,
             "SO_BROADCAST",
         )?;
-        setopt(
-            raw,
-            libc::SOL_SOCKET,
-            libc::SO_BINDTODEVICE,
-            ifname.as_bytes(),
-            "SO_BINDTODEVICE",
-        )
-        .map_err(|e| SysErr::new("SO_BINDTODEVICE", e.errno, ifname))?;
+        bind_to_device(raw, ifname)?;
         let addr = sockaddr(Ipv4Addr::UNSPECIFIED, port);
-        // SAFETY: addr is a valid sockaddr_in.
-        let rc = unsafe {
-            libc::bind(
-                raw,
-                &addr as *const _ as *const libc::sockaddr,
-                std::mem::size_of::<libc::sockaddr_in>() as u32,
-            )
-        };
-        if rc < 0 {
-            return Err(SysErr::last("bind", format!("0.0.0.0:{port} on {ifname}")));
-        }
-        // SAFETY: plain eventfd(2).
-        let w = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
-        if w < 0 {
-            return Err(SysErr::last("eventfd", ifname));
-        }
-        Ok(Self {
-            fd,
-            // SAFETY: fresh fd.
-            wake: unsafe { OwnedFd::from_raw_fd(w) },
-            closed: AtomicBool::new(false),
-            ifname: ifname.to_string(),
-            ifindex: 0,
-        })
+        let label = format!("0.0.0.0:{port} on {ifname}");
+        Self::bound(fd, &addr, label, ifname, 0)
     }
 
     /// Open an IPv6 socket on `[::]:port` (546 for a client) bound to `ifname`.
@@ -125,19 +114,8 @@ impl DhcpSocket {
         if ifindex == 0 {
             return Err(SysErr::new("if_nametoindex", libc::ENODEV, ifname));
         }
-        // SAFETY: plain socket(2) call; owned immediately.
-        let raw = unsafe {
-            libc::socket(
-                libc::AF_INET6,
-                libc::SOCK_DGRAM | libc::SOCK_CLOEXEC | libc::SOCK_NONBLOCK,
-                libc::IPPROTO_UDP,
-            )
-        };
-        if raw < 0 {
-            return Err(SysErr::last("socket", ifname));
-        }
-        // SAFETY: fresh fd.
-        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        let fd = udp_socket(libc::AF_INET6, ifname)?;
+        let raw = fd.as_raw_fd();
         let one = 1i32.to_ne_bytes();
         setopt(
             raw,
@@ -153,14 +131,7 @@ impl DhcpSocket {
             &one,
             "SO_REUSEADDR",
         )?;
-        setopt(
-            raw,
-            libc::SOL_SOCKET,
-            libc::SO_BINDTODEVICE,
-            ifname.as_bytes(),
-            "SO_BINDTODEVICE",
-        )
-        .map_err(|e| SysErr::new("SO_BINDTODEVICE", e.errno, ifname))?;
+        bind_to_device(raw, ifname)?;
         let idx = (ifindex as i32).to_ne_bytes();
         setopt(
             raw,
@@ -170,16 +141,29 @@ impl DhcpSocket {
             "IPV6_MULTICAST_IF",
         )?;
         let addr = sockaddr6(Ipv6Addr::UNSPECIFIED, port, 0);
-        // SAFETY: addr is a valid sockaddr_in6.
+        let label = format!("[::]:{port} on {ifname}");
+        Self::bound(fd, &addr, label, ifname, ifindex)
+    }
+
+    /// Bind `fd` to `addr` (a `sockaddr_in` or `sockaddr_in6`) and add the
+    /// eventfd that wakes a blocked receive on close; both families share it.
+    fn bound<A>(
+        fd: OwnedFd,
+        addr: &A,
+        label: String,
+        ifname: &str,
+        ifindex: u32,
+    ) -> SysResult<Self> {
+        // SAFETY: addr is a valid sockaddr of its own size.
         let rc = unsafe {
             libc::bind(
-                raw,
-                &addr as *const _ as *const libc::sockaddr,
-                std::mem::size_of::<libc::sockaddr_in6>() as u32,
+                fd.as_raw_fd(),
+                addr as *const A as *const libc::sockaddr,
+                std::mem::size_of::<A>() as u32,
             )
         };
         if rc < 0 {
-            return Err(SysErr::last("bind", format!("[::]:{port} on {ifname}")));
+            return Err(SysErr::last("bind", label));
         }
         // SAFETY: plain eventfd(2).
         let w = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
