@@ -13,6 +13,7 @@ import assert from "node:assert/strict";
 import { waitForAbsence, waitForResource } from "../../runtime/testing.ts";
 import { configYaml } from "./testing.ts";
 import { ip, withNetwork } from "./netns_testing.ts";
+import { DNSMASQ } from "./testing_ip.ts";
 
 const peer = Deno.env.get("MACHINED_PEER_NS") ?? "";
 
@@ -95,14 +96,6 @@ async function macOf(link: string): Promise<string> {
   return info.address;
 }
 
-const dnsmasq = ["/usr/sbin/dnsmasq", "/usr/bin/dnsmasq"].find((p) => {
-  try {
-    return Deno.statSync(p).isFile;
-  } catch {
-    return false;
-  }
-});
-
 async function exists(link: string): Promise<boolean> {
   return await ip("link", "show", "dev", link).then(() => true, () => false);
 }
@@ -149,8 +142,8 @@ if (Deno.env.get("MACHINED_NETNS")) {
 
   Deno.test({
     name: "DHCP from dnsmasq on a bridge; its ports never ask" +
-      (dnsmasq ? "" : " (needs dnsmasq)"),
-    ignore: !dnsmasq,
+      (DNSMASQ ? "" : " (needs dnsmasq)"),
+    ignore: !DNSMASQ,
     sanitizeResources: false, // dnsmasq's piped stderr is read to its end after kill
     async fn() {
       await peerIp("addr", "add", "10.61.0.1/24", "dev", "lq0");
@@ -159,7 +152,7 @@ if (Deno.env.get("MACHINED_NETNS")) {
           "netns",
           "exec",
           peer,
-          dnsmasq!,
+          DNSMASQ!,
           "--keep-in-foreground",
           "--conf-file=/dev/null",
           "--port=0",

@@ -7,23 +7,16 @@
  * never touched. Both namespaces are deleted afterwards.
  */
 import assert from "node:assert/strict";
-import { ip } from "./testing_ip.ts";
+import { addVethPair, DNSMASQ, ip, stopForLog, testInNamespace } from "./testing_ip.ts";
 
 const root = Deno.uid() === 0;
 const addon = new URL("../../native-ops/machined_native_ops.node", import.meta.url);
 const haveAddon = await Deno.stat(addon).then(() => true, () => false);
-const dnsmasq = ["/usr/sbin/dnsmasq", "/usr/bin/dnsmasq"].find((p) => {
-  try {
-    return Deno.statSync(p).isFile;
-  } catch {
-    return false;
-  }
-});
 
 Deno.test({
   name: "network controllers in a namespace: static config, and a DHCP lease from dnsmasq " +
     "(needs root, the native addon, dnsmasq)",
-  ignore: !root || !haveAddon || !dnsmasq,
+  ignore: !root || !haveAddon || !DNSMASQ,
   sanitizeResources: false, // dnsmasq's piped stderr is read to its end after kill
   async fn() {
     const tag = crypto.randomUUID().slice(0, 6);
@@ -33,20 +26,7 @@ Deno.test({
     await ip("netns", "add", server);
     let dhcpd: Deno.ChildProcess | undefined;
     try {
-      await ip(
-        "link",
-        "add",
-        "mc0",
-        "netns",
-        client,
-        "type",
-        "veth",
-        "peer",
-        "name",
-        "ms0",
-        "netns",
-        server,
-      );
+      await addVethPair(client, server);
       await ip("-n", server, "addr", "add", "10.77.0.1/24", "dev", "ms0");
       await ip("-n", server, "link", "set", "ms0", "up");
       await ip("-n", server, "link", "set", "lo", "up");
@@ -55,7 +35,7 @@ Deno.test({
           "netns",
           "exec",
           server,
-          dnsmasq!,
+          DNSMASQ!,
           "--keep-in-foreground",
           "--conf-file=/dev/null",
           "--port=0",
@@ -75,17 +55,9 @@ Deno.test({
         stdout: "null",
         stderr: "piped",
       }).spawn();
-      const suite = new URL("./netns_suite.ts", import.meta.url).pathname;
-      const out = await new Deno.Command("ip", {
-        args: ["netns", "exec", client, Deno.execPath(), "test", "-A", "--no-check", suite],
-        env: { MACHINED_NETNS: client, NO_COLOR: "1" },
-        stdout: "piped",
-        stderr: "piped",
-        signal: AbortSignal.timeout(120_000),
-      }).output();
-      const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
-      dhcpd.kill("SIGTERM");
-      const log = new TextDecoder().decode((await dhcpd.output()).stderr);
+      const out = await testInNamespace(client, new URL("./netns_suite.ts", import.meta.url));
+      const text = out.text;
+      const log = await stopForLog(dhcpd);
       dhcpd = undefined;
       if (!out.success) console.error(text, "\n--- dnsmasq ---\n", log);
       assert.ok(out.success, "the suite inside the namespace failed (output above)");
@@ -112,4 +84,4 @@ Deno.test({
 
 if (!root) console.log("skipping network controller root tests: not root");
 else if (!haveAddon) console.log("skipping network controller root tests: addon not built");
-else if (!dnsmasq) console.log("skipping network controller root tests: dnsmasq not installed");
+else if (!DNSMASQ) console.log("skipping network controller root tests: dnsmasq not installed");
