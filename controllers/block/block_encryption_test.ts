@@ -129,6 +129,14 @@ async function boot(m: Machine, install: string, smbiosUuid = UUID) {
 }
 
 /** Everything a boot could change: the disk's bytes and every LUKS2 header. */
+/** A first boot with encryption configured: both volumes formatted, opened and mounted; then shut down. */
+async function provisionEncrypted(m: Machine): Promise<void> {
+  const first = await boot(m, encrypted());
+  await first.mounted("STATE");
+  await first.mounted("EPHEMERAL");
+  await first.shutdown();
+}
+
 async function diskState(m: Machine): Promise<string> {
   const headers = [...m.crypt.headers].map(([d, h]) => [d, [...h.keys], [...h.tokens]]);
   return `${await sha256(m.block.bytes(DISK))} ${JSON.stringify(headers)}`;
@@ -171,10 +179,7 @@ Deno.test("a blank volume is encrypted (LUKS2, each key in its slot) and mounted
 
 Deno.test("a reboot unlocks by nodeid, opens the same mapping and writes nothing", async () => {
   const m = await newMachine();
-  const first = await boot(m, encrypted());
-  await first.mounted("EPHEMERAL");
-  await first.mounted("STATE");
-  await first.shutdown();
+  await provisionEncrypted(m);
   const before = await diskState(m);
   const n = await boot(m, encrypted());
   try {
@@ -212,10 +217,7 @@ Deno.test("another board opens STATE by its static passphrase", async () => {
 
 Deno.test("no configured key opens the header: locked, an event, nothing written, nothing mounted", async () => {
   const m = await newMachine();
-  const first = await boot(m, encrypted());
-  await first.mounted("STATE");
-  await first.mounted("EPHEMERAL");
-  await first.shutdown();
+  await provisionEncrypted(m);
   const before = await diskState(m);
   const n = await boot(m, encrypted("not the passphrase at all"), OTHER_BOARD);
   try {
@@ -270,10 +272,7 @@ Deno.test("a plain filesystem where encryption is configured: refused, never con
 
 Deno.test("a LUKS2 header where no encryption is configured: refused (not-configured), unchanged", async () => {
   const m = await newMachine();
-  const first = await boot(m, encrypted());
-  await first.mounted("STATE");
-  await first.mounted("EPHEMERAL");
-  await first.shutdown();
+  await provisionEncrypted(m);
   const before = await diskState(m);
   const n = await boot(m, PLAIN);
   try {
@@ -290,10 +289,7 @@ Deno.test("a LUKS2 header where no encryption is configured: refused (not-config
 
 Deno.test("an opened mapping that reads zeros (mkfs cut short) gets its filesystem; other data is left alone", async () => {
   const m = await newMachine();
-  const first = await boot(m, encrypted());
-  await first.mounted("STATE");
-  await first.mounted("EPHEMERAL");
-  await first.shutdown();
+  await provisionEncrypted(m);
   m.crypt.plaintext("/dev/vda2").fill(0, 0, 64 * 1024); // the format stopped before mkfs
   m.crypt.plaintext("/dev/vda3").fill(0x5a, 0, 64 * 1024); // not a filesystem, not zero
   const ephBefore = await sha256(m.crypt.plaintext("/dev/vda3"));
