@@ -8,6 +8,7 @@ import {
   nodeCollector,
   readCgroupUsage,
   serviceCollector,
+  ueventFamily,
 } from "./mod.ts";
 import type { ServiceStatusSpec } from "../resources/mod.ts";
 
@@ -93,9 +94,11 @@ Deno.test("controller metrics: counters from stats, a duration per finished cycl
   observe({ ...base, reconciles: 1, lastDurationMs: 2, state: "running" }); // no new cycle
   observe({ ...base, reconciles: 2, failures: 1, consecutiveFailures: 1, lastDurationMs: 40 });
   r.collect(machinedCollector({
-    controllers: () => [{ ...base, reconciles: 2, failures: 1, state: "backoff" }],
+    controllers:
+      () => [{ ...base, reconciles: 2, failures: 1, state: "backoff", watchFailures: 3 }],
     watches: () => 4,
   }));
+  r.collect(() => [ueventFamily({ received: 10, dropped: 2, rejected: 1, foreign: 0 })]);
   const text = await r.render();
   ok(text.includes('machined_controller_reconcile_duration_seconds_count{controller="net.A"} 2\n'));
   ok(
@@ -105,5 +108,9 @@ Deno.test("controller metrics: counters from stats, a duration per finished cycl
   ok(text.includes('machined_controller_failures_total{controller="net.A"} 1\n'));
   ok(text.includes('machined_controller_backing_off{controller="net.A"} 1\n'));
   ok(text.includes("machined_store_watches_open 4\n"));
+  ok(text.includes('machined_controller_watch_failures_total{controller="net.A"} 3\n'));
+  ok(text.includes('machined_uevents_total{outcome="received"} 10\n'));
+  ok(text.includes('machined_uevents_total{outcome="dropped"} 2\n'));
+  ok(text.includes('machined_uevents_total{outcome="rejected"} 1\n'));
   equal(/machined_process_resident_memory_bytes (\d+)/.exec(text) !== null, true);
 });

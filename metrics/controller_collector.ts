@@ -38,6 +38,14 @@ export interface MachinedSources {
   readonly watches: () => number;
 }
 
+/** What the uevent family reads (platform/uevent's CountingUeventBackend gives it). */
+export interface UeventTotals {
+  readonly received: number;
+  readonly dropped: number;
+  readonly rejected: number;
+  readonly foreign: number;
+}
+
 /** A collector of controller counters, open watches and process memory. */
 export function machinedCollector(sources: MachinedSources): Collector {
   return () => [
@@ -50,6 +58,22 @@ export function machinedCollector(sources: MachinedSources): Collector {
     },
     ...processFamilies(Deno.memoryUsage()),
   ];
+}
+
+/**
+ * Kernel uevents by outcome: `received` (queued for the disk watch), `dropped`
+ * (queue full or socket overrun: each forces a full rescan), `rejected` (a
+ * kernel message the parser refused) and `foreign` (not from the kernel,
+ * ignored). Pure.
+ */
+export function ueventFamily(t: UeventTotals): MetricFamily {
+  const outcomes = ["received", "dropped", "rejected", "foreign"] as const;
+  return {
+    name: "machined_uevents_total",
+    help: "Kernel uevents by outcome (dropped and rejected force a rescan)",
+    type: "counter",
+    samples: outcomes.map((outcome) => ({ labels: { outcome }, value: t[outcome] })),
+  };
 }
 
 /** ControllerStats → families. Pure. */
@@ -74,6 +98,12 @@ export function controllerFamilies(stats: readonly ControllerStats[]): MetricFam
       help: "Failures since the controller's last successful cycle",
       type: "gauge",
       samples: per((s) => s.consecutiveFailures),
+    },
+    {
+      name: "machined_controller_watch_failures_total",
+      help: "Times a controller's event stream (uevents, rtnetlink) failed and was restarted",
+      type: "counter",
+      samples: per((s) => s.watchFailures ?? 0),
     },
     {
       name: "machined_controller_backing_off",

@@ -29,6 +29,8 @@ export {
   controllerFamilies,
   machinedCollector,
   type MachinedSources,
+  ueventFamily,
+  type UeventTotals,
 } from "./controller_collector.ts";
 export {
   type CgroupUsage,

@@ -18,6 +18,8 @@ import {
 } from "../controllers/trust/mod.ts";
 import { NativeCgroupBackend } from "../platform/cgroup/mod.ts";
 import { NativeCryptBackend } from "../platform/crypt/mod.ts";
+import { CountingUeventBackend } from "../platform/uevent/mod.ts";
+import { ueventFamily } from "../metrics/mod.ts";
 import type { MachineController } from "../resources/mod.ts";
 import { createSupervisor, type Supervisor } from "../supervisor/mod.ts";
 import type { NodeBackends } from "./backends.ts";
@@ -86,6 +88,9 @@ export function createNodeDomains(
 ): NodeDomains {
   const { events, logger } = machined;
   const trusted = options.paths.trustedRoots;
+  // Uevent counters outlive each subscription (a failed stream is restarted): machined_uevents_total.
+  const uevents = new CountingUeventBackend(backends.uevents);
+  if (!options.paths.sysfsRoot) machined.metrics.collect(() => [ueventFamily(uevents.totals())]);
   const network = createNetworkControllers({
     backend: backends.network,
     identity: backends.identity,
@@ -117,7 +122,7 @@ export function createNodeDomains(
         crypt: new NativeCryptBackend({ process: backends.process }),
         events,
         // A fake sysfs tree (tests) has no kernel behind it: rescan it instead.
-        ...(options.paths.sysfsRoot ? {} : { uevents: backends.uevents }),
+        ...(options.paths.sysfsRoot ? {} : { uevents }),
         ...(options.paths.sysfsRoot ? { sysfsRoot: options.paths.sysfsRoot } : {}),
       }),
       ...(trusted

@@ -85,7 +85,8 @@ export interface Controller<M extends Catalog> {
    * For controllers that mirror state outside the store (kernel events, sockets):
    * started once with the runtime, it calls `wake()` whenever that state changes,
    * which triggers a reconcile like an input change would. It should return when
-   * `signal` aborts; if it throws, the error is logged and it is not restarted.
+   * `signal` aborts; if it throws, the error is logged and counted, the controller
+   * woken, and the watch started again after a backoff (runtime/watch_supervisor.ts).
    */
   watch?(wake: () => void, signal: AbortSignal): Promise<void>;
 }

@@ -24,5 +24,6 @@ export * from "./watch_hub.ts";
 export * from "./store.ts";
 export * from "./controller.ts";
 export * from "./runtime.ts";
+export * from "./watch_supervisor.ts";
 export * from "./transform.ts";
 export { deepEqual, deepFreeze } from "./deep.ts";

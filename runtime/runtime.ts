@@ -10,6 +10,7 @@ import { type Clock, systemClock } from "./clock.ts";
 import { CycleContext } from "./context.ts";
 import { type Controller, RegistrationError } from "./controller.ts";
 import { isNotFound } from "./errors.ts";
+import { superviseWatch } from "./watch_supervisor.ts";
 import { type Catalog, pointerKey } from "./resource.ts";
 import type { Store } from "./store.ts";
 
@@ -26,6 +27,8 @@ export interface ControllerStats {
   lastDurationMs?: number;
   /** Epoch ms when the next retry happens while backing off. */
   nextRetryAt?: number;
+  /** Times the controller's external watch failed (each is restarted: watch_supervisor.ts). */
+  watchFailures?: number;
 }
 
 /** Who reads what and who writes what. */
@@ -43,6 +46,8 @@ export interface DependencyGraph {
 export interface RuntimeOptions {
   clock?: Clock;
   backoff?: BackoffPolicy;
+  /** Delays between restarts of a failed external watch. @default WATCH_BACKOFF */
+  watchBackoff?: BackoffPolicy;
   /** A cycle running longer than this is abandoned and counted as a failure. @default 300000 */
   reconcileTimeoutMs?: number;
   /** How long {@link ControllerRuntime.stop} waits for running cycles. @default 10000 */
@@ -213,16 +218,27 @@ export class ControllerRuntime<M extends Catalog> {
       controller.outputs.some((o) => o.type === md.type);
   }
 
-  /** Starts a controller's external watch, whose wake-ups trigger reconciles. */
+  /** Starts a controller's external watch, whose wake-ups trigger reconciles; a failed one restarts. */
   #startWatch(entry: Entry<M>): void {
     const { controller } = entry;
     if (!controller.watch) return;
     const signal = this.#stop.signal;
-    controller.watch(() => {
-      if (!signal.aborted) this.#kick(entry);
-    }, signal).catch((e) => {
-      if (signal.aborted) return;
-      (this.#options.logger ?? (() => {}))(controller.name, "watch failed", { error: String(e) });
+    void superviseWatch({
+      watch: (wake, sig) => controller.watch!(wake, sig),
+      wake: () => {
+        if (!signal.aborted) this.#kick(entry);
+      },
+      signal,
+      clock: this.#clock,
+      backoff: this.#options.watchBackoff,
+      onFailure: (e, retryInMs) => {
+        entry.stats = { ...entry.stats, watchFailures: (entry.stats.watchFailures ?? 0) + 1 };
+        this.#publish(entry);
+        (this.#options.logger ?? (() => {}))(controller.name, "watch failed", {
+          error: String(e),
+          retryInMs,
+        });
+      },
     });
   }
 

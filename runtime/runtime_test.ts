@@ -349,6 +349,38 @@ Deno.test("a controller's external watch wakes it; stop ends the watch", async (
   assert.ok(watchEnded);
 });
 
+Deno.test("a failed external watch is counted, wakes the controller and starts again", async () => {
+  const rec = statsRecorder();
+  const { runtime } = setup({
+    onStats: rec.onStats,
+    watchBackoff: { initialMs: 1, maxMs: 1, factor: 1 },
+  });
+  let starts = 0;
+  let live!: () => void;
+  const secondStart = new Promise<void>((r) => (live = r));
+  let reconciled!: () => void;
+  const firstReconcile = new Promise<void>((r) => (reconciled = r));
+  runtime.register(controller({
+    name: "test.FlakyWatch",
+    reconcile: () => Promise.resolve(reconciled()),
+    watch: async (_wake, signal) => {
+      if (++starts === 1) {
+        await firstReconcile;
+        throw new Error("uevent socket: ENOBUFS");
+      }
+      live();
+      await new Promise<void>((r) => signal.addEventListener("abort", () => r(), { once: true }));
+    },
+  }));
+  runtime.start();
+  await secondStart;
+  await runtime.stop();
+  assert.equal(starts, 2);
+  const woken = rec.seen.filter((s) => s.watchFailures === 1 && s.reconciles >= 2);
+  assert.ok(woken.length > 0, "the failure woke a reconcile");
+  assert.equal(runtime.stats()[0].watchFailures, 1);
+});
+
 Deno.test("a controller that keeps re-triggering itself never starves timers", async () => {
   const { store, runtime } = setup();
   store.create({ type: "Spec", namespace: "ns", id: "a", spec: { value: 0 }, owner: "loop" });

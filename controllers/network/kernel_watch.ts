@@ -61,23 +61,28 @@ export function kernelWatchController<K extends ResourceType>(
     async watch(wake, signal) {
       signal.addEventListener("abort", close, { once: true });
       sub ??= def.backend.subscribe(def.groups);
-      while (!signal.aborted) {
-        const s = sub;
-        if (!s) break;
-        try {
-          const first = await s.nextEvent(1_000);
-          if (!first || signal.aborted) continue;
-          while (await s.nextEvent(BURST_MS)) { /* coalesce the burst */ }
-        } catch (e) {
-          if (signal.aborted) break;
-          if (!hasErrno(e, "ENOBUFS")) throw e;
-          // Events were lost: start over with a fresh socket; the re-list below catches up.
-          close();
-          sub = def.backend.subscribe(def.groups);
+      try {
+        while (!signal.aborted) {
+          const s = sub;
+          if (!s) break;
+          try {
+            const first = await s.nextEvent(1_000);
+            if (!first || signal.aborted) continue;
+            while (await s.nextEvent(BURST_MS)) { /* coalesce the burst */ }
+          } catch (e) {
+            if (signal.aborted) break;
+            if (!hasErrno(e, "ENOBUFS")) throw e;
+            // Events were lost: start over with a fresh socket; the re-list below catches up.
+            close();
+            sub = def.backend.subscribe(def.groups);
+          }
+          wake();
         }
-        wake();
+      } finally {
+        // A failed socket is never reused: the runtime restarts the watch with a fresh one.
+        close();
+        signal.removeEventListener("abort", close);
       }
-      close();
     },
     async reconcile(ctx) {
       await publish(ctx);

@@ -24,5 +24,6 @@ export {
   type UeventSubscription,
 } from "./backend.ts";
 export { NativeUeventBackend } from "./backend_native.ts";
+export { CountingUeventBackend } from "./counting.ts";
 export { fakeUevent, FakeUeventBackend, type UeventInput } from "./backend_fake.ts";
 export { ueventBackendConformance, type UeventFixture } from "./backend_conformance.ts";
