@@ -7,7 +7,9 @@
  * - network: DHCP from QEMU's user network (10.0.2.15/24, default route via
  *   10.0.2.2, resolver 10.0.2.3), the lease in `get dhcp`;
  * - disks: a blank second disk (the install disk) gets STATE and EPHEMERAL,
- *   formatted and mounted; a third disk holding someone's ext4 filesystem is
+ *   formatted and mounted, EPHEMERAL LUKS2-encrypted with a `nodeid` key (the
+ *   VM's SMBIOS UUID): a real dm-crypt mapping at /var, opened again after the
+ *   reboot, a LUKS2 header on the disk after power-off; a third disk holding someone's ext4 filesystem is
  *   classified `foreign` by discovery, and at the end, named as the install
  *   disk by `apply-config --mode no-reboot`, is refused (the install disk is
  *   chosen at boot: the reply names `machine.install.disk`). Its bytes are
@@ -101,6 +103,9 @@ if (found === null) {
 setInterval(() => {}, 3600000);
 `.trim();
 
+/** The board's SMBIOS UUID, which EPHEMERAL's `nodeid` key derives from. */
+const BOARD_UUID = "6d616368-696e-6564-2d66-756c6c2d6e64";
+
 function machineConfig(
   ca: { certPem: string; keyPem: string },
   over: { installDisk?: string; extraSysctls?: Record<string, string> } = {},
@@ -109,7 +114,12 @@ function machineConfig(
     version: "v1alpha1",
     machine: {
       hostname: HOSTNAME,
-      install: { disk: over.installDisk ?? "/dev/vdb", wipe: false },
+      install: {
+        disk: over.installDisk ?? "/dev/vdb",
+        wipe: false,
+        // A real dm-crypt mapping under /var: containerd and the payload run on it (issue 29).
+        encryption: { ephemeral: { keys: [{ slot: 0, kind: "nodeid" }] } },
+      },
       network: { interfaces: [{ name: "eth0", dhcp: true }] },
       time: { servers: ["10.0.2.2"], sync_interval: "20s" },
       sysctls: { [SYSCTL]: "1", ...over.extraSysctls },
@@ -404,6 +414,7 @@ Deno.test({
     accel: "auto",
     snapshot: true,
     extraDisks: [blank, foreign],
+    uuid: BOARD_UUID,
     clockOffsetS: CLOCK_OFFSET_S,
     memoryMiB: MEMORY_MIB,
   });
@@ -508,6 +519,10 @@ Deno.test({
         assert.ok(volumes.s.created && volumes.e.created, JSON.stringify(volumes));
         assert.equal(volumes.s.filesystem, "ext4");
         assert.equal(volumes.e.filesystem, "ext4");
+        assert.equal(volumes.s.encrypted, false);
+        assert.equal(volumes.e.encrypted, true, JSON.stringify(volumes.e));
+        assert.equal(volumes.e.mappingPath, "/dev/mapper/EPHEMERAL");
+        assert.deepEqual(volumes.e.unlockedBy, { slot: 0, kind: "nodeid" });
         const mounts = await a.waitFor("MountStatus", (rs) => {
           const s = byId(rs, "STATE"), e = byId(rs, "EPHEMERAL");
           return s?.phase === "ready" && e?.phase === "ready" ? { s, e } : undefined;
@@ -515,6 +530,7 @@ Deno.test({
         assert.equal(mounts.s.target, "/system/state");
         assert.equal(mounts.e.target, "/var");
         assert.match(String(mounts.s.source), /^\/dev\/vdb\d$/);
+        assert.equal(mounts.e.source, "/dev/mapper/EPHEMERAL");
         const disks = await getJson(clientConfig, port, "disks");
         const vdb = disks.find((d) => d.metadata.id === "vdb");
         const vdc = disks.find((d) => d.metadata.id === "vdc");
@@ -858,6 +874,13 @@ Deno.test({
         return s?.phase === "ready" ? s : undefined;
       }, "STATE ready after the reboot");
       assert.equal(vs.decision, "leave");
+      // EPHEMERAL's LUKS2 header opened again by the board's UUID: the payload's marker is in it.
+      const eph = await b.waitFor("VolumeStatus", (rs) => {
+        const e = byId(rs, "EPHEMERAL");
+        return e?.phase === "ready" ? e : undefined;
+      }, "EPHEMERAL unlocked after the reboot");
+      assert.equal(eph.encrypted, true);
+      assert.deepEqual(eph.unlockedBy, { slot: 0, kind: "nodeid" });
       const cs = await b.waitFor(
         "ConfigStatus",
         (rs) => {
@@ -928,7 +951,7 @@ Deno.test({
         const mounts = await getJson(clientConfig, port, "mountstatus");
         assert.deepEqual(
           mounts.map((m) => [m.metadata.id, m.spec.mounted, m.spec.source]).sort(),
-          [["EPHEMERAL", true, "/dev/vdb2"], ["STATE", true, "/dev/vdb1"]],
+          [["EPHEMERAL", true, "/dev/mapper/EPHEMERAL"], ["STATE", true, "/dev/vdb1"]],
         );
         const svcs = await getJson(clientConfig, port, "services");
         assert.deepEqual(svcs.map((x) => [x.metadata.id, x.spec.state]).sort(), [
@@ -960,8 +983,8 @@ Deno.test({
       }
       assert.equal(await isRunning(vm.state.pid), false, "QEMU exits after shutdown");
       assert.equal(await sha256(foreign), foreignHash, "the foreign disk was not written");
-      // STATE and EPHEMERAL were unmounted cleanly: no ext4 journal left to replay.
-      assert.deepEqual(await ext4NeedsRecovery(blank), { STATE: false, EPHEMERAL: false });
+      // STATE was unmounted cleanly (no ext4 journal left to replay); EPHEMERAL is LUKS2 on disk.
+      assert.deepEqual(await ext4NeedsRecovery(blank), { STATE: false, EPHEMERAL: "luks2" });
     });
 
     console.log(JSON.stringify({ suite: "node_full", ...figures }));
@@ -989,8 +1012,11 @@ async function controllersHealthy(api: NodeApi): Promise<void> {
   assert.deepEqual(failing, [], failing.join("\n"));
 }
 
-/** For each partition of `image`'s GPT holding ext4: whether its journal needs recovery. */
-async function ext4NeedsRecovery(image: string): Promise<Record<string, boolean>> {
+/**
+ * For each partition of `image`'s GPT holding ext4: whether its journal needs recovery;
+ * a partition holding a LUKS2 header is `"luks2"` (its filesystem is encrypted).
+ */
+async function ext4NeedsRecovery(image: string): Promise<Record<string, boolean | "luks2">> {
   using f = await Deno.open(image);
   const read = async (offset: number, length: number) => {
     const buf = new Uint8Array(length);
@@ -1005,8 +1031,14 @@ async function ext4NeedsRecovery(image: string): Promise<Record<string, boolean>
   };
   const gpt = await readGpt(read, (await f.stat()).size, 512);
   assert.ok(gpt, `no GPT on ${image}`);
-  const out: Record<string, boolean> = {};
+  const out: Record<string, boolean | "luks2"> = {};
+  const LUKS_MAGIC = [0x4c, 0x55, 0x4b, 0x53, 0xba, 0xbe, 0x00, 0x02]; // "LUKS\xba\xbe", version 2
   for (const p of gpt.table.partitions) {
+    const head = await read(p.firstLba * 512, 8);
+    if (LUKS_MAGIC.every((b, i) => head[i] === b)) {
+      out[p.name] = "luks2";
+      continue;
+    }
     const sb = await read(p.firstLba * 512 + 1024, 1024);
     const v = new DataView(sb.buffer);
     if (v.getUint16(0x38, true) !== 0xef53) continue;

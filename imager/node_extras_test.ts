@@ -84,5 +84,7 @@ Deno.test("the node image carries cryptsetup where NativeCryptBackend's PATH fin
 });
 
 Deno.test("the node's modules include dm-crypt, XTS and the crypto API socket", () => {
-  for (const m of ["dm_crypt", "xts", "algif_skcipher"]) assert.ok(DEFAULT_MODULES.includes(m), m);
+  for (const m of ["dm_crypt", "ecb", "xts", "algif_skcipher"]) {
+    assert.ok(DEFAULT_MODULES.includes(m), m);
+  }
 });

@@ -59,10 +59,12 @@ export const DEFAULT_MODULES: readonly string[] = [
   "nft_ct",
   "nft_limit",
   // Encrypted STATE and EPHEMERAL (docs/encryption.md): dm-crypt (pulls in dm_mod), the XTS
-  // mode of aes-xts-plain64 (AES itself is built in), and the kernel crypto API socket
-  // cryptsetup decrypts LUKS2 keyslots through. No modprobe helper runs on the node, so
-  // what the crypto API would request on demand is loaded up front.
+  // mode of aes-xts-plain64 and the ECB mode XTS is built on (AES itself is built in), and the
+  // kernel crypto API socket cryptsetup decrypts LUKS2 keyslots through. No modprobe helper
+  // runs on the node, so what the crypto API would request on demand is loaded up front:
+  // without ecb, opening the mapping fails with ENOENT ("reload ioctl ... failed", in QEMU).
   "dm_crypt",
+  "ecb",
   "xts",
   "algif_skcipher",
 ];

@@ -239,7 +239,10 @@ function planTable(
   if (!best) return undefined;
   const stateSectors = Math.ceil(layout.stateSize / s);
   const ephFirst = up(best.first + stateSectors);
-  if ((best.last - ephFirst + 1) * s < layout.minEphemeralSize) return undefined;
+  // EPHEMERAL ends on the alignment too: its size is then a multiple of any LUKS2 sector size
+  // (4096 by default); the disk's own end (less the backup GPT) rarely is.
+  const ephLast = ephFirst + Math.floor((best.last - ephFirst + 1) / align) * align - 1;
+  if ((ephLast - ephFirst + 1) * s < layout.minEphemeralSize) return undefined;
 
   const used = new Set(kept.map((p) => p.number));
   const nextNumber = () => {
@@ -264,7 +267,7 @@ function planTable(
       best.first,
       best.first + stateSectors - 1,
     ),
-    ephemeral: mk(PARTITION_NAME.EPHEMERAL, PARTITION_TYPE.EPHEMERAL, ephFirst, best.last),
+    ephemeral: mk(PARTITION_NAME.EPHEMERAL, PARTITION_TYPE.EPHEMERAL, ephFirst, ephLast),
   };
   const keptPlain = kept.map(toGpt);
   const table: GptTable = {

@@ -50,6 +50,11 @@ export interface VmOptions {
   /** Start the guest's clock this many seconds off the host's (e.g. -3600). @default 0 */
   clockOffsetS?: number;
   /**
+   * The board's SMBIOS UUID (QEMU's `-uuid`): what `nodeid` disk-encryption keys derive from.
+   * Without it QEMU reports all zeros, which machined refuses as a placeholder. @default none
+   */
+  uuid?: string;
+  /**
    * Run QEMU inside this network namespace (`ip netns exec`), e.g. the one a
    * `createTapNetwork` (./tap_network.ts) made. The console, QMP and pidfile are paths, so
    * they work from outside it; a user-network port forward then listens on the
@@ -229,6 +234,7 @@ async function launch(opts: VmOptions, accel: "kvm" | "tcg"): Promise<Vm> {
     `if=pflash,format=raw,unit=1,file=${paths.vars}`,
     ...diskArgs(opts, image),
     ...(opts.clockOffsetS ? ["-rtc", `base=${rtcBase(opts.clockOffsetS)}`] : []),
+    ...(opts.uuid ? ["-uuid", opts.uuid] : []),
     ...nicArgs(opts, hostPort),
     ...(opts.tpm ? await startSwtpm(runDir) : []),
     "-device",
