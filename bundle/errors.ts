@@ -51,7 +51,9 @@ export type SlotRefusal =
    * a kernel and initramfs, not a UKI signed with the owner's db key, so the
    * firmware would refuse the slot it wrote.
    */
-  | "signed-boot";
+  | "signed-boot"
+  /** machine.kernel.args cannot be applied to this bundle's line (too long for the kernel). */
+  | "kernel-args";
 
 /** A slot write, bless or rollback that was refused or failed. */
 export class SlotError extends Error {

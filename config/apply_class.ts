@@ -35,7 +35,16 @@ export const APPLY_CLASSES: { readonly [K in Section]-?: SectionClass<K> } = {
   network: LIVE, // network controllers; firewall.FirewallController for network.firewall
   time: LIVE, // time.TimeSyncController
   sysctls: LIVE, // kernel.SysctlController
-  kernel: LIVE, // kernel.ModuleController loads added modules (a removed one stays loaded)
+  kernel: {
+    fields: {
+      modules: LIVE, // kernel.ModuleController loads added modules (a removed one stays loaded)
+      args: {
+        reboot:
+          "kernel arguments are written into the slot the next install or upgrade arms; they " +
+          "take effect when it boots",
+      },
+    },
+  },
   trusted_roots: LIVE, // trust.TrustedRootsController rewrites the bundle; opted-in services restart
   services: LIVE, // the service supervisor
   runtime: LIVE, // runtime.ServiceSpecController (containerd on or off)

@@ -146,3 +146,4 @@ export {
   MAX_TRUSTED_ROOTS,
   type TrustedRootConfig,
 } from "./schema/trusted_roots.ts";
+export * from "./kernel_args.ts";

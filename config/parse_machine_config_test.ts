@@ -30,7 +30,7 @@ Deno.test("a minimal config gets every default filled", () => {
       },
       time: { disabled: false, servers: ["pool.ntp.org"], sync_interval: 1_024_000 },
       sysctls: {},
-      kernel: { modules: [] },
+      kernel: { args: { add: [], remove: [] }, modules: [] },
       services: [],
       runtime: {
         containerd: {
@@ -101,7 +101,7 @@ Deno.test("nested defaults: interface, route, service, health, limits", () => {
       failure_threshold: 3,
     },
     limits: { memory_max: 536870912, cpu_max: "50000 100000", pids_max: 64 },
-    sandbox: { seccomp: "default", capabilities: [], no_new_privs: true },
+    sandbox: { seccomp: "default", capabilities: [], no_new_privs: true, read_only_paths: [] },
   });
   assert.deepEqual(m.sysctls, { "net.ipv4.ip_forward": "1", "vm.swappiness": "10" });
 });

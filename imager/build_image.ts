@@ -14,6 +14,7 @@ import {
 import type { Rootfs } from "./initramfs/rootfs.ts";
 import type { CpioEntry } from "./cpio.ts";
 import { kernelCmdline } from "./cmdline.ts";
+import { withBakedKernelArgs } from "./baked_kernel_args.ts";
 import { type DiskLayout, writeDiskImage } from "./disk_image.ts";
 import { guidFromSeed } from "./guid_from_seed.ts";
 import { fingerprint } from "./fingerprint.ts";
@@ -118,12 +119,15 @@ export async function buildImage(given: ImageOptions = {}): Promise<ImageResult>
       release: inputs.release,
     });
   }
-  const cmdline = kernelCmdline({
-    program: inputs.program.kind,
-    console: ctx.console,
-    quiet: options.quietConsole,
-    append: options.append,
-  });
+  const cmdline = await withBakedKernelArgs(
+    kernelCmdline({
+      program: inputs.program.kind,
+      console: ctx.console,
+      quiet: options.quietConsole,
+      append: options.append,
+    }),
+    options.config,
+  );
   const codeCache = (options.codeCache ?? inputs.machinedMain) && inputs.program.kind === "js";
   const print = await fingerprintBuild(ctx, trees, inputs, { codeCache, cmdline });
   const paths = {

@@ -78,7 +78,11 @@ export function processSandbox(
   const capabilities = s.capabilities === null
     ? {}
     : { capabilities: s.capabilities as CapabilityName[] };
-  return { noNewPrivs: s.noNewPrivs, sandbox: { seccomp: s.seccomp, ...capabilities } };
+  const readOnly = s.readOnlyPaths?.length ? { readOnlyPaths: s.readOnlyPaths } : {};
+  return {
+    noNewPrivs: s.noNewPrivs,
+    sandbox: { seccomp: s.seccomp, ...capabilities, ...readOnly },
+  };
 }
 
 /** uid/gid only when they differ from machined's own (dev mode runs unprivileged). */

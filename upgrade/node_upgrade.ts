@@ -32,6 +32,7 @@ import { memoryRecordStore, type RecordStore, UpgradeBook } from "./upgrade_reco
 import { UpgradeStatusPublisher } from "./upgrade_status.ts";
 import { raiseEspFloor, readEspFloor } from "./esp_floor.ts";
 import { recordedFloor } from "./version_floor.ts";
+import type { KernelArgs } from "../config/mod.ts";
 
 /** What {@link NodeUpgrade} needs. */
 export interface NodeUpgradeDeps {
@@ -56,6 +57,8 @@ export interface NodeUpgradeDeps {
   store?: MachineStore;
   /** The running image's version (release record), for entries that name none. */
   imageVersion?: () => Promise<string | undefined>;
+  /** machine.kernel.args of the current config, read at each install. @default none */
+  kernelArgs?: () => KernelArgs | undefined;
   /**
    * The enrolled Secure Boot db's certificates, which a UKI bundle's UKIs must
    * verify against before a byte is written (upgrade/uki_check.ts).
@@ -160,6 +163,7 @@ export class NodeUpgrade {
         keys: await this.#keys(),
         machine,
         planner: layout.planner,
+        kernelArgs: this.deps.kernelArgs?.(),
         force: options.force,
         floor: recorded.floor,
         floorSource: recorded.source === "esp" ? "esp" : "state",

@@ -84,6 +84,7 @@ export function nodeUpgradeService(deps: {
     logger: machined.logger,
     cmdline: () => Deno.readTextFile("/proc/cmdline"),
     trustedKeys: () => deps.keeper.config?.machine.upgrade.trusted_keys ?? [],
+    kernelArgs: () => deps.keeper.config?.machine.kernel.args,
     bootId: () => deps.bootId.bootId(),
     reboot: (by: ActionRequester, mode?: RebootMode) => {
       kexec.request(mode);

@@ -21,6 +21,7 @@
  * power cut at any step leaves slot.txt naming a complete slot.
  */
 import { installCmdline } from "./slot_cmdline.ts";
+import type { KernelArgs } from "../config/mod.ts";
 import {
   parseFallback,
   parseOsPrefix,
@@ -110,13 +111,14 @@ function replace(path: string, text: string, dir = "/"): PlanStep[] {
  * Plan installing `manifest` into the slot that is not `booted`: disarm a
  * trial naming it, receive the files as `*.new`, re-hash them from a fresh
  * mount, then disarm, rename them in, write its cmdline.txt (the manifest's
- * command line with the slot's words), and arm trial.txt. The slot's device trees stay (they are the image's).
+ * command line with machine.kernel.args and the slot's words), and arm trial.txt. The slot's device trees stay (they are the image's).
  * @throws SlotError no-booted-slot.
  */
 export function planPiInstall(
   listing: PiBootListing,
   booted: Slot | undefined,
   manifest: Manifest,
+  args?: KernelArgs,
 ): PiInstallPlan {
   if (!booted) throw new SlotError("no-booted-slot", "the booted slot is unknown");
   const target = otherSlot(booted);
@@ -147,7 +149,7 @@ export function planPiInstall(
         from: `${p.dir}/${f}.new`,
         to: `${p.dir}/${f}`,
       })),
-      ...replace(p.cmdline, piCmdlineTxt(installCmdline(manifest, target)), p.dir),
+      ...replace(p.cmdline, piCmdlineTxt(installCmdline(manifest, target, args)), p.dir),
     ],
     arm: replace(PI_BOOT_FILES.trial, piTrialTxt(target)),
     armedAs: PI_BOOT_FILES.trial.slice(1),

@@ -33,9 +33,9 @@ export async function readPiListing(fs: EspFiles): Promise<PiBootListing> {
 }
 
 /** The Pi's install planner: no version is recorded on the FAT (the release record has it). */
-export const planPiInstallFrom: InstallPlanner = async (fs, booted) => {
+export const planPiInstallFrom: InstallPlanner = async (fs, booted, args) => {
   const listing = await readPiListing(fs);
-  return { plan: (m) => planPiInstall(listing, booted, m) };
+  return { plan: (m) => planPiInstall(listing, booted, m, args) };
 };
 
 /** Bless the booted slot if it is the trial (slot.txt names it); false when it already was. */

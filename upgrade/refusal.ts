@@ -38,6 +38,7 @@ const SLOT: Record<SlotRefusal, UpgradeRefusedError["code"]> = {
   "unordered": "failed-precondition",
   "no-space": "resource-exhausted",
   "signed-boot": "failed-precondition",
+  "kernel-args": "failed-precondition",
 };
 
 /** `e` as an UpgradeRefusedError when it is a refusal; undefined otherwise. */

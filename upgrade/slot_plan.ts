@@ -11,6 +11,7 @@
  */
 import { loaderEntry, ukiLoaderEntry } from "../layout/mod.ts";
 import { installCmdline } from "./slot_cmdline.ts";
+import type { KernelArgs } from "../config/mod.ts";
 import { ukiFileOf } from "./uki_check.ts";
 import {
   ENTRIES_DIR,
@@ -83,17 +84,19 @@ export function topGeneration(listing: EspListing): number {
 
 /**
  * Plan installing `manifest` (a plain bundle: kernel, initramfs, root image)
- * into the slot that is not `booted`; the node writes the entry's command line.
+ * into the slot that is not `booted`; the node writes the entry's command line,
+ * with `args` (machine.kernel.args) applied.
  * @throws SlotError no-booted-slot when the booted slot is unknown (not an image boot).
  */
 export function planInstall(
   listing: EspListing,
   booted: Slot | undefined,
   manifest: Manifest,
+  args?: KernelArgs,
 ): InstallPlan {
   return planSlotInstall(listing, booted, {
     entry: (target, generation) =>
-      loaderEntry(target, installCmdline(manifest, target), {
+      loaderEntry(target, installCmdline(manifest, target, args), {
         generation,
         version: manifest.version,
       }),

@@ -25,6 +25,7 @@ import {
 } from "./version_floor.ts";
 import type { Compatible, Manifest } from "../bundle/mod.ts";
 import type { TrustedKey } from "../bundle/mod.ts";
+import type { KernelArgs } from "../config/mod.ts";
 import {
   type EspListing,
   type InstallSteps,
@@ -66,6 +67,7 @@ export async function readListing(fs: EspFiles): Promise<EspListing> {
 export type InstallPlanner = (
   fs: EspFiles,
   booted: Slot | undefined,
+  args?: KernelArgs,
 ) => Promise<{ running?: string; plan: (m: Manifest) => InstallSteps }>;
 
 /**
@@ -74,7 +76,7 @@ export type InstallPlanner = (
  * @throws SlotError signed-boot (from the plan) for a plain bundle when the
  *   booted entry starts a UKI (`efi`): its unsigned kernel would not boot.
  */
-export const planEspInstall: InstallPlanner = async (fs, booted) => {
+export const planEspInstall: InstallPlanner = async (fs, booted, args) => {
   const listing = await readListing(fs);
   const mine = listing.entries.find((e) => e.name.slot === booted);
   const text = mine ? await fs.readText(`${ENTRIES_DIR}/${mine.file}`) : "";
@@ -88,7 +90,7 @@ export const planEspInstall: InstallPlanner = async (fs, booted) => {
           "the slot: build the bundle with --secure-boot-keys",
       );
     }
-    return planInstall(listing, booted, m);
+    return planInstall(listing, booted, m, args);
   };
   return { running: entryVersion(text), plan };
 };
@@ -101,6 +103,11 @@ export interface InstallDeps {
   machine: Compatible;
   /** How the boot partition is laid out and planned. @default planEspInstall */
   planner?: InstallPlanner;
+  /**
+   * machine.kernel.args, written into a plain slot's entry (or cmdline.txt).
+   * A UKI's line is signed at build and left as it is.
+   */
+  kernelArgs?: KernelArgs;
   onEvent?: (e: InstallEvent) => void;
   /** The signed manifest, once verified and before the floor is checked. */
   onManifest?: (m: Manifest) => void;
@@ -149,7 +156,7 @@ export async function installBundle(
   const deadlineAt = now() + (deps.deadlineMs ?? UPGRADE_DEADLINE_MS);
   const stream = withDeadlines(source, { idleMs: deps.idleMs, deadlineAt, now });
   const planner = deps.planner ?? planEspInstall;
-  const prepared = await deps.esp.read((fs) => planner(fs, deps.booted));
+  const prepared = await deps.esp.read((fs) => planner(fs, deps.booted, deps.kernelArgs));
   const running = prepared.running ?? deps.running;
   const opened = await openBundle(stream, { keys: deps.keys, machine: deps.machine });
   const manifest = opened.manifest;

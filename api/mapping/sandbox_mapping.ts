@@ -21,6 +21,7 @@ export function sandboxSpecToProto(s: ServiceSandboxSpec): pb.ServiceSandbox {
     capabilities: [...(s.capabilities ?? [])],
     keepAllCapabilities: s.capabilities === null,
     noNewPrivs: s.noNewPrivs,
+    readOnlyPaths: [...(s.readOnlyPaths ?? [])],
   });
 }
 
@@ -30,6 +31,7 @@ export function sandboxSpecFromProto(m: pb.ServiceSandbox): ServiceSandboxSpec {
     seccomp: profile.from(m.seccomp),
     capabilities: m.keepAllCapabilities ? null : [...m.capabilities],
     noNewPrivs: m.noNewPrivs,
+    ...(m.readOnlyPaths.length > 0 ? { readOnlyPaths: [...m.readOnlyPaths] } : {}),
   };
 }
 
@@ -42,6 +44,7 @@ export function sandboxStatusToProto(s: ServiceSandboxStatus): pb.SandboxInForce
     effective: [...s.effective],
     bounding: [...s.bounding],
     ambient: [...s.ambient],
+    readOnly: [...(s.readOnly ?? [])],
   });
 }
 
@@ -54,5 +57,6 @@ export function sandboxStatusFromProto(m: pb.SandboxInForce): ServiceSandboxStat
     effective: [...m.effective],
     bounding: [...m.bounding],
     ambient: [...m.ambient],
+    ...(m.readOnly.length > 0 ? { readOnly: [...m.readOnly] } : {}),
   };
 }

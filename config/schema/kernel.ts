@@ -6,6 +6,7 @@
 import * as v from "valibot";
 import { mapOf, mapping } from "./mapping.ts";
 import { checkWithHint, quote } from "./hints.ts";
+import { kernelArgProblem, MAX_KERNEL_ARGS } from "../kernel_args.ts";
 
 /** True for a sysctl name in dotted (`net.ipv4.ip_forward`) or slashed form. */
 export function isSysctlName(s: string): boolean {
@@ -66,8 +67,54 @@ const ModuleSchema = mapping({
   ),
 });
 
+function argList(removing: boolean, what: string) {
+  return v.optional(
+    v.pipe(
+      v.array(
+        v.pipe(
+          v.string("expected a kernel argument"),
+          v.check(
+            (s: string) => kernelArgProblem(s, removing) === undefined,
+            (issue) => `${quote(issue.input)}: ${kernelArgProblem(issue.input, removing)}`,
+          ),
+        ),
+        "expected a list of kernel arguments",
+      ),
+      v.maxLength(MAX_KERNEL_ARGS, `at most ${MAX_KERNEL_ARGS} kernel arguments`),
+      v.description(what),
+    ),
+    [],
+  );
+}
+
+const KernelArgsSchema = mapping({
+  add: argList(
+    false,
+    "Words added to the kernel command line before `--` (`key=value` or a flag), in order.",
+  ),
+  remove: argList(
+    true,
+    "Words taken out of the image's command line: an exact word, or a key without `=` to " +
+      "take out every word with that key.",
+  ),
+});
+
 /** `machine.kernel`. */
 export const KernelSchema = mapping({
+  args: v.optional(
+    v.pipe(
+      KernelArgsSchema,
+      v.description(
+        "Kernel arguments for the slot an install or upgrade writes next; they take effect at " +
+          "the reboot into it. The node's own words (`machined.*`, `root=`, `init=`, `rdinit=`, " +
+          "`panic=`, `DENO_*`) are refused, and the image's `console=` cannot be removed. Under Secure Boot " +
+          "the line is inside the signed UKI: the node cannot re-sign it, so args must be in " +
+          "the config baked in at image build (docs/hardening.md).",
+      ),
+      v.examples([{ add: ["mitigations=auto,nosmt"], remove: ["quiet"] }]),
+    ),
+    { add: [], remove: [] },
+  ),
   modules: v.optional(
     v.pipe(
       v.array(ModuleSchema, "expected a list of modules"),

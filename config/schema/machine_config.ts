@@ -46,7 +46,7 @@ export const MachineSchema = mapping({
   network: v.optional(v.pipe(NetworkSchema, v.description("Networking.")), {}),
   time: v.optional(v.pipe(TimeSchema, v.description("Clock synchronisation.")), {}),
   sysctls: v.optional(SysctlsSchema, {}),
-  kernel: v.optional(v.pipe(KernelSchema, v.description("Kernel modules.")), {}),
+  kernel: v.optional(v.pipe(KernelSchema, v.description("Kernel arguments and modules.")), {}),
   trusted_roots: v.optional(TrustedRootsSchema, []),
   services: v.optional(ServicesSchema, []),
   runtime: v.optional(v.pipe(RuntimeSchema, v.description("Container runtime.")), {}),

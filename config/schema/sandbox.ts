@@ -68,6 +68,31 @@ export const SandboxSchema = mapping({
     ),
     true,
   ),
+  read_only_paths: v.optional(
+    v.pipe(
+      v.array(
+        v.pipe(
+          v.string("expected an absolute path"),
+          v.check(
+            (p: string) =>
+              /^\/[\x20-\x7e]*$/.test(p) && p.length <= 4096 &&
+              !p.split("/").some((c) => c === ".." || c === "."),
+            (issue) =>
+              `invalid read-only path ${JSON.stringify(issue.input)}: absolute, without . or .. ` +
+              "components, printable ASCII, at most 4096 bytes",
+          ),
+        ),
+        "expected a list of absolute paths",
+      ),
+      v.maxLength(32, "at most 32 read-only paths"),
+      v.transform((ps) => [...new Set(ps.map((p) => p.length > 1 ? p.replace(/\/+$/, "") : p))]),
+      v.description(
+        "Paths bound read-only onto themselves in the service's own mount namespace, set up between fork and exec: writes under them get EROFS while the host and other services still write. Each must exist when the service starts.",
+      ),
+      v.examples([["/etc", "/var/lib/shared"]]),
+    ),
+    [],
+  ),
 });
 
 /** A parsed sandbox with defaults filled. */

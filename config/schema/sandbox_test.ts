@@ -32,6 +32,7 @@ Deno.test("a service without a sandbox gets the default profile, no capabilities
     seccomp: "default",
     capabilities: [],
     no_new_privs: true,
+    read_only_paths: [],
   });
 });
 
@@ -43,6 +44,7 @@ Deno.test("a sandbox may keep capabilities and opt out of the filter; duplicates
     seccomp: "unconfined",
     capabilities: ["CAP_NET_BIND_SERVICE", "CAP_NET_RAW"],
     no_new_privs: true,
+    read_only_paths: [],
   });
   assert.equal(parsed(config("        no_new_privs: false")).no_new_privs, false);
 });
@@ -75,7 +77,22 @@ Deno.test("capability names are the kernel's, with a hint for other spellings", 
 });
 
 Deno.test("unknown sandbox keys are refused", () => {
-  const [e] = errors(config("        read_only_paths: [/etc]"));
+  const [e] = errors(config("        masked_paths: [/etc]"));
   assert.match(e, /machine\.services\[0\]\.sandbox/);
-  assert.match(e, /read_only_paths/);
+  assert.match(e, /masked_paths/);
+});
+
+Deno.test("read_only_paths: absolute, no . or .., bounded; trailing slashes and duplicates collapse", () => {
+  assert.deepEqual(
+    parsed(config("        read_only_paths: [/etc/, /etc, /var/lib/x]")).read_only_paths,
+    ["/etc", "/var/lib/x"],
+  );
+  for (const bad of ["etc", "/var/../etc", "/a/./b"]) {
+    const [e] = errors(config(`        read_only_paths: ["${bad}"]`));
+    assert.match(e, /machine\.services\[0\]\.sandbox\.read_only_paths\[0\]/, bad);
+    assert.match(e, /t\.yaml:\d+:\d+/, bad);
+    assert.match(e, /absolute, without \. or \.\./, bad);
+  }
+  const many = Array.from({ length: 33 }, (_, i) => `/p${i}`).join(", ");
+  assert.match(errors(config(`        read_only_paths: [${many}]`))[0], /at most 32/);
 });

@@ -227,10 +227,10 @@ export const ServiceSchema = mapping({
     v.pipe(
       SandboxSchema,
       v.description(
-        "Seccomp profile, capabilities kept and no_new_privs. Omitted: the `default` profile, no capabilities, no_new_privs (docs/hardening.md).",
+        "Seccomp profile, capabilities kept, no_new_privs and read-only paths. Omitted: the `default` profile, no capabilities, no_new_privs (docs/hardening.md).",
       ),
     ),
-    { seccomp: "default", capabilities: [], no_new_privs: true },
+    { seccomp: "default", capabilities: [], no_new_privs: true, read_only_paths: [] },
   ),
 });
 

@@ -240,3 +240,34 @@ rootTest("a running service's status shows the sandbox read back from the kernel
     await nativeProcessBackend().close();
   }
 });
+
+rootTest(
+  "read_only_paths: the service gets EROFS there under the default profile; the host still writes",
+  async () => {
+    const dir = await Deno.makeTempDir({ prefix: "sandbox-ro-" });
+    try {
+      await runServices(
+        [
+          ...service("ro", ["/bin/sh", "-c", 'touch "$0/service" 2>&1; echo done', dir], [
+            `      sandbox: { read_only_paths: [${dir}] }`,
+          ]),
+        ],
+        async ({ lines, finished }) => {
+          const out = await lines("ro", 2);
+          assert.match(out[0], /Read-only file system/);
+          assert.equal(out[1], "done");
+          const s = await finished("ro");
+          assert.equal(s.lastExit?.code, 0);
+          assert.equal(s.sandbox?.seccomp, "filter", "the filter was installed after the mounts");
+          assert.deepEqual(s.sandbox?.readOnly, [dir]);
+        },
+      );
+      await Deno.writeTextFile(`${dir}/host`, "x");
+      assert.equal(await Deno.stat(`${dir}/service`).then(() => true, () => false), false);
+      const mounts = await Deno.readTextFile("/proc/self/mountinfo");
+      assert.ok(!mounts.includes(` ${dir} `), "the bind stayed in the service's namespace");
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);

@@ -214,6 +214,7 @@ function fromServiceConfig(s: ServiceConfig): ServiceSpecSpec {
       seccomp: s.sandbox.seccomp,
       capabilities: s.sandbox.capabilities,
       noNewPrivs: s.sandbox.no_new_privs,
+      ...(s.sandbox.read_only_paths.length > 0 ? { readOnlyPaths: s.sandbox.read_only_paths } : {}),
     },
   };
 }

@@ -47,6 +47,8 @@ interface ProcessNative {
     seccomp?: string;
     /** Capability numbers to keep. */
     capabilities?: number[];
+    /** Paths bound read-only onto themselves in a private mount namespace. */
+    readOnlyPaths?: string[];
     /** 0: outlive machined; unset: SIGKILL when machined dies. */
     parentDeathSignal?: number;
     cgroup?: string;
@@ -143,6 +145,7 @@ export class NativeProcessBackend implements ProcessBackend {
         noNewPrivs: spec.noNewPrivs,
         seccomp: spec.sandbox?.seccomp,
         capabilities,
+        readOnlyPaths: spec.sandbox?.readOnlyPaths ? [...spec.sandbox.readOnlyPaths] : undefined,
         parentDeathSignal: spec.dieWithMachined === false ? 0 : undefined,
         cgroup: spec.cgroup,
         stdout: spec.stdout ?? "pipe",
@@ -161,7 +164,9 @@ export class NativeProcessBackend implements ProcessBackend {
         this.#live.set(pid, resolve);
       }
     });
-    const sandbox = spec.sandbox ? await readSandbox(pid, spec.sandbox.seccomp) : null;
+    const sandbox = spec.sandbox
+      ? await readSandbox(pid, spec.sandbox.seccomp, "/proc", spec.sandbox.readOnlyPaths)
+      : null;
     const handle: ProcessHandle = {
       pid,
       pgid: newSession ? pid : null,

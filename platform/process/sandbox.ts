@@ -72,6 +72,12 @@ export interface ProcessSandbox {
    * they are (the sandbox touches no capability).
    */
   readonly capabilities?: readonly CapabilityName[];
+  /**
+   * Paths bound read-only onto themselves in a private mount namespace
+   * (unshared in the child before the filter, which refuses mount(2)); a
+   * write under one gets EROFS while the host's view stays writable.
+   */
+  readonly readOnlyPaths?: readonly string[];
 }
 
 /** The sandbox a running process is in, as /proc/PID/status showed it right after exec. */
@@ -87,6 +93,18 @@ export interface SandboxInForce {
   readonly bounding: readonly string[];
   /** CapAmb, by name; what survives an exec as another user. */
   readonly ambient: readonly string[];
+  /** The asked `readOnlyPaths` that /proc/PID/mountinfo shows mounted read-only. */
+  readonly readOnly?: readonly string[];
+}
+
+/** Of `paths`, those a /proc/PID/mountinfo text shows as read-only mount points. Pure. */
+export function readOnlyMounts(paths: readonly string[], mountinfo: string): string[] {
+  const ro = new Set<string>();
+  for (const line of mountinfo.split("\n")) {
+    const f = line.split(" ");
+    if (f.length > 5 && f[5].split(",").includes("ro")) ro.add(f[4].replace(/\\040/g, " "));
+  }
+  return paths.filter((p) => ro.has(p));
 }
 
 /** The number of a capability name. @throws TypeError for an unknown name. */
@@ -138,9 +156,13 @@ export async function readSandbox(
   pid: number,
   profile: SeccompProfile,
   proc = "/proc",
+  readOnlyPaths: readonly string[] = [],
 ): Promise<SandboxInForce | null> {
   try {
-    return parseSandboxStatus(profile, await Deno.readTextFile(`${proc}/${pid}/status`));
+    const s = parseSandboxStatus(profile, await Deno.readTextFile(`${proc}/${pid}/status`));
+    if (readOnlyPaths.length === 0) return s;
+    const info = await Deno.readTextFile(`${proc}/${pid}/mountinfo`);
+    return { ...s, readOnly: readOnlyMounts(readOnlyPaths, info) };
   } catch {
     return null;
   }
@@ -161,5 +183,6 @@ export function declaredSandbox(
     effective: ordered,
     bounding: ordered,
     ambient: sandbox.capabilities ? ordered : [],
+    ...(sandbox.readOnlyPaths?.length ? { readOnly: [...sandbox.readOnlyPaths] } : {}),
   };
 }

@@ -5,6 +5,7 @@ import {
   capabilityNumber,
   declaredSandbox,
   parseSandboxStatus,
+  readOnlyMounts,
   readSandbox,
 } from "./sandbox.ts";
 
@@ -69,4 +70,17 @@ Deno.test("a fake process is in exactly the sandbox it asked for", () => {
     bounding: ["CAP_KILL"],
     ambient: [],
   });
+});
+
+Deno.test("readOnlyMounts keeps the asked paths mountinfo shows read-only", () => {
+  const info = [
+    "36 35 98:0 / / rw,relatime master:1 - ext4 /dev/root rw",
+    "40 36 98:0 /tmp/a /tmp/a ro,relatime master:1 - ext4 /dev/root rw",
+    "41 36 98:0 /tmp/b /tmp/b rw,relatime master:1 - ext4 /dev/root rw",
+    "42 36 98:0 /tmp/c\\040d /tmp/c\\040d ro - ext4 /dev/root rw",
+  ].join("\n");
+  assert.deepEqual(readOnlyMounts(["/tmp/a", "/tmp/b", "/tmp/c d", "/tmp/e"], info), [
+    "/tmp/a",
+    "/tmp/c d",
+  ]);
 });

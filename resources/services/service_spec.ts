@@ -65,6 +65,8 @@ export interface ServiceSandboxSpec {
   readonly capabilities: readonly string[] | null;
   /** PR_SET_NO_NEW_PRIVS: setuid binaries and file capabilities grant nothing. */
   readonly noNewPrivs: boolean;
+  /** Paths bound read-only onto themselves in the service's own mount namespace. */
+  readonly readOnlyPaths?: readonly string[];
 }
 
 /** A file written (atomically) before each start, e.g. containerd's config.toml. */

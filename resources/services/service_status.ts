@@ -39,6 +39,8 @@ export interface ServiceSandboxStatus {
   readonly bounding: readonly string[];
   /** Ambient capabilities (kept across exec by a non-root service). */
   readonly ambient: readonly string[];
+  /** The `read_only_paths` its mountinfo shows mounted read-only. */
+  readonly readOnly?: readonly string[];
 }
 
 /** How the last process ended. */

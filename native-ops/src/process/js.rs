@@ -30,6 +30,8 @@ pub struct SpawnRequest {
     pub seccomp: Option<String>,
     /// Capability numbers to keep; all others leave every set. Unset: inherited as they are.
     pub capabilities: Option<Vec<u32>>,
+    /// Paths bound read-only onto themselves in a private mount namespace.
+    pub read_only_paths: Option<Vec<String>>,
     /// Signal number the child gets when machined dies (default SIGKILL; 0 lets it outlive machined).
     pub parent_death_signal: Option<i32>,
     pub cgroup: Option<String>,
@@ -87,6 +89,7 @@ pub async fn process_spawn(req: SpawnRequest) -> napi::Result<SpawnResult> {
             new_process_group: req.new_process_group.unwrap_or(false),
             no_new_privs: req.no_new_privs.unwrap_or(false),
             seccomp: Profile::parse(req.seccomp.as_deref().unwrap_or("unconfined"))?,
+            read_only_paths: req.read_only_paths.unwrap_or_default(),
             keep_caps: req.capabilities,
             parent_death_signal: match req.parent_death_signal {
                 None => Some(libc::SIGKILL),

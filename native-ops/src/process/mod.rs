@@ -6,6 +6,7 @@
 pub mod caps;
 pub mod hub;
 pub mod js;
+pub mod mounts;
 pub mod pump;
 pub mod reaper;
 pub mod seccomp;

@@ -19,6 +19,7 @@ use std::sync::{Mutex, OnceLock};
 
 use super::caps::{self, CapPlan};
 use super::hub::Hub;
+use super::mounts;
 use super::seccomp::{self, Profile};
 use crate::error::{SysErr, SysResult};
 use crate::util::{check, cstring};
@@ -67,6 +68,8 @@ pub struct SpawnSpec {
     pub no_new_privs: bool,
     /// Seccomp filter installed just before the credentials change.
     pub seccomp: Profile,
+    /// Paths made read-only binds of themselves in a private mount namespace.
+    pub read_only_paths: Vec<String>,
     /// Capability numbers to keep; every other one leaves all five sets. `None` leaves them as inherited.
     pub keep_caps: Option<Vec<u32>>,
     /// Signal the child gets when machined (the forking thread) dies; `None` lets it outlive us.
@@ -88,7 +91,7 @@ pub struct Spawned {
 const DEFAULT_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 /// The steps the child can fail at, named as the op of the resulting error.
-const STEPS: [&str; 17] = [
+const STEPS: [&str; 18] = [
     "sigprocmask",
     "setsid",
     "setpgid",
@@ -106,6 +109,7 @@ const STEPS: [&str; 17] = [
     "keepcaps",
     "capset",
     "ambient",
+    "read_only_paths",
 ];
 
 /// Find the program: as given when it has a `/`, else the first executable
@@ -185,6 +189,8 @@ struct ChildPlan<'a> {
     /// The seccomp program, built before fork.
     filter: Option<&'a [libc::sock_filter]>,
     caps: Option<CapPlan>,
+    /// `read_only_paths`, built before fork.
+    read_only: &'a [CString],
     /// getpid() of the parent before fork, to detect that it died before the prctl.
     parent: libc::pid_t,
 }
@@ -242,6 +248,9 @@ unsafe fn child(plan: &ChildPlan) -> ! {
     let stderr = plan.stderr.unwrap_or(2);
     if !move_fd(plan.stdin, 0) || !move_fd(stdout, 1) || !move_fd(stderr, 2) {
         fail(r, 4);
+    }
+    if mounts::read_only(plan.read_only).is_err() {
+        fail(r, 17);
     }
     sandbox_before_credentials(plan);
     if let Some(groups) = plan.groups {
@@ -354,6 +363,7 @@ pub fn spawn(spec: &SpawnSpec) -> SysResult<Spawned> {
     let env_c = cstrings("execve", &spec.env)?;
     let argv = null_terminated(&argv_c);
     let envp = null_terminated(&env_c);
+    let read_only = cstrings("read_only_paths", &spec.read_only_paths)?;
     let cwd = spec
         .cwd
         .as_deref()
@@ -411,6 +421,7 @@ pub fn spawn(spec: &SpawnSpec) -> SysResult<Spawned> {
         report: report_write.as_raw_fd(),
         filter: filter.as_deref(),
         caps,
+        read_only: &read_only,
         // SAFETY: getpid never fails.
         parent: unsafe { libc::getpid() },
     };

@@ -25,6 +25,7 @@ fn spec(argv: &[&str], death: Option<i32>) -> SpawnSpec {
         new_process_group: false,
         no_new_privs: false,
         seccomp: Profile::Unconfined,
+        read_only_paths: Vec::new(),
         keep_caps: None,
         parent_death_signal: death,
         cgroup: None,

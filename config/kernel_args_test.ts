@@ -1,0 +1,94 @@
+import assert from "node:assert/strict";
+import {
+  applyKernelArgs,
+  checkCmdlineSize,
+  COMMAND_LINE_SIZE,
+  kernelArgProblem,
+  KernelArgsError,
+  kernelArgsState,
+} from "./kernel_args.ts";
+import { parseMachineConfig } from "./parse_machine_config.ts";
+import { applyClassOf } from "./apply_class.ts";
+
+const LINE = "console=ttyS0,115200 panic=10 quiet loglevel=3 rdinit=/sbin/machined-init " +
+  "DENO_DIR=/d -- /usr/bin/deno run -A quiet";
+
+Deno.test("applyKernelArgs adds before --, removes by word or key, and leaves init's argv alone", () => {
+  const out = applyKernelArgs(LINE, {
+    add: ["nosmt", "console=tty0"],
+    remove: ["quiet", "loglevel"],
+  });
+  assert.equal(
+    out,
+    "console=ttyS0,115200 panic=10 rdinit=/sbin/machined-init DENO_DIR=/d nosmt console=tty0 " +
+      "-- /usr/bin/deno run -A quiet",
+  );
+  assert.equal(applyKernelArgs(LINE, undefined), LINE);
+  assert.equal(applyKernelArgs(LINE, { add: ["quiet"], remove: [] }), LINE, "present: not twice");
+  assert.equal(
+    applyKernelArgs("a loglevel=3 loglevel=7", { add: [], remove: ["loglevel=7"] }),
+    "a loglevel=3",
+  );
+  assert.equal(applyKernelArgs("a b", { add: ["c"], remove: [] }), "a b c", "no -- at all");
+});
+
+Deno.test("the node's words are refused in add and remove; console= may be added, never removed", () => {
+  for (const w of ["machined.slot=B", "machined.root.verity=x", "root=/dev/sda", "init=/bin/sh"]) {
+    assert.match(kernelArgProblem(w)!, /the node's to write/, w);
+    assert.match(kernelArgProblem(w, true)!, /the node's to write/, w);
+  }
+  for (const w of ["rdinit=/x", "panic=0", "DENO_DIR=/tmp", "--"]) {
+    assert.ok(kernelArgProblem(w), w);
+  }
+  assert.equal(kernelArgProblem("console=tty0"), undefined);
+  assert.match(kernelArgProblem("console", true)!, /cannot be removed/);
+  assert.match(kernelArgProblem("a b")!, /printable ASCII/);
+  assert.match(kernelArgProblem("a\nb")!, /printable ASCII/);
+  assert.match(kernelArgProblem("x=" + "y".repeat(300))!, /at most 256/);
+  assert.throws(
+    () => applyKernelArgs(LINE, { add: [], remove: ["machined.slot"] }),
+    KernelArgsError,
+  );
+});
+
+Deno.test("checkCmdlineSize keeps COMMAND_LINE_SIZE - 1 bytes and refuses one more", () => {
+  const max = "a".repeat(COMMAND_LINE_SIZE - 1);
+  assert.equal(checkCmdlineSize(max), max);
+  assert.throws(() => checkCmdlineSize(max + "a"), /COMMAND_LINE_SIZE/);
+});
+
+Deno.test("kernelArgsState shows what the booted line lacks, and nothing once it is booted", () => {
+  const args = { add: ["nosmt", "console=tty0"], remove: ["quiet"] };
+  const s = kernelArgsState(args, "console=ttyS0 quiet machined.slot=A -- deno nosmt\n");
+  assert.deepEqual(s.pending, ["nosmt", "console=tty0", "-quiet"]);
+  assert.equal(s.rebootRequired, true);
+  assert.deepEqual(s.booted, ["console=ttyS0", "quiet", "machined.slot=A"]);
+  const after = kernelArgsState(args, "console=ttyS0 machined.slot=B nosmt console=tty0 -- deno");
+  assert.deepEqual(after.pending, []);
+  assert.equal(after.rebootRequired, false);
+});
+
+function config(args: string): string {
+  return `version: v1alpha1\nmachine:\n  hostname: n\n  kernel:\n    args:\n${args}\n`;
+}
+
+Deno.test("machine.kernel.args: parsed with defaults, and a node word refused with path and line:column", () => {
+  const ok = parseMachineConfig(config("      add: [nosmt]"), "t.yaml");
+  assert.ok(ok.ok, ok.ok ? "" : ok.errors.map((e) => e.format()).join("\n"));
+  assert.deepEqual(ok.config.machine.kernel.args, { add: ["nosmt"], remove: [] });
+  const bad = parseMachineConfig(config("      add: [nosmt, machined.slot=B]"), "t.yaml");
+  assert.ok(!bad.ok);
+  const text = bad.errors.map((e) => e.format()).join("\n");
+  assert.match(text, /machine\.kernel\.args\.add\[1\]/);
+  assert.match(text, /t\.yaml:6:\d+/);
+  assert.match(text, /the node's to write/);
+  const rm = parseMachineConfig(config("      remove: [console]"), "t.yaml");
+  assert.ok(!rm.ok);
+  assert.match(rm.errors.map((e) => e.format()).join("\n"), /cannot be removed/);
+});
+
+Deno.test("a change to machine.kernel.args needs a reboot; modules stay live", () => {
+  assert.ok("reboot" in applyClassOf("machine.kernel.args"));
+  assert.ok("reboot" in applyClassOf("machine.kernel.args.add"));
+  assert.deepEqual(applyClassOf("machine.kernel.modules"), { live: true });
+});
