@@ -14,7 +14,8 @@
  *   disk by `apply-config --mode no-reboot`, is refused (the install disk is
  *   chosen at boot: the reply names `machine.install.disk`). Its bytes are
  *   hashed before the VM starts and after it has powered off: they must not change;
- * - kernel: a sysctl and a module from the config, applied and loaded;
+ * - kernel: a sysctl and a module from the config, applied and loaded; an
+ *   argument the config adds is on the booted command line (dmesg);
  * - time: the VM's clock starts an hour behind; an SNTP responder on the host
  *   (10.0.2.2:123 from the guest) steps it by about +3600 s, and the next sync
  *   measures a small offset;
@@ -103,6 +104,9 @@ if (found === null) {
 setInterval(() => {}, 3600000);
 `.trim();
 
+/** A harmless kernel parameter the config adds: the booted command line must carry it. */
+const KERNEL_ARG = "printk.devkmsg=on";
+
 /** The board's SMBIOS UUID, which EPHEMERAL's `nodeid` key derives from. */
 const BOARD_UUID = "6d616368-696e-6564-2d66-756c6c2d6e64";
 
@@ -123,7 +127,8 @@ function machineConfig(
       network: { interfaces: [{ name: "eth0", dhcp: true }] },
       time: { servers: ["10.0.2.2"], sync_interval: "20s" },
       sysctls: { [SYSCTL]: "1", ...over.extraSysctls },
-      kernel: { modules: [{ name: MODULE }] },
+      // A kernel argument from the baked config, on the image's command line (issue 32).
+      kernel: { modules: [{ name: MODULE }], args: { add: [KERNEL_ARG] } },
       runtime: { containerd: { enabled: true } },
       services: [{
         id: "payload",
@@ -1068,7 +1073,11 @@ async function checkObservability(config: string, port: number): Promise<void> {
     assert.ok(!errors.includes(part), `${part} not collected: ${errors}`);
   }
   // Node metrics and containerd's cgroup usage, as a Prometheus scrape would see them.
+  // The kernel booted with the config's argument (the kernel logs its command line first).
+  assert.match(files.get("dmesg.txt")!, new RegExp(`Command line: .*\\b${KERNEL_ARG}\\b`));
   const metrics = files.get("metrics.txt")!;
+  // Disk hotplug is driven by uevents on the node: provisioning alone produced some.
+  assert.match(metrics, /\nmachined_uevents_total\{outcome="received"\} [1-9]/);
   assert.match(metrics, /\nmachined_node_memory_total_bytes [1-9]/);
   assert.match(metrics, /\nmachined_service_cpu_seconds_total\{service="containerd"\} [0-9.]+\n/);
 }
