@@ -16,7 +16,7 @@ import {
   PASS,
   provisionEncrypted,
 } from "../controllers/block/testing_encryption.ts";
-import { unlockAction } from "../node/unlock_action.ts";
+import { unlockAction } from "../node/mod.ts";
 import { clientConfig, runCli as run } from "./testing.ts";
 
 const WRONG = "not the passphrase at all";
