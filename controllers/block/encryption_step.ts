@@ -15,6 +15,7 @@ import type { PartitionFacts } from "./disk_facts.ts";
 import type { KeySource } from "./luks_volume.ts";
 import { type EncryptionOutcome, encryptVolume, openUnlocked } from "./volume_encryption.ts";
 import type { VolumeUnlocker } from "./volume_unlock.ts";
+import { rotateToConfig } from "./rotation_step.ts";
 
 /** What {@link EncryptionStep} needs. */
 export interface EncryptionStepOptions {
@@ -37,6 +38,8 @@ export class EncryptionStep {
   /** Encrypted volumes this process opened, by partition GUID. */
   readonly #opened = new Map<string, Opened>();
   readonly #lastEvent = new Map<VolumeName, string>();
+  /** The configured slots and kinds each open volume was last rotated to, by partition GUID. */
+  readonly #rotated = new Map<string, string>();
 
   constructor(options: EncryptionStepOptions) {
     this.#o = options;
@@ -55,7 +58,41 @@ export class EncryptionStep {
       this.#o.unlocker?.markOpened(spec.volume, o.unlockedBy.slot, o.mappingPath);
     }
     this.#announce(spec.volume, o);
+    if (o.kind === "open" && o.fs && encryption) await this.#rotate(spec, p, encryption);
     return o;
+  }
+
+  /**
+   * Rotate an open volume to its configured keys once per change of them (and
+   * once per process, which resumes a rotation cut short in an earlier boot).
+   * A rotation that threw is tried again at the next reconcile.
+   */
+  async #rotate(
+    spec: VolumeSpecSpec,
+    p: PartitionFacts,
+    encryption: VolumeEncryptionConfig,
+  ): Promise<void> {
+    const { crypt, events } = this.#o;
+    const signature = encryption.keys.map((k) => `${k.slot}:${k.kind}`).join(",");
+    if (!crypt || this.#rotated.get(p.uuid) === signature) return;
+    const lv = { crypt, keys: this.#keys(), volume: spec.volume, device: p.path };
+    const subject = `volume ${spec.volume}`;
+    let r;
+    try {
+      r = await rotateToConfig(lv, encryption);
+    } catch (e) {
+      const why = `${spec.volume}: rotation cut short (${(e as Error).message}); resumes next pass`;
+      events?.emit("task", subject, "rotation-stopped", why);
+      return;
+    }
+    this.#rotated.set(p.uuid, signature);
+    if (r.kind === "none") return;
+    events?.emit(
+      "task",
+      subject,
+      r.kind === "rotated" ? "rotated" : `rotation-${r.kind}`,
+      r.reason,
+    );
   }
 
   /** A locked volume: open it with the operator's passphrase, or report it locked. */
