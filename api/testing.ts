@@ -40,6 +40,7 @@ import {
   type ResetRequestData,
   type RollbackAnswer,
   startInternalApiServer,
+  type UnlockVolumeAnswer,
   type UpgradeAnswer,
   type VersionInfo,
 } from "./server/mod.ts";
@@ -165,7 +166,7 @@ export async function createTestPki(): Promise<TestPki> {
 /** Node actions that record what was asked. */
 export class RecordingActions implements NodeActions {
   readonly calls: {
-    action: "reboot" | "shutdown" | "reset" | "upgrade" | "rollback";
+    action: "reboot" | "shutdown" | "reset" | "upgrade" | "rollback" | "unlockVolume";
     by: ActionRequester;
   }[] = [];
   /** The mode of each Reboot (`default` when not given). */
@@ -229,6 +230,18 @@ export class RecordingActions implements NodeActions {
   rollback(options: { stage: boolean }, by: ActionRequester): Promise<RollbackAnswer> {
     this.calls.push({ action: "rollback", by });
     return Promise.resolve({ slot: "A", rebooting: !options.stage, bootId: "test-boot" });
+  }
+  /** Opens `volume` in slot 1 (the tests' volume is always locked). */
+  unlockVolume(
+    request: { volume: string; passphrase: Uint8Array },
+    by: ActionRequester,
+  ): Promise<UnlockVolumeAnswer> {
+    this.calls.push({ action: "unlockVolume", by });
+    return Promise.resolve({
+      volume: request.volume,
+      slot: 1,
+      mappingPath: `/dev/mapper/${request.volume}`,
+    });
   }
 }
 

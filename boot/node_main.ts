@@ -389,6 +389,7 @@ function wireNodeControl(
     reset: (r, by) => reset.coordinator.request(r, by),
     upgrade: (b, o, by) => upgrades.upgrade.upgrade(b, o, by),
     rollback: (o, by) => upgrades.upgrade.rollback(o, by),
+    unlockVolume: node.domains.unlockVolume,
   });
   // A `reboot` apply reboots through the same path as the Reboot RPC.
   const configs = configApplier(keeper, { reboot: (by) => actions.reboot(by) });

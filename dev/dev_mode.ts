@@ -162,6 +162,7 @@ async function startDevApi(
       logger: machined.logger,
       // Dev mode never reboots the host: both requests stop machined.
       onPower: (what) => stopping(0, what === "reboot" ? "rebooting" : "shuttingDown"),
+      unlockVolume: node.domains.unlockVolume,
     }),
   });
 }

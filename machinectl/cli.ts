@@ -21,6 +21,7 @@ import { logsCommand } from "./commands/logs.ts";
 import { rebootCommand, shutdownCommand } from "./commands/power.ts";
 import { resetCommand } from "./commands/reset.ts";
 import { rollbackCommand, upgradeCommand } from "./commands/upgrade.ts";
+import { unlockCommand } from "./commands/unlock.ts";
 import {
   serviceCommand,
   serviceRestartCommand,
@@ -85,6 +86,7 @@ export const COMMANDS: readonly Command[] = [
   resetCommand,
   upgradeCommand,
   rollbackCommand,
+  unlockCommand,
   applyConfigCommand,
   patchCommand,
   editCommand,

@@ -10,6 +10,11 @@ export interface Io {
   redraw?(text: string): void;
   /** Asks a question on the terminal; null when there is none (or no answer). */
   ask?(question: string): Promise<string | null>;
+  /**
+   * A secret, for tests; absent: secret_input.ts's readSecret (the terminal
+   * without echo, or piped stdin). Never from argv.
+   */
+  secret?(question: string): Promise<Uint8Array>;
 }
 
 /** The console. */

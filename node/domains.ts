@@ -4,7 +4,9 @@
  * from the node's backends. Both PID 1 and dev mode use it, so they run the
  * same code against different backends.
  */
-import { blockControllers } from "../controllers/block/mod.ts";
+import { blockControllers, VolumeUnlocker } from "../controllers/block/mod.ts";
+import type { NodeActions } from "../api/server/mod.ts";
+import { unlockAction } from "./unlock_action.ts";
 import { firewallControllers } from "../controllers/firewall/mod.ts";
 import { firmwareControllers } from "../controllers/firmware/mod.ts";
 import { kernelControllers, type SysctlBackend } from "../controllers/kernel/mod.ts";
@@ -54,6 +56,8 @@ export interface NodeDomains {
   stopServices(): Promise<void>;
   /** After the controllers stopped: DHCP releases, supervisor close. */
   shutdown(): Promise<void>;
+  /** The UnlockVolume action over the block domain's locked volumes. */
+  unlockVolume: NonNullable<NodeActions["unlockVolume"]>;
 }
 
 /** Paths on a real node. */
@@ -110,6 +114,8 @@ export function createNodeDomains(
     ...(options.servicesWaitForVar ? { startGate: varMountedGate(machined.store) } : {}),
   });
   const stopFollowingLogging = followLoggingConfig(machined.store, { logger, supervisor });
+  const crypt = new NativeCryptBackend({ process: backends.process });
+  const unlocker = new VolumeUnlocker({ crypt });
   return {
     controllers: [
       ...network.controllers,
@@ -119,7 +125,8 @@ export function createNodeDomains(
         block: backends.block,
         mounts: backends.mount,
         process: backends.process,
-        crypt: new NativeCryptBackend({ process: backends.process }),
+        crypt,
+        unlocker,
         events,
         // A fake sysfs tree (tests) has no kernel behind it: rescan it instead.
         ...(options.paths.sysfsRoot ? {} : { uevents }),
@@ -144,6 +151,7 @@ export function createNodeDomains(
     ],
     supervisor,
     stopServices: () => supervisor.stopAll(),
+    unlockVolume: unlockAction(unlocker, events),
     async shutdown() {
       stopFollowingLogging();
       await network.shutdown();

@@ -19,5 +19,6 @@
 export { devBackends, nativeBackends, type NodeBackends } from "./backends.ts";
 export { createNodeDomains, type DomainPaths, NODE_PATHS, type NodeDomains } from "./domains.ts";
 export { nodeActions, type PowerRequest } from "./node_actions.ts";
+export { unlockAction } from "./unlock_action.ts";
 export { UNREADY_CONDITION, UNREADY_WORD, unreadyReason } from "./test_unready.ts";
 export { followVolumes, VOLUME_HOOK_BACKOFF, type VolumeHookDeps } from "./volume_hooks.ts";

@@ -36,6 +36,8 @@ export function nodeActions(deps: {
   /** The Upgrade and Rollback RPCs (upgrade); absent means Unimplemented. */
   upgrade?: NodeActions["upgrade"];
   rollback?: NodeActions["rollback"];
+  /** The UnlockVolume RPC (block domain); absent means Unimplemented. */
+  unlockVolume?: NodeActions["unlockVolume"];
   /** @default imageFacts() */
   image?: () => Promise<{ imageVersion: string; slot: string }>;
 }): NodeActions {
@@ -62,5 +64,6 @@ export function nodeActions(deps: {
     ...(deps.reset ? { reset: deps.reset } : {}),
     ...(deps.upgrade ? { upgrade: deps.upgrade } : {}),
     ...(deps.rollback ? { rollback: deps.rollback } : {}),
+    ...(deps.unlockVolume ? { unlockVolume: deps.unlockVolume } : {}),
   };
 }

@@ -104,6 +104,7 @@ export function nodeReset(deps: NodeResetDeps): NodeReset {
           machined.events.emit("power", "reset", "wiped", "reset: partitions wiped", {
             partitions: result.wiped.map((t) => `${t.label}:${t.guid}`).join(","),
             reread: result.reread,
+            ...(result.leftOpen ? { leftOpen: result.leftOpen.join(",") } : {}),
           });
           machined.logger.info("reset", "wiped", {
             partitions: result.wiped.map((t) => t.label).join(","),

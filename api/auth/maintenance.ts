@@ -24,6 +24,8 @@ export const MAINTENANCE_METHODS: { readonly [M in MachineMethod]: boolean } = {
   reset: false,
   upgrade: false,
   rollback: false,
+  // Without a client certificate anyone on the network could guess (docs/decisions.md).
+  unlockVolume: false,
   generateClientConfiguration: false,
   serviceList: false,
   serviceStart: false,

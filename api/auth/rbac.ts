@@ -23,6 +23,8 @@ export const METHOD_ROLES: { readonly [M in MachineMethod]: Role } = {
   // An image replaces everything the node runs: admin, like Reset.
   upgrade: "os:admin",
   rollback: "os:admin",
+  // Opens a volume whose key the node lost; a passphrase guess costs argon2id: budgeted (unlock_budget.ts).
+  unlockVolume: "os:operator",
   generateClientConfiguration: "os:admin",
   serviceList: "os:reader",
   serviceStart: "os:operator",
@@ -69,6 +71,7 @@ export const MUTATING: { readonly [M in MachineMethod]: boolean } = {
   reset: true,
   upgrade: true,
   rollback: true,
+  unlockVolume: true,
   generateClientConfiguration: true,
   serviceList: false,
   serviceStart: true,

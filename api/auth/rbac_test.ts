@@ -30,6 +30,7 @@ const CONTRACT: Record<string, { role: Role; mutating: boolean }> = {
   Reset: { role: "os:admin", mutating: true },
   Upgrade: { role: "os:admin", mutating: true },
   Rollback: { role: "os:admin", mutating: true },
+  UnlockVolume: { role: "os:operator", mutating: true },
   GenerateClientConfiguration: { role: "os:admin", mutating: true },
   ServiceList: { role: "os:reader", mutating: false },
   ServiceStart: { role: "os:operator", mutating: true },

@@ -13,6 +13,9 @@ import {
   FILE_LIST_MAX_DEPTH,
   FILE_LIST_MAX_ENTRIES,
   FILE_READ_MAX_BYTES,
+  UNLOCK_ATTEMPTS_PER_CLIENT,
+  UNLOCK_ATTEMPTS_PER_NODE,
+  UNLOCK_WINDOW_MS,
 } from "../server/mod.ts";
 import {
   MAX_UKI_BYTES,
@@ -354,6 +357,38 @@ export const UPGRADE_BUDGETS: readonly EdgeBudget[] = [
   },
 ];
 
+/** machined's bounds on UnlockVolume (api/server/unlock_budget.ts): passphrase guesses cost argon2id. */
+export const UNLOCK_BUDGETS: readonly EdgeBudget[] = [
+  {
+    key: "unlock_attempts_per_client",
+    name: "UnlockVolume tries",
+    number: UNLOCK_ATTEMPTS_PER_CLIENT,
+    unit: `per ${UNLOCK_WINDOW_MS / 1000} s`,
+    per: "client certificate (CN and serial)",
+    enforced:
+      "machined (api/server/unlock_budget.ts), before the passphrase reaches PID 1's header",
+    refusal: "`ResourceExhausted` naming the budget and when to retry; nothing tried",
+  },
+  {
+    key: "unlock_attempts_per_node",
+    name: "UnlockVolume tries",
+    number: UNLOCK_ATTEMPTS_PER_NODE,
+    unit: `per ${UNLOCK_WINDOW_MS / 1000} s`,
+    per: "node",
+    enforced: "machined (api/server/unlock_budget.ts)",
+    refusal: "`ResourceExhausted` naming the budget and when to retry; nothing tried",
+  },
+  {
+    key: "unlock_in_flight",
+    name: "UnlockVolume tries in progress",
+    number: 1,
+    unit: "try",
+    per: "node",
+    enforced: "machined (api/server/unlock_budget.ts)",
+    refusal: "`ResourceExhausted` (another try is in progress)",
+  },
+];
+
 /** The number of the budget `key`; throws on an unknown key (a typo in a test). */
 export function budget(key: string): number {
   const row = EDGE_BUDGETS.find((b) => b.key === key);
@@ -374,14 +409,16 @@ export function budgetArgs(limits: EdgeLimits = {}): string[] {
 /** The table as Markdown, for docs/api.md. Pure. */
 export function renderBudgetTable(): string {
   const esc = (s: string) => s.replaceAll("|", "\\|");
-  const rows = [...EDGE_BUDGETS, ...FILE_ACCESS_BUDGETS, ...UPGRADE_BUDGETS].map((b) => [
-    esc(b.name),
-    `${b.number.toLocaleString("en-US").replaceAll(",", " ")} ${b.unit}`,
-    esc(b.per),
-    b.flag ? `\`${b.flag}\`${b.setBy ? ` (${b.setBy})` : ""}` : "constant",
-    esc(b.enforced),
-    esc(b.refusal),
-  ]);
+  const rows = [...EDGE_BUDGETS, ...FILE_ACCESS_BUDGETS, ...UPGRADE_BUDGETS, ...UNLOCK_BUDGETS].map(
+    (b) => [
+      esc(b.name),
+      `${b.number.toLocaleString("en-US").replaceAll(",", " ")} ${b.unit}`,
+      esc(b.per),
+      b.flag ? `\`${b.flag}\`${b.setBy ? ` (${b.setBy})` : ""}` : "constant",
+      esc(b.enforced),
+      esc(b.refusal),
+    ],
+  );
   const head = ["Budget", "Number", "Per", "Set by", "Enforced", "Over it"];
   return [head, head.map(() => "---"), ...rows].map((r) => `| ${r.join(" | ")} |`).join("\n");
 }

@@ -21,6 +21,7 @@ const EXPECTED: { [M in MachineMethod]: Record<Role, "ok" | "PermissionDenied"> 
   shutdown: { "os:admin": "ok", "os:operator": "ok", "os:reader": "PermissionDenied" },
   reset: { "os:admin": "ok", "os:operator": "PermissionDenied", "os:reader": "PermissionDenied" },
   upgrade: { "os:admin": "ok", "os:operator": "PermissionDenied", "os:reader": "PermissionDenied" },
+  unlockVolume: { "os:admin": "ok", "os:operator": "ok", "os:reader": "PermissionDenied" },
   rollback: {
     "os:admin": "ok",
     "os:operator": "PermissionDenied",
@@ -117,6 +118,8 @@ function calls(
         yield { stage: true, chunk: new TextEncoder().encode("bundle") };
       })()),
     rollback: () => c.api.rollback({ stage: true }),
+    unlockVolume: () =>
+      c.api.unlockVolume({ volume: "STATE", passphrase: new TextEncoder().encode("pass") }),
     generateClientConfiguration: () =>
       c.api.generateClientConfiguration({ role: ProtoRole.READER, name: "bob" }),
     serviceList: () => c.api.serviceList({}),
@@ -204,8 +207,10 @@ Deno.test("RBAC: every role × every RPC", async () => {
       "reset:os:admin",
       "upgrade:os:admin",
       "rollback:os:admin",
+      "unlockVolume:os:admin",
       "reboot:os:operator",
       "shutdown:os:operator",
+      "unlockVolume:os:operator",
     ]);
     deepEqual(f.services.calls, [
       "start payload",

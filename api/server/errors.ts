@@ -21,7 +21,7 @@ import {
   ConfigRejectedError,
 } from "./config_applier.ts";
 import { isPatchError } from "../../config/mod.ts";
-import { ResetRefusedError, UpgradeRefusedError } from "./node_actions.ts";
+import { ResetRefusedError, UnlockRefusedError, UpgradeRefusedError } from "./node_actions.ts";
 import {
   isAlreadyExists,
   isConflict,
@@ -59,11 +59,20 @@ const UPGRADE_CODES: Record<UpgradeRefusedError["code"], Code> = {
   "resource-exhausted": Code.ResourceExhausted,
 };
 
+const UNLOCK_CODES: Record<UnlockRefusedError["code"], Code> = {
+  "not-found": Code.NotFound,
+  "failed-precondition": Code.FailedPrecondition,
+  "permission-denied": Code.PermissionDenied,
+  "invalid-argument": Code.InvalidArgument,
+  "unavailable": Code.Unavailable,
+};
+
 /** The Connect code for an error raised below the API. */
 export function codeOf(e: unknown): Code {
   if (e instanceof ConnectError) return e.code;
   if (e instanceof ApiError) return API_ERROR_CODES[e.kind];
   if (e instanceof UpgradeRefusedError) return UPGRADE_CODES[e.code];
+  if (e instanceof UnlockRefusedError) return UNLOCK_CODES[e.code];
   if (e instanceof ResetRefusedError) {
     return e.code === "unavailable" ? Code.Unavailable : Code.FailedPrecondition;
   }

@@ -39,6 +39,7 @@ import { certificateNameProblem } from "../../pki/mod.ts";
 import { createNodeServiceHandlers, type NodeServiceDeps } from "./node_service_handlers.ts";
 import { createObserveHandlers, type ObserveDeps } from "./observe_handlers.ts";
 import { createResetHandler } from "./reset_handler.ts";
+import { createUnlockHandler } from "./unlock_handler.ts";
 import { createUpgradeHandlers } from "./upgrade_handler.ts";
 import { createObservabilityHandlers, type ObservabilityDeps } from "./observability_handlers.ts";
 import { createWatchFanout, type WatchFanout } from "./watch_fanout.ts";
@@ -84,6 +85,7 @@ export function createMachineService(
     ...createNodeServiceHandlers(deps),
     ...createObserveHandlers(deps),
     ...createResetHandler(actions),
+    ...createUnlockHandler(actions),
     ...createUpgradeHandlers(actions),
     ...createObservabilityHandlers(deps),
     ...createFileHandlers(deps.files),

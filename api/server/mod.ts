@@ -30,10 +30,18 @@ export {
   ResetRefusedError,
   type ResetRequestData,
   type RollbackAnswer,
+  UnlockRefusedError,
+  type UnlockVolumeAnswer,
   type UpgradeAnswer,
   UpgradeRefusedError,
   type VersionInfo,
 } from "./node_actions.ts";
+export {
+  UNLOCK_ATTEMPTS_PER_CLIENT,
+  UNLOCK_ATTEMPTS_PER_NODE,
+  UNLOCK_WINDOW_MS,
+  UnlockBudget,
+} from "./unlock_budget.ts";
 export type { EventSource } from "./event_source.ts";
 export {
   clientCertLifetimeMs,

@@ -51,6 +51,43 @@ export interface NodeActions {
   ): Promise<UpgradeAnswer>;
   /** Boot the other (blessed) slot next; absent means Unimplemented. */
   rollback?(options: { stage: boolean }, by: ActionRequester): Promise<RollbackAnswer>;
+  /**
+   * Try an operator's passphrase on a `locked` volume and open it; absent
+   * means Unimplemented. The passphrase never enters a log, a resource or
+   * an error. Rejects with {@link UnlockRefusedError}.
+   */
+  unlockVolume?(
+    request: { volume: string; passphrase: Uint8Array },
+    by: ActionRequester,
+  ): Promise<UnlockVolumeAnswer>;
+}
+
+/** What an UnlockVolume opened. */
+export interface UnlockVolumeAnswer {
+  readonly volume: string;
+  readonly slot: number;
+  readonly mappingPath: string;
+}
+
+/**
+ * An UnlockVolume refused, with its gRPC code: not-found for an unknown
+ * volume, failed-precondition for one that is not locked, permission-denied
+ * for a passphrase that opens no keyslot, invalid-argument for one out of
+ * bounds, unavailable when the header cannot be read or opened now.
+ */
+export class UnlockRefusedError extends Error {
+  override name = "UnlockRefusedError";
+  constructor(
+    readonly code:
+      | "not-found"
+      | "failed-precondition"
+      | "permission-denied"
+      | "invalid-argument"
+      | "unavailable",
+    message: string,
+  ) {
+    super(message);
+  }
 }
 
 /** What an Upgrade installed. */

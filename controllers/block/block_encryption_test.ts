@@ -5,142 +5,21 @@
  * reboot is a new runtime and controllers over the same disk and headers.
  */
 import assert from "node:assert/strict";
-import { parseMachineConfig } from "../../config/mod.ts";
-import { EventBus } from "../../events/mod.ts";
-import { FakeBlockBackend } from "../../platform/block/mod.ts";
-import { FakeMountBackend } from "../../platform/mount/mod.ts";
-import { FakeProcessBackend } from "../../platform/process/mod.ts";
-import {
-  MACHINE_CONFIG,
-  MACHINE_CONFIG_ID,
-  MOUNT_STATUS,
-  type ResourceSpecs,
-  VOLUME_STATUS,
-  type VolumeStatusSpec,
-} from "../../resources/mod.ts";
-import { ControllerRuntime, Store } from "../../runtime/mod.ts";
+import { MOUNT_STATUS } from "../../resources/mod.ts";
 import { waitForResource } from "../../runtime/testing.ts";
-import { PARTITION_NAME as N, PARTITION_TYPE as T } from "../../layout/mod.ts";
 import {
-  defineFakeMkfs,
-  part,
-  sequentialGuids,
-  TEST_LAYOUT,
-  writeFakeSysfs,
-} from "./fake_disks.ts";
-import { LinkedFakeCrypt } from "./fake_luks.ts";
-import { blockControllers } from "./mod.ts";
-
-const MiB = 1024 * 1024;
-const DISK = "/dev/vda";
-const UUID = "4c4c4544-0042-3510-8052-b4c04f564433";
-const OTHER_BOARD = "9a1f2e3d-0000-4000-8000-00000000b0a2";
-const PASS = "a long recovery passphrase";
-
-const PLAIN = `  install:\n    disk: ${DISK}\n`;
-const encrypted = (passphrase = PASS) =>
-  PLAIN + `    encryption:
-      state:
-        keys:
-          - { slot: 0, kind: nodeid }
-          - { slot: 1, kind: static, passphrase: "${passphrase}" }
-      ephemeral:
-        keys:
-          - { slot: 0, kind: nodeid }
-`;
-
-function config(install: string) {
-  const r = parseMachineConfig(`version: v1alpha1\nmachine:\n  hostname: n1\n${install}`, "t.yaml");
-  if (!r.ok) throw new Error(r.errors.map((e) => e.format()).join("\n"));
-  return r.config;
-}
-
-async function sha256(bytes: Uint8Array): Promise<string> {
-  const d = await crypto.subtle.digest("SHA-256", bytes.slice());
-  return Array.from(new Uint8Array(d), (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-/** The disk, the headers and the temp dir: what survives a reboot. */
-interface Machine {
-  block: FakeBlockBackend;
-  crypt: LinkedFakeCrypt;
-  dir: string;
-}
-
-async function newMachine(): Promise<Machine> {
-  const block = new FakeBlockBackend();
-  block.addDisk(DISK, 64 * MiB);
-  const esp = part(1, T.EFI_SYSTEM, N.EFI, 1, 8, "e5e5e5e5-0000-4000-8000-000000000001");
-  await block.writeGpt(DISK, {
-    diskGuid: "d15c0000-0000-4000-8000-000000000001",
-    partitions: [esp],
-  });
-  const dir = await Deno.makeTempDir({ prefix: "block-crypt-" });
-  await writeFakeSysfs(`${dir}/sys`, [{ name: "vda", size: 64 * MiB }]);
-  return { block, crypt: new LinkedFakeCrypt(block, [DISK]), dir };
-}
-
-/** One boot of the node: fresh store, runtime, mounts, processes and events. */
-async function boot(m: Machine, install: string, smbiosUuid = UUID) {
-  const mounts = new FakeMountBackend();
-  const process = new FakeProcessBackend();
-  const events = new EventBus();
-  const store = new Store<ResourceSpecs>();
-  const runtime = new ControllerRuntime(store);
-  const ptr = { type: MACHINE_CONFIG, namespace: "config", id: MACHINE_CONFIG_ID } as const;
-  await store.modify(ptr, "test", () => ({ source: "test", config: config(install) }));
-  defineFakeMkfs(process, m.block, [DISK]);
-  const controllers = blockControllers({
-    block: m.block,
-    mounts,
-    process,
-    events,
-    crypt: m.crypt,
-    keys: { smbiosUuid: () => Promise.resolve(smbiosUuid) },
-    sysfsRoot: `${m.dir}/sys`,
-    resyncInterval: 50,
-    stateMountPoint: `${m.dir}/system/state`,
-    ephemeralMountPoint: `${m.dir}/var`,
-    layout: TEST_LAYOUT,
-    waitForDevice: () => Promise.resolve(),
-    resolveDevice: (p: string) => Promise.resolve(p),
-    mkdir: async (p: string) => {
-      await Deno.mkdir(p, { recursive: true });
-      mounts.addDirectory(p);
-    },
-    newGuid: sequentialGuids(),
-  });
-  for (const c of controllers) runtime.register(c);
-  runtime.start();
-  return {
-    store,
-    mounts,
-    process,
-    events,
-    status: (id: string, pred: (s: VolumeStatusSpec) => boolean) =>
-      waitForResource(store, VOLUME_STATUS, (r) => r.metadata.id === id && pred(r.spec)),
-    mounted: (id: string) =>
-      waitForResource(store, MOUNT_STATUS, (r) => r.metadata.id === id && r.spec.mounted),
-    async shutdown() {
-      await runtime.stop();
-      await m.crypt.reboot();
-    },
-  };
-}
-
-/** Everything a boot could change: the disk's bytes and every LUKS2 header. */
-/** A first boot with encryption configured: both volumes formatted, opened and mounted; then shut down. */
-async function provisionEncrypted(m: Machine): Promise<void> {
-  const first = await boot(m, encrypted());
-  await first.mounted("STATE");
-  await first.mounted("EPHEMERAL");
-  await first.shutdown();
-}
-
-async function diskState(m: Machine): Promise<string> {
-  const headers = [...m.crypt.headers].map(([d, h]) => [d, [...h.keys], [...h.tokens]]);
-  return `${await sha256(m.block.bytes(DISK))} ${JSON.stringify(headers)}`;
-}
+  boot,
+  DISK,
+  diskState,
+  encrypted,
+  MiB,
+  newMachine,
+  OTHER_BOARD,
+  PASS,
+  PLAIN,
+  provisionEncrypted,
+  sha256,
+} from "./testing_encryption.ts";
 
 Deno.test("a blank volume is encrypted (LUKS2, each key in its slot) and mounted on its mapping", async () => {
   const m = await newMachine();

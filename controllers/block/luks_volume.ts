@@ -14,7 +14,12 @@ import {
   type Pbkdf,
   TOKEN_PREFIX,
 } from "../../platform/crypt/mod.ts";
-import { concludeUnlock, type UnlockAttempt, type UnlockOutcome } from "./decide_encryption.ts";
+import {
+  concludeUnlock,
+  ENROLLABLE_KINDS,
+  type UnlockAttempt,
+  type UnlockOutcome,
+} from "./decide_encryption.ts";
 import { mayKill, planRotation } from "./plan_rotation.ts";
 
 /** Where keys come from. */
@@ -127,6 +132,20 @@ export async function rotateVolume(
   }
   if (!mayKill(plan, new Set(r.proven))) {
     return { ...r, stopped: `${v.volume}: a new slot did not open the header; old slots kept` };
+  }
+  if (plan.kill.length > 0) {
+    // A slot added by a rotation cut short before its proof: proven now, before any kill.
+    const added = new Set(plan.add.map((k) => k.slot));
+    for (const k of encryption.keys) {
+      if (added.has(k.slot) || k.slot === unlockedBy || !ENROLLABLE_KINDS.has(k.kind)) continue;
+      if (!(await v.crypt.testKey(v.device, await keyBytes(v, k), k.slot))) {
+        return {
+          ...r,
+          stopped: `${v.volume}: slot ${k.slot} does not open the header; old slots kept`,
+        };
+      }
+      r.proven.push(k.slot);
+    }
   }
   for (const s of plan.kill) {
     await v.crypt.killSlot(v.device, s);

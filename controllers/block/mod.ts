@@ -33,6 +33,7 @@ import { ProvisioningRecordController } from "./provisioning_record.ts";
 import { VolumeConfigController } from "./volume_config.ts";
 import { VolumeMountController } from "./volume_mount.ts";
 import { VolumeProvisionController } from "./volume_provision.ts";
+import type { VolumeUnlocker } from "./volume_unlock.ts";
 
 /** What the block controllers need. */
 export interface BlockDeps {
@@ -65,6 +66,8 @@ export interface BlockDeps {
   crypt?: CryptBackend;
   /** Where `nodeid` keys come from. @default the board's SMBIOS UUID */
   keys?: KeySource;
+  /** Passphrases supplied through UnlockVolume (boot/ shares it with the API action). */
+  unlocker?: VolumeUnlocker;
 }
 
 /** The block domain's controllers, for the composition root to register. */
@@ -95,6 +98,7 @@ export function blockControllers(deps: BlockDeps): MachineController[] {
       newGuid: deps.newGuid,
       crypt: deps.crypt,
       keys: deps.keys,
+      unlocker: deps.unlocker,
     }),
     new VolumeMountController({ mounts: deps.mounts, mkdir: deps.mkdir, events: deps.events }),
     new ProvisioningRecordController(),
@@ -122,6 +126,13 @@ export { mkfsArgv } from "./mkfs.ts";
 export { readRecordFile, type RecordContent, RecordFileError } from "./record_file.ts";
 export { ProvisionError } from "./provision_error.ts";
 export type { KeySource } from "./luks_volume.ts";
+export {
+  MAX_PASSPHRASE_BYTES,
+  type UnlockRefusal,
+  type UnlockResult,
+  VolumeUnlocker,
+  VolumeUnlockError,
+} from "./volume_unlock.ts";
 export { type EncryptionOutcome, mappingName } from "./volume_encryption.ts";
 export { CommandError } from "./run_command.ts";
 export { readSysfsDisks, type SysfsDisk } from "./sysfs_disks.ts";

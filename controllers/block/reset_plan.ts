@@ -19,6 +19,7 @@ import type { ByteRange } from "./decide_provisioning.ts";
 import { zeroRanges } from "./execute_plan.ts";
 import { ProvisionError } from "./provision_error.ts";
 import { partitionsResetMayFormat, type RecordForReset } from "./reset_may_format.ts";
+import { mappingName } from "./volume_encryption.ts";
 
 const MiB = 1024 * 1024;
 
@@ -82,6 +83,11 @@ export interface WipeResult {
   wiped: ResetTarget[];
   /** How the kernel was told (`none` when it could not be: the next boot re-reads). */
   reread: string;
+  /**
+   * Mappings that would not close (a volume detached but still busy): their
+   * headers were erased all the same, and the key dies with the reboot.
+   */
+  leftOpen?: string[];
 }
 
 /** Options of {@link wipeResetTargets}. */
@@ -96,9 +102,12 @@ export interface WipeOptions {
 const LUKS_MAGIC = [0x4c, 0x55, 0x4b, 0x53, 0xba, 0xbe];
 
 /**
- * Erase the LUKS header of each target that has one. The magic is read
- * through the block backend first, so a node without encrypted volumes never
- * runs cryptsetup. @throws ProvisionError before anything else is written.
+ * Close the mapping (`/dev/mapper/<label>`, unmounted by the shutdown's
+ * unmount step before the wipe) and then erase the LUKS header of each target
+ * that has one; a mapping that will not close is named in the answer and its
+ * header erased anyway. The magic is read through the block backend first, so
+ * a node without encrypted volumes never runs cryptsetup. Returns the
+ * mappings left open. @throws ProvisionError before anything else is written.
  */
 async function eraseLuksHeaders(
   backend: BlockBackend,
@@ -107,17 +116,21 @@ async function eraseLuksHeaders(
   targets: readonly ResetTarget[],
   sectorSize: number,
   pathOf: (disk: string, number: number) => string = partitionPath,
-): Promise<void> {
+): Promise<string[]> {
+  const leftOpen: string[] = [];
   for (const t of targets) {
     const head = await backend.read(disk, t.firstLba * sectorSize, LUKS_MAGIC.length);
     if (!LUKS_MAGIC.every((b, i) => head[i] === b)) continue;
     const path = pathOf(disk, t.number);
+    // Closing an inactive mapping is a no-op (cryptsetup exit 4).
+    await crypt.close(mappingName(t.label)).catch(() => leftOpen.push(mappingName(t.label)));
     try {
       await crypt.erase(path);
     } catch (e) {
       throw new ProvisionError("erase the LUKS2 header of", path, { cause: e });
     }
   }
+  return leftOpen;
 }
 
 /**
@@ -140,9 +153,17 @@ export async function wipeResetTargets(
   const wiped = resetTargets(record, read?.table, geometry.logicalSectorSize)
     .filter((t) => allowed.has(t.guid));
   if (!read || wiped.length === 0) return { wiped: [], reread: "none" };
+  let leftOpen: string[] = [];
   if (options.crypt) {
     const { crypt, partitionPath: pathOf } = options;
-    await eraseLuksHeaders(backend, crypt, disk, wiped, geometry.logicalSectorSize, pathOf);
+    leftOpen = await eraseLuksHeaders(
+      backend,
+      crypt,
+      disk,
+      wiped,
+      geometry.logicalSectorSize,
+      pathOf,
+    );
   }
   const gone = new Set(wiped.map((t) => t.guid));
   const table: GptTable = {
@@ -161,5 +182,5 @@ export async function wipeResetTargets(
     // EBUSY for a lazily unmounted partition, ENOTTY for an image: the next boot re-reads.
   }
   await zeroRanges(backend, disk, wipeRanges(wiped, geometry.logicalSectorSize));
-  return { wiped, reread };
+  return leftOpen.length ? { wiped, reread, leftOpen } : { wiped, reread };
 }

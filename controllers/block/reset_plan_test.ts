@@ -183,3 +183,30 @@ Deno.test("wipeResetTargets: a failed header erase stops before the table is wri
   );
   assert.deepEqual(await digest(block.bytes("/dev/vda").slice()), before);
 });
+
+Deno.test("wipeResetTargets closes an open mapping before erasing its header; one that will not close is named, erased anyway", async () => {
+  const block = await seededDisk();
+  for (const p of [state, eph]) {
+    block.bytes("/dev/vda").set([0x4c, 0x55, 0x4b, 0x53, 0xba, 0xbe], p.firstLba * 512);
+  }
+  const crypt = new FakeCryptBackend();
+  const key = new TextEncoder().encode("first-key-123");
+  const [sp, ep] = [`/dev/vda${state.number}`, `/dev/vda${eph.number}`];
+  for (const [path, name] of [[sp, "STATE"], [ep, "EPHEMERAL"]]) {
+    await crypt.format(path, key, { slot: 0 });
+    await crypt.open(path, name, key);
+  }
+  crypt.faults.failNext("close", "EBUSY", { when: (args) => args[0] === "EPHEMERAL" });
+  const r = await wipeResetTargets(block, record(state, eph), [state.uuid, eph.uuid], { crypt });
+  const order = crypt.faults.calls.filter((c) => c.op === "close" || c.op === "erase")
+    .map((c) => `${c.op} ${c.args[0]}`);
+  const byNumber = [state, eph].sort((a, b) => a.number - b.number);
+  const expected = byNumber.flatMap((p) =>
+    p === state ? ["close STATE", `erase ${sp}`] : ["close EPHEMERAL", `erase ${ep}`]
+  );
+  assert.deepEqual(order, expected, "each mapping closed before its header is erased");
+  assert.deepEqual(r.leftOpen, ["EPHEMERAL"]);
+  assert.deepEqual([...crypt.mapped.keys()], ["EPHEMERAL"]);
+  assert.equal(await crypt.isLuks(sp), false);
+  assert.equal(await crypt.isLuks(ep), false);
+});

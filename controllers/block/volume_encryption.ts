@@ -146,13 +146,31 @@ async function unlockAndOpen(
   if (outcome.state === "locked" || !key) {
     return { kind: "locked", reason: outcome.state === "locked" ? outcome.reason : "" };
   }
+  const unlockedBy = { slot: outcome.slot, kind: outcome.kind };
+  return await openUnlocked(deps, spec, lv, key, unlockedBy, outcome.reason, discards);
+}
+
+/**
+ * Open a volume whose header `key` opened (a configured key, or a passphrase
+ * the operator supplied through UnlockVolume), then find or make its filesystem.
+ * @throws ProvisionError when a backend step fails
+ */
+export async function openUnlocked(
+  deps: EncryptionStepDeps,
+  spec: VolumeSpecSpec,
+  lv: LuksVolume,
+  key: Uint8Array,
+  unlockedBy: VolumeUnlock,
+  reason: string,
+  discards: { allowDiscards: boolean },
+): Promise<EncryptionOutcome> {
   const mapped = await openMapping(deps, lv, key, discards);
   const opened = {
     kind: "open" as const,
     mappingPath: mapped,
-    unlockedBy: { slot: outcome.slot, kind: outcome.kind },
+    unlockedBy,
     formatted: false,
-    reason: outcome.reason,
+    reason,
   };
   const fs = await probe(deps, mapped);
   if (fs) return { ...opened, fs };

@@ -40,6 +40,7 @@ import type { KeySource } from "./luks_volume.ts";
 import { makeFilesystem } from "./mkfs.ts";
 import { ProvisionError, toVolumeError } from "./provision_error.ts";
 import { EncryptionStep } from "./encryption_step.ts";
+import type { VolumeUnlocker } from "./volume_unlock.ts";
 import type { EncryptionOutcome } from "./volume_encryption.ts";
 import { emptyStatus, encryptionFields, sameExtent } from "./volume_status_fields.ts";
 
@@ -62,6 +63,8 @@ export interface VolumeProvisionDeps {
   crypt?: CryptBackend;
   /** Where `nodeid` keys come from. @default the board's SMBIOS UUID */
   keys?: KeySource;
+  /** Passphrases supplied through UnlockVolume; it wakes this controller. */
+  unlocker?: VolumeUnlocker;
 }
 
 type Volumes = Record<VolumeName, VolumeSpecSpec>;
@@ -94,7 +97,14 @@ export class VolumeProvisionController implements MachineController {
       process: deps.process,
       zeroBytes: deps.layout?.zeroBytes ?? DEFAULT_LAYOUT.zeroBytes,
       events: deps.events,
+      unlocker: deps.unlocker,
     });
+  }
+
+  /** A passphrase accepted by UnlockVolume wakes a reconcile that opens the volume. */
+  watch(wake: () => void, signal: AbortSignal): Promise<void> {
+    this.#deps.unlocker?.setWake(wake);
+    return new Promise((resolve) => signal.addEventListener("abort", () => resolve()));
   }
 
   async reconcile(ctx: ReconcileContext<ResourceSpecs>): Promise<void> {

@@ -70,6 +70,8 @@ export function encryptionFields(o: EncryptionOutcome): Partial<VolumeStatusSpec
         encrypted: true,
         mappingPath: o.mappingPath,
         unlockedBy: o.unlockedBy,
+        locked: false,
+        lockedReason: "",
         filesystem: o.fs?.type ?? "",
         filesystemUuid: o.fs?.uuid ?? "",
         error: o.fs ? null : { message: o.reason, code: "unrecognized-data", op: "probe" },
