@@ -19,29 +19,19 @@ import {
   type Dhcp6Message,
   encodeDhcp6,
 } from "./dhcp6_packet.ts";
+import {
+  type Lease6,
+  leaseFromReply,
+  REB,
+  REN,
+  REQ,
+  retransmitAfter,
+  sameBytes,
+  SOL,
+} from "./dhcp6_lease.ts";
 
 /** What the client is doing. */
 export type Dhcp6ClientState = "soliciting" | "requesting" | "bound" | "renewing" | "rebinding";
-
-/** A leased address; times are monotonic ms on the caller's clock. */
-export interface Lease6 {
-  address: string;
-  /** Always 128 (RFC 8415 §21.6: the on-link prefix comes from router advertisements). */
-  prefixLen: 128;
-  /** The server's DUID, hex. */
-  server: string;
-  serverId: Uint8Array;
-  dnsServers: string[];
-  domains: string[];
-  preferredSeconds: number;
-  validSeconds: number;
-  acquiredAt: number;
-  renewAt: number;
-  rebindAt: number;
-  expiresAt: number;
-  /** Epoch ms minus monotonic ms when bound: turns the times into wall time for display. */
-  wallOffsetMs?: number;
-}
 
 /** Dependencies and tunables. */
 export interface Dhcp6ClientOptions {
@@ -60,13 +50,7 @@ export interface Dhcp6ClientOptions {
   onChange?: (what: "acquired" | "renewed" | "expired" | "refused", lease?: Lease6) => void;
 }
 
-/** RFC 8415 §7.6 parameters, ms. */
-const SOL = { irt: 1_000, mrt: 3_600_000 };
-const REQ = { irt: 1_000, mrt: 30_000, mrc: 10 };
-const REN = { irt: 10_000, mrt: 600_000 };
-const REB = { irt: 10_000, mrt: 600_000 };
 const ALL_SERVERS = "ff02::1:2";
-const INFINITE = 0xffffffff;
 const MAX_WAIT = 2 ** 31 - 1;
 /** Status codes (RFC 8415 §21.13). */
 export const STATUS = { NO_ADDRS_AVAIL: 2, NO_BINDING: 3, NOT_ON_LINK: 4 } as const;
@@ -166,13 +150,7 @@ export class Dhcp6Client {
       return 0;
     }
     const tx = this.#tx ??= { id: this.#newId(), start: now, sends: 0, rt: 0 };
-    tx.rt = tx.sends === 0
-      ? p.irt *
-        (type === DHCP6_TYPE.SOLICIT ? 1 + 0.1 * this.#rand() : 1 + 0.2 * this.#rand() - 0.1)
-      : Math.min(
-        2 * tx.rt + (0.2 * this.#rand() - 0.1) * tx.rt,
-        p.mrt * (1 + 0.2 * this.#rand() - 0.1),
-      );
+    tx.rt = retransmitAfter(tx.rt, tx.sends, p, type === DHCP6_TYPE.SOLICIT, () => this.#rand());
     tx.sends++;
     const elapsed = Math.round((now - tx.start) / 10);
     const lease = this.#lease;
@@ -184,10 +162,7 @@ export class Dhcp6Client {
     const addr = type === DHCP6_TYPE.REQUEST ? this.#advert?.iaNa?.addresses[0] : lease;
     await this.#send(this.#msg(type, tx.id, elapsed, server, addr));
     const reply = await this.#reply(tx.id, type, signal);
-    if (reply) {
-      const done = this.#take(reply, clock);
-      if (done) return 0;
-    }
+    if (reply && this.#take(reply, clock)) return 0;
     return Math.max(1, Math.min(tx.rt, until - clock.monotonic()));
   }
 
@@ -319,36 +294,4 @@ export class Dhcp6Client {
   #rand(): number {
     return (this.#o.random ?? Math.random)();
   }
-}
-
-/** Pure: the lease a REPLY grants at `now`; T1/T2 of 0 default to 0.5/0.8 of the preferred lifetime. */
-export function leaseFromReply(m: Dhcp6Message, now: number, wallOffsetMs = 0): Lease6 {
-  const a = m.iaNa!.addresses[0];
-  const at = (s: number) => s === INFINITE ? Number.POSITIVE_INFINITY : now + 1000 * s;
-  const pref = Math.min(a.preferred, a.valid);
-  const t1 = m.iaNa!.t1 || Math.floor(pref * 0.5);
-  const t2 = Math.max(m.iaNa!.t2 || Math.floor(pref * 0.8), t1);
-  return {
-    address: a.address,
-    prefixLen: 128,
-    server: hex(m.serverId!),
-    serverId: m.serverId!,
-    dnsServers: m.dnsServers,
-    domains: m.domains ?? [],
-    preferredSeconds: a.preferred,
-    validSeconds: a.valid,
-    acquiredAt: now,
-    renewAt: Math.min(at(t1), at(a.valid)),
-    rebindAt: Math.min(at(t2), at(a.valid)),
-    expiresAt: at(a.valid),
-    wallOffsetMs,
-  };
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  return a.length === b.length && a.every((x, i) => x === b[i]);
-}
-
-function hex(b: Uint8Array): string {
-  return [...b].map((x) => x.toString(16).padStart(2, "0")).join(":");
 }
