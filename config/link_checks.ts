@@ -171,6 +171,16 @@ function checkPortIsBare(e: LinkEntry, master: LinkEntry, issues: SemanticIssue[
       hint,
     });
   }
+  const ipv6 = e.value.ipv6;
+  if (
+    typeof ipv6 === "object" && ipv6 !== null && (ipv6 as Record<string, unknown>).dhcp === true
+  ) {
+    issues.push({
+      segments: [...at, "ipv6", "dhcp"],
+      message: `DHCPv6 on ${JSON.stringify(e.name)}: ${why}`,
+      hint,
+    });
+  }
   for (const key of ["addresses", "routes"]) {
     if (list(e.value[key]).length > 0) {
       issues.push({

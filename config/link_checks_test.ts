@@ -75,16 +75,18 @@ Deno.test("a port in two masters, a port with an address or DHCP, and nesting ar
   assert.deepEqual(
     errors(net(`    interfaces:
       - { name: eth0, dhcp: true, addresses: ["10.0.0.2/24"] }
+      - { name: eth1, ipv6: { dhcp: true } }
     bonds:
-      - { name: bond0, mode: active-backup, ports: [eth0, br0] }
+      - { name: bond0, mode: active-backup, ports: [eth0, br0, eth1] }
     bridges:
       - { name: br0, ports: [eth0, bond0] }
 `)),
     [
       't.yaml:6:29: machine.network.interfaces[0].dhcp: DHCP on "eth0": it is a port of "bond0" (configure addresses, DHCP and routes on "bond0")',
       't.yaml:6:46: machine.network.interfaces[0].addresses: addresses on "eth0": it is a port of "bond0" (configure addresses, DHCP and routes on "bond0")',
-      't.yaml:8:59: machine.network.bonds[0].ports[1]: bridge "br0" cannot be a port of a bond (a bond may be a bridge port; nothing else nests)',
-      't.yaml:10:30: machine.network.bridges[0].ports[0]: port "eth0" is already a port of "bond0" (a link can have one master only)',
+      't.yaml:7:37: machine.network.interfaces[1].ipv6.dhcp: DHCPv6 on "eth1": it is a port of "bond0" (configure addresses, DHCP and routes on "bond0")',
+      't.yaml:9:59: machine.network.bonds[0].ports[1]: bridge "br0" cannot be a port of a bond (a bond may be a bridge port; nothing else nests)',
+      't.yaml:11:30: machine.network.bridges[0].ports[0]: port "eth0" is already a port of "bond0" (a link can have one master only)',
     ],
   );
 });

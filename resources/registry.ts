@@ -20,6 +20,8 @@ import {
   type AddressSpecSpec,
   addressStatusDescriptor,
   type AddressStatusSpec,
+  dhcp6LeaseDescriptor,
+  type Dhcp6LeaseSpec,
   dhcpLeaseDescriptor,
   type DhcpLeaseSpec,
   firewallStatusDescriptor,
@@ -86,6 +88,7 @@ export type ResourceSpecs = {
   ResolverStatus: ResolverStatusSpec;
   HostnameStatus: HostnameStatusSpec;
   DhcpLease: DhcpLeaseSpec;
+  Dhcp6Lease: Dhcp6LeaseSpec;
   TimeStatus: TimeStatusSpec;
   KernelParamStatus: KernelParamStatusSpec;
   KernelModuleStatus: KernelModuleStatusSpec;
@@ -135,6 +138,7 @@ export const RESOURCE_DESCRIPTORS: {
   ResolverStatus: resolverStatusDescriptor,
   HostnameStatus: hostnameStatusDescriptor,
   DhcpLease: dhcpLeaseDescriptor,
+  Dhcp6Lease: dhcp6LeaseDescriptor,
   TimeStatus: timeStatusDescriptor,
   KernelParamStatus: kernelParamStatusDescriptor,
   KernelModuleStatus: kernelModuleStatusDescriptor,

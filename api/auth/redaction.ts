@@ -62,6 +62,7 @@ export const REDACTIONS: { readonly [K in ResourceType]: Redactor<K> | null } = 
   ResolverStatus: null,
   HostnameStatus: null,
   DhcpLease: null,
+  Dhcp6Lease: null,
   TimeStatus: null,
   KernelParamStatus: null,
   KernelModuleStatus: null,

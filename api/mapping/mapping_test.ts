@@ -107,6 +107,16 @@ function sampleStore() {
     dnsServers: [],
     leaseSeconds: 3600,
   });
+  net("Dhcp6Lease", "eth0", {
+    link: "eth0",
+    state: "bound",
+    address: "fd00::10",
+    prefixLen: 128,
+    server: "00:03:00:01:02:00:00:00:00:01",
+    dnsServers: ["fd00::53"],
+    domains: ["lan"],
+    validSeconds: 3600,
+  });
   net("AddressStatus", "a", {
     link: "eth0",
     linkIndex: 2,

@@ -8,6 +8,7 @@ import * as pb from "../gen/machined/v1/network_pb.ts";
 import type {
   AddressSpecSpec,
   AddressStatusSpec,
+  Dhcp6LeaseSpec,
   DhcpLeaseSpec,
   FirewallStatusSpec,
   HostnameSpecSpec,
@@ -20,6 +21,15 @@ import type {
   RouteStatusSpec,
 } from "../../resources/mod.ts";
 import { enumPair } from "./enum_pair.ts";
+import { ResourceMappingError } from "./mapping_error.ts";
+
+const DHCP6_STATES: readonly string[] = [
+  "soliciting",
+  "requesting",
+  "bound",
+  "renewing",
+  "rebinding",
+];
 
 const family = enumPair<AddressSpecSpec["family"], pb.AddressFamily>({
   inet: pb.AddressFamily.INET,
@@ -28,6 +38,7 @@ const family = enumPair<AddressSpecSpec["family"], pb.AddressFamily>({
 const origin = enumPair<AddressSpecSpec["origin"], pb.NetworkOrigin>({
   static: pb.NetworkOrigin.STATIC,
   dhcp: pb.NetworkOrigin.DHCP,
+  dhcp6: pb.NetworkOrigin.DHCP6,
 }, "network origin");
 const linkOrigin = enumPair<LinkSpecSpec["origin"], pb.LinkOrigin>({
   config: pb.LinkOrigin.CONFIG,
@@ -98,6 +109,7 @@ export const networkToProto = {
   resolverStatus: (s: ResolverStatusSpec) => msg(pb.ResolverStatusSpecSchema, s),
   dhcpLease: (s: DhcpLeaseSpec) =>
     msg(pb.DhcpLeaseSpecSchema, { ...s, state: dhcpState.to(s.state) }),
+  dhcp6Lease: (s: Dhcp6LeaseSpec) => msg(pb.Dhcp6LeaseSpecSchema, s),
   firewallStatus: (s: FirewallStatusSpec) =>
     msg(pb.FirewallStatusSpecSchema, {
       ...s,
@@ -145,6 +157,13 @@ export const networkFromProto = {
     ...plain<DhcpLeaseSpec>(m),
     state: dhcpState.from(m.state),
   }),
+  dhcp6Lease: (m: pb.Dhcp6LeaseSpec): Dhcp6LeaseSpec => {
+    const s = plain<Dhcp6LeaseSpec>(m);
+    if (!DHCP6_STATES.includes(s.state)) {
+      throw new ResourceMappingError("state", `unknown DHCPv6 state ${JSON.stringify(s.state)}`);
+    }
+    return s;
+  },
   firewallStatus: (m: pb.FirewallStatusSpec): FirewallStatusSpec => ({
     enabled: m.enabled,
     defaultAction: firewallAction.from(m.defaultAction),

@@ -110,6 +110,7 @@ const SPEC_MAPPINGS: { [K in ResourceType]: SpecMapping<K> } = {
     fromProto: networkFromProto.hostnameStatus,
   },
   DhcpLease: { toProto: networkToProto.dhcpLease, fromProto: networkFromProto.dhcpLease },
+  Dhcp6Lease: { toProto: networkToProto.dhcp6Lease, fromProto: networkFromProto.dhcp6Lease },
   ServiceSpec: { toProto: serviceSpecToProto, fromProto: serviceSpecFromProto },
   ServiceStatus: { toProto: serviceStatusToProto, fromProto: serviceStatusFromProto },
   RuntimeStatus: { toProto: runtimeStatusToProto, fromProto: runtimeStatusFromProto },

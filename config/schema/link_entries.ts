@@ -91,9 +91,18 @@ export const linkEntries = {
             ),
           ),
         ),
+        dhcp: v.optional(
+          v.pipe(
+            v.boolean("expected true or false"),
+            v.description(
+              "Lease an IPv6 address (stateful DHCPv6, IA_NA) with DNS servers and search domains on this link. The address is a /128 (RFC 8415); the on-link prefix and default route come from router advertisements, so pair it with `slaac: true` or static routes.",
+            ),
+          ),
+          false,
+        ),
       }),
       v.description("IPv6 settings of this link."),
-      v.examples([{ slaac: true }]),
+      v.examples([{ slaac: true, dhcp: false }, { slaac: true, dhcp: true }]),
     ),
   ),
   addresses: v.optional(

@@ -139,6 +139,8 @@ export interface ConfiguredLink {
   dhcp: boolean;
   /** SLAAC on this link: true on, false off, absent left to the kernel. */
   slaac?: boolean;
+  /** Stateful DHCPv6 (IA_NA) on this link. */
+  dhcp6: boolean;
   addresses: string[];
   routes: RouteConfig[];
 }
@@ -156,6 +158,7 @@ export function configuredLinks(network: NetworkConfig): ConfiguredLink[] {
     ...(l.mtu === undefined ? {} : { mtu: l.mtu }),
     dhcp: l.dhcp,
     ...(l.ipv6?.slaac === undefined ? {} : { slaac: l.ipv6.slaac }),
+    dhcp6: l.ipv6?.dhcp ?? false,
     addresses: l.addresses,
     routes: l.routes,
   });

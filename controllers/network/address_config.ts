@@ -1,17 +1,19 @@
 /**
  * AddressConfigController: static addresses from the machine config plus the
- * address of each bound DHCP lease → AddressSpec. A static address wins over
- * a leased one on the same link. Inputs: MachineConfig, DhcpLease. Output:
+ * address of each bound DHCP and DHCPv6 lease (a /128, origin `dhcp6`) → AddressSpec. A static address wins over
+ * a leased one on the same link. Inputs: MachineConfig, DhcpLease, Dhcp6Lease. Output:
  * AddressSpec.
  * @module
  */
-import type { DhcpLeaseSpec, MachineController } from "../../resources/mod.ts";
+import type { Dhcp6LeaseSpec, DhcpLeaseSpec, MachineController } from "../../resources/mod.ts";
 import { ADDRESS_SPEC, addressId, type AddressSpecSpec } from "../../resources/mod.ts";
 import { configuredLinks, type MachineConfig, parseCidr } from "../../config/mod.ts";
 import { formatIp } from "../../platform/network/mod.ts";
 import {
   boundLeases,
+  boundLeases6,
   CONFIG_INPUT,
+  LEASE6_INPUT,
   LEASE_INPUT,
   networkConfig,
   specController,
@@ -21,11 +23,11 @@ import {
 export function addressConfigController(): MachineController {
   return specController({
     name: "network.AddressConfigController",
-    inputs: [CONFIG_INPUT, LEASE_INPUT],
+    inputs: [CONFIG_INPUT, LEASE_INPUT, LEASE6_INPUT],
     output: ADDRESS_SPEC,
     build(ctx) {
       const config = networkConfig(ctx);
-      return addressSpecs(config, boundLeases(ctx)).map((spec) => ({
+      return addressSpecs(config, boundLeases(ctx), boundLeases6(ctx)).map((spec) => ({
         id: addressId(spec.link, spec.address, spec.prefixLen),
         spec,
       }));
@@ -37,6 +39,7 @@ export function addressConfigController(): MachineController {
 export function addressSpecs(
   config: MachineConfig,
   leases: readonly DhcpLeaseSpec[],
+  leases6: readonly Dhcp6LeaseSpec[] = [],
 ): AddressSpecSpec[] {
   const out = new Map<string, AddressSpecSpec>();
   for (const i of configuredLinks(config.machine.network)) {
@@ -63,6 +66,17 @@ export function addressSpecs(
       address: l.address,
       prefixLen: l.prefixLen,
       origin: "dhcp",
+    });
+  }
+  for (const l of leases6) {
+    if (l.address === undefined || l.prefixLen === undefined) continue;
+    if ([...out.values()].some((s) => s.link === l.link && s.address === l.address)) continue;
+    out.set(addressId(l.link, l.address, l.prefixLen), {
+      link: l.link,
+      family: "inet6",
+      address: l.address,
+      prefixLen: l.prefixLen,
+      origin: "dhcp6",
     });
   }
   return [...out.values()];

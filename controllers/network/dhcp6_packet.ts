@@ -2,13 +2,13 @@
  * DHCPv6 client messages (RFC 8415): what a client sends for IA_NA (SOLICIT,
  * REQUEST, RENEW, REBIND, RELEASE) and what it reads back (ADVERTISE, REPLY:
  * IA_NA with its addresses and T1/T2, status codes, DNS servers of RFC 3646,
- * option 23), as pure functions. Decoding is bounded before any work: a
+ * option 23, and the search list, option 24), as pure functions. Decoding is bounded before any work: a
  * packet over {@link DHCP6_MAX_PACKET} bytes, more than
  * {@link DHCP6_MAX_OPTIONS} options at a level, or options nested deeper
  * than the IA_NA → IAADDR → status code chain are refused with a
  * {@link Dhcp6PacketError} naming the offset, as is any option running past
- * its parent. The socket is the backend's `openDhcp6Socket`; no client state
- * machine or controller uses them yet (docs/status.md).
+ * its parent. The socket is the backend's `openDhcp6Socket`; the state
+ * machine is dhcp6_client.ts.
  * @module
  */
 import { formatIp, parseIp } from "../../platform/network/mod.ts";
@@ -35,6 +35,7 @@ export const DHCP6_OPT = {
   ELAPSED_TIME: 8,
   STATUS_CODE: 13,
   DNS_SERVERS: 23,
+  DOMAIN_LIST: 24,
 } as const;
 
 /** Largest packet decoded; a reply to one client fits far below it. */
@@ -81,6 +82,8 @@ export interface Dhcp6Message {
   status?: { code: number; message: string };
   preference?: number;
   dnsServers: string[];
+  /** Domain search list (RFC 3646, option 24), at most {@link DHCP6_MAX_LIST}. */
+  domains?: string[];
   /** Hundredths of a second since the exchange began (sent only). */
   elapsed?: number;
   /** Requested options (sent only). */
@@ -156,6 +159,9 @@ export function decodeDhcp6(data: Uint8Array): Dhcp6Message {
           m.dnsServers.push(formatIp(body.subarray(i, i + 16)));
         }
         break;
+      case DHCP6_OPT.DOMAIN_LIST:
+        m.domains = domainList(body, o.start);
+        break;
       case DHCP6_OPT.IA_NA:
         // The first IA_NA is the client's (it sends one); others are ignored.
         m.iaNa ??= iaNa(data, o);
@@ -223,6 +229,27 @@ function status(data: Uint8Array, o: Opt): { code: number; message: string } {
     data.subarray(o.start + 2, o.end),
   );
   return { code: (data[o.start] << 8) | data[o.start + 1], message };
+}
+
+/** RFC 1035 §3.1 names, uncompressed (RFC 8415 §10), each at most 255 bytes. */
+function domainList(body: Uint8Array, at: number): string[] {
+  const out: string[] = [];
+  let i = 0;
+  while (i < body.length && out.length < DHCP6_MAX_LIST) {
+    const labels: string[] = [];
+    for (let len = body[i]; len !== 0; len = body[i]) {
+      if (len > 63 || i + 1 + len >= body.length) {
+        throw new Dhcp6PacketError("bad label in domain list", at + i);
+      }
+      labels.push(new TextDecoder().decode(body.subarray(i + 1, i + 1 + len)));
+      i += 1 + len;
+    }
+    i++;
+    const name = labels.join(".");
+    if (name.length > 253) throw new Dhcp6PacketError("domain name over 253 bytes", at + i);
+    if (name) out.push(name);
+  }
+  return out;
 }
 
 function option(out: number[], code: number, body: number[]): void {

@@ -59,10 +59,11 @@ export function linkSpecs(
     const create = creates.get(l.name);
     out.set(l.name, {
       name: l.name,
-      up: l.up || l.dhcp,
+      up: l.up || l.dhcp || l.dhcp6,
       ...(l.mtu === undefined ? {} : { mtu: l.mtu }),
       dhcp: l.dhcp,
       ...(l.slaac === undefined ? {} : { slaac: l.slaac }),
+      ...(l.dhcp6 ? { dhcp6: true } : {}),
       origin: "config",
       ...(create ? { create } : {}),
     });

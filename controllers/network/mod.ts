@@ -2,7 +2,7 @@
  * The network domain: machine config (and DHCP leases) → LinkSpec,
  * AddressSpec, RouteSpec, HostnameSpec, ResolverSpec → the kernel, through
  * the network and identity backends → LinkStatus, AddressStatus, RouteStatus,
- * HostnameStatus, ResolverStatus, DhcpLease. All in namespace `network`.
+ * HostnameStatus, ResolverStatus, DhcpLease, Dhcp6Lease. All in namespace `network`.
  *
  * @example
  * ```ts
@@ -38,6 +38,7 @@ import { linkStatusController } from "./link_status.ts";
 import { addressStatusController } from "./address_status.ts";
 import { routeStatusController } from "./route_status.ts";
 import { DhcpClientController } from "./dhcp_controller.ts";
+import { Dhcp6ClientController } from "./dhcp6_controller.ts";
 
 /** What the network controllers need. */
 export interface NetworkDeps {
@@ -71,6 +72,7 @@ export function createNetworkControllers(deps: NetworkDeps): NetworkDomain {
     events: deps.events,
     replyTimeoutMs: deps.dhcpReplyTimeoutMs,
   });
+  const dhcp6 = new Dhcp6ClientController({ backend, events: deps.events });
   const controllers: MachineController[] = [
     linkConfigController({ autoDhcp: deps.autoDhcp }),
     addressConfigController(),
@@ -85,11 +87,18 @@ export function createNetworkControllers(deps: NetworkDeps): NetworkDomain {
     addressStatusController(watch),
     routeStatusController(watch),
     dhcp,
+    dhcp6,
   ];
   if (deps.identity) {
     controllers.push(new HostnameSpecController({ identity: deps.identity, events: deps.events }));
   }
-  return { controllers, shutdown: () => dhcp.shutdown() };
+  return {
+    controllers,
+    shutdown: async () => {
+      await dhcp.shutdown();
+      await dhcp6.shutdown();
+    },
+  };
 }
 
 /** The controllers alone (no DHCP RELEASE on shutdown). */

@@ -10,8 +10,11 @@
  */
 import type { MachineController, ResourceSpecs, ResourceType } from "../../resources/mod.ts";
 import {
+  DHCP6_LEASE,
+  type Dhcp6LeaseSpec,
   DHCP_LEASE,
   type DhcpLeaseSpec,
+  lease6Bound,
   leaseBound,
   MACHINE_CONFIG,
   MACHINE_CONFIG_ID,
@@ -63,6 +66,9 @@ export const CONFIG_INPUT: InputDecl<ResourceSpecs> = {
 /** The DhcpLease input of controllers that merge leases. */
 export const LEASE_INPUT: InputDecl<ResourceSpecs> = { type: DHCP_LEASE, kind: "weak" };
 
+/** The Dhcp6Lease input of controllers that merge DHCPv6 leases. */
+export const LEASE6_INPUT: InputDecl<ResourceSpecs> = { type: DHCP6_LEASE, kind: "weak" };
+
 /** The machine config in force, if any. */
 export function machineConfig(ctx: ReconcileContext<ResourceSpecs>): MachineConfig | undefined {
   return ctx.find(MACHINE_CONFIG, "config", MACHINE_CONFIG_ID)?.spec.config;
@@ -92,5 +98,12 @@ export function networkConfig(ctx: ReconcileContext<ResourceSpecs>): MachineConf
 export function boundLeases(ctx: ReconcileContext<ResourceSpecs>): DhcpLeaseSpec[] {
   return ctx.list(DHCP_LEASE, { namespace: NETWORK_NAMESPACE })
     .filter((r) => r.metadata.phase === "running" && leaseBound(r.spec))
+    .map((r) => r.spec);
+}
+
+/** DHCPv6 leases that carry an address, ordered by link name. */
+export function boundLeases6(ctx: ReconcileContext<ResourceSpecs>): Dhcp6LeaseSpec[] {
+  return ctx.list(DHCP6_LEASE, { namespace: NETWORK_NAMESPACE })
+    .filter((r) => r.metadata.phase === "running" && lease6Bound(r.spec))
     .map((r) => r.spec);
 }

@@ -9,7 +9,7 @@ import type { ResourceDescriptor } from "../descriptor.ts";
 export const ADDRESS_SPEC = "AddressSpec";
 
 /** Where a wanted address or route comes from. */
-export type NetworkOrigin = "static" | "dhcp";
+export type NetworkOrigin = "static" | "dhcp" | "dhcp6";
 
 /** One wanted address; the id is `link/address/prefixLen`. */
 export interface AddressSpecSpec {

@@ -32,6 +32,8 @@ export interface LinkSpecSpec {
    * true on, false off, absent: the kernel's values are left alone.
    */
   readonly slaac?: boolean;
+  /** Run a DHCPv6 client (IA_NA) on this link; absent: no. */
+  readonly dhcp6?: boolean;
   /** `config` for listed interfaces, `default` for lo and the auto-DHCP link. */
   readonly origin: "config" | "default";
   /** Present when machined creates this link (a bond, VLAN or bridge). */
@@ -50,6 +52,7 @@ export const linkSpecDescriptor: ResourceDescriptor<typeof LINK_SPEC, LinkSpecSp
     { header: "MTU", value: (s) => s.mtu === undefined ? "" : String(s.mtu) },
     { header: "DHCP", value: (s) => String(s.dhcp) },
     { header: "SLAAC", value: (s) => s.slaac === undefined ? "" : String(s.slaac) },
+    { header: "DHCP6", value: (s) => String(s.dhcp6 ?? false) },
     { header: "ORIGIN", value: (s) => s.origin },
     { header: "KIND", value: (s) => s.create?.kind ?? "" },
     { header: "MASTER", value: (s) => s.master ?? "" },

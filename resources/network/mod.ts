@@ -21,4 +21,5 @@ export * from "./route_status.ts";
 export * from "./resolver_status.ts";
 export * from "./hostname_status.ts";
 export * from "./dhcp_lease.ts";
+export * from "./dhcp6_lease.ts";
 export * from "./firewall_status.ts";
