@@ -10,8 +10,11 @@ import { join, relative } from "node:path";
 
 const ROOT = new URL(".", import.meta.url).pathname;
 
-/** Files allowed to touch the console: the console Io itself and the dashboard's painter. */
-const CONSOLE_ALLOWED = new Set(["io.ts", "dashboard/terminal.ts"]);
+/**
+ * Files allowed to touch the console: the console Io itself, the dashboard's painter, and the
+ * no-echo passphrase reader, whose (escaped) prompt shares a line with raw-mode input.
+ */
+const CONSOLE_ALLOWED = new Set(["io.ts", "dashboard/terminal.ts", "secret_input.ts"]);
 /**
  * Files allowed yaml's stringify: the escaping wrapper, and files, not a terminal: the support
  * bundle, rotate-ca's state file, and the file `machinectl edit` opens, which must parse back to the

@@ -7,14 +7,19 @@
  * @module
  */
 import { CliError } from "./io.ts";
+import { escapeLines } from "./terminal_text.ts";
 
 /** The most bytes read from a file or stdin (a passphrase, not a key file). */
 export const MAX_SECRET_BYTES = 4096;
 
-/** `question` on stderr, one line read without echo; or all of stdin when it is piped. */
+/**
+ * `question` (escaped: it names what the operator typed) on stderr, one line read
+ * without echo; or all of stdin when it is piped. The one place besides the console
+ * Io that writes to the terminal, because the prompt must share a line with raw input.
+ */
 export async function readSecret(question: string): Promise<Uint8Array> {
   if (!Deno.stdin.isTerminal()) return trimNewline(await readAll(Deno.stdin.readable));
-  await Deno.stderr.write(new TextEncoder().encode(question));
+  await Deno.stderr.write(new TextEncoder().encode(escapeLines(question)));
   Deno.stdin.setRaw(true);
   try {
     return await readLineRaw(Deno.stdin.readable);

@@ -98,6 +98,7 @@ export function escapingIo(io: Io): Io {
     err: (t) => io.err(escapeLines(t)),
     redraw: (t) => io.out(CLEAR_SCREEN + escapeLines(t)),
     ...(io.ask ? { ask: (q: string) => io.ask!(escapeLines(q)) } : {}),
+    ...(io.secret ? { secret: (q: string) => io.secret!(escapeLines(q)) } : {}),
   };
   ESCAPING.add(wrapped);
   return wrapped;

@@ -20,7 +20,7 @@ import {
 } from "../controllers/trust/mod.ts";
 import { NativeCgroupBackend } from "../platform/cgroup/mod.ts";
 import { NativeCryptBackend } from "../platform/crypt/mod.ts";
-import { CountingUeventBackend } from "../platform/uevent/mod.ts";
+import { CountingUeventBackend, type UeventBackend } from "../platform/uevent/mod.ts";
 import { ueventFamily } from "../metrics/mod.ts";
 import type { MachineController } from "../resources/mod.ts";
 import { createSupervisor, type Supervisor } from "../supervisor/mod.ts";
@@ -92,9 +92,6 @@ export function createNodeDomains(
 ): NodeDomains {
   const { events, logger } = machined;
   const trusted = options.paths.trustedRoots;
-  // Uevent counters outlive each subscription (a failed stream is restarted): machined_uevents_total.
-  const uevents = new CountingUeventBackend(backends.uevents);
-  if (!options.paths.sysfsRoot) machined.metrics.collect(() => [ueventFamily(uevents.totals())]);
   const network = createNetworkControllers({
     backend: backends.network,
     identity: backends.identity,
@@ -116,6 +113,7 @@ export function createNodeDomains(
   const stopFollowingLogging = followLoggingConfig(machined.store, { logger, supervisor });
   const crypt = new NativeCryptBackend({ process: backends.process });
   const unlocker = new VolumeUnlocker({ crypt });
+  const sysfsRoot = options.paths.sysfsRoot;
   return {
     controllers: [
       ...network.controllers,
@@ -129,19 +127,9 @@ export function createNodeDomains(
         unlocker,
         events,
         // A fake sysfs tree (tests) has no kernel behind it: rescan it instead.
-        ...(options.paths.sysfsRoot ? {} : { uevents }),
-        ...(options.paths.sysfsRoot ? { sysfsRoot: options.paths.sysfsRoot } : {}),
+        ...(sysfsRoot ? { sysfsRoot } : { uevents: countedUevents(machined, backends.uevents) }),
       }),
-      ...(trusted
-        ? trustControllers({
-          files: new DiskBundleFiles(),
-          bundlePath: trusted,
-          events,
-          ...(options.paths.systemTrustedRoots
-            ? { systemBundlePath: options.paths.systemTrustedRoots }
-            : {}),
-        })
-        : []),
+      ...trustedRootControllers(options.paths, events),
       ...runtimeControllers({
         containerd: options.paths.containerd,
         ...(trusted ? { trustedRoots: { bundlePath: trusted } } : {}),
@@ -158,4 +146,28 @@ export function createNodeDomains(
       await supervisor.close();
     },
   };
+}
+
+/**
+ * The node's uevents, counted across subscriptions (a failed stream is restarted, and each
+ * subscription's counters die with it) into `machined_uevents_total`.
+ */
+function countedUevents(machined: Machined, uevents: UeventBackend): UeventBackend {
+  const counted = new CountingUeventBackend(uevents);
+  machined.metrics.collect(() => [ueventFamily(counted.totals())]);
+  return counted;
+}
+
+/** The trusted-roots controllers when the node has a bundle path; none otherwise. */
+function trustedRootControllers(
+  paths: DomainPaths,
+  events: Machined["events"],
+): MachineController[] {
+  if (!paths.trustedRoots) return [];
+  return trustControllers({
+    files: new DiskBundleFiles(),
+    bundlePath: paths.trustedRoots,
+    events,
+    ...(paths.systemTrustedRoots ? { systemBundlePath: paths.systemTrustedRoots } : {}),
+  });
 }

@@ -137,6 +137,8 @@ Deno.test("maintenance: fingerprint announced, only Version, hardware Get/List a
             yield { chunk: new Uint8Array(16) };
           })()),
         rollback: () => api.rollback({}),
+        unlockVolume: () =>
+          api.unlockVolume({ volume: "STATE", passphrase: new TextEncoder().encode("x") }),
       };
       const notAnswered = Object.entries(MAINTENANCE_METHODS).filter(([, v]) => !v).map(([k]) => k);
       assert.deepEqual(Object.keys(refused).sort(), notAnswered.sort());

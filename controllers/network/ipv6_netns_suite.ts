@@ -118,6 +118,45 @@ if (Deno.env.get("MACHINED_NETNS")) {
   });
 }
 
+if (Deno.env.get("MACHINED_NETNS")) {
+  Deno.test("ipv6.dhcp through the controllers: a DHCPv6 lease from dnsmasq, its /128 and DNS", async () => {
+    await withNetwork(
+      {},
+      configYaml(`    interfaces:
+      - name: ${CLIENT_LINK}
+        ipv6: { dhcp: true }
+`),
+      async ({ store }) => {
+        const lease = await waitForResource(
+          store,
+          "Dhcp6Lease",
+          (r) => r.spec.link === CLIENT_LINK && r.spec.state === "bound",
+          30_000,
+        );
+        const address = lease.spec.address ?? "";
+        assert.match(address, /^fd76::1[0-9a-f]{2}$/);
+        assert.deepEqual(lease.spec.dnsServers, ["fd77::1"]);
+        assert.equal(lease.spec.validSeconds, 120);
+        await waitForResource(
+          store,
+          "AddressStatus",
+          (r) => r.spec.link === CLIENT_LINK && r.spec.address === address,
+          10_000,
+        );
+        const seen = await addrs(CLIENT_LINK);
+        assert.ok(seen.includes(`${address}/128`), `ip shows ${seen.join(", ")}`);
+        await waitForResource(
+          store,
+          "ResolverStatus",
+          (r) => r.spec.nameservers.includes("fd77::1"),
+          10_000,
+        );
+        console.log(`DHCPV6-CONTROLLER ${address}`);
+      },
+    );
+  });
+}
+
 /** Wait (at most 10 s) until the link's link-local address has finished DAD. */
 async function linkLocalReady(link: string): Promise<void> {
   const deadline = Date.now() + 10_000;

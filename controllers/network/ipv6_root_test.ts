@@ -16,7 +16,7 @@ const haveAddon = await Deno.stat(addon).then(() => true, () => false);
 
 Deno.test({
   name: "IPv6 in a namespace: SLAAC from dnsmasq's RAs, accept_ra on the link only; " +
-    "a DHCPv6 exchange over the native socket " +
+    "a DHCPv6 exchange over the native socket; ipv6.dhcp through the controllers " +
     "(needs root, the native addon, dnsmasq)",
   ignore: !root || !haveAddon || !DNSMASQ,
   sanitizeResources: false, // dnsmasq's piped stderr is read to its end after kill
@@ -64,11 +64,14 @@ Deno.test({
       ra = undefined;
       if (!out.success) console.error(text, "\n--- dnsmasq ---\n", log);
       assert.ok(out.success, "the suite inside the namespace failed (output above)");
-      assert.match(text, /ok \| 2 passed \| 0 failed \(/, "all ran: none failed or ignored");
+      assert.match(text, /ok \| 3 passed \| 0 failed \(/, "all ran: none failed or ignored");
       assert.match(text, /SLAAC fd77:/, "the suite reports the SLAAC address");
       const leased = /DHCPV6 (\S+)/.exec(text)?.[1];
       assert.ok(leased, "the suite reports the DHCPv6 address");
       assert.match(log, new RegExp(`DHCPREPLY\\(ms0\\) ${leased.replaceAll(":", "\\:")}`));
+      const managed = /DHCPV6-CONTROLLER (\S+)/.exec(text)?.[1];
+      assert.ok(managed, "the controllers report their DHCPv6 address");
+      assert.match(log, new RegExp(`DHCPREPLY\\(ms0\\) ${managed.replaceAll(":", "\\:")}`));
     } finally {
       if (ra) {
         ra.kill("SIGKILL");
