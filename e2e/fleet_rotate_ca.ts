@@ -5,7 +5,7 @@
  * finish. Its arguments are one JSON object ({@link RotateArgs}); it prints
  * the progress lines and exits 1 with the error when cut.
  */
-import { rotateCa } from "../machinectl/rotate_ca/mod.ts";
+import { rotateCa } from "../machinectl/mod.ts";
 
 /** What the fleet test passes. */
 export interface RotateArgs {
