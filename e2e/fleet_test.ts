@@ -29,6 +29,7 @@ import {
   withTapNetwork,
 } from "./tap_boot.ts";
 import { byTier } from "./tiers.ts";
+import { fleetAnsibleSteps } from "./fleet_ansible_steps.ts";
 
 const WORK = "build/e2e/fleet";
 const FINGERPRINT = /API certificate fingerprint (SHA256:[0-9a-f]{64})/;
@@ -151,6 +152,10 @@ Deno.test({
         assert.equal(s.code, 0, `STATE not mounted on ${n.name}: ${s.out}${s.err}`);
       }
     });
+
+    const t1 = performance.now();
+    await fleetAnsibleSteps({ t, ns, work: WORK, nodes, clientConfig: bundle.paths.clientConfig });
+    console.log(`rotate-ca and the Ansible plays: ${secs(t1)} s`);
 
     await t.step("reboot --rolling: one node at a time, each back running", async () => {
       const t0 = performance.now();

@@ -34,3 +34,5 @@ export { connectToNode, type NodeConnection } from "./connection.ts";
 export { describeError } from "./errors.ts";
 export { dependencyDot, renderDot } from "./dependency_dot.ts";
 export { readTarGz, tar } from "./support/tar.ts";
+/** CA rotation as a library, for the QEMU fleet test that runs it inside its network namespace with a cut. */
+export { rotateCa, type RotateCaOptions } from "./rotate_ca/mod.ts";
