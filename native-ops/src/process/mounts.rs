@@ -21,7 +21,14 @@ pub unsafe fn read_only(paths: &[CString]) -> Result<(), &'static str> {
         return Err("unshare");
     }
     let none = std::ptr::null::<libc::c_char>();
-    if libc::mount(none, c"/".as_ptr(), none, libc::MS_REC | libc::MS_SLAVE, std::ptr::null()) != 0 {
+    if libc::mount(
+        none,
+        c"/".as_ptr(),
+        none,
+        libc::MS_REC | libc::MS_SLAVE,
+        std::ptr::null(),
+    ) != 0
+    {
         return Err("mount");
     }
     for p in paths {
