@@ -11,21 +11,14 @@
  * @module
  */
 import type { MachineController, ResourceSpecs } from "../../resources/mod.ts";
-import {
-  DHCP6_LEASE,
-  type Dhcp6LeaseSpec,
-  LINK_SPEC,
-  LINK_STATUS,
-  type LinkStatusSpec,
-} from "../../resources/mod.ts";
+import { DHCP6_LEASE, type Dhcp6LeaseSpec, LINK_SPEC, LINK_STATUS } from "../../resources/mod.ts";
 import type { ReconcileContext } from "../../runtime/mod.ts";
 import type { NetworkBackend } from "../../platform/network/mod.ts";
 import type { EventBus } from "../../events/mod.ts";
 import { Dhcp6Client } from "./dhcp6_client.ts";
 import type { Lease6 } from "./dhcp6_lease.ts";
 import { duidLl } from "./dhcp6_packet.ts";
-import { hasErrno } from "./apply_error.ts";
-import { NETWORK_NAMESPACE } from "./spec_transform.ts";
+import { LinkClients } from "./link_clients.ts";
 
 /** Dependencies of {@link Dhcp6ClientController}. */
 export interface Dhcp6ControllerDeps {
@@ -43,90 +36,44 @@ export class Dhcp6ClientController implements MachineController {
     { type: LINK_STATUS, kind: "weak" },
   ] as const;
   readonly outputs = [{ type: DHCP6_LEASE, kind: "exclusive" }] as const;
-  readonly #deps: Dhcp6ControllerDeps;
-  readonly #clients = new Map<string, Dhcp6Client>();
-  readonly #due = new Map<string, number>();
+  readonly #clients: LinkClients<Dhcp6Client, typeof DHCP6_LEASE>;
 
   constructor(deps: Dhcp6ControllerDeps) {
-    this.#deps = deps;
+    this.#clients = new LinkClients({
+      leaseType: DHCP6_LEASE,
+      // EADDRNOTAVAIL: no link-local address yet (DAD); retried in a second.
+      transientErrnos: ["ENETUNREACH", "ENODEV", "ENETDOWN", "EADDRNOTAVAIL"],
+      retryAfterTransientMs: 1000,
+      create: (link, status) =>
+        new Dhcp6Client({
+          link,
+          duid: duidLl(status.mac),
+          iaid: iaidOf(link),
+          openSocket: () => deps.backend.openDhcp6Socket(link),
+          replyTimeoutMs: deps.replyTimeoutMs,
+          onChange: (what, lease) =>
+            deps.events?.emit(
+              "network",
+              `dhcp6/${link}`,
+              what,
+              lease ? `${lease.address}/128 from ${lease.server}` : "",
+            ),
+        }),
+      spec: (link, client) => lease6Spec(link, client.state, client.lease),
+    });
   }
 
   async reconcile(ctx: ReconcileContext<ResourceSpecs>): Promise<void> {
     const wanted = ctx.list(LINK_SPEC)
       .filter((r) => r.metadata.phase === "running" && r.spec.dhcp6 && !r.spec.master)
       .map((r) => r.spec.name);
-    for (const [link, client] of this.#clients) {
-      if (!wanted.includes(link)) await this.#stop(link, client);
-    }
-    let next = Number.POSITIVE_INFINITY;
-    for (const link of wanted) {
-      const ptr = { type: DHCP6_LEASE, namespace: NETWORK_NAMESPACE, id: link } as const;
-      const status = ctx.find(LINK_STATUS, NETWORK_NAMESPACE, link)?.spec;
-      if (!status || !linkReady(status)) {
-        if (ctx.find(DHCP6_LEASE, NETWORK_NAMESPACE, link)) ctx.keep(ptr);
-        continue;
-      }
-      const client = this.#client(link, status);
-      const now = ctx.clock.monotonic();
-      const due = this.#due.get(link) ?? 0;
-      if (now < due) {
-        next = Math.min(next, due - now);
-        ctx.keep(ptr);
-        continue;
-      }
-      try {
-        const wait = await client.step(ctx.clock, ctx.signal);
-        this.#due.set(link, ctx.clock.monotonic() + wait);
-        next = Math.min(next, wait);
-      } catch (e) {
-        // EADDRNOTAVAIL: no link-local address yet (DAD); LinkStatus/AddressStatus re-run us.
-        if (!hasErrno(e, "ENETUNREACH", "ENODEV", "ENETDOWN", "EADDRNOTAVAIL")) throw e;
-        client.close();
-        next = Math.min(next, 1000);
-      }
-      if (ctx.signal.aborted) return;
-      await ctx.apply(ptr, lease6Spec(link, client.state, client.lease));
-    }
-    if (Number.isFinite(next)) ctx.requeueAfter(next);
+    await this.#clients.reconcile(ctx, wanted);
   }
 
   /** RELEASE every lease and close every socket (for shutdown). Best effort. */
   async shutdown(): Promise<void> {
-    for (const [link, client] of this.#clients) await this.#stop(link, client);
+    await this.#clients.stopAll();
   }
-
-  #client(link: string, status: LinkStatusSpec): Dhcp6Client {
-    let c = this.#clients.get(link);
-    if (!c) {
-      c = new Dhcp6Client({
-        link,
-        duid: duidLl(status.mac),
-        iaid: iaidOf(link),
-        openSocket: () => this.#deps.backend.openDhcp6Socket(link),
-        replyTimeoutMs: this.#deps.replyTimeoutMs,
-        onChange: (what, lease) =>
-          this.#deps.events?.emit(
-            "network",
-            `dhcp6/${link}`,
-            what,
-            lease ? `${lease.address}/128 from ${lease.server}` : "",
-          ),
-      });
-      this.#clients.set(link, c);
-    }
-    return c;
-  }
-
-  async #stop(link: string, client: Dhcp6Client): Promise<void> {
-    this.#clients.delete(link);
-    this.#due.delete(link);
-    await client.release();
-    client.close();
-  }
-}
-
-function linkReady(s: LinkStatusSpec): boolean {
-  return s.up && (s.operstate === "up" || s.operstate === "unknown");
 }
 
 /** FNV-1a of the link name: an IAID stable across boots for the same link name. */
