@@ -6,7 +6,9 @@
  * maintenance mode from the same image. The test reads each node's
  * fingerprint on its console, applies a config to each with `--insecure
  * --fingerprint` (one CA, one hostname per node, STATE on the node's own
- * disk), then drives them all with `machinectl -n a,b[,c]`: version, get
+ * disk; before that, the first node's maintenance surface without a client
+ * certificate, and after it `--insecure` refused: e2e/maintenance_checks.ts),
+ * then drives them all with `machinectl -n a,b[,c]`: version, get
  * (one table, a NODE column) and a rolling reboot (each node back running,
  * with the config it persisted on STATE, before the next).
  *
@@ -30,6 +32,7 @@ import {
 } from "./tap_boot.ts";
 import { byTier } from "./tiers.ts";
 import { fleetAnsibleSteps } from "./fleet_ansible_steps.ts";
+import { checkInsecureRefused, checkMaintenanceSurface } from "./maintenance_checks.ts";
 
 const WORK = "build/e2e/fleet";
 const FINGERPRINT = /API certificate fingerprint (SHA256:[0-9a-f]{64})/;
@@ -101,6 +104,11 @@ Deno.test({
       }
     });
 
+    await t.step(
+      "maintenance, no client certificate: version and links yes, reboot and a wrong fingerprint no",
+      () => checkMaintenanceSurface(ns, nodes[0]),
+    );
+
     await t.step("apply a config to each with --insecure --fingerprint", async () => {
       for (const n of nodes) {
         const r = await until(() =>
@@ -129,6 +137,7 @@ Deno.test({
         assert.match(v.out, new RegExp(`^${n.address}\\s+\\s*hostname ${n.name}`, "m"));
       }
       console.log(`all ${nodes.length} nodes on mTLS after ${secs(t0)} s`);
+      await checkInsecureRefused(ns, nodes[0]);
       const g = await machinectl(ns, ...cfg, "-n", list, "get", "ms");
       assert.equal(g.code, 0, g.err);
       const rows = g.out.trim().split("\n");

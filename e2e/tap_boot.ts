@@ -1,6 +1,6 @@
 /**
  * Booting x86_64 nodes on a real L2 network, as the tap tests
- * (node_network_test, node_generic_test, fleet_test) all do: a network
+ * (node_network_test, fleet_test) all do: a network
  * namespace with a bridge, dnsmasq and a tap per VM (imager/qemu/tap_network.ts),
  * QEMU inside it with its only NIC on the tap, and machinectl run inside it
  * too, retried while the node is not answering yet. Every VM booted through
