@@ -14,6 +14,7 @@ import { installCmdline } from "./slot_cmdline.ts";
 import type { KernelArgs } from "../config/mod.ts";
 import { ukiFileOf } from "./uki_check.ts";
 import {
+  bootChoice,
   ENTRIES_DIR,
   type Entry,
   entryFileName,
@@ -238,6 +239,18 @@ export function planBless(listing: EspListing, booted: Slot): PlanStep[] {
     { op: "rename", from: `${ENTRIES_DIR}/${counted.file}`, to: `${ENTRIES_DIR}/${blessed}` },
     { op: "syncDir", dir: ENTRIES_DIR },
   ];
+}
+
+/**
+ * Whether the booted slot is a trial on its last try (its entry counts and
+ * has no tries left, `machined-b+0-3.conf`) and the loader would boot the
+ * other slot next. Marking it bad renames nothing, yet it is a trial that
+ * failed, so the caller reboots; when the loader would pick this slot again
+ * (no other entry) it is false, so a failed last try never loops. Pure.
+ */
+export function bootedOnLastTry(listing: EspListing, booted: Slot): boolean {
+  const lastTry = listing.entries.some((e) => e.name.slot === booted && e.name.left === 0);
+  return lastTry && bootChoice(listing.entries)?.entry.name.slot === otherSlot(booted);
 }
 
 /**

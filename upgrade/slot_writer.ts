@@ -27,6 +27,7 @@ import type { Compatible, Manifest } from "../bundle/mod.ts";
 import type { TrustedKey } from "../bundle/mod.ts";
 import type { KernelArgs } from "../config/mod.ts";
 import {
+  bootedOnLastTry,
   type EspListing,
   type InstallSteps,
   planBless,
@@ -231,7 +232,11 @@ export async function blessBooted(esp: EspBackend, booted: Slot): Promise<boolea
 
 /** Mark the booted trial bad (`+0`) so the other slot boots next; false when not a trial. */
 export async function markBootedBad(esp: EspBackend, booted: Slot): Promise<boolean> {
-  const steps = planMarkBad(await esp.read(readListing), booted);
+  const listing = await esp.read(readListing);
+  // Booted on its last try (`+0`, e.g. with `boot_tries: 1`): nothing to rename, the loader
+  // already sorts it last, but the trial failed all the same and the node must reboot.
+  if (bootedOnLastTry(listing, booted)) return true;
+  const steps = planMarkBad(listing, booted);
   if (steps.length === 0) return false;
   await esp.write((fs) => runSteps(fs, steps));
   return true;

@@ -231,6 +231,25 @@ Deno.test("a trial that never gets ready is marked bad (+0) and the other slot b
   assert.equal(await markBootedBad(esp, "A"), false, "a blessed slot is never marked bad");
 });
 
+Deno.test("a trial on its last try (+0) that never gets ready reboots to the other slot, renaming nothing; never when it is the only entry", async () => {
+  const { k, esp, bundle } = await setup();
+  await installBundle(chunked(bundle.bytes, 500), {
+    esp,
+    booted: "A",
+    keys: [k.trusted],
+    machine,
+    trialTries: 1,
+  });
+  assert.equal(bootFake(esp)!.entry, "machined-b+0-1.conf");
+  const before = new Map(esp.files);
+  assert.equal(await markBootedBad(esp, "B"), true, "a failed last try reboots");
+  assert.deepEqual(new Map(esp.files), before, "nothing renamed or written");
+  assert.equal(bootFake(esp)!.slot, "A");
+  // No other entry to fall back to: rebooting would start the same bad slot again.
+  esp.files.delete("/loader/entries/machined-a.conf");
+  assert.equal(await markBootedBad(esp, "B"), false, "no reboot loop on the only entry");
+});
+
 Deno.test("the downgrade floor: a version below the booted image's is refused, unless forced", async () => {
   const { k, esp } = await setup();
   const old = await testBundle({ key: k.signing, version: "0.9.0" });
