@@ -5,7 +5,7 @@
  * rules of `fake_rules.ts` and passes the same conformance suite as the
  * native backend. Not modelled: the local routing table, IPv6 DAD completion
  * (addresses stay TENTATIVE unless added with NODAD), routing of unicast
- * datagrams beyond a veth pair.
+ * datagrams beyond a veth pair, IPv6 multicast group membership.
  * @module
  */
 import { FaultInjector } from "../mod.ts";
