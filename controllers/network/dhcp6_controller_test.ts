@@ -253,14 +253,17 @@ Deno.test("DHCPv6: NoBinding, then NoAddrsAvail to the REQUEST: the /128 is with
     assert.ok(
       env.events.history().some((e) => e.subject === "dhcp6/eth0" && e.action === "refused"),
     );
-    assert.equal(
-      env.store.get("Dhcp6Lease", "network", "eth0").spec.state,
-      "requesting",
-      "advertised again; the REQUEST is the next step",
+    assert.equal(env.store.get("Dhcp6Lease", "network", "eth0").spec.state, "soliciting");
+    const pause = await nextTimer(rig);
+    assert.ok(pause >= 900 && pause <= 1100, `a pause of SOL_TIMEOUT ±10% first (${pause} ms)`);
+    assert.equal(server.count("solicit"), 1, "no SOLICIT before the pause is over");
+    await advance(rig, pause);
+    const lease = await waitForResource(
+      env.store,
+      "Dhcp6Lease",
+      (r) => r.spec.state === "bound" && r.spec.address === "fd00::51",
     );
-    assert.equal(await nextTimer(rig), 1000);
-    await advance(rig, 1000);
-    await leaseAcquiredAt(rig, 1801, "fd00::51");
+    assert.equal(lease.spec.acquired, new Date(T0 + 1800_000 + pause).toISOString());
     assert.deepEqual(server.kinds(), [
       "solicit",
       "request",
@@ -272,6 +275,31 @@ Deno.test("DHCPv6: NoBinding, then NoAddrsAvail to the REQUEST: the /128 is with
     const solicit: Received6 = server.received[4];
     assert.notEqual(solicit.message.transactionId, server.received[0].message.transactionId);
     await addressOnEth0(rig, "fd00::51");
+  }));
+
+Deno.test("DHCPv6: a server that advertises but refuses every REQUEST is solicited with doubling pauses, not in a loop", () =>
+  withRig(async (rig) => {
+    const { env, server } = rig;
+    await leaseAcquiredAt(rig, 0);
+    server.modes.renew = "no-binding";
+    server.modes.request = "no-addrs-avail";
+    await advance(rig, await nextTimer(rig));
+    const pauses: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      pauses.push(await nextTimer(rig));
+      await advance(rig, pauses.at(-1)!);
+    }
+    pauses.forEach((p, i) => {
+      const want = 1000 * 2 ** i;
+      assert.ok(p >= 0.9 * want && p <= 1.1 * want, `pause ${i} is ${p} ms, about ${want}`);
+    });
+    assert.equal(server.count("solicit"), 1 + 6, "one SOLICIT per pause");
+    assert.equal(server.count("request"), 1 + 1 + 6, "and one REQUEST per ADVERTISE");
+    assert.equal(env.store.get("Dhcp6Lease", "network", "eth0").spec.state, "soliciting");
+    await waitForAbsence(env.store, "AddressStatus", (r) => r.spec.address === "fd00::50");
+    server.modes.request = "normal";
+    await advance(rig, await nextTimer(rig));
+    await waitForResource(env.store, "Dhcp6Lease", (r) => r.spec.state === "bound");
   }));
 
 Deno.test("DHCPv6: turning ipv6.dhcp off sends RELEASE and withdraws the address and its DNS", () =>
