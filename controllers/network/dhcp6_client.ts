@@ -7,7 +7,9 @@
  * more is due, so every timer (including RFC 8415 §15 retransmission with its
  * randomised doubling, capped at MRT) runs on the caller's monotonic clock;
  * waiting for one reply is bounded in real time. A REQUEST is given up after
- * REQ_MAX_RC sends (back to SOLICIT), a RENEW at T2, a REBIND at expiry.
+ * REQ_MAX_RC sends (back to SOLICIT), a RENEW at T2, a REBIND at expiry. A
+ * REPLY refusing the address (NoAddrsAvail and kin) is followed by a pause
+ * before the next SOLICIT, doubling with each refusal in a row.
  * @module
  */
 import type { Clock } from "../../runtime/mod.ts";
@@ -23,6 +25,7 @@ import {
   type Lease6,
   leaseFromReply,
   REB,
+  refusalPause,
   REN,
   REQ,
   retransmitAfter,
@@ -63,6 +66,9 @@ export class Dhcp6Client {
   /** The current exchange: transaction id, start, sends so far and last retransmission timeout. */
   #tx: { id: number; start: number; sends: number; rt: number } | undefined;
   #socket: DhcpSocket | undefined;
+  /** Refusals in a row, and no SOLICIT before this (monotonic ms). */
+  #refusals = 0;
+  #holdUntil = 0;
   readonly #o: Dhcp6ClientOptions;
 
   constructor(options: Dhcp6ClientOptions) {
@@ -116,6 +122,7 @@ export class Dhcp6Client {
     }
     switch (this.#state) {
       case "soliciting":
+        if (now < this.#holdUntil) return this.#holdUntil - now;
         return await this.#exchange(clock, signal, DHCP6_TYPE.SOLICIT, SOL);
       case "requesting":
         return await this.#exchange(clock, signal, DHCP6_TYPE.REQUEST, REQ);
@@ -190,6 +197,7 @@ export class Dhcp6Client {
     if (code !== 0 || !a || a.valid === 0) {
       const lost = this.#lease;
       this.#reset();
+      this.#holdUntil = clock.monotonic() + refusalPause(this.#refusals++, () => this.#rand());
       this.#o.onChange?.("refused", lost);
       return true;
     }
@@ -197,6 +205,7 @@ export class Dhcp6Client {
     const what = this.#lease ? "renewed" : "acquired";
     this.#lease = leaseFromReply(m, now, clock.now() - now);
     this.#state = "bound";
+    this.#refusals = 0;
     this.#tx = undefined;
     this.#advert = undefined;
     this.#o.onChange?.(what, this.#lease);

@@ -215,3 +215,29 @@ Deno.test("release sends RELEASE with zero lifetimes and forgets the lease", asy
   assert.equal(r.client.lease, undefined);
   assert.equal(r.client.state, "soliciting");
 });
+
+Deno.test("refusals in a row pause the next SOLICIT 1 s, 2 s, 4 s; a binding resets the pause", async () => {
+  let refuse = true;
+  const r = rig((m) =>
+    m.type === DHCP6_TYPE.SOLICIT
+      ? [server(DHCP6_TYPE.ADVERTISE, m)]
+      : refuse
+      ? [server(DHCP6_TYPE.REPLY, m, { status: STATUS.NO_ADDRS_AVAIL })]
+      : plain(m)
+  );
+  const waits: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    waits.push(await r.step());
+    await r.clock.advance(waits.at(-1)!);
+  }
+  assert.deepEqual(waits, [1000, 2000, 4000]);
+  assert.equal(r.socket.sent.filter((s) => s.m.type === DHCP6_TYPE.SOLICIT).length, 3);
+  assert.equal(await r.step(), 8000, "a fourth refusal: 8 s");
+  refuse = false;
+  await r.clock.advance(8000);
+  await r.step();
+  assert.equal(r.client.state, "bound");
+  await r.client.release();
+  refuse = true;
+  assert.equal(await r.step(), 1000, "bound once: the pause starts over");
+});

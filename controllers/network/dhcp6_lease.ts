@@ -36,6 +36,17 @@ export function retransmitAfter(
   return Math.min(2 * prev + jitter() * prev, p.mrt * (1 + jitter()));
 }
 
+/**
+ * The pause before soliciting again after the `n`th refusal in a row (0
+ * first): SOL_TIMEOUT doubling up to SOL_MAX_RT, ±10%. Without it a server
+ * that advertises an address and then refuses it would get a SOLICIT and a
+ * REQUEST from every client several times a second (RFC 8415 asks clients
+ * to rate-limit their messages, §14.1).
+ */
+export function refusalPause(n: number, rand: () => number): number {
+  return Math.min(SOL.irt * 2 ** Math.min(n, 32), SOL.mrt) * (1 + 0.2 * rand() - 0.1);
+}
+
 /** A leased address; times are monotonic ms on the caller's clock. */
 export interface Lease6 {
   address: string;

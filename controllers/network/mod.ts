@@ -51,6 +51,11 @@ export interface NetworkDeps {
   autoDhcp?: boolean;
   /** Real-time bound on waiting for one DHCP reply. @default 3000 */
   dhcpReplyTimeoutMs?: number;
+  /**
+   * Real-time bound on waiting for one DHCPv6 reply (a SOLICIT always waits it
+   * out to collect ADVERTISEs unless one has preference 255). @default 1000
+   */
+  dhcp6ReplyTimeoutMs?: number;
   /** Status controllers re-list the kernel this often (ms) besides on events; 0 never. @default 60000 */
   watchWindowMs?: number;
   events?: EventBus;
@@ -72,7 +77,11 @@ export function createNetworkControllers(deps: NetworkDeps): NetworkDomain {
     events: deps.events,
     replyTimeoutMs: deps.dhcpReplyTimeoutMs,
   });
-  const dhcp6 = new Dhcp6ClientController({ backend, events: deps.events });
+  const dhcp6 = new Dhcp6ClientController({
+    backend,
+    events: deps.events,
+    replyTimeoutMs: deps.dhcp6ReplyTimeoutMs,
+  });
   const controllers: MachineController[] = [
     linkConfigController({ autoDhcp: deps.autoDhcp }),
     addressConfigController(),

@@ -69,6 +69,7 @@ export async function networkTestEnv(
     events,
     resolvConfPath,
     dhcpReplyTimeoutMs: 200,
+    dhcp6ReplyTimeoutMs: 200,
     // Events drive the status controllers; no periodic re-list in tests.
     watchWindowMs: 0,
     ...options.deps,

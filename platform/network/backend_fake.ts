@@ -1,11 +1,11 @@
 /**
  * A stateful in-memory kernel for network controllers' tests: links (veth
  * pairs with peers), addresses, connected and static routes, change events
- * and DHCP sockets that deliver datagrams across veth pairs. It follows the
+ * and DHCP sockets (IPv4 and IPv6) that deliver datagrams across veth pairs. It follows the
  * rules of `fake_rules.ts` and passes the same conformance suite as the
  * native backend. Not modelled: the local routing table, IPv6 DAD completion
  * (addresses stay TENTATIVE unless added with NODAD), routing of unicast
- * datagrams beyond a veth pair.
+ * datagrams beyond a veth pair, IPv6 multicast group membership.
  * @module
  */
 import { FaultInjector } from "../mod.ts";
@@ -373,28 +373,48 @@ export class FakeNetworkBackend implements NetworkBackend {
 
   openDhcpSocket(link: string, port = 68): DhcpSocket {
     this.faults.check("openDhcpSocket", [link, port]);
-    this.#link("SO_BINDTODEVICE", link);
-    const s = new FakeDhcpSocket(link, port, this, (x) => this.#sockets.delete(x));
-    this.#sockets.add(s);
-    return s;
+    return this.#openSocket(link, port, "inet");
   }
 
   openDhcp6Socket(link: string, port = 546): DhcpSocket {
     this.faults.check("openDhcp6Socket", [link, port]);
-    return this.openDhcpSocket(link, port);
+    return this.#openSocket(link, port, "inet6");
   }
 
-  /** Deliver a datagram sent on `link` (called by FakeDhcpSocket). */
+  /**
+   * Deliver a datagram sent on `link` (called by FakeDhcpSocket) to the veth
+   * peer's sockets of the same family bound to `port`: IPv4 to
+   * 255.255.255.255 or an address of the peer; IPv6 to any link-scope
+   * multicast group (ff02::/16; group membership is not modelled) or an
+   * address of the peer, including its link-local one, with the sender's
+   * link-local address as the source (none: EADDRNOTAVAIL, as the kernel
+   * fails the send; TENTATIVE is not modelled here either).
+   */
   deliver(from: FakeDhcpSocket, data: Uint8Array, to: string, port: number): void {
     const l = this.#link("sendto", from.link);
+    const dst = parseIp(to);
+    if (dst?.family !== from.family) {
+      fail("sendto", "EAFNOSUPPORT", `${to} on a ${from.family} socket`);
+    }
     if (!l.info.up) fail("sendto", "ENETUNREACH", `${to}:${port} via ${from.link}`);
+    const v6 = dst.family === "inet6";
+    const src = this.#addresses.find((a) =>
+      a.index === l.info.index && a.family === dst.family &&
+      (!v6 || a.scope === SCOPE.LINK)
+    );
+    if (v6 && !src) {
+      fail("sendto", "EADDRNOTAVAIL", `${to}:${port} via ${from.link}: no link-local address`);
+    }
     const peer = l.peer ? this.#links.get(l.peer) : undefined;
     if (!peer || !peer.info.up) return; // dropped on the wire
-    const src = this.#addresses.find((a) => a.index === l.info.index && a.family === "inet");
+    const address = formatIp(dst.bytes);
+    const group = v6
+      ? dst.bytes[0] === 0xff && (dst.bytes[1] & 0x0f) === 2
+      : address === "255.255.255.255";
     const toMe = (s: FakeDhcpSocket) => {
-      if (s.link !== peer.info.name || s.port !== port) return false;
-      if (to === "255.255.255.255") return true;
-      return this.#addresses.some((a) => a.index === peer.info.index && a.address === to);
+      if (s.link !== peer.info.name || s.port !== port || s.family !== dst.family) return false;
+      return group ||
+        this.#addresses.some((a) => a.index === peer.info.index && a.address === address);
     };
     for (const s of this.#sockets) {
       if (toMe(s)) s.push({ data: data.slice(), from: src?.address ?? "0.0.0.0", port: from.port });
@@ -407,6 +427,13 @@ export class FakeNetworkBackend implements NetworkBackend {
     await Promise.resolve();
     this.faults.check(op, args);
     f();
+  }
+
+  #openSocket(link: string, port: number, family: "inet" | "inet6"): DhcpSocket {
+    this.#link("SO_BINDTODEVICE", link);
+    const s = new FakeDhcpSocket(link, port, this, (x) => this.#sockets.delete(x), family);
+    this.#sockets.add(s);
+    return s;
   }
 
   #link(op: string, name: string): FakeLink {

@@ -80,3 +80,56 @@ Deno.test("fake network: a physical NIC comes up with an EUI-64 link-local addre
   const links = await net.listLinks();
   assert.equal(links.find((l) => l.name === "eth0")?.operstate, "up");
 });
+
+Deno.test("fake network: DHCPv6 to ff02::1:2 reaches the peer's port 547; the reply to the link-local source comes back", async () => {
+  const net = new FakeNetworkBackend();
+  net.addVethPair("c0", "s0");
+  const client = net.openDhcp6Socket("c0");
+  const server = net.openDhcp6Socket("s0", 547);
+  const v4 = net.openDhcpSocket("s0", 547);
+  const otherPort = net.openDhcp6Socket("s0", 548);
+  try {
+    await net.setLinkUp("c0", true);
+    await assert.rejects(
+      client.send(Uint8Array.of(1), "ff02::1:2", 547),
+      (e) => isSysError(e, "EADDRNOTAVAIL"),
+      "the peer is down: no carrier, so no link-local address yet",
+    );
+    await net.setLinkUp("s0", true);
+    const ll = async (link: string) => {
+      const index = (await net.listLinks()).find((l) => l.name === link)!.index;
+      return (await net.listAddresses()).find((a) => a.index === index && a.scope === 253)!.address;
+    };
+    const [cll, sll] = [await ll("c0"), await ll("s0")];
+    assert.ok(cll.startsWith("fe80::") && sll.startsWith("fe80::") && cll !== sll);
+
+    await client.send(Uint8Array.of(1, 2, 3), "ff02::1:2", 547);
+    const got = await server.receive(1000);
+    assert.deepEqual(got, { data: Uint8Array.of(1, 2, 3), from: cll, port: 546 });
+    assert.equal(await v4.receive(20), undefined, "an IPv4 socket on the same port sees nothing");
+    assert.equal(await otherPort.receive(20), undefined, "nor does another port");
+
+    await server.send(Uint8Array.of(7), got!.from, got!.port);
+    assert.deepEqual(await client.receive(1000), { data: Uint8Array.of(7), from: sll, port: 547 });
+    await server.send(Uint8Array.of(8), "fe80::dead", 546);
+    await server.send(Uint8Array.of(9), "ff05::1:3", 546);
+    assert.equal(await client.receive(20), undefined, "a stranger's address and a site group drop");
+    await assert.rejects(
+      server.send(Uint8Array.of(1), "10.0.0.1", 546),
+      (e) => isSysError(e, "EAFNOSUPPORT"),
+    );
+    await assert.rejects(
+      v4.send(Uint8Array.of(1), "ff02::1:2", 547),
+      (e) => isSysError(e, "EAFNOSUPPORT"),
+    );
+
+    await net.deleteAddress({ link: "c0", address: cll, prefixLen: 64 });
+    await assert.rejects(
+      client.send(Uint8Array.of(1), "ff02::1:2", 547),
+      (e) => isSysError(e, "EADDRNOTAVAIL"),
+    );
+  } finally {
+    for (const s of [client, server, v4, otherPort]) s.close();
+  }
+  assert.equal(net.openSockets, 0);
+});

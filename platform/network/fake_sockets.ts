@@ -41,7 +41,11 @@ export class FakeSubscription implements NetworkSubscription {
   }
 }
 
-/** A fake DHCP socket; datagrams travel across the fake veth pair. */
+/**
+ * A fake DHCP socket; datagrams travel across the fake veth pair. `family`
+ * is what the socket was opened for: an IPv4 one (DHCPv4) or an IPv6-only
+ * one (DHCPv6, IPV6_V6ONLY like the native socket); each only sees its own.
+ */
 export class FakeDhcpSocket implements DhcpSocket {
   readonly #queue = new EventQueue<Datagram>();
   constructor(
@@ -49,6 +53,7 @@ export class FakeDhcpSocket implements DhcpSocket {
     readonly port: number,
     private readonly net: FakeWire,
     private readonly onClose: (s: FakeDhcpSocket) => void,
+    readonly family: "inet" | "inet6" = "inet",
   ) {}
   async send(data: Uint8Array, to = "255.255.255.255", port = 67): Promise<void> {
     await Promise.resolve();
