@@ -509,16 +509,21 @@ async function shutdownComposedNode(
 
 /**
  * Loads the modules the image lists (absolute paths, dependencies first, as the
- * imager resolved them). Already loaded or built-in modules are fine.
+ * imager resolved them, each optionally followed by its parameters). Already
+ * loaded or built-in modules are fine.
  */
 async function loadImageModules(backends: NodeBackends, logger: Logger): Promise<void> {
   if (!(await pathExists(IMAGE_PATHS.modules))) return;
   const paths = (await Deno.readTextFile(IMAGE_PATHS.modules)).split("\n").map((l) => l.trim())
     .filter((l) => l && !l.startsWith("#"));
   let loaded = 0;
-  for (const path of paths) {
+  for (const line of paths) {
+    // `path [parameters]`: the imager writes bonding's `max_bonds=0` there.
+    const [path, ...params] = line.split(/\s+/);
     try {
-      if (await backends.kmod.loadModule(path) === "loaded") loaded++;
+      if (await backends.kmod.loadModule(path, params.join(" ") || undefined) === "loaded") {
+        loaded++;
+      }
     } catch (e) {
       logger.warn("boot", `module ${path} failed to load`, { error: e });
     }

@@ -12,6 +12,13 @@
  *    (the server certificate must name the address the node holds), and
  *    Version answers; `get addresses` shows the address.
  *
+ * 4. the site's network on the same VM (e2e/network_site_steps.ts): its two
+ *    NICs are an active-backup bond (the first port's carrier cut, the API
+ *    answers through the second), SLAAC from the network's advertisements
+ *    (the API answers at that address), a NIC hot-added with QMP is
+ *    configured without a reboot, and a `try` firewall that closes the API
+ *    reverts by itself. Figures as the JSON line `{"suite":"network",...}`.
+ *
  * Step 3 needs the server certificate to name the node's DHCP addresses
  * (the server-certificate SAN work); without it step 2 passes and step 3
  * fails with a name mismatch. The host's interfaces are never touched; the
@@ -27,10 +34,17 @@ import { renderConfigTemplate } from "../config/mod.ts";
 import { generateNodeBundle } from "../pki/mod.ts";
 import { machinectlInNetns, parseDocs } from "./helpers.ts";
 import { canBootOnTap, retryWhile, withTapNetwork } from "./tap_boot.ts";
+import {
+  networkSiteSteps,
+  SITE_IPV6_PREFIX,
+  SITE_MACS,
+  siteNetwork,
+} from "./network_site_steps.ts";
+import { parse, stringify } from "yaml";
 
 const WORK = "build/e2e/network";
 const HOSTNAME = "e2e-net";
-const MAC = "52:54:00:6d:61:01";
+const MAC = SITE_MACS.first;
 const API_READY = /machined: API ready pid=(\d+)/;
 const FAIL = /Kernel panic|machined: FATAL|machined-init: FATAL/;
 /** What a client says when the certificate is fine but does not name the address dialed. */
@@ -49,8 +63,15 @@ Deno.test({
     endpoint: "127.0.0.1:50000",
     outDir: join(WORK, "node"),
     // No cert_sans: the address dialed below must come from the node itself.
-    renderMachineConfig: ({ ca }) =>
-      renderConfigTemplate({ hostname: HOSTNAME, ca, timeDisabled: true, containerd: false }),
+    renderMachineConfig: ({ ca }) => {
+      const doc = parse(
+        renderConfigTemplate({ hostname: HOSTNAME, ca, timeDisabled: true, containerd: false }),
+      );
+      doc.machine.network = siteNetwork();
+      // Dual-stack: `0.0.0.0` (the default) is IPv4 only, `[::]` answers both families.
+      doc.machine.api = { ...doc.machine.api, listen: "[::]:50000" };
+      return stringify(doc);
+    },
   });
   const clientConfig = bundle.paths.clientConfig;
   const image = await buildImage({
@@ -61,7 +82,13 @@ Deno.test({
   });
   await withTapNetwork(WORK, async ({ net, ns, boot }) => {
     const qemuStart = performance.now();
-    const booted = await boot({ image: image.out, runDir: join(WORK, "qemu"), mac: MAC });
+    const booted = await boot({
+      image: image.out,
+      runDir: join(WORK, "qemu"),
+      mac: MAC,
+      extraMacs: [SITE_MACS.second],
+      hotplugPorts: 1,
+    });
     let address = "";
 
     await t.step("the node gets a DHCP address on the tap network", async () => {
@@ -130,5 +157,17 @@ Deno.test({
         );
       },
     );
-  });
+
+    const figures = await networkSiteSteps({
+      t,
+      net,
+      ns,
+      vm: booted,
+      address,
+      clientConfig,
+      config: parse(await Deno.readTextFile(bundle.paths.machineConfig)),
+      work: WORK,
+    });
+    console.log(JSON.stringify({ suite: "network", accel: "tcg", ...figures }));
+  }, { ipv6Prefix: SITE_IPV6_PREFIX });
 });

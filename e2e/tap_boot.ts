@@ -10,6 +10,7 @@
  * @module
  */
 import {
+  connectQmp,
   createTapNetwork,
   DNSMASQ_PATHS,
   isRunning,
@@ -43,7 +44,15 @@ export interface TapBoot {
    * NIC on a tap of the bridge: the network's own tap for the first VM, a
    * new `tapN` for each after it. Resolves once QEMU runs, not once it booted.
    */
-  boot(opts: { image: string; runDir: string; mac: string }): Promise<Vm>;
+  boot(opts: {
+    image: string;
+    runDir: string;
+    mac: string;
+    /** More NICs, each on a new tap of the bridge (a bond's second port). */
+    extraMacs?: string[];
+    /** Empty PCIe root ports for {@link hotAddNic}. @default 0 */
+    hotplugPorts?: number;
+  }): Promise<Vm>;
 }
 
 /**
@@ -53,22 +62,29 @@ export interface TapBoot {
 export async function withTapNetwork<T>(
   dir: string,
   fn: (tb: TapBoot) => Promise<T>,
+  opts: { ipv6Prefix?: string } = {},
 ): Promise<T> {
   let net: TapNetwork | undefined;
   const vms: Vm[] = [];
   try {
-    net = await createTapNetwork({ dir });
+    net = await createTapNetwork({ dir, ipv6Prefix: opts.ipv6Prefix });
     const tb: TapBoot = {
       net,
       ns: net.netns,
       vms,
-      boot: async ({ image, runDir, mac }) => {
+      boot: async ({ image, runDir, mac, extraMacs = [], hotplugPorts }) => {
         const tap = vms.length === 0 ? net!.tap : await addTap(net!, `tap${vms.length}`);
+        const extraTaps = [];
+        for (const [i, m] of extraMacs.entries()) {
+          extraTaps.push({ ifname: await addTap(net!, `tap${vms.length}x${i}`), mac: m });
+        }
         const vm = await startVm({
           image,
           runDir,
           netns: net!.netns,
           tap: { ifname: tap, mac },
+          extraTaps,
+          hotplugPorts,
           snapshot: true,
         });
         vms.push(vm);
@@ -79,6 +95,49 @@ export async function withTapNetwork<T>(
   } finally {
     for (const vm of vms) if (await isRunning(vm.state.pid)) await vm.stop({ gracefulMs: 1000 });
     await net?.close();
+  }
+}
+
+/**
+ * Hot-add a virtio NIC with `mac` to a running VM (booted with a free
+ * `hotplugPorts` root port `port`): a new tap on the bridge, then QMP
+ * `netdev_add` and `device_add`, as an operator plugging a NIC in.
+ */
+export async function hotAddNic(
+  net: TapNetwork,
+  vm: Vm,
+  o: { mac: string; id: string; port: number },
+): Promise<void> {
+  const tap = await addTap(net, `tap-${o.id}`);
+  const qmp = await connectQmp(vm.state.qmpSocket);
+  try {
+    await qmp.execute("netdev_add", {
+      type: "tap",
+      id: `net-${o.id}`,
+      ifname: tap,
+      script: "no",
+      downscript: "no",
+    });
+    await qmp.execute("device_add", {
+      driver: "virtio-net-pci",
+      id: o.id,
+      netdev: `net-${o.id}`,
+      mac: o.mac,
+      romfile: "",
+      bus: `hotplug${o.port}`,
+    });
+  } finally {
+    qmp.close();
+  }
+}
+
+/** QMP `set_link`: the NIC on netdev `netdev` (`net0`, `net1` ...) loses or regains its carrier. */
+export async function setLink(vm: Vm, netdev: string, up: boolean): Promise<void> {
+  const qmp = await connectQmp(vm.state.qmpSocket);
+  try {
+    await qmp.execute("set_link", { name: netdev, up });
+  } finally {
+    qmp.close();
   }
 }
 

@@ -67,7 +67,24 @@ export const DEFAULT_MODULES: readonly string[] = [
   "ecb",
   "xts",
   "algif_skcipher",
+  // Links machined creates (docs/network.md): rtnetlink asks for `rtnl-link-bond` and the like
+  // through modprobe, which the node does not have, so the drivers are loaded at boot (bonding
+  // with the parameters below).
+  "bonding",
+  "8021q",
+  "bridge",
 ];
 
 /** The mtime every initramfs entry and ESP file carries (SOURCE_DATE_EPOCH). */
 export const SOURCE_DATE_EPOCH = 1_700_000_000;
+
+/**
+ * Parameters the node loads an image module with (its modules list carries
+ * them after the path). `bonding` would otherwise make a `bond0` of its own at
+ * load (max_bonds defaults to 1), a link machined did not create and so must
+ * never take over: a configured `bond0` then failed in QEMU with "a link of
+ * that name exists and machined did not create it".
+ */
+export const IMAGE_MODULE_PARAMS: Readonly<Record<string, string>> = {
+  bonding: "max_bonds=0",
+};

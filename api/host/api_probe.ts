@@ -100,8 +100,9 @@ export async function probeApi(
 /**
  * Pure: where a client reaches the API. A specific listen host is dialled as
  * it is; a wildcard one (`0.0.0.0`, `::`) at the node's first routable
- * address (IPv4 first; link-local and loopback ones left out, as the server
- * certificate leaves out link-local), which is what a client outside dials;
+ * address (IPv4 first, IPv4 only for `0.0.0.0`; link-local and loopback ones
+ * left out, as the server certificate leaves out link-local), which is what a
+ * client outside dials;
  * with none yet, nothing until `graceOver`, then loopback.
  */
 export function chooseProbeAddress(
@@ -111,7 +112,11 @@ export function chooseProbeAddress(
 ): string | undefined {
   const wildcard = listenHost === "" || listenHost === "0.0.0.0" || listenHost === "::";
   if (!wildcard) return listenHost;
-  const routable = addresses.filter((a) => a.scope !== "link" && a.scope !== "host")
+  // `0.0.0.0` is IPv4 only: an IPv6 address (SLAAC's often comes before the DHCPv4 lease) is
+  // never answered there. `::` is dual-stack (Linux's bindv6only=0), so either family is.
+  const families = listenHost === "::" ? ["inet", "inet6"] : ["inet"];
+  const routable = addresses
+    .filter((a) => a.scope !== "link" && a.scope !== "host" && families.includes(a.family))
     .map((a) => ({ family: a.family, ip: parseIp(a.address.split("%")[0]) }))
     .filter((a) => a.ip !== undefined && !isLoopback(formatIp(a.ip)));
   const pick = routable.find((a) => a.family === "inet") ?? routable[0];

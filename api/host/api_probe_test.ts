@@ -117,6 +117,13 @@ Deno.test("a wildcard listen is probed on the node's first routable address, IPv
   equal(chooseProbeAddress("::", [addr("2001:db8::5", "inet6")], false), "2001:db8::5");
 });
 
+Deno.test("0.0.0.0 listens on IPv4 only: a SLAAC address that came first is not probed (it never answers)", () => {
+  const slaacFirst = [addr("fd99::5054:ff:fe6d:6101", "inet6")];
+  equal(chooseProbeAddress("0.0.0.0", slaacFirst, false), undefined, "wait for an IPv4 address");
+  equal(chooseProbeAddress("0.0.0.0", [...slaacFirst, addr("10.99.0.57")], false), "10.99.0.57");
+  equal(chooseProbeAddress("::", slaacFirst, false), "fd99::5054:ff:fe6d:6101");
+});
+
 Deno.test("with no routable address the probe waits, then dials loopback once the grace is over", () => {
   const onlyLocal = [addr("127.0.0.1", "inet", "host"), addr("fe80::1", "inet6", "link")];
   equal(chooseProbeAddress("0.0.0.0", onlyLocal, false), undefined);

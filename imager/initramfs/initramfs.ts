@@ -10,6 +10,7 @@
 import { type CpioOwner, writeCpio } from "../cpio.ts";
 import { CommandError } from "../run.ts";
 import type { ModuleRef } from "../kernel/module_closure.ts";
+import { IMAGE_MODULE_PARAMS } from "../versions.ts";
 import { type LibrarySource, Rootfs } from "./rootfs.ts";
 import { etcFiles } from "./etc_files.ts";
 import { IMAGE_EDGE_PATH } from "../../api/edge/mod.ts";
@@ -148,8 +149,8 @@ export async function planRootTree(spec: InitramfsSpec): Promise<Rootfs> {
   for (const m of all) fs.copy(shipped(m), `${modulesDir}/${m.path}`);
   fs.file(
     LAYOUT.modulesList,
-    "# Kernel modules to load at boot, in order (dependencies first).\n" +
-      load.map((m) => shipped(m) + "\n").join(""),
+    "# Kernel modules to load at boot, in order (dependencies first), each with its parameters.\n" +
+      load.map((m) => modulesListLine(shipped(m), IMAGE_MODULE_PARAMS[m.name]) + "\n").join(""),
   );
   // A modules.dep for what is shipped, so machined resolves dependencies of
   // modules the config asks for (Debian's package carries none; it is generated).
@@ -272,4 +273,9 @@ async function copyTree(fs: Rootfs, from: string, to: string, fileMode?: number)
     else if (e.isSymlink) fs.symlink(dst, await Deno.readLink(src));
     else fs.copy(dst, src, fileMode ?? ((await Deno.stat(src)).mode ?? 0o644) & 0o7777);
   }
+}
+
+/** One line of the image's modules list: the module's path, then its parameters if any. Pure. */
+export function modulesListLine(path: string, params?: string): string {
+  return params ? `${path} ${params}` : path;
 }

@@ -16,7 +16,10 @@ Deno.test("on-demand modules are shipped and in modules.dep, but not loaded at b
       modules: {
         modulesDir: `${dir}/modules`,
         release: "0.0-test",
-        load: [{ name: "virtio_net", path: "kernel/virtio_net.ko", deps: [] }],
+        load: [
+          { name: "virtio_net", path: "kernel/virtio_net.ko", deps: [] },
+          { name: "bonding", path: "kernel/bonding.ko", deps: [] },
+        ],
         onDemand: [
           { name: "llc", path: "kernel/llc.ko", deps: [] },
           { name: "stp", path: "kernel/stp.ko", deps: ["llc"] },
@@ -31,12 +34,14 @@ Deno.test("on-demand modules are shipped and in modules.dep, but not loaded at b
     };
     assert.equal(
       text(file(LAYOUT.modulesList)?.data as Uint8Array),
-      "# Kernel modules to load at boot, in order (dependencies first).\n" +
-        "/usr/lib/modules/0.0-test/kernel/virtio_net.ko\n",
+      "# Kernel modules to load at boot, in order (dependencies first), each with its parameters.\n" +
+        "/usr/lib/modules/0.0-test/kernel/virtio_net.ko\n" +
+        // bonding without a bond0 of its own: machined never takes over a link it did not make.
+        "/usr/lib/modules/0.0-test/kernel/bonding.ko max_bonds=0\n",
     );
     assert.equal(
       text(file("/usr/lib/modules/0.0-test/modules.dep")?.data as Uint8Array),
-      "kernel/virtio_net.ko:\nkernel/llc.ko:\nkernel/stp.ko: kernel/llc.ko\n",
+      "kernel/virtio_net.ko:\nkernel/bonding.ko:\nkernel/llc.ko:\nkernel/stp.ko: kernel/llc.ko\n",
     );
     assert.equal(
       file("/usr/lib/modules/0.0-test/kernel/stp.ko")?.source,

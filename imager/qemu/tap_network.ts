@@ -24,6 +24,12 @@ export interface TapNetworkOptions {
   dir?: string;
   /** The lease time dnsmasq hands out. @default "10m" */
   leaseTime?: string;
+  /**
+   * Also an IPv6 /64 (its prefix, e.g. `fd99::`): the bridge takes `<prefix>1`
+   * and dnsmasq sends router advertisements for it (SLAAC, no DHCPv6).
+   * @default none: IPv4 only
+   */
+  ipv6Prefix?: string;
 }
 
 /** One DHCPACK dnsmasq logged. */
@@ -87,6 +93,9 @@ export async function createTapNetwork(opts: TapNetworkOptions = {}): Promise<Ta
     await n("link", "set", "lo", "up");
     await n("link", "add", bridge, "type", "bridge", "forward_delay", "0");
     await n("addr", "add", `${gateway}/24`, "dev", bridge);
+    if (opts.ipv6Prefix) {
+      await n("addr", "add", `${opts.ipv6Prefix}1/64`, "dev", bridge, "nodad");
+    }
     await n("link", "set", bridge, "up");
     await n("tuntap", "add", "dev", tap, "mode", "tap");
     await n("link", "set", tap, "master", bridge);
@@ -100,6 +109,9 @@ export async function createTapNetwork(opts: TapNetworkOptions = {}): Promise<Ta
         netns,
         dnsmasq,
         ...dnsmasqArgs(bridge, subnet, log, opts.leaseTime),
+        ...(opts.ipv6Prefix
+          ? ["--enable-ra", `--dhcp-range=${opts.ipv6Prefix},ra-only,64,10m`, "--ra-param=*,10"]
+          : []),
       ],
       stdin: "null",
       stdout: "null",

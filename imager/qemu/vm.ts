@@ -68,6 +68,16 @@ export interface VmOptions {
    */
   tap?: { ifname: string; mac?: string };
   /**
+   * More NICs, each on its own tap device (`net1`, `net2` ...; QMP `set_link`
+   * names them so), e.g. a bond's second port. Needs {@link tap}.
+   */
+  extraTaps?: Array<{ ifname: string; mac: string }>;
+  /**
+   * Empty PCIe root ports (`hotplug0` ...) a NIC can be hot-added on with QMP
+   * `device_add` (q35 hot-plugs only behind a root port). @default 0
+   */
+  hotplugPorts?: number;
+  /**
    * Boot with OVMF's Secure Boot firmware (SMM, a secure pflash) and empty
    * variables, so the firmware starts in Setup Mode and the image's loader
    * enrolls its keys (x86_64 only). `keepVars` keeps the run directory's
@@ -312,7 +322,24 @@ function nicArgs(opts: VmOptions, hostPort: number): string[] {
   const netdev = opts.tap
     ? `tap,id=net0,ifname=${opts.tap.ifname},script=no,downscript=no`
     : `user,id=net0,hostfwd=tcp:127.0.0.1:${hostPort}-:${opts.guestPort ?? 50000}`;
-  return ["-netdev", netdev, "-device", `virtio-net-pci,netdev=net0,romfile=${mac}`];
+  const extra = (opts.extraTaps ?? []).flatMap((t, i) => [
+    "-netdev",
+    `tap,id=net${i + 1},ifname=${t.ifname},script=no,downscript=no`,
+    "-device",
+    `virtio-net-pci,netdev=net${i + 1},romfile=,mac=${t.mac}`,
+  ]);
+  const ports = Array.from({ length: opts.hotplugPorts ?? 0 }, (_, i) => [
+    "-device",
+    `pcie-root-port,id=hotplug${i},chassis=${i + 1},slot=${i + 1}`,
+  ]).flat();
+  return [
+    "-netdev",
+    netdev,
+    "-device",
+    `virtio-net-pci,netdev=net0,romfile=${mac}`,
+    ...extra,
+    ...ports,
+  ];
 }
 
 /**
