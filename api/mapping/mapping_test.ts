@@ -541,6 +541,21 @@ function sampleStore() {
       error: "",
     },
   });
+  store.create({
+    type: "KernelCmdlineStatus",
+    namespace: "kernel",
+    id: "cmdline",
+    owner: "kernel.KernelCmdlineController",
+    spec: {
+      booted: "console=ttyS0 quiet machined.slot=A -- --v8",
+      desiredAdd: ["nosmt"],
+      desiredRemove: ["quiet"],
+      next: "console=ttyS0 machined.slot=A nosmt -- --v8",
+      pending: ["nosmt", "-quiet"],
+      state: "pending-reboot",
+      reason: "written into slot A's loader entry machined-a.conf: booted at the next reboot",
+    },
+  });
   return store;
 }
 
