@@ -39,6 +39,8 @@ const SLOT: Record<SlotRefusal, UpgradeRefusedError["code"]> = {
   "no-space": "resource-exhausted",
   "signed-boot": "failed-precondition",
   "kernel-args": "failed-precondition",
+  "no-entry": "failed-precondition",
+  "bad-entry": "failed-precondition",
 };
 
 /** `e` as an UpgradeRefusedError when it is a refusal; undefined otherwise. */

@@ -28,7 +28,8 @@ export interface BootCmdlineBackend {
   /** What the booted slot boots next. @throws when the medium cannot be read */
   next(): Promise<NextBoot>;
   /**
-   * Apply `args` to the booted slot's entry line (config/kernel_args.ts's applyKernelArgs);
+   * Apply `args` to the booted slot's entry line (config/kernel_args.ts's applyRecordedKernelArgs: the
+   * previous config's changes undone first);
    * nothing is written when the line already has them, or the slot is `uki`/`none`.
    * @returns the next boot after the write
    * @throws when the write fails or the line would be refused (its message says why)

@@ -3,7 +3,7 @@
  * injectable failure.
  * @module
  */
-import { applyKernelArgs, checkCmdlineSize, type KernelArgs } from "../../config/mod.ts";
+import { applyRecordedKernelArgs, checkCmdlineSize, type KernelArgs } from "../../config/mod.ts";
 import type { BootCmdlineBackend, NextBoot } from "./boot_cmdline_backend.ts";
 
 /** See the module doc. */
@@ -22,7 +22,7 @@ export class FakeBootCmdlineBackend implements BootCmdlineBackend {
   write(args: KernelArgs): Promise<NextBoot> {
     if (this.fail) return Promise.reject(this.fail);
     if (this.boot.kind !== "entry") return Promise.resolve(this.boot);
-    const line = checkCmdlineSize(applyKernelArgs(this.boot.cmdline, args));
+    const line = checkCmdlineSize(applyRecordedKernelArgs(this.boot.cmdline, args));
     if (line !== this.boot.cmdline) {
       this.writes.push(line);
       this.boot = { ...this.boot, cmdline: line };

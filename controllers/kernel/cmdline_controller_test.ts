@@ -67,7 +67,10 @@ Deno.test("an added arg is written into the booted entry once and pending a rebo
     await t.setArgs("{add: [nosmt], remove: [quiet]}");
     const s = await t.status((s) => s.state === "pending-reboot");
     assert.deepEqual(s.spec.pending, ["nosmt", "-quiet"]);
-    assert.equal(s.spec.next, "console=ttyS0 machined.slot=A rdinit=/init nosmt -- --v8-flags");
+    assert.match(
+      s.spec.next,
+      /^console=ttyS0 machined\.slot=A rdinit=\/init nosmt machined\.args=\S+ -- --v8-flags$/,
+    );
     assert.match(
       s.spec.reason,
       /slot A's loader entry machined-a\.conf: booted at the next reboot/,
