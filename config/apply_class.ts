@@ -44,6 +44,7 @@ export const APPLY_CLASSES: { readonly [K in Section]-?: SectionClass<K> } = {
     },
   },
   trusted_roots: LIVE, // trust.TrustedRootsController rewrites the bundle; opted-in services restart
+  seccomp_profiles: LIVE, // services naming a changed profile get a new ServiceSpec: restarted
   services: LIVE, // the service supervisor
   runtime: LIVE, // runtime.ServiceSpecController (containerd on or off)
   api: {

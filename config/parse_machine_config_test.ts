@@ -48,6 +48,7 @@ Deno.test("a minimal config gets every default filled", () => {
       logging: { level: "info", ring_lines: 2000 },
       upgrade: { trusted_keys: [], trial_deadline: 15 * 60_000 },
       trusted_roots: [],
+      seccomp_profiles: {},
     },
   });
 });

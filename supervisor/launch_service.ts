@@ -81,7 +81,12 @@ export function processSandbox(
   const readOnly = s.readOnlyPaths?.length ? { readOnlyPaths: s.readOnlyPaths } : {};
   return {
     noNewPrivs: s.noNewPrivs,
-    sandbox: { seccomp: s.seccomp, ...capabilities, ...readOnly },
+    sandbox: {
+      seccomp: s.seccomp,
+      ...(s.profile ? { seccompProfile: s.profile } : {}),
+      ...capabilities,
+      ...readOnly,
+    },
   };
 }
 

@@ -167,6 +167,55 @@ function sampleStore() {
     builtin: false,
     sandbox: { seccomp: "default", capabilities: ["CAP_NET_BIND_SERVICE"], noNewPrivs: true },
   });
+  net("ServiceSpec", "confined", {
+    command: ["/bin/c"],
+    env: {},
+    cwd: "/",
+    user: "nobody",
+    group: 65534,
+    dependsOn: [],
+    restart: "never",
+    stopGraceMs: 1000,
+    onDependencyRestart: "hold",
+    limits: {},
+    files: [],
+    dirs: [],
+    builtin: false,
+    sandbox: {
+      seccomp: "no-mkdir",
+      capabilities: [],
+      noNewPrivs: true,
+      profile: {
+        defaultAction: "SCMP_ACT_ERRNO",
+        defaultErrnoRet: 38,
+        architectures: ["SCMP_ARCH_X86_64"],
+        syscalls: [{
+          names: ["mkdir", "mkdirat"],
+          action: "SCMP_ACT_ERRNO",
+          errnoRet: 1,
+          args: [{ index: 1, value: 2 ** 40 + 7, valueTwo: 0, op: "SCMP_CMP_NE" }],
+        }, { names: ["read"], action: "SCMP_ACT_ALLOW", args: [] }],
+      },
+    },
+  });
+  net("ServiceStatus", "confined", {
+    state: "finished",
+    healthy: false,
+    restarts: 0,
+    pid: null,
+    lastExit: null,
+    message: "",
+    since: 1,
+    logFileError: "",
+    sandbox: {
+      profile: "no-mkdir",
+      seccomp: "filter",
+      noNewPrivs: true,
+      effective: [],
+      bounding: [],
+      ambient: [],
+    },
+  });
   net("ServiceStatus", "containerd", {
     state: "backing-off",
     healthy: false,

@@ -11,7 +11,7 @@ import { CAPABILITIES, SECCOMP_PROFILES } from "../../platform/process/mod.ts";
 import { suggest } from "../suggest.ts";
 import { mapping } from "./mapping.ts";
 import { checkWithHint, quote } from "./hints.ts";
-import { choice } from "./primitives.ts";
+import { SECCOMP_PROFILE_NAME } from "./seccomp.ts";
 
 const NAMES: readonly string[] = CAPABILITIES;
 
@@ -40,10 +40,17 @@ const Capability = v.pipe(
 export const SandboxSchema = mapping({
   seccomp: v.optional(
     v.pipe(
-      choice(SECCOMP_PROFILES),
-      v.description(
-        "`default` refuses (EPERM) the syscalls a service never needs here: mounts, modules, kexec, reboot, bpf, ptrace, keyctl, namespaces, the clock and more (docs/hardening.md). `unconfined` installs no filter.",
+      v.string(`expected ${SECCOMP_PROFILES.map((p) => `"${p}"`).join(", ")} or a profile name`),
+      v.regex(
+        SECCOMP_PROFILE_NAME,
+        (issue) =>
+          `invalid seccomp profile ${quote(issue.input)}: "default", "unconfined" or a name ` +
+          "from machine.seccomp_profiles",
       ),
+      v.description(
+        "`default` refuses (EPERM) the syscalls a service never needs here: mounts, modules, kexec, reboot, bpf, ptrace, keyctl, namespaces, the clock and more (docs/hardening.md). `unconfined` installs no filter. Any other value names a profile in `machine.seccomp_profiles` (OCI format).",
+      ),
+      v.metadata({ docType: '"default" | "unconfined" | profile name' }),
     ),
     "default",
   ),

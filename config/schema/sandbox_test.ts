@@ -54,7 +54,7 @@ Deno.test("an unknown profile is refused with its path, position and the nearest
   assert.deepEqual(rest, []);
   assert.match(
     e,
-    /^t\.yaml:8:18: machine\.services\[0\]\.sandbox\.seccomp: invalid value "defualt"/,
+    /^t\.yaml:8:18: machine\.services\[0\]\.sandbox\.seccomp: seccomp profile "defualt" is not defined in machine\.seccomp_profiles/,
   );
   assert.match(e, /did you mean "default"\?/);
 });

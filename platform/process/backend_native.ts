@@ -20,6 +20,7 @@ import type {
   SignalTarget,
 } from "./backend.ts";
 import { capabilityNumber, readSandbox } from "./sandbox.ts";
+import type { OciSeccompProfile } from "./seccomp_profile.ts";
 import { type SignalName, signalName, signalNumber } from "./signals.ts";
 
 interface NativeExit {
@@ -45,6 +46,8 @@ interface ProcessNative {
     newSession?: boolean;
     noNewPrivs?: boolean;
     seccomp?: string;
+    /** An OCI profile compiled before fork; replaces `seccomp`. */
+    seccompProfile?: NativeSeccompProfile;
     /** Capability numbers to keep. */
     capabilities?: number[];
     /** Paths bound read-only onto themselves in a private mount namespace. */
@@ -144,6 +147,7 @@ export class NativeProcessBackend implements ProcessBackend {
         newSession,
         noNewPrivs: spec.noNewPrivs,
         seccomp: spec.sandbox?.seccomp,
+        seccompProfile: nativeProfile(spec.sandbox?.seccompProfile),
         capabilities,
         readOnlyPaths: spec.sandbox?.readOnlyPaths ? [...spec.sandbox.readOnlyPaths] : undefined,
         parentDeathSignal: spec.dieWithMachined === false ? 0 : undefined,
@@ -287,4 +291,30 @@ let shared: NativeProcessBackend | undefined;
 /** The process-wide native process backend (there is one reaper per process). */
 export function nativeProcessBackend(): NativeProcessBackend {
   return shared ??= new NativeProcessBackend();
+}
+
+/** An OCI profile as native-ops' SeccompProfileJs takes it. */
+interface NativeSeccompProfile {
+  defaultAction: string;
+  defaultErrnoRet?: number;
+  syscalls: {
+    names: string[];
+    action: string;
+    errnoRet?: number;
+    args?: { index: number; value: number; valueTwo?: number; op: string }[];
+  }[];
+}
+
+function nativeProfile(p: OciSeccompProfile | undefined): NativeSeccompProfile | undefined {
+  if (!p) return undefined;
+  return {
+    defaultAction: p.defaultAction,
+    defaultErrnoRet: p.defaultErrnoRet,
+    syscalls: p.syscalls.map((r) => ({
+      names: [...r.names],
+      action: r.action,
+      errnoRet: r.errnoRet,
+      args: r.args.map((a) => ({ ...a })),
+    })),
+  };
 }
