@@ -102,7 +102,13 @@ Deno.test("nested defaults: interface, route, service, health, limits", () => {
       failure_threshold: 3,
     },
     limits: { memory_max: 536870912, cpu_max: "50000 100000", pids_max: 64 },
-    sandbox: { seccomp: "default", capabilities: [], no_new_privs: true, read_only_paths: [] },
+    sandbox: {
+      seccomp: "default",
+      capabilities: [],
+      no_new_privs: true,
+      read_only_paths: [],
+      masked_paths: [],
+    },
   });
   assert.deepEqual(m.sysctls, { "net.ipv4.ip_forward": "1", "vm.swappiness": "10" });
 });

@@ -79,6 +79,7 @@ export function processSandbox(
     ? {}
     : { capabilities: s.capabilities as CapabilityName[] };
   const readOnly = s.readOnlyPaths?.length ? { readOnlyPaths: s.readOnlyPaths } : {};
+  const masked = s.maskedPaths?.length ? { maskedPaths: s.maskedPaths } : {};
   return {
     noNewPrivs: s.noNewPrivs,
     sandbox: {
@@ -86,6 +87,7 @@ export function processSandbox(
       ...(s.profile ? { seccompProfile: s.profile } : {}),
       ...capabilities,
       ...readOnly,
+      ...masked,
     },
   };
 }

@@ -185,6 +185,8 @@ function sampleStore() {
       seccomp: "no-mkdir",
       capabilities: [],
       noNewPrivs: true,
+      readOnlyPaths: ["/etc"],
+      maskedPaths: ["/proc/kcore", "/var/lib/secrets"],
       profile: {
         defaultAction: "SCMP_ACT_ERRNO",
         defaultErrnoRet: 38,

@@ -87,6 +87,7 @@ export function sandboxSpecToProto(s: ServiceSandboxSpec): pb.ServiceSandbox {
     keepAllCapabilities: s.capabilities === null,
     noNewPrivs: s.noNewPrivs,
     readOnlyPaths: [...(s.readOnlyPaths ?? [])],
+    maskedPaths: [...(s.maskedPaths ?? [])],
     ...(s.profile ? { profile: ociToProto(s.profile) } : {}),
   });
 }
@@ -98,6 +99,7 @@ export function sandboxSpecFromProto(m: pb.ServiceSandbox): ServiceSandboxSpec {
     capabilities: m.keepAllCapabilities ? null : [...m.capabilities],
     noNewPrivs: m.noNewPrivs,
     ...(m.readOnlyPaths.length > 0 ? { readOnlyPaths: [...m.readOnlyPaths] } : {}),
+    ...(m.maskedPaths.length > 0 ? { maskedPaths: [...m.maskedPaths] } : {}),
     ...(m.profile ? { profile: ociFromProto(m.profile) } : {}),
   };
 }

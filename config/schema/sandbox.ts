@@ -36,6 +36,28 @@ const Capability = v.pipe(
   v.metadata({ docType: "capability name" }),
 );
 
+/** At most 32 absolute paths, deduplicated, trailing slashes dropped. */
+function pathList(what: string) {
+  return v.pipe(
+    v.array(
+      v.pipe(
+        v.string("expected an absolute path"),
+        v.check(
+          (p: string) =>
+            /^\/[\x20-\x7e]*$/.test(p) && p.length <= 4096 &&
+            !p.split("/").some((c) => c === ".." || c === "."),
+          (issue) =>
+            `invalid ${what} path ${JSON.stringify(issue.input)}: absolute, without . or .. ` +
+            "components, printable ASCII, at most 4096 bytes",
+        ),
+      ),
+      "expected a list of absolute paths",
+    ),
+    v.maxLength(32, `at most 32 ${what} paths`),
+    v.transform((ps) => [...new Set(ps.map((p) => p.length > 1 ? p.replace(/\/+$/, "") : p))]),
+  );
+}
+
 /** A service's sandbox. */
 export const SandboxSchema = mapping({
   seccomp: v.optional(
@@ -77,26 +99,21 @@ export const SandboxSchema = mapping({
   ),
   read_only_paths: v.optional(
     v.pipe(
-      v.array(
-        v.pipe(
-          v.string("expected an absolute path"),
-          v.check(
-            (p: string) =>
-              /^\/[\x20-\x7e]*$/.test(p) && p.length <= 4096 &&
-              !p.split("/").some((c) => c === ".." || c === "."),
-            (issue) =>
-              `invalid read-only path ${JSON.stringify(issue.input)}: absolute, without . or .. ` +
-              "components, printable ASCII, at most 4096 bytes",
-          ),
-        ),
-        "expected a list of absolute paths",
-      ),
-      v.maxLength(32, "at most 32 read-only paths"),
-      v.transform((ps) => [...new Set(ps.map((p) => p.length > 1 ? p.replace(/\/+$/, "") : p))]),
+      pathList("read-only"),
       v.description(
         "Paths bound read-only onto themselves in the service's own mount namespace, set up between fork and exec: writes under them get EROFS while the host and other services still write. Each must exist when the service starts.",
       ),
       v.examples([["/etc", "/var/lib/shared"]]),
+    ),
+    [],
+  ),
+  masked_paths: v.optional(
+    v.pipe(
+      pathList("masked"),
+      v.description(
+        "Paths hidden from the service in its own mount namespace, after `read_only_paths`: an empty read-only tmpfs (mode 000) over a directory, /dev/null bound read-only over a file, as OCI runtimes mask paths. The host and other services still see them. A path that does not exist when the service starts is skipped.",
+      ),
+      v.examples([["/proc/kcore", "/var/lib/secrets"]]),
     ),
     [],
   ),

@@ -172,6 +172,39 @@ rootTest(
   "python3",
 );
 
+rootTest(
+  "masked_paths: a directory and a file are unreadable to the service; the host still reads them",
+  async () => {
+    const dir = await Deno.makeTempDir({ prefix: "sandbox-masked-" });
+    try {
+      await Deno.mkdir(`${dir}/secrets`);
+      await Deno.writeTextFile(`${dir}/secrets/key`, "hunter2\n");
+      await Deno.writeTextFile(`${dir}/token`, "t0ken\n");
+      const show = `ls ${dir}/secrets 2>&1 | head -1; echo "[$(cat ${dir}/token)]"`;
+      await runServices(
+        [
+          ...service("masked", ["/bin/sh", "-c", show], [
+            `      sandbox: { masked_paths: [${dir}/secrets, ${dir}/token, ${dir}/missing] }`,
+          ]),
+          ...service("plain", ["/bin/sh", "-c", show]),
+        ],
+        async ({ lines }) => {
+          const [ls, token] = await lines("masked", 2);
+          assert.match(ls, /Permission denied/);
+          assert.equal(token, "[]");
+          assert.deepEqual(await lines("plain", 2), ["key", "[t0ken]"]);
+        },
+      );
+      assert.equal(await Deno.readTextFile(`${dir}/secrets/key`), "hunter2\n");
+      assert.equal(await Deno.readTextFile(`${dir}/token`), "t0ken\n");
+      const mine = await Deno.readTextFile("/proc/self/mountinfo");
+      assert.ok(!mine.includes(dir), "no mask in the host's mount namespace");
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);
+
 rootTest("the default profile refuses mount(2) with EPERM; unconfined mounts", async () => {
   const target = await Deno.makeTempDir({ prefix: "sandbox-mount-" });
   try {

@@ -221,6 +221,7 @@ function fromServiceConfig(
       capabilities: s.sandbox.capabilities,
       noNewPrivs: s.sandbox.no_new_privs,
       ...(s.sandbox.read_only_paths.length > 0 ? { readOnlyPaths: s.sandbox.read_only_paths } : {}),
+      ...(s.sandbox.masked_paths.length > 0 ? { maskedPaths: s.sandbox.masked_paths } : {}),
     },
   };
 }

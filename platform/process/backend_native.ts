@@ -52,6 +52,8 @@ interface ProcessNative {
     capabilities?: number[];
     /** Paths bound read-only onto themselves in a private mount namespace. */
     readOnlyPaths?: string[];
+    /** Paths hidden in the private mount namespace (empty read-only tmpfs, or /dev/null). */
+    maskedPaths?: string[];
     /** 0: outlive machined; unset: SIGKILL when machined dies. */
     parentDeathSignal?: number;
     cgroup?: string;
@@ -150,6 +152,7 @@ export class NativeProcessBackend implements ProcessBackend {
         seccompProfile: nativeProfile(spec.sandbox?.seccompProfile),
         capabilities,
         readOnlyPaths: spec.sandbox?.readOnlyPaths ? [...spec.sandbox.readOnlyPaths] : undefined,
+        maskedPaths: spec.sandbox?.maskedPaths ? [...spec.sandbox.maskedPaths] : undefined,
         parentDeathSignal: spec.dieWithMachined === false ? 0 : undefined,
         cgroup: spec.cgroup,
         stdout: spec.stdout ?? "pipe",

@@ -82,6 +82,11 @@ export interface ProcessSandbox {
    * write under one gets EROFS while the host's view stays writable.
    */
   readonly readOnlyPaths?: readonly string[];
+  /**
+   * Paths hidden in the same private mount namespace: an empty read-only tmpfs (mode 000) over a
+   * directory, /dev/null bound read-only over anything else; a missing one is skipped.
+   */
+  readonly maskedPaths?: readonly string[];
 }
 
 /** The sandbox a running process is in, as /proc/PID/status showed it right after exec. */

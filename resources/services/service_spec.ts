@@ -73,6 +73,8 @@ export interface ServiceSandboxSpec {
   readonly noNewPrivs: boolean;
   /** Paths bound read-only onto themselves in the service's own mount namespace. */
   readonly readOnlyPaths?: readonly string[];
+  /** Paths hidden in the same namespace (empty read-only tmpfs, or /dev/null). */
+  readonly maskedPaths?: readonly string[];
 }
 
 /** A file written (atomically) before each start, e.g. containerd's config.toml. */

@@ -90,6 +90,8 @@ pub struct SpawnRequest {
     pub capabilities: Option<Vec<u32>>,
     /// Paths bound read-only onto themselves in a private mount namespace.
     pub read_only_paths: Option<Vec<String>>,
+    /// Paths hidden in the private mount namespace (empty read-only tmpfs or /dev/null).
+    pub masked_paths: Option<Vec<String>>,
     /// Signal number the child gets when machined dies (default SIGKILL; 0 lets it outlive machined).
     pub parent_death_signal: Option<i32>,
     pub cgroup: Option<String>,
@@ -151,6 +153,7 @@ pub async fn process_spawn(req: SpawnRequest) -> napi::Result<SpawnResult> {
                 None => Profile::parse(req.seccomp.as_deref().unwrap_or("unconfined"))?,
             },
             read_only_paths: req.read_only_paths.unwrap_or_default(),
+            masked_paths: req.masked_paths.unwrap_or_default(),
             keep_caps: req.capabilities,
             parent_death_signal: match req.parent_death_signal {
                 None => Some(libc::SIGKILL),
