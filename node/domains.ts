@@ -127,12 +127,7 @@ export function createNodeDomains(
     controllers: [
       ...network.controllers,
       ...timeControllers({ clock: backends.clock, transport: new UdpNtpTransport(), events }),
-      ...kernelControllers({
-        sysctls: options.sysctls,
-        kmod: backends.kmod,
-        events,
-        ...(options.cmdline ? { cmdline: options.cmdline } : {}),
-      }),
+      ...kernelControllers({ ...pickKernel(options), kmod: backends.kmod, events }),
       ...blockControllers({
         block: backends.block,
         mounts: backends.mount,
@@ -184,4 +179,9 @@ function trustedRootControllers(
     events,
     ...(paths.systemTrustedRoots ? { systemBundlePath: paths.systemTrustedRoots } : {}),
   });
+}
+
+/** The kernel domain's part of the options: /proc/sys and the command line's backends. */
+function pickKernel(o: { sysctls: SysctlBackend; cmdline?: KernelDeps["cmdline"] }) {
+  return { sysctls: o.sysctls, ...(o.cmdline ? { cmdline: o.cmdline } : {}) };
 }
