@@ -52,10 +52,12 @@ import { NativePowerBackend, type PowerBackend } from "../platform/power/mod.ts"
 import { runSequence, task } from "./sequence.ts";
 import { type PowerAction, type ShutdownDeps, shutdownNode } from "./shutdown.ts";
 import { nodeReset } from "../reset/mod.ts";
-import { nodeUpgradeService } from "../upgrade/mod.ts";
+import { nodeBootCmdline, nodeEsp, nodeUpgradeService } from "../upgrade/mod.ts";
 import { isTestImage, withNodeWatchdog } from "../watchdog/mod.ts";
 import { ProcBootIdSource } from "../platform/identity/mod.ts";
 import { NativeCryptBackend } from "../platform/crypt/mod.ts";
+import { NativeProcBackend } from "../platform/procfs/mod.ts";
+import type { EspBackend } from "../platform/esp/mod.ts";
 import { ProcSysctlBackend } from "../controllers/kernel/mod.ts";
 import { startPageOut } from "./page_out.ts";
 
@@ -219,16 +221,20 @@ interface ComposedNode {
   domains: ReturnType<typeof createNodeDomains>;
   keeper: ConfigKeeper;
   stopFollowingVolumes: () => void;
+  /** The ESP, shared by the upgrade service and the kernel-cmdline controller. */
+  esp: EspBackend;
 }
 
 /** Step 1: build machined and every domain over the real backends. */
 function composeNode(backends: NodeBackends, logger: RingLogger): ComposedNode {
   const machined = new Machined({ mode: "node", pid1: Deno.pid === 1, logger });
+  const esp = nodeEsp(machined, backends.mount);
   const domains = createNodeDomains(machined, backends, {
     paths: NODE_PATHS,
     autoDhcp: true,
     sysctls: new ProcSysctlBackend(),
     servicesWaitForVar: true,
+    cmdline: { proc: new NativeProcBackend(), boot: nodeBootCmdline(esp) },
   });
   machined.register(domains.controllers);
   const keeper = new ConfigKeeper(machined);
@@ -236,7 +242,7 @@ function composeNode(backends: NodeBackends, logger: RingLogger): ComposedNode {
     config: keeper,
     supervisor: domains.supervisor,
   });
-  return { machined, domains, keeper, stopFollowingVolumes };
+  return { machined, domains, keeper, stopFollowingVolumes, esp };
 }
 
 /** What the boot sequence found: the valid config, if any, and the kernel command line. */
@@ -372,6 +378,7 @@ function wireNodeControl(
   });
   const upgrades = nodeUpgradeService({
     machined,
+    esp: node.esp,
     mount: backends.mount,
     keeper,
     bootId,

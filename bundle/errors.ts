@@ -55,7 +55,11 @@ export type SlotRefusal =
    */
   | "signed-boot"
   /** machine.kernel.args cannot be applied to this bundle's line (too long for the kernel). */
-  | "kernel-args";
+  | "kernel-args"
+  /** The booted slot has no loader entry, or more than one, to write kernel args into. */
+  | "no-entry"
+  /** The booted slot's loader entry is not one machined wrote (not exactly one `options` line). */
+  | "bad-entry";
 
 /** A slot write, bless or rollback that was refused or failed. */
 export class SlotError extends Error {

@@ -38,14 +38,13 @@ export const APPLY_CLASSES: { readonly [K in Section]-?: SectionClass<K> } = {
   kernel: {
     fields: {
       modules: LIVE, // kernel.ModuleController loads added modules (a removed one stays loaded)
-      args: {
-        reboot:
-          "kernel arguments are written into the slot the next install or upgrade arms; they " +
-          "take effect when it boots",
-      },
+      // kernel.KernelCmdlineController writes them into the booted slot's entry at once; the
+      // kernel takes them at the next reboot, which KernelCmdlineStatus says (pending-reboot).
+      args: LIVE,
     },
   },
   trusted_roots: LIVE, // trust.TrustedRootsController rewrites the bundle; opted-in services restart
+  seccomp_profiles: LIVE, // services naming a changed profile get a new ServiceSpec: restarted
   services: LIVE, // the service supervisor
   runtime: LIVE, // runtime.ServiceSpecController (containerd on or off)
   api: {

@@ -21,6 +21,7 @@ export const CONFIG_DOMAINS: { readonly [K in Section]-?: string } = {
   sysctls: "kernel",
   kernel: "kernel",
   trusted_roots: "trust", // trust.TrustedRootsController
+  seccomp_profiles: "services", // services naming a profile get a new spec and restart
   services: "services",
   runtime: "runtime",
   api: "api",

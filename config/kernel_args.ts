@@ -129,3 +129,72 @@ export function kernelArgsState(args: KernelArgs, procCmdline: string): KernelAr
   ];
   return { pending, booted, rebootRequired: pending.length > 0 };
 }
+
+/**
+ * The node word that records what `machine.kernel.args` changed on a line machined wrote
+ * (`machined.args=` and base64url of `{"add":[…],"remove":[…]}`: the words it added and the
+ * words it took out), so a later config can undo them: a word dropped from `add` leaves the
+ * line, a word dropped from `remove` comes back. The kernel ignores it (a dotted word, as
+ * every `machined.*` one).
+ */
+export const KERNEL_ARGS_RECORD_KEY = "machined.args";
+
+/** What a line's record says machined changed on it. */
+export interface KernelArgsRecord {
+  readonly add: readonly string[];
+  readonly remove: readonly string[];
+}
+
+/** The record word of `cmdline` decoded; undefined when it has none (or an unreadable one). Pure. */
+export function readKernelArgsRecord(cmdline: string): KernelArgsRecord | undefined {
+  const word = headWords(cmdline).head.find((w) => argKey(w) === KERNEL_ARGS_RECORD_KEY);
+  if (!word) return undefined;
+  try {
+    const b64 = word.slice(KERNEL_ARGS_RECORD_KEY.length + 1).replaceAll("-", "+")
+      .replaceAll("_", "/");
+    const json = JSON.parse(
+      new TextDecoder().decode(Uint8Array.from(atob(b64), (c) => c.charCodeAt(0))),
+    );
+    const list = (x: unknown) =>
+      Array.isArray(x) && x.every((w) => typeof w === "string" && WORD.test(w));
+    return list(json.add) && list(json.remove) ? { add: json.add, remove: json.remove } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * `cmdline` with its previous record undone (the words it added taken out, the words it
+ * removed put back before `--`), then `args` applied ({@link applyKernelArgs}), and a new
+ * record of what that changed appended (none when nothing changed). Applying the same args
+ * twice gives the same line. Pure.
+ * @throws KernelArgsError when an entry is refused.
+ */
+export function applyRecordedKernelArgs(cmdline: string, args: KernelArgs): string {
+  const record = readKernelArgsRecord(cmdline);
+  const { head, tail } = headWords(cmdline);
+  let base = head.filter((w) => argKey(w) !== KERNEL_ARGS_RECORD_KEY);
+  if (record) {
+    base = base.filter((w) => !record.add.includes(w));
+    for (const w of record.remove) if (!base.includes(w)) base.push(w);
+  }
+  const applied = headWords(applyKernelArgs([...base, ...tail].join(" "), args)).head;
+  const added = applied.filter((w) => !base.includes(w));
+  const removed = base.filter((w) => !applied.includes(w));
+  const words = [...applied];
+  if (added.length + removed.length > 0) {
+    const json = JSON.stringify({ add: added, remove: removed });
+    const b64 = btoa(String.fromCharCode(...new TextEncoder().encode(json)))
+      .replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+    words.push(`${KERNEL_ARGS_RECORD_KEY}=${b64}`);
+  }
+  return [...words, ...tail].join(" ");
+}
+
+function headWords(cmdline: string): { head: string[]; tail: string[] } {
+  const words = cmdline.split(" ").filter((w) => w !== "");
+  const end = words.indexOf("--");
+  return end < 0
+    ? { head: words, tail: [] }
+    : { head: words.slice(0, end), tail: words.slice(end) };
+}

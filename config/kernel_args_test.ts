@@ -1,11 +1,13 @@
 import assert from "node:assert/strict";
 import {
   applyKernelArgs,
+  applyRecordedKernelArgs,
   checkCmdlineSize,
   COMMAND_LINE_SIZE,
   kernelArgProblem,
   KernelArgsError,
   kernelArgsState,
+  readKernelArgsRecord,
 } from "./kernel_args.ts";
 import { parseMachineConfig } from "./parse_machine_config.ts";
 import { applyClassOf } from "./apply_class.ts";
@@ -87,8 +89,30 @@ Deno.test("machine.kernel.args: parsed with defaults, and a node word refused wi
   assert.match(rm.errors.map((e) => e.format()).join("\n"), /cannot be removed/);
 });
 
-Deno.test("a change to machine.kernel.args needs a reboot; modules stay live", () => {
-  assert.ok("reboot" in applyClassOf("machine.kernel.args"));
-  assert.ok("reboot" in applyClassOf("machine.kernel.args.add"));
+Deno.test("a change to machine.kernel.args applies live (written into the booted entry); modules too", () => {
+  assert.deepEqual(applyClassOf("machine.kernel.args"), { live: true });
+  assert.deepEqual(applyClassOf("machine.kernel.args.add"), { live: true });
   assert.deepEqual(applyClassOf("machine.kernel.modules"), { live: true });
+});
+
+Deno.test("applyRecordedKernelArgs: a record undoes what the last config changed, and is idempotent", () => {
+  const line = "console=ttyS0 quiet machined.slot=A -- --v8";
+  const one = applyRecordedKernelArgs(line, { add: ["nosmt"], remove: ["quiet"] });
+  assert.deepEqual(readKernelArgsRecord(one), { add: ["nosmt"], remove: ["quiet"] });
+  assert.match(one, /^console=ttyS0 machined\.slot=A nosmt machined\.args=[A-Za-z0-9_-]+ -- --v8$/);
+  assert.equal(applyRecordedKernelArgs(one, { add: ["nosmt"], remove: ["quiet"] }), one);
+  // nosmt dropped from add leaves; quiet dropped from remove comes back; no record is left.
+  assert.equal(
+    applyRecordedKernelArgs(one, { add: [], remove: [] }),
+    "console=ttyS0 machined.slot=A quiet -- --v8",
+  );
+  // A word the line had before machined (the image's) is never taken by an undo.
+  const two = applyRecordedKernelArgs(line, { add: ["quiet", "a=1"], remove: [] });
+  assert.deepEqual(readKernelArgsRecord(two), { add: ["a=1"], remove: [] });
+  assert.equal(applyRecordedKernelArgs(two, { add: [], remove: [] }), line);
+  assert.equal(readKernelArgsRecord("machined.args=%%% x"), undefined);
+  assert.throws(
+    () => applyRecordedKernelArgs(line, { add: ["machined.args=x"], remove: [] }),
+    /node's to write/,
+  );
 });

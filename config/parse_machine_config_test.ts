@@ -48,6 +48,7 @@ Deno.test("a minimal config gets every default filled", () => {
       logging: { level: "info", ring_lines: 2000 },
       upgrade: { trusted_keys: [], trial_deadline: 15 * 60_000, boot_tries: 3 },
       trusted_roots: [],
+      seccomp_profiles: {},
     },
   });
 });
@@ -101,7 +102,13 @@ Deno.test("nested defaults: interface, route, service, health, limits", () => {
       failure_threshold: 3,
     },
     limits: { memory_max: 536870912, cpu_max: "50000 100000", pids_max: 64 },
-    sandbox: { seccomp: "default", capabilities: [], no_new_privs: true, read_only_paths: [] },
+    sandbox: {
+      seccomp: "default",
+      capabilities: [],
+      no_new_privs: true,
+      read_only_paths: [],
+      masked_paths: [],
+    },
   });
   assert.deepEqual(m.sysctls, { "net.ipv4.ip_forward": "1", "vm.swappiness": "10" });
 });

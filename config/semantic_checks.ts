@@ -49,6 +49,7 @@ export function semanticChecks(raw: unknown): SemanticIssue[] {
     ...checkNetwork(network),
     ...checkLinks(network),
     ...checkTrustedRoots(machine.trusted_roots),
+    ...checkSeccompNames(machine),
     ...checkFirewall(machine),
     ...encryptionIssues(machine),
   ];
@@ -261,4 +262,22 @@ function checkRoute(route: Obj | undefined, at: PathSegment[], issues: SemanticI
       hint: "a route's via must be of the same family as its to",
     });
   }
+}
+
+/** Each service's `sandbox.seccomp` is built in or names a `machine.seccomp_profiles` entry. */
+function checkSeccompNames(machine: Obj): SemanticIssue[] {
+  const profiles = Object.keys(obj(machine.seccomp_profiles) ?? {});
+  const issues: SemanticIssue[] = [];
+  list(machine.services).forEach((s, index) => {
+    const name = str(obj(obj(s)?.sandbox)?.seccomp);
+    if (name === undefined || name === "default" || name === "unconfined") return;
+    if (profiles.includes(name)) return;
+    const near = suggest(name, [...profiles, "default", "unconfined"]);
+    issues.push({
+      segments: ["machine", "services", index, "sandbox", "seccomp"],
+      message: `seccomp profile ${JSON.stringify(name)} is not defined in machine.seccomp_profiles`,
+      hint: near ? `did you mean "${near}"?` : "define it under machine.seccomp_profiles",
+    });
+  });
+  return issues;
 }

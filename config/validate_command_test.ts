@@ -26,7 +26,7 @@ Deno.test("validate prints ok or every error and returns the exit code", async (
     assert.deepEqual(ko.err, [
       [
         `${bad}:3:3: machine.hostnme: unknown key "hostnme" (did you mean "hostname"?)`,
-        `${bad}:4:3: machine.mtu: unknown key "mtu" (allowed keys: hostname, domainname, install, network, time, sysctls, kernel, trusted_roots, services, runtime, api, ca, logging, upgrade)`,
+        `${bad}:4:3: machine.mtu: unknown key "mtu" (allowed keys: hostname, domainname, install, network, time, sysctls, kernel, trusted_roots, seccomp_profiles, services, runtime, api, ca, logging, upgrade)`,
       ].join("\n"),
       `${bad}: 2 errors`,
     ]);

@@ -10,7 +10,8 @@
 import { equal, ok } from "node:assert/strict";
 import { createNodeDomains, devBackends } from "../node/mod.ts";
 import { Machined } from "../core/mod.ts";
-import { FakeSysctlBackend } from "../controllers/kernel/mod.ts";
+import { FakeBootCmdlineBackend, FakeSysctlBackend } from "../controllers/kernel/mod.ts";
+import { FakeProcBackend } from "../platform/procfs/mod.ts";
 import { dependencyDot, renderDot } from "../machinectl/mod.ts";
 
 const DOT = new URL("./controller-graph.dot", import.meta.url);
@@ -22,6 +23,11 @@ async function nodeGraphDot(): Promise<string> {
   const domains = createNodeDomains(machined, devBackends(), {
     autoDhcp: false,
     sysctls: new FakeSysctlBackend(),
+    // A node has one (its ESP); dev mode boots no slot, so the graph adds a fake.
+    cmdline: {
+      proc: new FakeProcBackend(),
+      boot: new FakeBootCmdlineBackend({ kind: "none", reason: "graph" }),
+    },
     paths: {
       resolvConf: "/nonexistent/resolv.conf",
       trustedRoots: "/nonexistent/ca-certificates.crt",

@@ -15,7 +15,10 @@
  *   chosen at boot: the reply names `machine.install.disk`). Its bytes are
  *   hashed before the VM starts and after it has powered off: they must not change;
  * - kernel: a sysctl and a module from the config, applied and loaded; an
- *   argument the config adds is on the booted command line (dmesg);
+ *   argument the config adds is on the booted command line (dmesg); an argument
+ *   added by the config applied on the running node is written into the booted
+ *   slot's entry, KernelCmdlineStatus pending-reboot before the reboot and
+ *   booted after it (and in dmesg);
  * - time: the VM's clock starts an hour behind; an SNTP responder on the host
  *   (10.0.2.2:123 from the guest) steps it by about +3600 s, and the next sync
  *   measures a small offset;
@@ -106,13 +109,18 @@ setInterval(() => {}, 3600000);
 
 /** A harmless kernel parameter the config adds: the booted command line must carry it. */
 const KERNEL_ARG = "printk.devkmsg=on";
+/**
+ * Added by the config applied on the running node: written into the booted slot's entry, pending
+ * until the reboot, booted after it (a dotted word for no module: the kernel keeps it unused).
+ */
+const KERNEL_ARG_LIVE = "e2e_live.cmdline=1";
 
 /** The board's SMBIOS UUID, which EPHEMERAL's `nodeid` key derives from. */
 const BOARD_UUID = "6d616368-696e-6564-2d66-756c6c2d6e64";
 
 function machineConfig(
   ca: { certPem: string; keyPem: string },
-  over: { installDisk?: string; extraSysctls?: Record<string, string> } = {},
+  over: { installDisk?: string; extraSysctls?: Record<string, string>; liveArg?: boolean } = {},
 ): string {
   return stringify({
     version: "v1alpha1",
@@ -128,7 +136,10 @@ function machineConfig(
       time: { servers: ["10.0.2.2"], sync_interval: "20s" },
       sysctls: { [SYSCTL]: "1", ...over.extraSysctls },
       // A kernel argument from the baked config, on the image's command line (issue 32).
-      kernel: { modules: [{ name: MODULE }], args: { add: [KERNEL_ARG] } },
+      kernel: {
+        modules: [{ name: MODULE }],
+        args: { add: over.liveArg ? [KERNEL_ARG, KERNEL_ARG_LIVE] : [KERNEL_ARG] },
+      },
       runtime: { containerd: { enabled: true } },
       services: [{
         id: "payload",
@@ -727,10 +738,40 @@ Deno.test({
       const file = join(WORK, "config-2.yaml");
       await Deno.writeTextFile(
         file,
-        machineConfig(ca, { extraSysctls: { [SYSCTL_AFTER]: "1234" } }),
+        machineConfig(ca, { extraSysctls: { [SYSCTL_AFTER]: "1234" }, liveArg: true }),
       );
+      // Before: the baked argument is booted, the live one nowhere.
+      const before = await a.waitFor(
+        "KernelCmdlineStatus",
+        (rs) => {
+          const s = byId(rs, "cmdline");
+          return s?.state === "booted" ? s : undefined;
+        },
+        "KernelCmdlineStatus booted with the baked argument",
+        120_000,
+      );
+      assert.ok(String(before.booted).split(" ").includes(KERNEL_ARG), String(before.booted));
+      assert.ok(!String(before.next).includes(KERNEL_ARG_LIVE), String(before.next));
+      const applied = performance.now();
       const r = await machinectl(clientConfig, port, "apply-config", "-f", file);
       assert.equal(r.code, 0, r.err + r.out);
+      // A kernel argument applies live: written into the booted slot's entry, pending a reboot.
+      const pending = await a.waitFor(
+        "KernelCmdlineStatus",
+        (rs) => {
+          const s = byId(rs, "cmdline");
+          return s?.state === "pending-reboot" ? s : undefined;
+        },
+        `${KERNEL_ARG_LIVE} written into the booted entry, pending a reboot`,
+        60_000,
+      );
+      figures.kernelArgWrittenMs = Math.round(performance.now() - applied);
+      assert.deepEqual(pending.pending, [KERNEL_ARG_LIVE]);
+      assert.ok(String(pending.next).split(" ").includes(KERNEL_ARG_LIVE), String(pending.next));
+      assert.match(String(pending.reason), /loader entry machined-a(\+\d+-\d+)?\.conf/);
+      const cli = await machinectl(clientConfig, port, "get", "kernelcmdlinestatus");
+      assert.equal(cli.code, 0, cli.err);
+      assert.match(cli.out, new RegExp(`pending-reboot\\s+${KERNEL_ARG_LIVE}\\s`), cli.out);
       await a.waitFor("KernelParamStatus", (rs) => {
         const s = byId(rs, SYSCTL_AFTER);
         return s?.applied ? s : undefined;
@@ -745,7 +786,7 @@ Deno.test({
         const file = join(WORK, "config-try.yaml");
         await Deno.writeTextFile(
           file,
-          machineConfig(ca, { extraSysctls: { [SYSCTL_AFTER]: "2345" } }),
+          machineConfig(ca, { extraSysctls: { [SYSCTL_AFTER]: "2345" }, liveArg: true }),
         );
         const t0 = performance.now();
         const r = await machinectl(
@@ -801,7 +842,10 @@ Deno.test({
         const staged = join(WORK, "config-staged.yaml");
         await Deno.writeTextFile(
           staged,
-          machineConfig(ca, { extraSysctls: { [SYSCTL_AFTER]: "1234", [SYSCTL_STAGED]: "600" } }),
+          machineConfig(ca, {
+            extraSysctls: { [SYSCTL_AFTER]: "1234", [SYSCTL_STAGED]: "600" },
+            liveArg: true,
+          }),
         );
         let r = await machinectl(
           clientConfig,
@@ -822,7 +866,7 @@ Deno.test({
         const tried = join(WORK, "config-try-2.yaml");
         await Deno.writeTextFile(
           tried,
-          machineConfig(ca, { extraSysctls: { [SYSCTL_AFTER]: "999" } }),
+          machineConfig(ca, { extraSysctls: { [SYSCTL_AFTER]: "999" }, liveArg: true }),
         );
         r = await machinectl(
           clientConfig,
@@ -906,6 +950,18 @@ Deno.test({
       }, `${SYSCTL_STAGED} (staged) applied after the reboot`);
       const [mc] = await getJson(clientConfig, port, "machineconfig");
       assert.equal(mc.spec.pending, undefined, "nothing pending after the reboot");
+      // The argument added on the running node is booted after this one reboot.
+      const cmdline = await b.waitFor(
+        "KernelCmdlineStatus",
+        (rs) => {
+          const s = byId(rs, "cmdline");
+          return s?.state === "booted" ? s : undefined;
+        },
+        `${KERNEL_ARG_LIVE} booted after the reboot`,
+        60_000,
+      );
+      const words = String(cmdline.booted).split(" ");
+      assert.ok(words.includes(KERNEL_ARG_LIVE) && words.includes(KERNEL_ARG), words.join(" "));
       const deadline = Date.now() + 120_000;
       let logs = { code: 1, out: "", err: "" };
       while (Date.now() < deadline) {
@@ -1075,6 +1131,8 @@ async function checkObservability(config: string, port: number): Promise<void> {
   // Node metrics and containerd's cgroup usage, as a Prometheus scrape would see them.
   // The kernel booted with the config's argument (the kernel logs its command line first).
   assert.match(files.get("dmesg.txt")!, new RegExp(`Command line: .*\\b${KERNEL_ARG}\\b`));
+  // After the reboot: also the argument the config added on the running node.
+  assert.match(files.get("dmesg.txt")!, new RegExp(`Command line: .*\\b${KERNEL_ARG_LIVE}\\b`));
   const metrics = files.get("metrics.txt")!;
   // Disk hotplug is driven by uevents on the node: provisioning alone produced some.
   assert.match(metrics, /\nmachined_uevents_total\{outcome="received"\} [1-9]/);

@@ -9,7 +9,11 @@ import type { NodeActions } from "../api/server/mod.ts";
 import { unlockAction } from "./unlock_action.ts";
 import { firewallControllers } from "../controllers/firewall/mod.ts";
 import { firmwareControllers } from "../controllers/firmware/mod.ts";
-import { kernelControllers, type SysctlBackend } from "../controllers/kernel/mod.ts";
+import {
+  kernelControllers,
+  type KernelDeps,
+  type SysctlBackend,
+} from "../controllers/kernel/mod.ts";
 import { createNetworkControllers } from "../controllers/network/mod.ts";
 import { runtimeControllers } from "../controllers/services/mod.ts";
 import { timeControllers, UdpNtpTransport } from "../controllers/time/mod.ts";
@@ -88,6 +92,11 @@ export function createNodeDomains(
      * installs to a disk (a node; dev mode never mounts it). @default false
      */
     servicesWaitForVar?: boolean;
+    /**
+     * The booted and next kernel command line (a node: /proc and the booted slot's loader
+     * entry). @default none: no KernelCmdlineStatus (dev mode boots no slot)
+     */
+    cmdline?: KernelDeps["cmdline"];
   },
 ): NodeDomains {
   const { events, logger } = machined;
@@ -118,7 +127,7 @@ export function createNodeDomains(
     controllers: [
       ...network.controllers,
       ...timeControllers({ clock: backends.clock, transport: new UdpNtpTransport(), events }),
-      ...kernelControllers({ sysctls: options.sysctls, kmod: backends.kmod, events }),
+      ...kernelControllers({ ...pickKernel(options), kmod: backends.kmod, events }),
       ...blockControllers({
         block: backends.block,
         mounts: backends.mount,
@@ -170,4 +179,9 @@ function trustedRootControllers(
     events,
     ...(paths.systemTrustedRoots ? { systemBundlePath: paths.systemTrustedRoots } : {}),
   });
+}
+
+/** The kernel domain's part of the options: /proc/sys and the command line's backends. */
+function pickKernel(o: { sysctls: SysctlBackend; cmdline?: KernelDeps["cmdline"] }) {
+  return { sysctls: o.sysctls, ...(o.cmdline ? { cmdline: o.cmdline } : {}) };
 }

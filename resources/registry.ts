@@ -59,6 +59,8 @@ import {
 } from "./block/mod.ts";
 import { timeStatusDescriptor, type TimeStatusSpec } from "./time/mod.ts";
 import {
+  kernelCmdlineStatusDescriptor,
+  type KernelCmdlineStatusSpec,
   kernelModuleStatusDescriptor,
   type KernelModuleStatusSpec,
   kernelParamStatusDescriptor,
@@ -92,6 +94,7 @@ export type ResourceSpecs = {
   TimeStatus: TimeStatusSpec;
   KernelParamStatus: KernelParamStatusSpec;
   KernelModuleStatus: KernelModuleStatusSpec;
+  KernelCmdlineStatus: KernelCmdlineStatusSpec;
   DiskStatus: DiskStatusSpec;
   DiscoveredVolume: DiscoveredVolumeSpec;
   VolumeSpec: VolumeSpecSpec;
@@ -142,6 +145,7 @@ export const RESOURCE_DESCRIPTORS: {
   TimeStatus: timeStatusDescriptor,
   KernelParamStatus: kernelParamStatusDescriptor,
   KernelModuleStatus: kernelModuleStatusDescriptor,
+  KernelCmdlineStatus: kernelCmdlineStatusDescriptor,
   DiskStatus: diskStatusDescriptor,
   DiscoveredVolume: discoveredVolumeDescriptor,
   VolumeSpec: volumeSpecDescriptor,

@@ -79,9 +79,16 @@ export function processSandbox(
     ? {}
     : { capabilities: s.capabilities as CapabilityName[] };
   const readOnly = s.readOnlyPaths?.length ? { readOnlyPaths: s.readOnlyPaths } : {};
+  const masked = s.maskedPaths?.length ? { maskedPaths: s.maskedPaths } : {};
   return {
     noNewPrivs: s.noNewPrivs,
-    sandbox: { seccomp: s.seccomp, ...capabilities, ...readOnly },
+    sandbox: {
+      seccomp: s.seccomp,
+      ...(s.profile ? { seccompProfile: s.profile } : {}),
+      ...capabilities,
+      ...readOnly,
+      ...masked,
+    },
   };
 }
 

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { UpgradeRefusedError } from "../api/server/mod.ts";
 import { EventBus } from "../events/mod.ts";
 import { createLogger } from "../logs/mod.ts";
-import type { KernelArgs } from "../config/mod.ts";
+import { type KernelArgs, readKernelArgsRecord } from "../config/mod.ts";
 import { NodeUpgrade } from "./node_upgrade.ts";
 import { bootFake, chunked, imagedEsp, testBundle, testKeys } from "./testing.ts";
 
@@ -47,8 +47,15 @@ Deno.test("an upgrade's entry carries machine.kernel.args before --, and the nod
   await n.done;
   const line = options(n.esp.text("/loader/entries/machined-b+3.conf")!);
   const head = (l: string) => l.slice(0, l.indexOf(" -- ")).split(" ");
-  const nodeWords = (l: string) => head(l).filter((w) => w.startsWith("machined."));
+  const nodeWords = (l: string) =>
+    head(l).filter((w) => w.startsWith("machined.") && !w.startsWith("machined.args="));
   assert.deepEqual(nodeWords(line), nodeWords(base));
+  // What the args changed is recorded, so a later config change on the running node undoes it.
+  assert.deepEqual(readKernelArgsRecord(line), {
+    add: ["mitigations=auto,nosmt", "console=tty0"],
+    remove: ["quiet", "loglevel=3"],
+  });
+  assert.equal(readKernelArgsRecord(base), undefined, "no args, no record");
   assert.equal(nodeWords(line).length, 3, "slot, root hash and verity");
   assert.equal(line.slice(line.indexOf(" -- ")), base.slice(base.indexOf(" -- ")), "init's argv");
   assert.ok(head(line).includes("mitigations=auto,nosmt") && head(line).includes("console=tty0"));

@@ -31,7 +31,14 @@ export {
   verifyManifest,
 } from "../bundle/mod.ts";
 export { NodeUpgrade, type NodeUpgradeDeps } from "./node_upgrade.ts";
-export { espDevice, nodeUpgradeService } from "./node_wiring.ts";
+export { espDevice, nodeBootCmdline, nodeEsp, nodeUpgradeService } from "./node_wiring.ts";
+export { EspBootCmdline, type EspBootCmdlineDeps } from "./booted_cmdline.ts";
+export {
+  assertOnlyOptionsLine,
+  type BootedArgsDecision,
+  type BootedArgsPlan,
+  planBootedArgs,
+} from "./booted_args_plan.ts";
 export { fetchBundle } from "./fetch_bundle.ts";
 export { toRefusal } from "./refusal.ts";
 export {

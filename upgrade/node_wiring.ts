@@ -26,6 +26,8 @@ import type { ConfigKeeper } from "../config/keeper/mod.ts";
 import { NodeUpgrade } from "./node_upgrade.ts";
 import { dirRecordStore } from "./upgrade_record.ts";
 import { hostCompatible, UEFI_BOARD } from "../bundle/mod.ts";
+import { EspBootCmdline } from "./booted_cmdline.ts";
+import { bootedSlot } from "./entries.ts";
 
 /** How often the bless watcher looks at MachineStatus. */
 const READY_POLL_MS = 2000;
@@ -48,6 +50,26 @@ export function espDevice(machined: Machined): string | undefined {
       a.spec.disk.localeCompare(b.spec.disk) || a.spec.partitionNumber - b.spec.partitionNumber
     )[0]
     ?.spec.devicePath;
+}
+
+/**
+ * The node's ESP, shared by the upgrade service and the kernel-cmdline controller so their
+ * sessions queue on one mount.
+ */
+export function nodeEsp(machined: Machined, mount: MountBackend): EspBackend {
+  return new NativeEspBackend(mount, () => espDevice(machined));
+}
+
+/**
+ * Where machine.kernel.args go on a running node: the booted slot's loader entry on `esp`
+ * (booted_cmdline.ts), the booted slot from /proc/cmdline, the board from the image.
+ */
+export function nodeBootCmdline(esp: EspBackend): EspBootCmdline {
+  return new EspBootCmdline({
+    esp,
+    booted: async () => bootedSlot(await Deno.readTextFile("/proc/cmdline").catch(() => "")),
+    board: () => imageFacts().then((f) => f.board || UEFI_BOARD),
+  });
 }
 
 /** The node's upgrade service and its bless watcher. */

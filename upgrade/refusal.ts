@@ -40,6 +40,8 @@ const SLOT: Record<SlotRefusal, UpgradeRefusedError["code"]> = {
   "bad-tries": "invalid-argument",
   "signed-boot": "failed-precondition",
   "kernel-args": "failed-precondition",
+  "no-entry": "failed-precondition",
+  "bad-entry": "failed-precondition",
 };
 
 /** `e` as an UpgradeRefusedError when it is a refusal; undefined otherwise. */

@@ -11,7 +11,7 @@
 import { slotCmdline, type SlotRoot } from "../layout/mod.ts";
 import { BundleError, checkBundleCmdline, type Manifest, SlotError } from "../bundle/mod.ts";
 import {
-  applyKernelArgs,
+  applyRecordedKernelArgs,
   checkCmdlineSize,
   type KernelArgs,
   KernelArgsError,
@@ -43,7 +43,11 @@ export function installCmdline(manifest: Manifest, target: Slot, args?: KernelAr
     ? { sha256: root.sha256, fstype: "squashfs", verity }
     : { sha256: root.sha256, fstype: "squashfs" };
   try {
-    return checkCmdlineSize(slotCmdline(applyKernelArgs(words, args), target, slotRoot));
+    return checkCmdlineSize(slotCmdline(
+      applyRecordedKernelArgs(words, args ?? { add: [], remove: [] }),
+      target,
+      slotRoot,
+    ));
   } catch (e) {
     if (e instanceof KernelArgsError) throw new SlotError("kernel-args", e.message);
     throw e;

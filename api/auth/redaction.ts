@@ -66,6 +66,8 @@ export const REDACTIONS: { readonly [K in ResourceType]: Redactor<K> | null } = 
   TimeStatus: null,
   KernelParamStatus: null,
   KernelModuleStatus: null,
+  // The command line is world-readable on the node (/proc/cmdline); config keeps no secret there.
+  KernelCmdlineStatus: null,
   DiskStatus: null,
   DiscoveredVolume: null,
   VolumeSpec: null,

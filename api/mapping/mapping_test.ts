@@ -167,6 +167,57 @@ function sampleStore() {
     builtin: false,
     sandbox: { seccomp: "default", capabilities: ["CAP_NET_BIND_SERVICE"], noNewPrivs: true },
   });
+  net("ServiceSpec", "confined", {
+    command: ["/bin/c"],
+    env: {},
+    cwd: "/",
+    user: "nobody",
+    group: 65534,
+    dependsOn: [],
+    restart: "never",
+    stopGraceMs: 1000,
+    onDependencyRestart: "hold",
+    limits: {},
+    files: [],
+    dirs: [],
+    builtin: false,
+    sandbox: {
+      seccomp: "no-mkdir",
+      capabilities: [],
+      noNewPrivs: true,
+      readOnlyPaths: ["/etc"],
+      maskedPaths: ["/proc/kcore", "/var/lib/secrets"],
+      profile: {
+        defaultAction: "SCMP_ACT_ERRNO",
+        defaultErrnoRet: 38,
+        architectures: ["SCMP_ARCH_X86_64"],
+        syscalls: [{
+          names: ["mkdir", "mkdirat"],
+          action: "SCMP_ACT_ERRNO",
+          errnoRet: 1,
+          args: [{ index: 1, value: 2 ** 40 + 7, valueTwo: 0, op: "SCMP_CMP_NE" }],
+        }, { names: ["read"], action: "SCMP_ACT_ALLOW", args: [] }],
+      },
+    },
+  });
+  net("ServiceStatus", "confined", {
+    state: "finished",
+    healthy: false,
+    restarts: 0,
+    pid: null,
+    lastExit: null,
+    message: "",
+    since: 1,
+    logFileError: "",
+    sandbox: {
+      profile: "no-mkdir",
+      seccomp: "filter",
+      noNewPrivs: true,
+      effective: [],
+      bounding: [],
+      ambient: [],
+    },
+  });
   net("ServiceStatus", "containerd", {
     state: "backing-off",
     healthy: false,
@@ -539,6 +590,21 @@ function sampleStore() {
       inForce: true,
       driftReapplies: 2,
       error: "",
+    },
+  });
+  store.create({
+    type: "KernelCmdlineStatus",
+    namespace: "kernel",
+    id: "cmdline",
+    owner: "kernel.KernelCmdlineController",
+    spec: {
+      booted: "console=ttyS0 quiet machined.slot=A -- --v8",
+      desiredAdd: ["nosmt"],
+      desiredRemove: ["quiet"],
+      next: "console=ttyS0 machined.slot=A nosmt -- --v8",
+      pending: ["nosmt", "-quiet"],
+      state: "pending-reboot",
+      reason: "written into slot A's loader entry machined-a.conf: booted at the next reboot",
     },
   });
   return store;

@@ -55,6 +55,10 @@ import {
 } from "./system_mapping.ts";
 import { upgradeStatusFromProto, upgradeStatusToProto } from "./upgrade_mapping.ts";
 import { secureBootStatusFromProto, secureBootStatusToProto } from "./firmware_mapping.ts";
+import {
+  kernelCmdlineStatusFromProto,
+  kernelCmdlineStatusToProto,
+} from "./kernel_cmdline_mapping.ts";
 import { trustedRootsStatusFromProto, trustedRootsStatusToProto } from "./trust_mapping.ts";
 
 /** The proto `oneof` case names of `Resource.spec`. */
@@ -119,6 +123,10 @@ const SPEC_MAPPINGS: { [K in ResourceType]: SpecMapping<K> } = {
   KernelModuleStatus: {
     toProto: kernelModuleStatusToProto,
     fromProto: kernelModuleStatusFromProto,
+  },
+  KernelCmdlineStatus: {
+    toProto: kernelCmdlineStatusToProto,
+    fromProto: kernelCmdlineStatusFromProto,
   },
   DiskStatus: { toProto: diskStatusToProto, fromProto: diskStatusFromProto },
   DiscoveredVolume: { toProto: discoveredVolumeToProto, fromProto: discoveredVolumeFromProto },

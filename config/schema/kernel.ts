@@ -105,11 +105,15 @@ export const KernelSchema = mapping({
     v.pipe(
       KernelArgsSchema,
       v.description(
-        "Kernel arguments for the slot an install or upgrade writes next; they take effect at " +
-          "the reboot into it. The node's own words (`machined.*`, `root=`, `init=`, `rdinit=`, " +
-          "`panic=`, `DENO_*`) are refused, and the image's `console=` cannot be removed. Under Secure Boot " +
-          "the line is inside the signed UKI: the node cannot re-sign it, so args must be in " +
-          "the config baked in at image build (docs/hardening.md).",
+        "Kernel arguments. A change is written at once into the booted slot's loader entry " +
+          "(its `options` line only) and into the slot each install or upgrade writes; it " +
+          "takes effect at the next reboot (KernelCmdlineStatus shows it pending). The " +
+          "previous config's changes are undone first, so a word dropped from `add` leaves. " +
+          "The node's own words (`machined.*`, `root=`, `init=`, `rdinit=`, `panic=`, " +
+          "`DENO_*`) are refused, and the image's `console=` cannot be removed. Under Secure " +
+          "Boot the line is inside the signed UKI, which the node cannot re-sign: nothing is " +
+          "written, and the args take effect with the next signed upgrade bundle built with " +
+          "them (KernelCmdlineStatus says pending-upgrade; docs/kernel.md).",
       ),
       v.examples([{ add: ["mitigations=auto,nosmt"], remove: ["quiet"] }]),
     ),

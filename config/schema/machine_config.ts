@@ -13,6 +13,7 @@ import { KernelSchema, SysctlsSchema } from "./kernel.ts";
 import { NetworkSchema } from "./network.ts";
 import { choice, dnsName } from "./primitives.ts";
 import { RuntimeSchema } from "./runtime.ts";
+import { SeccompProfilesSchema } from "./seccomp.ts";
 import { ServicesSchema } from "./services.ts";
 import { TimeSchema } from "./time.ts";
 import { TrustedRootsSchema } from "./trusted_roots.ts";
@@ -48,6 +49,7 @@ export const MachineSchema = mapping({
   sysctls: v.optional(SysctlsSchema, {}),
   kernel: v.optional(v.pipe(KernelSchema, v.description("Kernel arguments and modules.")), {}),
   trusted_roots: v.optional(TrustedRootsSchema, []),
+  seccomp_profiles: v.optional(SeccompProfilesSchema, {}),
   services: v.optional(ServicesSchema, []),
   runtime: v.optional(v.pipe(RuntimeSchema, v.description("Container runtime.")), {}),
   api: v.optional(v.pipe(ApiSchema, v.description("The management API.")), {}),

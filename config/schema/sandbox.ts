@@ -11,7 +11,7 @@ import { CAPABILITIES, SECCOMP_PROFILES } from "../../platform/process/mod.ts";
 import { suggest } from "../suggest.ts";
 import { mapping } from "./mapping.ts";
 import { checkWithHint, quote } from "./hints.ts";
-import { choice } from "./primitives.ts";
+import { SECCOMP_PROFILE_NAME } from "./seccomp.ts";
 
 const NAMES: readonly string[] = CAPABILITIES;
 
@@ -36,14 +36,43 @@ const Capability = v.pipe(
   v.metadata({ docType: "capability name" }),
 );
 
+/** At most 32 absolute paths, deduplicated, trailing slashes dropped. */
+function pathList(what: string) {
+  return v.pipe(
+    v.array(
+      v.pipe(
+        v.string("expected an absolute path"),
+        v.check(
+          (p: string) =>
+            /^\/[\x20-\x7e]*$/.test(p) && p.length <= 4096 &&
+            !p.split("/").some((c) => c === ".." || c === "."),
+          (issue) =>
+            `invalid ${what} path ${JSON.stringify(issue.input)}: absolute, without . or .. ` +
+            "components, printable ASCII, at most 4096 bytes",
+        ),
+      ),
+      "expected a list of absolute paths",
+    ),
+    v.maxLength(32, `at most 32 ${what} paths`),
+    v.transform((ps) => [...new Set(ps.map((p) => p.length > 1 ? p.replace(/\/+$/, "") : p))]),
+  );
+}
+
 /** A service's sandbox. */
 export const SandboxSchema = mapping({
   seccomp: v.optional(
     v.pipe(
-      choice(SECCOMP_PROFILES),
-      v.description(
-        "`default` refuses (EPERM) the syscalls a service never needs here: mounts, modules, kexec, reboot, bpf, ptrace, keyctl, namespaces, the clock and more (docs/hardening.md). `unconfined` installs no filter.",
+      v.string(`expected ${SECCOMP_PROFILES.map((p) => `"${p}"`).join(", ")} or a profile name`),
+      v.regex(
+        SECCOMP_PROFILE_NAME,
+        (issue) =>
+          `invalid seccomp profile ${quote(issue.input)}: "default", "unconfined" or a name ` +
+          "from machine.seccomp_profiles",
       ),
+      v.description(
+        "`default` refuses (EPERM) the syscalls a service never needs here: mounts, modules, kexec, reboot, bpf, ptrace, keyctl, namespaces, the clock and more (docs/hardening.md). `unconfined` installs no filter. Any other value names a profile in `machine.seccomp_profiles` (OCI format).",
+      ),
+      v.metadata({ docType: '"default" | "unconfined" | profile name' }),
     ),
     "default",
   ),
@@ -70,26 +99,21 @@ export const SandboxSchema = mapping({
   ),
   read_only_paths: v.optional(
     v.pipe(
-      v.array(
-        v.pipe(
-          v.string("expected an absolute path"),
-          v.check(
-            (p: string) =>
-              /^\/[\x20-\x7e]*$/.test(p) && p.length <= 4096 &&
-              !p.split("/").some((c) => c === ".." || c === "."),
-            (issue) =>
-              `invalid read-only path ${JSON.stringify(issue.input)}: absolute, without . or .. ` +
-              "components, printable ASCII, at most 4096 bytes",
-          ),
-        ),
-        "expected a list of absolute paths",
-      ),
-      v.maxLength(32, "at most 32 read-only paths"),
-      v.transform((ps) => [...new Set(ps.map((p) => p.length > 1 ? p.replace(/\/+$/, "") : p))]),
+      pathList("read-only"),
       v.description(
         "Paths bound read-only onto themselves in the service's own mount namespace, set up between fork and exec: writes under them get EROFS while the host and other services still write. Each must exist when the service starts.",
       ),
       v.examples([["/etc", "/var/lib/shared"]]),
+    ),
+    [],
+  ),
+  masked_paths: v.optional(
+    v.pipe(
+      pathList("masked"),
+      v.description(
+        "Paths hidden from the service in its own mount namespace, after `read_only_paths`: an empty read-only tmpfs (mode 000) over a directory, /dev/null bound read-only over a file, as OCI runtimes mask paths. The host and other services still see them. A path that does not exist when the service starts is skipped.",
+      ),
+      v.examples([["/proc/kcore", "/var/lib/secrets"]]),
     ),
     [],
   ),

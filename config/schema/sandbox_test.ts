@@ -33,6 +33,7 @@ Deno.test("a service without a sandbox gets the default profile, no capabilities
     capabilities: [],
     no_new_privs: true,
     read_only_paths: [],
+    masked_paths: [],
   });
 });
 
@@ -45,6 +46,7 @@ Deno.test("a sandbox may keep capabilities and opt out of the filter; duplicates
     capabilities: ["CAP_NET_BIND_SERVICE", "CAP_NET_RAW"],
     no_new_privs: true,
     read_only_paths: [],
+    masked_paths: [],
   });
   assert.equal(parsed(config("        no_new_privs: false")).no_new_privs, false);
 });
@@ -54,7 +56,7 @@ Deno.test("an unknown profile is refused with its path, position and the nearest
   assert.deepEqual(rest, []);
   assert.match(
     e,
-    /^t\.yaml:8:18: machine\.services\[0\]\.sandbox\.seccomp: invalid value "defualt"/,
+    /^t\.yaml:8:18: machine\.services\[0\]\.sandbox\.seccomp: seccomp profile "defualt" is not defined in machine\.seccomp_profiles/,
   );
   assert.match(e, /did you mean "default"\?/);
 });
@@ -77,9 +79,9 @@ Deno.test("capability names are the kernel's, with a hint for other spellings", 
 });
 
 Deno.test("unknown sandbox keys are refused", () => {
-  const [e] = errors(config("        masked_paths: [/etc]"));
+  const [e] = errors(config("        hidden_paths: [/etc]"));
   assert.match(e, /machine\.services\[0\]\.sandbox/);
-  assert.match(e, /masked_paths/);
+  assert.match(e, /hidden_paths/);
 });
 
 Deno.test("read_only_paths: absolute, no . or .., bounded; trailing slashes and duplicates collapse", () => {
@@ -95,4 +97,14 @@ Deno.test("read_only_paths: absolute, no . or .., bounded; trailing slashes and 
   }
   const many = Array.from({ length: 33 }, (_, i) => `/p${i}`).join(", ");
   assert.match(errors(config(`        read_only_paths: [${many}]`))[0], /at most 32/);
+});
+
+Deno.test("masked_paths: absolute paths, deduplicated; a relative one is refused with its path", () => {
+  const s = parsed(config("        masked_paths: [/proc/kcore, /var/lib/secrets/, /proc/kcore]"));
+  assert.deepEqual(s.masked_paths, ["/proc/kcore", "/var/lib/secrets"]);
+  const [e] = errors(config("        masked_paths: [etc/x]"));
+  assert.match(
+    e,
+    /machine\.services\[0\]\.sandbox\.masked_paths\[0\]: invalid masked path "etc\/x"/,
+  );
 });

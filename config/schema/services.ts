@@ -230,7 +230,13 @@ export const ServiceSchema = mapping({
         "Seccomp profile, capabilities kept, no_new_privs and read-only paths. Omitted: the `default` profile, no capabilities, no_new_privs (docs/hardening.md).",
       ),
     ),
-    { seccomp: "default", capabilities: [], no_new_privs: true, read_only_paths: [] },
+    {
+      seccomp: "default",
+      capabilities: [],
+      no_new_privs: true,
+      read_only_paths: [],
+      masked_paths: [],
+    },
   ),
 });
 

@@ -23,6 +23,9 @@ import type { KmodBackend, ModuleIndex } from "../../platform/kmod/mod.ts";
 import type { SysctlBackend } from "./sysctl_backend.ts";
 import { sysctlController } from "./sysctl_controller.ts";
 import { moduleController } from "./module_controller.ts";
+import type { ProcBackend } from "../../platform/procfs/mod.ts";
+import type { BootCmdlineBackend } from "./boot_cmdline_backend.ts";
+import { cmdlineController } from "./cmdline_controller.ts";
 
 /** What the kernel domain needs. */
 export interface KernelDeps {
@@ -31,6 +34,11 @@ export interface KernelDeps {
   /** The module index. @default readModuleIndex() of the running kernel */
   moduleIndex?: () => Promise<ModuleIndex>;
   events?: EventBus;
+  /**
+   * Where the booted slot's next command line lives, and /proc for the booted one: with both,
+   * KernelCmdlineController writes machine.kernel.args and publishes KernelCmdlineStatus.
+   */
+  cmdline?: { proc: ProcBackend; boot: BootCmdlineBackend };
 }
 
 /** The kernel domain's controllers: modules first, so sysctls they add can follow. */
@@ -38,6 +46,7 @@ export function kernelControllers(deps: KernelDeps): MachineController[] {
   return [
     moduleController({ backend: deps.kmod, index: deps.moduleIndex, events: deps.events }),
     sysctlController({ backend: deps.sysctls, events: deps.events }),
+    ...(deps.cmdline ? [cmdlineController({ ...deps.cmdline, events: deps.events })] : []),
   ];
 }
 
@@ -62,3 +71,12 @@ export {
   moduleController,
   type ModuleControllerDeps,
 } from "./module_controller.ts";
+export { type BootCmdlineBackend, type NextBoot } from "./boot_cmdline_backend.ts";
+export { FakeBootCmdlineBackend } from "./boot_cmdline_backend_fake.ts";
+export {
+  CMDLINE_RETRY_MS,
+  cmdlineController,
+  type CmdlineControllerDeps,
+  cmdlineStatus,
+  KernelCmdlineController,
+} from "./cmdline_controller.ts";

@@ -47,6 +47,15 @@ const BIND_PY = [
   "        s.close()",
 ].join("\n");
 
+/** mkdir(2) of argv[1]; prints `mkdir ok` or the errno's text. */
+const MKDIR_PY = [
+  "import os, sys",
+  "try:",
+  '    os.mkdir(sys.argv[1]); print("mkdir ok", flush=True)',
+  "except OSError as e:",
+  '    print("mkdir", e.strerror, flush=True)',
+].join("\n");
+
 const CAPS_SH = "grep -E '^(CapEff|CapBnd|CapAmb|NoNewPrivs|Seccomp):' /proc/self/status";
 
 /** One YAML service entry. */
@@ -68,9 +77,16 @@ async function runServices(
     /** The first `n` lines the service logs (waits for them). */
     lines: (id: string, n?: number) => Promise<string[]>;
   }) => Promise<void>,
+  machine: string[] = [],
 ): Promise<void> {
-  const yaml = ["version: v1alpha1", "machine:", "  hostname: n", "  services:", ...services]
-    .join("\n");
+  const yaml = [
+    "version: v1alpha1",
+    "machine:",
+    "  hostname: n",
+    ...machine,
+    "  services:",
+    ...services,
+  ].join("\n");
   const r = parseMachineConfig(yaml, "sandbox.yaml");
   assert.ok(r.ok, r.ok ? "" : r.errors.map((e) => e.format()).join("\n"));
   const store = new Store<ResourceSpecs>();
@@ -111,6 +127,84 @@ function rootTest(name: string, fn: () => Promise<void>, needs = "") {
   });
 }
 
+rootTest(
+  "an OCI profile denying mkdir/mkdirat with EPERM: mkdir fails; unconfined it succeeds",
+  async () => {
+    const dir = await Deno.makeTempDir({ prefix: "sandbox-mkdir-" });
+    try {
+      await runServices(
+        [
+          ...service("confined", [PYTHON, "-c", MKDIR_PY, `${dir}/a`], [
+            "      sandbox: { seccomp: no-mkdir }",
+          ]),
+          ...service("free", [PYTHON, "-c", MKDIR_PY, `${dir}/b`], [
+            "      sandbox: { seccomp: unconfined }",
+          ]),
+        ],
+        async ({ lines, finished }) => {
+          assert.deepEqual(await lines("confined"), ["mkdir Operation not permitted"]);
+          assert.deepEqual(await lines("free"), ["mkdir ok"]);
+          // The sandbox read back from /proc is null when the process exited before the read.
+          const confined = (await finished("confined")).sandbox;
+          if (confined) {
+            assert.deepEqual([confined.profile, confined.seccomp], ["no-mkdir", "filter"]);
+          }
+          const free = (await finished("free")).sandbox;
+          if (free) assert.equal(free.seccomp, "disabled");
+        },
+        [
+          "  seccomp_profiles:",
+          "    no-mkdir:",
+          "      defaultAction: SCMP_ACT_ALLOW",
+          "      architectures: [SCMP_ARCH_X86_64, SCMP_ARCH_AARCH64]",
+          "      syscalls:",
+          "        - names: [mkdir, mkdirat]",
+          "          action: SCMP_ACT_ERRNO",
+          "          errnoRet: 1",
+        ],
+      );
+      assert.ok(await Deno.stat(`${dir}/b`).then((s) => s.isDirectory));
+      await assert.rejects(() => Deno.stat(`${dir}/a`), Deno.errors.NotFound);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+  "python3",
+);
+
+rootTest(
+  "masked_paths: a directory and a file are unreadable to the service; the host still reads them",
+  async () => {
+    const dir = await Deno.makeTempDir({ prefix: "sandbox-masked-" });
+    try {
+      await Deno.mkdir(`${dir}/secrets`);
+      await Deno.writeTextFile(`${dir}/secrets/key`, "hunter2\n");
+      await Deno.writeTextFile(`${dir}/token`, "t0ken\n");
+      const show = `ls ${dir}/secrets 2>&1 | head -1; echo "[$(cat ${dir}/token)]"`;
+      await runServices(
+        [
+          ...service("masked", ["/bin/sh", "-c", show], [
+            `      sandbox: { masked_paths: [${dir}/secrets, ${dir}/token, ${dir}/missing] }`,
+          ]),
+          ...service("plain", ["/bin/sh", "-c", show]),
+        ],
+        async ({ lines }) => {
+          const [ls, token] = await lines("masked", 2);
+          assert.match(ls, /Permission denied/);
+          assert.equal(token, "[]");
+          assert.deepEqual(await lines("plain", 2), ["key", "[t0ken]"]);
+        },
+      );
+      assert.equal(await Deno.readTextFile(`${dir}/secrets/key`), "hunter2\n");
+      assert.equal(await Deno.readTextFile(`${dir}/token`), "t0ken\n");
+      const mine = await Deno.readTextFile("/proc/self/mountinfo");
+      assert.ok(!mine.includes(dir), "no mask in the host's mount namespace");
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+);
+
 rootTest("the default profile refuses mount(2) with EPERM; unconfined mounts", async () => {
   const target = await Deno.makeTempDir({ prefix: "sandbox-mount-" });
   try {
@@ -127,6 +221,8 @@ rootTest("the default profile refuses mount(2) with EPERM; unconfined mounts", a
       async ({ lines, finished }) => {
         assert.deepEqual(await lines("confined"), ["mount Operation not permitted"]);
         assert.deepEqual(await lines("free"), ["mount ok"]);
+        // It unmounts after printing: wait for it before the directory is removed.
+        assert.equal((await finished("free")).lastExit?.code, 0);
         const confined = await finished("confined");
         assert.equal(confined.lastExit?.code, 0);
         assert.equal(confined.sandbox?.profile, "default");

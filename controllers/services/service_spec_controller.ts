@@ -8,6 +8,7 @@
  * `restart_on_trusted_roots` carry the bundle's hash, so a new bundle restarts them.
  * Inputs: MachineConfig, TrustedRootsStatus. Output: ServiceSpec (namespace `runtime`).
  */
+import type { OciSeccompProfile } from "../../platform/process/mod.ts";
 import type { MachineConfig, ServiceConfig } from "../../config/mod.ts";
 import {
   containerdConfigToml,
@@ -90,7 +91,8 @@ export function serviceSpecsFromConfig(
     out.set(CONTAINERD_SERVICE_ID, withTrust(spec, trust, true));
   }
   for (const s of config.machine.services) {
-    out.set(s.id, withTrust(fromServiceConfig(s), trust, s.restart_on_trusted_roots));
+    const spec = fromServiceConfig(s, config.machine.seccomp_profiles);
+    out.set(s.id, withTrust(spec, trust, s.restart_on_trusted_roots));
   }
   return out;
 }
@@ -170,7 +172,10 @@ export function containerdServiceSpec(
   };
 }
 
-function fromServiceConfig(s: ServiceConfig): ServiceSpecSpec {
+function fromServiceConfig(
+  s: ServiceConfig,
+  profiles: Readonly<Record<string, OciSeccompProfile>>,
+): ServiceSpecSpec {
   const h = s.health;
   const probe = h?.exec
     ? { kind: "exec" as const, command: h.exec.command }
@@ -212,9 +217,11 @@ function fromServiceConfig(s: ServiceConfig): ServiceSpecSpec {
     builtin: false,
     sandbox: {
       seccomp: s.sandbox.seccomp,
+      ...(profiles[s.sandbox.seccomp] ? { profile: profiles[s.sandbox.seccomp] } : {}),
       capabilities: s.sandbox.capabilities,
       noNewPrivs: s.sandbox.no_new_privs,
       ...(s.sandbox.read_only_paths.length > 0 ? { readOnlyPaths: s.sandbox.read_only_paths } : {}),
+      ...(s.sandbox.masked_paths.length > 0 ? { maskedPaths: s.sandbox.masked_paths } : {}),
     },
   };
 }

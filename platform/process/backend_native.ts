@@ -20,6 +20,7 @@ import type {
   SignalTarget,
 } from "./backend.ts";
 import { capabilityNumber, readSandbox } from "./sandbox.ts";
+import type { OciSeccompProfile } from "./seccomp_profile.ts";
 import { type SignalName, signalName, signalNumber } from "./signals.ts";
 
 interface NativeExit {
@@ -45,10 +46,14 @@ interface ProcessNative {
     newSession?: boolean;
     noNewPrivs?: boolean;
     seccomp?: string;
+    /** An OCI profile compiled before fork; replaces `seccomp`. */
+    seccompProfile?: NativeSeccompProfile;
     /** Capability numbers to keep. */
     capabilities?: number[];
     /** Paths bound read-only onto themselves in a private mount namespace. */
     readOnlyPaths?: string[];
+    /** Paths hidden in the private mount namespace (empty read-only tmpfs, or /dev/null). */
+    maskedPaths?: string[];
     /** 0: outlive machined; unset: SIGKILL when machined dies. */
     parentDeathSignal?: number;
     cgroup?: string;
@@ -144,8 +149,10 @@ export class NativeProcessBackend implements ProcessBackend {
         newSession,
         noNewPrivs: spec.noNewPrivs,
         seccomp: spec.sandbox?.seccomp,
+        seccompProfile: nativeProfile(spec.sandbox?.seccompProfile),
         capabilities,
         readOnlyPaths: spec.sandbox?.readOnlyPaths ? [...spec.sandbox.readOnlyPaths] : undefined,
+        maskedPaths: spec.sandbox?.maskedPaths ? [...spec.sandbox.maskedPaths] : undefined,
         parentDeathSignal: spec.dieWithMachined === false ? 0 : undefined,
         cgroup: spec.cgroup,
         stdout: spec.stdout ?? "pipe",
@@ -287,4 +294,30 @@ let shared: NativeProcessBackend | undefined;
 /** The process-wide native process backend (there is one reaper per process). */
 export function nativeProcessBackend(): NativeProcessBackend {
   return shared ??= new NativeProcessBackend();
+}
+
+/** An OCI profile as native-ops' SeccompProfileJs takes it. */
+interface NativeSeccompProfile {
+  defaultAction: string;
+  defaultErrnoRet?: number;
+  syscalls: {
+    names: string[];
+    action: string;
+    errnoRet?: number;
+    args?: { index: number; value: number; valueTwo?: number; op: string }[];
+  }[];
+}
+
+function nativeProfile(p: OciSeccompProfile | undefined): NativeSeccompProfile | undefined {
+  if (!p) return undefined;
+  return {
+    defaultAction: p.defaultAction,
+    defaultErrnoRet: p.defaultErrnoRet,
+    syscalls: p.syscalls.map((r) => ({
+      names: [...r.names],
+      action: r.action,
+      errnoRet: r.errnoRet,
+      args: r.args.map((a) => ({ ...a })),
+    })),
+  };
 }

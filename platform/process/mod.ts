@@ -50,6 +50,17 @@ export {
   SECCOMP_PROFILES,
   type SeccompProfile,
 } from "./sandbox.ts";
+export {
+  type OciSeccompArg,
+  type OciSeccompProfile,
+  type OciSeccompRule,
+  SECCOMP_ACTIONS,
+  SECCOMP_ARCHITECTURES,
+  SECCOMP_COMPARISONS,
+  type SeccompAction,
+  type SeccompComparison,
+} from "./seccomp_profile.ts";
+export { SYSCALL_NAMES } from "./syscall_names.ts";
 export { collectRun, drainText, runTool, TOOL_PATH, ToolError, type ToolRun } from "./run_tool.ts";
 export { AsyncQueue } from "./async_queue.ts";
 export { type SignalName, signalName, signalNumber, SIGNALS } from "./signals.ts";

@@ -5,6 +5,7 @@
  * sandbox in force rather than the one asked for.
  * @module
  */
+import type { OciSeccompProfile } from "./seccomp_profile.ts";
 
 /**
  * Seccomp profiles native-ops builds: `default` refuses (EPERM) the syscalls a
@@ -65,7 +66,10 @@ export type CapabilityName = typeof CAPABILITIES[number];
 
 /** What a process is confined by. */
 export interface ProcessSandbox {
-  readonly seccomp: SeccompProfile;
+  /** `default`, `unconfined`, or the name of `seccompProfile`. */
+  readonly seccomp: string;
+  /** An OCI profile (`machine.seccomp_profiles`), compiled by native-ops; replaces `seccomp`'s. */
+  readonly seccompProfile?: OciSeccompProfile;
   /**
    * Capabilities the process keeps; every other one leaves its bounding,
    * permitted, effective, inheritable and ambient sets. Unset: inherited as
@@ -78,12 +82,17 @@ export interface ProcessSandbox {
    * write under one gets EROFS while the host's view stays writable.
    */
   readonly readOnlyPaths?: readonly string[];
+  /**
+   * Paths hidden in the same private mount namespace: an empty read-only tmpfs (mode 000) over a
+   * directory, /dev/null bound read-only over anything else; a missing one is skipped.
+   */
+  readonly maskedPaths?: readonly string[];
 }
 
 /** The sandbox a running process is in, as /proc/PID/status showed it right after exec. */
 export interface SandboxInForce {
-  /** The profile asked for. */
-  readonly profile: SeccompProfile;
+  /** The profile asked for (`default`, `unconfined` or a configured profile's name). */
+  readonly profile: string;
   /** The kernel's seccomp mode: `filter` when a filter is installed. */
   readonly seccomp: "disabled" | "strict" | "filter";
   readonly noNewPrivs: boolean;
@@ -130,7 +139,7 @@ const SECCOMP_MODES = ["disabled", "strict", "filter"] as const;
  * The sandbox in a /proc/PID/status text. Pure.
  * @throws RangeError when a field is missing (not a Linux status file).
  */
-export function parseSandboxStatus(profile: SeccompProfile, status: string): SandboxInForce {
+export function parseSandboxStatus(profile: string, status: string): SandboxInForce {
   const field = (name: string) => {
     const m = new RegExp(`^${name}:\\s*(\\S+)`, "m").exec(status);
     if (!m) throw new RangeError(`/proc status has no ${name} line`);
@@ -154,7 +163,7 @@ export function parseSandboxStatus(profile: SeccompProfile, status: string): San
  */
 export async function readSandbox(
   pid: number,
-  profile: SeccompProfile,
+  profile: string,
   proc = "/proc",
   readOnlyPaths: readonly string[] = [],
 ): Promise<SandboxInForce | null> {
@@ -178,7 +187,7 @@ export function declaredSandbox(
   const ordered = CAPABILITIES.filter((c) => kept.includes(c));
   return {
     profile: sandbox.seccomp,
-    seccomp: sandbox.seccomp === "default" ? "filter" : "disabled",
+    seccomp: sandbox.seccomp === "unconfined" ? "disabled" : "filter",
     noNewPrivs,
     effective: ordered,
     bounding: ordered,

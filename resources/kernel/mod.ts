@@ -12,3 +12,4 @@
  */
 export * from "./kernel_param_status.ts";
 export * from "./kernel_module_status.ts";
+export * from "./kernel_cmdline_status.ts";

@@ -4,6 +4,7 @@
  * watches these and reconciles its processes to them; a changed spec restarts
  * the service with the new one.
  */
+import type { OciSeccompProfile } from "../../platform/process/mod.ts";
 import type { ResourceDescriptor } from "../descriptor.ts";
 
 export const SERVICE_SPEC = "ServiceSpec";
@@ -56,8 +57,13 @@ export interface ServiceLimits {
  * native-ops between fork and exec.
  */
 export interface ServiceSandboxSpec {
-  /** `default`: the deny-list filter (docs/hardening.md); `unconfined`: none. */
-  readonly seccomp: "default" | "unconfined";
+  /**
+   * `default`: the deny-list filter (docs/hardening.md); `unconfined`: none; otherwise the name
+   * of a `machine.seccomp_profiles` entry, carried in {@link profile}.
+   */
+  readonly seccomp: string;
+  /** The OCI profile `seccomp` names (so a changed profile changes the spec and restarts it). */
+  readonly profile?: OciSeccompProfile;
   /**
    * Capabilities kept (`CAP_*` names); every other one leaves all five sets.
    * `null` keeps what machined has (containerd).
@@ -67,6 +73,8 @@ export interface ServiceSandboxSpec {
   readonly noNewPrivs: boolean;
   /** Paths bound read-only onto themselves in the service's own mount namespace. */
   readonly readOnlyPaths?: readonly string[];
+  /** Paths hidden in the same namespace (empty read-only tmpfs, or /dev/null). */
+  readonly maskedPaths?: readonly string[];
 }
 
 /** A file written (atomically) before each start, e.g. containerd's config.toml. */

@@ -28,8 +28,8 @@ export type ServiceState =
  * what was asked for.
  */
 export interface ServiceSandboxStatus {
-  /** The seccomp profile asked for. */
-  readonly profile: "default" | "unconfined";
+  /** The seccomp profile asked for (`default`, `unconfined` or a configured profile's name). */
+  readonly profile: string;
   /** The kernel's seccomp mode: `filter` when a filter is installed. */
   readonly seccomp: "disabled" | "strict" | "filter";
   readonly noNewPrivs: boolean;

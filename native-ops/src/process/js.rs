@@ -7,11 +7,67 @@ use napi::bindgen_prelude::Buffer;
 use napi_derive::napi;
 
 use super::hub::Hub;
+use super::oci::{self, OciProfile, OciRule};
 use super::pump::Pump;
 use super::reaper;
-use super::seccomp::Profile;
+use super::seccomp::{ArgCmp, Profile};
 use super::spawn::{self, SpawnSpec, Stdio};
 use crate::util::blocking;
+
+/// One argument comparison of an OCI seccomp rule.
+#[napi(object)]
+pub struct SeccompArgJs {
+    pub index: u32,
+    /// Up to 2^53 (a JS number).
+    pub value: i64,
+    pub value_two: Option<i64>,
+    /// `SCMP_CMP_EQ` | `SCMP_CMP_NE` | `SCMP_CMP_MASKED_EQ`.
+    pub op: String,
+}
+
+/// One rule of an OCI seccomp profile.
+#[napi(object)]
+pub struct SeccompRuleJs {
+    pub names: Vec<String>,
+    pub action: String,
+    pub errno_ret: Option<u32>,
+    pub args: Option<Vec<SeccompArgJs>>,
+}
+
+/// An OCI seccomp profile (validated by config first; native-ops checks again).
+#[napi(object)]
+pub struct SeccompProfileJs {
+    pub default_action: String,
+    pub default_errno_ret: Option<u32>,
+    pub syscalls: Vec<SeccompRuleJs>,
+}
+
+fn oci_profile(p: SeccompProfileJs) -> crate::error::SysResult<Profile> {
+    let mut syscalls = Vec::with_capacity(p.syscalls.len());
+    for r in p.syscalls {
+        let mut args = Vec::new();
+        for a in r.args.unwrap_or_default() {
+            args.push(ArgCmp {
+                index: a.index,
+                value: a.value as u64,
+                value_two: a.value_two.unwrap_or(0) as u64,
+                op: oci::cmp_op(&a.op)?,
+            });
+        }
+        syscalls.push(OciRule {
+            names: r.names,
+            action: r.action,
+            errno_ret: r.errno_ret,
+            args,
+        });
+    }
+    let profile = OciProfile {
+        default_action: p.default_action,
+        default_errno_ret: p.default_errno_ret,
+        syscalls,
+    };
+    Ok(Profile::Compiled(oci::compile(&profile)?))
+}
 
 /// What to run; mirrors `SpawnSpec` (stdout/stderr: "pipe" | "null" | "inherit").
 #[napi(object)]
@@ -28,10 +84,14 @@ pub struct SpawnRequest {
     pub no_new_privs: Option<bool>,
     /// Seccomp profile installed between fork and exec: "default" | "unconfined" (the default).
     pub seccomp: Option<String>,
+    /// An OCI seccomp profile compiled before fork; when set it replaces `seccomp`.
+    pub seccomp_profile: Option<SeccompProfileJs>,
     /// Capability numbers to keep; all others leave every set. Unset: inherited as they are.
     pub capabilities: Option<Vec<u32>>,
     /// Paths bound read-only onto themselves in a private mount namespace.
     pub read_only_paths: Option<Vec<String>>,
+    /// Paths hidden in the private mount namespace (empty read-only tmpfs or /dev/null).
+    pub masked_paths: Option<Vec<String>>,
     /// Signal number the child gets when machined dies (default SIGKILL; 0 lets it outlive machined).
     pub parent_death_signal: Option<i32>,
     pub cgroup: Option<String>,
@@ -88,8 +148,12 @@ pub async fn process_spawn(req: SpawnRequest) -> napi::Result<SpawnResult> {
             new_session: req.new_session.unwrap_or(true),
             new_process_group: req.new_process_group.unwrap_or(false),
             no_new_privs: req.no_new_privs.unwrap_or(false),
-            seccomp: Profile::parse(req.seccomp.as_deref().unwrap_or("unconfined"))?,
+            seccomp: match req.seccomp_profile {
+                Some(p) => oci_profile(p)?,
+                None => Profile::parse(req.seccomp.as_deref().unwrap_or("unconfined"))?,
+            },
             read_only_paths: req.read_only_paths.unwrap_or_default(),
+            masked_paths: req.masked_paths.unwrap_or_default(),
             keep_caps: req.capabilities,
             parent_death_signal: match req.parent_death_signal {
                 None => Some(libc::SIGKILL),

@@ -16,6 +16,7 @@ const BPF_JMP_JEQ_K: u16 = 0x05 | 0x10; // BPF_JMP | BPF_JEQ | BPF_K
 const BPF_JMP_JGE_K: u16 = 0x05 | 0x30;
 const BPF_JMP_JSET_K: u16 = 0x05 | 0x40;
 const BPF_RET_K: u16 = 0x06;
+const BPF_ALU_AND_K: u16 = 0x04 | 0x50; // BPF_ALU | BPF_AND | BPF_K
 
 // Offsets in `struct seccomp_data`.
 const OFF_NR: u32 = 0;
@@ -41,6 +42,9 @@ pub enum Action {
     Allow,
     Errno(u16),
     KillProcess,
+    KillThread,
+    Trap,
+    Log,
 }
 
 impl Action {
@@ -49,15 +53,35 @@ impl Action {
             Action::Allow => libc::SECCOMP_RET_ALLOW,
             Action::Errno(e) => libc::SECCOMP_RET_ERRNO | u32::from(e),
             Action::KillProcess => libc::SECCOMP_RET_KILL_PROCESS,
+            Action::KillThread => libc::SECCOMP_RET_KILL_THREAD,
+            Action::Trap => libc::SECCOMP_RET_TRAP,
+            Action::Log => libc::SECCOMP_RET_LOG,
         }
     }
 }
 
-/// A seccomp profile as the spawn request names it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A seccomp profile as the spawn request names it, or an OCI profile
+/// compiled before fork (oci.rs).
+#[derive(Debug, Clone)]
 pub enum Profile {
     Default,
     Unconfined,
+    Compiled(Vec<libc::sock_filter>),
+}
+
+impl PartialEq for Profile {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Self::Default, Self::Default) | (Self::Unconfined, Self::Unconfined) => true,
+            (Self::Compiled(a), Self::Compiled(b)) => {
+                a.len() == b.len()
+                    && a.iter()
+                        .zip(b)
+                        .all(|(x, y)| (x.code, x.jt, x.jf, x.k) == (y.code, y.jt, y.jf, y.k))
+            }
+            _ => false,
+        }
+    }
 }
 
 impl Profile {
@@ -74,10 +98,11 @@ impl Profile {
     }
 
     /// The program to install, or `None` for no filter.
-    pub fn program(self) -> Option<Vec<libc::sock_filter>> {
+    pub fn program(&self) -> Option<Vec<libc::sock_filter>> {
         match self {
             Self::Default => Some(default_program()),
             Self::Unconfined => None,
+            Self::Compiled(prog) => Some(prog.clone()),
         }
     }
 }
@@ -131,11 +156,74 @@ impl Builder {
         self
     }
 
+    /// Syscall `nr` gets `action` when every comparison of `args` holds;
+    /// otherwise the next rule is tried (the accumulator is reloaded).
+    pub fn syscall_if_args(mut self, nr: i64, args: &[ArgCmp], action: Action) -> Self {
+        let mut body: Vec<libc::sock_filter> = Vec::new();
+        // Indices of jumps to the reload, patched once the body's length is known.
+        let mut to_fail: Vec<(usize, bool)> = Vec::new();
+        for a in args {
+            let (mask, want) = match a.op {
+                CmpOp::MaskedEq => (a.value, a.value_two),
+                _ => (u64::MAX, a.value),
+            };
+            for (half, off) in [(32u32, off_arg_lo(a.index) + 4), (0, off_arg_lo(a.index))] {
+                let (m, w) = ((mask >> half) as u32, (want >> half) as u32);
+                body.push(ins(BPF_LD_W_ABS, 0, 0, off));
+                if m != u32::MAX {
+                    body.push(ins(BPF_ALU_AND_K, 0, 0, m));
+                }
+                to_fail.push((body.len(), a.op == CmpOp::Ne));
+                body.push(ins(BPF_JMP_JEQ_K, 0, 0, w));
+            }
+            if a.op == CmpOp::Ne {
+                // Not equal when either half differs: the high half's miss passes the
+                // comparison (to after the low half), the low half's hit fails it.
+                let hi = to_fail[to_fail.len() - 2].0;
+                body[hi].jf = u8::try_from(body.len() - hi - 1).unwrap_or(u8::MAX);
+                to_fail.remove(to_fail.len() - 2);
+            }
+        }
+        body.push(ins(BPF_RET_K, 0, 0, action.ret()));
+        let fail = body.len();
+        for (at, ne) in to_fail {
+            let off = u8::try_from(fail - at - 1).unwrap_or(u8::MAX);
+            if ne {
+                body[at].jt = off;
+            } else {
+                body[at].jf = off;
+            }
+        }
+        body.push(ins(BPF_LD_W_ABS, 0, 0, OFF_NR));
+        let skip = u8::try_from(body.len()).unwrap_or(u8::MAX);
+        self.prog.push(ins(BPF_JMP_JEQ_K, 0, skip, nr as u32));
+        self.prog.extend(body);
+        self
+    }
+
     /// Ends with the action for everything no rule matched.
     pub fn build(mut self, otherwise: Action) -> Vec<libc::sock_filter> {
         self.prog.push(ins(BPF_RET_K, 0, 0, otherwise.ret()));
         self.prog
     }
+}
+
+/// A comparison of one syscall argument (all 64 bits).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    /// `arg & value == value_two`.
+    MaskedEq,
+}
+
+/// One argument comparison of a rule.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ArgCmp {
+    pub index: u32,
+    pub value: u64,
+    pub value_two: u64,
+    pub op: CmpOp,
 }
 
 /// Namespace-creating clone/unshare flags (linux/sched.h).
@@ -245,3 +333,42 @@ pub unsafe fn install(prog: &[libc::sock_filter]) -> libc::c_long {
 #[cfg(test)]
 #[path = "seccomp_tests.rs"]
 mod tests;
+
+/// The BPF interpreter the tests of this module and oci.rs share.
+#[cfg(test)]
+pub mod tests_support {
+    use super::*;
+
+    /// Runs `prog` the way the kernel's seccomp BPF does (the subset we emit).
+    pub fn run(prog: &[libc::sock_filter], arch: u32, nr: u32, args: [u64; 6]) -> u32 {
+        let mut data = [0u8; 64];
+        data[0..4].copy_from_slice(&nr.to_le_bytes());
+        data[4..8].copy_from_slice(&arch.to_le_bytes());
+        for (i, a) in args.iter().enumerate() {
+            data[16 + 8 * i..24 + 8 * i].copy_from_slice(&a.to_le_bytes());
+        }
+        let mut acc: u32 = 0;
+        let mut pc = 0usize;
+        loop {
+            let i = prog[pc];
+            pc += 1;
+            match i.code {
+                BPF_LD_W_ABS => {
+                    let k = i.k as usize;
+                    acc = u32::from_le_bytes(data[k..k + 4].try_into().unwrap());
+                }
+                BPF_JMP_JEQ_K | BPF_JMP_JGE_K | BPF_JMP_JSET_K => {
+                    let hit = match i.code {
+                        BPF_JMP_JEQ_K => acc == i.k,
+                        BPF_JMP_JGE_K => acc >= i.k,
+                        _ => acc & i.k != 0,
+                    };
+                    pc += usize::from(if hit { i.jt } else { i.jf });
+                }
+                BPF_ALU_AND_K => acc &= i.k,
+                BPF_RET_K => return i.k,
+                other => panic!("unexpected opcode {other:#x}"),
+            }
+        }
+    }
+}

@@ -4,37 +4,7 @@
 
 use super::*;
 
-/// Runs `prog` the way the kernel's seccomp BPF does (the subset we emit).
-fn run(prog: &[libc::sock_filter], arch: u32, nr: u32, args: [u64; 6]) -> u32 {
-    let mut data = [0u8; 64];
-    data[0..4].copy_from_slice(&nr.to_le_bytes());
-    data[4..8].copy_from_slice(&arch.to_le_bytes());
-    for (i, a) in args.iter().enumerate() {
-        data[16 + 8 * i..24 + 8 * i].copy_from_slice(&a.to_le_bytes());
-    }
-    let mut acc: u32 = 0;
-    let mut pc = 0usize;
-    loop {
-        let i = prog[pc];
-        pc += 1;
-        match i.code {
-            BPF_LD_W_ABS => {
-                let k = i.k as usize;
-                acc = u32::from_le_bytes(data[k..k + 4].try_into().unwrap());
-            }
-            BPF_JMP_JEQ_K | BPF_JMP_JGE_K | BPF_JMP_JSET_K => {
-                let hit = match i.code {
-                    BPF_JMP_JEQ_K => acc == i.k,
-                    BPF_JMP_JGE_K => acc >= i.k,
-                    _ => acc & i.k != 0,
-                };
-                pc += usize::from(if hit { i.jt } else { i.jf });
-            }
-            BPF_RET_K => return i.k,
-            other => panic!("unexpected opcode {other:#x}"),
-        }
-    }
-}
+use super::tests_support::run;
 
 fn nr_of(n: i64) -> u32 {
     n as u32

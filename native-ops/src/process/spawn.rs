@@ -70,6 +70,9 @@ pub struct SpawnSpec {
     pub seccomp: Profile,
     /// Paths made read-only binds of themselves in a private mount namespace.
     pub read_only_paths: Vec<String>,
+    /// Paths hidden in the private mount namespace: an empty read-only tmpfs over a
+    /// directory, /dev/null over anything else.
+    pub masked_paths: Vec<String>,
     /// Capability numbers to keep; every other one leaves all five sets. `None` leaves them as inherited.
     pub keep_caps: Option<Vec<u32>>,
     /// Signal the child gets when machined (the forking thread) dies; `None` lets it outlive us.
@@ -91,7 +94,7 @@ pub struct Spawned {
 const DEFAULT_PATH: &str = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 /// The steps the child can fail at, named as the op of the resulting error.
-const STEPS: [&str; 18] = [
+const STEPS: [&str; 19] = [
     "sigprocmask",
     "setsid",
     "setpgid",
@@ -110,6 +113,7 @@ const STEPS: [&str; 18] = [
     "capset",
     "ambient",
     "read_only_paths",
+    "masked_paths",
 ];
 
 /// Find the program: as given when it has a `/`, else the first executable
@@ -191,6 +195,8 @@ struct ChildPlan<'a> {
     caps: Option<CapPlan>,
     /// `read_only_paths`, built before fork.
     read_only: &'a [CString],
+    /// `masked_paths`, built before fork.
+    masked: &'a [CString],
     /// getpid() of the parent before fork, to detect that it died before the prctl.
     parent: libc::pid_t,
 }
@@ -249,8 +255,10 @@ unsafe fn child(plan: &ChildPlan) -> ! {
     if !move_fd(plan.stdin, 0) || !move_fd(stdout, 1) || !move_fd(stderr, 2) {
         fail(r, 4);
     }
-    if mounts::read_only(plan.read_only).is_err() {
-        fail(r, 17);
+    match mounts::private(plan.read_only, plan.masked) {
+        Ok(()) => {}
+        Err(mounts::Step::ReadOnly) => fail(r, 17),
+        Err(mounts::Step::Masked) => fail(r, 18),
     }
     sandbox_before_credentials(plan);
     if let Some(groups) = plan.groups {
@@ -364,6 +372,7 @@ pub fn spawn(spec: &SpawnSpec) -> SysResult<Spawned> {
     let argv = null_terminated(&argv_c);
     let envp = null_terminated(&env_c);
     let read_only = cstrings("read_only_paths", &spec.read_only_paths)?;
+    let masked = cstrings("masked_paths", &spec.masked_paths)?;
     let cwd = spec
         .cwd
         .as_deref()
@@ -422,6 +431,7 @@ pub fn spawn(spec: &SpawnSpec) -> SysResult<Spawned> {
         filter: filter.as_deref(),
         caps,
         read_only: &read_only,
+        masked: &masked,
         // SAFETY: getpid never fails.
         parent: unsafe { libc::getpid() },
     };

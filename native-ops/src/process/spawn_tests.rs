@@ -26,6 +26,7 @@ fn spec(argv: &[&str], death: Option<i32>) -> SpawnSpec {
         no_new_privs: false,
         seccomp: Profile::Unconfined,
         read_only_paths: Vec::new(),
+        masked_paths: Vec::new(),
         keep_caps: None,
         parent_death_signal: death,
         cgroup: None,

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file machined/v1/kernel.proto.
  */
 export const file_machined_v1_kernel: GenFile = /*@__PURE__*/
-  fileDesc("ChhtYWNoaW5lZC92MS9rZXJuZWwucHJvdG8SC21hY2hpbmVkLnYxIuIBChZLZXJuZWxNb2R1bGVTdGF0dXNTcGVjEgwKBG5hbWUYASABKAkSLQoFc3RhdGUYAiABKA4yHi5tYWNoaW5lZC52MS5LZXJuZWxNb2R1bGVTdGF0ZRISCgpwYXJhbWV0ZXJzGAMgAygJEhQKDGRlcGVuZGVuY2llcxgEIAMoCRIbChNsb2FkZWRfZGVwZW5kZW5jaWVzGAUgAygJEhIKCmNvbmZpZ3VyZWQYBiABKAgSDQoFZXJyb3IYByABKAkSDwoHbWVzc2FnZRgIIAEoCRIQCghpbl9mb3JjZRgJIAMoCSKZAQoVS2VybmVsUGFyYW1TdGF0dXNTcGVjEgsKA2tleRgBIAEoCRIPCgdkZXNpcmVkGAIgASgJEhQKB2N1cnJlbnQYAyABKAlIAIgBARIUCgdkZWZhdWx0GAQgASgJSAGIAQESDwoHYXBwbGllZBgFIAEoCBINCgVlcnJvchgGIAEoCUIKCghfY3VycmVudEIKCghfZGVmYXVsdCrBAQoRS2VybmVsTW9kdWxlU3RhdGUSIwofS0VSTkVMX01PRFVMRV9TVEFURV9VTlNQRUNJRklFRBAAEh4KGktFUk5FTF9NT0RVTEVfU1RBVEVfTE9BREVEEAESHwobS0VSTkVMX01PRFVMRV9TVEFURV9CVUlMVElOEAISJgoiS0VSTkVMX01PRFVMRV9TVEFURV9BTFJFQURZX0xPQURFRBADEh4KGktFUk5FTF9NT0RVTEVfU1RBVEVfRkFJTEVEEARiBnByb3RvMw");
+  fileDesc("ChhtYWNoaW5lZC92MS9rZXJuZWwucHJvdG8SC21hY2hpbmVkLnYxIuIBChZLZXJuZWxNb2R1bGVTdGF0dXNTcGVjEgwKBG5hbWUYASABKAkSLQoFc3RhdGUYAiABKA4yHi5tYWNoaW5lZC52MS5LZXJuZWxNb2R1bGVTdGF0ZRISCgpwYXJhbWV0ZXJzGAMgAygJEhQKDGRlcGVuZGVuY2llcxgEIAMoCRIbChNsb2FkZWRfZGVwZW5kZW5jaWVzGAUgAygJEhIKCmNvbmZpZ3VyZWQYBiABKAgSDQoFZXJyb3IYByABKAkSDwoHbWVzc2FnZRgIIAEoCRIQCghpbl9mb3JjZRgJIAMoCSKZAQoVS2VybmVsUGFyYW1TdGF0dXNTcGVjEgsKA2tleRgBIAEoCRIPCgdkZXNpcmVkGAIgASgJEhQKB2N1cnJlbnQYAyABKAlIAIgBARIUCgdkZWZhdWx0GAQgASgJSAGIAQESDwoHYXBwbGllZBgFIAEoCBINCgVlcnJvchgGIAEoCUIKCghfY3VycmVudEIKCghfZGVmYXVsdCK1AQoXS2VybmVsQ21kbGluZVN0YXR1c1NwZWMSDgoGYm9vdGVkGAEgASgJEhMKC2Rlc2lyZWRfYWRkGAIgAygJEhYKDmRlc2lyZWRfcmVtb3ZlGAMgAygJEgwKBG5leHQYBCABKAkSDwoHcGVuZGluZxgFIAMoCRIuCgVzdGF0ZRgGIAEoDjIfLm1hY2hpbmVkLnYxLktlcm5lbENtZGxpbmVTdGF0ZRIOCgZyZWFzb24YByABKAkqwQEKEUtlcm5lbE1vZHVsZVN0YXRlEiMKH0tFUk5FTF9NT0RVTEVfU1RBVEVfVU5TUEVDSUZJRUQQABIeChpLRVJORUxfTU9EVUxFX1NUQVRFX0xPQURFRBABEh8KG0tFUk5FTF9NT0RVTEVfU1RBVEVfQlVJTFRJThACEiYKIktFUk5FTF9NT0RVTEVfU1RBVEVfQUxSRUFEWV9MT0FERUQQAxIeChpLRVJORUxfTU9EVUxFX1NUQVRFX0ZBSUxFRBAEKtMBChJLZXJuZWxDbWRsaW5lU3RhdGUSJAogS0VSTkVMX0NNRExJTkVfU1RBVEVfVU5TUEVDSUZJRUQQABIfChtLRVJORUxfQ01ETElORV9TVEFURV9CT09URUQQARInCiNLRVJORUxfQ01ETElORV9TVEFURV9QRU5ESU5HX1JFQk9PVBACEigKJEtFUk5FTF9DTURMSU5FX1NUQVRFX1BFTkRJTkdfVVBHUkFERRADEiMKH0tFUk5FTF9DTURMSU5FX1NUQVRFX1VOV1JJVEFCTEUQBGIGcHJvdG8z");
 
 /**
  * KernelModuleStatus: a configured module.
@@ -124,6 +124,59 @@ export const KernelParamStatusSpecSchema: GenMessage<KernelParamStatusSpec> = /*
   messageDesc(file_machined_v1_kernel, 1);
 
 /**
+ * KernelCmdlineStatus: booted, desired and next command line, and what is pending.
+ *
+ * @generated from message machined.v1.KernelCmdlineStatusSpec
+ */
+export type KernelCmdlineStatusSpec = Message<"machined.v1.KernelCmdlineStatusSpec"> & {
+  /**
+   * /proc/cmdline, trimmed.
+   *
+   * @generated from field: string booted = 1;
+   */
+  booted: string;
+
+  /**
+   * @generated from field: repeated string desired_add = 2;
+   */
+  desiredAdd: string[];
+
+  /**
+   * @generated from field: repeated string desired_remove = 3;
+   */
+  desiredRemove: string[];
+
+  /**
+   * The booted slot's entry's line (the next boot's); empty under a UKI or without a slot.
+   *
+   * @generated from field: string next = 4;
+   */
+  next: string;
+
+  /**
+   * @generated from field: repeated string pending = 5;
+   */
+  pending: string[];
+
+  /**
+   * @generated from field: machined.v1.KernelCmdlineState state = 6;
+   */
+  state: KernelCmdlineState;
+
+  /**
+   * @generated from field: string reason = 7;
+   */
+  reason: string;
+};
+
+/**
+ * Describes the message machined.v1.KernelCmdlineStatusSpec.
+ * Use `create(KernelCmdlineStatusSpecSchema)` to create a new message.
+ */
+export const KernelCmdlineStatusSpecSchema: GenMessage<KernelCmdlineStatusSpec> = /*@__PURE__*/
+  messageDesc(file_machined_v1_kernel, 2);
+
+/**
  * What happened to a configured kernel module.
  *
  * @generated from enum machined.v1.KernelModuleState
@@ -160,4 +213,42 @@ export enum KernelModuleState {
  */
 export const KernelModuleStateSchema: GenEnum<KernelModuleState> = /*@__PURE__*/
   enumDesc(file_machined_v1_kernel, 0);
+
+/**
+ * The state of the kernel command line against machine.kernel.args.
+ *
+ * @generated from enum machined.v1.KernelCmdlineState
+ */
+export enum KernelCmdlineState {
+  /**
+   * @generated from enum value: KERNEL_CMDLINE_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: KERNEL_CMDLINE_STATE_BOOTED = 1;
+   */
+  BOOTED = 1,
+
+  /**
+   * @generated from enum value: KERNEL_CMDLINE_STATE_PENDING_REBOOT = 2;
+   */
+  PENDING_REBOOT = 2,
+
+  /**
+   * @generated from enum value: KERNEL_CMDLINE_STATE_PENDING_UPGRADE = 3;
+   */
+  PENDING_UPGRADE = 3,
+
+  /**
+   * @generated from enum value: KERNEL_CMDLINE_STATE_UNWRITABLE = 4;
+   */
+  UNWRITABLE = 4,
+}
+
+/**
+ * Describes the enum machined.v1.KernelCmdlineState.
+ */
+export const KernelCmdlineStateSchema: GenEnum<KernelCmdlineState> = /*@__PURE__*/
+  enumDesc(file_machined_v1_kernel, 1);
 

@@ -13,7 +13,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file machined/v1/services.proto.
  */
 export const file_machined_v1_services: GenFile = /*@__PURE__*/
-  fileDesc("ChptYWNoaW5lZC92MS9zZXJ2aWNlcy5wcm90bxILbWFjaGluZWQudjEiHAoJRXhlY1Byb2JlEg8KB2NvbW1hbmQYASADKAkiGwoIVGNwUHJvYmUSDwoHYWRkcmVzcxgBIAEoCSIYCglIdHRwUHJvYmUSCwoDdXJsGAEgASgJIhoKCENyaVByb2JlEg4KBnNvY2tldBgBIAEoCSLJAgoKSGVhbHRoU3BlYxImCgRleGVjGAEgASgLMhYubWFjaGluZWQudjEuRXhlY1Byb2JlSAASJAoDdGNwGAIgASgLMhUubWFjaGluZWQudjEuVGNwUHJvYmVIABImCgRodHRwGAMgASgLMhYubWFjaGluZWQudjEuSHR0cFByb2JlSAASJAoDY3JpGAQgASgLMhUubWFjaGluZWQudjEuQ3JpUHJvYmVIABITCgtpbnRlcnZhbF9tcxgFIAEoDRISCgp0aW1lb3V0X21zGAYgASgNEhcKD3N0YXJ0X3BlcmlvZF9tcxgHIAEoDRIZChFzdWNjZXNzX3RocmVzaG9sZBgIIAEoDRIZChFmYWlsdXJlX3RocmVzaG9sZBgJIAEoDRIeChZyZXN0YXJ0X3doZW5fdW5oZWFsdGh5GAogASgIQgcKBXByb2JlIn0KDVNlcnZpY2VMaW1pdHMSFwoKbWVtb3J5X21heBgBIAEoBEgAiAEBEhQKB2NwdV9tYXgYAiABKAlIAYgBARIVCghwaWRzX21heBgDIAEoDUgCiAEBQg0KC19tZW1vcnlfbWF4QgoKCF9jcHVfbWF4QgsKCV9waWRzX21heCJICgtTZXJ2aWNlRmlsZRIMCgRwYXRoGAEgASgJEg8KB2NvbnRlbnQYAiABKAkSEQoEbW9kZRgDIAEoDUgAiAEBQgcKBV9tb2RlIqIBCg5TZXJ2aWNlU2FuZGJveBIsCgdzZWNjb21wGAEgASgOMhsubWFjaGluZWQudjEuU2VjY29tcFByb2ZpbGUSFAoMY2FwYWJpbGl0aWVzGAIgAygJEh0KFWtlZXBfYWxsX2NhcGFiaWxpdGllcxgDIAEoCBIUCgxub19uZXdfcHJpdnMYBCABKAgSFwoPcmVhZF9vbmx5X3BhdGhzGAUgAygJIo0FCg9TZXJ2aWNlU3BlY1NwZWMSDwoHY29tbWFuZBgBIAMoCRIyCgNlbnYYAiADKAsyJS5tYWNoaW5lZC52MS5TZXJ2aWNlU3BlY1NwZWMuRW52RW50cnkSCwoDY3dkGAMgASgJEg0KA3VpZBgEIAEoDUgAEhMKCXVzZXJfbmFtZRgFIAEoCUgAEg0KA2dpZBgGIAEoDUgBEhQKCmdyb3VwX25hbWUYByABKAlIARISCgpkZXBlbmRzX29uGAggAygJEisKB3Jlc3RhcnQYCSABKA4yGi5tYWNoaW5lZC52MS5SZXN0YXJ0UG9saWN5EhUKDXN0b3BfZ3JhY2VfbXMYCiABKA0SQwoVb25fZGVwZW5kZW5jeV9yZXN0YXJ0GAsgASgOMiQubWFjaGluZWQudjEuRGVwZW5kZW5jeVJlc3RhcnRQb2xpY3kSJwoGaGVhbHRoGAwgASgLMhcubWFjaGluZWQudjEuSGVhbHRoU3BlYxIqCgZsaW1pdHMYDSABKAsyGi5tYWNoaW5lZC52MS5TZXJ2aWNlTGltaXRzEicKBWZpbGVzGA4gAygLMhgubWFjaGluZWQudjEuU2VydmljZUZpbGUSDAoEZGlycxgPIAMoCRIPCgdidWlsdGluGBAgASgIEiEKFHRydXN0ZWRfcm9vdHNfc2hhMjU2GBEgASgJSAKIAQESLAoHc2FuZGJveBgSIAEoCzIbLm1hY2hpbmVkLnYxLlNlcnZpY2VTYW5kYm94GioKCEVudkVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCBgoEdXNlckIHCgVncm91cEIXChVfdHJ1c3RlZF9yb290c19zaGEyNTYicwoLU2VydmljZUV4aXQSEQoEY29kZRgBIAEoBUgAiAEBEhMKBnNpZ25hbBgCIAEoCUgBiAEBEgwKBHRpbWUYAyABKAESGgoSa2lsbGVkX2FmdGVyX2dyYWNlGAQgASgIQgcKBV9jb2RlQgkKB19zaWduYWwijQIKEVNlcnZpY2VTdGF0dXNTcGVjEigKBXN0YXRlGAEgASgOMhkubWFjaGluZWQudjEuU2VydmljZVN0YXRlEg8KB2hlYWx0aHkYAiABKAgSEAoIcmVzdGFydHMYAyABKA0SEAoDcGlkGAQgASgNSACIAQESKwoJbGFzdF9leGl0GAUgASgLMhgubWFjaGluZWQudjEuU2VydmljZUV4aXQSDwoHbWVzc2FnZRgGIAEoCRINCgVzaW5jZRgHIAEoARIWCg5sb2dfZmlsZV9lcnJvchgIIAEoCRIsCgdzYW5kYm94GAkgASgLMhsubWFjaGluZWQudjEuU2FuZGJveEluRm9yY2VCBgoEX3BpZCKuAQoOU2FuZGJveEluRm9yY2USLAoHcHJvZmlsZRgBIAEoDjIbLm1hY2hpbmVkLnYxLlNlY2NvbXBQcm9maWxlEg8KB3NlY2NvbXAYAiABKAkSFAoMbm9fbmV3X3ByaXZzGAMgASgIEhEKCWVmZmVjdGl2ZRgEIAMoCRIQCghib3VuZGluZxgFIAMoCRIPCgdhbWJpZW50GAYgAygJEhEKCXJlYWRfb25seRgHIAMoCSLSAQoRUnVudGltZVN0YXR1c1NwZWMSDQoFcmVhZHkYASABKAgSFQoNbmV0d29ya19yZWFkeRgCIAEoCBIUCgxydW50aW1lX25hbWUYAyABKAkSFwoPcnVudGltZV92ZXJzaW9uGAQgASgJEhsKE3J1bnRpbWVfYXBpX3ZlcnNpb24YBSABKAkSDgoGc29ja2V0GAYgASgJEhIKCmxhc3RfZXJyb3IYByABKAkSEgoKbGFzdF9wcm9iZRgIIAEoARITCgtsYXN0X2Fuc3dlchgJIAEoASqDAQoNUmVzdGFydFBvbGljeRIeChpSRVNUQVJUX1BPTElDWV9VTlNQRUNJRklFRBAAEhkKFVJFU1RBUlRfUE9MSUNZX0FMV0FZUxABEh0KGVJFU1RBUlRfUE9MSUNZX09OX0ZBSUxVUkUQAhIYChRSRVNUQVJUX1BPTElDWV9ORVZFUhADKo8BChdEZXBlbmRlbmN5UmVzdGFydFBvbGljeRIpCiVERVBFTkRFTkNZX1JFU1RBUlRfUE9MSUNZX1VOU1BFQ0lGSUVEEAASJQohREVQRU5ERU5DWV9SRVNUQVJUX1BPTElDWV9SRVNUQVJUEAESIgoeREVQRU5ERU5DWV9SRVNUQVJUX1BPTElDWV9IT0xEEAIqbgoOU2VjY29tcFByb2ZpbGUSHwobU0VDQ09NUF9QUk9GSUxFX1VOU1BFQ0lGSUVEEAASGwoXU0VDQ09NUF9QUk9GSUxFX0RFRkFVTFQQARIeChpTRUNDT01QX1BST0ZJTEVfVU5DT05GSU5FRBACKvABCgxTZXJ2aWNlU3RhdGUSHQoZU0VSVklDRV9TVEFURV9VTlNQRUNJRklFRBAAEhkKFVNFUlZJQ0VfU1RBVEVfV0FJVElORxABEhoKFlNFUlZJQ0VfU1RBVEVfU1RBUlRJTkcQAhIZChVTRVJWSUNFX1NUQVRFX1JVTk5JTkcQAxIaChZTRVJWSUNFX1NUQVRFX1NUT1BQSU5HEAQSGgoWU0VSVklDRV9TVEFURV9GSU5JU0hFRBAFEhgKFFNFUlZJQ0VfU1RBVEVfRkFJTEVEEAYSHQoZU0VSVklDRV9TVEFURV9CQUNLSU5HX09GRhAHYgZwcm90bzM");
+  fileDesc("ChptYWNoaW5lZC92MS9zZXJ2aWNlcy5wcm90bxILbWFjaGluZWQudjEiHAoJRXhlY1Byb2JlEg8KB2NvbW1hbmQYASADKAkiGwoIVGNwUHJvYmUSDwoHYWRkcmVzcxgBIAEoCSIYCglIdHRwUHJvYmUSCwoDdXJsGAEgASgJIhoKCENyaVByb2JlEg4KBnNvY2tldBgBIAEoCSLJAgoKSGVhbHRoU3BlYxImCgRleGVjGAEgASgLMhYubWFjaGluZWQudjEuRXhlY1Byb2JlSAASJAoDdGNwGAIgASgLMhUubWFjaGluZWQudjEuVGNwUHJvYmVIABImCgRodHRwGAMgASgLMhYubWFjaGluZWQudjEuSHR0cFByb2JlSAASJAoDY3JpGAQgASgLMhUubWFjaGluZWQudjEuQ3JpUHJvYmVIABITCgtpbnRlcnZhbF9tcxgFIAEoDRISCgp0aW1lb3V0X21zGAYgASgNEhcKD3N0YXJ0X3BlcmlvZF9tcxgHIAEoDRIZChFzdWNjZXNzX3RocmVzaG9sZBgIIAEoDRIZChFmYWlsdXJlX3RocmVzaG9sZBgJIAEoDRIeChZyZXN0YXJ0X3doZW5fdW5oZWFsdGh5GAogASgIQgcKBXByb2JlIn0KDVNlcnZpY2VMaW1pdHMSFwoKbWVtb3J5X21heBgBIAEoBEgAiAEBEhQKB2NwdV9tYXgYAiABKAlIAYgBARIVCghwaWRzX21heBgDIAEoDUgCiAEBQg0KC19tZW1vcnlfbWF4QgoKCF9jcHVfbWF4QgsKCV9waWRzX21heCJICgtTZXJ2aWNlRmlsZRIMCgRwYXRoGAEgASgJEg8KB2NvbnRlbnQYAiABKAkSEQoEbW9kZRgDIAEoDUgAiAEBQgcKBV9tb2RlIkwKDU9jaVNlY2NvbXBBcmcSDQoFaW5kZXgYASABKA0SDQoFdmFsdWUYAiABKAQSEQoJdmFsdWVfdHdvGAMgASgEEgoKAm9wGAQgASgJIn8KDk9jaVNlY2NvbXBSdWxlEg0KBW5hbWVzGAEgAygJEg4KBmFjdGlvbhgCIAEoCRIWCgllcnJub19yZXQYAyABKA1IAIgBARIoCgRhcmdzGAQgAygLMhoubWFjaGluZWQudjEuT2NpU2VjY29tcEFyZ0IMCgpfZXJybm9fcmV0IqcBChFPY2lTZWNjb21wUHJvZmlsZRIWCg5kZWZhdWx0X2FjdGlvbhgBIAEoCRIeChFkZWZhdWx0X2Vycm5vX3JldBgCIAEoDUgAiAEBEhUKDWFyY2hpdGVjdHVyZXMYAyADKAkSLQoIc3lzY2FsbHMYBCADKAsyGy5tYWNoaW5lZC52MS5PY2lTZWNjb21wUnVsZUIUChJfZGVmYXVsdF9lcnJub19yZXQi/wEKDlNlcnZpY2VTYW5kYm94EiwKB3NlY2NvbXAYASABKA4yGy5tYWNoaW5lZC52MS5TZWNjb21wUHJvZmlsZRIUCgxjYXBhYmlsaXRpZXMYAiADKAkSHQoVa2VlcF9hbGxfY2FwYWJpbGl0aWVzGAMgASgIEhQKDG5vX25ld19wcml2cxgEIAEoCBIXCg9yZWFkX29ubHlfcGF0aHMYBSADKAkSFAoMcHJvZmlsZV9uYW1lGAYgASgJEi8KB3Byb2ZpbGUYByABKAsyHi5tYWNoaW5lZC52MS5PY2lTZWNjb21wUHJvZmlsZRIUCgxtYXNrZWRfcGF0aHMYCCADKAkijQUKD1NlcnZpY2VTcGVjU3BlYxIPCgdjb21tYW5kGAEgAygJEjIKA2VudhgCIAMoCzIlLm1hY2hpbmVkLnYxLlNlcnZpY2VTcGVjU3BlYy5FbnZFbnRyeRILCgNjd2QYAyABKAkSDQoDdWlkGAQgASgNSAASEwoJdXNlcl9uYW1lGAUgASgJSAASDQoDZ2lkGAYgASgNSAESFAoKZ3JvdXBfbmFtZRgHIAEoCUgBEhIKCmRlcGVuZHNfb24YCCADKAkSKwoHcmVzdGFydBgJIAEoDjIaLm1hY2hpbmVkLnYxLlJlc3RhcnRQb2xpY3kSFQoNc3RvcF9ncmFjZV9tcxgKIAEoDRJDChVvbl9kZXBlbmRlbmN5X3Jlc3RhcnQYCyABKA4yJC5tYWNoaW5lZC52MS5EZXBlbmRlbmN5UmVzdGFydFBvbGljeRInCgZoZWFsdGgYDCABKAsyFy5tYWNoaW5lZC52MS5IZWFsdGhTcGVjEioKBmxpbWl0cxgNIAEoCzIaLm1hY2hpbmVkLnYxLlNlcnZpY2VMaW1pdHMSJwoFZmlsZXMYDiADKAsyGC5tYWNoaW5lZC52MS5TZXJ2aWNlRmlsZRIMCgRkaXJzGA8gAygJEg8KB2J1aWx0aW4YECABKAgSIQoUdHJ1c3RlZF9yb290c19zaGEyNTYYESABKAlIAogBARIsCgdzYW5kYm94GBIgASgLMhsubWFjaGluZWQudjEuU2VydmljZVNhbmRib3gaKgoIRW52RW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIGCgR1c2VyQgcKBWdyb3VwQhcKFV90cnVzdGVkX3Jvb3RzX3NoYTI1NiJzCgtTZXJ2aWNlRXhpdBIRCgRjb2RlGAEgASgFSACIAQESEwoGc2lnbmFsGAIgASgJSAGIAQESDAoEdGltZRgDIAEoARIaChJraWxsZWRfYWZ0ZXJfZ3JhY2UYBCABKAhCBwoFX2NvZGVCCQoHX3NpZ25hbCKNAgoRU2VydmljZVN0YXR1c1NwZWMSKAoFc3RhdGUYASABKA4yGS5tYWNoaW5lZC52MS5TZXJ2aWNlU3RhdGUSDwoHaGVhbHRoeRgCIAEoCBIQCghyZXN0YXJ0cxgDIAEoDRIQCgNwaWQYBCABKA1IAIgBARIrCglsYXN0X2V4aXQYBSABKAsyGC5tYWNoaW5lZC52MS5TZXJ2aWNlRXhpdBIPCgdtZXNzYWdlGAYgASgJEg0KBXNpbmNlGAcgASgBEhYKDmxvZ19maWxlX2Vycm9yGAggASgJEiwKB3NhbmRib3gYCSABKAsyGy5tYWNoaW5lZC52MS5TYW5kYm94SW5Gb3JjZUIGCgRfcGlkIsQBCg5TYW5kYm94SW5Gb3JjZRIsCgdwcm9maWxlGAEgASgOMhsubWFjaGluZWQudjEuU2VjY29tcFByb2ZpbGUSDwoHc2VjY29tcBgCIAEoCRIUCgxub19uZXdfcHJpdnMYAyABKAgSEQoJZWZmZWN0aXZlGAQgAygJEhAKCGJvdW5kaW5nGAUgAygJEg8KB2FtYmllbnQYBiADKAkSEQoJcmVhZF9vbmx5GAcgAygJEhQKDHByb2ZpbGVfbmFtZRgIIAEoCSLSAQoRUnVudGltZVN0YXR1c1NwZWMSDQoFcmVhZHkYASABKAgSFQoNbmV0d29ya19yZWFkeRgCIAEoCBIUCgxydW50aW1lX25hbWUYAyABKAkSFwoPcnVudGltZV92ZXJzaW9uGAQgASgJEhsKE3J1bnRpbWVfYXBpX3ZlcnNpb24YBSABKAkSDgoGc29ja2V0GAYgASgJEhIKCmxhc3RfZXJyb3IYByABKAkSEgoKbGFzdF9wcm9iZRgIIAEoARITCgtsYXN0X2Fuc3dlchgJIAEoASqDAQoNUmVzdGFydFBvbGljeRIeChpSRVNUQVJUX1BPTElDWV9VTlNQRUNJRklFRBAAEhkKFVJFU1RBUlRfUE9MSUNZX0FMV0FZUxABEh0KGVJFU1RBUlRfUE9MSUNZX09OX0ZBSUxVUkUQAhIYChRSRVNUQVJUX1BPTElDWV9ORVZFUhADKo8BChdEZXBlbmRlbmN5UmVzdGFydFBvbGljeRIpCiVERVBFTkRFTkNZX1JFU1RBUlRfUE9MSUNZX1VOU1BFQ0lGSUVEEAASJQohREVQRU5ERU5DWV9SRVNUQVJUX1BPTElDWV9SRVNUQVJUEAESIgoeREVQRU5ERU5DWV9SRVNUQVJUX1BPTElDWV9IT0xEEAIqiQEKDlNlY2NvbXBQcm9maWxlEh8KG1NFQ0NPTVBfUFJPRklMRV9VTlNQRUNJRklFRBAAEhsKF1NFQ0NPTVBfUFJPRklMRV9ERUZBVUxUEAESHgoaU0VDQ09NUF9QUk9GSUxFX1VOQ09ORklORUQQAhIZChVTRUNDT01QX1BST0ZJTEVfTkFNRUQQAyrwAQoMU2VydmljZVN0YXRlEh0KGVNFUlZJQ0VfU1RBVEVfVU5TUEVDSUZJRUQQABIZChVTRVJWSUNFX1NUQVRFX1dBSVRJTkcQARIaChZTRVJWSUNFX1NUQVRFX1NUQVJUSU5HEAISGQoVU0VSVklDRV9TVEFURV9SVU5OSU5HEAMSGgoWU0VSVklDRV9TVEFURV9TVE9QUElORxAEEhoKFlNFUlZJQ0VfU1RBVEVfRklOSVNIRUQQBRIYChRTRVJWSUNFX1NUQVRFX0ZBSUxFRBAGEh0KGVNFUlZJQ0VfU1RBVEVfQkFDS0lOR19PRkYQB2IGcHJvdG8z");
 
 /**
  * Run a command in the service's context; exit 0 passes.
@@ -225,6 +225,110 @@ export const ServiceFileSchema: GenMessage<ServiceFile> = /*@__PURE__*/
   messageDesc(file_machined_v1_services, 6);
 
 /**
+ * One argument comparison of an OCI seccomp rule.
+ *
+ * @generated from message machined.v1.OciSeccompArg
+ */
+export type OciSeccompArg = Message<"machined.v1.OciSeccompArg"> & {
+  /**
+   * @generated from field: uint32 index = 1;
+   */
+  index: number;
+
+  /**
+   * @generated from field: uint64 value = 2;
+   */
+  value: bigint;
+
+  /**
+   * @generated from field: uint64 value_two = 3;
+   */
+  valueTwo: bigint;
+
+  /**
+   * SCMP_CMP_EQ, SCMP_CMP_NE or SCMP_CMP_MASKED_EQ.
+   *
+   * @generated from field: string op = 4;
+   */
+  op: string;
+};
+
+/**
+ * Describes the message machined.v1.OciSeccompArg.
+ * Use `create(OciSeccompArgSchema)` to create a new message.
+ */
+export const OciSeccompArgSchema: GenMessage<OciSeccompArg> = /*@__PURE__*/
+  messageDesc(file_machined_v1_services, 7);
+
+/**
+ * One rule of an OCI seccomp profile.
+ *
+ * @generated from message machined.v1.OciSeccompRule
+ */
+export type OciSeccompRule = Message<"machined.v1.OciSeccompRule"> & {
+  /**
+   * @generated from field: repeated string names = 1;
+   */
+  names: string[];
+
+  /**
+   * @generated from field: string action = 2;
+   */
+  action: string;
+
+  /**
+   * @generated from field: optional uint32 errno_ret = 3;
+   */
+  errnoRet?: number | undefined;
+
+  /**
+   * @generated from field: repeated machined.v1.OciSeccompArg args = 4;
+   */
+  args: OciSeccompArg[];
+};
+
+/**
+ * Describes the message machined.v1.OciSeccompRule.
+ * Use `create(OciSeccompRuleSchema)` to create a new message.
+ */
+export const OciSeccompRuleSchema: GenMessage<OciSeccompRule> = /*@__PURE__*/
+  messageDesc(file_machined_v1_services, 8);
+
+/**
+ * An OCI seccomp profile (machine.seccomp_profiles).
+ *
+ * @generated from message machined.v1.OciSeccompProfile
+ */
+export type OciSeccompProfile = Message<"machined.v1.OciSeccompProfile"> & {
+  /**
+   * @generated from field: string default_action = 1;
+   */
+  defaultAction: string;
+
+  /**
+   * @generated from field: optional uint32 default_errno_ret = 2;
+   */
+  defaultErrnoRet?: number | undefined;
+
+  /**
+   * @generated from field: repeated string architectures = 3;
+   */
+  architectures: string[];
+
+  /**
+   * @generated from field: repeated machined.v1.OciSeccompRule syscalls = 4;
+   */
+  syscalls: OciSeccompRule[];
+};
+
+/**
+ * Describes the message machined.v1.OciSeccompProfile.
+ * Use `create(OciSeccompProfileSchema)` to create a new message.
+ */
+export const OciSeccompProfileSchema: GenMessage<OciSeccompProfile> = /*@__PURE__*/
+  messageDesc(file_machined_v1_services, 9);
+
+/**
  * The sandbox a service runs in.
  *
  * @generated from message machined.v1.ServiceSandbox
@@ -260,6 +364,25 @@ export type ServiceSandbox = Message<"machined.v1.ServiceSandbox"> & {
    * @generated from field: repeated string read_only_paths = 5;
    */
   readOnlyPaths: string[];
+
+  /**
+   * With SECCOMP_PROFILE_NAMED: the profile's name and content.
+   *
+   * @generated from field: string profile_name = 6;
+   */
+  profileName: string;
+
+  /**
+   * @generated from field: machined.v1.OciSeccompProfile profile = 7;
+   */
+  profile?: OciSeccompProfile | undefined;
+
+  /**
+   * Paths hidden in the service's own mount namespace (empty read-only tmpfs, or /dev/null).
+   *
+   * @generated from field: repeated string masked_paths = 8;
+   */
+  maskedPaths: string[];
 };
 
 /**
@@ -267,7 +390,7 @@ export type ServiceSandbox = Message<"machined.v1.ServiceSandbox"> & {
  * Use `create(ServiceSandboxSchema)` to create a new message.
  */
 export const ServiceSandboxSchema: GenMessage<ServiceSandbox> = /*@__PURE__*/
-  messageDesc(file_machined_v1_services, 7);
+  messageDesc(file_machined_v1_services, 10);
 
 /**
  * ServiceSpec: how a service runs.
@@ -393,7 +516,7 @@ export type ServiceSpecSpec = Message<"machined.v1.ServiceSpecSpec"> & {
  * Use `create(ServiceSpecSpecSchema)` to create a new message.
  */
 export const ServiceSpecSpecSchema: GenMessage<ServiceSpecSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_services, 8);
+  messageDesc(file_machined_v1_services, 11);
 
 /**
  * How a service's last process ended.
@@ -431,7 +554,7 @@ export type ServiceExit = Message<"machined.v1.ServiceExit"> & {
  * Use `create(ServiceExitSchema)` to create a new message.
  */
 export const ServiceExitSchema: GenMessage<ServiceExit> = /*@__PURE__*/
-  messageDesc(file_machined_v1_services, 9);
+  messageDesc(file_machined_v1_services, 12);
 
 /**
  * ServiceStatus: a service's state.
@@ -501,7 +624,7 @@ export type ServiceStatusSpec = Message<"machined.v1.ServiceStatusSpec"> & {
  * Use `create(ServiceStatusSpecSchema)` to create a new message.
  */
 export const ServiceStatusSpecSchema: GenMessage<ServiceStatusSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_services, 10);
+  messageDesc(file_machined_v1_services, 13);
 
 /**
  * What the kernel shows of a process's sandbox.
@@ -547,6 +670,13 @@ export type SandboxInForce = Message<"machined.v1.SandboxInForce"> & {
    * @generated from field: repeated string read_only = 7;
    */
   readOnly: string[];
+
+  /**
+   * With SECCOMP_PROFILE_NAMED: the profile's name.
+   *
+   * @generated from field: string profile_name = 8;
+   */
+  profileName: string;
 };
 
 /**
@@ -554,7 +684,7 @@ export type SandboxInForce = Message<"machined.v1.SandboxInForce"> & {
  * Use `create(SandboxInForceSchema)` to create a new message.
  */
 export const SandboxInForceSchema: GenMessage<SandboxInForce> = /*@__PURE__*/
-  messageDesc(file_machined_v1_services, 11);
+  messageDesc(file_machined_v1_services, 14);
 
 /**
  * RuntimeStatus: the container runtime as seen over CRI.
@@ -615,7 +745,7 @@ export type RuntimeStatusSpec = Message<"machined.v1.RuntimeStatusSpec"> & {
  * Use `create(RuntimeStatusSpecSchema)` to create a new message.
  */
 export const RuntimeStatusSpecSchema: GenMessage<RuntimeStatusSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_services, 12);
+  messageDesc(file_machined_v1_services, 15);
 
 /**
  * When a service is restarted after it exits.
@@ -702,6 +832,13 @@ export enum SeccompProfile {
    * @generated from enum value: SECCOMP_PROFILE_UNCONFINED = 2;
    */
   UNCONFINED = 2,
+
+  /**
+   * A machine.seccomp_profiles entry (OCI format), named by profile_name.
+   *
+   * @generated from enum value: SECCOMP_PROFILE_NAMED = 3;
+   */
+  NAMED = 3,
 }
 
 /**

@@ -1,0 +1,176 @@
+//! OCI profiles compiled and run on the BPF interpreter of seccomp_tests.rs
+//! (shared through `super::super::seccomp::tests_support`).
+
+use super::*;
+use crate::process::seccomp::tests_support::run;
+
+fn profile(default: &str, rules: Vec<OciRule>) -> OciProfile {
+    OciProfile {
+        default_action: default.into(),
+        default_errno_ret: None,
+        syscalls: rules,
+    }
+}
+
+fn rule(names: &[&str], action: &str, errno: Option<u32>, args: Vec<ArgCmp>) -> OciRule {
+    OciRule {
+        names: names.iter().map(|n| n.to_string()).collect(),
+        action: action.into(),
+        errno_ret: errno,
+        args,
+    }
+}
+
+fn nr(name: &str) -> u32 {
+    syscall_nr(name).unwrap() as u32
+}
+
+#[test]
+fn mkdirat_denied_with_eperm_rest_allowed() {
+    let p = profile(
+        "SCMP_ACT_ALLOW",
+        vec![rule(
+            &["mkdir", "mkdirat"],
+            "SCMP_ACT_ERRNO",
+            Some(1),
+            vec![],
+        )],
+    );
+    let prog = compile(&p).unwrap();
+    assert_eq!(
+        run(&prog, AUDIT_ARCH, nr("mkdirat"), [0; 6]),
+        libc::SECCOMP_RET_ERRNO | 1
+    );
+    assert_eq!(
+        run(&prog, AUDIT_ARCH, nr("openat"), [0; 6]),
+        libc::SECCOMP_RET_ALLOW
+    );
+    assert_eq!(
+        run(&prog, 0x4000_0003, nr("mkdirat"), [0; 6]),
+        libc::SECCOMP_RET_KILL_PROCESS
+    );
+}
+
+#[test]
+fn allow_list_with_errno_default() {
+    let p = OciProfile {
+        default_action: "SCMP_ACT_ERRNO".into(),
+        default_errno_ret: Some(38),
+        syscalls: vec![rule(
+            &["read", "write", "no_such_call"],
+            "SCMP_ACT_ALLOW",
+            None,
+            vec![],
+        )],
+    };
+    let prog = compile(&p).unwrap();
+    assert_eq!(
+        run(&prog, AUDIT_ARCH, nr("read"), [0; 6]),
+        libc::SECCOMP_RET_ALLOW
+    );
+    assert_eq!(
+        run(&prog, AUDIT_ARCH, nr("openat"), [0; 6]),
+        libc::SECCOMP_RET_ERRNO | 38
+    );
+}
+
+#[test]
+fn argument_comparisons_eq_ne_masked_over_64_bits() {
+    let eq = ArgCmp {
+        index: 1,
+        value: 0x1_0000_0002,
+        value_two: 0,
+        op: CmpOp::Eq,
+    };
+    let p = profile(
+        "SCMP_ACT_ALLOW",
+        vec![rule(&["personality"], "SCMP_ACT_ERRNO", None, vec![eq])],
+    );
+    let prog = compile(&p).unwrap();
+    let n = nr("personality");
+    let eperm = libc::SECCOMP_RET_ERRNO | libc::EPERM as u32;
+    assert_eq!(
+        run(&prog, AUDIT_ARCH, n, [0, 0x1_0000_0002, 0, 0, 0, 0]),
+        eperm
+    );
+    assert_eq!(
+        run(&prog, AUDIT_ARCH, n, [0, 2, 0, 0, 0, 0]),
+        libc::SECCOMP_RET_ALLOW
+    );
+    assert_eq!(
+        run(
+            &prog,
+            AUDIT_ARCH,
+            nr("read"),
+            [0, 0x1_0000_0002, 0, 0, 0, 0]
+        ),
+        libc::SECCOMP_RET_ALLOW
+    );
+    let ne = ArgCmp {
+        index: 0,
+        value: 8,
+        value_two: 0,
+        op: CmpOp::Ne,
+    };
+    let p = profile(
+        "SCMP_ACT_ALLOW",
+        vec![rule(&["personality"], "SCMP_ACT_ERRNO", None, vec![ne])],
+    );
+    let prog = compile(&p).unwrap();
+    assert_eq!(
+        run(&prog, AUDIT_ARCH, n, [8, 0, 0, 0, 0, 0]),
+        libc::SECCOMP_RET_ALLOW
+    );
+    assert_eq!(run(&prog, AUDIT_ARCH, n, [9, 0, 0, 0, 0, 0]), eperm);
+    assert_eq!(
+        run(&prog, AUDIT_ARCH, n, [8 | 1 << 40, 0, 0, 0, 0, 0]),
+        eperm
+    );
+    let masked = ArgCmp {
+        index: 2,
+        value: 0xF0,
+        value_two: 0x30,
+        op: CmpOp::MaskedEq,
+    };
+    let both = vec![
+        masked,
+        ArgCmp {
+            index: 0,
+            value: 1,
+            value_two: 0,
+            op: CmpOp::Eq,
+        },
+    ];
+    let p = profile(
+        "SCMP_ACT_ALLOW",
+        vec![rule(&["personality"], "SCMP_ACT_KILL_PROCESS", None, both)],
+    );
+    let prog = compile(&p).unwrap();
+    assert_eq!(
+        run(&prog, AUDIT_ARCH, n, [1, 0, 0x3F, 0, 0, 0]),
+        libc::SECCOMP_RET_KILL_PROCESS
+    );
+    assert_eq!(
+        run(&prog, AUDIT_ARCH, n, [1, 0, 0x4F, 0, 0, 0]),
+        libc::SECCOMP_RET_ALLOW
+    );
+    assert_eq!(
+        run(&prog, AUDIT_ARCH, n, [2, 0, 0x3F, 0, 0, 0]),
+        libc::SECCOMP_RET_ALLOW
+    );
+}
+
+#[test]
+fn unsupported_actions_and_comparisons_are_refused() {
+    let p = profile("SCMP_ACT_NOTIFY", vec![]);
+    assert!(compile(&p)
+        .unwrap_err()
+        .to_string()
+        .contains("SCMP_ACT_NOTIFY"));
+    assert!(cmp_op("SCMP_CMP_GT").is_err());
+    let p = profile(
+        "SCMP_ACT_ALLOW",
+        vec![rule(&["read"], "SCMP_ACT_ERRNO", Some(5000), vec![])],
+    );
+    assert!(compile(&p).is_err());
+}

@@ -1,0 +1,79 @@
+/**
+ * The node's {@link BootCmdlineBackend}: the booted slot's loader entry on the ESP. Reading
+ * opens the ESP read-only; a write opens one read-write session only when the line changes,
+ * re-reads the entry there and runs {@link planBootedArgs}'s three steps (write beside, rename
+ * over, sync), so nothing else of the booted slot is ever written. A Pi's line is its slot's
+ * cmdline.txt, which this does not write (the status says so).
+ * @module
+ */
+import type { BootCmdlineBackend, NextBoot } from "../controllers/kernel/mod.ts";
+import type { KernelArgs } from "../config/mod.ts";
+import type { EspBackend, EspFiles } from "../platform/esp/mod.ts";
+import { RPI3_BOARD } from "../bundle/mod.ts";
+import { ENTRIES_DIR, type Slot } from "./entries.ts";
+import { type BootedArgsDecision, planBootedArgs } from "./booted_args_plan.ts";
+import { readListing, runSteps } from "./slot_writer.ts";
+
+/** What {@link EspBootCmdline} needs. */
+export interface EspBootCmdlineDeps {
+  esp: EspBackend;
+  /** The booted slot (machined.slot= on /proc/cmdline); undefined outside a slot boot. */
+  booted: () => Promise<Slot | undefined>;
+  /** The image's board; a Pi keeps its line in cmdline.txt. @default a UEFI PC */
+  board?: () => Promise<string>;
+}
+
+/** See the module doc. */
+export class EspBootCmdline implements BootCmdlineBackend {
+  constructor(private readonly deps: EspBootCmdlineDeps) {}
+
+  async next(): Promise<NextBoot> {
+    return await this.#decide({ add: [], remove: [] }, (d) => d);
+  }
+
+  async write(args: KernelArgs): Promise<NextBoot> {
+    return await this.#decide(args, async (d, slot) => {
+      if (d.kind !== "entry" || d.plan.steps.length === 0) return d;
+      // Planned again inside the write session, from what the ESP holds then.
+      return await this.deps.esp.write(async (fs) => {
+        const again = await decide(fs, slot, args);
+        if (again.kind === "entry") await runSteps(fs, again.plan.steps);
+        return again;
+      });
+    });
+  }
+
+  async #decide(
+    args: KernelArgs,
+    then: (d: BootedArgsDecision, slot: Slot) => BootedArgsDecision | Promise<BootedArgsDecision>,
+  ): Promise<NextBoot> {
+    const board = (await this.deps.board?.()) ?? "";
+    if (board === RPI3_BOARD) {
+      return {
+        kind: "none",
+        reason: "on a Raspberry Pi the line is the slot's cmdline.txt, which machined writes " +
+          "only at an upgrade: the args take effect with the next upgrade",
+      };
+    }
+    const slot = await this.deps.booted();
+    if (!slot) {
+      return {
+        kind: "none",
+        reason: "not booted from a slot (no machined.slot= on /proc/cmdline): there is no " +
+          "loader entry to write the args into",
+      };
+    }
+    const d = await then(await this.deps.esp.read((fs) => decide(fs, slot, args)), slot);
+    if (d.kind === "uki") return d;
+    return { kind: "entry", slot, file: d.plan.file, cmdline: d.plan.after };
+  }
+}
+
+async function decide(fs: EspFiles, slot: Slot, args: KernelArgs): Promise<BootedArgsDecision> {
+  const listing = await readListing(fs);
+  const texts = new Map<string, string>();
+  for (const e of listing.entries.filter((e) => e.name.slot === slot)) {
+    texts.set(e.file, await fs.readText(`${ENTRIES_DIR}/${e.file}`));
+  }
+  return planBootedArgs(listing, slot, (f) => texts.get(f) ?? "", args);
+}
