@@ -46,6 +46,8 @@ export type SlotRefusal =
   | "unordered"
   /** The ESP ran out of space (ENOSPC) or quota (EDQUOT) while receiving. */
   | "no-space"
+  /** The tries to arm a slot with are outside `machine.upgrade.boot_tries`' bounds. */
+  | "bad-tries"
   /**
    * The booted slot starts from a signed UKI (Secure Boot); a bundle carries
    * a kernel and initramfs, not a UKI signed with the owner's db key, so the

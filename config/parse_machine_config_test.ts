@@ -46,7 +46,7 @@ Deno.test("a minimal config gets every default filled", () => {
         max_concurrent_streams: 100,
       },
       logging: { level: "info", ring_lines: 2000 },
-      upgrade: { trusted_keys: [], trial_deadline: 15 * 60_000 },
+      upgrade: { trusted_keys: [], trial_deadline: 15 * 60_000, boot_tries: 3 },
       trusted_roots: [],
     },
   });

@@ -20,9 +20,10 @@
  *      without --force; 4d. `upgrade --from` a host server that stalls after
  *      12 bytes is refused DeadlineExceeded at the idle deadline, the ESP
  *      free at once (e2e/upgrade_refusal_step.ts);
- *   5. a bundle whose machined hangs after boot (a test image's hook):
- *      softdog, armed by machined-init and petted by machined, reboots each
- *      of B's three tries and the node comes back on A by itself
+ *   5. a bundle whose machined hangs after boot (a test image's hook), armed
+ *      with one try (`machine.upgrade.boot_tries: 1`; step 3 proves three):
+ *      softdog, armed by machined-init and petted by machined, reboots it and
+ *      the node comes back on A by itself
  *      (e2e/upgrade_hang_step.ts); `machinectl upgrade` says so (exit 1);
  *   5b. a bundle whose machined boots but is never ready (a test image's
  *      hook), with `machine.upgrade.trial_deadline` at 1 min: marked bad at
@@ -254,21 +255,26 @@ Deno.test({
     v = await nodeVersion(client, port);
     assert.deepEqual([v.slot, v.imageVersion], ["A", X]);
 
-    // 5. A bundle whose machined hangs: the watchdog reboots each try, then A by itself.
-    const { consoleLog } = vm.state;
-    const hang = { work, program, config, client, port, consoleLog, compatible, signing };
-    Object.assign(figures, await upgradeHangStep({ ...hang, slot: "A", version: X }));
-    await kept("watchdog fallback");
-
-    // 5b. A bundle that boots but is never ready: marked bad at the trial deadline (1 min here).
-    const applyDeadline = async (deadline: string | undefined) => {
+    // 5. A bundle whose machined hangs, armed with one try (`machine.upgrade.boot_tries: 1`;
+    // step 3 proved the loader's three): the watchdog reboots it, then A by itself.
+    const applyUpgrade = async (upgrade: { trial_deadline?: string; boot_tries?: number }) => {
       const c = structuredClone(cfg);
-      if (deadline) c.machine.upgrade.trial_deadline = deadline;
-      const file = join(work, "machine-deadline.yaml");
+      Object.assign(c.machine.upgrade ??= {}, upgrade);
+      const file = join(work, "machine-upgrade.yaml");
       await Deno.writeTextFile(file, stringify(c));
       const a = await machinectl(client, port, "apply-config", "-f", file);
       assert.equal(a.code, 0, a.out + a.err);
     };
+    await applyUpgrade({ boot_tries: 1 });
+    const { consoleLog } = vm.state;
+    const hang = { work, program, config, client, port, consoleLog, compatible, signing };
+    Object.assign(figures, await upgradeHangStep({ ...hang, slot: "A", version: X, tries: 1 }));
+    await kept("watchdog fallback");
+
+    // 5b. A bundle that boots but is never ready: marked bad at the trial deadline (1 min here),
+    // then the config back as it was (three tries, the default deadline).
+    const applyDeadline = (deadline: string | undefined) =>
+      applyUpgrade(deadline ? { trial_deadline: deadline, boot_tries: 1 } : {});
     Object.assign(
       figures,
       await upgradeUnreadyStep({ ...hang, slot: "A", version: X, applyDeadline }),

@@ -13,8 +13,11 @@ export type { Slot };
 
 /** The directory of loader entries on the ESP. */
 export const ENTRIES_DIR = "/loader/entries";
-/** Tries a freshly armed slot gets. */
+/** Tries a freshly armed slot gets unless `machine.upgrade.boot_tries` says otherwise. */
 export const TRIAL_TRIES = 3;
+/** The bounds of `machine.upgrade.boot_tries`: one try at least, and no loop a node could sit in for hours. */
+export const TRIAL_TRIES_MIN = 1;
+export const TRIAL_TRIES_MAX = 10;
 
 /** A parsed entry file name. */
 export interface EntryName {

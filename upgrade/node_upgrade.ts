@@ -59,6 +59,8 @@ export interface NodeUpgradeDeps {
   imageVersion?: () => Promise<string | undefined>;
   /** machine.kernel.args of the current config, read at each install. @default none */
   kernelArgs?: () => KernelArgs | undefined;
+  /** `machine.upgrade.boot_tries`, read at each install. @default TRIAL_TRIES */
+  trialTries?: () => number | undefined;
   /**
    * The enrolled Secure Boot db's certificates, which a UKI bundle's UKIs must
    * verify against before a byte is written (upgrade/uki_check.ts).
@@ -164,6 +166,7 @@ export class NodeUpgrade {
         machine,
         planner: layout.planner,
         kernelArgs: this.deps.kernelArgs?.(),
+        trialTries: this.deps.trialTries?.(),
         force: options.force,
         floor: recorded.floor,
         floorSource: recorded.source === "esp" ? "esp" : "state",

@@ -85,6 +85,7 @@ export function nodeUpgradeService(deps: {
     cmdline: () => Deno.readTextFile("/proc/cmdline"),
     trustedKeys: () => deps.keeper.config?.machine.upgrade.trusted_keys ?? [],
     kernelArgs: () => deps.keeper.config?.machine.kernel.args,
+    trialTries: () => deps.keeper.config?.machine.upgrade.boot_tries,
     bootId: () => deps.bootId.bootId(),
     reboot: (by: ActionRequester, mode?: RebootMode) => {
       kexec.request(mode);

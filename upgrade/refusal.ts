@@ -37,6 +37,7 @@ const SLOT: Record<SlotRefusal, UpgradeRefusedError["code"]> = {
   "replay": "failed-precondition",
   "unordered": "failed-precondition",
   "no-space": "resource-exhausted",
+  "bad-tries": "invalid-argument",
   "signed-boot": "failed-precondition",
   "kernel-args": "failed-precondition",
 };

@@ -21,6 +21,8 @@ import {
   type Slot,
   slotState,
   TRIAL_TRIES,
+  TRIAL_TRIES_MAX,
+  TRIAL_TRIES_MIN,
 } from "./entries.ts";
 import { SlotError } from "../bundle/mod.ts";
 import type { Manifest } from "../bundle/mod.ts";
@@ -93,8 +95,10 @@ export function planInstall(
   booted: Slot | undefined,
   manifest: Manifest,
   args?: KernelArgs,
+  tries = TRIAL_TRIES,
 ): InstallPlan {
   return planSlotInstall(listing, booted, {
+    tries,
     entry: (target, generation) =>
       loaderEntry(target, installCmdline(manifest, target, args), {
         generation,
@@ -115,8 +119,10 @@ export function planUkiInstall(
   listing: EspListing,
   booted: Slot | undefined,
   manifest: Manifest,
+  tries = TRIAL_TRIES,
 ): InstallPlan {
   return planSlotInstall(listing, booted, {
+    tries,
     entry: (target, generation) =>
       ukiLoaderEntry(target, { generation, version: manifest.version }),
     files: (target) =>
@@ -127,6 +133,19 @@ export function planUkiInstall(
       }),
     hold: manifest.files.filter((f) => f.name.endsWith(".efi")).map((f) => f.name),
   });
+}
+
+/**
+ * The tries an armed entry gets, refused outside the config's bounds (the
+ * schema refuses them first; this guards the plan's other callers).
+ * @throws SlotError bad-tries.
+ */
+function checkedTries(tries: number): number {
+  if (Number.isInteger(tries) && tries >= TRIAL_TRIES_MIN && tries <= TRIAL_TRIES_MAX) return tries;
+  throw new SlotError(
+    "bad-tries",
+    `boot tries must be a whole number from ${TRIAL_TRIES_MIN} to ${TRIAL_TRIES_MAX}, got ${tries}`,
+  );
 }
 
 /** A file of the target slot: its name there, the bundle file it comes from, its hash. */
@@ -144,6 +163,8 @@ function planSlotInstall(
     entry: (target: Slot, generation: number) => string;
     files: (target: Slot) => SlotFile[];
     hold?: string[];
+    /** Tries the armed entry gets (`machined-b+<tries>.conf`). */
+    tries: number;
   },
 ): InstallPlan {
   if (!booted) {
@@ -157,7 +178,7 @@ function planSlotInstall(
   const generation = topGeneration(listing) + 1;
   const text = o.entry(target, generation);
   const files = o.files(target);
-  const armedAs = entryFileName({ slot: target, left: TRIAL_TRIES });
+  const armedAs = entryFileName({ slot: target, left: checkedTries(o.tries) });
   const plan: InstallPlan = {
     target,
     generation,

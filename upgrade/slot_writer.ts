@@ -68,6 +68,7 @@ export type InstallPlanner = (
   fs: EspFiles,
   booted: Slot | undefined,
   args?: KernelArgs,
+  tries?: number,
 ) => Promise<{ running?: string; plan: (m: Manifest) => InstallSteps }>;
 
 /**
@@ -76,12 +77,12 @@ export type InstallPlanner = (
  * @throws SlotError signed-boot (from the plan) for a plain bundle when the
  *   booted entry starts a UKI (`efi`): its unsigned kernel would not boot.
  */
-export const planEspInstall: InstallPlanner = async (fs, booted, args) => {
+export const planEspInstall: InstallPlanner = async (fs, booted, args, tries) => {
   const listing = await readListing(fs);
   const mine = listing.entries.find((e) => e.name.slot === booted);
   const text = mine ? await fs.readText(`${ENTRIES_DIR}/${mine.file}`) : "";
   const plan = (m: Manifest) => {
-    if (m.boot === "uki") return planUkiInstall(listing, booted, m);
+    if (m.boot === "uki") return planUkiInstall(listing, booted, m, tries);
     if (entryBootsUki(text)) {
       throw new SlotError(
         "signed-boot",
@@ -90,7 +91,7 @@ export const planEspInstall: InstallPlanner = async (fs, booted, args) => {
           "the slot: build the bundle with --secure-boot-keys",
       );
     }
-    return planInstall(listing, booted, m, args);
+    return planInstall(listing, booted, m, args, tries);
   };
   return { running: entryVersion(text), plan };
 };
@@ -108,6 +109,12 @@ export interface InstallDeps {
    * A UKI's line is signed at build and left as it is.
    */
   kernelArgs?: KernelArgs;
+  /**
+   * Tries the armed slot gets before the loader gives up on it
+   * (`machine.upgrade.boot_tries`). The Pi's tryboot always gives one.
+   * @default TRIAL_TRIES
+   */
+  trialTries?: number;
   onEvent?: (e: InstallEvent) => void;
   /** The signed manifest, once verified and before the floor is checked. */
   onManifest?: (m: Manifest) => void;
@@ -139,7 +146,7 @@ export interface InstallDeps {
 
 /**
  * Verify and install a bundle into the slot not booted, and arm it (on the
- * ESP with {@link TRIAL_TRIES} tries). The head (magic, signed manifest,
+ * ESP with {@link InstallDeps.trialTries} tries, by default {@link TRIAL_TRIES}). The head (magic, signed manifest,
  * compatible) and the floor are decided with the ESP only read; a bundle
  * refused there never opens it for writing. Then three sessions: write
  * (receive as `*.new`, sync), read (re-hash them from the medium), write
@@ -156,7 +163,9 @@ export async function installBundle(
   const deadlineAt = now() + (deps.deadlineMs ?? UPGRADE_DEADLINE_MS);
   const stream = withDeadlines(source, { idleMs: deps.idleMs, deadlineAt, now });
   const planner = deps.planner ?? planEspInstall;
-  const prepared = await deps.esp.read((fs) => planner(fs, deps.booted, deps.kernelArgs));
+  const prepared = await deps.esp.read((fs) =>
+    planner(fs, deps.booted, deps.kernelArgs, deps.trialTries)
+  );
   const running = prepared.running ?? deps.running;
   const opened = await openBundle(stream, { keys: deps.keys, machine: deps.machine });
   const manifest = opened.manifest;

@@ -51,6 +51,38 @@ Deno.test("install: B gets the bundle's files and a +3 trial entry; A untouched;
   assert.deepEqual(bootFake(esp), { slot: "B", entry: "machined-b+2-1.conf", rootOk: true });
 });
 
+Deno.test("machine.upgrade.boot_tries: one try arms machined-b+1; a trial that fails it sends the next boot to A", async () => {
+  const { k, esp, bundle } = await setup();
+  const done = await installBundle(chunked(bundle.bytes, 500), {
+    esp,
+    booted: "A",
+    keys: [k.trusted],
+    machine,
+    trialTries: 1,
+  });
+  assert.equal(done.plan.armedAs, "machined-b+1.conf");
+  assert.deepEqual(bootFake(esp), { slot: "B", entry: "machined-b+0-1.conf", rootOk: true });
+  assert.equal(bootFake(esp)?.slot, "A", "B never blessed, no tries left: back on A");
+});
+
+Deno.test("boot tries outside 1..10 are refused before anything is written (bad-tries)", async () => {
+  const { k, esp, bundle } = await setup();
+  const before = new Map(esp.files);
+  for (const trialTries of [0, 11, 1.5]) {
+    await assert.rejects(
+      installBundle(chunked(bundle.bytes, 500), {
+        esp,
+        booted: "A",
+        keys: [k.trusted],
+        machine,
+        trialTries,
+      }),
+      (e) => e instanceof SlotError && e.reason === "bad-tries",
+    );
+  }
+  assert.deepEqual(new Map(esp.files), before);
+});
+
 Deno.test("a file that reads back wrong is never armed (verify-failed) and B's previous image and entry stay", async () => {
   const { esp, install } = await setup();
   const slotB = () =>

@@ -39,6 +39,18 @@ export const UpgradeSchema = mapping({
     ),
     "15m",
   ),
+  boot_tries: v.optional(
+    v.pipe(
+      v.number("expected a whole number"),
+      v.integer("boot_tries must be a whole number"),
+      v.minValue(1, "boot_tries must be at least 1"),
+      v.maxValue(10, "boot_tries must be at most 10"),
+      v.description(
+        "How many times the loader starts a newly upgraded slot before it gives up and boots the slot it came from (systemd-boot's boot counting; the first try may be a kexec). Each failed try costs a boot, a panic or a watchdog timeout. 1 to 10; a Raspberry Pi's tryboot always gives one. Read at each upgrade.",
+      ),
+    ),
+    3,
+  ),
 });
 
 /** A parsed `machine.upgrade`; `trial_deadline` in ms. */

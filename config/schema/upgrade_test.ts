@@ -33,3 +33,26 @@ Deno.test("machine.upgrade.trial_deadline: 15 min unless set, in ms; under a min
   assert.ok(!short.ok);
   assert.match(short.errors[0].format(), /t\.yaml:5:\d+.*at least 1m/);
 });
+
+Deno.test("machine.upgrade.boot_tries: 3 unless set; 1 to 10 whole tries, anything else refused with its line", () => {
+  const parse = (upgrade: string) =>
+    parseMachineConfig(`version: v1alpha1\nmachine:\n  hostname: node-1\n${upgrade}`, "t.yaml");
+  const unset = parse("");
+  assert.ok(unset.ok);
+  assert.equal(unset.config.machine.upgrade.boot_tries, 3);
+  for (const tries of [1, 10]) {
+    const set = parse(`  upgrade:\n    boot_tries: ${tries}\n`);
+    assert.ok(set.ok);
+    assert.equal(set.config.machine.upgrade.boot_tries, tries);
+  }
+  for (
+    const [bad, why] of [["0", /at least 1/], ["11", /at most 10/], [
+      "2.5",
+      /whole number/,
+    ]] as const
+  ) {
+    const r = parse(`  upgrade:\n    boot_tries: ${bad}\n`);
+    assert.ok(!r.ok, bad);
+    assert.match(r.errors[0].format(), new RegExp(`t\\.yaml:5:\\d+.*${why.source}`));
+  }
+});
