@@ -11,8 +11,8 @@ description:
   - Streams I(src) (a bundle on the controller) to Upgrade, or has the node fetch I(from_url).
   - Unless I(stage), the node reboots into the new slot; the task waits until it is back with a new boot
     id, on the new slot and version, and the slot is blessed. A node that came back on the old slot fails
-    the task with the node's recorded outcome and reason (rolled back), so a play with C(serial: 1) and
-    C(max_fail_percentage: 0) stops at that node and never touches the next batches.
+    the task with the node's recorded outcome and reason (rolled back), so a play with C(serial=1) and
+    C(max_fail_percentage=0) stops at that node and never touches the next batches.
   - With I(version), a node already running it is left alone (C(changed=false)).
 extends_documentation_fragment: [machined.fleet.connection]
 options:
@@ -47,8 +47,15 @@ msg:
     runs and the node's recorded outcome and reason (e.g. C(slot B used its boot tries)).
   returned: failure
   type: str
-reason: {description: On a rollback, the node's recorded reason (UpgradeStatus.last)., returned: failure, type: str}
-outcome: {description: On a rollback, the node's recorded outcome., returned: failure, type: str}
+reason:
+  description: When the node came back on its old slot, its recorded reason (UpgradeStatus.last); else the node's reason for a refusal.
+  returned: failure
+  type: str
+outcome:
+  description: When the node came back on its old slot, its recorded outcome (C(UPGRADE_OUTCOME_ROLLED_BACK)).
+  returned: failure
+  type: str
+code: {description: "C(rolled_back), or the node's Connect code for a refusal.", returned: failure, type: str}
 """
 
 from ansible.module_utils.basic import AnsibleModule
