@@ -94,11 +94,21 @@ async function rollWhilePolling(c: FleetContext, run: RunPlaybook, bundle: Bundl
   const play = run(PLAYBOOK, "-e", `bundle=${bundle.path}`, "-e", `version=${bundle.version}`)
     .finally(() => done = true);
   const rounds: (string | undefined)[][] = [];
+  const at: number[] = [];
   while (!done) {
+    at.push(secs(t0));
     rounds.push(await versions(c));
     await new Promise((r) => setTimeout(r, 2000));
   }
   const r = await play;
+  // When each node was first seen away and first seen back (seconds into the play).
+  const away = c.nodes.map((_, i) => {
+    const gone = rounds.findIndex((round) => round[i] === undefined);
+    if (gone < 0) return "never away";
+    const back = rounds.findIndex((round, j) => j > gone && round[i] !== undefined);
+    return `away ${at[gone]} s` + (back < 0 ? "" : `, back ${at[back]} s`);
+  });
+  console.log(c.nodes.map((n, i) => `${n.name}: ${away[i]}`).join("; "));
   return { ...r, rounds, seconds: secs(t0) };
 }
 
