@@ -7,8 +7,8 @@
  * network namespace like machinectl, in check mode (a hostname change
  * reported with its diff on each node, nothing applied), for real, a second
  * time (changed=0), and with a client certificate of another CA (the play
- * fails with the node's reason). The rolling upgrade with a broken bundle is
- * not here yet (docs/status.md, issue 31).
+ * fails with the node's reason). The rolling upgrade runs later, on the
+ * same installed collection (e2e/fleet_upgrade_steps.ts).
  */
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
@@ -43,22 +43,28 @@ export interface FleetContext {
   clientConfig: string;
 }
 
-/** A process inside the namespace: exit code and output. */
-async function inNs(ns: string, cmd: string, args: string[], env: Record<string, string> = {}) {
+/** A process inside the namespace: exit code and output; killed after `ms`. */
+export async function inNs(
+  ns: string,
+  cmd: string,
+  args: string[],
+  env: Record<string, string> = {},
+  ms = 600_000,
+) {
   const out = await new Deno.Command("ip", {
     args: ["netns", "exec", ns, cmd, ...args],
     env: { NO_COLOR: "1", ANSIBLE_NOCOLOR: "1", ANSIBLE_FORCE_COLOR: "0", ...env },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
-    signal: AbortSignal.timeout(600_000),
+    signal: AbortSignal.timeout(ms),
   }).output();
   const d = new TextDecoder();
   return { code: out.code, text: d.decode(out.stdout) + d.decode(out.stderr) };
 }
 
 /** Each host's recap counters. */
-function recaps(text: string): Record<string, Record<string, number>> {
+export function recaps(text: string): Record<string, Record<string, number>> {
   const all: Record<string, Record<string, number>> = {};
   for (const m of text.matchAll(/^(\S+)\s+: (ok=.*)$/gm)) {
     all[m[1]] = Object.fromEntries(
@@ -139,8 +145,18 @@ const PLAY_FACTS = `- hosts: all
         endpoint: "{{ machined_endpoint }}"
 `;
 
-/** The collection built and installed, an inventory of the fleet; runs a playbook in the netns. */
-async function collection(c: FleetContext) {
+/** Runs the playbook file at `path` with the fleet's inventory in the netns. */
+export type RunPlaybook = (
+  path: string,
+  ...flags: string[]
+) => Promise<{ code: number; text: string }>;
+
+/**
+ * The collection built and installed, an inventory of the fleet (every node
+ * in group `machined`, as docs/playbooks expect, in the fleet's order);
+ * returns the runner.
+ */
+async function collection(c: FleetContext): Promise<RunPlaybook> {
   const dir = resolve(c.work, "ansible");
   await Deno.mkdir(dir, { recursive: true });
   const galaxy = join(BIN, "ansible-galaxy");
@@ -170,21 +186,23 @@ async function collection(c: FleetContext) {
     };
   }
   const inventory = join(dir, "inventory.yml");
-  await Deno.writeTextFile(inventory, stringify({ all: { hosts } }));
-  return async (text: string, ...flags: string[]) => {
-    const path = join(dir, "play.yml");
-    await Deno.writeTextFile(path, text);
-    return await inNs(c.ns, join(BIN, "ansible-playbook"), ["-i", inventory, path, ...flags], {
+  await Deno.writeTextFile(inventory, stringify({ all: { children: { machined: { hosts } } } }));
+  return (path: string, ...flags: string[]) =>
+    inNs(c.ns, join(BIN, "ansible-playbook"), ["-i", inventory, path, ...flags], {
       ANSIBLE_COLLECTIONS_PATH: collections,
       ANSIBLE_HOST_KEY_CHECKING: "0",
-    });
-  };
+    }, 1_800_000);
 }
 
 /** Check mode, a real run, a second run, a wrong client certificate. */
-async function playSteps(c: FleetContext): Promise<void> {
+async function playSteps(c: FleetContext): Promise<RunPlaybook> {
   const { t, ns, nodes } = c;
-  const play = await collection(c);
+  const run = await collection(c);
+  const play = async (text: string, ...flags: string[]) => {
+    const path = join(c.work, "ansible", "play.yml");
+    await Deno.writeTextFile(path, text);
+    return await run(path, ...flags);
+  };
   const list = nodes.map((n) => n.address).join(",");
   const hostnames = async () => {
     const v = await machinectlNs(ns, "--config", c.clientConfig, "-n", list, "version");
@@ -239,6 +257,7 @@ async function playSteps(c: FleetContext): Promise<void> {
     assert.match(r.text, /TLS alert unknown_ca/);
     assert.match(r.text, /"tls_alert": "unknown_ca"/);
   });
+  return run;
 }
 
 /**
@@ -246,12 +265,13 @@ async function playSteps(c: FleetContext): Promise<void> {
  * the nodes carry hostname `<name>-ans` and the rotated CA (the client
  * config is rewritten in place), so the fleet test's later rolling reboot
  * brings each node back with the config Ansible and rotate-ca left on STATE.
+ * Returns the playbook runner (undefined without ansible-core).
  */
-export async function fleetAnsibleSteps(c: FleetContext): Promise<void> {
+export async function fleetAnsibleSteps(c: FleetContext): Promise<RunPlaybook | undefined> {
   await rotateSteps(c);
   if (!HAVE_ANSIBLE) {
     await c.t.step({ name: "ansible (needs ansible-core: .ci/install.sh)", ignore: true, fn() {} });
-    return;
+    return undefined;
   }
-  await playSteps(c);
+  return await playSteps(c);
 }

@@ -13,6 +13,7 @@ from ansible_collections.machined.fleet.plugins.module_utils.errors import (
     ConnectError,
     MachinedError,
     TransportError,
+    UpgradeFailed,
 )
 
 CONNECTION_ARGS = {
@@ -66,6 +67,8 @@ def failure(e: MachinedError) -> dict:
         out.update(code="unavailable", reason=e.reason, endpoint=e.endpoint)
         if e.alert:
             out["tls_alert"] = e.alert
+    elif isinstance(e, UpgradeFailed):
+        out.update(code="rolled_back", outcome=e.outcome, reason=e.reason)
     return out
 
 

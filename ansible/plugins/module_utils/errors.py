@@ -51,3 +51,15 @@ class ClientConfigError(MachinedError):
 
 class WaitTimeout(MachinedError):
     """A node did not reach the state waited for within the timeout."""
+
+
+class UpgradeFailed(MachinedError):
+    """An upgrade did not end with the new slot blessed: the node came back on
+    its old slot (the loader fell back after the new one used its boot tries,
+    or its trial failed). `outcome` and `reason` are the node's own record
+    (UpgradeStatus.last), so the task's failure says why."""
+
+    def __init__(self, message: str, outcome: str = "", reason: str = ""):
+        self.outcome = outcome
+        self.reason = reason
+        super().__init__(message)

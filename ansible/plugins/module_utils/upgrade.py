@@ -1,7 +1,9 @@
-"""The upgrade's pieces that are decisions or streams, apart from the module
-so they are tested alone: the UpgradeRequest messages of a bundle file, and
+"""The upgrade module's work, apart from AnsibleModule so it is tested alone:
+the UpgradeRequest messages of a bundle file, the send and the waits, and
 what a node's state after the reboot means (blessed, still on trial, rolled
-back)."""
+back). A rollback raises UpgradeFailed with the node's reason, which fails
+the host: in a play with `serial: 1` and `max_fail_percentage: 0` the play
+stops there and the later batches are never touched."""
 
 from __future__ import annotations
 
@@ -10,22 +12,18 @@ import time
 
 from ansible_collections.machined.fleet.plugins.module_utils.errors import (
     MachinedError,
+    UpgradeFailed,
     WaitTimeout,
 )
-from ansible_collections.machined.fleet.plugins.module_utils.node import get_spec
+from ansible_collections.machined.fleet.plugins.module_utils.node import get_spec, wait_back
+
+__all__ = ["UpgradeFailed", "bundle_messages", "judge", "run_upgrade", "wait_blessed"]
 
 # 1 MiB of bundle per message, as machinectl sends (base64 keeps it under the 4 MiB limit).
 CHUNK_BYTES = 1024 * 1024
 
-
-class UpgradeFailed(MachinedError):
-    """The node did not end up blessed on the new slot; `outcome` and
-    `reason` are the node's UpgradeStatus.last."""
-
-    def __init__(self, message: str, outcome: str = "", reason: str = ""):
-        self.outcome = outcome
-        self.reason = reason
-        super().__init__(message)
+REBOOT_MODES = {"default": "REBOOT_MODE_UNSPECIFIED", "kexec": "REBOOT_MODE_KEXEC",
+                "powercycle": "REBOOT_MODE_POWERCYCLE"}
 
 
 def bundle_messages(path: str, first: dict, chunk_bytes: int = CHUNK_BYTES):
@@ -87,3 +85,36 @@ def wait_blessed(connect, want_slot: str, want_version: str, timeout: float, pol
             last = str(e)
         sleep(poll)
     raise WaitTimeout(f"slot {want_slot} was not blessed within {timeout:g} s (last: {last})")
+
+
+def run_upgrade(connect, p: dict, check_mode: bool, waits=None) -> dict:
+    """The module's work: skip a node already on `version`, send the bundle
+    (or its URL), then, when the node reboots into the new slot, wait until
+    it is back with a new boot id and the slot is blessed. `waits` replaces
+    (wait_back, wait_blessed) in tests.
+    @raises UpgradeFailed when the node came back on its old slot (with the
+    node's outcome and reason), ConnectError when it refused the bundle,
+    WaitTimeout when it did not come back or stayed on trial"""
+    back, blessed = waits or (wait_back, wait_blessed)
+    client = connect()
+    before = client.unary("Version")
+    if p.get("version") and before.get("imageVersion") == p["version"]:
+        return {"changed": False, "image_version": p["version"], "slot": before.get("slot", "")}
+    if check_mode:
+        return {"changed": True}
+    first = {"stage": p["stage"], "force": p["force"], "rebootMode": REBOOT_MODES[p["reboot_mode"]]}
+    if p.get("from_url"):
+        messages = iter([{**first, "fromUrl": p["from_url"]}])
+    else:
+        messages = bundle_messages(p["src"], first)
+    r = client.client_stream("Upgrade", messages, timeout=max(p["wait_timeout"], p["timeout"]))
+    result = {"changed": True, "slot": r.get("slot", ""), "image_version": r.get("version", ""),
+              "entry": r.get("entry", ""), "key_id": r.get("keyId", ""), "blessed": False,
+              "version_before": before.get("imageVersion", ""), "slot_before": before.get("slot", "")}
+    if not r.get("rebooting"):
+        return result
+    came = back(connect, r.get("bootId") or before.get("bootId", ""), p["wait_timeout"])
+    done = blessed(connect, result["slot"], result["image_version"], p["wait_timeout"])
+    result.update(blessed=True, boot_id=came.get("bootId", ""), seconds=came.get("seconds"),
+                  upgrade_status=done["upgrade_status"])
+    return result

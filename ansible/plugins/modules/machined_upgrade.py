@@ -11,7 +11,8 @@ description:
   - Streams I(src) (a bundle on the controller) to Upgrade, or has the node fetch I(from_url).
   - Unless I(stage), the node reboots into the new slot; the task waits until it is back with a new boot
     id, on the new slot and version, and the slot is blessed. A node that came back on the old slot fails
-    the task with the node's recorded outcome and reason (rolled back).
+    the task with the node's recorded outcome and reason (rolled back), so a play with C(serial=1) and
+    C(max_fail_percentage=0) stops at that node and never touches the next batches.
   - With I(version), a node already running it is left alone (C(changed=false)).
 extends_documentation_fragment: [machined.fleet.connection]
 options:
@@ -38,7 +39,23 @@ EXAMPLES = r"""
 RETURN = r"""
 slot: {description: The slot written., returned: when sent, type: str}
 image_version: {description: The bundle's version., returned: when sent, type: str}
-blessed: {description: Whether the new slot was blessed., returned: when waited, type: bool}
+blessed: {description: Whether the new slot was blessed., returned: when sent, type: bool}
+version_before: {description: The image version the node ran before., returned: when sent, type: str}
+seconds: {description: Seconds from the reboot until the node was back and ready., returned: when waited, type: float}
+msg:
+  description: On failure, why; a node that came back on its old slot says which slot and version it
+    runs and the node's recorded outcome and reason (e.g. C(slot B used its boot tries)).
+  returned: failure
+  type: str
+reason:
+  description: When the node came back on its old slot, its recorded reason (UpgradeStatus.last); else the node's reason for a refusal.
+  returned: failure
+  type: str
+outcome:
+  description: When the node came back on its old slot, its recorded outcome (C(UPGRADE_OUTCOME_ROLLED_BACK)).
+  returned: failure
+  type: str
+code: {description: "C(rolled_back), or the node's Connect code for a refusal.", returned: failure, type: str}
 """
 
 from ansible.module_utils.basic import AnsibleModule
@@ -47,40 +64,14 @@ from ansible_collections.machined.fleet.plugins.module_utils.common import (
     connection_args,
     run,
 )
-from ansible_collections.machined.fleet.plugins.module_utils.node import wait_back
 from ansible_collections.machined.fleet.plugins.module_utils.upgrade import (
-    bundle_messages,
-    wait_blessed,
+    REBOOT_MODES,
+    run_upgrade,
 )
-
-REBOOT_MODES = {"default": "REBOOT_MODE_UNSPECIFIED", "kexec": "REBOOT_MODE_KEXEC",
-                "powercycle": "REBOOT_MODE_POWERCYCLE"}
 
 
 def upgrade(module):
-    p = module.params
-    connect = client_factory(p)
-    client = connect()
-    before = client.unary("Version")
-    if p["version"] and before.get("imageVersion") == p["version"]:
-        return {"changed": False, "image_version": p["version"], "slot": before.get("slot", "")}
-    if module.check_mode:
-        return {"changed": True}
-    first = {"stage": p["stage"], "force": p["force"], "rebootMode": REBOOT_MODES[p["reboot_mode"]]}
-    if p["from_url"]:
-        messages = iter([{**first, "fromUrl": p["from_url"]}])
-    else:
-        messages = bundle_messages(p["src"], first)
-    r = client.client_stream("Upgrade", messages, timeout=max(p["wait_timeout"], p["timeout"]))
-    result = {"changed": True, "slot": r.get("slot", ""), "image_version": r.get("version", ""),
-              "entry": r.get("entry", ""), "key_id": r.get("keyId", ""), "blessed": False}
-    if not r.get("rebooting"):
-        return result
-    back = wait_back(connect, r.get("bootId") or before.get("bootId", ""), p["wait_timeout"])
-    done = wait_blessed(connect, result["slot"], result["image_version"], p["wait_timeout"])
-    result.update(blessed=True, boot_id=back.get("bootId", ""),
-                  upgrade_status=done["upgrade_status"])
-    return result
+    return run_upgrade(client_factory(module.params), module.params, module.check_mode)
 
 
 def main():
