@@ -224,14 +224,18 @@ interface ComposedNode {
 /** Step 1: build machined and every domain over the real backends. */
 function composeNode(backends: NodeBackends, logger: RingLogger): ComposedNode {
   const machined = new Machined({ mode: "node", pid1: Deno.pid === 1, logger });
+  // The keeper is made after the domains; WireGuard reads its keys from it once it exists.
+  const late: { keeper?: ConfigKeeper } = {};
   const domains = createNodeDomains(machined, backends, {
     paths: NODE_PATHS,
     autoDhcp: true,
     sysctls: new ProcSysctlBackend(),
     servicesWaitForVar: true,
+    secretConfig: () => late.keeper?.config,
   });
   machined.register(domains.controllers);
   const keeper = new ConfigKeeper(machined);
+  late.keeper = keeper;
   const stopFollowingVolumes = followVolumes(machined, {
     config: keeper,
     supervisor: domains.supervisor,

@@ -8,6 +8,7 @@ import { blockControllers, VolumeUnlocker } from "../controllers/block/mod.ts";
 import type { NodeActions } from "../api/server/mod.ts";
 import { unlockAction } from "./unlock_action.ts";
 import { firewallControllers } from "../controllers/firewall/mod.ts";
+import { wireguardControllers } from "../controllers/wireguard/mod.ts";
 import { firmwareControllers } from "../controllers/firmware/mod.ts";
 import { kernelControllers, type SysctlBackend } from "../controllers/kernel/mod.ts";
 import { createNetworkControllers } from "../controllers/network/mod.ts";
@@ -28,6 +29,7 @@ import type { NodeBackends } from "./backends.ts";
 import type { Machined } from "../core/mod.ts";
 import { varMountedGate } from "./var_gate.ts";
 import { followLoggingConfig } from "../config/keeper/mod.ts";
+import type { MachineConfig } from "../config/mod.ts";
 
 /** Where a domain keeps its files; dev mode points these into its state dir. */
 export interface DomainPaths {
@@ -88,6 +90,11 @@ export function createNodeDomains(
      * installs to a disk (a node; dev mode never mounts it). @default false
      */
     servicesWaitForVar?: boolean;
+    /**
+     * The config in force with its secrets (ConfigKeeper.config): WireGuard's keys, which the
+     * store's MachineConfig holds redacted. @default none: no WireGuard interface is configured
+     */
+    secretConfig?: () => MachineConfig | undefined;
   },
 ): NodeDomains {
   const { events, logger } = machined;
@@ -136,6 +143,10 @@ export function createNodeDomains(
       }),
       ...firmwareControllers({ firmware: backends.firmware }),
       ...firewallControllers({ backend: backends.firewall }),
+      ...wireguardControllers({
+        backend: backends.wireguard,
+        secrets: options.secretConfig ?? (() => undefined),
+      }),
     ],
     supervisor,
     stopServices: () => supervisor.stopAll(),
