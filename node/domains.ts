@@ -90,10 +90,7 @@ export function createNodeDomains(
      * installs to a disk (a node; dev mode never mounts it). @default false
      */
     servicesWaitForVar?: boolean;
-    /**
-     * The config in force with its secrets (ConfigKeeper.config): WireGuard's keys, which the
-     * store's MachineConfig holds redacted. @default none: no WireGuard interface is configured
-     */
+    /** The config in force with its secrets (ConfigKeeper.config): WireGuard's keys. */
     secretConfig?: () => MachineConfig | undefined;
   },
 ): NodeDomains {

@@ -78,10 +78,19 @@ export const WIREGUARD_CONFORMANCE: Record<string, (t: WireguardTarget) => Promi
     );
   },
   "a key wg refuses is an error that quotes no key": async ({ backend, device }) => {
-    const bad = { ...TWO_PEERS, privateKey: "AAAA" };
-    await assert.rejects(
-      () => backend.configure(device, bad),
-      (e) => e instanceof WireguardError && !e.message.includes(PSK),
-    );
+    const secret = "not-a-key-but-a-secret-all-the-same";
+    for (
+      const bad of [
+        { ...TWO_PEERS, privateKey: secret },
+        { ...TWO_PEERS, peers: [{ ...TWO_PEERS.peers[0], presharedKey: secret }] },
+      ]
+    ) {
+      await assert.rejects(
+        () => backend.configure(device, bad),
+        (e) =>
+          e instanceof WireguardError && !e.message.includes(secret) &&
+          !e.message.includes(PSK) && !e.message.includes(PRIV),
+      );
+    }
   },
 };

@@ -14,7 +14,7 @@ import type {
   WireguardPeerState,
 } from "./backend.ts";
 import { WireguardError } from "./backend.ts";
-import { publicKeyOf } from "./keys.ts";
+import { isKeyText, publicKeyOf } from "./keys.ts";
 
 interface Device {
   publicKey: string;
@@ -52,6 +52,10 @@ export class FakeWireguardBackend implements WireguardBackend {
         1,
         "Unable to modify interface: No such device",
       );
+    }
+    const keys = s.peers.flatMap((p) => [p.publicKey, ...(p.presharedKey ? [p.presharedKey] : [])]);
+    if (!keys.every(isKeyText)) {
+      throw new WireguardError(device, "configure", 1, "Key is not the correct length or format");
     }
     let publicKey: string;
     try {

@@ -54,7 +54,9 @@ export class WgWireguardBackend implements WireguardBackend {
     try {
       await Deno.writeTextFile(file, configText(settings), { mode: 0o600, createNew: true });
       const r = await this.#run(["syncconf", device, file]);
-      if (r.code !== 0) throw new WireguardError(device, "configure", r.code, r.stderr);
+      if (r.code !== 0) {
+        throw new WireguardError(device, "configure", r.code, scrubKeys(r.stderr, settings));
+      }
     } finally {
       await Deno.remove(file).catch(() => {});
     }
@@ -88,6 +90,18 @@ export class WgWireguardBackend implements WireguardBackend {
       clearTimeout(timer);
     }
   }
+}
+
+/**
+ * `wg`'s stderr without the keys: it quotes a value it cannot parse (`Key is not the correct
+ * length or format: \`...'`), which may be a secret.
+ */
+export function scrubKeys(stderr: string, s: WireguardDeviceSettings): string {
+  let out = stderr.replace(/`[^'\n]*'/g, "`(redacted)'");
+  for (const k of [s.privateKey, ...s.peers.map((p) => p.presharedKey ?? "")]) {
+    if (k) out = out.replaceAll(k, "(redacted)");
+  }
+  return out;
 }
 
 /** `wg`'s words for a device that does not exist, or is no WireGuard device. */

@@ -25,6 +25,11 @@ export async function publicKeyOf(privateKey: string): Promise<string> {
   return toBase64(fromBase64Url(jwk.x!));
 }
 
+/** True for 32 bytes of standard base64, the only key form `wg` accepts. */
+export function isKeyText(s: string): boolean {
+  return /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/.test(s);
+}
+
 /** A new private key (`wg genkey`): 32 random bytes, clamped as X25519 wants. */
 export function generatePrivateKey(): string {
   const k = crypto.getRandomValues(new Uint8Array(32));
