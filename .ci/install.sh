@@ -64,6 +64,22 @@ if ! command -v grpcurl >/dev/null && ! [ -x "$HOME/go/bin/grpcurl" ]; then
   fi
 fi
 
+# wireguard-go for controllers/wireguard/wireguard_root_test.ts: the build host's kernel has no
+# wireguard module, so the test's two namespaces get userspace devices that `wg` configures over
+# their UAPI socket. Pinned to the newest version the Go proxy served on 2026-12-06 (the module
+# has no semver tags). Not fatal: without it the test is ignored and says why.
+WIREGUARD_GO_VERSION=v0.0.0-20260522210424-ecfc5a8d5446
+if ! [ -x "$HOME/go/bin/wireguard" ]; then
+  if command -v go >/dev/null || [ -x /usr/local/go/bin/go ]; then
+    echo "installing wireguard-go $WIREGUARD_GO_VERSION"
+    "$(command -v go || echo /usr/local/go/bin/go)" install \
+      "golang.zx2c4.com/wireguard@$WIREGUARD_GO_VERSION" ||
+      echo "not installing wireguard-go: go install failed (its root test is then ignored)"
+  else
+    echo "not installing wireguard-go: no Go toolchain (its root test is then ignored)"
+  fi
+fi
+
 # The Ansible collection's tests (ansible/): ansible-core pinned, in a venv under .ci/ (gitignored),
 # where ansible/testing.ts looks for ansible-playbook and ansible-galaxy. 2.18 runs on Python
 # 3.11-3.13 on the controller. Not fatal: without it those tests are ignored and say why.

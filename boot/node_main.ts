@@ -229,15 +229,19 @@ interface ComposedNode {
 function composeNode(backends: NodeBackends, logger: RingLogger): ComposedNode {
   const machined = new Machined({ mode: "node", pid1: Deno.pid === 1, logger });
   const esp = nodeEsp(machined, backends.mount);
+  // The keeper is made after the domains; WireGuard reads its keys from it once it exists.
+  const late: { keeper?: ConfigKeeper } = {};
   const domains = createNodeDomains(machined, backends, {
     paths: NODE_PATHS,
     autoDhcp: true,
     sysctls: new ProcSysctlBackend(),
     servicesWaitForVar: true,
     cmdline: { proc: new NativeProcBackend(), boot: nodeBootCmdline(esp) },
+    secretConfig: () => late.keeper?.config,
   });
   machined.register(domains.controllers);
   const keeper = new ConfigKeeper(machined);
+  late.keeper = keeper;
   const stopFollowingVolumes = followVolumes(machined, {
     config: keeper,
     supervisor: domains.supervisor,

@@ -25,7 +25,7 @@ const str = (x: unknown): string | undefined => typeof x === "string" ? x : unde
 
 /** A link-like entry of `machine.network`, with where it is. */
 export interface LinkEntry {
-  key: "interfaces" | "bonds" | "vlans" | "bridges";
+  key: "interfaces" | "bonds" | "vlans" | "bridges" | "wireguard";
   index: number;
   /** Its link name (a VLAN's default name filled in); undefined when malformed. */
   name?: string;
@@ -34,10 +34,10 @@ export interface LinkEntry {
 
 const base = (key: string, index: number): PathSegment[] => ["machine", "network", key, index];
 
-/** Every link-like entry, in the order the config lists the four sections. */
+/** Every link-like entry, in the order the config lists the five sections. */
 export function linkEntries(network: Obj | undefined): LinkEntry[] {
   const out: LinkEntry[] = [];
-  for (const key of ["interfaces", "bonds", "vlans", "bridges"] as const) {
+  for (const key of ["interfaces", "bonds", "vlans", "bridges", "wireguard"] as const) {
     list(network?.[key]).forEach((entry, index) => {
       const value = obj(entry) ?? {};
       let name = str(value.name);

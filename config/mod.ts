@@ -63,6 +63,12 @@ export type { FirewallConfig, FirewallRuleConfig } from "./schema/firewall.ts";
 export { parsePortRange } from "./schema/firewall.ts";
 export { apiPortOf } from "./firewall_checks.ts";
 export {
+  isWireguardKey,
+  WIREGUARD_DEFAULT_MTU,
+  type WireguardConfig,
+  type WireguardPeerConfig,
+} from "./schema/wireguard.ts";
+export {
   type BondConfig,
   type BridgeConfig,
   type ConfiguredLink,

@@ -24,6 +24,7 @@ Deno.test("a minimal config gets every default filled", () => {
         bonds: [],
         vlans: [],
         bridges: [],
+        wireguard: [],
         nameservers: [],
         search: [],
         extra_hosts: [],

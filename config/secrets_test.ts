@@ -15,10 +15,12 @@ import { CANARY, CANARY_PEM, CANARY_SHAPES } from "./testing.ts";
 const HEAD = "version: v1alpha1\nmachine:\n  hostname: node-1\n";
 const pemBlock = (indent: string) => "|\n" + CANARY_PEM.replace(/^/gm, indent).trimEnd() + "\n";
 
-Deno.test("the schema marks machine.ca.key and the volume passphrases secret", () => {
+Deno.test("the schema marks machine.ca.key, the volume passphrases and WireGuard keys secret", () => {
   assert.deepEqual(SECRET_PATHS, [
     ["machine", "install", "encryption", "state", "keys", "*", "passphrase"],
     ["machine", "install", "encryption", "ephemeral", "keys", "*", "passphrase"],
+    ["machine", "network", "wireguard", "*", "private_key"],
+    ["machine", "network", "wireguard", "*", "peers", "*", "preshared_key"],
     ["machine", "ca", "key"],
   ]);
   assert.ok(touchesSecret(["machine", "ca", "key"]));

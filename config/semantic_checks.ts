@@ -23,6 +23,7 @@ import { cycleText, findCycles, type ServiceNode } from "./service_cycles.ts";
 import { checkLinks, linkEntries } from "./link_checks.ts";
 import { suggest } from "./suggest.ts";
 import { checkTrustedRoots } from "./trusted_roots_checks.ts";
+import { checkWireguard } from "./wireguard_checks.ts";
 import type { Target } from "./yaml_locator.ts";
 
 /** A cross-field problem, before it is given a position. */
@@ -48,6 +49,7 @@ export function semanticChecks(raw: unknown): SemanticIssue[] {
     ...checkServices(machine),
     ...checkNetwork(network),
     ...checkLinks(network),
+    ...checkWireguard(network),
     ...checkTrustedRoots(machine.trusted_roots),
     ...checkSeccompNames(machine),
     ...checkFirewall(machine),

@@ -74,8 +74,11 @@ async function startDevNode(stateDir: string, configPath: string, fallbackHostna
   // In dev mode machined stands in for PID 1 for its own children.
   await processBackend.setChildSubreaper(true);
   const machined = new Machined({ mode: "dev", pid1: false });
+  // The keeper is made after the domains; WireGuard reads its keys from it once it exists.
+  const late: { keeper?: ConfigKeeper } = {};
   const domains = createNodeDomains(machined, backends, {
     autoDhcp: false,
+    secretConfig: () => late.keeper?.config,
     sysctls: new FakeSysctlBackend(),
     paths: {
       resolvConf: join(stateDir, "resolv.conf"),
@@ -90,6 +93,7 @@ async function startDevNode(stateDir: string, configPath: string, fallbackHostna
   machined.register(domains.controllers);
   machined.start();
   const keeper = new ConfigKeeper(machined);
+  late.keeper = keeper;
   const load = await keeper.apply(await Deno.readTextFile(configPath), configPath);
   machined.stage.set(load.state === "valid" ? "running" : "maintenance");
   if (load.state === "invalid") {

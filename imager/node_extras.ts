@@ -1,7 +1,7 @@
 /**
  * Host binaries a machined node needs besides Deno and the program: containerd
  * and runc (the container runtime it supervises), mkfs.ext4 (formatting STATE
- * and EPHEMERAL) and Debian's CA bundle (the base of the node's trusted roots), cryptsetup (encrypting STATE and EPHEMERAL), nft (the ingress firewall, platform/firewall; its libraries come by
+ * and EPHEMERAL) and Debian's CA bundle (the base of the node's trusted roots), cryptsetup (encrypting STATE and EPHEMERAL), wg (WireGuard keys and peers), nft (the ingress firewall, platform/firewall; its libraries come by
  * `ldd` on the host, and from imager/arch/profiles.ts's pinned packages for arm64). They come from Debian's packages on the build host; a missing
  * one is reported and left out, and the node then shows the failure in its status.
  */
@@ -28,6 +28,8 @@ export const NODE_EXTRAS: ReadonlyArray<ExtraFile & { package: string }> = [
   { source: "/usr/sbin/nft", dest: "/usr/sbin/nft", package: "nftables" },
   // LUKS2 for encrypted STATE and EPHEMERAL (platform/crypt); its libraries come by ldd.
   { source: "/usr/sbin/cryptsetup", dest: "/usr/sbin/cryptsetup", package: "cryptsetup-bin" },
+  // WireGuard keys and peers (platform/wireguard): `wg syncconf` and `wg show dump`; libc only.
+  { source: "/usr/bin/wg", dest: "/usr/bin/wg", package: "wireguard-tools" },
 ];
 
 /** The node extras present on this host, and the ones missing. */

@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { NODE_EXTRAS } from "./node_extras.ts";
 import { PROFILES } from "./arch/profiles.ts";
-import { DEFAULT_MODULES } from "./versions.ts";
+import { DEFAULT_MODULES, KERNEL } from "./versions.ts";
+import { resolveModuleClosure } from "./kernel/module_closure.ts";
+import { loadModuleIndex } from "./kernel/module_index.ts";
 import { FIREWALL_MODULES } from "../controllers/firewall/mod.ts";
 
 const pinned = new Set(PROFILES.arm64.packages.map((p) => p.package));
@@ -17,6 +19,7 @@ Deno.test("node extras: each file and the Debian package it comes from (nft from
       ["/etc/ssl/certs/ca-certificates.crt", "ca-certificates"],
       ["/usr/sbin/nft", "nftables"],
       ["/usr/sbin/cryptsetup", "cryptsetup-bin"],
+      ["/usr/bin/wg", "wireguard-tools"],
     ],
   );
   assert.equal(NODE_EXTRAS.find((x) => x.package === "nftables")?.source, "/usr/sbin/nft");
@@ -87,4 +90,40 @@ Deno.test("the node's modules include dm-crypt, XTS and the crypto API socket", 
   for (const m of ["dm_crypt", "ecb", "xts", "algif_skcipher"]) {
     assert.ok(DEFAULT_MODULES.includes(m), m);
   }
+});
+
+Deno.test("the node image carries wg on the tool PATH and loads the wireguard module at boot", () => {
+  assert.deepEqual(NODE_EXTRAS.find((x) => x.package === "wireguard-tools"), {
+    source: "/usr/bin/wg",
+    dest: "/usr/bin/wg",
+    package: "wireguard-tools",
+  });
+  assert.ok(DEFAULT_MODULES.includes("wireguard"));
+});
+
+const home = Deno.env.get("HOME") ?? "/root";
+const pinnedModules =
+  `${home}/.cache/machined/imager/${KERNEL.package}_${KERNEL.version}/lib/modules/${KERNEL.release}`;
+const havePinnedKernel = (() => {
+  try {
+    return Deno.statSync(pinnedModules).isDirectory;
+  } catch {
+    return false;
+  }
+})();
+
+Deno.test({
+  name: "the pinned cloud kernel has wireguard as a module with its crypto and UDP tunnel " +
+    "dependencies (needs the imager's cached kernel)",
+  ignore: !havePinnedKernel,
+  async fn() {
+    const closure = resolveModuleClosure(await loadModuleIndex(pinnedModules), ["wireguard"]);
+    const names = closure.load.map((m) => m.name);
+    assert.equal(names.at(-1), "wireguard");
+    for (
+      const dep of ["udp_tunnel", "ip6_udp_tunnel", "libchacha20poly1305", "libcurve25519_generic"]
+    ) {
+      assert.ok(names.includes(dep), `${dep} not in ${names.join(" ")}`);
+    }
+  },
 });

@@ -73,6 +73,10 @@ export const DEFAULT_MODULES: readonly string[] = [
   "bonding",
   "8021q",
   "bridge",
+  // WireGuard interfaces (platform/wireguard): the rtnetlink kind `wireguard` needs the module,
+  // which the node has no modprobe helper to request; its closure (udp_tunnel, ip6_udp_tunnel,
+  // libchacha20poly1305, libcurve25519...) is shipped with it.
+  "wireguard",
 ];
 
 /** The mtime every initramfs entry and ESP file carries (SOURCE_DATE_EPOCH). */

@@ -35,6 +35,11 @@ import {
 import { FakePowerBackend, NativePowerBackend, type PowerBackend } from "../platform/power/mod.ts";
 import { nativeProcessBackend, type ProcessBackend } from "../platform/process/mod.ts";
 import { NativeUeventBackend, type UeventBackend } from "../platform/uevent/mod.ts";
+import {
+  FakeWireguardBackend,
+  WgWireguardBackend,
+  type WireguardBackend,
+} from "../platform/wireguard/mod.ts";
 
 /** Every privileged surface machined uses. */
 export interface NodeBackends {
@@ -52,6 +57,8 @@ export interface NodeBackends {
   firmware: FirmwareBackend;
   /** The ingress firewall: Debian's nft over machined's own table. */
   firewall: FirewallBackend;
+  /** WireGuard keys and peers: Debian's `wg`. */
+  wireguard: WireguardBackend;
   /** Kernel uevents (hotplug): read-only, so dev mode listens to the host's too. */
   uevents: UeventBackend;
 }
@@ -70,6 +77,7 @@ export function nativeBackends(): NodeBackends {
     memory: new NativeMemoryBackend(),
     firmware: new NativeFirmwareBackend(),
     firewall: new NftFirewallBackend({ process: nativeProcessBackend() }),
+    wireguard: new WgWireguardBackend({ process: nativeProcessBackend() }),
     uevents: new NativeUeventBackend(),
   };
 }
@@ -93,6 +101,7 @@ export function devBackends(): NodeBackends {
     memory: new FakeMemoryBackend(), // dev figures stay comparable with earlier benches
     firmware: new NativeFirmwareBackend(), // read-only: the host's firmware, as a node would see it
     firewall: new FakeFirewallBackend(), // never the host's nftables
+    wireguard: new FakeWireguardBackend(), // never the host's WireGuard devices
     uevents: new NativeUeventBackend(), // listening changes nothing; disks are read-only here
   };
 }

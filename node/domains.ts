@@ -8,6 +8,7 @@ import { blockControllers, VolumeUnlocker } from "../controllers/block/mod.ts";
 import type { NodeActions } from "../api/server/mod.ts";
 import { unlockAction } from "./unlock_action.ts";
 import { firewallControllers } from "../controllers/firewall/mod.ts";
+import { wireguardControllers } from "../controllers/wireguard/mod.ts";
 import { firmwareControllers } from "../controllers/firmware/mod.ts";
 import {
   kernelControllers,
@@ -32,6 +33,7 @@ import type { NodeBackends } from "./backends.ts";
 import type { Machined } from "../core/mod.ts";
 import { varMountedGate } from "./var_gate.ts";
 import { followLoggingConfig } from "../config/keeper/mod.ts";
+import type { MachineConfig } from "../config/mod.ts";
 
 /** Where a domain keeps its files; dev mode points these into its state dir. */
 export interface DomainPaths {
@@ -97,6 +99,8 @@ export function createNodeDomains(
      * entry). @default none: no KernelCmdlineStatus (dev mode boots no slot)
      */
     cmdline?: KernelDeps["cmdline"];
+    /** The config in force with its secrets (ConfigKeeper.config): WireGuard's keys. */
+    secretConfig?: () => MachineConfig | undefined;
   },
 ): NodeDomains {
   const { events, logger } = machined;
@@ -145,6 +149,10 @@ export function createNodeDomains(
       }),
       ...firmwareControllers({ firmware: backends.firmware }),
       ...firewallControllers({ backend: backends.firewall }),
+      ...wireguardControllers({
+        backend: backends.wireguard,
+        secrets: options.secretConfig ?? (() => undefined),
+      }),
     ],
     supervisor,
     stopServices: () => supervisor.stopAll(),

@@ -42,6 +42,8 @@ import {
   type RouteSpecSpec,
   routeStatusDescriptor,
   type RouteStatusSpec,
+  wireguardStatusDescriptor,
+  type WireguardStatusSpec,
 } from "./network/mod.ts";
 import {
   discoveredVolumeDescriptor,
@@ -105,6 +107,7 @@ export type ResourceSpecs = {
   SecureBootStatus: SecureBootStatusSpec;
   TrustedRootsStatus: TrustedRootsStatusSpec;
   FirewallStatus: FirewallStatusSpec;
+  WireguardStatus: WireguardStatusSpec;
 };
 
 /** Every resource type name. */
@@ -156,6 +159,7 @@ export const RESOURCE_DESCRIPTORS: {
   SecureBootStatus: secureBootStatusDescriptor,
   TrustedRootsStatus: trustedRootsStatusDescriptor,
   FirewallStatus: firewallStatusDescriptor,
+  WireguardStatus: wireguardStatusDescriptor,
 };
 
 /** Every type name, in catalog order. */

@@ -81,6 +81,8 @@ export const REDACTIONS: { readonly [K in ResourceType]: Redactor<K> | null } = 
   TrustedRootsStatus: null,
   // Subnets and ports: a reader may see the whole firewall.
   FirewallStatus: null,
+  // Public keys, endpoints and counters: the private and preshared keys never enter it.
+  WireguardStatus: null,
 };
 
 const cache: Record<Visibility, WeakMap<object, AnyMachineResource>> = {

@@ -607,6 +607,37 @@ function sampleStore() {
       reason: "written into slot A's loader entry machined-a.conf: booted at the next reboot",
     },
   });
+  store.create({
+    type: "WireguardStatus",
+    namespace: "network",
+    id: "wg0",
+    owner: "wireguard.WireguardController",
+    spec: {
+      name: "wg0",
+      publicKey: "8XKzhF4LfHnSp7t13ZbBgqFqjmwUgpHLXU2QCwnBKiA=",
+      listenPort: 51820,
+      configured: true,
+      peers: [
+        {
+          publicKey: "o3J57xUecL0vEvUGqoqsZ+PebZbccn1X0/Xs/ayZvWQ=",
+          endpoint: "192.0.2.7:51820",
+          allowedIps: ["10.8.0.2/32", "fd08::2/128"],
+          lastHandshake: "2026-12-06T01:35:31.000Z",
+          rxBytes: 7212,
+          txBytes: 2 ** 40,
+          persistentKeepalive: 25,
+        },
+        {
+          publicKey: "NSKu4v6eIlwESax3RYYHbxaI98QxxYV4QC6utr5zW1c=",
+          allowedIps: [],
+          rxBytes: 0,
+          txBytes: 0,
+        },
+      ],
+      error: "",
+      driftReapplies: 1,
+    },
+  });
   return store;
 }
 

@@ -19,6 +19,7 @@ import type {
   ResolverStatusSpec,
   RouteSpecSpec,
   RouteStatusSpec,
+  WireguardStatusSpec,
 } from "../../resources/mod.ts";
 import { enumPair } from "./enum_pair.ts";
 import { ResourceMappingError } from "./mapping_error.ts";
@@ -110,6 +111,18 @@ export const networkToProto = {
   dhcpLease: (s: DhcpLeaseSpec) =>
     msg(pb.DhcpLeaseSpecSchema, { ...s, state: dhcpState.to(s.state) }),
   dhcp6Lease: (s: Dhcp6LeaseSpec) => msg(pb.Dhcp6LeaseSpecSchema, s),
+  wireguardStatus: (s: WireguardStatusSpec) =>
+    msg(pb.WireguardStatusSpecSchema, {
+      ...s,
+      peers: s.peers.map((p) =>
+        msg(pb.WireguardPeerStatusSchema, {
+          ...p,
+          allowedIps: [...p.allowedIps],
+          rxBytes: BigInt(p.rxBytes),
+          txBytes: BigInt(p.txBytes),
+        })
+      ),
+    }),
   firewallStatus: (s: FirewallStatusSpec) =>
     msg(pb.FirewallStatusSpecSchema, {
       ...s,
@@ -164,6 +177,25 @@ export const networkFromProto = {
     }
     return s;
   },
+  wireguardStatus: (m: pb.WireguardStatusSpec): WireguardStatusSpec => ({
+    name: m.name,
+    publicKey: m.publicKey,
+    listenPort: m.listenPort,
+    configured: m.configured,
+    peers: m.peers.map((p) => ({
+      publicKey: p.publicKey,
+      ...(p.endpoint === undefined ? {} : { endpoint: p.endpoint }),
+      allowedIps: [...p.allowedIps],
+      ...(p.lastHandshake === undefined ? {} : { lastHandshake: p.lastHandshake }),
+      rxBytes: Number(p.rxBytes),
+      txBytes: Number(p.txBytes),
+      ...(p.persistentKeepalive === undefined
+        ? {}
+        : { persistentKeepalive: p.persistentKeepalive }),
+    })),
+    error: m.error,
+    driftReapplies: m.driftReapplies,
+  }),
   firewallStatus: (m: pb.FirewallStatusSpec): FirewallStatusSpec => ({
     enabled: m.enabled,
     defaultAction: firewallAction.from(m.defaultAction),

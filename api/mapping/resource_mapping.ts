@@ -147,6 +147,10 @@ const SPEC_MAPPINGS: { [K in ResourceType]: SpecMapping<K> } = {
     toProto: networkToProto.firewallStatus,
     fromProto: networkFromProto.firewallStatus,
   },
+  WireguardStatus: {
+    toProto: networkToProto.wireguardStatus,
+    fromProto: networkFromProto.wireguardStatus,
+  },
 };
 
 /** The spec case of a resource type (`MachineConfig` -> `machineConfig`). */

@@ -11,6 +11,7 @@ import { dnsName, IpAddressText } from "./primitives.ts";
 import { InterfaceName, linkEntries, type RouteSchema } from "./link_entries.ts";
 import { BondSchema, BridgeSchema, VlanSchema } from "./network_links.ts";
 import { FirewallSchema } from "./firewall.ts";
+import { WireguardSchema } from "./wireguard.ts";
 
 /** One network interface, matched by its kernel name. */
 export const InterfaceSchema = mapping({
@@ -62,6 +63,15 @@ export const NetworkSchema = mapping({
     v.pipe(
       v.array(BridgeSchema, "expected a list of bridges"),
       v.description("Bridges machined creates, with their ports."),
+    ),
+    [],
+  ),
+  wireguard: v.optional(
+    v.pipe(
+      v.array(WireguardSchema, "expected a list of WireGuard interfaces"),
+      v.description(
+        'WireGuard interfaces machined creates, with their keys and peers (docs/network.md, "WireGuard").',
+      ),
     ),
     [],
   ),

@@ -133,7 +133,7 @@ export function vlanName(vlan: { name?: string; parent: string; id: number }): s
 /** One configured link of any kind, with the fields every kind shares. */
 export interface ConfiguredLink {
   name: string;
-  kind: "interface" | "bond" | "vlan" | "bridge";
+  kind: "interface" | "bond" | "vlan" | "bridge" | "wireguard";
   up: boolean;
   mtu?: number;
   dhcp: boolean;
@@ -167,6 +167,9 @@ export function configuredLinks(network: NetworkConfig): ConfiguredLink[] {
     ...network.bonds.map((b) => pick("bond", b.name, b)),
     ...network.vlans.map((x) => pick("vlan", vlanName(x), x)),
     ...network.bridges.map((b) => pick("bridge", b.name, b)),
+    ...network.wireguard.map((w) =>
+      pick("wireguard", w.name, { ...w, dhcp: false, ipv6: undefined })
+    ),
   ];
 }
 

@@ -135,3 +135,25 @@ Deno.test("firewall controller: a node with no firewall never runs nft (a kernel
     await runtime.stop();
   }
 });
+
+Deno.test("firewall controller: a block firewall opens each WireGuard listen port, and follows it", async () => {
+  const wg = (port: number) =>
+    BLOCK + `    wireguard:
+      - { name: wg0, private_key: KM3915KVXVl1c+491O1yIIUEEyurn+P3CO5c8h0sHG8=, listen_port: ${port} }
+      - { name: wg1, private_key: KM3915KVXVl1c+491O1yIIUEEyurn+P3CO5c8h0sHG8= }
+`;
+  await withFirewall(async ({ backend, store, setNetwork }) => {
+    await setNetwork(wg(51820));
+    const s = await waitForResource(store, FIREWALL_STATUS, (r) => r.spec.inForce);
+    assert.deepEqual(s.spec.rules.map((r) => [r.name, r.protocol, r.ports, r.sources]), [
+      ["web", "tcp", ["443"], ["10.0.0.0/8"]],
+      ["wireguard-wg0", "udp", ["51820"], []],
+    ]);
+    assert.ok(backend.tableLines(FIREWALL_TABLE)!.some((l) => l.startsWith("udp dport { 51820 }")));
+    await setNetwork(wg(51821));
+    await waitForResource(store, FIREWALL_STATUS, (r) => r.spec.rules[1]?.ports[0] === "51821");
+    const lines = backend.tableLines(FIREWALL_TABLE)!;
+    assert.ok(lines.some((l) => l.startsWith("udp dport { 51821 }")));
+    assert.ok(!lines.some((l) => l.includes("51820")), "the old port is closed");
+  });
+});

@@ -29,21 +29,42 @@ export interface FirewallIntent {
   readonly apiPort: number;
 }
 
-/** The intent of a parsed config, or undefined when it has no `network.firewall`. */
+/**
+ * The intent of a parsed config, or undefined when it has no `network.firewall`. Each WireGuard
+ * interface's listen port is opened to every source (peers roam and sit behind NATs; WireGuard
+ * answers nothing to a packet without a valid handshake) as rule `wireguard-<name>`, so the
+ * firewall follows the interfaces and never drifts from them.
+ */
 export function firewallIntent(config: MachineConfig | undefined): FirewallIntent | undefined {
   const fw = config?.machine.network?.firewall;
   if (!fw || !config) return undefined;
   return {
     default: fw.default,
-    rules: fw.rules.map((r) => ({
-      name: r.name,
-      protocol: r.protocol,
-      ports: r.ports,
-      sources: r.sources,
-      except: r.except,
-    })),
+    rules: [
+      ...fw.rules.map((r) => ({
+        name: r.name,
+        protocol: r.protocol,
+        ports: r.ports,
+        sources: r.sources,
+        except: r.except,
+      })),
+      ...wireguardRules(config),
+    ],
     adminSubnets: fw.admin_subnets,
     icmpRate: fw.icmp_rate,
     apiPort: apiPortOf(config.machine as unknown as Record<string, unknown>),
   };
+}
+
+/** A rule opening each WireGuard listen port (interfaces without one only dial out). */
+export function wireguardRules(config: MachineConfig): FirewallRuleIntent[] {
+  return (config.machine.network?.wireguard ?? []).flatMap((w) =>
+    w.listen_port === undefined ? [] : [{
+      name: `wireguard-${w.name}`,
+      protocol: "udp" as const,
+      ports: [String(w.listen_port)],
+      sources: [],
+      except: [],
+    }]
+  );
 }

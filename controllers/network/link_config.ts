@@ -127,5 +127,6 @@ function createsOf(network: MachineConfig["machine"]["network"]): Map<string, Li
     out.set(vlanName(v), { kind: "vlan", parent: v.parent, vlanId: v.id });
   }
   for (const b of network.bridges) out.set(b.name, { kind: "bridge", stp: b.stp });
+  for (const w of network.wireguard) out.set(w.name, { kind: "wireguard" });
   return out;
 }

@@ -30,7 +30,7 @@ export interface LinkPlan {
   conflicts: { link: string; kind: string }[];
 }
 
-const VIRTUAL = new Set(["vlan", "bond", "bridge"]);
+const VIRTUAL = new Set(["vlan", "bond", "bridge", "wireguard"]);
 
 /** Pure: the plan for `wanted` (running LinkSpecs) against the kernel's `observed` links. */
 export function planLinks(
@@ -112,6 +112,8 @@ export function matches(
         same<string>(o.lacpRate, c.lacpRate) && same<string>(o.xmitHashPolicy, c.xmitHashPolicy);
     case "bridge":
       return same(o.stp, c.stp);
+    case "wireguard":
+      return true;
   }
 }
 
@@ -133,5 +135,7 @@ export function createSpec(name: string, c: LinkCreate): LinkCreateSpec {
       };
     case "bridge":
       return { name, alias, kind: "bridge", stp: c.stp };
+    case "wireguard":
+      return { name, alias, kind: "wireguard" };
   }
 }

@@ -125,3 +125,16 @@ Deno.test("plan: a port dropped from machined's bond is released; a VLAN waits f
   ], observed);
   assert.deepEqual(ops(plan.steps), ["release eth1"]);
 });
+
+Deno.test("plan: a WireGuard link is created as machined's, kept, and deleted when unwanted; someone else's is a conflict", () => {
+  const wg = spec("wg0", { create: { kind: "wireguard" } });
+  const create = planLinks([wg], []).steps[0];
+  assert.ok(create.op === "create");
+  assert.deepEqual(create.spec, { name: "wg0", alias: MACHINED_ALIAS, kind: "wireguard" });
+  const ours = link("wg0", { kind: "wireguard", alias: MACHINED_ALIAS });
+  assert.deepEqual(planLinks([wg], [ours]).steps, []);
+  assert.deepEqual(ops(planLinks([], [ours]).steps), ["delete wg0"]);
+  const theirs = link("wg0", { kind: "wireguard" });
+  assert.deepEqual(planLinks([wg], [theirs]).conflicts, [{ link: "wg0", kind: "wireguard" }]);
+  assert.deepEqual(planLinks([], [theirs]).steps, [], "never deletes a link it did not make");
+});

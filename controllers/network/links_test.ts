@@ -182,3 +182,24 @@ Deno.test("links: a MAC selector matches the NIC's own MAC, never a VLAN or bond
   assert.deepEqual(resolvePort({ mac: "52:54:00:00:00:09" }, links), []);
   assert.deepEqual(resolvePort("eth7", links), ["eth7"]);
 });
+
+Deno.test("links: a WireGuard interface is created with MTU 1420 and its address, and deleted when dropped", () =>
+  withEnv(async (env) => {
+    // The node's kernel has the module (the image loads it at boot).
+    (env.backend.kinds as Set<string>).add("wireguard");
+    await env.setConfig(configYaml(`    wireguard:
+      - name: wg0
+        private_key: KM3915KVXVl1c+491O1yIIUEEyurn+P3CO5c8h0sHG8=
+        addresses: ["10.8.0.1/24"]
+`));
+    env.start();
+    await waitForResource(env.store, "AddressStatus", (r) => r.spec.address === "10.8.0.1");
+    const wg = await waitForResource(
+      env.store,
+      "LinkStatus",
+      (r) => r.metadata.id === "wg0" && r.spec.up,
+    );
+    assert.deepEqual([wg.spec.kind, wg.spec.mtu, wg.spec.ours], ["wireguard", 1420, true]);
+    await env.setConfig(configYaml("    interfaces: []\n"));
+    await waitForAbsence(env.store, "LinkStatus", (r) => r.metadata.id === "wg0");
+  }));

@@ -124,6 +124,8 @@ const ARM64_PACKAGES: readonly DebPin[] = [
   { package: "libssl3", version: "3.0.22-1~deb12u2" },
   { package: "libudev1", version: "252.39-1~deb12u2" },
   { package: "systemd-boot-efi", version: "252.39-1~deb12u2" },
+  // wg (WireGuard keys and peers, platform/wireguard): libc only.
+  { package: "wireguard-tools", version: "1.0.20210914-1+b1" },
 ];
 
 const ARM64: ArchProfile = {

@@ -10,7 +10,7 @@ use napi_derive::napi;
 #[napi(object)]
 pub struct NlLinkCreate {
     pub name: String,
-    /// `vlan`, `bond` or `bridge`.
+    /// `vlan`, `bond`, `bridge` or `wireguard`.
     pub kind: String,
     /// A VLAN's parent link name.
     pub parent: Option<String>,

@@ -128,7 +128,7 @@ export type LacpRate = "slow" | "fast";
 /** How a bond spreads traffic over its ports. */
 export type XmitHashPolicy = "layer2" | "layer3+4" | "layer2+3" | "encap2+3" | "encap3+4";
 
-/** A virtual link to create: an 802.1Q VLAN on `parent`, a bond or a bridge. */
+/** A virtual link to create: an 802.1Q VLAN on `parent`, a bond, a bridge or a WireGuard interface. */
 export type LinkCreateSpec =
   & { name: string; /** IFLA_IFALIAS set right after creation. */ alias?: string }
   & (
@@ -143,6 +143,8 @@ export type LinkCreateSpec =
       xmitHashPolicy?: XmitHashPolicy;
     }
     | { kind: "bridge"; /** @default false */ stp?: boolean }
+    /** A WireGuard interface, without keys or peers (`wg` sets those: platform/wireguard). */
+    | { kind: "wireguard" }
   );
 
 /** An address assigned to a link. */

@@ -39,6 +39,29 @@ async function withLinks(env: NetworkEnv, names: string[], f: () => Promise<void
 /** The cases, in order. */
 export const linkCases: LinkCase[] = [
   {
+    name:
+      "creates a marked WireGuard link (MTU 1420, no keys yet), refuses its name twice, deletes it",
+    needs: ["wireguard"],
+    run: (env) =>
+      withLinks(env, ["mtwg0"], async () => {
+        await env.backend.createLink({ name: "mtwg0", kind: "wireguard", alias: MACHINED_ALIAS });
+        await rejectsSys(
+          env.backend.createLink({ name: "mtwg0", kind: "wireguard" }),
+          "EEXIST",
+          "RTM_NEWLINK",
+        );
+        const wg = await get(env, "mtwg0");
+        assert.deepEqual([wg.kind, wg.mtu, wg.alias, wg.up], [
+          "wireguard",
+          1420,
+          MACHINED_ALIAS,
+          false,
+        ]);
+        await env.backend.deleteLink("mtwg0");
+        assert.equal(await find(env, "mtwg0"), undefined);
+      }),
+  },
+  {
     name: "creates a marked bridge with STP, enslaves and releases a port, deletes it",
     needs: ["bridge"],
     run: (env) =>

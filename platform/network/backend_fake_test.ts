@@ -5,7 +5,7 @@ import { registerNetworkConformance, waitForEvent } from "./backend_conformance.
 
 registerNetworkConformance("fake network backend", {
   setup() {
-    const backend = new FakeNetworkBackend();
+    const backend = new FakeNetworkBackend({ kinds: ["vlan", "bond", "bridge", "wireguard"] });
     backend.addVethPair("mta0", "mtb0");
     return Promise.resolve({ backend, a: "mta0", b: "mtb0" });
   },
@@ -13,7 +13,7 @@ registerNetworkConformance("fake network backend", {
     assert.equal((env.backend as FakeNetworkBackend).openSockets, 0, "sockets closed");
     return Promise.resolve();
   },
-  kinds: new Set(["vlan", "bond", "bridge"]),
+  kinds: new Set(["vlan", "bond", "bridge", "wireguard"]),
 });
 
 Deno.test("fake network: a kind the kernel lacks is EOPNOTSUPP; a VLAN follows its bond", async () => {

@@ -207,6 +207,8 @@ function createArg(s: LinkCreateSpec) {
       };
     case "bridge":
       return { ...base, stp: s.stp };
+    case "wireguard":
+      return base;
   }
 }
 

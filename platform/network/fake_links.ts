@@ -24,6 +24,9 @@ export function createdLinkInfo(spec: LinkCreateSpec, parent?: LinkInfo): Partia
       };
     case "bridge":
       return { ...out, stp: spec.stp ?? false };
+    case "wireguard":
+      // The kernel's wireguard driver: no ARP, a point-to-point device with MTU 1420.
+      return { ...out, mtu: 1420 };
   }
 }
 

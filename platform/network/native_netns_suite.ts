@@ -19,7 +19,7 @@ async function ip(...args: string[]): Promise<void> {
 /** Which virtual link kinds this kernel can create (a CI kernel has all; some VMs lack bond, 8021q). */
 async function kernelKinds(): Promise<Set<string>> {
   const kinds = new Set<string>();
-  for (const kind of ["bridge", "bond"]) {
+  for (const kind of ["bridge", "bond", "wireguard"]) {
     const ok = await ip("link", "add", `mtprobe-${kind}`, "type", kind).then(
       () => true,
       () => false,

@@ -18,7 +18,9 @@ export type LinkCreate =
     readonly lacpRate?: "slow" | "fast";
     readonly xmitHashPolicy?: "layer2" | "layer2+3" | "layer3+4" | "encap2+3" | "encap3+4";
   }
-  | { readonly kind: "bridge"; readonly stp: boolean };
+  | { readonly kind: "bridge"; readonly stp: boolean }
+  /** Keys and peers are set by wireguard.WireguardController, not here. */
+  | { readonly kind: "wireguard" };
 
 /** The wanted state of a link; the id is the link name. */
 export interface LinkSpecSpec {
@@ -36,7 +38,7 @@ export interface LinkSpecSpec {
   readonly dhcp6?: boolean;
   /** `config` for listed interfaces, `default` for lo and the auto-DHCP link. */
   readonly origin: "config" | "default";
-  /** Present when machined creates this link (a bond, VLAN or bridge). */
+  /** Present when machined creates this link (a bond, VLAN, bridge or WireGuard interface). */
   readonly create?: LinkCreate;
   /** The bond or bridge this link is a port of (a port never runs DHCP). */
   readonly master?: string;

@@ -23,3 +23,4 @@ export * from "./hostname_status.ts";
 export * from "./dhcp_lease.ts";
 export * from "./dhcp6_lease.ts";
 export * from "./firewall_status.ts";
+export * from "./wireguard_status.ts";

@@ -169,6 +169,8 @@ pub fn create_request(c: &LinkCreate, parent_index: Option<u32>) -> SysResult<Ms
                 m = m.attr_u32(IFLA_BR_STP_STATE, stp as u32);
             }
         }
+        // Keys and peers go over the wireguard genetlink family (`wg`), not rtnetlink.
+        "wireguard" => {}
         k => {
             return Err(SysErr::new(
                 op,
@@ -324,6 +326,17 @@ mod tests {
     }
 
     #[test]
+    fn encodes_a_wireguard_link() {
+        let c = LinkCreate {
+            name: "wg0".into(),
+            kind: "wireguard".into(),
+            ..Default::default()
+        };
+        let (kind, _) = linkinfo(&body(&create_request(&c, None).unwrap().finish(1)));
+        assert_eq!(kind.as_deref(), Some("wireguard"));
+    }
+
+    #[test]
     fn refuses_bad_values_before_the_kernel() {
         let bad = |c: LinkCreate| create_request(&c, Some(1)).unwrap_err().errno;
         let vlan = |id| LinkCreate {
@@ -342,8 +355,8 @@ mod tests {
         };
         assert_eq!(bad(bond), libc::EINVAL);
         let other = LinkCreate {
-            name: "w".into(),
-            kind: "wireguard".into(),
+            name: "x".into(),
+            kind: "vxlan".into(),
             ..Default::default()
         };
         assert_eq!(bad(other), libc::EOPNOTSUPP);
