@@ -110,19 +110,26 @@ export interface RotationResult {
   stopped?: string;
 }
 
+/** Where a rotation is, for VolumeStatus while it runs. */
+export type RotationProgress = (phase: "adding" | "proving" | "removing", message: string) => void;
+
 /**
  * Rotate to the configured keys: add and prove each new slot, then kill the
  * slots the config dropped, only if every proof held. `key` opened `unlockedBy`.
+ * `progress` hears each phase as it starts.
  */
 export async function rotateVolume(
   v: LuksVolume,
   encryption: VolumeEncryptionConfig,
   unlockedBy: number,
   key: Uint8Array,
+  progress: RotationProgress = () => {},
 ): Promise<RotationResult> {
   const plan = planRotation(v.volume, (await v.crypt.dump(v.device)).slots, encryption, unlockedBy);
   const r: RotationResult = { added: [], proven: [], killed: [] };
   if (plan.action === "refuse") return { ...r, stopped: plan.reason };
+  const slots = (xs: number[]) => xs.join(",") || "none";
+  if (plan.add.length > 0) progress("adding", `adding slots ${slots(plan.prove)}`);
   for (const k of plan.add) {
     const bytes = await keyBytes(v, k);
     await v.crypt.addKey(v.device, key, bytes, k.slot);
@@ -134,6 +141,7 @@ export async function rotateVolume(
     return { ...r, stopped: `${v.volume}: a new slot did not open the header; old slots kept` };
   }
   if (plan.kill.length > 0) {
+    progress("proving", `proving every kept slot before removing ${slots(plan.kill)}`);
     // A slot added by a rotation cut short before its proof: proven now, before any kill.
     const added = new Set(plan.add.map((k) => k.slot));
     for (const k of encryption.keys) {
@@ -147,6 +155,7 @@ export async function rotateVolume(
       r.proven.push(k.slot);
     }
   }
+  if (plan.kill.length > 0) progress("removing", `removing slots ${slots(plan.kill)}`);
   for (const s of plan.kill) {
     await v.crypt.killSlot(v.device, s);
     r.killed.push(s);

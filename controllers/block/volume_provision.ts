@@ -25,6 +25,7 @@ import {
   type VolumeAction,
   type VolumeName,
   type VolumePhase,
+  type VolumeRotation,
   type VolumeSpecSpec,
   type VolumeStatusSpec,
 } from "../../resources/mod.ts";
@@ -42,6 +43,7 @@ import { ProvisionError, toVolumeError } from "./provision_error.ts";
 import { EncryptionStep } from "./encryption_step.ts";
 import type { VolumeUnlocker } from "./volume_unlock.ts";
 import type { EncryptionOutcome } from "./volume_encryption.ts";
+import type { KeyReport } from "./encryption_step.ts";
 import { emptyStatus, encryptionFields, sameExtent } from "./volume_status_fields.ts";
 
 /** Dependencies of {@link VolumeProvisionController}. */
@@ -68,6 +70,8 @@ export interface VolumeProvisionDeps {
 }
 
 type Volumes = Record<VolumeName, VolumeSpecSpec>;
+/** What the encryption step reported for a volume. */
+type Encrypted = { outcome: EncryptionOutcome; keys: KeyReport };
 /** What carrying out the table decision left: facts, consented partitions, whether it wrote. */
 type Carried = { facts: DiskFacts | undefined; format: PartitionFacts[]; acted: boolean };
 
@@ -210,8 +214,8 @@ export class VolumeProvisionController implements MachineController {
     done: Carried,
     volumes: Volumes,
     phase: (p: VolumePhase) => Promise<void>,
-  ): Promise<{ by: Partial<Record<VolumeName, EncryptionOutcome>>; formatted: boolean }> {
-    const by: Partial<Record<VolumeName, EncryptionOutcome>> = {};
+  ): Promise<{ by: Partial<Record<VolumeName, Encrypted>>; formatted: boolean }> {
+    const by: Partial<Record<VolumeName, Encrypted>> = {};
     let formatted = false;
     const install = ctx.find(MACHINE_CONFIG, "config", MACHINE_CONFIG_ID)?.spec.config.machine
       .install;
@@ -224,9 +228,10 @@ export class VolumeProvisionController implements MachineController {
       const encryption = install?.encryption?.[role];
       if (encryption || p.fs?.type === "crypto_LUKS") {
         if (mayFormat) await phase("formatting");
-        const o = await this.#encryption.run(spec, p, encryption, mayFormat);
+        const rotation = (r: VolumeRotation) => this.#report(ctx, v, { rotation: r });
+        const o = await this.#encryption.run(spec, p, encryption, mayFormat, rotation);
         by[v] = o;
-        formatted ||= o.kind === "open" && o.formatted;
+        formatted ||= o.outcome.kind === "open" && o.outcome.formatted;
         continue;
       }
       if (!mayFormat) continue;
@@ -288,7 +293,7 @@ export class VolumeProvisionController implements MachineController {
     disk: string,
     facts: DiskFacts | undefined,
     volumes: Volumes,
-    outcomes: Partial<Record<VolumeName, EncryptionOutcome>>,
+    outcomes: Partial<Record<VolumeName, Encrypted>>,
     base: { decision: string; message: string; acted: VolumeAction | null },
   ): Promise<void> {
     for (const v of ["STATE", "EPHEMERAL"] as const) {
@@ -311,7 +316,7 @@ export class VolumeProvisionController implements MachineController {
           code: "",
           op: "probe",
         },
-        ...(outcomes[v] ? encryptionFields(outcomes[v]) : {}),
+        ...(outcomes[v] ? encryptionFields(outcomes[v].outcome, outcomes[v].keys) : {}),
       });
     }
   }
