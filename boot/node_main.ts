@@ -198,6 +198,9 @@ export async function bootNode(
       mount: backends.mount,
       gate: control.gate,
       fetch: createTrustedFetch({ bundlePath: NODE_PATHS.trustedRoots }),
+      // An encrypted STATE holding the config: opened by its header's tokens, or `locked`
+      // (maintenance) until UnlockVolume's passphrase opens it (docs/encryption.md).
+      encryptedState: node.domains.stateOpener,
     });
   }
   // machine.install.system naming another disk: write the system there and reboot from it.

@@ -4,7 +4,7 @@
  * from the node's backends. Both PID 1 and dev mode use it, so they run the
  * same code against different backends.
  */
-import { blockControllers, VolumeUnlocker } from "../controllers/block/mod.ts";
+import { blockControllers, StateBootOpener, VolumeUnlocker } from "../controllers/block/mod.ts";
 import type { NodeActions } from "../api/server/mod.ts";
 import { unlockAction } from "./unlock_action.ts";
 import { firewallControllers } from "../controllers/firewall/mod.ts";
@@ -19,7 +19,7 @@ import {
   trustControllers,
 } from "../controllers/trust/mod.ts";
 import { NativeCgroupBackend } from "../platform/cgroup/mod.ts";
-import { NativeCryptBackend } from "../platform/crypt/mod.ts";
+import { NativeCryptBackend, readSmbiosUuid } from "../platform/crypt/mod.ts";
 import { CountingUeventBackend, type UeventBackend } from "../platform/uevent/mod.ts";
 import { ueventFamily } from "../metrics/mod.ts";
 import type { MachineController } from "../resources/mod.ts";
@@ -58,6 +58,8 @@ export interface NodeDomains {
   shutdown(): Promise<void>;
   /** The UnlockVolume action over the block domain's locked volumes. */
   unlockVolume: NonNullable<NodeActions["unlockVolume"]>;
+  /** Opens an encrypted STATE before any config (by its tokens, or UnlockVolume's passphrase). */
+  stateOpener: StateBootOpener;
 }
 
 /** Paths on a real node. */
@@ -140,6 +142,14 @@ export function createNodeDomains(
     supervisor,
     stopServices: () => supervisor.stopAll(),
     unlockVolume: unlockAction(unlocker, events),
+    stateOpener: new StateBootOpener({
+      crypt,
+      block: backends.block,
+      keys: { smbiosUuid: () => readSmbiosUuid() },
+      unlocker,
+      condition: (name, reason) => machined.conditions.set(name, reason),
+      events,
+    }),
     async shutdown() {
       stopFollowingLogging();
       await network.shutdown();

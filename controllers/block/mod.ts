@@ -134,6 +134,13 @@ export {
   VolumeUnlockError,
 } from "./volume_unlock.ts";
 export { type EncryptionOutcome, mappingName } from "./volume_encryption.ts";
+export { type OpenedState, type StateBootDeps, StateBootOpener } from "./state_boot_open.ts";
+export {
+  concludeStateBoot,
+  decideStateBoot,
+  STATE_LOCKED_CONDITION,
+  type StateBootDecision,
+} from "./state_boot.ts";
 export { CommandError } from "./run_command.ts";
 export { readSysfsDisks, type SysfsDisk } from "./sysfs_disks.ts";
 export {
