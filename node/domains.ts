@@ -28,6 +28,7 @@ import type { NodeBackends } from "./backends.ts";
 import type { Machined } from "../core/mod.ts";
 import { varMountedGate } from "./var_gate.ts";
 import { followLoggingConfig } from "../config/keeper/mod.ts";
+import type { MachineConfig } from "../config/mod.ts";
 
 /** Where a domain keeps its files; dev mode points these into its state dir. */
 export interface DomainPaths {
@@ -90,6 +91,8 @@ export function createNodeDomains(
      * installs to a disk (a node; dev mode never mounts it). @default false
      */
     servicesWaitForVar?: boolean;
+    /** The config in force with its secrets (the keeper's), for the encryption keys. */
+    fullConfig?: () => MachineConfig | undefined;
   },
 ): NodeDomains {
   const { events, logger } = machined;
@@ -127,6 +130,7 @@ export function createNodeDomains(
         process: backends.process,
         crypt,
         unlocker,
+        fullConfig: options.fullConfig,
         events,
         // A fake sysfs tree (tests) has no kernel behind it: rescan it instead.
         ...(sysfsRoot ? { sysfsRoot } : { uevents: countedUevents(machined, backends.uevents) }),

@@ -203,3 +203,29 @@ Deno.test("an opened mapping that reads zeros (mkfs cut short) gets its filesyst
     await Deno.remove(m.dir, { recursive: true });
   }
 });
+
+Deno.test("the store's config is redacted: the static key comes from the full config, never the placeholder", async () => {
+  const m = await newMachine();
+  const n = await boot(m, encrypted(), undefined, undefined, { fullConfig: true });
+  try {
+    await n.mounted("STATE");
+    const pass = new TextEncoder().encode(PASS);
+    assert.equal(await m.crypt.testKey("/dev/vda2", pass, 1), true, "slot 1 holds the passphrase");
+    const placeholder = new TextEncoder().encode("(redacted)");
+    assert.equal(await m.crypt.testKey("/dev/vda2", placeholder), false);
+  } finally {
+    await n.shutdown();
+    await Deno.remove(m.dir, { recursive: true });
+  }
+  // Without the full config a static key is refused: nothing is formatted with the placeholder.
+  const blank = await newMachine();
+  const r = await boot(blank, encrypted(), undefined, undefined, {});
+  try {
+    const vs = (await r.status("STATE", (s) => s.phase === "failed")).spec;
+    assert.match(vs.error?.message ?? "", /passphrase is not available \(redacted copy\)/);
+    assert.equal(blank.crypt.headers.size, 0, "no header written");
+  } finally {
+    await r.shutdown();
+    await Deno.remove(blank.dir, { recursive: true });
+  }
+});

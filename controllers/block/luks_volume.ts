@@ -7,7 +7,11 @@
  * error message, a status or an event.
  * @module
  */
-import type { EncryptionKeyConfig, VolumeEncryptionConfig } from "../../config/mod.ts";
+import {
+  type EncryptionKeyConfig,
+  REDACTED,
+  type VolumeEncryptionConfig,
+} from "../../config/mod.ts";
 import {
   type CryptBackend,
   nodeIdKey,
@@ -43,6 +47,10 @@ export interface LuksVolume {
 export async function keyBytes(v: LuksVolume, k: EncryptionKeyConfig): Promise<Uint8Array> {
   switch (k.kind) {
     case "static":
+      // The store's copy of the config is redacted: never enroll or try the placeholder.
+      if (k.passphrase === REDACTED) {
+        throw new RangeError(`slot ${k.slot}: the passphrase is not available (redacted copy)`);
+      }
       return new TextEncoder().encode(k.passphrase ?? "");
     case "nodeid":
       return await nodeIdKey(await v.keys.smbiosUuid(), v.volume);
@@ -65,7 +73,9 @@ export async function formatVolume(
   keys: readonly EncryptionKeyConfig[],
 ): Promise<void> {
   const [first, ...rest] = keys;
-  const firstKey = await keyBytes(v, first);
+  // Every key first: one that cannot be produced stops the format before anything is written.
+  const bytes = await Promise.all(keys.map((k) => keyBytes(v, k)));
+  const firstKey = bytes[0];
   await v.crypt.format(v.device, firstKey, {
     slot: first.slot,
     cipher: encryption.cipher,
@@ -74,8 +84,8 @@ export async function formatVolume(
     label: v.volume,
   });
   await enroll(v, first);
-  for (const k of rest) {
-    await v.crypt.addKey(v.device, firstKey, await keyBytes(v, k), k.slot);
+  for (const [i, k] of rest.entries()) {
+    await v.crypt.addKey(v.device, firstKey, bytes[i + 1], k.slot);
     await enroll(v, k);
   }
 }

@@ -9,6 +9,7 @@
  * MachineConfig (the keys). Output: VolumeStatus.
  * @module
  */
+import { configSha256, type MachineConfig } from "../../config/mod.ts";
 import type { EventBus } from "../../events/mod.ts";
 import { isSysError } from "../../native-ops/mod.ts";
 import type { BlockBackend } from "../../platform/block/mod.ts";
@@ -67,6 +68,11 @@ export interface VolumeProvisionDeps {
   keys?: KeySource;
   /** Passphrases supplied through UnlockVolume; it wakes this controller. */
   unlocker?: VolumeUnlocker;
+  /**
+   * The config in force with its secrets (the keeper's): the store's MachineConfig has
+   * every `static` passphrase redacted. Used when its hash is the store's. @default the store's
+   */
+  fullConfig?: () => MachineConfig | undefined;
 }
 
 type Volumes = Record<VolumeName, VolumeSpecSpec>;
@@ -217,8 +223,7 @@ export class VolumeProvisionController implements MachineController {
   ): Promise<{ by: Partial<Record<VolumeName, Encrypted>>; formatted: boolean }> {
     const by: Partial<Record<VolumeName, Encrypted>> = {};
     let formatted = false;
-    const install = ctx.find(MACHINE_CONFIG, "config", MACHINE_CONFIG_ID)?.spec.config.machine
-      .install;
+    const install = this.#install(ctx);
     for (const v of ["STATE", "EPHEMERAL"] as const) {
       const spec = volumes[v];
       const role = v === "STATE" ? "state" : "ephemeral";
@@ -243,6 +248,17 @@ export class VolumeProvisionController implements MachineController {
       formatted = true;
     }
     return { by, formatted };
+  }
+
+  /**
+   * `machine.install` with the passphrases: the full config when it is the one in the
+   * store (same hash), else the store's (redacted: a `static` key then refuses to be used).
+   */
+  #install(ctx: ReconcileContext<ResourceSpecs>): MachineConfig["machine"]["install"] {
+    const stored = ctx.find(MACHINE_CONFIG, "config", MACHINE_CONFIG_ID)?.spec;
+    const full = this.#deps.fullConfig?.();
+    if (full && stored?.sha256 && configSha256(full) === stored.sha256) return full.machine.install;
+    return stored?.config.machine.install;
   }
 
   async #facts(disk: string): Promise<DiskFacts | undefined> {
