@@ -116,25 +116,13 @@ export function createNodeDomains(
     ...(options.servicesWaitForVar ? { startGate: varMountedGate(machined.store) } : {}),
   });
   const stopFollowingLogging = followLoggingConfig(machined.store, { logger, supervisor });
-  const crypt = new NativeCryptBackend({ process: backends.process });
-  const unlocker = new VolumeUnlocker({ crypt });
-  const sysfsRoot = options.paths.sysfsRoot;
+  const block = blockDomain(machined, backends, options);
   return {
     controllers: [
       ...network.controllers,
       ...timeControllers({ clock: backends.clock, transport: new UdpNtpTransport(), events }),
       ...kernelControllers({ sysctls: options.sysctls, kmod: backends.kmod, events }),
-      ...blockControllers({
-        block: backends.block,
-        mounts: backends.mount,
-        process: backends.process,
-        crypt,
-        unlocker,
-        fullConfig: options.fullConfig,
-        events,
-        // A fake sysfs tree (tests) has no kernel behind it: rescan it instead.
-        ...(sysfsRoot ? { sysfsRoot } : { uevents: countedUevents(machined, backends.uevents) }),
-      }),
+      ...block.controllers,
       ...trustedRootControllers(options.paths, events),
       ...runtimeControllers({
         containerd: options.paths.containerd,
@@ -145,6 +133,41 @@ export function createNodeDomains(
     ],
     supervisor,
     stopServices: () => supervisor.stopAll(),
+    unlockVolume: block.unlockVolume,
+    stateOpener: block.stateOpener,
+    async shutdown() {
+      stopFollowingLogging();
+      await network.shutdown();
+      await supervisor.close();
+    },
+  };
+}
+
+/**
+ * The block domain: its controllers over one crypt backend, and the two ways into a locked
+ * volume that share its unlocker (the UnlockVolume action, and boot's STATE opener).
+ */
+function blockDomain(
+  machined: Machined,
+  backends: NodeBackends,
+  options: { paths: DomainPaths; fullConfig?: () => MachineConfig | undefined },
+): Pick<NodeDomains, "controllers" | "unlockVolume" | "stateOpener"> {
+  const { events } = machined;
+  const crypt = new NativeCryptBackend({ process: backends.process });
+  const unlocker = new VolumeUnlocker({ crypt });
+  const sysfsRoot = options.paths.sysfsRoot;
+  return {
+    controllers: blockControllers({
+      block: backends.block,
+      mounts: backends.mount,
+      process: backends.process,
+      crypt,
+      unlocker,
+      fullConfig: options.fullConfig,
+      events,
+      // A fake sysfs tree (tests) has no kernel behind it: rescan it instead.
+      ...(sysfsRoot ? { sysfsRoot } : { uevents: countedUevents(machined, backends.uevents) }),
+    }),
     unlockVolume: unlockAction(unlocker, events),
     stateOpener: new StateBootOpener({
       crypt,
@@ -154,11 +177,6 @@ export function createNodeDomains(
       condition: (name, reason) => machined.conditions.set(name, reason),
       events,
     }),
-    async shutdown() {
-      stopFollowingLogging();
-      await network.shutdown();
-      await supervisor.close();
-    },
   };
 }
 
