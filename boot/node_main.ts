@@ -227,17 +227,17 @@ interface ComposedNode {
 /** Step 1: build machined and every domain over the real backends. */
 function composeNode(backends: NodeBackends, logger: RingLogger): ComposedNode {
   const machined = new Machined({ mode: "node", pid1: Deno.pid === 1, logger });
-  let keeper: ConfigKeeper | undefined;
+  const late: { keeper?: ConfigKeeper } = {}; // made after the domains, as before
   const domains = createNodeDomains(machined, backends, {
     paths: NODE_PATHS,
     autoDhcp: true,
     sysctls: new ProcSysctlBackend(),
     servicesWaitForVar: true,
     // The store's config has its passphrases redacted; the provisioner needs them.
-    fullConfig: () => keeper?.config,
+    fullConfig: () => late.keeper?.config,
   });
   machined.register(domains.controllers);
-  keeper = new ConfigKeeper(machined);
+  const keeper = late.keeper = new ConfigKeeper(machined);
   const stopFollowingVolumes = followVolumes(machined, {
     config: keeper,
     supervisor: domains.supervisor,
