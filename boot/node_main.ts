@@ -200,6 +200,9 @@ export async function bootNode(
       mount: backends.mount,
       gate: control.gate,
       fetch: createTrustedFetch({ bundlePath: NODE_PATHS.trustedRoots }),
+      // An encrypted STATE holding the config: opened by its header's tokens, or `locked`
+      // (maintenance) until UnlockVolume's passphrase opens it (docs/encryption.md).
+      encryptedState: node.domains.stateOpener,
     });
   }
   // machine.install.system naming another disk: write the system there and reboot from it.
@@ -229,7 +232,7 @@ interface ComposedNode {
 function composeNode(backends: NodeBackends, logger: RingLogger): ComposedNode {
   const machined = new Machined({ mode: "node", pid1: Deno.pid === 1, logger });
   const esp = nodeEsp(machined, backends.mount);
-  // The keeper is made after the domains; WireGuard reads its keys from it once it exists.
+  // The keeper is made after the domains; WireGuard and encryption read its keys once it exists.
   const late: { keeper?: ConfigKeeper } = {};
   const domains = createNodeDomains(machined, backends, {
     paths: NODE_PATHS,
@@ -237,11 +240,11 @@ function composeNode(backends: NodeBackends, logger: RingLogger): ComposedNode {
     sysctls: new ProcSysctlBackend(),
     servicesWaitForVar: true,
     cmdline: { proc: new NativeProcBackend(), boot: nodeBootCmdline(esp) },
-    secretConfig: () => late.keeper?.config,
+    // The store's config has its secrets redacted; WireGuard and the provisioner need them.
+    fullConfig: () => late.keeper?.config,
   });
   machined.register(domains.controllers);
-  const keeper = new ConfigKeeper(machined);
-  late.keeper = keeper;
+  const keeper = late.keeper = new ConfigKeeper(machined);
   const stopFollowingVolumes = followVolumes(machined, {
     config: keeper,
     supervisor: domains.supervisor,

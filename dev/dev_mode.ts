@@ -74,11 +74,11 @@ async function startDevNode(stateDir: string, configPath: string, fallbackHostna
   // In dev mode machined stands in for PID 1 for its own children.
   await processBackend.setChildSubreaper(true);
   const machined = new Machined({ mode: "dev", pid1: false });
-  // The keeper is made after the domains; WireGuard reads its keys from it once it exists.
+  // The keeper is made after the domains; WireGuard and encryption read its keys once it exists.
   const late: { keeper?: ConfigKeeper } = {};
   const domains = createNodeDomains(machined, backends, {
     autoDhcp: false,
-    secretConfig: () => late.keeper?.config,
+    fullConfig: () => late.keeper?.config,
     sysctls: new FakeSysctlBackend(),
     paths: {
       resolvConf: join(stateDir, "resolv.conf"),

@@ -13,6 +13,12 @@
  *    under way) a forced reset, which also completes;
  * 4. `machinectl shutdown --wait`; the ESP's and the data disk's sha256 are
  *    what they were before the first boot.
+ * With MACHINED_E2E_RESET_LOCKED_STATE=1 (opt-in until it has run to the end
+ * once, e2e/reset_locked_state.ts) the image carries no config: it comes from
+ * a CIDATA drive and lives on STATE, LUKS2 with nodeid and static keys; step 0
+ * powers off, checks the disk from the host, boots as another board (the node
+ * waits in maintenance saying `locked`, STATE unchanged) and unlocks STATE with
+ * `machinectl unlock --insecure`; at the end no header on STATE has the old UUID.
  * Times (request → back, and → healthy) go to bench/results/reset.json.
  */
 import assert from "node:assert/strict";
@@ -23,6 +29,8 @@ import { ensureNodeBundle, isRunning, UP_PAYLOAD_ID, upNode } from "../imager/mo
 import { readGpt } from "../platform/block/mod.ts";
 import { connectToNode } from "../machinectl/mod.ts";
 import { freePort, machinectl, parseDocs, removeScratch } from "./helpers.ts";
+import { fileContains, luksDumpAt, partitionRange } from "./luks_host.ts";
+import { BOARD_B, LOCKED_STATE, lockedStateStep, startFromCidata } from "./reset_locked_state.ts";
 
 const hasQemu = await Deno.stat("/usr/bin/qemu-system-x86_64").then(() => true, () => false);
 const MiB = 1024 * 1024;
@@ -122,7 +130,18 @@ Deno.test({
   await Deno.writeFile(dataDisk, pattern);
   const dataBefore = await sha256Range(dataDisk, 0, pattern.length);
 
-  const node = await upNode({
+  const canary = `canary-${crypto.randomUUID()}`;
+  const cidataNode = LOCKED_STATE
+    ? await startFromCidata({
+      work,
+      port,
+      clientConfig: bundle.paths.clientConfig,
+      config,
+      canary,
+      dataDisk,
+    })
+    : undefined;
+  const node = cidataNode ? { ...cidataNode, bundle } : await upNode({
     nodeDir,
     name: "reset-node",
     port,
@@ -136,7 +155,7 @@ Deno.test({
     vm: { runDir: join(work, "qemu"), accel: "auto", snapshot: false, extraDisks: [dataDisk] },
     timeoutMs: 400_000,
   });
-  const { vm } = node;
+  let { vm } = node;
   const cc = node.bundle.paths.clientConfig;
   const esp = await espRange(node.image.out);
   const espBefore = await sha256Range(node.image.out, esp.offset, esp.length);
@@ -169,9 +188,35 @@ Deno.test({
   };
   const figures: Record<string, number | string> = { accel: vm.state.accel };
   try {
+    const header = cidataNode
+      ? await lockedStateStep(vm, {
+        work,
+        cc,
+        image: node.image.out,
+        port,
+        canary,
+        docs,
+        figures,
+        boot: () => cidataNode.boot("qemu-b", BOARD_B),
+        setVm: (v) => (vm = v),
+        beforeOff: async () => markerLine(await bootId()),
+      })
+      : undefined;
+    if (header) {
+      figures.firstBootApiS = cidataNode!.apiS;
+      await healthy();
+      figures.unlockToHealthyS = +((performance.now() - header.unlockedAt) / 1000).toFixed(1);
+      const [st] = await docs("volumestatus", "STATE");
+      assert.deepEqual(st.spec.unlockedBy, { slot: 1, kind: "static" }, JSON.stringify(st));
+      assert.deepEqual(st.spec.keySlots, [
+        { slot: 0, kind: "nodeid", proven: false },
+        { slot: 1, kind: "static", proven: true },
+      ]);
+    }
     const vols1 = await volumes();
     const boot1 = await bootId();
-    assert.match(await markerLine(boot1), /markers: none/);
+    // With step 0, EPHEMERAL (plain) kept board A's marker across the change of board.
+    assert.match(await markerLine(boot1), header ? /markers: (?!none)/ : /markers: none/);
     await poll("crashy restarting", async () => {
       const [s] = await docs("services", "crashy");
       return Number(s?.spec.restarts ?? 0) >= 1 ? true : undefined;
@@ -236,6 +281,13 @@ Deno.test({
     );
     assert.equal(await sha256Range(node.image.out, esp.offset, esp.length), espBefore, "ESP");
     assert.equal(await sha256Range(dataDisk, 0, pattern.length), dataBefore, "data disk");
+    if (header) {
+      // The header of step 0 is gone: no header on STATE carries its UUID; STATE has a new one.
+      const state = await partitionRange(node.image.out, "STATE");
+      const oldUuid = new TextEncoder().encode(header.uuid);
+      assert.equal(await fileContains(node.image.out, oldUuid, state), false, "the old header");
+      assert.notEqual((await luksDumpAt(node.image.out, state.offset, work)).uuid, header.uuid);
+    }
     console.log(JSON.stringify({ suite: "reset", ...figures }));
     await Deno.mkdir("bench/results", { recursive: true });
     await Deno.writeTextFile(

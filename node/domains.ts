@@ -4,7 +4,7 @@
  * from the node's backends. Both PID 1 and dev mode use it, so they run the
  * same code against different backends.
  */
-import { blockControllers, VolumeUnlocker } from "../controllers/block/mod.ts";
+import { blockControllers, StateBootOpener, VolumeUnlocker } from "../controllers/block/mod.ts";
 import type { NodeActions } from "../api/server/mod.ts";
 import { unlockAction } from "./unlock_action.ts";
 import { firewallControllers } from "../controllers/firewall/mod.ts";
@@ -24,7 +24,7 @@ import {
   trustControllers,
 } from "../controllers/trust/mod.ts";
 import { NativeCgroupBackend } from "../platform/cgroup/mod.ts";
-import { NativeCryptBackend } from "../platform/crypt/mod.ts";
+import { NativeCryptBackend, readSmbiosUuid } from "../platform/crypt/mod.ts";
 import { CountingUeventBackend, type UeventBackend } from "../platform/uevent/mod.ts";
 import { ueventFamily } from "../metrics/mod.ts";
 import type { MachineController } from "../resources/mod.ts";
@@ -64,6 +64,8 @@ export interface NodeDomains {
   shutdown(): Promise<void>;
   /** The UnlockVolume action over the block domain's locked volumes. */
   unlockVolume: NonNullable<NodeActions["unlockVolume"]>;
+  /** Opens an encrypted STATE before any config (by its tokens, or UnlockVolume's passphrase). */
+  stateOpener: StateBootOpener;
 }
 
 /** Paths on a real node. */
@@ -99,8 +101,11 @@ export function createNodeDomains(
      * entry). @default none: no KernelCmdlineStatus (dev mode boots no slot)
      */
     cmdline?: KernelDeps["cmdline"];
-    /** The config in force with its secrets (ConfigKeeper.config): WireGuard's keys. */
-    secretConfig?: () => MachineConfig | undefined;
+    /**
+     * The config in force with its secrets (the keeper's; the store's copy is redacted):
+     * WireGuard's keys and the encryption keys.
+     */
+    fullConfig?: () => MachineConfig | undefined;
   },
 ): NodeDomains {
   const { events, logger } = machined;
@@ -124,24 +129,13 @@ export function createNodeDomains(
     ...(options.servicesWaitForVar ? { startGate: varMountedGate(machined.store) } : {}),
   });
   const stopFollowingLogging = followLoggingConfig(machined.store, { logger, supervisor });
-  const crypt = new NativeCryptBackend({ process: backends.process });
-  const unlocker = new VolumeUnlocker({ crypt });
-  const sysfsRoot = options.paths.sysfsRoot;
+  const block = blockDomain(machined, backends, options);
   return {
     controllers: [
       ...network.controllers,
       ...timeControllers({ clock: backends.clock, transport: new UdpNtpTransport(), events }),
       ...kernelControllers({ ...pickKernel(options), kmod: backends.kmod, events }),
-      ...blockControllers({
-        block: backends.block,
-        mounts: backends.mount,
-        process: backends.process,
-        crypt,
-        unlocker,
-        events,
-        // A fake sysfs tree (tests) has no kernel behind it: rescan it instead.
-        ...(sysfsRoot ? { sysfsRoot } : { uevents: countedUevents(machined, backends.uevents) }),
-      }),
+      ...block.controllers,
       ...trustedRootControllers(options.paths, events),
       ...runtimeControllers({
         containerd: options.paths.containerd,
@@ -151,17 +145,55 @@ export function createNodeDomains(
       ...firewallControllers({ backend: backends.firewall }),
       ...wireguardControllers({
         backend: backends.wireguard,
-        secrets: options.secretConfig ?? (() => undefined),
+        secrets: options.fullConfig ?? (() => undefined),
       }),
     ],
     supervisor,
     stopServices: () => supervisor.stopAll(),
-    unlockVolume: unlockAction(unlocker, events),
+    unlockVolume: block.unlockVolume,
+    stateOpener: block.stateOpener,
     async shutdown() {
       stopFollowingLogging();
       await network.shutdown();
       await supervisor.close();
     },
+  };
+}
+
+/**
+ * The block domain: its controllers over one crypt backend, and the two ways into a locked
+ * volume that share its unlocker (the UnlockVolume action, and boot's STATE opener).
+ */
+function blockDomain(
+  machined: Machined,
+  backends: NodeBackends,
+  options: { paths: DomainPaths; fullConfig?: () => MachineConfig | undefined },
+): Pick<NodeDomains, "controllers" | "unlockVolume" | "stateOpener"> {
+  const { events } = machined;
+  const crypt = new NativeCryptBackend({ process: backends.process });
+  const unlocker = new VolumeUnlocker({ crypt });
+  const sysfsRoot = options.paths.sysfsRoot;
+  return {
+    controllers: blockControllers({
+      block: backends.block,
+      mounts: backends.mount,
+      process: backends.process,
+      crypt,
+      unlocker,
+      fullConfig: options.fullConfig,
+      events,
+      // A fake sysfs tree (tests) has no kernel behind it: rescan it instead.
+      ...(sysfsRoot ? { sysfsRoot } : { uevents: countedUevents(machined, backends.uevents) }),
+    }),
+    unlockVolume: unlockAction(unlocker, events),
+    stateOpener: new StateBootOpener({
+      crypt,
+      block: backends.block,
+      keys: { smbiosUuid: () => readSmbiosUuid() },
+      unlocker,
+      condition: (name, reason) => machined.conditions.set(name, reason),
+      events,
+    }),
   };
 }
 

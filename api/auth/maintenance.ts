@@ -2,7 +2,10 @@
  * What a node in maintenance mode (no CA yet: a generic image waiting for its
  * config) answers without a client certificate: Version, a read-only view of
  * the hardware and network (Get and List of a closed set of types), and
- * ApplyConfiguration. Everything else is refused with PermissionDenied. apid
+ * ApplyConfiguration, and UnlockVolume of STATE (a node whose config is on an
+ * encrypted STATE no token-only key opens waits for it in maintenance; the
+ * volume unlocker refuses it unless STATE is locked). Everything else is
+ * refused with PermissionDenied. apid
  * checks it at the edge and machined again behind the socket. The table is
  * typed over every RPC, so a new one does not compile until it is classified.
  */
@@ -24,8 +27,9 @@ export const MAINTENANCE_METHODS: { readonly [M in MachineMethod]: boolean } = {
   reset: false,
   upgrade: false,
   rollback: false,
-  // Without a client certificate anyone on the network could guess (docs/decisions.md).
-  unlockVolume: false,
+  // STATE only, and only while boot waits for it (its config is on it): the passphrase is the
+  // credential, within UnlockVolume's budget (docs/decisions.md).
+  unlockVolume: true,
   generateClientConfiguration: false,
   serviceList: false,
   serviceStart: false,
@@ -83,9 +87,19 @@ export function authorizeMaintenance(service: string, method: string, message?: 
   if (!local || !MAINTENANCE_METHODS[local]) {
     throw new PermissionDeniedError(
       `${service}/${method} is not available in maintenance mode: the node has no config yet; ` +
-        `only Version, Get/List of hardware and network, and ApplyConfiguration are answered ` +
+        `only Version, Get/List of hardware and network, ApplyConfiguration and UnlockVolume ` +
+        `of a locked STATE are answered ` +
         `(machinectl apply-config --insecure)`,
       { context: { service, method } },
+    );
+  }
+  if (local === "unlockVolume") {
+    const volume = (message as { volume?: unknown } | undefined)?.volume;
+    if (volume === "STATE") return;
+    throw new PermissionDeniedError(
+      `UnlockVolume of "${String(volume)}" is not available in maintenance mode (only STATE, ` +
+        `whose config boot is waiting for)`,
+      { context: { method, volume: String(volume) } },
     );
   }
   if (local !== "get" && local !== "list") return;

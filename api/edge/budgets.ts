@@ -364,7 +364,7 @@ export const UNLOCK_BUDGETS: readonly EdgeBudget[] = [
     name: "UnlockVolume tries",
     number: UNLOCK_ATTEMPTS_PER_CLIENT,
     unit: `per ${UNLOCK_WINDOW_MS / 1000} s`,
-    per: "client certificate (CN and serial)",
+    per: "client certificate (CN and serial); in maintenance mode every caller shares one",
     enforced:
       "machined (api/server/unlock_budget.ts), before the passphrase reaches PID 1's header",
     refusal: "`ResourceExhausted` naming the budget and when to retry; nothing tried",

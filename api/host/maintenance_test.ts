@@ -80,7 +80,7 @@ async function machinectl(...argv: string[]) {
   return { code, out: io.stdout.join("\n"), err: io.stderr.join("\n") };
 }
 
-Deno.test("maintenance: fingerprint announced, only Version, hardware Get/List and ApplyConfiguration answered", async () => {
+Deno.test("maintenance: fingerprint announced, only Version, hardware Get/List, ApplyConfiguration and UnlockVolume of STATE answered", async () => {
   const node = await maintenanceNode();
   try {
     assert.ok(node.pki.apiStarted);
@@ -137,14 +137,19 @@ Deno.test("maintenance: fingerprint announced, only Version, hardware Get/List a
             yield { chunk: new Uint8Array(16) };
           })()),
         rollback: () => api.rollback({}),
-        unlockVolume: () =>
-          api.unlockVolume({ volume: "STATE", passphrase: new TextEncoder().encode("x") }),
       };
       const notAnswered = Object.entries(MAINTENANCE_METHODS).filter(([, v]) => !v).map(([k]) => k);
       assert.deepEqual(Object.keys(refused).sort(), notAnswered.sort());
       for (const [name, call] of Object.entries(refused)) {
         assert.equal(await codeOf(call), "PermissionDenied", name);
       }
+      // UnlockVolume: STATE only (its config is on it), within the budget every caller
+      // without a certificate shares: 5 tries in 60 s, then ResourceExhausted.
+      const pass = new TextEncoder().encode("x");
+      const unlock = (volume: string) => () => api.unlockVolume({ volume, passphrase: pass });
+      assert.equal(await codeOf(unlock("EPHEMERAL")), "PermissionDenied");
+      for (let i = 0; i < 5; i++) assert.equal(await codeOf(unlock("STATE")), "ok", `try ${i + 1}`);
+      assert.equal(await codeOf(unlock("STATE")), "ResourceExhausted");
     } finally {
       c.close();
     }

@@ -11,6 +11,7 @@ import type {
   DiskStatusSpec,
   MountStatusSpec,
   ProvisioningRecordSpec,
+  RotationPhase,
   VolumeError,
   VolumeSpecSpec,
   VolumeStatusSpec,
@@ -58,6 +59,13 @@ const volumePhase = enumPair<VolumeStatusSpec["phase"], pb.VolumePhase>({
   failed: pb.VolumePhase.FAILED,
   locked: pb.VolumePhase.LOCKED,
 }, "volume phase");
+const rotationPhase = enumPair<RotationPhase, pb.RotationPhase>({
+  adding: pb.RotationPhase.ADDING,
+  proving: pb.RotationPhase.PROVING,
+  removing: pb.RotationPhase.REMOVING,
+  stopped: pb.RotationPhase.STOPPED,
+  refused: pb.RotationPhase.REFUSED,
+}, "rotation phase");
 
 /** DiskStatus → proto. */
 export function diskStatusToProto(s: DiskStatusSpec): pb.DiskStatusSpec {
@@ -159,6 +167,13 @@ export function volumeStatusToProto(s: VolumeStatusSpec): pb.VolumeStatusSpec {
     error: s.error ? errorToProto(s.error) : undefined,
     acted: s.acted ? create(pb.VolumeActionSchema, s.acted) : undefined,
     unlockedBy: s.unlockedBy ? create(pb.VolumeUnlockSchema, s.unlockedBy) : undefined,
+    keySlots: s.keySlots.map((k) => create(pb.VolumeKeySlotSchema, k)),
+    rotation: s.rotation
+      ? create(pb.VolumeRotationSchema, {
+        phase: rotationPhase.to(s.rotation.phase),
+        message: s.rotation.message,
+      })
+      : undefined,
   });
 }
 
@@ -185,6 +200,10 @@ export function volumeStatusFromProto(m: pb.VolumeStatusSpec): VolumeStatusSpec 
     unlockedBy: m.unlockedBy ? { slot: m.unlockedBy.slot, kind: m.unlockedBy.kind } : null,
     locked: m.locked,
     lockedReason: m.lockedReason,
+    keySlots: m.keySlots.map((k) => ({ slot: k.slot, kind: k.kind, proven: k.proven })),
+    rotation: m.rotation
+      ? { phase: rotationPhase.from(m.rotation.phase), message: m.rotation.message }
+      : null,
   };
 }
 

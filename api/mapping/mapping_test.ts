@@ -446,6 +446,12 @@ function sampleStore() {
     unlockedBy: { slot: 1, kind: "static" },
     locked: false,
     lockedReason: "",
+    keySlots: [{ slot: 0, kind: "nodeid", proven: false }, {
+      slot: 1,
+      kind: "static",
+      proven: true,
+    }],
+    rotation: { phase: "proving", message: "proving slot 2" },
   });
   blk("VolumeStatus", "EPHEMERAL", {
     volume: "EPHEMERAL",
@@ -466,6 +472,8 @@ function sampleStore() {
     unlockedBy: null,
     locked: true,
     lockedReason: "EPHEMERAL is locked: no key opens it",
+    keySlots: [{ slot: 3, kind: "", proven: false }],
+    rotation: null,
   });
   blk("MountStatus", "STATE", {
     volume: "STATE",
@@ -730,6 +738,12 @@ Deno.test("block specs map enums, absent errors and byte counts beyond 2^32", ()
   deepEqual(vs.spec.value.error?.code, "locked");
   deepEqual(vs.spec.value.unlockedBy, undefined);
   deepEqual(vs.spec.value.locked, true);
+  deepEqual(vs.spec.value.rotation, undefined);
+  deepEqual(vs.spec.value.keySlots.map((k) => [k.slot, k.kind, k.proven]), [[3, "", false]]);
+  const st = clone(ResourceSchema, toProtoResource(store.get("VolumeStatus", "block", "STATE")));
+  if (st.spec.case !== "volumeStatus") throw new Error(st.spec.case);
+  st.spec.value.rotation!.phase = 0;
+  throws(() => fromProtoResource(st), ResourceMappingError);
   const rec = clone(
     ResourceSchema,
     toProtoResource(store.get("ProvisioningRecord", "block", "install")),

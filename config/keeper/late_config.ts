@@ -39,6 +39,33 @@ export interface LateConfigOptions {
   readonly signal?: AbortSignal;
   /** Called once STATE has been looked for (found or not): the maintenance gate waits for it. */
   readonly onStateChecked?: () => void;
+  /** Opens a STATE holding LUKS2 (controllers/block's StateBootOpener); without it one is skipped. */
+  readonly encryptedState?: EncryptedStateOpener;
+}
+
+/** The filesystem type blkid gives a LUKS header. */
+export const LUKS_FILESYSTEM = "crypto_LUKS";
+
+/** A STATE opened for reading (its mapping); closed once `config.yaml` is read. */
+export interface ReadableState {
+  readonly devicePath: string;
+  readonly filesystem: string;
+  /** How it was opened, for the log line. */
+  readonly by: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens an encrypted STATE before any config: by its header's tokens, or by
+ * waiting (while the node says `locked`, after `onLocked`) for a passphrase
+ * through UnlockVolume; undefined when `signal` aborts.
+ */
+export interface EncryptedStateOpener {
+  open(
+    device: string,
+    signal: AbortSignal,
+    onLocked: () => void,
+  ): Promise<ReadableState | undefined>;
 }
 
 /** Tries the late sources in order; resolves with where the config came from, if anywhere. */
@@ -63,17 +90,22 @@ export async function runLateConfig(o: LateConfigOptions): Promise<string | unde
         const dev = await findVolume(machined, waits, abort.signal, isState);
         if (!dev || !o.mount) continue;
         from = `STATE ${dev.devicePath}`;
-        text = await readFileOn(
-          o.mount,
-          { ...dev, filesystem: dev.filesystem || "ext4" },
-          o.stateDir ?? `${o.cidataDir}-state`,
-          source.file,
-        ).catch((e) => {
-          if (!(e instanceof Deno.errors.NotFound)) {
-            machined.logger.warn("config", `cannot read ${source.file} from ${from}`, { error: e });
-          }
-          return undefined;
-        });
+        const state = await readableState(o, dev, abort.signal);
+        if (!state) continue;
+        text = await readFileOn(o.mount, state, o.stateDir ?? `${o.cidataDir}-state`, source.file)
+          .catch((e) => {
+            if (!(e instanceof Deno.errors.NotFound)) {
+              machined.logger.warn("config", `cannot read ${source.file} from ${from}`, {
+                error: e,
+              });
+            }
+            return undefined;
+          })
+          .finally(() =>
+            state.close().catch((e) => {
+              machined.logger.warn("config", `cannot close ${state.devicePath}`, { error: e });
+            })
+          );
       } else if (source.kind === "cidata") {
         const dev = await findVolume(machined, waits, abort.signal, isCidata);
         if (!dev || !o.mount) continue;
@@ -106,6 +138,35 @@ export async function runLateConfig(o: LateConfigOptions): Promise<string | unde
     o.onStateChecked?.();
     unsubscribe();
     o.signal?.removeEventListener("abort", stop);
+  }
+}
+
+/**
+ * STATE as a device to mount read-only: the partition itself, or for a LUKS2
+ * header its mapping once {@link LateConfigOptions.encryptedState} opened it
+ * (which may wait for UnlockVolume). Undefined: nothing to read.
+ */
+async function readableState(
+  o: LateConfigOptions,
+  dev: Volume,
+  signal: AbortSignal,
+): Promise<ReadableState | undefined> {
+  if (dev.filesystem !== LUKS_FILESYSTEM) {
+    const plain = { devicePath: dev.devicePath, filesystem: dev.filesystem || "ext4" };
+    return { ...plain, by: "plain", close: () => Promise.resolve() };
+  }
+  const log = o.machined.logger;
+  if (!o.encryptedState) {
+    log.warn("config", `STATE ${dev.devicePath} is LUKS2 and this node cannot open it`);
+    return undefined;
+  }
+  try {
+    const opened = await o.encryptedState.open(dev.devicePath, signal, () => o.onStateChecked?.());
+    if (opened) log.info("config", `STATE ${dev.devicePath} opened by ${opened.by}`);
+    return opened;
+  } catch (e) {
+    log.warn("config", `cannot open STATE ${dev.devicePath}`, { error: e });
+    return undefined;
   }
 }
 

@@ -8,7 +8,7 @@
 import type { MountBackend } from "../../platform/mount/mod.ts";
 import { lateConfigPlan } from "./config_sources.ts";
 import type { ConfigKeeper } from "./config_keeper.ts";
-import { runLateConfig } from "./late_config.ts";
+import { type EncryptedStateOpener, runLateConfig } from "./late_config.ts";
 import type { Machined } from "../../core/mod.ts";
 
 /**
@@ -30,6 +30,8 @@ export function startLateConfig(o: {
   gate: LateConfigGate;
   /** The fetch of `machined.config=https://…` (pki's trusted fetch on a node). */
   fetch?: typeof fetch;
+  /** Opens a STATE holding LUKS2 before any config (the block domain's StateBootOpener). */
+  encryptedState?: EncryptedStateOpener;
 }): void {
   const { promise: stateChecked, resolve } = Promise.withResolvers<void>();
   o.gate.holdUntil(stateChecked);
@@ -41,5 +43,6 @@ export function startLateConfig(o: {
     mount: o.mount,
     cidataDir: "/run/machined/cidata",
     ...(o.fetch ? { fetch: o.fetch } : {}),
+    ...(o.encryptedState ? { encryptedState: o.encryptedState } : {}),
   }).catch((e) => o.machined.logger.error("config", "late config sources failed", { error: e }));
 }

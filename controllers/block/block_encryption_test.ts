@@ -37,6 +37,12 @@ Deno.test("a blank volume is encrypted (LUKS2, each key in its slot) and mounted
     assert.equal(vs.filesystem, "ext4");
     assert.equal(vs.partitionPath, "/dev/vda2");
     assert.doesNotMatch(JSON.stringify(vs), new RegExp(PASS));
+    // The format opened the mapping by slot 0; slot 1 was added, never tested.
+    assert.deepEqual(vs.keySlots, [
+      { slot: 0, kind: "nodeid", proven: true },
+      { slot: 1, kind: "static", proven: false },
+    ]);
+    assert.equal(vs.rotation, null);
     assert.deepEqual((await m.crypt.dump("/dev/vda2")).slots, [
       { slot: 0, kind: "nodeid" },
       { slot: 1, kind: "static" },
@@ -67,6 +73,10 @@ Deno.test("a reboot unlocks by nodeid, opens the same mapping and writes nothing
     await n.mounted("EPHEMERAL");
     const vs = (await n.status("STATE", (s) => s.phase === "ready")).spec;
     assert.deepEqual(vs.unlockedBy, { slot: 0, kind: "nodeid" });
+    assert.deepEqual(vs.keySlots, [
+      { slot: 0, kind: "nodeid", proven: true },
+      { slot: 1, kind: "static", proven: false },
+    ]);
     assert.equal(vs.decision, "leave");
     assert.deepEqual(n.process.processes, [], "no mkfs on a reboot");
     assert.equal(await diskState(m), before);
@@ -88,6 +98,10 @@ Deno.test("another board opens STATE by its static passphrase", async () => {
     await n.mounted("STATE");
     const vs = (await n.status("STATE", (s) => s.phase === "ready")).spec;
     assert.deepEqual(vs.unlockedBy, { slot: 1, kind: "static" });
+    assert.deepEqual(vs.keySlots, [
+      { slot: 0, kind: "nodeid", proven: false },
+      { slot: 1, kind: "static", proven: true },
+    ]);
   } finally {
     await n.shutdown();
     await Deno.remove(m.dir, { recursive: true });
@@ -111,6 +125,10 @@ Deno.test("no configured key opens the header: locked, an event, nothing written
       /slot 0 \(nodeid\): did not open; slot 1 \(static\): did not open/,
     );
     assert.doesNotMatch(JSON.stringify(vs), /not the passphrase/);
+    assert.deepEqual(vs.keySlots, [
+      { slot: 0, kind: "nodeid", proven: false },
+      { slot: 1, kind: "static", proven: false },
+    ]);
     await n.status("EPHEMERAL", (s) => s.phase === "locked");
     const locked = n.events.history().filter((e) => e.action === "locked");
     assert.equal(locked.length, 2);
@@ -183,5 +201,31 @@ Deno.test("an opened mapping that reads zeros (mkfs cut short) gets its filesyst
   } finally {
     await n.shutdown();
     await Deno.remove(m.dir, { recursive: true });
+  }
+});
+
+Deno.test("the store's config is redacted: the static key comes from the full config, never the placeholder", async () => {
+  const m = await newMachine();
+  const n = await boot(m, encrypted(), undefined, undefined, { fullConfig: true });
+  try {
+    await n.mounted("STATE");
+    const pass = new TextEncoder().encode(PASS);
+    assert.equal(await m.crypt.testKey("/dev/vda2", pass, 1), true, "slot 1 holds the passphrase");
+    const placeholder = new TextEncoder().encode("(redacted)");
+    assert.equal(await m.crypt.testKey("/dev/vda2", placeholder), false);
+  } finally {
+    await n.shutdown();
+    await Deno.remove(m.dir, { recursive: true });
+  }
+  // Without the full config a static key is refused: nothing is formatted with the placeholder.
+  const blank = await newMachine();
+  const r = await boot(blank, encrypted(), undefined, undefined, {});
+  try {
+    const vs = (await r.status("STATE", (s) => s.phase === "failed")).spec;
+    assert.match(vs.error?.message ?? "", /passphrase is not available \(redacted copy\)/);
+    assert.equal(blank.crypt.headers.size, 0, "no header written");
+  } finally {
+    await r.shutdown();
+    await Deno.remove(blank.dir, { recursive: true });
   }
 });

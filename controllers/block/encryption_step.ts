@@ -1,8 +1,10 @@
 /**
  * The provisioner's memory of its encrypted volumes across reconciles: runs
  * {@link encryptVolume} for a volume, remembers a volume it opened (so a
- * resync does not pay argon2id for every key again) and emits one event per
- * change of outcome (encrypted, unlocked, locked, refused).
+ * resync does not pay argon2id for every key again), keeps each header's
+ * slots with the ones proven in this boot and the rotation's phase (for
+ * VolumeStatus), and emits one event per change of outcome (encrypted,
+ * unlocked, locked, refused).
  * @module
  */
 import type { VolumeEncryptionConfig } from "../../config/mod.ts";
@@ -10,9 +12,14 @@ import type { EventBus } from "../../events/mod.ts";
 import type { BlockBackend } from "../../platform/block/mod.ts";
 import { type CryptBackend, readSmbiosUuid } from "../../platform/crypt/mod.ts";
 import type { ProcessBackend } from "../../platform/process/mod.ts";
-import type { VolumeName, VolumeSpecSpec } from "../../resources/mod.ts";
+import type {
+  VolumeKeySlot,
+  VolumeName,
+  VolumeRotation,
+  VolumeSpecSpec,
+} from "../../resources/mod.ts";
 import type { PartitionFacts } from "./disk_facts.ts";
-import type { KeySource } from "./luks_volume.ts";
+import type { KeySource, RotationProgress } from "./luks_volume.ts";
 import { type EncryptionOutcome, encryptVolume, openUnlocked } from "./volume_encryption.ts";
 import type { VolumeUnlocker } from "./volume_unlock.ts";
 import { rotateToConfig } from "./rotation_step.ts";
@@ -32,6 +39,20 @@ export interface EncryptionStepOptions {
 
 type Opened = Extract<EncryptionOutcome, { kind: "open" }>;
 
+/** What VolumeStatus shows of an encrypted volume's keys. */
+export interface KeyReport {
+  keySlots: VolumeKeySlot[];
+  rotation: VolumeRotation | null;
+}
+
+/** The header's slots with the ones proven in this boot. Pure. */
+export function keySlots(
+  slots: readonly { slot: number; kind?: string }[],
+  proven: ReadonlySet<number>,
+): VolumeKeySlot[] {
+  return slots.map((s) => ({ slot: s.slot, kind: s.kind ?? "", proven: proven.has(s.slot) }));
+}
+
 /** One per provisioner. */
 export class EncryptionStep {
   readonly #o: EncryptionStepOptions;
@@ -40,26 +61,51 @@ export class EncryptionStep {
   readonly #lastEvent = new Map<VolumeName, string>();
   /** The configured slots and kinds each open volume was last rotated to, by partition GUID. */
   readonly #rotated = new Map<string, string>();
+  /** Slots proven (opened or tested) in this process, by partition GUID. */
+  readonly #proven = new Map<string, Set<number>>();
+  /** A rotation stopped or refused, by partition GUID (cleared when one finishes). */
+  readonly #rotation = new Map<string, VolumeRotation>();
 
   constructor(options: EncryptionStepOptions) {
     this.#o = options;
   }
 
-  /** The outcome for `spec` on `p`; see {@link encryptVolume}. */
+  /**
+   * The outcome for `spec` on `p` (see {@link encryptVolume}) and what
+   * VolumeStatus shows of its keys; `progress` hears a rotation's phases.
+   */
   async run(
     spec: VolumeSpecSpec,
     p: PartitionFacts,
     encryption: VolumeEncryptionConfig | undefined,
     mayFormat: boolean,
-  ): Promise<EncryptionOutcome> {
+    progress?: (rotation: VolumeRotation) => Promise<void>,
+  ): Promise<{ outcome: EncryptionOutcome; keys: KeyReport }> {
     let o = await this.#run(spec, p, encryption, mayFormat);
     if (o.kind === "locked") o = await this.#supplied(spec, p, encryption, o);
     if (o.kind === "open") {
       this.#o.unlocker?.markOpened(spec.volume, o.unlockedBy.slot, o.mappingPath);
+      this.#prove(p.uuid, o.proven);
     }
     this.#announce(spec.volume, o);
-    if (o.kind === "open" && o.fs && encryption) await this.#rotate(spec, p, encryption);
-    return o;
+    if (o.kind === "open" && o.fs && encryption) {
+      o = await this.#rotate(spec, p, encryption, o, progress);
+    }
+    return { outcome: o, keys: this.#report(p.uuid, o) };
+  }
+
+  #prove(guid: string, slots: readonly number[]): void {
+    const set = this.#proven.get(guid) ?? new Set<number>();
+    for (const s of slots) set.add(s);
+    this.#proven.set(guid, set);
+  }
+
+  #report(guid: string, o: EncryptionOutcome): KeyReport {
+    const slots = o.kind === "open" || o.kind === "locked" ? o.slots : [];
+    return {
+      keySlots: keySlots(slots, this.#proven.get(guid) ?? new Set()),
+      rotation: this.#rotation.get(guid) ?? null,
+    };
   }
 
   /**
@@ -71,28 +117,41 @@ export class EncryptionStep {
     spec: VolumeSpecSpec,
     p: PartitionFacts,
     encryption: VolumeEncryptionConfig,
-  ): Promise<void> {
+    o: Opened,
+    progress?: (rotation: VolumeRotation) => Promise<void>,
+  ): Promise<Opened> {
     const { crypt, events } = this.#o;
     const signature = encryption.keys.map((k) => `${k.slot}:${k.kind}`).join(",");
-    if (!crypt || this.#rotated.get(p.uuid) === signature) return;
+    if (!crypt || this.#rotated.get(p.uuid) === signature) return o;
     const lv = { crypt, keys: this.#keys(), volume: spec.volume, device: p.path };
     const subject = `volume ${spec.volume}`;
+    // Published as each phase starts; the reconcile waits for none of them.
+    const onPhase: RotationProgress = (phase, message) => {
+      void progress?.({ phase, message: `${spec.volume}: ${message}` }).catch(() => {});
+    };
     let r;
     try {
-      r = await rotateToConfig(lv, encryption);
+      r = await rotateToConfig(lv, encryption, onPhase);
     } catch (e) {
       const why = `${spec.volume}: rotation cut short (${(e as Error).message}); resumes next pass`;
+      this.#rotation.set(p.uuid, { phase: "stopped", message: why });
       events?.emit("task", subject, "rotation-stopped", why);
-      return;
+      return o;
     }
     this.#rotated.set(p.uuid, signature);
-    if (r.kind === "none") return;
+    this.#prove(p.uuid, r.proven);
+    const updated = { ...o, slots: r.slots };
+    if (this.#opened.has(p.uuid)) this.#opened.set(p.uuid, updated);
+    if (r.kind === "none" || r.kind === "rotated") this.#rotation.delete(p.uuid);
+    else this.#rotation.set(p.uuid, { phase: r.kind, message: r.reason });
+    if (r.kind === "none") return updated;
     events?.emit(
       "task",
       subject,
       r.kind === "rotated" ? "rotated" : `rotation-${r.kind}`,
       r.reason,
     );
+    return updated;
   }
 
   /** A locked volume: open it with the operator's passphrase, or report it locked. */
@@ -114,8 +173,19 @@ export class EncryptionStep {
     const reason = `${spec.volume} unlocked by a passphrase supplied through UnlockVolume ` +
       `(slot ${supplied.slot})`;
     const discards = { allowDiscards: encryption?.allow_discards ?? false };
+    const slots = locked.kind === "locked" ? locked.slots : [];
+    const header = { slots, proven: [supplied.slot] };
     try {
-      const o = await openUnlocked(this.#deps(), spec, lv, supplied.key, by, reason, discards);
+      const o = await openUnlocked(
+        this.#deps(),
+        spec,
+        lv,
+        supplied.key,
+        by,
+        reason,
+        discards,
+        header,
+      );
       if (o.kind === "open" && o.fs) this.#opened.set(p.uuid, o);
       return o;
     } catch (e) {

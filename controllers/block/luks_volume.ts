@@ -7,7 +7,11 @@
  * error message, a status or an event.
  * @module
  */
-import type { EncryptionKeyConfig, VolumeEncryptionConfig } from "../../config/mod.ts";
+import {
+  type EncryptionKeyConfig,
+  REDACTED,
+  type VolumeEncryptionConfig,
+} from "../../config/mod.ts";
 import {
   type CryptBackend,
   nodeIdKey,
@@ -43,6 +47,10 @@ export interface LuksVolume {
 export async function keyBytes(v: LuksVolume, k: EncryptionKeyConfig): Promise<Uint8Array> {
   switch (k.kind) {
     case "static":
+      // The store's copy of the config is redacted: never enroll or try the placeholder.
+      if (k.passphrase === REDACTED) {
+        throw new RangeError(`slot ${k.slot}: the passphrase is not available (redacted copy)`);
+      }
       return new TextEncoder().encode(k.passphrase ?? "");
     case "nodeid":
       return await nodeIdKey(await v.keys.smbiosUuid(), v.volume);
@@ -65,7 +73,9 @@ export async function formatVolume(
   keys: readonly EncryptionKeyConfig[],
 ): Promise<void> {
   const [first, ...rest] = keys;
-  const firstKey = await keyBytes(v, first);
+  // Every key first: one that cannot be produced stops the format before anything is written.
+  const bytes = await Promise.all(keys.map((k) => keyBytes(v, k)));
+  const firstKey = bytes[0];
   await v.crypt.format(v.device, firstKey, {
     slot: first.slot,
     cipher: encryption.cipher,
@@ -74,8 +84,8 @@ export async function formatVolume(
     label: v.volume,
   });
   await enroll(v, first);
-  for (const k of rest) {
-    await v.crypt.addKey(v.device, firstKey, await keyBytes(v, k), k.slot);
+  for (const [i, k] of rest.entries()) {
+    await v.crypt.addKey(v.device, firstKey, bytes[i + 1], k.slot);
     await enroll(v, k);
   }
 }
@@ -110,19 +120,26 @@ export interface RotationResult {
   stopped?: string;
 }
 
+/** Where a rotation is, for VolumeStatus while it runs. */
+export type RotationProgress = (phase: "adding" | "proving" | "removing", message: string) => void;
+
 /**
  * Rotate to the configured keys: add and prove each new slot, then kill the
  * slots the config dropped, only if every proof held. `key` opened `unlockedBy`.
+ * `progress` hears each phase as it starts.
  */
 export async function rotateVolume(
   v: LuksVolume,
   encryption: VolumeEncryptionConfig,
   unlockedBy: number,
   key: Uint8Array,
+  progress: RotationProgress = () => {},
 ): Promise<RotationResult> {
   const plan = planRotation(v.volume, (await v.crypt.dump(v.device)).slots, encryption, unlockedBy);
   const r: RotationResult = { added: [], proven: [], killed: [] };
   if (plan.action === "refuse") return { ...r, stopped: plan.reason };
+  const slots = (xs: number[]) => xs.join(",") || "none";
+  if (plan.add.length > 0) progress("adding", `adding slots ${slots(plan.prove)}`);
   for (const k of plan.add) {
     const bytes = await keyBytes(v, k);
     await v.crypt.addKey(v.device, key, bytes, k.slot);
@@ -134,6 +151,7 @@ export async function rotateVolume(
     return { ...r, stopped: `${v.volume}: a new slot did not open the header; old slots kept` };
   }
   if (plan.kill.length > 0) {
+    progress("proving", `proving every kept slot before removing ${slots(plan.kill)}`);
     // A slot added by a rotation cut short before its proof: proven now, before any kill.
     const added = new Set(plan.add.map((k) => k.slot));
     for (const k of encryption.keys) {
@@ -147,6 +165,7 @@ export async function rotateVolume(
       r.proven.push(k.slot);
     }
   }
+  if (plan.kill.length > 0) progress("removing", `removing slots ${slots(plan.kill)}`);
   for (const s of plan.kill) {
     await v.crypt.killSlot(v.device, s);
     r.killed.push(s);

@@ -19,6 +19,7 @@
  * ```
  * @module
  */
+import type { MachineConfig } from "../../config/mod.ts";
 import type { EventBus } from "../../events/mod.ts";
 import type { BlockBackend } from "../../platform/block/mod.ts";
 import type { CryptBackend } from "../../platform/crypt/mod.ts";
@@ -68,6 +69,8 @@ export interface BlockDeps {
   keys?: KeySource;
   /** Passphrases supplied through UnlockVolume (boot/ shares it with the API action). */
   unlocker?: VolumeUnlocker;
+  /** The config in force with its secrets (the store's copy is redacted). @default the store's */
+  fullConfig?: () => MachineConfig | undefined;
 }
 
 /** The block domain's controllers, for the composition root to register. */
@@ -99,6 +102,7 @@ export function blockControllers(deps: BlockDeps): MachineController[] {
       crypt: deps.crypt,
       keys: deps.keys,
       unlocker: deps.unlocker,
+      fullConfig: deps.fullConfig,
     }),
     new VolumeMountController({ mounts: deps.mounts, mkdir: deps.mkdir, events: deps.events }),
     new ProvisioningRecordController(),
@@ -134,6 +138,13 @@ export {
   VolumeUnlockError,
 } from "./volume_unlock.ts";
 export { type EncryptionOutcome, mappingName } from "./volume_encryption.ts";
+export { type OpenedState, type StateBootDeps, StateBootOpener } from "./state_boot_open.ts";
+export {
+  concludeStateBoot,
+  decideStateBoot,
+  STATE_LOCKED_CONDITION,
+  type StateBootDecision,
+} from "./state_boot.ts";
 export { CommandError } from "./run_command.ts";
 export { readSysfsDisks, type SysfsDisk } from "./sysfs_disks.ts";
 export {

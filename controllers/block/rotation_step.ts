@@ -10,20 +10,36 @@
  * @module
  */
 import type { VolumeEncryptionConfig } from "../../config/mod.ts";
+import type { LuksSlot } from "../../platform/crypt/mod.ts";
 import { ENROLLABLE_KINDS } from "./decide_encryption.ts";
-import { type LuksVolume, rotateVolume, type RotationResult, unlockVolume } from "./luks_volume.ts";
+import {
+  type LuksVolume,
+  rotateVolume,
+  type RotationProgress,
+  type RotationResult,
+  unlockVolume,
+} from "./luks_volume.ts";
 
-/** What a pass did. */
+/** What a pass did, and what it learned of the header. */
 export type RotationOutcome =
-  | { kind: "none" }
-  | { kind: "rotated"; result: RotationResult; reason: string }
-  | { kind: "stopped"; result?: RotationResult; reason: string }
-  | { kind: "refused"; reason: string };
+  & (
+    | { kind: "none" }
+    | { kind: "rotated"; result: RotationResult; reason: string }
+    | { kind: "stopped"; result?: RotationResult; reason: string }
+    | { kind: "refused"; reason: string }
+  )
+  & {
+    /** The header's active slots after the pass. */
+    slots: readonly LuksSlot[];
+    /** Slots a key opened in this pass (the authorising key and each proof). */
+    proven: readonly number[];
+  };
 
 /** Rotate `lv` to `encryption`'s keys when they differ from its header. */
 export async function rotateToConfig(
   lv: LuksVolume,
   encryption: VolumeEncryptionConfig,
+  progress?: RotationProgress,
 ): Promise<RotationOutcome> {
   const slots = (await lv.crypt.dump(lv.device)).slots;
   const active = new Set(slots.map((s) => s.slot));
@@ -31,22 +47,29 @@ export async function rotateToConfig(
   const wanted = encryption.keys.filter((k) => ENROLLABLE_KINDS.has(k.kind));
   const toAdd = wanted.filter((k) => !active.has(k.slot));
   const toKill = slots.filter((s) => !configured.has(s.slot));
-  if (toAdd.length === 0 && toKill.length === 0) return { kind: "none" };
+  if (toAdd.length === 0 && toKill.length === 0) return { kind: "none", slots, proven: [] };
   const { outcome, key } = await unlockVolume(lv, wanted.filter((k) => active.has(k.slot)));
   if (outcome.state !== "unlocked" || !key) {
     return {
       kind: "refused",
       reason: `${lv.volume}: keys changed, but no configured key opens the header to authorise ` +
         `the rotation; old slots kept`,
+      slots,
+      proven: [],
     };
   }
+  let result: RotationResult | undefined;
   try {
-    const result = await rotateVolume(lv, encryption, outcome.slot, key);
-    if (result.stopped) return { kind: "stopped", result, reason: result.stopped };
-    return { kind: "rotated", result, reason: describe(lv.volume, result, outcome.slot) };
+    result = await rotateVolume(lv, encryption, outcome.slot, key, progress);
   } finally {
     key.fill(0);
   }
+  const after = {
+    slots: (await lv.crypt.dump(lv.device)).slots,
+    proven: [outcome.slot, ...result.proven],
+  };
+  if (result.stopped) return { kind: "stopped", result, reason: result.stopped, ...after };
+  return { kind: "rotated", result, reason: describe(lv.volume, result, outcome.slot), ...after };
 }
 
 function describe(volume: string, r: RotationResult, by: number): string {

@@ -5,7 +5,7 @@
  * mkfs through FakeProcessBackend, mounts through FakeMountBackend. A
  * reboot is a new runtime and controllers over the same disk and headers.
  */
-import { parseMachineConfig } from "../../config/mod.ts";
+import { configSha256, parseMachineConfig, redactConfigSecrets } from "../../config/mod.ts";
 import { EventBus } from "../../events/mod.ts";
 import { FakeBlockBackend } from "../../platform/block/mod.ts";
 import { FakeMountBackend } from "../../platform/mount/mod.ts";
@@ -87,6 +87,8 @@ export async function boot(
   install: string,
   smbiosUuid = UUID,
   unlocker?: VolumeUnlocker,
+  /** As on a node: the store holds the redacted config, `fullConfig` (if given) the secrets. */
+  keeper?: { fullConfig?: boolean },
 ) {
   const mounts = new FakeMountBackend();
   const process = new FakeProcessBackend();
@@ -94,7 +96,15 @@ export async function boot(
   const store = new Store<ResourceSpecs>();
   const runtime = new ControllerRuntime(store);
   const ptr = { type: MACHINE_CONFIG, namespace: "config", id: MACHINE_CONFIG_ID } as const;
-  await store.modify(ptr, "test", () => ({ source: "test", config: config(install) }));
+  const full = config(install);
+  await store.modify(
+    ptr,
+    "test",
+    () =>
+      keeper
+        ? { source: "test", config: redactConfigSecrets(full), sha256: configSha256(full) }
+        : { source: "test", config: full },
+  );
   defineFakeMkfs(process, m.block, [DISK]);
   const controllers = blockControllers({
     block: m.block,
@@ -116,6 +126,7 @@ export async function boot(
     },
     newGuid: sequentialGuids(),
     unlocker,
+    ...(keeper?.fullConfig ? { fullConfig: () => full } : {}),
   });
   for (const c of controllers) runtime.register(c);
   runtime.start();

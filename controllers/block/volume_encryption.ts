@@ -12,7 +12,7 @@
  */
 import type { EncryptionKeyConfig, VolumeEncryptionConfig } from "../../config/mod.ts";
 import type { BlockBackend, FsInfo } from "../../platform/block/mod.ts";
-import type { CryptBackend } from "../../platform/crypt/mod.ts";
+import type { CryptBackend, LuksSlot } from "../../platform/crypt/mod.ts";
 import type { ProcessBackend } from "../../platform/process/mod.ts";
 import type { VolumeSpecSpec, VolumeUnlock } from "../../resources/mod.ts";
 import { decideEncryption, type VolumeContent } from "./decide_encryption.ts";
@@ -51,9 +51,13 @@ export type EncryptionOutcome =
     /** This pass wrote (LUKS2 format and/or mkfs on the mapping). */
     formatted: boolean;
     reason: string;
+    /** The header's active slots and their token kinds, as last read or written. */
+    slots: readonly LuksSlot[];
+    /** The slots a key opened or proved with `--test-passphrase` in this boot. */
+    proven: readonly number[];
   }
   | { kind: "refused"; code: string; reason: string; encrypted: boolean }
-  | { kind: "locked"; reason: string };
+  | { kind: "locked"; reason: string; slots: readonly LuksSlot[] };
 
 /** The dm-crypt mapping name of a volume: its name, so `/dev/mapper/STATE`. */
 export function mappingName(volume: string): string {
@@ -101,7 +105,10 @@ export async function encryptVolume(
     case "plain":
       return { kind: "plain" };
     case "refuse":
-      if (decision.code === "locked") return { kind: "locked", reason: decision.reason };
+      if (decision.code === "locked") {
+        const slots = content.kind === "luks" ? content.slots : [];
+        return { kind: "locked", reason: decision.reason, slots };
+      }
       return {
         kind: "refused",
         code: decision.code,
@@ -127,10 +134,14 @@ export async function encryptVolume(
         fs,
         formatted: true,
         reason: decision.reason,
+        slots: decision.keys.map((k) => ({ slot: k.slot, kind: k.kind })),
+        proven: [first.slot],
       };
     }
-    case "unlock":
-      return await unlockAndOpen(deps, spec, lv, decision.candidates, discards);
+    case "unlock": {
+      const slots = content.kind === "luks" ? content.slots : [];
+      return await unlockAndOpen(deps, spec, lv, decision.candidates, discards, slots);
+    }
   }
 }
 
@@ -141,18 +152,21 @@ async function unlockAndOpen(
   lv: LuksVolume,
   candidates: EncryptionKeyConfig[],
   discards: { allowDiscards: boolean },
+  slots: readonly LuksSlot[],
 ): Promise<EncryptionOutcome> {
   const { outcome, key } = await unlockVolume(lv, candidates);
   if (outcome.state === "locked" || !key) {
-    return { kind: "locked", reason: outcome.state === "locked" ? outcome.reason : "" };
+    return { kind: "locked", reason: outcome.state === "locked" ? outcome.reason : "", slots };
   }
   const unlockedBy = { slot: outcome.slot, kind: outcome.kind };
-  return await openUnlocked(deps, spec, lv, key, unlockedBy, outcome.reason, discards);
+  const header = { slots, proven: [outcome.slot] };
+  return await openUnlocked(deps, spec, lv, key, unlockedBy, outcome.reason, discards, header);
 }
 
 /**
  * Open a volume whose header `key` opened (a configured key, or a passphrase
  * the operator supplied through UnlockVolume), then find or make its filesystem.
+ * `header` is what the header held and which of its slots were proven.
  * @throws ProvisionError when a backend step fails
  */
 export async function openUnlocked(
@@ -163,6 +177,7 @@ export async function openUnlocked(
   unlockedBy: VolumeUnlock,
   reason: string,
   discards: { allowDiscards: boolean },
+  header: { slots: readonly LuksSlot[]; proven: readonly number[] },
 ): Promise<EncryptionOutcome> {
   const mapped = await openMapping(deps, lv, key, discards);
   const opened = {
@@ -171,6 +186,7 @@ export async function openUnlocked(
     unlockedBy,
     formatted: false,
     reason,
+    ...header,
   };
   const fs = await probe(deps, mapped);
   if (fs) return { ...opened, fs };

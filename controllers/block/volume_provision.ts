@@ -9,6 +9,7 @@
  * MachineConfig (the keys). Output: VolumeStatus.
  * @module
  */
+import { configSha256, type MachineConfig } from "../../config/mod.ts";
 import type { EventBus } from "../../events/mod.ts";
 import { isSysError } from "../../native-ops/mod.ts";
 import type { BlockBackend } from "../../platform/block/mod.ts";
@@ -25,6 +26,7 @@ import {
   type VolumeAction,
   type VolumeName,
   type VolumePhase,
+  type VolumeRotation,
   type VolumeSpecSpec,
   type VolumeStatusSpec,
 } from "../../resources/mod.ts";
@@ -42,6 +44,7 @@ import { ProvisionError, toVolumeError } from "./provision_error.ts";
 import { EncryptionStep } from "./encryption_step.ts";
 import type { VolumeUnlocker } from "./volume_unlock.ts";
 import type { EncryptionOutcome } from "./volume_encryption.ts";
+import type { KeyReport } from "./encryption_step.ts";
 import { emptyStatus, encryptionFields, sameExtent } from "./volume_status_fields.ts";
 
 /** Dependencies of {@link VolumeProvisionController}. */
@@ -65,9 +68,16 @@ export interface VolumeProvisionDeps {
   keys?: KeySource;
   /** Passphrases supplied through UnlockVolume; it wakes this controller. */
   unlocker?: VolumeUnlocker;
+  /**
+   * The config in force with its secrets (the keeper's): the store's MachineConfig has
+   * every `static` passphrase redacted. Used when its hash is the store's. @default the store's
+   */
+  fullConfig?: () => MachineConfig | undefined;
 }
 
 type Volumes = Record<VolumeName, VolumeSpecSpec>;
+/** What the encryption step reported for a volume. */
+type Encrypted = { outcome: EncryptionOutcome; keys: KeyReport };
 /** What carrying out the table decision left: facts, consented partitions, whether it wrote. */
 type Carried = { facts: DiskFacts | undefined; format: PartitionFacts[]; acted: boolean };
 
@@ -210,11 +220,10 @@ export class VolumeProvisionController implements MachineController {
     done: Carried,
     volumes: Volumes,
     phase: (p: VolumePhase) => Promise<void>,
-  ): Promise<{ by: Partial<Record<VolumeName, EncryptionOutcome>>; formatted: boolean }> {
-    const by: Partial<Record<VolumeName, EncryptionOutcome>> = {};
+  ): Promise<{ by: Partial<Record<VolumeName, Encrypted>>; formatted: boolean }> {
+    const by: Partial<Record<VolumeName, Encrypted>> = {};
     let formatted = false;
-    const install = ctx.find(MACHINE_CONFIG, "config", MACHINE_CONFIG_ID)?.spec.config.machine
-      .install;
+    const install = this.#install(ctx);
     for (const v of ["STATE", "EPHEMERAL"] as const) {
       const spec = volumes[v];
       const role = v === "STATE" ? "state" : "ephemeral";
@@ -224,9 +233,10 @@ export class VolumeProvisionController implements MachineController {
       const encryption = install?.encryption?.[role];
       if (encryption || p.fs?.type === "crypto_LUKS") {
         if (mayFormat) await phase("formatting");
-        const o = await this.#encryption.run(spec, p, encryption, mayFormat);
+        const rotation = (r: VolumeRotation) => this.#report(ctx, v, { rotation: r });
+        const o = await this.#encryption.run(spec, p, encryption, mayFormat, rotation);
         by[v] = o;
-        formatted ||= o.kind === "open" && o.formatted;
+        formatted ||= o.outcome.kind === "open" && o.outcome.formatted;
         continue;
       }
       if (!mayFormat) continue;
@@ -238,6 +248,17 @@ export class VolumeProvisionController implements MachineController {
       formatted = true;
     }
     return { by, formatted };
+  }
+
+  /**
+   * `machine.install` with the passphrases: the full config when it is the one in the
+   * store (same hash), else the store's (redacted: a `static` key then refuses to be used).
+   */
+  #install(ctx: ReconcileContext<ResourceSpecs>): MachineConfig["machine"]["install"] {
+    const stored = ctx.find(MACHINE_CONFIG, "config", MACHINE_CONFIG_ID)?.spec;
+    const full = this.#deps.fullConfig?.();
+    if (full && stored?.sha256 && configSha256(full) === stored.sha256) return full.machine.install;
+    return stored?.config.machine.install;
   }
 
   async #facts(disk: string): Promise<DiskFacts | undefined> {
@@ -288,7 +309,7 @@ export class VolumeProvisionController implements MachineController {
     disk: string,
     facts: DiskFacts | undefined,
     volumes: Volumes,
-    outcomes: Partial<Record<VolumeName, EncryptionOutcome>>,
+    outcomes: Partial<Record<VolumeName, Encrypted>>,
     base: { decision: string; message: string; acted: VolumeAction | null },
   ): Promise<void> {
     for (const v of ["STATE", "EPHEMERAL"] as const) {
@@ -311,7 +332,7 @@ export class VolumeProvisionController implements MachineController {
           code: "",
           op: "probe",
         },
-        ...(outcomes[v] ? encryptionFields(outcomes[v]) : {}),
+        ...(outcomes[v] ? encryptionFields(outcomes[v].outcome, outcomes[v].keys) : {}),
       });
     }
   }

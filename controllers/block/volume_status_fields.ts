@@ -6,6 +6,7 @@
 import type { CreatedPartition, VolumeName, VolumeStatusSpec } from "../../resources/mod.ts";
 import type { PartitionFacts } from "./disk_facts.ts";
 import type { EncryptionOutcome } from "./volume_encryption.ts";
+import type { KeyReport } from "./encryption_step.ts";
 
 /** A status before anything is known. */
 export function emptyStatus(volume: VolumeName): VolumeStatusSpec {
@@ -28,6 +29,8 @@ export function emptyStatus(volume: VolumeName): VolumeStatusSpec {
     unlockedBy: null,
     locked: false,
     lockedReason: "",
+    keySlots: [],
+    rotation: null,
   };
 }
 
@@ -39,13 +42,21 @@ export function sameExtent(c: CreatedPartition, p: PartitionFacts): boolean {
 
 /**
  * What an encryption outcome sets on a volume's status (phase, filesystem,
- * mapping, key, lock, error); nothing for a plain volume, whose fields come
- * from the partition. Pure.
+ * mapping, key, lock, error, key slots and rotation); nothing for a plain
+ * volume, whose fields come from the partition. Pure.
  */
-export function encryptionFields(o: EncryptionOutcome): Partial<VolumeStatusSpec> {
+export function encryptionFields(
+  o: EncryptionOutcome,
+  keys: KeyReport = { keySlots: [], rotation: null },
+): Partial<VolumeStatusSpec> {
+  if (o.kind === "plain") return {};
+  return { ...outcomeFields(o), keySlots: keys.keySlots, rotation: keys.rotation };
+}
+
+function outcomeFields(
+  o: Exclude<EncryptionOutcome, { kind: "plain" }>,
+): Partial<VolumeStatusSpec> {
   switch (o.kind) {
-    case "plain":
-      return {};
     case "locked":
       return {
         phase: "locked",

@@ -56,6 +56,8 @@ export class VolumeUnlocker {
   readonly #locked = new Map<VolumeName, string>();
   readonly #supplied = new Map<VolumeName, SuppliedKey>();
   readonly #waiters = new Map<VolumeName, Waiter>();
+  /** Boot's STATE opener waiting for a key (state_boot_open.ts), by volume. */
+  readonly #listeners = new Map<VolumeName, () => void>();
   #wake: () => void = () => {};
 
   constructor(options: { crypt?: CryptBackend; timeoutMs?: number }) {
@@ -88,6 +90,35 @@ export class VolumeUnlocker {
     this.#supplied.delete(volume);
     this.#waiters.get(volume)?.reject(new VolumeUnlockError("unavailable", reason));
     this.#waiters.delete(volume);
+  }
+
+  /**
+   * Boot opened `volume` with the supplied key before any config (state_boot_open.ts):
+   * the caller is answered and the volume is no longer locked, but the key is kept for
+   * the provisioner, which opens the volume again once the config has been read.
+   */
+  markMapped(volume: VolumeName, slot: number, mappingPath: string): void {
+    this.#locked.delete(volume);
+    this.#waiters.get(volume)?.resolve({ volume, slot, mappingPath });
+    this.#waiters.delete(volume);
+  }
+
+  /**
+   * Resolves with the next key an operator supplies for `volume` (one that
+   * opened a slot), or undefined when `signal` aborts. One waiter per volume.
+   */
+  waitSupplied(volume: VolumeName, signal: AbortSignal): Promise<SuppliedKey | undefined> {
+    return new Promise((resolve) => {
+      const done = (k: SuppliedKey | undefined) => {
+        this.#listeners.delete(volume);
+        signal.removeEventListener("abort", aborted);
+        resolve(k);
+      };
+      const aborted = () => done(undefined);
+      if (signal.aborted) return resolve(undefined);
+      signal.addEventListener("abort", aborted, { once: true });
+      this.#listeners.set(volume, () => done(this.#supplied.get(volume)));
+    });
   }
 
   /** The key supplied for `volume`, if any (the provisioner's to use). */
@@ -127,6 +158,7 @@ export class VolumeUnlocker {
       this.#waiters.set(v, { resolve, reject });
     });
     this.#wake();
+    this.#listeners.get(v)?.();
     return await withTimeout(opened, this.#timeoutMs, () => {
       this.markFailed(v, `${v}: the provisioner did not open it within ${this.#timeoutMs} ms`);
     });

@@ -42,6 +42,10 @@ Deno.test("a locked STATE opens with the operator's passphrase and mounts; a wro
     const vs = (await n.status("STATE", (s) => s.phase === "ready")).spec;
     assert.equal(vs.locked, false);
     assert.deepEqual(vs.unlockedBy, { slot: 1, kind: "passphrase" });
+    assert.deepEqual(vs.keySlots.map((k) => [k.slot, k.kind, k.proven]), [
+      [0, "nodeid", false],
+      [1, "static", true],
+    ]);
     assert.equal(vs.mappingPath, "/dev/mapper/STATE");
     await n.mounted("STATE");
     const ev = n.events.history().filter((e) => e.subject === "volume STATE");

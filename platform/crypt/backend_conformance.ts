@@ -103,6 +103,8 @@ export function cryptBackendConformance(
     await b.format(dev, key("first-key-123"), { slot: 0, pbkdf });
     await assert.rejects(b.open(dev, "conf-test", key("wrong-key-456")), KeyRejectedError);
     assert.equal(await b.open(dev, "conf-test", key("first-key-123")), "/dev/mapper/conf-test");
+    // Opening it again over the same device is a no-op (the interface's idempotence).
+    assert.equal(await b.open(dev, "conf-test", key("first-key-123")), "/dev/mapper/conf-test");
     await b.close("conf-test");
     await b.close("conf-test");
   }, options.ignoreMapping);

@@ -27,6 +27,8 @@ const DEFAULT_HEADER_BYTES = 16 * 1024 * 1024;
 
 /** cryptsetup's exit code for "no key available with this passphrase". */
 const EXIT_NO_KEY = 2;
+/** cryptsetup's exit code when the mapping name exists already (or the device is busy). */
+const EXIT_EXISTS = 5;
 
 /** cryptsetup exited unsuccessfully; argv holds paths, never keys. */
 export class CryptsetupError extends ToolError {
@@ -142,9 +144,20 @@ export class NativeCryptBackend implements CryptBackend {
       const args = ["open", "--type", "luks2", ...discards, `--key-file=${k}`, device, name];
       const r = await this.#run(args);
       if (r.exit.code === EXIT_NO_KEY) throw new KeyRejectedError(device, undefined);
+      // Already mapped to this device (boot read STATE's config and its close failed): done.
+      if (r.exit.code === EXIT_EXISTS && await this.#mapsTo(name, device)) return;
       if (r.exit.code !== 0) throw new CryptsetupError(["cryptsetup", ...args], r.exit, r.stderr);
     });
     return mapped;
+  }
+
+  /** Is the active mapping `name` over `device`? (`cryptsetup status`'s `device:` line.) */
+  async #mapsTo(name: string, device: string): Promise<boolean> {
+    const r = await this.#run(["status", name]);
+    const found = /^\s*device:\s+(\S+)\s*$/m.exec(r.stdout)?.[1];
+    if (r.exit.code !== 0 || !found) return false;
+    const real = (p: string) => Deno.realPath(p).catch(() => p);
+    return await real(found) === await real(device);
   }
 
   async close(name: string): Promise<void> {

@@ -60,6 +60,35 @@ export interface VolumeUnlock {
   readonly kind: string;
 }
 
+/** One active keyslot of an encrypted volume's LUKS2 header (never its key). */
+export interface VolumeKeySlot {
+  readonly slot: number;
+  /** The kind its `machined-<kind>` token names (`nodeid`, `static`, `tpm`); empty without one. */
+  readonly kind: string;
+  /** A key opened it, or proved it with `--test-passphrase`, in this boot. */
+  readonly proven: boolean;
+}
+
+/** Where a rotation (docs/encryption.md, "Rotation") of the volume's keys is. */
+export type RotationPhase =
+  /** Phase 1: enrolling the configured keys the header lacks. */
+  | "adding"
+  /** Phase 1: testing that every added (and kept) slot opens the header. */
+  | "proving"
+  /** Phase 2: killing the slots the config dropped. */
+  | "removing"
+  /** Cut short or a proof failed: every old slot kept; tried again at the next reconcile. */
+  | "stopped"
+  /** No configured key opens the header to authorise it, or the plan refuses. */
+  | "refused";
+
+/** A rotation in progress, or one that did not finish. */
+export interface VolumeRotation {
+  readonly phase: RotationPhase;
+  /** What it is doing, or why it stopped. */
+  readonly message: string;
+}
+
 /** One volume; the id is its {@link VolumeName}. */
 export interface VolumeStatusSpec {
   readonly volume: VolumeName;
@@ -96,6 +125,10 @@ export interface VolumeStatusSpec {
   readonly locked: boolean;
   /** Why it is locked: each key tried and why it failed (never a key); empty when not locked. */
   readonly lockedReason: string;
+  /** The header's active keyslots, by number; empty when plain or not read yet. */
+  readonly keySlots: readonly VolumeKeySlot[];
+  /** The key rotation in progress or stopped; null when none is (or it finished). */
+  readonly rotation: VolumeRotation | null;
 }
 
 export const volumeStatusDescriptor: ResourceDescriptor<typeof VOLUME_STATUS, VolumeStatusSpec> = {
@@ -120,6 +153,12 @@ export const volumeStatusDescriptor: ResourceDescriptor<typeof VOLUME_STATUS, Vo
           ? `${s.unlockedBy.kind}:${s.unlockedBy.slot}`
           : "luks2",
     },
+    {
+      header: "KEYS",
+      value: (s) =>
+        s.keySlots.map((k) => `${k.slot}:${k.kind || "?"}${k.proven ? "+" : ""}`).join(","),
+    },
+    { header: "ROTATION", value: (s) => s.rotation?.phase ?? "" },
     { header: "MESSAGE", value: (s) => s.error?.message ?? (s.lockedReason || s.message) },
   ],
 };

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file machined/v1/block.proto.
  */
 export const file_machined_v1_block: GenFile = /*@__PURE__*/
-  fileDesc("ChdtYWNoaW5lZC92MS9ibG9jay5wcm90bxILbWFjaGluZWQudjEisgMKDkRpc2tTdGF0dXNTcGVjEhMKC2RldmljZV9wYXRoGAEgASgJEgsKA2RldhgCIAEoCRIMCgRzaXplGAMgASgEEhsKE2xvZ2ljYWxfc2VjdG9yX3NpemUYBCABKA0SHAoUcGh5c2ljYWxfc2VjdG9yX3NpemUYBSABKA0SDQoFbW9kZWwYBiABKAkSDgoGc2VyaWFsGAcgASgJEgwKBHd3aWQYCCABKAkSEgoKcm90YXRpb25hbBgJIAEoCBIRCglyZWFkX29ubHkYCiABKAgSEQoJcmVtb3ZhYmxlGAsgASgIEiMKBGtpbmQYDCABKA4yFS5tYWNoaW5lZC52MS5EaXNrS2luZBIUCgxiYWNraW5nX2ZpbGUYDSABKAkSNAoPcGFydGl0aW9uX3RhYmxlGA4gASgOMhsubWFjaGluZWQudjEuUGFydGl0aW9uVGFibGUSEQoJZGlza19ndWlkGA8gASgJEhIKCnBhcnRpdGlvbnMYECABKA0SJwoGbGF5b3V0GBEgASgOMhcubWFjaGluZWQudjEuRGlza0xheW91dBINCgVlcnJvchgSIAEoCSKiAgoURGlzY292ZXJlZFZvbHVtZVNwZWMSDAoEZGlzaxgBIAEoCRITCgtkZXZpY2VfcGF0aBgCIAEoCRIYChBwYXJ0aXRpb25fbnVtYmVyGAMgASgNEg4KBm9mZnNldBgEIAEoBBIMCgRzaXplGAUgASgEEhYKDnBhcnRpdGlvbl90eXBlGAYgASgJEhYKDnBhcnRpdGlvbl91dWlkGAcgASgJEhcKD3BhcnRpdGlvbl9sYWJlbBgIIAEoCRIMCgRyb2xlGAkgASgJEhIKCmZpbGVzeXN0ZW0YCiABKAkSGAoQZmlsZXN5c3RlbV9sYWJlbBgLIAEoCRIXCg9maWxlc3lzdGVtX3V1aWQYDCABKAkSEQoJaW5fa2VybmVsGA0gASgIIoACCg5Wb2x1bWVTcGVjU3BlYxInCgZ2b2x1bWUYASABKA4yFy5tYWNoaW5lZC52MS5Wb2x1bWVOYW1lEgwKBGRpc2sYAiABKAkSDAoEd2lwZRgDIAEoCBIWCg5wYXJ0aXRpb25fbmFtZRgEIAEoCRIWCg5wYXJ0aXRpb25fdHlwZRgFIAEoCRIMCgRzaXplGAYgASgEEjEKCmZpbGVzeXN0ZW0YByABKA4yHS5tYWNoaW5lZC52MS5Wb2x1bWVGaWxlc3lzdGVtEhMKC21vdW50X3BvaW50GAggASgJEhMKC21vdW50X2ZsYWdzGAkgAygJEg4KBnN5c3RlbRgKIAEoCCI4CgtWb2x1bWVFcnJvchIPCgdtZXNzYWdlGAEgASgJEgwKBGNvZGUYAiABKAkSCgoCb3AYAyABKAkicQoQQ3JlYXRlZFBhcnRpdGlvbhIOCgZudW1iZXIYASABKA0SDAoEdXVpZBgCIAEoCRIMCgR0eXBlGAMgASgJEgwKBG5hbWUYBCABKAkSEQoJZmlyc3RfbGJhGAUgASgEEhAKCGxhc3RfbGJhGAYgASgEIogEChBWb2x1bWVTdGF0dXNTcGVjEicKBnZvbHVtZRgBIAEoDjIXLm1hY2hpbmVkLnYxLlZvbHVtZU5hbWUSJwoFcGhhc2UYAiABKA4yGC5tYWNoaW5lZC52MS5Wb2x1bWVQaGFzZRIMCgRkaXNrGAMgASgJEhAKCGRlY2lzaW9uGAQgASgJEg8KB21lc3NhZ2UYBSABKAkSFgoOcGFydGl0aW9uX3BhdGgYBiABKAkSFgoOcGFydGl0aW9uX3V1aWQYByABKAkSEgoKZmlsZXN5c3RlbRgIIAEoCRIXCg9maWxlc3lzdGVtX3V1aWQYCSABKAkSLgoHY3JlYXRlZBgKIAEoCzIdLm1hY2hpbmVkLnYxLkNyZWF0ZWRQYXJ0aXRpb24SEQoJZGlza19ndWlkGAsgASgJEicKBWVycm9yGAwgASgLMhgubWFjaGluZWQudjEuVm9sdW1lRXJyb3ISKAoFYWN0ZWQYDSABKAsyGS5tYWNoaW5lZC52MS5Wb2x1bWVBY3Rpb24SEQoJZW5jcnlwdGVkGA4gASgIEhQKDG1hcHBpbmdfcGF0aBgPIAEoCRIuCgt1bmxvY2tlZF9ieRgQIAEoCzIZLm1hY2hpbmVkLnYxLlZvbHVtZVVubG9jaxIOCgZsb2NrZWQYESABKAgSFQoNbG9ja2VkX3JlYXNvbhgSIAEoCSIqCgxWb2x1bWVVbmxvY2sSDAoEc2xvdBgBIAEoDRIMCgRraW5kGAIgASgJIj0KDFZvbHVtZUFjdGlvbhIQCghkZWNpc2lvbhgBIAEoCRIPCgdtZXNzYWdlGAIgASgJEgoKAmF0GAMgASgJIvEBCg9Nb3VudFN0YXR1c1NwZWMSJwoGdm9sdW1lGAEgASgOMhcubWFjaGluZWQudjEuVm9sdW1lTmFtZRInCgVwaGFzZRgCIAEoDjIYLm1hY2hpbmVkLnYxLlZvbHVtZVBoYXNlEg8KB21vdW50ZWQYAyABKAgSDgoGc291cmNlGAQgASgJEg4KBnRhcmdldBgFIAEoCRISCgpmaWxlc3lzdGVtGAYgASgJEg0KBWZsYWdzGAcgAygJEg8KB21lc3NhZ2UYCCABKAkSJwoFZXJyb3IYCSABKAsyGC5tYWNoaW5lZC52MS5Wb2x1bWVFcnJvciKfAQoWUHJvdmlzaW9uaW5nUmVjb3JkU3BlYxIPCgd2ZXJzaW9uGAEgASgNEgwKBGRpc2sYAiABKAkSEQoJZGlza19ndWlkGAMgASgJEhIKCnVwZGF0ZWRfYXQYBCABKAESMQoKcGFydGl0aW9ucxgFIAMoCzIdLm1hY2hpbmVkLnYxLkNyZWF0ZWRQYXJ0aXRpb24SDAoEcGF0aBgGIAEoCSrEAQoIRGlza0tpbmQSGQoVRElTS19LSU5EX1VOU1BFQ0lGSUVEEAASEQoNRElTS19LSU5EX0hERBABEhEKDURJU0tfS0lORF9TU0QQAhISCg5ESVNLX0tJTkRfTlZNRRADEhAKDERJU0tfS0lORF9TRBAEEhMKD0RJU0tfS0lORF9DRFJPTRAFEhIKDkRJU0tfS0lORF9MT09QEAYSEQoNRElTS19LSU5EX1JBTRAHEhUKEURJU0tfS0lORF9WSVJUVUFMEAgqmgEKDlBhcnRpdGlvblRhYmxlEh8KG1BBUlRJVElPTl9UQUJMRV9VTlNQRUNJRklFRBAAEhcKE1BBUlRJVElPTl9UQUJMRV9HUFQQARIXChNQQVJUSVRJT05fVEFCTEVfTUJSEAISGAoUUEFSVElUSU9OX1RBQkxFX05PTkUQAxIbChdQQVJUSVRJT05fVEFCTEVfVU5LTk9XThAEKqMBCgpEaXNrTGF5b3V0EhsKF0RJU0tfTEFZT1VUX1VOU1BFQ0lGSUVEEAASGAoURElTS19MQVlPVVRfTUFDSElORUQQARIVChFESVNLX0xBWU9VVF9JTUFHRRACEhUKEURJU0tfTEFZT1VUX0JMQU5LEAMSFwoTRElTS19MQVlPVVRfRk9SRUlHThAEEhcKE0RJU0tfTEFZT1VUX1VOS05PV04QBSpbCgpWb2x1bWVOYW1lEhsKF1ZPTFVNRV9OQU1FX1VOU1BFQ0lGSUVEEAASFQoRVk9MVU1FX05BTUVfU1RBVEUQARIZChVWT0xVTUVfTkFNRV9FUEhFTUVSQUwQAipsChBWb2x1bWVGaWxlc3lzdGVtEiEKHVZPTFVNRV9GSUxFU1lTVEVNX1VOU1BFQ0lGSUVEEAASGgoWVk9MVU1FX0ZJTEVTWVNURU1fRVhUNBABEhkKFVZPTFVNRV9GSUxFU1lTVEVNX1hGUxACKuYBCgtWb2x1bWVQaGFzZRIcChhWT0xVTUVfUEhBU0VfVU5TUEVDSUZJRUQQABIYChRWT0xVTUVfUEhBU0VfV0FJVElORxABEh0KGVZPTFVNRV9QSEFTRV9QUk9WSVNJT05JTkcQAhIbChdWT0xVTUVfUEhBU0VfRk9STUFUVElORxADEhkKFVZPTFVNRV9QSEFTRV9NT1VOVElORxAEEhYKElZPTFVNRV9QSEFTRV9SRUFEWRAFEhcKE1ZPTFVNRV9QSEFTRV9GQUlMRUQQBhIXChNWT0xVTUVfUEhBU0VfTE9DS0VEEAdiBnByb3RvMw");
+  fileDesc("ChdtYWNoaW5lZC92MS9ibG9jay5wcm90bxILbWFjaGluZWQudjEisgMKDkRpc2tTdGF0dXNTcGVjEhMKC2RldmljZV9wYXRoGAEgASgJEgsKA2RldhgCIAEoCRIMCgRzaXplGAMgASgEEhsKE2xvZ2ljYWxfc2VjdG9yX3NpemUYBCABKA0SHAoUcGh5c2ljYWxfc2VjdG9yX3NpemUYBSABKA0SDQoFbW9kZWwYBiABKAkSDgoGc2VyaWFsGAcgASgJEgwKBHd3aWQYCCABKAkSEgoKcm90YXRpb25hbBgJIAEoCBIRCglyZWFkX29ubHkYCiABKAgSEQoJcmVtb3ZhYmxlGAsgASgIEiMKBGtpbmQYDCABKA4yFS5tYWNoaW5lZC52MS5EaXNrS2luZBIUCgxiYWNraW5nX2ZpbGUYDSABKAkSNAoPcGFydGl0aW9uX3RhYmxlGA4gASgOMhsubWFjaGluZWQudjEuUGFydGl0aW9uVGFibGUSEQoJZGlza19ndWlkGA8gASgJEhIKCnBhcnRpdGlvbnMYECABKA0SJwoGbGF5b3V0GBEgASgOMhcubWFjaGluZWQudjEuRGlza0xheW91dBINCgVlcnJvchgSIAEoCSKiAgoURGlzY292ZXJlZFZvbHVtZVNwZWMSDAoEZGlzaxgBIAEoCRITCgtkZXZpY2VfcGF0aBgCIAEoCRIYChBwYXJ0aXRpb25fbnVtYmVyGAMgASgNEg4KBm9mZnNldBgEIAEoBBIMCgRzaXplGAUgASgEEhYKDnBhcnRpdGlvbl90eXBlGAYgASgJEhYKDnBhcnRpdGlvbl91dWlkGAcgASgJEhcKD3BhcnRpdGlvbl9sYWJlbBgIIAEoCRIMCgRyb2xlGAkgASgJEhIKCmZpbGVzeXN0ZW0YCiABKAkSGAoQZmlsZXN5c3RlbV9sYWJlbBgLIAEoCRIXCg9maWxlc3lzdGVtX3V1aWQYDCABKAkSEQoJaW5fa2VybmVsGA0gASgIIoACCg5Wb2x1bWVTcGVjU3BlYxInCgZ2b2x1bWUYASABKA4yFy5tYWNoaW5lZC52MS5Wb2x1bWVOYW1lEgwKBGRpc2sYAiABKAkSDAoEd2lwZRgDIAEoCBIWCg5wYXJ0aXRpb25fbmFtZRgEIAEoCRIWCg5wYXJ0aXRpb25fdHlwZRgFIAEoCRIMCgRzaXplGAYgASgEEjEKCmZpbGVzeXN0ZW0YByABKA4yHS5tYWNoaW5lZC52MS5Wb2x1bWVGaWxlc3lzdGVtEhMKC21vdW50X3BvaW50GAggASgJEhMKC21vdW50X2ZsYWdzGAkgAygJEg4KBnN5c3RlbRgKIAEoCCI4CgtWb2x1bWVFcnJvchIPCgdtZXNzYWdlGAEgASgJEgwKBGNvZGUYAiABKAkSCgoCb3AYAyABKAkicQoQQ3JlYXRlZFBhcnRpdGlvbhIOCgZudW1iZXIYASABKA0SDAoEdXVpZBgCIAEoCRIMCgR0eXBlGAMgASgJEgwKBG5hbWUYBCABKAkSEQoJZmlyc3RfbGJhGAUgASgEEhAKCGxhc3RfbGJhGAYgASgEIuYEChBWb2x1bWVTdGF0dXNTcGVjEicKBnZvbHVtZRgBIAEoDjIXLm1hY2hpbmVkLnYxLlZvbHVtZU5hbWUSJwoFcGhhc2UYAiABKA4yGC5tYWNoaW5lZC52MS5Wb2x1bWVQaGFzZRIMCgRkaXNrGAMgASgJEhAKCGRlY2lzaW9uGAQgASgJEg8KB21lc3NhZ2UYBSABKAkSFgoOcGFydGl0aW9uX3BhdGgYBiABKAkSFgoOcGFydGl0aW9uX3V1aWQYByABKAkSEgoKZmlsZXN5c3RlbRgIIAEoCRIXCg9maWxlc3lzdGVtX3V1aWQYCSABKAkSLgoHY3JlYXRlZBgKIAEoCzIdLm1hY2hpbmVkLnYxLkNyZWF0ZWRQYXJ0aXRpb24SEQoJZGlza19ndWlkGAsgASgJEicKBWVycm9yGAwgASgLMhgubWFjaGluZWQudjEuVm9sdW1lRXJyb3ISKAoFYWN0ZWQYDSABKAsyGS5tYWNoaW5lZC52MS5Wb2x1bWVBY3Rpb24SEQoJZW5jcnlwdGVkGA4gASgIEhQKDG1hcHBpbmdfcGF0aBgPIAEoCRIuCgt1bmxvY2tlZF9ieRgQIAEoCzIZLm1hY2hpbmVkLnYxLlZvbHVtZVVubG9jaxIOCgZsb2NrZWQYESABKAgSFQoNbG9ja2VkX3JlYXNvbhgSIAEoCRItCglrZXlfc2xvdHMYEyADKAsyGi5tYWNoaW5lZC52MS5Wb2x1bWVLZXlTbG90Ei0KCHJvdGF0aW9uGBQgASgLMhsubWFjaGluZWQudjEuVm9sdW1lUm90YXRpb24iOwoNVm9sdW1lS2V5U2xvdBIMCgRzbG90GAEgASgNEgwKBGtpbmQYAiABKAkSDgoGcHJvdmVuGAMgASgIIkwKDlZvbHVtZVJvdGF0aW9uEikKBXBoYXNlGAEgASgOMhoubWFjaGluZWQudjEuUm90YXRpb25QaGFzZRIPCgdtZXNzYWdlGAIgASgJIioKDFZvbHVtZVVubG9jaxIMCgRzbG90GAEgASgNEgwKBGtpbmQYAiABKAkiPQoMVm9sdW1lQWN0aW9uEhAKCGRlY2lzaW9uGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSCgoCYXQYAyABKAki8QEKD01vdW50U3RhdHVzU3BlYxInCgZ2b2x1bWUYASABKA4yFy5tYWNoaW5lZC52MS5Wb2x1bWVOYW1lEicKBXBoYXNlGAIgASgOMhgubWFjaGluZWQudjEuVm9sdW1lUGhhc2USDwoHbW91bnRlZBgDIAEoCBIOCgZzb3VyY2UYBCABKAkSDgoGdGFyZ2V0GAUgASgJEhIKCmZpbGVzeXN0ZW0YBiABKAkSDQoFZmxhZ3MYByADKAkSDwoHbWVzc2FnZRgIIAEoCRInCgVlcnJvchgJIAEoCzIYLm1hY2hpbmVkLnYxLlZvbHVtZUVycm9yIp8BChZQcm92aXNpb25pbmdSZWNvcmRTcGVjEg8KB3ZlcnNpb24YASABKA0SDAoEZGlzaxgCIAEoCRIRCglkaXNrX2d1aWQYAyABKAkSEgoKdXBkYXRlZF9hdBgEIAEoARIxCgpwYXJ0aXRpb25zGAUgAygLMh0ubWFjaGluZWQudjEuQ3JlYXRlZFBhcnRpdGlvbhIMCgRwYXRoGAYgASgJKsQBCghEaXNrS2luZBIZChVESVNLX0tJTkRfVU5TUEVDSUZJRUQQABIRCg1ESVNLX0tJTkRfSEREEAESEQoNRElTS19LSU5EX1NTRBACEhIKDkRJU0tfS0lORF9OVk1FEAMSEAoMRElTS19LSU5EX1NEEAQSEwoPRElTS19LSU5EX0NEUk9NEAUSEgoORElTS19LSU5EX0xPT1AQBhIRCg1ESVNLX0tJTkRfUkFNEAcSFQoRRElTS19LSU5EX1ZJUlRVQUwQCCqaAQoOUGFydGl0aW9uVGFibGUSHwobUEFSVElUSU9OX1RBQkxFX1VOU1BFQ0lGSUVEEAASFwoTUEFSVElUSU9OX1RBQkxFX0dQVBABEhcKE1BBUlRJVElPTl9UQUJMRV9NQlIQAhIYChRQQVJUSVRJT05fVEFCTEVfTk9ORRADEhsKF1BBUlRJVElPTl9UQUJMRV9VTktOT1dOEAQqowEKCkRpc2tMYXlvdXQSGwoXRElTS19MQVlPVVRfVU5TUEVDSUZJRUQQABIYChRESVNLX0xBWU9VVF9NQUNISU5FRBABEhUKEURJU0tfTEFZT1VUX0lNQUdFEAISFQoRRElTS19MQVlPVVRfQkxBTksQAxIXChNESVNLX0xBWU9VVF9GT1JFSUdOEAQSFwoTRElTS19MQVlPVVRfVU5LTk9XThAFKlsKClZvbHVtZU5hbWUSGwoXVk9MVU1FX05BTUVfVU5TUEVDSUZJRUQQABIVChFWT0xVTUVfTkFNRV9TVEFURRABEhkKFVZPTFVNRV9OQU1FX0VQSEVNRVJBTBACKmwKEFZvbHVtZUZpbGVzeXN0ZW0SIQodVk9MVU1FX0ZJTEVTWVNURU1fVU5TUEVDSUZJRUQQABIaChZWT0xVTUVfRklMRVNZU1RFTV9FWFQ0EAESGQoVVk9MVU1FX0ZJTEVTWVNURU1fWEZTEAIq5gEKC1ZvbHVtZVBoYXNlEhwKGFZPTFVNRV9QSEFTRV9VTlNQRUNJRklFRBAAEhgKFFZPTFVNRV9QSEFTRV9XQUlUSU5HEAESHQoZVk9MVU1FX1BIQVNFX1BST1ZJU0lPTklORxACEhsKF1ZPTFVNRV9QSEFTRV9GT1JNQVRUSU5HEAMSGQoVVk9MVU1FX1BIQVNFX01PVU5USU5HEAQSFgoSVk9MVU1FX1BIQVNFX1JFQURZEAUSFwoTVk9MVU1FX1BIQVNFX0ZBSUxFRBAGEhcKE1ZPTFVNRV9QSEFTRV9MT0NLRUQQByq7AQoNUm90YXRpb25QaGFzZRIeChpST1RBVElPTl9QSEFTRV9VTlNQRUNJRklFRBAAEhkKFVJPVEFUSU9OX1BIQVNFX0FERElORxABEhoKFlJPVEFUSU9OX1BIQVNFX1BST1ZJTkcQAhIbChdST1RBVElPTl9QSEFTRV9SRU1PVklORxADEhoKFlJPVEFUSU9OX1BIQVNFX1NUT1BQRUQQBBIaChZST1RBVElPTl9QSEFTRV9SRUZVU0VEEAViBnByb3RvMw");
 
 /**
  * DiskStatus: one block device as discovery sees it.
@@ -497,6 +497,20 @@ export type VolumeStatusSpec = Message<"machined.v1.VolumeStatusSpec"> & {
    * @generated from field: string locked_reason = 18;
    */
   lockedReason: string;
+
+  /**
+   * The header's active keyslots, by number; empty when plain or not read yet.
+   *
+   * @generated from field: repeated machined.v1.VolumeKeySlot key_slots = 19;
+   */
+  keySlots: VolumeKeySlot[];
+
+  /**
+   * The key rotation in progress or stopped; unset when none is.
+   *
+   * @generated from field: machined.v1.VolumeRotation rotation = 20;
+   */
+  rotation?: VolumeRotation | undefined;
 };
 
 /**
@@ -505,6 +519,65 @@ export type VolumeStatusSpec = Message<"machined.v1.VolumeStatusSpec"> & {
  */
 export const VolumeStatusSpecSchema: GenMessage<VolumeStatusSpec> = /*@__PURE__*/
   messageDesc(file_machined_v1_block, 5);
+
+/**
+ * One active keyslot of an encrypted volume's header (never its key).
+ *
+ * @generated from message machined.v1.VolumeKeySlot
+ */
+export type VolumeKeySlot = Message<"machined.v1.VolumeKeySlot"> & {
+  /**
+   * @generated from field: uint32 slot = 1;
+   */
+  slot: number;
+
+  /**
+   * The kind its `machined-<kind>` token names; empty without one.
+   *
+   * @generated from field: string kind = 2;
+   */
+  kind: string;
+
+  /**
+   * A key opened it, or proved it with `--test-passphrase`, in this boot.
+   *
+   * @generated from field: bool proven = 3;
+   */
+  proven: boolean;
+};
+
+/**
+ * Describes the message machined.v1.VolumeKeySlot.
+ * Use `create(VolumeKeySlotSchema)` to create a new message.
+ */
+export const VolumeKeySlotSchema: GenMessage<VolumeKeySlot> = /*@__PURE__*/
+  messageDesc(file_machined_v1_block, 6);
+
+/**
+ * A rotation in progress, or one that did not finish.
+ *
+ * @generated from message machined.v1.VolumeRotation
+ */
+export type VolumeRotation = Message<"machined.v1.VolumeRotation"> & {
+  /**
+   * @generated from field: machined.v1.RotationPhase phase = 1;
+   */
+  phase: RotationPhase;
+
+  /**
+   * What it is doing, or why it stopped.
+   *
+   * @generated from field: string message = 2;
+   */
+  message: string;
+};
+
+/**
+ * Describes the message machined.v1.VolumeRotation.
+ * Use `create(VolumeRotationSchema)` to create a new message.
+ */
+export const VolumeRotationSchema: GenMessage<VolumeRotation> = /*@__PURE__*/
+  messageDesc(file_machined_v1_block, 7);
 
 /**
  * Which configured key opened an encrypted volume.
@@ -530,7 +603,7 @@ export type VolumeUnlock = Message<"machined.v1.VolumeUnlock"> & {
  * Use `create(VolumeUnlockSchema)` to create a new message.
  */
 export const VolumeUnlockSchema: GenMessage<VolumeUnlock> = /*@__PURE__*/
-  messageDesc(file_machined_v1_block, 6);
+  messageDesc(file_machined_v1_block, 8);
 
 /**
  * A provisioning decision that wrote the partition table or made a filesystem.
@@ -565,7 +638,7 @@ export type VolumeAction = Message<"machined.v1.VolumeAction"> & {
  * Use `create(VolumeActionSchema)` to create a new message.
  */
 export const VolumeActionSchema: GenMessage<VolumeAction> = /*@__PURE__*/
-  messageDesc(file_machined_v1_block, 7);
+  messageDesc(file_machined_v1_block, 9);
 
 /**
  * MountStatus: whether a machined volume is mounted where it belongs.
@@ -628,7 +701,7 @@ export type MountStatusSpec = Message<"machined.v1.MountStatusSpec"> & {
  * Use `create(MountStatusSpecSchema)` to create a new message.
  */
 export const MountStatusSpecSchema: GenMessage<MountStatusSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_block, 8);
+  messageDesc(file_machined_v1_block, 10);
 
 /**
  * ProvisioningRecord: which partitions machined created on the install disk.
@@ -680,7 +753,7 @@ export type ProvisioningRecordSpec = Message<"machined.v1.ProvisioningRecordSpec
  * Use `create(ProvisioningRecordSpecSchema)` to create a new message.
  */
 export const ProvisioningRecordSpecSchema: GenMessage<ProvisioningRecordSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_block, 9);
+  messageDesc(file_machined_v1_block, 11);
 
 /**
  * What kind of device a disk is.
@@ -941,4 +1014,47 @@ export enum VolumePhase {
  */
 export const VolumePhaseSchema: GenEnum<VolumePhase> = /*@__PURE__*/
   enumDesc(file_machined_v1_block, 5);
+
+/**
+ * Where a key rotation is.
+ *
+ * @generated from enum machined.v1.RotationPhase
+ */
+export enum RotationPhase {
+  /**
+   * @generated from enum value: ROTATION_PHASE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: ROTATION_PHASE_ADDING = 1;
+   */
+  ADDING = 1,
+
+  /**
+   * @generated from enum value: ROTATION_PHASE_PROVING = 2;
+   */
+  PROVING = 2,
+
+  /**
+   * @generated from enum value: ROTATION_PHASE_REMOVING = 3;
+   */
+  REMOVING = 3,
+
+  /**
+   * @generated from enum value: ROTATION_PHASE_STOPPED = 4;
+   */
+  STOPPED = 4,
+
+  /**
+   * @generated from enum value: ROTATION_PHASE_REFUSED = 5;
+   */
+  REFUSED = 5,
+}
+
+/**
+ * Describes the enum machined.v1.RotationPhase.
+ */
+export const RotationPhaseSchema: GenEnum<RotationPhase> = /*@__PURE__*/
+  enumDesc(file_machined_v1_block, 6);
 
