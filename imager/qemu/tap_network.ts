@@ -89,17 +89,7 @@ export async function createTapNetwork(opts: TapNetworkOptions = {}): Promise<Ta
     await ip("netns", "del", netns).catch(() => {});
   };
   try {
-    const n = (...args: string[]) => ip("-n", netns, ...args);
-    await n("link", "set", "lo", "up");
-    await n("link", "add", bridge, "type", "bridge", "forward_delay", "0");
-    await n("addr", "add", `${gateway}/24`, "dev", bridge);
-    if (opts.ipv6Prefix) {
-      await n("addr", "add", `${opts.ipv6Prefix}1/64`, "dev", bridge, "nodad");
-    }
-    await n("link", "set", bridge, "up");
-    await n("tuntap", "add", "dev", tap, "mode", "tap");
-    await n("link", "set", tap, "master", bridge);
-    await n("link", "set", tap, "up");
+    await makeBridgeAndTap(netns, { bridge, tap, gateway, ipv6Prefix: opts.ipv6Prefix });
     await Deno.writeTextFile(log, "");
     // A log file, not stderr: dnsmasq buffers its stderr log until it exits.
     server = new Deno.Command("ip", {
@@ -146,6 +136,22 @@ export async function createTapNetwork(opts: TapNetworkOptions = {}): Promise<Ta
       new Deno.Command("ip", { ...options, args: ["netns", "exec", netns, cmd, ...args] }),
     close,
   };
+}
+
+/** Inside `netns`: loopback up, the bridge with the gateway address (and IPv6 prefix), the tap on it. */
+async function makeBridgeAndTap(
+  netns: string,
+  o: { bridge: string; tap: string; gateway: string; ipv6Prefix?: string },
+): Promise<void> {
+  const n = (...args: string[]) => ip("-n", netns, ...args);
+  await n("link", "set", "lo", "up");
+  await n("link", "add", o.bridge, "type", "bridge", "forward_delay", "0");
+  await n("addr", "add", `${o.gateway}/24`, "dev", o.bridge);
+  if (o.ipv6Prefix) await n("addr", "add", `${o.ipv6Prefix}1/64`, "dev", o.bridge, "nodad");
+  await n("link", "set", o.bridge, "up");
+  await n("tuntap", "add", "dev", o.tap, "mode", "tap");
+  await n("link", "set", o.tap, "master", o.bridge);
+  await n("link", "set", o.tap, "up");
 }
 
 /** dnsmasq as a DHCP server only (no DNS port, no lease file), logging to `log`. */
