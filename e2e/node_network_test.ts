@@ -12,7 +12,11 @@
  *    (the server certificate must name the address the node holds), and
  *    Version answers; `get addresses` shows the address.
  *
- * 4. the site's network on the same VM (e2e/network_site_steps.ts): its two
+ * 4. a 1380-byte ping with DF set from the namespace crosses WireGuard to the
+ *    node (its `wg0`: the kernel module, keys set by machined's `wg`; the
+ *    host's end is wireguard-go), and `get wireguardstatus` shows the
+ *    handshake (e2e/wireguard_step.ts);
+ * 5. the site's network on the same VM (e2e/network_site_steps.ts): its two
  *    NICs are an active-backup bond (the first port's carrier cut, the API
  *    answers through the second), SLAAC from the network's advertisements
  *    (the API answers at that address), a NIC hot-added with QMP is
@@ -41,6 +45,12 @@ import {
   siteNetwork,
 } from "./network_site_steps.ts";
 import { parse, stringify } from "yaml";
+import {
+  WIREGUARD_GO,
+  wireguardKeys,
+  wireguardThroughTunnel,
+  withWireguard,
+} from "./wireguard_step.ts";
 
 const WORK = "build/e2e/network";
 const HOSTNAME = "e2e-net";
@@ -58,6 +68,7 @@ Deno.test({
   sanitizeResources: false,
 }, async (t) => {
   await Deno.remove(WORK, { recursive: true }).catch(() => {});
+  const keys = await wireguardKeys();
   const bundle = await generateNodeBundle({
     name: HOSTNAME,
     endpoint: "127.0.0.1:50000",
@@ -70,7 +81,7 @@ Deno.test({
       doc.machine.network = siteNetwork();
       // Dual-stack: `0.0.0.0` (the default) is IPv4 only, `[::]` answers both families.
       doc.machine.api = { ...doc.machine.api, listen: "[::]:50000" };
-      return stringify(doc);
+      return withWireguard(stringify(doc), keys);
     },
   });
   const clientConfig = bundle.paths.clientConfig;
@@ -157,6 +168,23 @@ Deno.test({
         );
       },
     );
+
+    await t.step({
+      name: "a 1380-byte DF ping from the host crosses WireGuard to the node; " +
+        "WireguardStatus shows the handshake (needs wireguard-go)",
+      ignore: !WIREGUARD_GO,
+      fn: async () => {
+        const ms = await wireguardThroughTunnel(
+          ns,
+          address,
+          keys,
+          () => dial(["get", "wireguardstatus", "-o", "json"], UNREACHABLE),
+        );
+        console.log(
+          `3 x 1380-byte DF pings through WireGuard to the node in ${(ms / 1000).toFixed(1)} s`,
+        );
+      },
+    });
 
     const figures = await networkSiteSteps({
       t,
