@@ -72,6 +72,9 @@ export function compileFirewall(intent: FirewallIntent): string {
 export function inputChain(intent: FirewallIntent): string[] {
   const block = intent.default === "block";
   const rate = `limit rate ${intent.icmpRate}/second burst ${intent.icmpRate * 2} packets`;
+  // Protocol numbers, not names: nft resolves `icmp`/`ipv6-icmp` after `l4proto` through
+  // /etc/protocols, which the node's image does not have ("Could not resolve protocol name").
+  // 1 is ICMP, 58 ICMPv6.
   const lines = [
     'iif "lo" accept comment "loopback"',
     'ct state established,related accept comment "replies"',
@@ -82,11 +85,11 @@ export function inputChain(intent: FirewallIntent): string[] {
     'ct state invalid drop comment "invalid"',
     block
       ? `icmp type ${set(ICMP_ERRORS)} ${rate} accept comment "icmp errors"`
-      : `meta l4proto icmp ${rate} accept comment "icmp"`,
+      : `meta l4proto 1 ${rate} accept comment "icmp"`,
     block
       ? `icmpv6 type ${set(ICMPV6_ERRORS)} ${rate} accept comment "icmpv6 errors"`
-      : `meta l4proto ipv6-icmp ${rate} accept comment "icmpv6"`,
-    'meta l4proto { icmp, ipv6-icmp } drop comment "icmp over limit"',
+      : `meta l4proto 58 ${rate} accept comment "icmpv6"`,
+    'meta l4proto { 1, 58 } drop comment "icmp over limit"',
     ...sourceAccepts("tcp", [String(intent.apiPort)], intent.adminSubnets, [], "admin api"),
     ...intent.rules.flatMap(ruleAccepts),
   ];

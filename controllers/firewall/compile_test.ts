@@ -57,18 +57,18 @@ Deno.test("compile: ND, router solicitation/advertisement never limited, hop lim
 
 Deno.test("compile: ICMP and ICMPv6 rate-limited, the rest dropped", () => {
   const c = inputChain({ ...base, default: "accept", icmpRate: 7 });
-  assert.match(c[at(c, /meta l4proto icmp limit/)], /limit rate 7\/second burst 14 packets accept/);
-  assert.match(c[at(c, /meta l4proto ipv6-icmp limit/)], /limit rate 7\/second/);
-  assert.ok(at(c, /limit rate/) < at(c, /^meta l4proto \{ icmp, ipv6-icmp \} drop/));
+  assert.match(c[at(c, /meta l4proto 1 limit/)], /limit rate 7\/second burst 14 packets accept/);
+  assert.match(c[at(c, /meta l4proto 58 limit/)], /limit rate 7\/second/);
+  assert.ok(at(c, /limit rate/) < at(c, /^meta l4proto \{ 1, 58 \} drop/));
 });
 
 Deno.test("Talos failure mode: ICMP passing in block mode (echo dropped, errors limited)", () => {
   const c = inputChain(base);
   assert.ok(!c.some((l) => /echo-request/.test(l) && /accept/.test(l)), c.join("\n"));
-  assert.ok(!c.some((l) => /^meta l4proto (icmp|ipv6-icmp) .*accept/.test(l)), c.join("\n"));
+  assert.ok(!c.some((l) => /^meta l4proto (1|58) .*accept/.test(l)), c.join("\n"));
   assert.match(c[at(c, /^icmp type/)], /destination-unreachable.*limit rate 20\/second.*accept/);
   assert.match(c[at(c, /^icmpv6 type \{ destination/)], /packet-too-big.*limit rate/);
-  assert.ok(at(c, /^icmpv6 type \{ destination/) < at(c, /\{ icmp, ipv6-icmp \} drop/));
+  assert.ok(at(c, /^icmpv6 type \{ destination/) < at(c, /\{ 1, 58 \} drop/));
 });
 
 Deno.test("compile: the API port is open to every admin subnet, before any rule", () => {
@@ -182,4 +182,12 @@ Deno.test("portSet merges overlapping and touching ranges; networks drops nested
     "11.0.0.0/8",
   ]);
   assert.deepEqual(networks(["fd00:1::/64", "fd00::/8", "10.0.0.0/8"], 6), ["fd00::/8"]);
+});
+
+Deno.test("compile: protocols after l4proto are numbers, so nft needs no /etc/protocols (the node has none)", () => {
+  for (const mode of ["accept", "block"] as const) {
+    const c = inputChain({ ...base, default: mode });
+    const named = c.filter((l) => /l4proto (\{ )?[a-z]/.test(l));
+    assert.deepEqual(named, [], `named protocols in ${mode} mode`);
+  }
 });
