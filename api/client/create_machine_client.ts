@@ -55,7 +55,10 @@ export function createMachineClient(options: MachineClientOptions): MachineClien
   const baseUrl = options.endpoint.includes("://")
     ? options.endpoint
     : `https://${options.endpoint}`;
-  const sessionManager = new Http2SessionManager(baseUrl, {
+  const Manager = new URL(baseUrl).hostname.startsWith("[")
+    ? BracketedAuthoritySessionManager
+    : Http2SessionManager;
+  const sessionManager = new Manager(baseUrl, {
     connectTimeoutMs: options.connectTimeoutMs ?? CONNECT_TIMEOUT_MS,
   }, {
     ...(options.insecure === "unverified" ? { rejectUnauthorized: false } : { ca: options.caPem }),
@@ -73,4 +76,26 @@ export function createMachineClient(options: MachineClientOptions): MachineClien
     api: createClient(MachineService, transport),
     close: () => sessionManager.abort(),
   };
+}
+
+/**
+ * Deno's node:http2 client sends an IPv6 literal's `:authority` without its
+ * brackets (`fd99::1:50000`), which is not a valid authority: machined-edge's
+ * HTTP/2 server resets every such stream with PROTOCOL_ERROR, so no call to a
+ * node's IPv6 address could succeed. This manager sets `:authority` itself,
+ * bracketed, on each request (found by the network QEMU case's SLAAC step).
+ */
+export class BracketedAuthoritySessionManager extends Http2SessionManager {
+  readonly #authority: string;
+
+  constructor(...args: ConstructorParameters<typeof Http2SessionManager>) {
+    super(...args);
+    this.#authority = new URL(String(args[0])).host;
+  }
+
+  override request(
+    ...[method, path, headers, options]: Parameters<Http2SessionManager["request"]>
+  ): ReturnType<Http2SessionManager["request"]> {
+    return super.request(method, path, { ...headers, ":authority": this.#authority }, options);
+  }
 }
