@@ -74,6 +74,8 @@ async function runServices(
   fn: (t: {
     supervisor: Supervisor;
     finished: (id: string) => Promise<ServiceStatusSpec>;
+    /** The status once the service runs and its sandbox was read back from the kernel. */
+    sandboxed: (id: string) => Promise<ServiceStatusSpec>;
     /** The first `n` lines the service logs (waits for them). */
     lines: (id: string, n?: number) => Promise<string[]>;
   }) => Promise<void>,
@@ -112,7 +114,14 @@ async function runServices(
       }
       return out;
     };
-    await fn({ supervisor, finished, lines });
+    const sandboxed = async (id: string) =>
+      (await waitForResource(
+        store,
+        SERVICE_STATUS,
+        (x) => x.metadata.id === id && x.spec.state === "running" && x.spec.sandbox != null,
+        15_000,
+      )).spec;
+    await fn({ supervisor, finished, lines, sandboxed });
   } finally {
     await supervisor.close();
     await nativeProcessBackend().close();
@@ -344,16 +353,22 @@ rootTest(
     try {
       await runServices(
         [
-          ...service("ro", ["/bin/sh", "-c", 'touch "$0/service" 2>&1; echo done', dir], [
+          // It stays running, so its sandbox can be read back from /proc (a service that exits
+          // at once may be gone before that, and its status then has no sandbox).
+          ...service("ro", [
+            "/bin/sh",
+            "-c",
+            'touch "$0/service" 2>&1; echo done; exec sleep 1000',
+            dir,
+          ], [
             `      sandbox: { read_only_paths: [${dir}] }`,
           ]),
         ],
-        async ({ lines, finished }) => {
+        async ({ lines, sandboxed }) => {
           const out = await lines("ro", 2);
           assert.match(out[0], /Read-only file system/);
           assert.equal(out[1], "done");
-          const s = await finished("ro");
-          assert.equal(s.lastExit?.code, 0);
+          const s = await sandboxed("ro");
           assert.equal(s.sandbox?.seccomp, "filter", "the filter was installed after the mounts");
           assert.deepEqual(s.sandbox?.readOnly, [dir]);
         },
