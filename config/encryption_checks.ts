@@ -14,17 +14,11 @@
  * @module
  */
 import type { PathSegment } from "./config_error.ts";
+import { type Obj, obj } from "./raw_values.ts";
+import type { SemanticIssue } from "./semantic_checks.ts";
 
-/** A cross-field problem (same shape as the semantic checks' issues). */
-export interface EncryptionIssue {
-  segments: PathSegment[];
-  message: string;
-  hint?: string;
-}
-
-type Obj = Record<string, unknown>;
-const obj = (x: unknown): Obj | undefined =>
-  typeof x === "object" && x !== null && !Array.isArray(x) ? x as Obj : undefined;
+/** A cross-field problem: the semantic checks' issue, without a target. */
+export type EncryptionIssue = SemanticIssue;
 
 const VOLUMES = ["state", "ephemeral"] as const;
 

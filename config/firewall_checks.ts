@@ -10,18 +10,11 @@ import type { PathSegment } from "./config_error.ts";
 import { parseHostPort } from "./ip.ts";
 import { DEFAULT_API_LISTEN } from "./schema/api.ts";
 import { parsePortRange } from "./schema/firewall.ts";
+import { list, type Obj, obj } from "./raw_values.ts";
+import type { SemanticIssue } from "./semantic_checks.ts";
 
-/** A cross-field problem (semantic_checks.ts's SemanticIssue, without a target). */
-export interface FirewallIssue {
-  segments: PathSegment[];
-  message: string;
-  hint?: string;
-}
-
-type Obj = Record<string, unknown>;
-const obj = (x: unknown): Obj | undefined =>
-  typeof x === "object" && x !== null && !Array.isArray(x) ? x as Obj : undefined;
-const list = (x: unknown): unknown[] => Array.isArray(x) ? x : [];
+/** A cross-field problem: the semantic checks' issue, without a target. */
+export type FirewallIssue = SemanticIssue;
 
 /** The API's TCP port from a raw `machine` mapping: its `api.listen`, else 50000. */
 export function apiPortOf(machine: Obj | undefined): number {

@@ -16,12 +16,7 @@
  */
 import type { PathSegment } from "./config_error.ts";
 import type { SemanticIssue } from "./semantic_checks.ts";
-
-type Obj = Record<string, unknown>;
-const obj = (x: unknown): Obj | undefined =>
-  typeof x === "object" && x !== null && !Array.isArray(x) ? x as Obj : undefined;
-const list = (x: unknown): unknown[] => Array.isArray(x) ? x : [];
-const str = (x: unknown): string | undefined => typeof x === "string" ? x : undefined;
+import { list, type Obj, obj, str } from "./raw_values.ts";
 
 /** A link-like entry of `machine.network`, with where it is. */
 export interface LinkEntry {

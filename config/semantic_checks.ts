@@ -25,6 +25,7 @@ import { suggest } from "./suggest.ts";
 import { checkTrustedRoots } from "./trusted_roots_checks.ts";
 import { checkWireguard } from "./wireguard_checks.ts";
 import type { Target } from "./yaml_locator.ts";
+import { list, type Obj, obj, str } from "./raw_values.ts";
 
 /** A cross-field problem, before it is given a position. */
 export interface SemanticIssue {
@@ -33,12 +34,6 @@ export interface SemanticIssue {
   hint?: string;
   target?: Target;
 }
-
-type Obj = Record<string, unknown>;
-const obj = (x: unknown): Obj | undefined =>
-  typeof x === "object" && x !== null && !Array.isArray(x) ? x as Obj : undefined;
-const list = (x: unknown): unknown[] => Array.isArray(x) ? x : [];
-const str = (x: unknown): string | undefined => typeof x === "string" ? x : undefined;
 
 /** Every cross-field problem in a raw config value. */
 export function semanticChecks(raw: unknown): SemanticIssue[] {

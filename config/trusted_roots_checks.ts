@@ -9,8 +9,7 @@
 import type { PathSegment } from "./config_error.ts";
 import { inspectCaPem } from "./schema/trusted_roots.ts";
 import type { SemanticIssue } from "./semantic_checks.ts";
-
-type Obj = Record<string, unknown>;
+import type { Obj } from "./raw_values.ts";
 
 /** Duplicate names and duplicate certificates among `machine.trusted_roots`. */
 export function checkTrustedRoots(roots: unknown, now: number = Date.now()): SemanticIssue[] {

@@ -15,19 +15,11 @@
  */
 import type { PathSegment } from "./config_error.ts";
 import { type Cidr, formatCidr, networkOf, parseCidr } from "./ip.ts";
+import { list, type Obj, obj, str } from "./raw_values.ts";
+import type { SemanticIssue } from "./semantic_checks.ts";
 
-/** A cross-field problem (semantic_checks.ts's SemanticIssue, without a target). */
-export interface WireguardIssue {
-  segments: PathSegment[];
-  message: string;
-  hint?: string;
-}
-
-type Obj = Record<string, unknown>;
-const obj = (x: unknown): Obj | undefined =>
-  typeof x === "object" && x !== null && !Array.isArray(x) ? x as Obj : undefined;
-const list = (x: unknown): unknown[] => Array.isArray(x) ? x : [];
-const str = (x: unknown): string | undefined => typeof x === "string" ? x : undefined;
+/** A cross-field problem: the semantic checks' issue, without a target. */
+export type WireguardIssue = SemanticIssue;
 
 /** Every problem with the WireGuard interfaces of a raw `machine.network`. */
 export function checkWireguard(network: Obj | undefined): WireguardIssue[] {
