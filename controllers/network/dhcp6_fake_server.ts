@@ -13,6 +13,7 @@ import type { DhcpSocket, NetworkBackend } from "../../platform/network/mod.ts";
 import { FakeNetworkBackend, parseIp } from "../../platform/network/mod.ts";
 import { decodeDhcp6, DHCP6_OPT, DHCP6_TYPE, type Dhcp6Message, duidLl } from "./dhcp6_packet.ts";
 import { STATUS } from "./dhcp6_client.ts";
+import { ReceivedWaiters } from "./received_waiters.ts";
 
 /** The client messages the server tells apart. */
 export type Dhcp6Kind = "solicit" | "request" | "renew" | "rebind" | "release" | "other";
@@ -71,7 +72,7 @@ export class FakeDhcp6Server {
   readonly #once: Array<{ kind: Dhcp6Kind; mode: FakeServer6Mode }> = [];
   readonly #socket: DhcpSocket;
   readonly #loop: Promise<void>;
-  #waiters: Array<{ pred: (r: Received6) => boolean; resolve: (r: Received6) => void }> = [];
+  readonly #waiters = new ReceivedWaiters<Received6>("fake DHCPv6 server");
 
   constructor(
     readonly backend: NetworkBackend,
@@ -90,19 +91,7 @@ export class FakeDhcp6Server {
 
   /** Resolves with the first received message matching `pred` (already received or next). */
   next(pred: (r: Received6) => boolean, timeoutMs = 5000): Promise<Received6> {
-    const seen = this.received.find(pred);
-    if (seen) return Promise.resolve(seen);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#waiters = this.#waiters.filter((w) => w.resolve !== done);
-        reject(new Error(`fake DHCPv6 server: no matching message within ${timeoutMs} ms`));
-      }, timeoutMs);
-      const done = (r: Received6) => {
-        clearTimeout(timer);
-        resolve(r);
-      };
-      this.#waiters.push({ pred, resolve: done });
-    });
+    return this.#waiters.first(this.received, pred, timeoutMs);
   }
 
   /** Messages of one kind received so far. */
@@ -137,10 +126,7 @@ export class FakeDhcp6Server {
         from: d.from,
       };
       this.received.push(r);
-      for (const w of this.#waiters.filter((w) => w.pred(r))) {
-        this.#waiters = this.#waiters.filter((x) => x !== w);
-        w.resolve(r);
-      }
+      this.#waiters.arrived(r);
       const reply = this.#answer(r);
       if (reply) await this.#socket.send(reply, d.from, d.port);
     }

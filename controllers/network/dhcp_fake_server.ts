@@ -8,6 +8,7 @@
 import type { DhcpSocket, NetworkBackend } from "../../platform/network/mod.ts";
 import { FakeNetworkBackend } from "../../platform/network/mod.ts";
 import { decodeDhcp, type DhcpMessage, encodeDhcp } from "./dhcp_packet.ts";
+import { ReceivedWaiters } from "./received_waiters.ts";
 
 /** How the server answers. */
 export type FakeServerMode = "normal" | "nak" | "silent";
@@ -35,7 +36,7 @@ export class FakeDhcpServer {
   unicastMode: FakeServerMode = "normal";
   readonly #socket: DhcpSocket;
   readonly #loop: Promise<void>;
-  #waiters: Array<{ pred: (m: DhcpMessage) => boolean; resolve: (m: DhcpMessage) => void }> = [];
+  readonly #waiters = new ReceivedWaiters<DhcpMessage>("fake DHCP server");
 
   constructor(
     readonly backend: NetworkBackend,
@@ -48,19 +49,7 @@ export class FakeDhcpServer {
 
   /** Resolves with the next received message matching `pred` (or one already received). */
   next(pred: (m: DhcpMessage) => boolean, timeoutMs = 5000): Promise<DhcpMessage> {
-    const seen = this.received.find((r) => pred(r.message));
-    if (seen) return Promise.resolve(seen.message);
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.#waiters = this.#waiters.filter((w) => w.resolve !== done);
-        reject(new Error(`fake DHCP server: no matching message within ${timeoutMs} ms`));
-      }, timeoutMs);
-      const done = (m: DhcpMessage) => {
-        clearTimeout(timer);
-        resolve(m);
-      };
-      this.#waiters.push({ pred, resolve: done });
-    });
+    return this.#waiters.first(this.received.map((r) => r.message), pred, timeoutMs);
   }
 
   /** Messages of one type received so far. */
@@ -85,10 +74,7 @@ export class FakeDhcpServer {
       }
       const to = this.#destination(d.data);
       this.received.push({ message: m, to });
-      for (const w of this.#waiters.filter((w) => w.pred(m))) {
-        this.#waiters = this.#waiters.filter((x) => x !== w);
-        w.resolve(m);
-      }
+      this.#waiters.arrived(m);
       const reply = this.#answer(m, to === "unicast" ? this.unicastMode : this.mode);
       if (reply) await this.#socket.send(encodeDhcp(reply), "255.255.255.255", 68);
     }
