@@ -10,9 +10,8 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { machinectlNs as machinectl } from "./helpers.ts";
+import { machinectlNs as machinectl, parseDocs } from "./helpers.ts";
 import { retryWhile } from "./tap_boot.ts";
-import { parseDocs } from "./helpers.ts";
 
 /** A node on the tap network: its leased address and its console's fingerprint. */
 export interface MaintenanceNode {
