@@ -1,5 +1,5 @@
 /**
- * A CRI RuntimeService client over containerd's Unix socket: gRPC on one
+ * A CRI RuntimeService and ImageService client over containerd's Unix socket: gRPC on one
  * HTTP/2 connection that is re-established on demand after containerd
  * restarts, with a deadline on every call so a wedged runtime reads as
  * "not answering" instead of hanging the probe.
@@ -41,6 +41,12 @@ export interface CriClient {
   listContainers(signal?: AbortSignal): Promise<CriContainer[]>;
   /** Every image (`ImageService.ListImages`). @throws CriError */
   listImages(signal?: AbortSignal): Promise<CriImage[]>;
+  /**
+   * Pulls `image` into the CRI image store (`ImageService.PullImage`) and answers the image's
+   * id. A pull downloads and unpacks layers, so it takes its own deadline, not the client's
+   * per-call one. @throws CriError
+   */
+  pullImage(image: string, o: { timeoutMs: number; signal?: AbortSignal }): Promise<string>;
   /** Drops the connection; later calls reconnect. */
   close(): void;
 }
@@ -138,6 +144,8 @@ export function createCriClient(socket: string, options: CriClientOptions = {}):
       ),
     listImages: (signal) =>
       call("ListImages", async (c) => images(await c.images.listImages({}, { timeoutMs, signal }))),
+    pullImage: (image, o) =>
+      call("PullImage", async (c) => (await c.images.pullImage({ image: { image } }, o)).imageRef),
     close: reset,
   };
 }

@@ -9,70 +9,35 @@ import assert from "node:assert/strict";
 import { createCriClient } from "./cri_client.ts";
 import { containerdConfigToml } from "./containerd_config.ts";
 import { tar } from "../machinectl/mod.ts";
+import { OCI_MANIFEST, ociArch, type OciBlob, type OciImage, ociImage } from "./testing_oci.ts";
+
+const enc = new TextEncoder();
+
+/** `image` as an OCI layout archive, its index naming it `ref`. */
+function ociLayoutArchive(image: OciImage, ref: string): Uint8Array {
+  const index = enc.encode(JSON.stringify({
+    schemaVersion: 2,
+    manifests: [{
+      mediaType: OCI_MANIFEST,
+      digest: image.manifest.digest,
+      size: image.manifest.data.length,
+      platform: { architecture: ociArch(), os: "linux" },
+      annotations: { "io.containerd.image.name": ref, "org.opencontainers.image.ref.name": "1" },
+    }],
+  }));
+  const entry = (b: OciBlob) => ({ name: `blobs/sha256/${b.digest.slice(7)}`, data: b.data });
+  return tar([
+    { name: "oci-layout", data: enc.encode('{"imageLayoutVersion":"1.0.0"}') },
+    { name: "index.json", data: index },
+    entry(image.layer),
+    entry(image.config),
+    entry(image.manifest),
+  ]);
+}
 
 const hasContainerd = await Deno.stat("/usr/bin/containerd").then(() => true, () => false) &&
   await Deno.stat("/usr/bin/ctr").then(() => true, () => false);
 const isRoot = Deno.uid() === 0;
-const enc = new TextEncoder();
-
-async function sha256(data: Uint8Array): Promise<string> {
-  const d = new Uint8Array(await crypto.subtle.digest("SHA-256", data as Uint8Array<ArrayBuffer>));
-  return `sha256:${[...d].map((b) => b.toString(16).padStart(2, "0")).join("")}`;
-}
-
-/** An OCI image layout archive of one layer holding /hello, tagged `ref`. */
-async function ociImage(ref: string): Promise<{ archive: Uint8Array; config: string }> {
-  const layer = tar([{ name: "hello", data: enc.encode("hello from machined\n") }]);
-  const layerDigest = await sha256(layer);
-  const arch = Deno.build.arch === "aarch64" ? "arm64" : "amd64";
-  const config = enc.encode(JSON.stringify({
-    architecture: arch,
-    os: "linux",
-    config: { Cmd: ["/hello"] },
-    rootfs: { type: "layers", diff_ids: [layerDigest] },
-  }));
-  const configDigest = await sha256(config);
-  const manifest = enc.encode(JSON.stringify({
-    schemaVersion: 2,
-    mediaType: "application/vnd.oci.image.manifest.v1+json",
-    config: {
-      mediaType: "application/vnd.oci.image.config.v1+json",
-      digest: configDigest,
-      size: config.length,
-    },
-    layers: [{
-      mediaType: "application/vnd.oci.image.layer.v1.tar",
-      digest: layerDigest,
-      size: layer.length,
-    }],
-  }));
-  const manifestDigest = await sha256(manifest);
-  const index = enc.encode(JSON.stringify({
-    schemaVersion: 2,
-    manifests: [{
-      mediaType: "application/vnd.oci.image.manifest.v1+json",
-      digest: manifestDigest,
-      size: manifest.length,
-      platform: { architecture: arch, os: "linux" },
-      annotations: { "io.containerd.image.name": ref, "org.opencontainers.image.ref.name": "1" },
-    }],
-  }));
-  const blob = (digest: string, data: Uint8Array) => ({
-    name: `blobs/sha256/${digest.slice(7)}`,
-    data,
-  });
-  return {
-    config: configDigest,
-    archive: tar([
-      { name: "oci-layout", data: enc.encode('{"imageLayoutVersion":"1.0.0"}') },
-      { name: "index.json", data: index },
-      blob(layerDigest, layer),
-      blob(configDigest, config),
-      blob(manifestDigest, manifest),
-    ]),
-  };
-}
-
 Deno.test({
   name: "CRI listings against real containerd: an imported image, no pods or containers " +
     "(needs root and containerd)",
@@ -100,8 +65,10 @@ Deno.test({
       assert.deepEqual(await client.listPods(), []);
       assert.deepEqual(await client.listContainers(), []);
       const ref = "docker.io/machined/hello:1";
-      const image = await ociImage(ref);
-      await Deno.writeFile(`${dir}/hello.tar`, image.archive);
+      const image = await ociImage(
+        tar([{ name: "hello", data: enc.encode("hello from machined\n") }]),
+      );
+      await Deno.writeFile(`${dir}/hello.tar`, ociLayoutArchive(image, ref));
       const ctr = await new Deno.Command("/usr/bin/ctr", {
         args: ["-a", socket, "-n", "k8s.io", "images", "import", `${dir}/hello.tar`],
         stdout: "piped",
@@ -113,7 +80,7 @@ Deno.test({
       const hello = images.find((i) => i.tags.includes(ref));
       assert.ok(hello, `no ${ref} in ${JSON.stringify(images)} (ctr: ${said})`);
       // The CRI's image id is the config's digest; repo digests come only from a pull.
-      assert.equal(hello.id, image.config);
+      assert.equal(hello.id, image.config.digest);
       assert.ok(hello.sizeBytes > 0);
       assert.deepEqual(hello.digests, []);
     } finally {

@@ -26,6 +26,8 @@ export interface FakeCriServer {
   pods: CriPod[];
   containers: CriContainer[];
   images: CriImage[];
+  /** What PullImage can fetch, by reference; a pull adds the image to `images`. */
+  pullable: Map<string, CriImage>;
   /** When set, every call fails with this gRPC code. */
   failWith?: Code;
   /** When true, calls never answer (until the client's deadline). */
@@ -37,6 +39,7 @@ export interface FakeCriServer {
     ListPodSandbox: number;
     ListContainers: number;
     ListImages: number;
+    PullImage: number;
   };
   close(): Promise<void>;
 }
@@ -59,8 +62,16 @@ export function startFakeCriServer(socket: string): Promise<FakeCriServer> {
     pods: [],
     containers: [],
     images: [],
+    pullable: new Map(),
     hang: false,
-    calls: { Version: 0, Status: 0, ListPodSandbox: 0, ListContainers: 0, ListImages: 0 },
+    calls: {
+      Version: 0,
+      Status: 0,
+      ListPodSandbox: 0,
+      ListContainers: 0,
+      ListImages: 0,
+      PullImage: 0,
+    },
     close: () => Promise.resolve(),
   };
   const gate = (signal: AbortSignal) => gateCall(fake, hangs, signal);
@@ -136,6 +147,18 @@ function fakeRoutes(
           pinned: i.pinned,
         })),
       };
+    },
+    async pullImage(req, ctx) {
+      fake.calls.PullImage++;
+      await gate(ctx.signal);
+      const ref = req.image?.image ?? "";
+      const image = fake.pullable.get(ref);
+      if (!image) {
+        // containerd's words for a reference its resolver cannot find.
+        throw new ConnectError(`failed to resolve reference "${ref}": not found`, Code.NotFound);
+      }
+      if (!fake.images.some((i) => i.id === image.id)) fake.images.push(image);
+      return { imageRef: image.id };
     },
   });
   router.service(RuntimeService, {

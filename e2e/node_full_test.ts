@@ -68,6 +68,13 @@ import { startSntpResponder } from "../controllers/time/mod.ts";
 import { readGpt } from "../platform/block/mod.ts";
 import { freePort, machinectl, parseDocs, removeScratch } from "./helpers.ts";
 import { FOOTPRINT } from "./boot_figures.ts";
+import {
+  checkTrusted,
+  checkUntrusted,
+  payloadFetchLoop,
+  type PrivateCaSite,
+  startPrivateCaSite,
+} from "./private_ca_step.ts";
 import { memoryMiB, oomKills, readMemory } from "./memory_figures.ts";
 
 const WORK = "build/e2e/full";
@@ -89,8 +96,12 @@ const MEMORY_MIB = 512;
 
 const hasQemu = await Deno.stat("/usr/bin/qemu-system-x86_64").then(() => true, () => false);
 
-/** The payload: writes a marker into /var on its first start, reports it on later ones. */
-const PAYLOAD = `
+/**
+ * The payload: writes a marker into /var on its first start, reports it on later ones, and
+ * fetches the private-CA site's page every 2 s (e2e/private_ca_step.ts).
+ */
+const payload = (site: PrivateCaSite) =>
+  `
 const dir = "/var/lib/payload";
 const marker = dir + "/marker";
 const boot = Deno.readTextFileSync("/proc/sys/kernel/random/boot_id").trim();
@@ -105,6 +116,7 @@ if (found === null) {
   console.log("payload: boot " + boot + ": found marker from boot " + found);
 }
 setInterval(() => {}, 3600000);
+${payloadFetchLoop(site.pageUrl)}
 `.trim();
 
 /** A harmless kernel parameter the config adds: the booted command line must carry it. */
@@ -120,7 +132,14 @@ const BOARD_UUID = "6d616368-696e-6564-2d66-756c6c2d6e64";
 
 function machineConfig(
   ca: { certPem: string; keyPem: string },
-  over: { installDisk?: string; extraSysctls?: Record<string, string>; liveArg?: boolean } = {},
+  site: PrivateCaSite,
+  over: {
+    installDisk?: string;
+    extraSysctls?: Record<string, string>;
+    liveArg?: boolean;
+    /** Trust the private-CA site (applied on the running node, issue 32). */
+    trustSite?: boolean;
+  } = {},
 ): string {
   return stringify({
     version: "v1alpha1",
@@ -140,10 +159,11 @@ function machineConfig(
         modules: [{ name: MODULE }],
         args: { add: over.liveArg ? [KERNEL_ARG, KERNEL_ARG_LIVE] : [KERNEL_ARG] },
       },
+      ...(over.trustSite ? { trusted_roots: [{ name: "e2e-private", pem: site.caPem }] } : {}),
       runtime: { containerd: { enabled: true } },
       services: [{
         id: "payload",
-        command: ["/usr/bin/deno", "eval", PAYLOAD],
+        command: ["/usr/bin/deno", "eval", payload(site)],
         env: { DENO_DIR: "/var/cache/deno", NO_COLOR: "1" },
         depends_on: ["containerd"],
         restart: "always",
@@ -382,6 +402,7 @@ Deno.test({
   await Deno.remove(WORK, { recursive: true }).catch(() => {});
   await Deno.mkdir(WORK, { recursive: true });
   const twoHoursAgo = new Date(Date.now() - 2 * 3600_000);
+  const site = await startPrivateCaSite();
   let ca!: { certPem: string; keyPem: string };
   const bundle = await generateNodeBundle({
     name: HOSTNAME,
@@ -390,7 +411,7 @@ Deno.test({
     now: twoHoursAgo,
     renderMachineConfig: ({ ca: c }) => {
       ca = c;
-      return machineConfig(c);
+      return machineConfig(c, site);
     },
   });
   const clientConfig = bundle.paths.clientConfig;
@@ -734,11 +755,20 @@ Deno.test({
       },
     );
 
+    await step("private CA: the payload's fetch and containerd's pull refused", async () => {
+      await checkUntrusted(site, clientConfig, port);
+    });
+
+    let trustedAt = 0;
     await step("apply a config over the API (persisted on STATE)", async () => {
       const file = join(WORK, "config-2.yaml");
       await Deno.writeTextFile(
         file,
-        machineConfig(ca, { extraSysctls: { [SYSCTL_AFTER]: "1234" }, liveArg: true }),
+        machineConfig(ca, site, {
+          extraSysctls: { [SYSCTL_AFTER]: "1234" },
+          liveArg: true,
+          trustSite: true,
+        }),
       );
       // Before: the baked argument is booted, the live one nowhere.
       const before = await a.waitFor(
@@ -753,6 +783,7 @@ Deno.test({
       assert.ok(String(before.booted).split(" ").includes(KERNEL_ARG), String(before.booted));
       assert.ok(!String(before.next).includes(KERNEL_ARG_LIVE), String(before.next));
       const applied = performance.now();
+      trustedAt = applied;
       const r = await machinectl(clientConfig, port, "apply-config", "-f", file);
       assert.equal(r.code, 0, r.err + r.out);
       // A kernel argument applies live: written into the booted slot's entry, pending a reboot.
@@ -780,13 +811,21 @@ Deno.test({
       assert.equal(cs.spec.source, "api");
     });
 
+    await step("private CA: trusted once configured, without a payload restart", async () => {
+      Object.assign(figures, await checkTrusted(site, clientConfig, port, trustedAt));
+    });
+
     await step(
       "apply modes: a try applies live, is pending, and reverts at its timeout",
       async () => {
         const file = join(WORK, "config-try.yaml");
         await Deno.writeTextFile(
           file,
-          machineConfig(ca, { extraSysctls: { [SYSCTL_AFTER]: "2345" }, liveArg: true }),
+          machineConfig(ca, site, {
+            extraSysctls: { [SYSCTL_AFTER]: "2345" },
+            liveArg: true,
+            trustSite: true,
+          }),
         );
         const t0 = performance.now();
         const r = await machinectl(
@@ -842,9 +881,10 @@ Deno.test({
         const staged = join(WORK, "config-staged.yaml");
         await Deno.writeTextFile(
           staged,
-          machineConfig(ca, {
+          machineConfig(ca, site, {
             extraSysctls: { [SYSCTL_AFTER]: "1234", [SYSCTL_STAGED]: "600" },
             liveArg: true,
+            trustSite: true,
           }),
         );
         let r = await machinectl(
@@ -866,7 +906,11 @@ Deno.test({
         const tried = join(WORK, "config-try-2.yaml");
         await Deno.writeTextFile(
           tried,
-          machineConfig(ca, { extraSysctls: { [SYSCTL_AFTER]: "999" }, liveArg: true }),
+          machineConfig(ca, site, {
+            extraSysctls: { [SYSCTL_AFTER]: "999" },
+            liveArg: true,
+            trustSite: true,
+          }),
         );
         r = await machinectl(
           clientConfig,
@@ -988,9 +1032,10 @@ Deno.test({
         const file = join(WORK, "config-3.yaml");
         await Deno.writeTextFile(
           file,
-          machineConfig(ca, {
+          machineConfig(ca, site, {
             installDisk: "/dev/vdc",
             extraSysctls: { [SYSCTL_AFTER]: "1234", [SYSCTL_STAGED]: "600" },
+            trustSite: true,
           }),
         );
         const r = await machinectl(
@@ -1059,6 +1104,7 @@ Deno.test({
     clearInterval(watchConsole);
     await api?.close();
     await sntp.close();
+    await site.close();
     if (await isRunning(vm.state.pid)) await vm.stop({ gracefulMs: 1000 });
   }
   await removeScratch(WORK);

@@ -77,6 +77,9 @@ export const DEFAULT_MODULES: readonly string[] = [
   // which the node has no modprobe helper to request; its closure (udp_tunnel, ip6_udp_tunnel,
   // libchacha20poly1305, libcurve25519...) is shipped with it.
   "wireguard",
+  // containerd's default snapshotter (overlayfs): without the module containerd starts and its
+  // CRI reports RuntimeReady, but every image pull fails to unpack (issue 32's registry pull).
+  "overlay",
 ];
 
 /** The mtime every initramfs entry and ESP file carries (SOURCE_DATE_EPOCH). */

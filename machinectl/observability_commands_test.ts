@@ -50,6 +50,37 @@ Deno.test("machinectl containers and images: table, json and yaml (reader)", asy
   }
 });
 
+Deno.test("machinectl images pull: containerd pulls on the node (operator); a reader and a bad reference are refused", async () => {
+  const f = await startApiFixture();
+  try {
+    const ref = "registry.example:5000/e2e/hello:1";
+    f.cri.pullable.set(ref, {
+      id: "sha256:bb",
+      tags: [ref],
+      digests: [],
+      sizeBytes: 9,
+      pinned: false,
+    });
+    const operator = await clientConfig(f, "os:operator");
+    let r = await run(operator, "images", "pull", ref);
+    equal(r.code, 0, r.err);
+    match(r.out, /^pulled registry\.example:5000\/e2e\/hello:1: sha256:bb \(127\.0\.0\.1:\d+\)$/);
+    r = await run(operator, "images");
+    match(r.out, /registry\.example:5000\/e2e\/hello:1\s+bb\s+9 B/);
+    r = await run(operator, "images", "pull");
+    equal(r.code, 2);
+    match(r.err, /usage: machinectl images pull IMAGE/);
+    r = await run(operator, "images", "pull", "registry.example/nope:1");
+    equal(r.code, 1);
+    match(r.err, /containerd could not pull "registry\.example\/nope:1"/);
+    r = await run(await clientConfig(f, "os:reader"), "images", "pull", ref);
+    equal(r.code, 1);
+    match(r.err, /os:operator/);
+  } finally {
+    await f.close();
+  }
+});
+
 Deno.test("machinectl inspect dependencies: DOT from the controller graph", async () => {
   const f = await startApiFixture();
   try {

@@ -49,6 +49,7 @@ export const MAINTENANCE_METHODS: { readonly [M in MachineMethod]: boolean } = {
   netstat: false,
   containers: false,
   images: false,
+  imagePull: false,
   metrics: false,
   controllerGraph: false,
   fileList: false,

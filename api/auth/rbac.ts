@@ -43,6 +43,8 @@ export const METHOD_ROLES: { readonly [M in MachineMethod]: Role } = {
   // observability: containers, support, dependencies
   containers: "os:reader",
   images: "os:reader",
+  // Pulling writes to containerd's store on /var and spends the node's network: an operator's act.
+  imagePull: "os:operator",
   metrics: "os:reader",
   controllerGraph: "os:reader",
   // Files: a reader may call them, but sees only READER_ROOTS (api/server/files/roots.ts).
@@ -90,6 +92,7 @@ export const MUTATING: { readonly [M in MachineMethod]: boolean } = {
   // observability: containers, support, dependencies
   containers: false,
   images: false,
+  imagePull: true,
   metrics: false,
   controllerGraph: false,
   fileList: false,

@@ -13,6 +13,9 @@ import {
   FILE_LIST_MAX_DEPTH,
   FILE_LIST_MAX_ENTRIES,
   FILE_READ_MAX_BYTES,
+  MAX_IMAGE_REF_BYTES,
+  PULL_TIMEOUT_MS,
+  PULLS_IN_FLIGHT,
   UNLOCK_ATTEMPTS_PER_CLIENT,
   UNLOCK_ATTEMPTS_PER_NODE,
   UNLOCK_WINDOW_MS,
@@ -389,6 +392,37 @@ export const UNLOCK_BUDGETS: readonly EdgeBudget[] = [
   },
 ];
 
+/** machined's bounds on ImagePull (api/server/image_pull_handler.ts): a pull fills /var and the link. */
+export const IMAGE_PULL_BUDGETS: readonly EdgeBudget[] = [
+  {
+    key: "image_pulls_in_flight",
+    name: "ImagePull calls in progress",
+    number: PULLS_IN_FLIGHT,
+    unit: "pull",
+    per: "node (every client together)",
+    enforced: "machined (api/server/image_pull_handler.ts), before containerd is asked",
+    refusal: "`ResourceExhausted` (another pull is in progress); nothing pulled",
+  },
+  {
+    key: "image_pull_ms",
+    name: "One ImagePull, download and unpack",
+    number: PULL_TIMEOUT_MS,
+    unit: "ms",
+    per: "ImagePull call",
+    enforced: "machined (api/server/image_pull_handler.ts): the CRI call's deadline",
+    refusal: "`DeadlineExceeded`; containerd abandons the pull",
+  },
+  {
+    key: "image_ref_bytes",
+    name: "An image reference",
+    number: MAX_IMAGE_REF_BYTES,
+    unit: "bytes",
+    per: "ImagePull call",
+    enforced: "machined (api/server/image_pull_handler.ts)",
+    refusal: "`InvalidArgument` (also for spaces and control characters); containerd never asked",
+  },
+];
+
 /** The number of the budget `key`; throws on an unknown key (a typo in a test). */
 export function budget(key: string): number {
   const row = EDGE_BUDGETS.find((b) => b.key === key);
@@ -409,7 +443,13 @@ export function budgetArgs(limits: EdgeLimits = {}): string[] {
 /** The table as Markdown, for docs/api.md. Pure. */
 export function renderBudgetTable(): string {
   const esc = (s: string) => s.replaceAll("|", "\\|");
-  const rows = [...EDGE_BUDGETS, ...FILE_ACCESS_BUDGETS, ...UPGRADE_BUDGETS, ...UNLOCK_BUDGETS].map(
+  const rows = [
+    ...EDGE_BUDGETS,
+    ...FILE_ACCESS_BUDGETS,
+    ...UPGRADE_BUDGETS,
+    ...UNLOCK_BUDGETS,
+    ...IMAGE_PULL_BUDGETS,
+  ].map(
     (b) => [
       esc(b.name),
       `${b.number.toLocaleString("en-US").replaceAll(",", " ")} ${b.unit}`,

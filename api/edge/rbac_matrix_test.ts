@@ -53,6 +53,7 @@ const EXPECTED: { [M in MachineMethod]: Record<Role, "ok" | "PermissionDenied"> 
   // observability: containers, support, dependencies
   containers: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
   images: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
+  imagePull: { "os:admin": "ok", "os:operator": "ok", "os:reader": "PermissionDenied" },
   metrics: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
   controllerGraph: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
   fileList: { "os:admin": "ok", "os:operator": "ok", "os:reader": "ok" },
@@ -140,6 +141,7 @@ function calls(
     // observability: containers, support, dependencies
     containers: () => c.api.containers({}),
     images: () => c.api.images({}),
+    imagePull: () => c.api.imagePull({ image: "registry.example/app:1" }),
     metrics: () => c.api.metrics({}),
     controllerGraph: () => c.api.controllerGraph({}),
     fileList: () => first(c.api.fileList({ path: "/var/log" })),
@@ -169,6 +171,13 @@ Deno.test("RBAC: every role × every RPC", async () => {
   });
   f.logs.push("payload", "hello");
   f.kernelLog.log("Linux version 6.1");
+  f.cri.pullable.set("registry.example/app:1", {
+    id: "sha256:app",
+    tags: ["registry.example/app:1"],
+    digests: [],
+    sizeBytes: 1,
+    pinned: false,
+  });
   try {
     for (const role of ["os:admin", "os:operator", "os:reader"] as Role[]) {
       const c = f.client(f.pki.clients[role]);

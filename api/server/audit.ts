@@ -36,6 +36,7 @@ const DETAILS: Partial<Record<MachineMethod, Details>> = {
     ...(Array.isArray(m.patches) && m.patches.length ? { patches: m.patches.length } : {}),
     ...(m.baseSha256 ? { base: String(m.baseSha256).slice(0, 12) } : {}),
   }),
+  imagePull: (m) => ({ image: m.image }),
   // The volume only: the passphrase never reaches a log line.
   unlockVolume: (m) => ({ volume: m.volume }),
   // The first phase (no challenge) only previews; the second wipes.

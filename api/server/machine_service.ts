@@ -42,6 +42,7 @@ import { createResetHandler } from "./reset_handler.ts";
 import { createUnlockHandler } from "./unlock_handler.ts";
 import { createUpgradeHandlers } from "./upgrade_handler.ts";
 import { createObservabilityHandlers, type ObservabilityDeps } from "./observability_handlers.ts";
+import { createImagePullHandler } from "./image_pull_handler.ts";
 import { createWatchFanout, type WatchFanout } from "./watch_fanout.ts";
 import {
   createCopyHandler,
@@ -88,6 +89,7 @@ export function createMachineService(
     ...createUnlockHandler(actions),
     ...createUpgradeHandlers(actions),
     ...createObservabilityHandlers(deps),
+    ...createImagePullHandler(deps),
     ...createFileHandlers(deps.files),
     ...createUsageHandler(deps.files),
     ...createCopyHandler(deps.files),

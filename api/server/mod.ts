@@ -42,6 +42,13 @@ export {
   UNLOCK_WINDOW_MS,
   UnlockBudget,
 } from "./unlock_budget.ts";
+export {
+  createImagePullHandler,
+  imageRefProblem,
+  MAX_IMAGE_REF_BYTES,
+  PULL_TIMEOUT_MS,
+  PULLS_IN_FLIGHT,
+} from "./image_pull_handler.ts";
 export type { EventSource } from "./event_source.ts";
 export {
   clientCertLifetimeMs,

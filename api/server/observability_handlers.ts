@@ -8,7 +8,8 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { FailedPreconditionError, UnavailableError, UnimplementedError } from "../errors/mod.ts";
+import { UnavailableError, UnimplementedError } from "../errors/mod.ts";
+import { withCri } from "./cri_call.ts";
 import {
   ContainersResponseSchema,
   ControllerGraphResponseSchema,
@@ -18,7 +19,7 @@ import {
 } from "../gen/machined/v1/machine_pb.ts";
 import type { CriClient } from "../../cri/mod.ts";
 import type { DependencyGraph } from "../../runtime/mod.ts";
-import { type MachineStore, RUNTIME_STATUS, RUNTIME_STATUS_ID } from "../../resources/mod.ts";
+import type { MachineStore } from "../../resources/mod.ts";
 
 /** The optional dependencies of these handlers. */
 export interface ObservabilityDeps {
@@ -36,33 +37,14 @@ type ObservabilityMethods = "containers" | "images" | "metrics" | "controllerGra
 export function createObservabilityHandlers(
   deps: ObservabilityDeps & { readonly store: MachineStore },
 ): Pick<ServiceImpl<typeof MachineService>, ObservabilityMethods> {
-  const withCri = async <T>(rpc: string, fn: (c: CriClient, signal: AbortSignal) => Promise<T>) => {
-    const make = need(deps.cri, rpc, "a container runtime client");
-    const status = deps.store.list(RUNTIME_STATUS).find((r) => r.metadata.id === RUNTIME_STATUS_ID);
-    if (!status) {
-      throw new FailedPreconditionError(
-        `${rpc} needs containerd, which this node does not run (no RuntimeStatus)`,
-        { context: { rpc } },
-      );
-    }
-    const socket = status.spec.socket;
-    const client = make(socket);
-    try {
-      return { socket, value: await fn(client, AbortSignal.timeout(10_000)) };
-    } catch (e) {
-      const why = status.spec.lastError ? ` (RuntimeStatus: ${status.spec.lastError})` : "";
-      throw new UnavailableError(
-        `${rpc}: containerd's CRI on "${socket}" did not answer: ${(e as Error).message}${why}`,
-        { context: { rpc, socket }, cause: e },
-      );
-    } finally {
-      client.close();
-    }
-  };
+  const cri = <T>(
+    rpc: string,
+    signal: AbortSignal,
+    fn: (c: CriClient, signal: AbortSignal) => Promise<T>,
+  ) => withCri(deps, rpc, { timeoutMs: 10_000, signal }, fn, unanswered(rpc));
   return {
     async containers(_req, ctx) {
-      const { socket, value } = await withCri("Containers", async (c, timeout) => {
-        const signal = AbortSignal.any([timeout, ctx.signal]);
+      const { socket, value } = await cri("Containers", ctx.signal, async (c, signal) => {
         return [await c.listPods(signal), await c.listContainers(signal)] as const;
       });
       const [pods, containers] = value;
@@ -74,9 +56,10 @@ export function createObservabilityHandlers(
     },
 
     async images(_req, ctx) {
-      const { socket, value } = await withCri(
+      const { socket, value } = await cri(
         "Images",
-        (c, timeout) => c.listImages(AbortSignal.any([timeout, ctx.signal])),
+        ctx.signal,
+        (c, signal) => c.listImages(signal),
       );
       return create(ImagesResponseSchema, {
         socket,
@@ -99,6 +82,17 @@ export function createObservabilityHandlers(
       const controllers = [...graph.controllers].sort((a, b) => a.name < b.name ? -1 : 1);
       return create(ControllerGraphResponseSchema, { controllers });
     },
+  };
+}
+
+/** The refusal of a CRI listing that failed: containerd did not answer. */
+export function unanswered(rpc: string) {
+  return (e: unknown, socket: string, runtimeError: string): Error => {
+    const why = runtimeError ? ` (RuntimeStatus: ${runtimeError})` : "";
+    return new UnavailableError(
+      `${rpc}: containerd's CRI on "${socket}" did not answer: ${(e as Error).message}${why}`,
+      { context: { rpc, socket }, cause: e },
+    );
   };
 }
 

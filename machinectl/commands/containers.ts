@@ -12,6 +12,8 @@ import { connectToNode } from "../connection.ts";
 import { CliError, type Io } from "../io.ts";
 import { alignTable } from "../output.ts";
 import { toJson, toYaml } from "../document_text.ts";
+import { esc } from "../terminal_text.ts";
+import { PULL_TIMEOUT_MS } from "../../api/server/mod.ts";
 
 /** The containers (and their pods) as plain data, for json/yaml and the table. */
 export function containersDocument(r: ContainersResponse) {
@@ -129,10 +131,12 @@ export const containersCommand = defineCommand({
 
 export const imagesCommand = defineCommand({
   name: "images",
-  summary: "List the images in containerd's CRI image store",
+  args: "[pull IMAGE]",
+  summary: "List the images in containerd's CRI image store, or pull one (operator)",
   connects: true,
   flags: OUTPUT_FLAG,
   async run({ flags, args, io }) {
+    if (args[0] === "pull") return await pullImage(flags, args.slice(1), io);
     if (args.length > 0) throw new CliError(`images: unexpected "${args[0]}"`, 2);
     const format = flags.output;
     using conn = await connectToNode(flags);
@@ -141,3 +145,21 @@ export const imagesCommand = defineCommand({
     return 0;
   },
 });
+
+/**
+ * `images pull IMAGE`: containerd on the node pulls it (verifying the registry against the
+ * node's trust bundle); waits as long as the node's pull budget and a little more.
+ */
+async function pullImage(
+  flags: Parameters<typeof connectToNode>[0],
+  args: string[],
+  io: Io,
+): Promise<number> {
+  if (args.length !== 1) throw new CliError("usage: machinectl images pull IMAGE", 2);
+  using conn = await connectToNode(flags);
+  const r = await conn.client.imagePull({ image: args[0] }, {
+    timeoutMs: PULL_TIMEOUT_MS + 30_000,
+  });
+  io.out(esc`pulled ${args[0]}: ${r.imageId} (${conn.endpoint})`);
+  return 0;
+}
