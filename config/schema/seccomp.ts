@@ -136,7 +136,7 @@ export const SeccompProfilesSchema = v.pipe(
       "`sandbox.seccomp: <name>`. Rules are tried in order and the first that matches decides; " +
       "other ABIs (x32, 32-bit compat) are always killed. Supported actions: SCMP_ACT_ALLOW, " +
       "ERRNO (errnoRet, EPERM when unset), KILL, KILL_THREAD, KILL_PROCESS, TRAP, LOG; " +
-      "comparisons: SCMP_CMP_EQ, NE, MASKED_EQ. A syscall the node's architecture lacks is " +
+      "comparisons (64-bit, unsigned): SCMP_CMP_EQ, NE, MASKED_EQ, LT, LE, GT, GE. A syscall the node's architecture lacks is " +
       "skipped (docs/hardening.md).",
   ),
   v.examples([{

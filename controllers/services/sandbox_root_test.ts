@@ -181,6 +181,57 @@ rootTest(
   "python3",
 );
 
+/** mkdir(2) of argv[1] with mode 0o755, then argv[2] with 0o555; one line each. */
+const MKDIR_MODES_PY = [
+  "import os, sys",
+  "for path, mode in ((sys.argv[1], 0o755), (sys.argv[2], 0o555)):",
+  "    try:",
+  '        os.mkdir(path, mode); print("mkdir", oct(mode), "ok", flush=True)',
+  "    except OSError as e:",
+  '        print("mkdir", oct(mode), e.strerror, flush=True)',
+].join("\n");
+
+rootTest(
+  "an OCI profile with an ordered comparison (mode >= 0o700) denies one mkdir and allows the other",
+  async () => {
+    const dir = await Deno.makeTempDir({ prefix: "sandbox-mkdir-ge-" });
+    try {
+      await runServices(
+        service("ranged", [PYTHON, "-c", MKDIR_MODES_PY, `${dir}/wide`, `${dir}/narrow`], [
+          "      sandbox: { seccomp: no-wide-mkdir }",
+        ]),
+        async ({ lines }) => {
+          assert.deepEqual(await lines("ranged", 2), [
+            "mkdir 0o755 Operation not permitted",
+            "mkdir 0o555 ok",
+          ]);
+        },
+        [
+          "  seccomp_profiles:",
+          "    no-wide-mkdir:",
+          "      defaultAction: SCMP_ACT_ALLOW",
+          "      architectures: [SCMP_ARCH_X86_64, SCMP_ARCH_AARCH64]",
+          "      syscalls:",
+          // glibc calls mkdir(2) on x86_64 (mode is argument 1) and mkdirat(2) on aarch64 (2).
+          "        - names: [mkdir]",
+          "          action: SCMP_ACT_ERRNO",
+          "          errnoRet: 1",
+          "          args: [{ index: 1, value: 448, op: SCMP_CMP_GE }]",
+          "        - names: [mkdirat]",
+          "          action: SCMP_ACT_ERRNO",
+          "          errnoRet: 1",
+          "          args: [{ index: 2, value: 448, op: SCMP_CMP_GE }]",
+        ],
+      );
+      await assert.rejects(() => Deno.stat(`${dir}/wide`), Deno.errors.NotFound);
+      assert.ok(await Deno.stat(`${dir}/narrow`).then((s) => s.isDirectory));
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+  "python3",
+);
+
 rootTest(
   "masked_paths: a directory and a file are unreadable to the service; the host still reads them",
   async () => {

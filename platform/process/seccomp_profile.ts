@@ -20,8 +20,19 @@ export const SECCOMP_ACTIONS = [
 ] as const;
 export type SeccompAction = typeof SECCOMP_ACTIONS[number];
 
-/** Argument comparisons a rule may use (all 64 bits; MASKED_EQ: `arg & value == valueTwo`). */
-export const SECCOMP_COMPARISONS = ["SCMP_CMP_EQ", "SCMP_CMP_NE", "SCMP_CMP_MASKED_EQ"] as const;
+/**
+ * Argument comparisons a rule may use: all 64 bits, unsigned, as libseccomp's (MASKED_EQ:
+ * `arg & value == valueTwo`; LT/LE/GT/GE: `arg` against `value`).
+ */
+export const SECCOMP_COMPARISONS = [
+  "SCMP_CMP_EQ",
+  "SCMP_CMP_NE",
+  "SCMP_CMP_MASKED_EQ",
+  "SCMP_CMP_LT",
+  "SCMP_CMP_LE",
+  "SCMP_CMP_GT",
+  "SCMP_CMP_GE",
+] as const;
 export type SeccompComparison = typeof SECCOMP_COMPARISONS[number];
 
 /** Architectures a profile may list; the filter always kills other ABIs (x32 and compat too). */

@@ -51,12 +51,16 @@ pub fn action(name: &str, errno: Option<u32>) -> SysResult<Action> {
     })
 }
 
-/// An OCI comparison name (`SCMP_CMP_EQ`, `SCMP_CMP_NE`, `SCMP_CMP_MASKED_EQ`).
+/// An OCI comparison name (`SCMP_CMP_EQ`, `NE`, `MASKED_EQ`, `LT`, `LE`, `GT`, `GE`).
 pub fn cmp_op(name: &str) -> SysResult<CmpOp> {
     match name {
         "SCMP_CMP_EQ" => Ok(CmpOp::Eq),
         "SCMP_CMP_NE" => Ok(CmpOp::Ne),
         "SCMP_CMP_MASKED_EQ" => Ok(CmpOp::MaskedEq),
+        "SCMP_CMP_LT" => Ok(CmpOp::Lt),
+        "SCMP_CMP_LE" => Ok(CmpOp::Le),
+        "SCMP_CMP_GT" => Ok(CmpOp::Gt),
+        "SCMP_CMP_GE" => Ok(CmpOp::Ge),
         other => Err(bad(format!("unsupported seccomp comparison {other:?}"))),
     }
 }

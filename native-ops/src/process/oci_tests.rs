@@ -167,10 +167,116 @@ fn unsupported_actions_and_comparisons_are_refused() {
         .unwrap_err()
         .to_string()
         .contains("SCMP_ACT_NOTIFY"));
-    assert!(cmp_op("SCMP_CMP_GT").is_err());
+    assert!(cmp_op("SCMP_CMP_gt").is_err());
     let p = profile(
         "SCMP_ACT_ALLOW",
         vec![rule(&["read"], "SCMP_ACT_ERRNO", Some(5000), vec![])],
     );
     assert!(compile(&p).is_err());
+}
+
+/// Values around the 32-bit halves' boundaries, where a 64-bit comparison
+/// split over two 32-bit loads goes wrong first.
+const EDGES: [u64; 9] = [
+    0,
+    1,
+    0xFFFF_FFFF,
+    0x1_0000_0000,
+    0x1_0000_0001,
+    0x2_0000_0000,
+    0x1_FFFF_FFFF,
+    u64::MAX - 1,
+    u64::MAX,
+];
+
+#[test]
+fn ordered_comparisons_over_64_bits_match_rusts() {
+    let ops: [(&str, fn(u64, u64) -> bool); 7] = [
+        ("SCMP_CMP_LT", |a, v| a < v),
+        ("SCMP_CMP_LE", |a, v| a <= v),
+        ("SCMP_CMP_GT", |a, v| a > v),
+        ("SCMP_CMP_GE", |a, v| a >= v),
+        ("SCMP_CMP_EQ", |a, v| a == v),
+        ("SCMP_CMP_NE", |a, v| a != v),
+        ("SCMP_CMP_MASKED_EQ", |a, v| a & v == v),
+    ];
+    let n = nr("personality");
+    let eperm = libc::SECCOMP_RET_ERRNO | libc::EPERM as u32;
+    for (name, holds) in ops {
+        for v in EDGES {
+            let cmp = ArgCmp {
+                index: 3,
+                value: v,
+                value_two: v,
+                op: cmp_op(name).unwrap(),
+            };
+            let p = profile(
+                "SCMP_ACT_ALLOW",
+                vec![rule(&["personality"], "SCMP_ACT_ERRNO", None, vec![cmp])],
+            );
+            let prog = compile(&p).unwrap();
+            for a in EDGES {
+                let want = if holds(a, v) {
+                    eperm
+                } else {
+                    libc::SECCOMP_RET_ALLOW
+                };
+                let got = run(&prog, AUDIT_ARCH, n, [0, 0, 0, a, 0, 0]);
+                assert_eq!(got, want, "{name}: arg {a:#x} against {v:#x}");
+            }
+        }
+    }
+}
+
+#[test]
+fn ordered_comparisons_combine_with_others_and_fall_through_to_later_rules() {
+    // 16 <= arg1 < 32 and arg0 == 1 → EPERM; otherwise a later rule (ENOSYS) for arg0 == 1.
+    let range = vec![
+        ArgCmp {
+            index: 1,
+            value: 16,
+            value_two: 0,
+            op: CmpOp::Ge,
+        },
+        ArgCmp {
+            index: 1,
+            value: 32,
+            value_two: 0,
+            op: CmpOp::Lt,
+        },
+        ArgCmp {
+            index: 0,
+            value: 1,
+            value_two: 0,
+            op: CmpOp::Eq,
+        },
+    ];
+    let later = vec![ArgCmp {
+        index: 0,
+        value: 1,
+        value_two: 0,
+        op: CmpOp::Eq,
+    }];
+    let p = profile(
+        "SCMP_ACT_ALLOW",
+        vec![
+            rule(&["personality"], "SCMP_ACT_ERRNO", Some(1), range),
+            rule(&["personality"], "SCMP_ACT_ERRNO", Some(38), later),
+        ],
+    );
+    let prog = compile(&p).unwrap();
+    let n = nr("personality");
+    let errno = |e: u32| libc::SECCOMP_RET_ERRNO | e;
+    for (arg0, arg1, want) in [
+        (1, 16, errno(1)),
+        (1, 31, errno(1)),
+        (1, 15, errno(38)),
+        (1, 32, errno(38)),
+        (1, 16 | 1 << 32, errno(38)),
+        (2, 20, libc::SECCOMP_RET_ALLOW),
+    ] {
+        let got = run(&prog, AUDIT_ARCH, n, [arg0, arg1, 0, 0, 0, 0]);
+        assert_eq!(got, want, "arg0 {arg0} arg1 {arg1:#x}");
+    }
+    assert!(cmp_op("SCMP_CMP_BETWEEN").is_err());
 }

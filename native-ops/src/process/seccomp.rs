@@ -13,6 +13,7 @@ use crate::error::{SysErr, SysResult};
 // Classic BPF opcodes (linux/bpf_common.h).
 const BPF_LD_W_ABS: u16 = 0x20; // BPF_LD (0) | BPF_W (0) | BPF_ABS (0x20)
 const BPF_JMP_JEQ_K: u16 = 0x05 | 0x10; // BPF_JMP | BPF_JEQ | BPF_K
+const BPF_JMP_JGT_K: u16 = 0x05 | 0x20;
 const BPF_JMP_JGE_K: u16 = 0x05 | 0x30;
 const BPF_JMP_JSET_K: u16 = 0x05 | 0x40;
 const BPF_RET_K: u16 = 0x06;
@@ -159,41 +160,35 @@ impl Builder {
     /// Syscall `nr` gets `action` when every comparison of `args` holds;
     /// otherwise the next rule is tried (the accumulator is reloaded).
     pub fn syscall_if_args(mut self, nr: i64, args: &[ArgCmp], action: Action) -> Self {
-        let mut body: Vec<libc::sock_filter> = Vec::new();
-        // Indices of jumps to the reload, patched once the body's length is known.
-        let mut to_fail: Vec<(usize, bool)> = Vec::new();
+        // Each step with the index just past its comparison (where `Held` goes).
+        let mut steps: Vec<(Step, usize)> = Vec::new();
         for a in args {
-            let (mask, want) = match a.op {
-                CmpOp::MaskedEq => (a.value, a.value_two),
-                _ => (u64::MAX, a.value),
+            let c = comparison(a);
+            let end = steps.len() + c.len();
+            steps.extend(c.into_iter().map(|s| (s, end)));
+        }
+        // After the steps: the action (every comparison held), then the reload (one failed).
+        let failed = steps.len() + 1;
+        // At most six comparisons of six steps: every offset fits a BPF jump's u8.
+        let offset = |to: To, at: usize, end: usize| -> u8 {
+            let target = match to {
+                To::Next => at + 1,
+                To::Held => end,
+                To::Failed => failed,
             };
-            for (half, off) in [(32u32, off_arg_lo(a.index) + 4), (0, off_arg_lo(a.index))] {
-                let (m, w) = ((mask >> half) as u32, (want >> half) as u32);
-                body.push(ins(BPF_LD_W_ABS, 0, 0, off));
-                if m != u32::MAX {
-                    body.push(ins(BPF_ALU_AND_K, 0, 0, m));
-                }
-                to_fail.push((body.len(), a.op == CmpOp::Ne));
-                body.push(ins(BPF_JMP_JEQ_K, 0, 0, w));
-            }
-            if a.op == CmpOp::Ne {
-                // Not equal when either half differs: the high half's miss passes the
-                // comparison (to after the low half), the low half's hit fails it.
-                let hi = to_fail[to_fail.len() - 2].0;
-                body[hi].jf = u8::try_from(body.len() - hi - 1).unwrap_or(u8::MAX);
-                to_fail.remove(to_fail.len() - 2);
-            }
-        }
+            u8::try_from(target - at - 1).unwrap_or(u8::MAX)
+        };
+        let mut body: Vec<libc::sock_filter> = steps
+            .iter()
+            .enumerate()
+            .map(|(at, (s, end))| {
+                let mut i = s.ins;
+                i.jt = offset(s.jt, at, *end);
+                i.jf = offset(s.jf, at, *end);
+                i
+            })
+            .collect();
         body.push(ins(BPF_RET_K, 0, 0, action.ret()));
-        let fail = body.len();
-        for (at, ne) in to_fail {
-            let off = u8::try_from(fail - at - 1).unwrap_or(u8::MAX);
-            if ne {
-                body[at].jt = off;
-            } else {
-                body[at].jf = off;
-            }
-        }
         body.push(ins(BPF_LD_W_ABS, 0, 0, OFF_NR));
         let skip = u8::try_from(body.len()).unwrap_or(u8::MAX);
         self.prog.push(ins(BPF_JMP_JEQ_K, 0, skip, nr as u32));
@@ -208,13 +203,112 @@ impl Builder {
     }
 }
 
-/// A comparison of one syscall argument (all 64 bits).
+/// A comparison of one syscall argument (all 64 bits, unsigned, as libseccomp's).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum CmpOp {
     Eq,
     Ne,
     /// `arg & value == value_two`.
     MaskedEq,
+    /// `arg < value`.
+    Lt,
+    /// `arg <= value`.
+    Le,
+    /// `arg > value`.
+    Gt,
+    /// `arg >= value`.
+    Ge,
+}
+
+/// Where a comparison's jump goes: the next instruction, past the comparison
+/// (it held), or to the rule's reload (it failed: the next rule is tried).
+#[derive(Debug, Clone, Copy)]
+enum To {
+    Next,
+    Held,
+    Failed,
+}
+
+/// One instruction of a comparison, its jumps still symbolic.
+struct Step {
+    ins: libc::sock_filter,
+    jt: To,
+    jf: To,
+}
+
+fn load(off: u32) -> Step {
+    Step {
+        ins: ins(BPF_LD_W_ABS, 0, 0, off),
+        jt: To::Next,
+        jf: To::Next,
+    }
+}
+
+fn jump(code: u16, k: u32, jt: To, jf: To) -> Step {
+    Step {
+        ins: ins(code, 0, 0, k),
+        jt,
+        jf,
+    }
+}
+
+/// The steps of one 64-bit comparison on 32-bit BPF: the high half first,
+/// the low half deciding only when the high halves are equal.
+fn comparison(a: &ArgCmp) -> Vec<Step> {
+    let (hi_off, lo_off) = (off_arg_lo(a.index) + 4, off_arg_lo(a.index));
+    let hi = |v: u64| (v >> 32) as u32;
+    let lo = |v: u64| v as u32;
+    match a.op {
+        CmpOp::Eq | CmpOp::Ne | CmpOp::MaskedEq => {
+            let (mask, want) = match a.op {
+                CmpOp::MaskedEq => (a.value, a.value_two),
+                _ => (u64::MAX, a.value),
+            };
+            let ne = a.op == CmpOp::Ne;
+            let mut steps = Vec::new();
+            for (low, off, m, w) in [
+                (false, hi_off, hi(mask), hi(want)),
+                (true, lo_off, lo(mask), lo(want)),
+            ] {
+                steps.push(load(off));
+                if m != u32::MAX {
+                    steps.push(jump(BPF_ALU_AND_K, m, To::Next, To::Next));
+                }
+                // Equal halves go on; a difference fails Eq and MaskedEq and makes Ne hold.
+                // Ne fails only when the low halves are equal too.
+                let (on_equal, on_differ) = match (ne, low) {
+                    (false, _) => (To::Next, To::Failed),
+                    (true, false) => (To::Next, To::Held),
+                    (true, true) => (To::Failed, To::Held),
+                };
+                steps.push(jump(BPF_JMP_JEQ_K, w, on_equal, on_differ));
+            }
+            steps
+        }
+        CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge => {
+            let greater = matches!(a.op, CmpOp::Gt | CmpOp::Ge);
+            // Where a larger and a smaller argument go.
+            let (larger, smaller) = if greater {
+                (To::Held, To::Failed)
+            } else {
+                (To::Failed, To::Held)
+            };
+            // The low half: Gt and Le split on `>`, Ge and Lt on `>=`.
+            let low = if matches!(a.op, CmpOp::Gt | CmpOp::Le) {
+                BPF_JMP_JGT_K
+            } else {
+                BPF_JMP_JGE_K
+            };
+            let v = a.value;
+            vec![
+                load(hi_off),
+                jump(BPF_JMP_JGT_K, hi(v), larger, To::Next),
+                jump(BPF_JMP_JEQ_K, hi(v), To::Next, smaller),
+                load(lo_off),
+                jump(low, lo(v), larger, smaller),
+            ]
+        }
+    }
 }
 
 /// One argument comparison of a rule.
@@ -357,9 +451,10 @@ pub mod tests_support {
                     let k = i.k as usize;
                     acc = u32::from_le_bytes(data[k..k + 4].try_into().unwrap());
                 }
-                BPF_JMP_JEQ_K | BPF_JMP_JGE_K | BPF_JMP_JSET_K => {
+                BPF_JMP_JEQ_K | BPF_JMP_JGT_K | BPF_JMP_JGE_K | BPF_JMP_JSET_K => {
                     let hit = match i.code {
                         BPF_JMP_JEQ_K => acc == i.k,
+                        BPF_JMP_JGT_K => acc > i.k,
                         BPF_JMP_JGE_K => acc >= i.k,
                         _ => acc & i.k != 0,
                     };

@@ -246,7 +246,7 @@ export type OciSeccompArg = Message<"machined.v1.OciSeccompArg"> & {
   valueTwo: bigint;
 
   /**
-   * SCMP_CMP_EQ, SCMP_CMP_NE or SCMP_CMP_MASKED_EQ.
+   * SCMP_CMP_EQ, NE, MASKED_EQ, LT, LE, GT or GE (64-bit, unsigned).
    *
    * @generated from field: string op = 4;
    */
