@@ -189,9 +189,12 @@ const EDGES: [u64; 9] = [
     u64::MAX,
 ];
 
+/// A comparison's OCI name and what it means, in Rust.
+type Meaning = (&'static str, fn(u64, u64) -> bool);
+
 #[test]
 fn ordered_comparisons_over_64_bits_match_rusts() {
-    let ops: [(&str, fn(u64, u64) -> bool); 7] = [
+    let ops: [Meaning; 7] = [
         ("SCMP_CMP_LT", |a, v| a < v),
         ("SCMP_CMP_LE", |a, v| a <= v),
         ("SCMP_CMP_GT", |a, v| a > v),
