@@ -245,6 +245,8 @@ function sampleStore() {
       effective: [],
       bounding: ["CAP_NET_BIND_SERVICE"],
       ambient: [],
+      readOnly: ["/etc"],
+      masked: ["/srv/secrets"],
     },
   });
   net("RuntimeStatus", "containerd", {

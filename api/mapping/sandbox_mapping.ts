@@ -116,6 +116,7 @@ export function sandboxStatusToProto(s: ServiceSandboxStatus): pb.SandboxInForce
     bounding: [...s.bounding],
     ambient: [...s.ambient],
     readOnly: [...(s.readOnly ?? [])],
+    masked: [...(s.masked ?? [])],
   });
 }
 
@@ -129,5 +130,6 @@ export function sandboxStatusFromProto(m: pb.SandboxInForce): ServiceSandboxStat
     bounding: [...m.bounding],
     ambient: [...m.ambient],
     ...(m.readOnly.length > 0 ? { readOnly: [...m.readOnly] } : {}),
+    ...(m.masked.length > 0 ? { masked: [...m.masked] } : {}),
   };
 }

@@ -243,16 +243,20 @@ rootTest(
       const show = `ls ${dir}/secrets 2>&1 | head -1; echo "[$(cat ${dir}/token)]"`;
       await runServices(
         [
-          ...service("masked", ["/bin/sh", "-c", show], [
+          // It stays a second, so the status read right after spawn sees its mounts.
+          ...service("masked", ["/bin/sh", "-c", `${show}; sleep 1`], [
             `      sandbox: { masked_paths: [${dir}/secrets, ${dir}/token, ${dir}/missing] }`,
           ]),
           ...service("plain", ["/bin/sh", "-c", show]),
         ],
-        async ({ lines }) => {
+        async ({ lines, finished }) => {
           const [ls, token] = await lines("masked", 2);
           assert.match(ls, /Permission denied/);
           assert.equal(token, "[]");
           assert.deepEqual(await lines("plain", 2), ["key", "[t0ken]"]);
+          // ServiceStatus names what its mountinfo shows hidden; the missing path is not.
+          const sandbox = (await finished("masked")).sandbox;
+          assert.deepEqual(sandbox?.masked, [`${dir}/secrets`, `${dir}/token`]);
         },
       );
       assert.equal(await Deno.readTextFile(`${dir}/secrets/key`), "hunter2\n");

@@ -172,7 +172,7 @@ export class NativeProcessBackend implements ProcessBackend {
       }
     });
     const sandbox = spec.sandbox
-      ? await readSandbox(pid, spec.sandbox.seccomp, "/proc", spec.sandbox.readOnlyPaths)
+      ? await readSandbox(pid, spec.sandbox.seccomp, "/proc", spec.sandbox)
       : null;
     const handle: ProcessHandle = {
       pid,

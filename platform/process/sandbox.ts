@@ -104,16 +104,57 @@ export interface SandboxInForce {
   readonly ambient: readonly string[];
   /** The asked `readOnlyPaths` that /proc/PID/mountinfo shows mounted read-only. */
   readonly readOnly?: readonly string[];
+  /**
+   * The asked `maskedPaths` that /proc/PID/mountinfo shows hidden: a read-only tmpfs, or
+   * /dev/null bound, mounted on the path. A path that did not exist at spawn is not listed.
+   */
+  readonly masked?: readonly string[];
+}
+
+/** One line of /proc/PID/mountinfo, the fields the sandbox checks use. */
+interface MountLine {
+  readonly root: string;
+  readonly mountPoint: string;
+  readonly readOnly: boolean;
+  readonly fsType: string;
+}
+
+/** The mounts of a /proc/PID/mountinfo text (octal escapes in paths undone). Pure. */
+function mountLines(mountinfo: string): MountLine[] {
+  const unescape = (s: string) =>
+    s.replace(/\\([0-7]{3})/g, (_, o: string) => String.fromCharCode(parseInt(o, 8)));
+  const out: MountLine[] = [];
+  for (const line of mountinfo.split("\n")) {
+    const f = line.split(" ");
+    const dash = f.indexOf("-");
+    if (f.length < 6 || dash < 6) continue;
+    out.push({
+      root: unescape(f[3]),
+      mountPoint: unescape(f[4]),
+      readOnly: f[5].split(",").includes("ro"),
+      fsType: f[dash + 1] ?? "",
+    });
+  }
+  return out;
 }
 
 /** Of `paths`, those a /proc/PID/mountinfo text shows as read-only mount points. Pure. */
 export function readOnlyMounts(paths: readonly string[], mountinfo: string): string[] {
-  const ro = new Set<string>();
-  for (const line of mountinfo.split("\n")) {
-    const f = line.split(" ");
-    if (f.length > 5 && f[5].split(",").includes("ro")) ro.add(f[4].replace(/\\040/g, " "));
-  }
+  const ro = new Set(mountLines(mountinfo).filter((m) => m.readOnly).map((m) => m.mountPoint));
   return paths.filter((p) => ro.has(p));
+}
+
+/**
+ * Of `paths`, those a /proc/PID/mountinfo text shows hidden: the last mount on the path is
+ * read-only and either a tmpfs (a masked directory) or /dev/null bound (a masked file). Pure.
+ */
+export function maskedMounts(paths: readonly string[], mountinfo: string): string[] {
+  const top = new Map<string, MountLine>();
+  for (const m of mountLines(mountinfo)) top.set(m.mountPoint, m);
+  return paths.filter((p) => {
+    const m = top.get(p);
+    return m !== undefined && m.readOnly && (m.fsType === "tmpfs" || m.root === "/null");
+  });
 }
 
 /** The number of a capability name. @throws TypeError for an unknown name. */
@@ -165,13 +206,19 @@ export async function readSandbox(
   pid: number,
   profile: string,
   proc = "/proc",
-  readOnlyPaths: readonly string[] = [],
+  paths: Pick<ProcessSandbox, "readOnlyPaths" | "maskedPaths"> = {},
 ): Promise<SandboxInForce | null> {
+  const readOnlyPaths = paths.readOnlyPaths ?? [];
+  const maskedPaths = paths.maskedPaths ?? [];
   try {
     const s = parseSandboxStatus(profile, await Deno.readTextFile(`${proc}/${pid}/status`));
-    if (readOnlyPaths.length === 0) return s;
+    if (readOnlyPaths.length === 0 && maskedPaths.length === 0) return s;
     const info = await Deno.readTextFile(`${proc}/${pid}/mountinfo`);
-    return { ...s, readOnly: readOnlyMounts(readOnlyPaths, info) };
+    return {
+      ...s,
+      ...(readOnlyPaths.length ? { readOnly: readOnlyMounts(readOnlyPaths, info) } : {}),
+      ...(maskedPaths.length ? { masked: maskedMounts(maskedPaths, info) } : {}),
+    };
   } catch {
     return null;
   }
@@ -193,5 +240,6 @@ export function declaredSandbox(
     bounding: ordered,
     ambient: sandbox.capabilities ? ordered : [],
     ...(sandbox.readOnlyPaths?.length ? { readOnly: [...sandbox.readOnlyPaths] } : {}),
+    ...(sandbox.maskedPaths?.length ? { masked: [...sandbox.maskedPaths] } : {}),
   };
 }

@@ -4,6 +4,7 @@ import {
   capabilityNames,
   capabilityNumber,
   declaredSandbox,
+  maskedMounts,
   parseSandboxStatus,
   readOnlyMounts,
   readSandbox,
@@ -83,4 +84,24 @@ Deno.test("readOnlyMounts keeps the asked paths mountinfo shows read-only", () =
     "/tmp/a",
     "/tmp/c d",
   ]);
+});
+
+Deno.test("maskedMounts keeps the asked paths hidden by a read-only tmpfs or /dev/null on top", () => {
+  const info = [
+    "22 1 0:21 / / rw,relatime shared:1 - ext4 /dev/vda rw",
+    "40 22 0:35 / /srv/secrets ro,relatime - tmpfs tmpfs ro,mode=000",
+    "41 22 0:5 /null /srv/token ro,nosuid - devtmpfs udev rw,size=1k",
+    "42 22 0:36 / /srv/rw rw,relatime - tmpfs tmpfs rw",
+    "43 22 0:37 / /srv/data ro,relatime - ext4 /dev/vdb ro",
+    "44 22 0:35 / /srv/with\\040space ro - tmpfs tmpfs ro",
+    "45 22 0:38 / /srv/later ro - tmpfs tmpfs ro",
+    "46 45 0:39 / /srv/later rw - tmpfs tmpfs rw",
+  ].join("\n");
+  assert.deepEqual(
+    maskedMounts(
+      ["/srv/secrets", "/srv/token", "/srv/rw", "/srv/data", "/srv/with space", "/srv/later", "/x"],
+      info,
+    ),
+    ["/srv/secrets", "/srv/token", "/srv/with space"],
+  );
 });

@@ -41,6 +41,8 @@ export interface ServiceSandboxStatus {
   readonly ambient: readonly string[];
   /** The `read_only_paths` its mountinfo shows mounted read-only. */
   readonly readOnly?: readonly string[];
+  /** The `masked_paths` its mountinfo shows hidden (an empty tmpfs or /dev/null over them). */
+  readonly masked?: readonly string[];
 }
 
 /** How the last process ended. */
