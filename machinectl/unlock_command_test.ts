@@ -110,3 +110,27 @@ Deno.test("UnlockVolume: past 5 tries per client in a minute is ResourceExhauste
     );
   });
 });
+
+Deno.test("machinectl unlock -n: the passphrase read once is offered to each node; one node's failure does not stop the next", async () => {
+  await withLockedNode(async (f, n) => {
+    const right = await secretFile(PASS);
+    const operator = await clientConfig(f, "os:operator");
+    const here = f.endpoint;
+    // Nothing listens on port 1: that node fails, the next is still offered the passphrase.
+    const r = await run(
+      operator,
+      "unlock",
+      "STATE",
+      "-n",
+      `127.0.0.1:1,${here}`,
+      "--passphrase-file",
+      right,
+    );
+    assert.equal(r.code, 1, "the highest of the nodes' exit codes");
+    assert.match(r.err, /^127\.0\.0\.1:1: error: /m);
+    assert.match(r.out, new RegExp(`STATE unlocked by slot 1: /dev/mapper/STATE \\(${here}\\)`));
+    await n.status("STATE", (s) => s.phase === "ready");
+    assert.doesNotMatch(r.err + r.out, new RegExp(PASS));
+    await Deno.remove(right);
+  });
+});
