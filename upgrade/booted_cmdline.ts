@@ -2,8 +2,9 @@
  * The node's {@link BootCmdlineBackend}: the booted slot's loader entry on the ESP. Reading
  * opens the ESP read-only; a write opens one read-write session only when the line changes,
  * re-reads the entry there and runs {@link planBootedArgs}'s three steps (write beside, rename
- * over, sync), so nothing else of the booted slot is ever written. A Pi's line is its slot's
- * cmdline.txt, which this does not write (the status says so).
+ * over, sync), so nothing else of the booted slot is ever written. On a Raspberry Pi the
+ * medium is the boot FAT and the line is the booted slot's cmdline.txt, planned the same way
+ * by {@link planPiBootedArgs}.
  * @module
  */
 import type { BootCmdlineBackend, NextBoot } from "../controllers/kernel/mod.ts";
@@ -13,6 +14,8 @@ import { RPI3_BOARD } from "../bundle/mod.ts";
 import { ENTRIES_DIR, type Slot } from "./entries.ts";
 import { type BootedArgsDecision, planBootedArgs } from "./booted_args_plan.ts";
 import { readListing, runSteps } from "./slot_writer.ts";
+import { type PiBootedArgsPlan, planPiBootedArgs } from "./pi_booted_args.ts";
+import { piSlotPaths } from "../layout/mod.ts";
 
 /** What {@link EspBootCmdline} needs. */
 export interface EspBootCmdlineDeps {
@@ -28,7 +31,7 @@ export class EspBootCmdline implements BootCmdlineBackend {
   constructor(private readonly deps: EspBootCmdlineDeps) {}
 
   async next(): Promise<NextBoot> {
-    return await this.#decide({ add: [], remove: [] }, (d) => d);
+    return await this.#decide({ add: [], remove: [] }, keep);
   }
 
   async write(args: KernelArgs): Promise<NextBoot> {
@@ -48,13 +51,6 @@ export class EspBootCmdline implements BootCmdlineBackend {
     then: (d: BootedArgsDecision, slot: Slot) => BootedArgsDecision | Promise<BootedArgsDecision>,
   ): Promise<NextBoot> {
     const board = (await this.deps.board?.()) ?? "";
-    if (board === RPI3_BOARD) {
-      return {
-        kind: "none",
-        reason: "on a Raspberry Pi the line is the slot's cmdline.txt, which machined writes " +
-          "only at an upgrade: the args take effect with the next upgrade",
-      };
-    }
     const slot = await this.deps.booted();
     if (!slot) {
       return {
@@ -63,11 +59,30 @@ export class EspBootCmdline implements BootCmdlineBackend {
           "loader entry to write the args into",
       };
     }
+    if (board === RPI3_BOARD) return await this.#pi(slot, args, then !== keep);
     const d = await then(await this.deps.esp.read((fs) => decide(fs, slot, args)), slot);
     if (d.kind === "uki") return d;
     return { kind: "entry", slot, file: d.plan.file, cmdline: d.plan.after };
   }
+
+  /** A Pi: plan on the slot's cmdline.txt; when `write`, plan again in a write session and run. */
+  async #pi(slot: Slot, args: KernelArgs, write: boolean): Promise<NextBoot> {
+    const plan = (fs: EspFiles) =>
+      fs.readText(piSlotPaths(slot).cmdline).then((t) => planPiBootedArgs(slot, t, args));
+    let p: PiBootedArgsPlan = await this.deps.esp.read(plan);
+    if (write && p.steps.length > 0) {
+      p = await this.deps.esp.write(async (fs) => {
+        const again = await plan(fs);
+        await runSteps(fs, again.steps);
+        return again;
+      });
+    }
+    return { kind: "entry", slot, file: p.path.slice(1), cmdline: p.after };
+  }
 }
+
+/** `next()`'s pass-through: read only. */
+const keep = (d: BootedArgsDecision) => d;
 
 async function decide(fs: EspFiles, slot: Slot, args: KernelArgs): Promise<BootedArgsDecision> {
   const listing = await readListing(fs);
