@@ -57,6 +57,12 @@ export interface NodeUpgradeDeps {
   store?: MachineStore;
   /** The running image's version (release record), for entries that name none. */
   imageVersion?: () => Promise<string | undefined>;
+  /**
+   * The booted slot's system extensions (names in its root image's index),
+   * read at each install: a bundle that drops one is refused unless forced.
+   * @default none
+   */
+  runningExtensions?: () => Promise<readonly string[]>;
   /** machine.kernel.args of the current config, read at each install. @default none */
   kernelArgs?: () => KernelArgs | undefined;
   /** `machine.upgrade.boot_tries`, read at each install. @default TRIAL_TRIES */
@@ -171,6 +177,7 @@ export class NodeUpgrade {
         floor: recorded.floor,
         floorSource: recorded.source === "esp" ? "esp" : "state",
         running: await this.deps.imageVersion?.().catch(() => undefined),
+        runningExtensions: await this.deps.runningExtensions?.(),
         onManifest: (m) => (this.#version = m.version),
         checkHeld: async (name, bytes, m) =>
           checkSlotUki(name, bytes, { manifest: m, db: await (db ??= this.#secureBootDb()) }),
@@ -196,6 +203,18 @@ export class NodeUpgrade {
           floor: r.floor.floor,
           version: r.manifest.version,
         });
+      }
+      if (r.extensions.kind === "forced") {
+        this.deps.logger.warn(
+          "upgrade",
+          `extension drop forced by ${by.name}: ${r.extensions.message}`,
+          {
+            by: by.name,
+            role: by.role,
+            dropped: r.extensions.dropped.join(","),
+            version: r.manifest.version,
+          },
+        );
       }
       await this.book.note({
         outcome: "armed",
