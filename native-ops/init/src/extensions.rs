@@ -220,4 +220,62 @@ mod tests {
         assert_eq!(line, format!("a 1 {ABC} refused x y"));
         assert_eq!(outcome_line(&e, Ok(())), format!("a 1 {ABC} mounted"));
     }
+
+    /// As root with loop devices and mksquashfs (extensions_root_test.ts runs it in the root tier).
+    #[test]
+    #[ignore = "needs root, loop devices and mksquashfs: native-ops/init/extensions_root_test.ts"]
+    fn mounts_a_matching_extension_read_only_and_refuses_a_mismatch() {
+        let dir = std::env::temp_dir().join(format!("machined-init-mount-{}", std::process::id()));
+        let root = dir.join("root");
+        let tree = dir.join("tree");
+        for d in [
+            "usr/lib/machined/extensions",
+            "opt/extensions/good",
+            "opt/extensions/bad",
+            "run",
+        ] {
+            std::fs::create_dir_all(root.join(d)).unwrap();
+        }
+        std::fs::create_dir_all(tree.join("bin")).unwrap();
+        std::fs::write(tree.join("bin/hello"), b"hello").unwrap();
+        let image = dir.join("e.squashfs");
+        let ok = std::process::Command::new("mksquashfs")
+            .args([tree.as_os_str(), image.as_os_str()])
+            .args(["-noappend", "-quiet", "-no-progress"])
+            .status()
+            .unwrap();
+        assert!(ok.success());
+        let files = root.join("usr/lib/machined/extensions");
+        std::fs::copy(&image, files.join("good.squashfs")).unwrap();
+        std::fs::copy(&image, files.join("bad.squashfs")).unwrap();
+        let bytes = std::fs::read(&image).unwrap();
+        let mut h = Sha256::new();
+        h.update(&bytes);
+        let sha = h.hex();
+        let n = bytes.len();
+        let wrong = "00".repeat(32);
+        std::fs::write(
+            files.join("index"),
+            format!("good 1.0 {sha} {n}\nbad 2.0 {wrong} {n}\n"),
+        )
+        .unwrap();
+        let r = root.to_string_lossy().to_string();
+        mount_all(&r);
+        let outcome = std::fs::read_to_string(root.join("run/machined/extensions")).unwrap();
+        let good = root.join("opt/extensions/good");
+        let read = std::fs::read(good.join("bin/hello"));
+        let write = std::fs::write(good.join("x"), b"x");
+        let _ = sys::unmount(&good.to_string_lossy());
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(
+            outcome.contains(&format!("good 1.0 {sha} mounted")),
+            "{outcome}"
+        );
+        assert!(
+            outcome.contains(&format!("bad 2.0 {wrong} refused hash mismatch")),
+            "{outcome}"
+        );
+        assert_eq!(read.unwrap(), b"hello");
+        assert_eq!(write.unwrap_err().raw_os_error(), Some(libc::EROFS));
+    }
 }
