@@ -190,10 +190,8 @@ Deno.test({
     let r = await machinectl(client, port, "upgrade", "-f", dropping, "--wait=false");
     assert.equal(r.code, 1, r.out + r.err);
     assert.match(r.err, /FailedPrecondition|failed.precondition/i);
-    assert.match(
-      r.err,
-      /drops system extension "hello" that the running node has.*extension-dropped/,
-    );
+    assert.match(r.err, /drops system extension "hello" that the running node has/);
+    assert.match(r.err, /extension-dropped/);
     assert.deepEqual(await esp(), espBefore, "a bundle dropping an extension changed nothing");
 
     // 1. A kexec upgrade to Y (B), then a cold boot that lands on B again.
