@@ -196,26 +196,7 @@ export class NodeUpgrade {
         stage: options.stage,
         forced: options.force === true,
       });
-      if (r.floor.kind === "forced") {
-        this.deps.logger.warn("upgrade", `downgrade forced by ${by.name}: ${r.floor.message}`, {
-          by: by.name,
-          role: by.role,
-          floor: r.floor.floor,
-          version: r.manifest.version,
-        });
-      }
-      if (r.extensions.kind === "forced") {
-        this.deps.logger.warn(
-          "upgrade",
-          `extension drop forced by ${by.name}: ${r.extensions.message}`,
-          {
-            by: by.name,
-            role: by.role,
-            dropped: r.extensions.dropped.join(","),
-            version: r.manifest.version,
-          },
-        );
-      }
+      this.#logForced(r, by);
       await this.book.note({
         outcome: "armed",
         version: r.manifest.version,
@@ -236,6 +217,24 @@ export class NodeUpgrade {
         keyId: kid,
       };
     });
+  }
+
+  /** The warnings of a forced install: a downgrade, a dropped system extension. */
+  #logForced(r: Awaited<ReturnType<typeof installBundle>>, by: ActionRequester): void {
+    const who = { by: by.name, role: by.role, version: r.manifest.version };
+    if (r.floor.kind === "forced") {
+      this.deps.logger.warn("upgrade", `downgrade forced by ${by.name}: ${r.floor.message}`, {
+        ...who,
+        floor: r.floor.floor,
+      });
+    }
+    if (r.extensions.kind === "forced") {
+      this.deps.logger.warn(
+        "upgrade",
+        `extension drop forced by ${by.name}: ${r.extensions.message}`,
+        { ...who, dropped: r.extensions.dropped.join(",") },
+      );
+    }
   }
 
   /**
