@@ -9,6 +9,7 @@ import {
   bundleFileNames,
   type Compatible,
   type Manifest,
+  type ManifestExtension,
   signManifest,
   type SlotFileName,
   type UkiSlotFileName,
@@ -26,6 +27,8 @@ export interface BundleSpec {
   cmdline: string;
   compatible: Compatible;
   key: SigningKey;
+  /** The system extensions inside root.img (imager/extensions.ts), listed in the manifest. */
+  extensions?: readonly ManifestExtension[];
 }
 
 /** Write the bundle to `out`; returns its manifest and size. */
@@ -45,6 +48,16 @@ export async function writeBundle(
     version: spec.version,
     ...(spec.boot ? { boot: spec.boot } : {}),
     cmdline: spec.cmdline,
+    ...(spec.extensions?.length
+      ? {
+        extensions: spec.extensions.map((e) => ({
+          name: e.name,
+          version: e.version,
+          sha256: e.sha256,
+          size: e.size,
+        })),
+      }
+      : {}),
     files,
   };
   const head = encodeBundleHead(await signManifest(manifest, spec.key));

@@ -59,7 +59,12 @@ export type SlotRefusal =
   /** The booted slot has no loader entry, or more than one, to write kernel args into. */
   | "no-entry"
   /** The booted slot's loader entry is not one machined wrote (not exactly one `options` line). */
-  | "bad-entry";
+  | "bad-entry"
+  /**
+   * The bundle's slot lacks a system extension the running node has
+   * (upgrade/extension_drop.ts); `--force` installs it anyway.
+   */
+  | "extension-dropped";
 
 /** A slot write, bless or rollback that was refused or failed. */
 export class SlotError extends Error {

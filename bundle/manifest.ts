@@ -1,7 +1,8 @@
 /**
  * The signed manifest of an upgrade bundle: what the slot's files are (name,
  * size, SHA-256), which machines may run them (`compatible`), the image
- * version and the kernel command line. Signed as a JWS (compact form) with an
+ * version, the kernel command line and the system extensions its root image
+ * carries. Signed as a JWS (compact form) with an
  * Ed25519 key; verification allows EdDSA only, so `alg: none` or an HMAC
  * keyed with the public key can never pass.
  */
@@ -62,6 +63,25 @@ export function hostCompatible(): Compatible {
 
 const Hex64 = v.pipe(v.string(), v.regex(/^[0-9a-f]{64}$/, "a lowercase hex SHA-256"));
 
+/** At most this many system extensions in a slot (machined-init's cap). */
+export const MAX_BUNDLE_EXTENSIONS = 16;
+
+/**
+ * A system extension the slot's root image carries (imager/extensions.ts):
+ * listed in the signed manifest so a node can see, before writing a byte,
+ * which extensions the bundle keeps. Its bytes are inside root.img, whose
+ * hash is in `files`.
+ */
+const ExtensionSchema = v.strictObject({
+  name: v.pipe(v.string(), v.regex(/^[a-z0-9][a-z0-9_-]{0,31}$/, "an extension name")),
+  version: v.pipe(v.string(), v.regex(/^[A-Za-z0-9][\w.+~-]{0,63}$/, "an extension version")),
+  sha256: Hex64,
+  size: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(2 ** 40)),
+});
+
+/** One entry of a manifest's `extensions`. */
+export type ManifestExtension = v.InferOutput<typeof ExtensionSchema>;
+
 const ManifestSchema = v.pipe(
   v.strictObject({
     format: v.literal(1),
@@ -70,6 +90,10 @@ const ManifestSchema = v.pipe(
     /** Absent on a plain bundle (older nodes refuse the field, and so any UKI bundle). */
     boot: v.optional(v.literal("uki")),
     cmdline: v.pipe(v.string(), v.maxLength(4096)),
+    /** Absent when the slot has none (older nodes refuse the field). */
+    extensions: v.optional(
+      v.pipe(v.array(ExtensionSchema), v.minLength(1), v.maxLength(MAX_BUNDLE_EXTENSIONS)),
+    ),
     files: v.array(v.strictObject({
       name: v.picklist([...SLOT_FILES, ...UKI_SLOT_FILES]),
       size: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(2 ** 40)),
@@ -80,6 +104,10 @@ const ManifestSchema = v.pipe(
     const names = bundleFileNames(m.boot);
     return m.files.length === names.length && m.files.every((x, i) => x.name === names[i]);
   }, (i) => `files must be exactly ${bundleFileNames(i.input.boot).join(", ")} in that order`),
+  v.check(
+    (m) => new Set(m.extensions?.map((e) => e.name)).size === (m.extensions?.length ?? 0),
+    "extensions must have unique names",
+  ),
   v.check(
     (m) => m.boot !== "uki" || m.cmdline === "",
     "a UKI bundle's cmdline must be empty: the command line is inside each signed UKI",

@@ -1,11 +1,16 @@
 /**
  * The QEMU tier for upgrades (docs/upgrade.md), on one VM reused across the
  * steps: build the up node's image at version X with a trusted signing key
- * in its config, and a bundle of the same node at version Y; then
+ * in its config, and a bundle of the same node at version Y, both carrying a
+ * system extension (`hello`, e2e/extension_checks.ts) and a service that runs
+ * from it; then
+ *   0. the service runs from the extension (ExtensionStatus mounted with its
+ *      SHA-256), and a bundle of Y without it is refused (extension-dropped);
  *   1. `machinectl upgrade -f Y` (kexec, the default): the node comes back on
  *      slot B reporting Y without a firmware pass on the console (machined's
  *      `+3` → `+2-1` rename logged), blesses B, and a cold boot of B
  *      (`reboot --mode powercycle`) lands on B again (e2e/upgrade_kexec_step.ts);
+ *      the service runs from B's extension;
  *   2. `machinectl rollback`: back on slot A reporting X; a bundle above X
  *      but below the floor Y (raised when B was blessed) is refused;
  *   3. a bundle whose kernel panics at once (`rdinit=/nonexistent`, with the
@@ -71,6 +76,12 @@ import * as data from "./upgrade_data_checks.ts";
 import { upgradePowerCutStep, WRITE_POINTS, type WritePoint } from "./upgrade_power_cut_step.ts";
 import { byTier, LONG_TIER, LONG_TIER_ONLY } from "./tiers.ts";
 import { checkEsp } from "./fat_check.ts";
+import {
+  assertExtensionRuns,
+  buildHelloExtension,
+  EXT,
+  extensionService,
+} from "./extension_checks.ts";
 
 const hasQemu = await Deno.stat("/usr/bin/qemu-system-x86_64").then(() => true, () => false);
 const X = "1.0.0-e2e";
@@ -94,6 +105,10 @@ Deno.test({
   const bundleDir = await ensureNodeBundle(nodeDir, { name, port });
   const cfg = parse(await Deno.readTextFile(bundleDir.paths.machineConfig));
   cfg.machine.upgrade = { trusted_keys: [key.publicPem] };
+  // A system extension in X's slot and in Y's, and a service that runs from it (issue 32).
+  const hello = await buildHelloExtension(work);
+  const extensions = [{ name: EXT.name, path: hello.path }];
+  cfg.machine.services = [...(cfg.machine.services ?? []), extensionService()];
   const config = join(work, "machine.yaml");
   await Deno.writeTextFile(config, stringify(cfg));
   const program = new URL("../main.ts", import.meta.url).pathname;
@@ -103,7 +118,14 @@ Deno.test({
     nodeDir,
     name,
     port,
-    image: { program, out: join(work, "x.img"), config, quietConsole: true, imageVersion: X },
+    image: {
+      program,
+      out: join(work, "x.img"),
+      config,
+      quietConsole: true,
+      imageVersion: X,
+      extensions,
+    },
     vm: { runDir: join(work, "qemu"), accel: "auto", snapshot: false, extraDisks: [foreign.path] },
     timeoutMs: 600_000,
   });
@@ -131,6 +153,7 @@ Deno.test({
       config,
       quietConsole: true,
       imageVersion: Y,
+      extensions,
     });
     const signing = await loadSigningKey(key.privatePem);
     const files = {
@@ -146,8 +169,30 @@ Deno.test({
       cmdline: y.cmdline,
       compatible,
       key: signing,
+      extensions: y.extensions,
     });
     figures.bundleBytes = yb.bytes;
+    assert.deepEqual(yb.manifest.extensions?.map((e) => [e.name, e.sha256]), [
+      [EXT.name, hello.sha256],
+    ]);
+
+    // 0. The service runs from X's extension; a bundle of Y without it is refused, unforced.
+    await assertExtensionRuns(client, port, hello.sha256, "on A before the upgrade");
+    const dropping = join(work, "drop-extension.bundle");
+    await writeBundle(dropping, {
+      files,
+      version: Y,
+      cmdline: y.cmdline,
+      compatible,
+      key: signing,
+    });
+    let espBefore = await esp();
+    let r = await machinectl(client, port, "upgrade", "-f", dropping, "--wait=false");
+    assert.equal(r.code, 1, r.out + r.err);
+    assert.match(r.err, /FailedPrecondition|failed.precondition/i);
+    assert.match(r.err, /drops system extension "hello" that the running node has/);
+    assert.match(r.err, /extension-dropped/);
+    assert.deepEqual(await esp(), espBefore, "a bundle dropping an extension changed nothing");
 
     // 1. A kexec upgrade to Y (B), then a cold boot that lands on B again.
     await kexecUpgradeThenColdBoot({
@@ -162,10 +207,11 @@ Deno.test({
     });
     await us.assertUpgraded(client, port, X, Y);
     await kept("kexec upgrade and cold boot");
+    await assertExtensionRuns(client, port, hello.sha256, "on B after the upgrade");
 
     // 2. Rollback → A, reporting X.
     let t = performance.now();
-    let r = await machinectl(client, port, "rollback", "--timeout", "15m");
+    r = await machinectl(client, port, "rollback", "--timeout", "15m");
     assert.equal(r.code, 0, r.out + r.err);
     assert.match(r.out, /node back on slot A, version 1\.0\.0-e2e and ready/);
     figures.rollbackToReadyS = +((performance.now() - t) / 1000).toFixed(1);
@@ -179,8 +225,9 @@ Deno.test({
       cmdline: y.cmdline,
       compatible,
       key: signing,
+      extensions: y.extensions,
     });
-    let espBefore = await esp();
+    espBefore = await esp();
     await us.assertBelowFloorRefused(client, port, below, "1.5.0-e2e");
     assert.deepEqual(await esp(), espBefore, "a refused bundle changed nothing on the ESP");
 
@@ -192,6 +239,7 @@ Deno.test({
       cmdline: y.cmdline.replace("rdinit=/sbin/machined-init", "rdinit=/nonexistent"),
       compatible,
       key: signing,
+      extensions: y.extensions,
     });
     const panicking = { client, port, consoleLog: vm.state.consoleLog, bundle: broken };
     figures.panicFallbackToReadyS = await panicFallback({ ...panicking, back: ["A", X] });
@@ -214,6 +262,7 @@ Deno.test({
       cmdline: y.cmdline,
       compatible,
       key: stranger,
+      extensions: y.extensions,
     });
     espBefore = await esp();
     r = await machinectl(client, port, "upgrade", "-f", untrusted, "--wait=false");
@@ -250,6 +299,7 @@ Deno.test({
         compatible,
         signing,
         esp,
+        extensions: y.extensions,
       }),
     );
     v = await nodeVersion(client, port);
@@ -267,7 +317,17 @@ Deno.test({
     };
     await applyUpgrade({ boot_tries: 1 });
     const { consoleLog } = vm.state;
-    const hang = { work, program, config, client, port, consoleLog, compatible, signing };
+    const hang = {
+      work,
+      program,
+      config,
+      client,
+      port,
+      consoleLog,
+      compatible,
+      signing,
+      extensions,
+    };
     Object.assign(figures, await upgradeHangStep({ ...hang, slot: "A", version: X, tries: 1 }));
     await kept("watchdog fallback");
 

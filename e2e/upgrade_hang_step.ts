@@ -14,7 +14,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { buildImage } from "../imager/mod.ts";
+import { buildImage, type ExtensionSource } from "../imager/mod.ts";
 import { writeBundle } from "../bundle/mod.ts";
 import type { loadSigningKey } from "../bundle/mod.ts";
 import { HANG_WORD, TEST_HOOKS_MARKER } from "../watchdog/mod.ts";
@@ -36,6 +36,8 @@ export interface HangStepContext {
   consoleLog: string;
   compatible: { arch: string; board: string };
   signing: Awaited<ReturnType<typeof loadSigningKey>>;
+  /** The system extensions the running node has (the test image must keep them). */
+  extensions?: ExtensionSource[];
   /** The slot and version the node is on before the step (it must come back there). */
   slot: "A" | "B";
   version: string;
@@ -63,6 +65,7 @@ function testImage(c: HangStepContext) {
         quietConsole: true,
         imageVersion: "4.0.0-hooks",
         extraFiles: [{ source: marker, dest: TEST_HOOKS_MARKER, mode: 0o644, withLibs: false }],
+        extensions: c.extensions,
       });
     })();
     testImages.set(c.work, built);
@@ -84,6 +87,7 @@ async function hookBundle(c: HangStepContext, name: string, version: string, wor
     cmdline: withKernelWords(h.cmdline, words),
     compatible: c.compatible,
     key: c.signing,
+    extensions: h.extensions,
   });
   return bundle;
 }

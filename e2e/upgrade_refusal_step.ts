@@ -24,6 +24,8 @@ export interface RefusalStepDeps {
   floorBundle: string;
   files: Parameters<typeof writeBundle>[1]["files"];
   cmdline: string;
+  /** The system extensions the running node has, carried by every bundle built here. */
+  extensions?: Parameters<typeof writeBundle>[1]["extensions"];
   compatible: Compatible;
   signing: SigningKey;
   /** The ESP's files as the host reads them from the disk image. */
@@ -45,6 +47,7 @@ export async function upgradeRefusalStep(d: RefusalStepDeps): Promise<Record<str
     cmdline: d.cmdline,
     compatible: d.compatible,
     key: d.signing,
+    extensions: d.extensions,
   });
   r = await machinectl(d.client, d.port, "upgrade", "-f", unordered, "--wait=false");
   assert.equal(r.code, 1, r.out + r.err);

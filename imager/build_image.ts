@@ -19,6 +19,7 @@ import { type DiskLayout, writeDiskImage } from "./disk_image.ts";
 import { guidFromSeed } from "./guid_from_seed.ts";
 import { fingerprint } from "./fingerprint.ts";
 import { createProgress, formatBytes, type Progress } from "./progress.ts";
+import { addExtensions, type ExtensionImage, readExtensions } from "./extensions.ts";
 import { type RootFsType, type RootImage, writeRootImage } from "./root_image.ts";
 import { addCodeCaches, type BuildInputs, planTrees, resolveInputs } from "./build_steps.ts";
 import type { SlotFiles } from "./esp/esp_writer.ts";
@@ -53,6 +54,8 @@ export interface ImageResult {
   arch: Arch;
   /** The board it was built for, if any. */
   board?: Board;
+  /** The system extensions in the root image (what a bundle's manifest lists). */
+  extensions: ExtensionImage[];
   /** Each slot's signed UKI, when built with Secure Boot keys (what a UKI bundle carries). */
   ukiPaths?: { A: string; B: string };
   initramfs?: InitramfsSizes;
@@ -112,6 +115,8 @@ export async function buildImage(given: ImageOptions = {}): Promise<ImageResult>
   const ctx = await buildContext(options, board);
   const inputs = await resolveInputs(ctx.p, options, ctx);
   const trees = await planTrees(ctx.p, inputs, options, ctx);
+  const extensions = await readExtensions(options.extensions ?? []);
+  addExtensions(trees.root, extensions);
   if (options.secureBootKeys) {
     ctx.secureBoot = await resolveSecureBoot(options.secureBootKeys, {
       arch: ctx.profile.arch,
@@ -145,6 +150,7 @@ export async function buildImage(given: ImageOptions = {}): Promise<ImageResult>
     kernelPath: inputs.kernel.vmlinuz,
     imageVersion: inputs.release["image-version"],
     arch: ctx.profile.arch,
+    extensions,
     ...(board ? { board: board.board } : {}),
     // The signed UKIs the ESP writer leaves in the work directory (esp_writer.ts).
     ...(ctx.secureBoot

@@ -46,6 +46,7 @@ export async function writeImageBundle(
     version: image.imageVersion,
     compatible: bundleCompatible(image.arch, image.board),
     key,
+    extensions: image.extensions,
   };
   const r = image.ukiPaths
     ? await writeBundle(out, {

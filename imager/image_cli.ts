@@ -4,7 +4,8 @@
  *   deno task image [--program main.ts | --binary PATH] [--config FILE] [--pki DIR] [--generic]
  *     [--size 2GiB] [--esp-size 512MiB] [--out build/machined.img] [--append "args"]
  *     [--quiet-console] [--compression lz4|zstd] [--zstd-level 9] [--no-code-cache]
- *     [--module NAME]... [--extra SRC:DEST]... [--native-addon PATH|none] [--force]
+ *     [--module NAME]... [--extra SRC:DEST]... [--extension NAME=FILE]...
+ *     [--native-addon PATH|none] [--force]
  *     [--arch amd64|arm64] [--board rpi3]
  *     [--image-version V] [--bundle OUT --signing-key KEY] [--run-dir build/qemu]
  *
@@ -19,6 +20,7 @@ import { DEFAULT_MODULES } from "./versions.ts";
 import { hostArch, parseArch } from "./arch/profiles.ts";
 import { planImageOut, recordedVm } from "./image_out.ts";
 import { parseBoard } from "./rpi/board.ts";
+import { parseExtensionArg } from "./extensions.ts";
 
 /** Flags and options shared by the image, up and down tasks. */
 export const IMAGE_ARGS = {
@@ -36,6 +38,7 @@ export const IMAGE_ARGS = {
     "zstd-level",
     "module",
     "extra",
+    "extension",
     "native-addon",
     "arch",
     "board",
@@ -82,6 +85,7 @@ export function imageOptions(a: ParsedArgs): ImageOptions {
       if (!source || !dest) throw new TypeError(`--extra "${x}" is not SRC:DEST`);
       return { source, dest };
     }),
+    extensions: (a.values.get("extension") ?? []).map(parseExtensionArg),
     nativeAddon: last(a, "native-addon"),
     imageVersion: last(a, "image-version"),
     force: a.flags.has("force"),
@@ -99,6 +103,8 @@ export const IMAGE_USAGE = `usage: deno task image [options]
   --append ARGS  --quiet-console      kernel command line
   --compression lz4|zstd  --zstd-level N  --no-code-cache  --no-node-extras
   --module NAME...  --extra SRC:DEST...  --native-addon PATH|none
+  --extension NAME=FILE.squashfs...   a system extension in the slot (and its bundle), mounted
+                                      read-only on /opt/extensions/NAME
   --arch amd64|arm64  --board rpi3  --image-version V  --force
   --secure-boot-keys DIR              sign the loader and a UKI per slot with DIR's db key and
                                       enroll DIR's PK, KEK and db on the first boot (x86_64)

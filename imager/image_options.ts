@@ -4,6 +4,7 @@
  */
 import type { ExtraFile, InitramfsCompression } from "./initramfs/initramfs.ts";
 import type { Progress } from "./progress.ts";
+import type { ExtensionSource } from "./extensions.ts";
 import type { RootFsType } from "./root_image.ts";
 import type { KernelPin } from "./versions.ts";
 import type { Arch } from "./arch/profiles.ts";
@@ -92,6 +93,11 @@ export interface ImageOptions {
    */
   onDemandModules?: readonly string[];
   extraFiles?: ExtraFile[];
+  /**
+   * System extensions shipped in the root image and mounted read-only on
+   * `/opt/extensions/<name>` (extensions.ts). @default []
+   */
+  extensions?: ExtensionSource[];
   /** Ship containerd, runc and mkfs.ext4 from the host (see node_extras.ts). @default true */
   nodeExtras?: boolean;
   /** Host Deno binary to ship. @default Deno.execPath() */

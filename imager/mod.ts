@@ -48,6 +48,12 @@ export { CommandError } from "./run.ts";
 export { PROFILES } from "./arch/profiles.ts";
 export { warmDenoDir } from "./code_cache.ts";
 export { bundleCompatible, writeImageBundle } from "./image_bundle.ts";
+export {
+  type ExtensionImage,
+  type ExtensionSource,
+  parseExtensionArg,
+  readExtensions,
+} from "./extensions.ts";
 export { sharedLibraries } from "./initramfs/rootfs.ts";
 export { ensureNodeBundle } from "./node_bundle.ts";
 export { bundleProgram } from "./program.ts";

@@ -10,6 +10,7 @@ import { unlockAction } from "./unlock_action.ts";
 import { firewallControllers } from "../controllers/firewall/mod.ts";
 import { wireguardControllers } from "../controllers/wireguard/mod.ts";
 import { firmwareControllers } from "../controllers/firmware/mod.ts";
+import { DiskExtensionFiles, extensionsControllers } from "../controllers/extensions/mod.ts";
 import {
   kernelControllers,
   type KernelDeps,
@@ -142,6 +143,7 @@ export function createNodeDomains(
         ...(trusted ? { trustedRoots: { bundlePath: trusted } } : {}),
       }),
       ...firmwareControllers({ firmware: backends.firmware }),
+      ...extensionsControllers({ files: new DiskExtensionFiles(), events }),
       ...firewallControllers({ backend: backends.firewall }),
       ...wireguardControllers({
         backend: backends.wireguard,

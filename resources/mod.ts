@@ -27,3 +27,4 @@ export * from "./kernel/mod.ts";
 export * from "./upgrade/mod.ts";
 export * from "./firmware/mod.ts";
 export * from "./trust/mod.ts";
+export * from "./extensions/mod.ts";

@@ -71,6 +71,7 @@ import {
 import { upgradeStatusDescriptor, type UpgradeStatusSpec } from "./upgrade/mod.ts";
 import { secureBootStatusDescriptor, type SecureBootStatusSpec } from "./firmware/mod.ts";
 import { trustedRootsStatusDescriptor, type TrustedRootsStatusSpec } from "./trust/mod.ts";
+import { extensionStatusDescriptor, type ExtensionStatusSpec } from "./extensions/mod.ts";
 
 /** Resource type name → spec type: the whole catalog. */
 export type ResourceSpecs = {
@@ -108,6 +109,7 @@ export type ResourceSpecs = {
   TrustedRootsStatus: TrustedRootsStatusSpec;
   FirewallStatus: FirewallStatusSpec;
   WireguardStatus: WireguardStatusSpec;
+  ExtensionStatus: ExtensionStatusSpec;
 };
 
 /** Every resource type name. */
@@ -160,6 +162,7 @@ export const RESOURCE_DESCRIPTORS: {
   TrustedRootsStatus: trustedRootsStatusDescriptor,
   FirewallStatus: firewallStatusDescriptor,
   WireguardStatus: wireguardStatusDescriptor,
+  ExtensionStatus: extensionStatusDescriptor,
 };
 
 /** Every type name, in catalog order. */

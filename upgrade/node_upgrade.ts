@@ -57,6 +57,12 @@ export interface NodeUpgradeDeps {
   store?: MachineStore;
   /** The running image's version (release record), for entries that name none. */
   imageVersion?: () => Promise<string | undefined>;
+  /**
+   * The booted slot's system extensions (names in its root image's index),
+   * read at each install: a bundle that drops one is refused unless forced.
+   * @default none
+   */
+  runningExtensions?: () => Promise<readonly string[]>;
   /** machine.kernel.args of the current config, read at each install. @default none */
   kernelArgs?: () => KernelArgs | undefined;
   /** `machine.upgrade.boot_tries`, read at each install. @default TRIAL_TRIES */
@@ -171,6 +177,7 @@ export class NodeUpgrade {
         floor: recorded.floor,
         floorSource: recorded.source === "esp" ? "esp" : "state",
         running: await this.deps.imageVersion?.().catch(() => undefined),
+        runningExtensions: await this.deps.runningExtensions?.(),
         onManifest: (m) => (this.#version = m.version),
         checkHeld: async (name, bytes, m) =>
           checkSlotUki(name, bytes, { manifest: m, db: await (db ??= this.#secureBootDb()) }),
@@ -189,14 +196,7 @@ export class NodeUpgrade {
         stage: options.stage,
         forced: options.force === true,
       });
-      if (r.floor.kind === "forced") {
-        this.deps.logger.warn("upgrade", `downgrade forced by ${by.name}: ${r.floor.message}`, {
-          by: by.name,
-          role: by.role,
-          floor: r.floor.floor,
-          version: r.manifest.version,
-        });
-      }
+      this.#logForced(r, by);
       await this.book.note({
         outcome: "armed",
         version: r.manifest.version,
@@ -217,6 +217,24 @@ export class NodeUpgrade {
         keyId: kid,
       };
     });
+  }
+
+  /** The warnings of a forced install: a downgrade, a dropped system extension. */
+  #logForced(r: Awaited<ReturnType<typeof installBundle>>, by: ActionRequester): void {
+    const who = { by: by.name, role: by.role, version: r.manifest.version };
+    if (r.floor.kind === "forced") {
+      this.deps.logger.warn("upgrade", `downgrade forced by ${by.name}: ${r.floor.message}`, {
+        ...who,
+        floor: r.floor.floor,
+      });
+    }
+    if (r.extensions.kind === "forced") {
+      this.deps.logger.warn(
+        "upgrade",
+        `extension drop forced by ${by.name}: ${r.extensions.message}`,
+        { ...who, dropped: r.extensions.dropped.join(",") },
+      );
+    }
   }
 
   /**

@@ -11,7 +11,12 @@
  * published once the ESP is discovered and again once STATE is mounted.
  * Built by boot/node_main.ts in one call.
  */
-import { imageFacts, PARTITION_TYPE } from "../layout/mod.ts";
+import {
+  EXTENSIONS_INDEX,
+  imageFacts,
+  parseExtensionIndex,
+  PARTITION_TYPE,
+} from "../layout/mod.ts";
 import type { FirmwareBackend } from "../platform/firmware/mod.ts";
 import { enrolledDb } from "./uki_check.ts";
 import { isStateMounted, MOUNT_STATUS, STATE_MOUNT_ID } from "../resources/mod.ts";
@@ -115,6 +120,11 @@ export function nodeUpgradeService(deps: {
     },
     record: dirRecordStore(() => stateDir(machined)),
     imageVersion: () => imageFacts().then((f) => f.imageVersion || undefined),
+    runningExtensions: () =>
+      Deno.readTextFile(EXTENSIONS_INDEX).then(
+        (t) => parseExtensionIndex(t).map((e) => e.name),
+        (e) => e instanceof Deno.errors.NotFound ? [] : Promise.reject(e),
+      ),
     // The image's board picks the slot layout; an image from before `board=` is a UEFI PC.
     machine: () =>
       imageFacts().then((f) => ({ ...hostCompatible(), board: f.board || UEFI_BOARD })),

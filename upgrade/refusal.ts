@@ -42,6 +42,7 @@ const SLOT: Record<SlotRefusal, UpgradeRefusedError["code"]> = {
   "kernel-args": "failed-precondition",
   "no-entry": "failed-precondition",
   "bad-entry": "failed-precondition",
+  "extension-dropped": "failed-precondition",
 };
 
 /** `e` as an UpgradeRefusedError when it is a refusal; undefined otherwise. */

@@ -16,6 +16,7 @@ import { ENTRIES_DIR, type Entry, entryGeneration, parseEntryName, type Slot } f
 import { SlotError } from "../bundle/mod.ts";
 import { entryBootsUki } from "../layout/mod.ts";
 import { checkSize } from "./install_guards.ts";
+import { extensionDecision, type ExtensionVerdict } from "./extension_drop.ts";
 import { receiveHeld, receiveInto, removeReceived, runSteps } from "./install_receive.ts";
 import {
   entryVersion,
@@ -119,8 +120,13 @@ export interface InstallDeps {
   onEvent?: (e: InstallEvent) => void;
   /** The signed manifest, once verified and before the floor is checked. */
   onManifest?: (m: Manifest) => void;
-  /** Install even a version the downgrade floor refuses (below it, equal, unordered). */
+  /**
+   * Install even a version the downgrade floor refuses (below it, equal,
+   * unordered), or a bundle that drops a running system extension.
+   */
   force?: boolean;
+  /** The booted slot's system extensions (names): a bundle must keep them unless forced. */
+  runningExtensions?: readonly string[];
   /**
    * The recorded floor (the ESP's or STATE's); the floor in force is the
    * higher of it and the booted image's version (version_floor.ts).
@@ -159,7 +165,9 @@ export interface InstallDeps {
 export async function installBundle(
   source: AsyncIterable<Uint8Array>,
   deps: InstallDeps,
-): Promise<{ manifest: Manifest; plan: InstallSteps; floor: FloorVerdict }> {
+): Promise<
+  { manifest: Manifest; plan: InstallSteps; floor: FloorVerdict; extensions: ExtensionVerdict }
+> {
   const now = deps.now ?? Date.now;
   const deadlineAt = now() + (deps.deadlineMs ?? UPGRADE_DEADLINE_MS);
   const stream = withDeadlines(source, { idleMs: deps.idleMs, deadlineAt, now });
@@ -180,6 +188,12 @@ export async function installBundle(
     force: deps.force,
   });
   if (verdict.kind === "refused") throw new SlotError(verdict.reason, verdict.message);
+  const extensions = extensionDecision({
+    running: deps.runningExtensions ?? [],
+    bundle: manifest.extensions,
+    force: deps.force,
+  });
+  if (extensions.kind === "refused") throw new SlotError(extensions.reason, extensions.message);
   const plan = prepared.plan(manifest);
   deps.onEvent?.({ phase: "verified", version: manifest.version, kid: opened.kid });
   if (plan.hold?.length) {
@@ -199,7 +213,7 @@ export async function installBundle(
     await runSteps(fs, plan.arm);
   });
   deps.onEvent?.({ phase: "armed", slot: plan.target, entry: plan.armedAs });
-  return { manifest, plan, floor: verdict };
+  return { manifest, plan, floor: verdict, extensions };
 }
 
 /**

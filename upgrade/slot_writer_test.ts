@@ -294,3 +294,37 @@ Deno.test("the downgrade floor recorded on STATE: above the running version but 
   );
   assert.equal(ok.floor.kind, "allowed");
 });
+
+Deno.test("a bundle that drops a running system extension is refused with nothing written, unless forced", async () => {
+  const { k, esp, bundle } = await setup();
+  const hello = { name: "hello", version: "1.0", sha256: "ab".repeat(32), size: 4096 };
+  const keeps = await testBundle({
+    key: k.signing,
+    version: "2.0.0",
+    edit: (m) => (m.extensions = [{ ...hello, version: "1.1" }]),
+  });
+  const before = new Map(esp.files);
+  const deps = {
+    esp,
+    booted: "A" as const,
+    keys: [k.trusted],
+    machine,
+    runningExtensions: ["hello"],
+  };
+  await assert.rejects(
+    installBundle(chunked(bundle.bytes, 500), deps),
+    (e) =>
+      e instanceof SlotError && e.reason === "extension-dropped" &&
+      /drops system extension "hello"/.test(e.message),
+  );
+  assert.deepEqual(esp.files, before, "nothing written");
+  const kept = await installBundle(chunked(keeps.bytes, 500), deps);
+  assert.equal(kept.extensions.kind, "kept");
+  assert.deepEqual(kept.manifest.extensions, [{ ...hello, version: "1.1" }]);
+  const forced = await installBundle(chunked(bundle.bytes, 500), {
+    ...deps,
+    esp: imagedEsp("1.0.0"),
+    force: true,
+  });
+  assert.equal(forced.extensions.kind, "forced");
+});

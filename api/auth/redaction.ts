@@ -83,6 +83,8 @@ export const REDACTIONS: { readonly [K in ResourceType]: Redactor<K> | null } = 
   FirewallStatus: null,
   // Public keys, endpoints and counters: the private and preshared keys never enter it.
   WireguardStatus: null,
+  // Names, versions and hashes of what the image ships: no secret.
+  ExtensionStatus: null,
 };
 
 const cache: Record<Visibility, WeakMap<object, AnyMachineResource>> = {

@@ -648,6 +648,21 @@ function sampleStore() {
       driftReapplies: 1,
     },
   });
+  store.create({
+    type: "ExtensionStatus",
+    namespace: "runtime",
+    id: "hello",
+    owner: "extensions.ExtensionStatusController",
+    spec: {
+      name: "hello",
+      version: "1.0",
+      sha256: "ab".repeat(32),
+      size: 3 * 2 ** 32,
+      state: "refused",
+      mountPoint: "/opt/extensions/hello",
+      reason: "hash mismatch",
+    },
+  });
   return store;
 }
 

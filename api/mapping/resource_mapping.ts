@@ -60,6 +60,7 @@ import {
   kernelCmdlineStatusToProto,
 } from "./kernel_cmdline_mapping.ts";
 import { trustedRootsStatusFromProto, trustedRootsStatusToProto } from "./trust_mapping.ts";
+import { extensionStatusFromProto, extensionStatusToProto } from "./extensions_mapping.ts";
 
 /** The proto `oneof` case names of `Resource.spec`. */
 type SpecCase = NonNullable<ProtoResource["spec"]["case"]>;
@@ -151,6 +152,7 @@ const SPEC_MAPPINGS: { [K in ResourceType]: SpecMapping<K> } = {
     toProto: networkToProto.wireguardStatus,
     fromProto: networkFromProto.wireguardStatus,
   },
+  ExtensionStatus: { toProto: extensionStatusToProto, fromProto: extensionStatusFromProto },
 };
 
 /** The spec case of a resource type (`MachineConfig` -> `machineConfig`). */

@@ -48,6 +48,7 @@ export const FLOORS: Record<string, number> = {
   // 3: the machined core every domain is handed, controllers and the API's pure parts.
   "core": 3,
   "controllers/block": 3,
+  "controllers/extensions": 3,
   "controllers/firewall": 3,
   "controllers/wireguard": 3,
   "controllers/firmware": 3,

@@ -23,6 +23,7 @@
 mod bootargs;
 mod dm;
 mod esp;
+mod extensions;
 mod root;
 mod sha256;
 mod sys;

@@ -3,8 +3,9 @@
 //! dm-verity when the loader entry names its tree (dm.rs; the kernel checks
 //! blocks as they are read) or else check the whole file's SHA-256 against
 //! the loader entry's, mount it read-only, give it its
-//! writable places (tmpfs /run, /tmp, /var, seeded from the image), then
-//! switch into it, freeing the initramfs.
+//! writable places (tmpfs /run, /tmp, /var, seeded from the image), mount
+//! its system extensions (extensions.rs), then switch into it, freeing the
+//! initramfs.
 
 use crate::bootargs::RootArgs;
 use crate::{console, sha256::Sha256, sys, uptime};
@@ -43,6 +44,7 @@ pub fn mount_root(args: &RootArgs) -> Result<(), String> {
     let hashed = t_hash.elapsed();
     mount_image(&dev, &args.fstype)?;
     writable_places()?;
+    crate::extensions::mount_all(NEW_ROOT);
     console(&format!(
         "machined-init: root {image} ({}, {source}) verified {how} in {:.2}s, mounted read-only in {:.2}s{}",
         args.fstype,
