@@ -44,6 +44,25 @@ const STATIC = new TextEncoder().encode("static recovery passphrase");
 const STATIC_SLOT = 0;
 const TPM_SLOT = 1;
 
+const enroll = (f: TpmFixture, k: PolicyKey, tpm = f.tpm) =>
+  enrollTpmSlot(f.crypt, tpm, {
+    device: f.device,
+    slot: TPM_SLOT,
+    authKey: STATIC,
+    publicKey: k.publicPem,
+  });
+const signNow = async (f: TpmFixture, k: PolicyKey): Promise<SignedPcrPolicy> =>
+  await signPcrPolicy(k.privateKey, new Map([[UKI_PCR, await f.tpm.readPcr(UKI_PCR)]]));
+const unseal = (f: TpmFixture, k: PolicyKey, signed: SignedPcrPolicy, tpm = f.tpm) =>
+  unsealTpmSlot(f.crypt, tpm, {
+    device: f.device,
+    slot: TPM_SLOT,
+    publicKey: k.publicPem,
+    signed,
+  });
+const staticOpens = async (f: TpmFixture) =>
+  assert.equal(await f.crypt.testKey(f.device, STATIC, STATIC_SLOT), true, "the static key");
+
 /** Register the suite's tests under `name`. */
 export function tpmConformance(
   name: string,
@@ -68,25 +87,6 @@ export function tpmConformance(
         }
       },
     });
-  const enroll = (f: TpmFixture, k: PolicyKey, tpm = f.tpm) =>
-    enrollTpmSlot(f.crypt, tpm, {
-      device: f.device,
-      slot: TPM_SLOT,
-      authKey: STATIC,
-      publicKey: k.publicPem,
-    });
-  const signNow = async (f: TpmFixture, k: PolicyKey): Promise<SignedPcrPolicy> =>
-    await signPcrPolicy(k.privateKey, new Map([[UKI_PCR, await f.tpm.readPcr(UKI_PCR)]]));
-  const unseal = (f: TpmFixture, k: PolicyKey, signed: SignedPcrPolicy, tpm = f.tpm) =>
-    unsealTpmSlot(f.crypt, tpm, {
-      device: f.device,
-      slot: TPM_SLOT,
-      publicKey: k.publicPem,
-      signed,
-    });
-  const staticOpens = async (f: TpmFixture) =>
-    assert.equal(await f.crypt.testKey(f.device, STATIC, STATIC_SLOT), true, "the static key");
-
   test(
     "an enrolled key unseals under a signed policy for PCR 11 and opens its slot",
     async (f, k) => {

@@ -30,10 +30,23 @@ function freePort(): number {
   return port;
 }
 
+/** A free port whose next port is free too (the swtpm TCTI's control channel). */
+function freePortPair(): number {
+  for (;;) {
+    const port = freePort();
+    try {
+      Deno.listen({ hostname: "127.0.0.1", port: port + 1 }).close();
+      return port;
+    } catch {
+      // taken: try another
+    }
+  }
+}
+
 /** A swtpm on fresh state; `stop` ends it and removes the state. */
 async function startSwtpm(keyDir: string) {
   const state = await Deno.makeTempDir({ prefix: "swtpm-" });
-  const port = freePort();
+  const port = freePortPair();
   const ctrl = port + 1; // the swtpm TCTI finds the control channel on the next port
   const process = nativeProcessBackend();
   const h = await process.spawn({
