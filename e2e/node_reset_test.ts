@@ -1,128 +1,60 @@
 /**
- * The QEMU tier of Reset, on one boot of the up node (snapshot off, so the
- * image file is the node's disk) plus a data disk (/dev/vdb), with two extra
- * services: `crashy` (ignores SIGTERM, exits after 2 s, restarts: a crash
- * loop) and `marker` (logs which boots left a marker in /var/reset-markers,
- * then writes its own boot's). In sequence:
- * 1. a reset without the challenge (a made-up one) is FailedPrecondition and
+ * The QEMU tier of Reset and of a config kept on an encrypted STATE, on one
+ * disk image (snapshot off, so the image file is the node's disk) plus a data
+ * disk (/dev/vdb) and a CIDATA drive. The image carries no config: it comes
+ * from the CIDATA drive (the up config, STATE LUKS2 with `nodeid` slot 0 and
+ * `static` slot 1, a canary, and two extra services: `crashy` ignores SIGTERM,
+ * exits after 2 s and restarts, a crash loop; `marker` logs which boots left a
+ * marker in /var/reset-markers, then writes its own boot's) and then lives on
+ * STATE. In sequence:
+ * 0. board A formats STATE LUKS2 and keeps the config there; powered off, the
+ *    host finds neither the canary nor the passphrase in the image and both
+ *    tokens in `cryptsetup luksDump`; booted as board B (another `-uuid`) the
+ *    node waits in maintenance saying `locked`, STATE unchanged, a wrong
+ *    passphrase refused, and `machinectl unlock STATE --insecure` opens it: the
+ *    same boot goes on with the config read from STATE (e2e/reset_locked_state.ts);
+ * 1. on that boot, still under way, a forced reset completes (close, erase the
+ *    LUKS2 header, wipe) and the node comes back from CIDATA, healthy;
+ * 2. a reset without the challenge (a made-up one) is FailedPrecondition and
  *    `machinectl reset` without --yes changes nothing;
- * 2. a graceful reset with crashy crash-looping completes within its
+ * 3. a graceful reset with crashy crash-looping completes within its
  *    deadline: the node comes back with new STATE/EPHEMERAL GUIDs, created
  *    that boot, and no marker from the boot before (the /var it wrote is gone);
- * 3. `machinectl reboot --wait`, and right as the API answers (the boot still
- *    under way) a forced reset, which also completes;
  * 4. `machinectl shutdown --wait`; the ESP's and the data disk's sha256 are
- *    what they were before the first boot.
- * With MACHINED_E2E_RESET_LOCKED_STATE=1 (opt-in until it has run to the end
- * once, e2e/reset_locked_state.ts) the image carries no config: it comes from
- * a CIDATA drive and lives on STATE, LUKS2 with nodeid and static keys; step 0
- * powers off, checks the disk from the host, boots as another board (the node
- * waits in maintenance saying `locked`, STATE unchanged) and unlocks STATE with
- * `machinectl unlock --insecure`; at the end no header on STATE has the old UUID.
- * Times (request → back, and → healthy) go to bench/results/reset.json.
+ *    what they were before the first boot, and no header on STATE carries the
+ *    UUID of step 0's (the crypto-erase left no openable header).
+ * Times go to bench/results/reset.json.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { parse, stringify } from "yaml";
 import { Code, ConnectError } from "@connectrpc/connect";
-import { ensureNodeBundle, isRunning, UP_PAYLOAD_ID, upNode } from "../imager/mod.ts";
-import { readGpt } from "../platform/block/mod.ts";
+import { ensureNodeBundle, isRunning, UP_PAYLOAD_ID } from "../imager/mod.ts";
 import { connectToNode } from "../machinectl/mod.ts";
+import { sha256Range } from "./cidata.ts";
 import { freePort, machinectl, parseDocs, removeScratch } from "./helpers.ts";
 import { fileContains, luksDumpAt, partitionRange } from "./luks_host.ts";
-import { BOARD_B, LOCKED_STATE, lockedStateStep, startFromCidata } from "./reset_locked_state.ts";
+import { lockedStateStep } from "./reset_locked_state.ts";
+import { BOARD_B, poll, resetConfig, secondsSince, startResetNode } from "./reset_node.ts";
 
 const hasQemu = await Deno.stat("/usr/bin/qemu-system-x86_64").then(() => true, () => false);
 const MiB = 1024 * 1024;
 
-async function sha256Range(path: string, offset: number, length: number): Promise<string> {
-  using f = await Deno.open(path, { read: true });
-  await f.seek(offset, Deno.SeekMode.Start);
-  const buf = new Uint8Array(length);
-  for (let got = 0; got < length;) {
-    const n = await f.read(buf.subarray(got));
-    if (n === null) break;
-    got += n;
-  }
-  const d = await crypto.subtle.digest("SHA-256", buf);
-  return Array.from(new Uint8Array(d), (b) => b.toString(16).padStart(2, "0")).join("");
-}
-
-/** The ESP's byte range in a disk image file. */
-async function espRange(image: string): Promise<{ offset: number; length: number }> {
-  const size = (await Deno.stat(image)).size;
-  using f = await Deno.open(image, { read: true });
-  const read = async (offset: number, length: number) => {
-    await f.seek(offset, Deno.SeekMode.Start);
-    const b = new Uint8Array(length);
-    for (let got = 0; got < length;) got += (await f.read(b.subarray(got))) ?? length;
-    return b;
-  };
-  const gpt = await readGpt(read, size, 512);
-  const esp = gpt?.table.partitions.find((p) => p.name === "EFI");
-  assert.ok(esp, "the image has an ESP");
-  return { offset: esp.firstLba * 512, length: (esp.lastLba - esp.firstLba + 1) * 512 };
-}
-
-const MARKER_SCRIPT = [
-  `const d = "/var/reset-markers"; Deno.mkdirSync(d, { recursive: true });`,
-  `const id = Deno.readTextFileSync("/proc/sys/kernel/random/boot_id").trim();`,
-  `const old = [...Deno.readDirSync(d)].map((e) => e.name).sort();`,
-  `console.log("markers: " + (old.join(",") || "none") + " boot " + id);`,
-  `Deno.writeTextFileSync(d + "/" + id, "x\\n"); setInterval(() => {}, 1e9);`,
-].join(" ");
-const CRASHY_SCRIPT =
-  `Deno.addSignalListener("SIGTERM", () => console.log("crashy: ignoring SIGTERM"));` +
-  ` setTimeout(() => Deno.exit(3), 2000);`;
-
-/** The up config plus the two services. */
-async function resetConfig(machineConfig: string, out: string): Promise<string> {
-  const doc = parse(await Deno.readTextFile(machineConfig));
-  const env = { DENO_DIR: "/var/cache/deno", NO_COLOR: "1" };
-  doc.machine.services.push(
-    {
-      id: "crashy",
-      command: ["/usr/bin/deno", "eval", CRASHY_SCRIPT],
-      env,
-      restart: "always",
-      stop_grace_period: "5s",
-    },
-    { id: "marker", command: ["/usr/bin/deno", "eval", MARKER_SCRIPT], env, restart: "always" },
-  );
-  await Deno.writeTextFile(out, stringify(doc));
-  return out;
-}
-
-async function poll<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 400_000) {
-  const deadline = performance.now() + timeoutMs;
-  let last: unknown;
-  while (performance.now() < deadline) {
-    try {
-      const v = await fn();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = e;
-    }
-    await new Promise((r) => setTimeout(r, 1000));
-  }
-  throw new Error(`timed out waiting for ${what}: ${String(last ?? "")}`);
-}
-
 Deno.test({
-  name: "reset in QEMU: refused without the challenge, graceful with a crash loop, forced during " +
-    "boot, re-provisioned with /var emptied, ESP and a data disk unchanged " +
+  name: "reset in QEMU: a config on an encrypted STATE locked on another board and unlocked by " +
+    "passphrase; forced during that boot, refused without the challenge, graceful with a crash " +
+    "loop, re-provisioned with /var emptied, ESP and a data disk unchanged, no old LUKS2 header " +
     "(needs qemu-system-x86_64)",
   ignore: !hasQemu,
   sanitizeOps: false,
   sanitizeResources: false,
 }, async () => {
+  const tCase = performance.now();
   const work = "build/e2e/reset";
   await Deno.remove(work, { recursive: true }).catch(() => {});
   await Deno.mkdir(work, { recursive: true });
   const port = freePort();
-  const nodeDir = join(work, "node");
-  const bundle = await ensureNodeBundle(nodeDir, { name: "reset-node", port });
-  const config = await resetConfig(bundle.paths.machineConfig, join(work, "config.yaml"));
+  const bundle = await ensureNodeBundle(join(work, "node"), { name: "reset-node", port });
+  const cc = bundle.paths.clientConfig;
   const dataDisk = join(work, "data.img");
   const pattern = new Uint8Array(16 * MiB);
   crypto.getRandomValues(pattern.subarray(0, 65536));
@@ -131,34 +63,12 @@ Deno.test({
   const dataBefore = await sha256Range(dataDisk, 0, pattern.length);
 
   const canary = `canary-${crypto.randomUUID()}`;
-  const cidataNode = LOCKED_STATE
-    ? await startFromCidata({
-      work,
-      port,
-      clientConfig: bundle.paths.clientConfig,
-      config,
-      canary,
-      dataDisk,
-    })
-    : undefined;
-  const node = cidataNode ? { ...cidataNode, bundle } : await upNode({
-    nodeDir,
-    name: "reset-node",
-    port,
-    image: {
-      program: new URL("../main.ts", import.meta.url).pathname,
-      out: join(work, "node.img"),
-      quietConsole: true,
-      force: true,
-      config,
-    },
-    vm: { runDir: join(work, "qemu"), accel: "auto", snapshot: false, extraDisks: [dataDisk] },
-    timeoutMs: 400_000,
-  });
+  const configText = resetConfig(await Deno.readTextFile(bundle.paths.machineConfig), canary);
+  const node = await startResetNode({ work, port, clientConfig: cc, configText, dataDisk });
   let { vm } = node;
-  const cc = node.bundle.paths.clientConfig;
-  const esp = await espRange(node.image.out);
-  const espBefore = await sha256Range(node.image.out, esp.offset, esp.length);
+  const image = node.image.out;
+  const esp = await partitionRange(image, "EFI");
+  const espBefore = await sha256Range(image, esp.offset, esp.length);
   const mc = (...args: string[]) => machinectl(cc, port, ...args);
   const docs = async (...args: string[]) => {
     const r = await mc("get", ...args, "-o", "json");
@@ -186,43 +96,60 @@ Deno.test({
     using conn = await connectToNode({ config: cc, endpoints: [`127.0.0.1:${port}`] });
     return (await conn.client.version({})).bootId;
   };
-  const figures: Record<string, number | string> = { accel: vm.state.accel };
+  const figures: Record<string, number | string> = {
+    accel: vm.state.accel,
+    firstBootApiS: node.apiS,
+  };
   try {
-    const header = cidataNode
-      ? await lockedStateStep(vm, {
-        work,
-        cc,
-        image: node.image.out,
-        port,
-        canary,
-        docs,
-        figures,
-        boot: () => cidataNode.boot("qemu-b", BOARD_B),
-        setVm: (v) => (vm = v),
-        beforeOff: async () => markerLine(await bootId()),
-      })
-      : undefined;
-    if (header) {
-      figures.firstBootApiS = cidataNode!.apiS;
-      await healthy();
-      figures.unlockToHealthyS = +((performance.now() - header.unlockedAt) / 1000).toFixed(1);
-      const [st] = await docs("volumestatus", "STATE");
-      assert.deepEqual(st.spec.unlockedBy, { slot: 1, kind: "static" }, JSON.stringify(st));
-      assert.deepEqual(st.spec.keySlots, [
-        { slot: 0, kind: "nodeid", proven: false },
-        { slot: 1, kind: "static", proven: true },
-      ]);
-    }
+    // 0. The config on an encrypted STATE: locked on board B, unlocked by passphrase.
+    const header = await lockedStateStep(vm, {
+      work,
+      cc,
+      image,
+      port,
+      canary,
+      docs,
+      figures,
+      boot: () => node.boot("qemu-b", BOARD_B),
+      setVm: (v) => (vm = v),
+      beforeOff: async () => markerLine(await bootId()),
+    });
+    // The same boot goes on with the config read from STATE: the API under its CA, and the
+    // provisioner opens STATE with the config's static key (its nodeid key is board A's).
+    const unlockedBoot = await poll("the API with mutual TLS after the unlock", bootId);
+    figures.unlockToApiS = secondsSince(header.unlockedAt);
+    const [cs] = await docs("configstatus");
+    assert.equal(cs.spec.state, "valid");
+    assert.match(String(cs.spec.source), /^STATE /, "the config was read from STATE");
+    const [st] = await poll("STATE ready on board B", async () => {
+      const d = (await docs("volumestatus", "STATE")).filter((v) => v.spec.phase === "ready");
+      return d.length === 1 ? d : undefined;
+    });
+    figures.unlockToStateReadyS = secondsSince(header.unlockedAt);
+    assert.deepEqual(st.spec.unlockedBy, { slot: 1, kind: "static" }, JSON.stringify(st));
+    assert.deepEqual(st.spec.keySlots, [
+      { slot: 0, kind: "nodeid", proven: false },
+      { slot: 1, kind: "static", proven: true },
+    ]);
+
+    // 1. A forced reset while that boot is still under way (no reboot spent on it).
+    let t0 = performance.now();
+    const forced = await mc("reset", "--yes", "--graceful=false", "--timeout", "8m");
+    assert.equal(forced.code, 0, forced.out + forced.err);
+    assert.match(forced.out, /reset accepted \(forced\)/);
+    figures.forcedDuringBootBackS = secondsSince(t0);
+    await healthy();
+    figures.forcedDuringBootHealthyS = secondsSince(t0);
     const vols1 = await volumes();
     const boot1 = await bootId();
-    // With step 0, EPHEMERAL (plain) kept board A's marker across the change of board.
-    assert.match(await markerLine(boot1), header ? /markers: (?!none)/ : /markers: none/);
+    assert.notEqual(boot1, unlockedBoot);
+    assert.match(await markerLine(boot1), /markers: none/);
     await poll("crashy restarting", async () => {
       const [s] = await docs("services", "crashy");
       return Number(s?.spec.restarts ?? 0) >= 1 ? true : undefined;
     });
 
-    // 1. Refused without the challenge; without --yes nothing happens either.
+    // 2. Refused without the challenge; without --yes nothing happens either.
     {
       using conn = await connectToNode({ config: cc, endpoints: [`127.0.0.1:${port}`] });
       const preview = await conn.client.reset({});
@@ -239,15 +166,15 @@ Deno.test({
     assert.match(noYes.err, /needs --yes/);
     assert.equal(await bootId(), boot1, "nothing happened");
 
-    // 2. Graceful reset with a crash-looping service.
-    let t0 = performance.now();
+    // 3. Graceful reset with a crash-looping service.
+    t0 = performance.now();
     const graceful = await mc("reset", "--yes", "--timeout", "8m");
     assert.equal(graceful.code, 0, graceful.out + graceful.err);
-    figures.gracefulBackS = +((performance.now() - t0) / 1000).toFixed(1);
+    figures.gracefulBackS = secondsSince(t0);
     assert.match(graceful.out, /node back at .* \(boot /);
     assert.match(graceful.out, /re-provisioned: /);
     await healthy();
-    figures.gracefulHealthyS = +((performance.now() - t0) / 1000).toFixed(1);
+    figures.gracefulHealthyS = secondsSince(t0);
     const boot2 = await bootId();
     assert.notEqual(boot2, boot1);
     const vols2 = await volumes();
@@ -257,21 +184,7 @@ Deno.test({
     assert.ok(vols2.every((v) => v.spec.created !== null), JSON.stringify(vols2));
     assert.match(await markerLine(boot2), /markers: none/, "the marker of the boot before is gone");
 
-    // 3. Reboot --wait, then a forced reset while the new boot is still under way.
-    const reboot = await mc("reboot", "--wait", "--timeout", "8m");
-    assert.equal(reboot.code, 0, reboot.out + reboot.err);
-    assert.match(reboot.out, /node back at .* after [\d.]+ s \(boot /);
-    t0 = performance.now();
-    const forced = await mc("reset", "--yes", "--graceful=false", "--timeout", "8m");
-    assert.equal(forced.code, 0, forced.out + forced.err);
-    assert.match(forced.out, /reset accepted \(forced\)/);
-    figures.forcedDuringBootBackS = +((performance.now() - t0) / 1000).toFixed(1);
-    await healthy();
-    figures.forcedDuringBootHealthyS = +((performance.now() - t0) / 1000).toFixed(1);
-    const boot4 = await bootId();
-    assert.match(await markerLine(boot4), /markers: none/);
-
-    // 4. Shutdown --wait; then the ESP and the data disk are as they were.
+    // 4. Shutdown --wait; then the ESP and the data disk are as they were, step 0's header gone.
     const shutdown = await mc("shutdown", "--wait", "--timeout", "4m");
     assert.equal(shutdown.code, 0, shutdown.out + shutdown.err);
     await poll(
@@ -279,15 +192,13 @@ Deno.test({
       async () => (await isRunning(vm.state.pid)) ? undefined : true,
       60_000,
     );
-    assert.equal(await sha256Range(node.image.out, esp.offset, esp.length), espBefore, "ESP");
+    assert.equal(await sha256Range(image, esp.offset, esp.length), espBefore, "ESP");
     assert.equal(await sha256Range(dataDisk, 0, pattern.length), dataBefore, "data disk");
-    if (header) {
-      // The header of step 0 is gone: no header on STATE carries its UUID; STATE has a new one.
-      const state = await partitionRange(node.image.out, "STATE");
-      const oldUuid = new TextEncoder().encode(header.uuid);
-      assert.equal(await fileContains(node.image.out, oldUuid, state), false, "the old header");
-      assert.notEqual((await luksDumpAt(node.image.out, state.offset, work)).uuid, header.uuid);
-    }
+    const state = await partitionRange(image, "STATE");
+    const oldUuid = new TextEncoder().encode(header.uuid);
+    assert.equal(await fileContains(image, oldUuid, state), false, "step 0's header");
+    assert.notEqual((await luksDumpAt(image, state.offset, work)).uuid, header.uuid);
+    figures.caseS = secondsSince(tCase);
     console.log(JSON.stringify({ suite: "reset", ...figures }));
     await Deno.mkdir("bench/results", { recursive: true });
     await Deno.writeTextFile(

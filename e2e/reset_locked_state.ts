@@ -4,97 +4,18 @@
  * passphrase in clear, the `machined-nodeid` and `machined-static` tokens in
  * the header), then booted as another board: the nodeid key fails, the node
  * waits in maintenance with the condition `locked` and STATE's bytes
- * unchanged, and `machinectl unlock STATE --insecure` (passphrase on stdin)
- * opens it.
+ * unchanged, a wrong passphrase refused with STATE still unchanged, and
+ * `machinectl unlock STATE --insecure` (passphrase on stdin) opens it. The
+ * boot then goes on with the config read from STATE, without a reboot: the
+ * case carries on from there (e2e/node_reset_test.ts).
  * @module
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
-import { parse, stringify } from "yaml";
-import { buildImage, isRunning, startVm, type Vm, waitForApi } from "../imager/mod.ts";
-import { sha256Range, writeCidataVolume } from "./cidata.ts";
+import { isRunning, type Vm } from "../imager/mod.ts";
+import { sha256Range } from "./cidata.ts";
 import { machinectl, parseDocs, type ResourceDoc } from "./helpers.ts";
 import { fileContains, luksDumpAt, partitionRange, unlockInsecure } from "./luks_host.ts";
-
-/** Two boards: STATE's nodeid key is derived from the first. */
-export const BOARD_A = "5e7a0001-29a1-4c3e-9d00-00000000a001";
-export const BOARD_B = "5e7a0002-29a1-4c3e-9d00-00000000b002";
-export const PASSPHRASE = "reset-test recovery passphrase 29";
-
-/**
- * Opt-in (`MACHINED_E2E_RESET_LOCKED_STATE=1`) until it has run to the end once: its one run
- * stopped at the unlock, on a bug since fixed (docs/encryption.md, "Not done yet").
- */
-export const LOCKED_STATE = Deno.env.get("MACHINED_E2E_RESET_LOCKED_STATE") === "1";
-
-/** `configText` with STATE encrypted (nodeid slot 0, static slot 1) and `canary` as a comment. */
-export function withEncryptedState(configText: string, canary: string): string {
-  const doc = parse(configText);
-  doc.machine.install.encryption = {
-    state: {
-      keys: [{ slot: 0, kind: "nodeid" }, { slot: 1, kind: "static", passphrase: PASSPHRASE }],
-    },
-  };
-  return `# ${canary}\n${stringify(doc)}`;
-}
-
-/**
- * An image without a config, booted as board A with the data disk and a CIDATA drive holding
- * `config` (`canary` in it); resolves once the API answers with mutual TLS. `boot(run, uuid)`
- * starts the same disks again as another board.
- */
-export async function startFromCidata(o: {
-  work: string;
-  port: number;
-  clientConfig: string;
-  config: string;
-  canary: string;
-  dataDisk: string;
-}) {
-  const cidata = join(o.work, "cidata.img");
-  await writeCidataVolume(cidata, withEncryptedState(await Deno.readTextFile(o.config), o.canary));
-  const image = await buildImage({
-    program: new URL("../main.ts", import.meta.url).pathname,
-    out: join(o.work, "node.img"),
-    quietConsole: true,
-    force: true,
-  });
-  const boot = (run: string, uuid: string) =>
-    startVm({
-      image: image.out,
-      runDir: join(o.work, run),
-      hostPort: o.port,
-      accel: "auto",
-      snapshot: false,
-      extraDisks: [o.dataDisk, cidata],
-      uuid,
-    });
-  const t0 = performance.now();
-  const vm = await boot("qemu", BOARD_A);
-  try {
-    await waitForApi(o.clientConfig, o.port, 400_000);
-  } catch (e) {
-    await vm.stop({ gracefulMs: 0 }).catch(() => {});
-    throw e;
-  }
-  return { vm, image, boot, apiS: +((performance.now() - t0) / 1000).toFixed(1) };
-}
-
-/** Calls `fn` every second until it returns a value (errors retried) or `timeoutMs` passes. */
-export async function poll<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs = 400_000) {
-  const deadline = performance.now() + timeoutMs;
-  let last: unknown;
-  while (performance.now() < deadline) {
-    try {
-      const v = await fn();
-      if (v !== undefined) return v;
-    } catch (e) {
-      last = e;
-    }
-    await new Promise((r) => setTimeout(r, 1000));
-  }
-  throw new Error(`timed out waiting for ${what}: ${String(last ?? "")}`);
-}
+import { PASSPHRASE, poll, secondsSince } from "./reset_node.ts";
 
 type Docs = (...args: string[]) => Promise<ResourceDoc[]>;
 
@@ -128,6 +49,7 @@ export async function lockedStateStep(vm: Vm, o: {
     return cs?.spec.state === "valid" ? true : undefined;
   });
   await o.beforeOff();
+  const tOff = performance.now();
   const off = await machinectl(o.cc, o.port, "shutdown", "--wait", "--timeout", "4m");
   assert.equal(off.code, 0, off.out + off.err);
   await poll(
@@ -135,6 +57,8 @@ export async function lockedStateStep(vm: Vm, o: {
     async () => (await isRunning(vm.state.pid)) ? undefined : true,
     120_000,
   );
+  o.figures.powerOffS = secondsSince(tOff);
+  const tChecks = performance.now();
   const enc = new TextEncoder();
   assert.equal(await fileContains(o.image, enc.encode(o.canary)), false, "the canary in clear");
   assert.equal(await fileContains(o.image, enc.encode(PASSPHRASE)), false, "the passphrase");
@@ -143,6 +67,7 @@ export async function lockedStateStep(vm: Vm, o: {
   assert.ok(header.tokens.includes("machined-nodeid"), header.tokens.join());
   assert.ok(header.tokens.includes("machined-static"), header.tokens.join());
   const stateSha = await sha256Range(o.image, state.offset, state.length);
+  o.figures.hostChecksS = secondsSince(tChecks);
 
   const t0 = performance.now();
   const b = await o.boot();
@@ -161,7 +86,7 @@ export async function lockedStateStep(vm: Vm, o: {
       ?.find((x) => x.name === "locked");
     return c ? { stage: m.spec.stage, reason: c.reason } : undefined;
   });
-  o.figures.lockedBootToMaintenanceS = +((performance.now() - t0) / 1000).toFixed(1);
+  o.figures.lockedBootToMaintenanceS = secondsSince(t0);
   assert.equal(ms.stage, "maintenance");
   assert.match(
     ms.reason,
@@ -176,5 +101,6 @@ export async function lockedStateStep(vm: Vm, o: {
   const ok = await unlockInsecure(o.port, "STATE", PASSPHRASE, fp);
   assert.equal(ok.code, 0, ok.out + ok.err);
   assert.match(ok.out, /STATE unlocked by slot 1: \/dev\/mapper\/STATE/);
+  o.figures.unlockS = secondsSince(unlockedAt);
   return { uuid: header.uuid, unlockedAt };
 }

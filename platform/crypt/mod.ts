@@ -35,3 +35,26 @@ export {
 } from "./backend_conformance.ts";
 export { parseLuksDump } from "./luks_dump.ts";
 export { nodeIdKey, readSmbiosUuid, SMBIOS_UUID_PATH } from "./node_id_key.ts";
+export {
+  pcrPolicyDigest,
+  type PolicyPublicKeyPem,
+  publicKeyFingerprint,
+  type SealedKey,
+  type SignedPcrPolicy,
+  type TpmBackend,
+  TpmPolicyError,
+  TpmUnavailableError,
+  UKI_PCR,
+} from "./tpm.ts";
+export { checkSigned, ToolsTpmBackend, type ToolsTpmOptions, Tpm2ToolsError } from "./tpm_tools.ts";
+export { FakeTpmBackend } from "./tpm_fake.ts";
+export { generatePolicyKey, type PolicyKey, signPcrPolicy } from "./tpm_policy_key.ts";
+export {
+  enrollTpmSlot,
+  sealedFromToken,
+  TPM_TOKEN,
+  tpmToken,
+  TpmTokenError,
+  unsealTpmSlot,
+} from "./tpm_slot.ts";
+export { tpmConformance, type TpmConformanceOptions, type TpmFixture } from "./tpm_conformance.ts";
