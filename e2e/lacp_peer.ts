@@ -13,7 +13,9 @@
  * miimon 100, lacp_rate fast) over both, VLAN {@link PEER_VLAN} on it with
  * `{@link PEER_SUBNET}.1/24` and dnsmasq serving DHCPv4 there (no router, no
  * DNS), and prints `PEER LACP UP ...` with the bond's LACP lines once the
- * active aggregator holds both ports and knows a partner.
+ * active aggregator holds both ports and knows a partner, then the whole of
+ * `/proc/net/bonding/bond0` as `PEER BOND ...` lines (each port's partner
+ * state included: {@link partnerPortStates}).
  *
  * @module
  */
@@ -36,11 +38,30 @@ export const PEER_SUBNET = "10.55.0";
 /** What the peer prints once LACP has aggregated both ports with a partner. */
 export const PEER_LACP_UP = /PEER LACP UP aggregator=(\d+) ports=(\d+) partner=([0-9a-f:]{17})/;
 
+/**
+ * The LACP port state the peer saw from its partner on each port (the
+ * `details partner lacp pdu` sections of its bonding file): bit 0x02 is
+ * LACP_TIMEOUT, set when the partner (the node) sends fast.
+ */
+export function partnerPortStates(console: string): number[] {
+  const out: number[] = [];
+  for (
+    const m of console.matchAll(
+      /details partner lacp pdu:(?:(?!details)[\s\S])*?port state: (\d+)/g,
+    )
+  ) {
+    out.push(Number(m[1]));
+  }
+  return out;
+}
+
 /** Two cables: the node's NIC (MAC, UDP port) and the peer's (UDP port). */
 const WIRES = [
   { nodeMac: "52:54:00:6d:61:04", node: 47011, peer: 47021, peerMac: "52:54:00:70:00:01" },
   { nodeMac: "52:54:00:6d:61:05", node: 47012, peer: 47022, peerMac: "52:54:00:70:00:02" },
 ];
+/** The peer's bond MAC (its first port's, which the kernel bond takes): the node's LACP partner. */
+export const PEER_BOND_MAC = WIRES[0].peerMac;
 /** The node's 802.3ad ports, by MAC. */
 export const NODE_LACP_MACS = WIRES.map((w) => w.nodeMac);
 
@@ -52,7 +73,7 @@ export function nodeLacpNics(): Array<{ mac: string; localPort: number; remotePo
 /** Modules the peer loads, in an order closed over their dependencies. */
 const PEER_MODULES = ["virtio_pci", "virtio_net", "bonding", "8021q"];
 const BINARIES = ["/bin/busybox", "/usr/sbin/ip", "/usr/sbin/dnsmasq"];
-const BUSYBOX_APPLETS = ["sh", "mount", "insmod", "cat", "awk", "sleep", "echo", "grep"];
+const BUSYBOX_APPLETS = ["sh", "mount", "insmod", "cat", "awk", "sleep", "echo"];
 
 /** The peer's /init (busybox sh): modules, bond, VLAN, dnsmasq, then LACP watched. */
 export function peerInit(modules: string[]): string {
@@ -86,8 +107,8 @@ while :; do
     /proc/net/bonding/bond0)
   if [ -n "$up" ]; then
     echo "PEER LACP UP $up"
-    grep -E "Aggregator ID|Partner Mac|Number of ports|Slave Interface|MII Status" /proc/net/bonding/bond0 | \\
-      awk '{print "PEER BOND " $0}'
+    awk '{print "PEER BOND " $0}' /proc/net/bonding/bond0
+    echo "PEER BOND END"
     break
   fi
   sleep 1

@@ -15,6 +15,8 @@ import { type GetDoc, pollGet } from "./poll_get.ts";
 import {
   type LacpPeer,
   NODE_LACP_MACS,
+  partnerPortStates,
+  PEER_BOND_MAC,
   PEER_LACP_UP,
   PEER_SUBNET,
   PEER_VLAN,
@@ -66,9 +68,22 @@ export async function lacpVlanStep(c: LacpStepContext): Promise<Record<string, n
       const up = await c.peer.waitFor(PEER_LACP_UP, 120_000);
       figures.lacpUpAfterPeerStartS = secs(performance.now() - c.peerStart);
       assert.equal(up[2], "2", up[0]);
-      const bond = await poll("links", (d) => d.metadata.id === LACP_BOND, 30_000);
+      // The node's side, from IFLA_BOND_AD_INFO: both ports in its aggregator, the peer as partner.
+      const lacp = (d: GetDoc) =>
+        d.spec.lacp as { ports?: number; partnerMac?: string } | undefined;
+      const bond = await poll(
+        "links",
+        (d) => d.metadata.id === LACP_BOND && lacp(d)?.ports === 2,
+        30_000,
+      );
       assert.equal(bond.spec.bondMode, "802.3ad", JSON.stringify(bond.spec));
+      assert.equal(lacp(bond)?.partnerMac, PEER_BOND_MAC, JSON.stringify(bond.spec));
       assert.equal(up[3], String(bond.spec.mac).toLowerCase(), "the peer's partner is bond1");
+      // lacp_rate fast reached the kernel: the node's LACPDUs carry LACP_TIMEOUT (0x02).
+      await c.peer.waitFor(/PEER BOND END/, 10_000);
+      const states = partnerPortStates(await Deno.readTextFile(c.peer.consoleLog));
+      assert.equal(states.length, 2, `partner port states: ${states}`);
+      assert.ok(states.every((s) => (s & 0x02) !== 0), `the node sends slow LACPDUs: ${states}`);
       for (const mac of NODE_LACP_MACS) {
         await poll("links", (d) => d.spec.permMac === mac && d.spec.master === LACP_BOND, 10_000);
       }
