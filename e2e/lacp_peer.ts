@@ -98,6 +98,7 @@ dnsmasq --keep-in-foreground --conf-file=/dev/null --port=0 --interface=bond0.${
   --bind-interfaces --user=root --group=root --dhcp-leasefile=/dev/null --pid-file= \\
   --dhcp-range=${PEER_SUBNET}.50,${PEER_SUBNET}.99,255.255.255.0,10m --dhcp-option=3 \\
   --dhcp-option=6 --log-dhcp --log-facility=- &
+i=0
 while :; do
   up=$(awk '/Active Aggregator Info/ {s=1}
     s && /Aggregator ID:/ && !a {a=$3}
@@ -110,6 +111,16 @@ while :; do
     awk '{print "PEER BOND " $0}' /proc/net/bonding/bond0
     echo "PEER BOND END"
     break
+  fi
+  i=$((i + 1))
+  if [ $((i % 10)) = 0 ]; then
+    # Not aggregated yet: what the bond sees, and whether frames arrive at all.
+    awk '/Slave Interface|Aggregator ID|Number of ports|Partner Mac|system mac|port state|MII Status/ {
+      sub(/^[ \t]+/, ""); printf "%s; ", $0 } END { print "" }' /proc/net/bonding/bond0 | \
+      awk '{print "PEER WAIT " $0}'
+    for p in eth0 eth1; do
+      echo "PEER WAIT $p rx $(cat /sys/class/net/$p/statistics/rx_packets) tx $(cat /sys/class/net/$p/statistics/tx_packets)"
+    done
   fi
   sleep 1
 done

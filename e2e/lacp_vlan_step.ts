@@ -12,6 +12,7 @@
  */
 import assert from "node:assert/strict";
 import { type GetDoc, pollGet } from "./poll_get.ts";
+import { machinectlInNetns, parseDocs } from "./helpers.ts";
 import {
   type LacpPeer,
   NODE_LACP_MACS,
@@ -65,7 +66,26 @@ export async function lacpVlanStep(c: LacpStepContext): Promise<Record<string, n
     "802.3ad against a kernel bond: the peer aggregates both ports with the node as partner; " +
       "the VLAN on the node's bond leases from the peer's DHCP",
     async () => {
-      const up = await c.peer.waitFor(PEER_LACP_UP, 120_000);
+      const up = await c.peer.waitFor(PEER_LACP_UP, 90_000).catch(async (e) => {
+        // The node's side of a failed aggregation, next to the peer's console.
+        const r = await machinectlInNetns(
+          c.ns,
+          c.clientConfig,
+          c.api,
+          "get",
+          "links",
+          "-o",
+          "json",
+        );
+        const mine = r.code === 0
+          ? parseDocs(r.out).filter((d) =>
+            [LACP_BOND, LACP_VLAN].includes(d.metadata.id) || d.spec.master === LACP_BOND
+          )
+          : r.err;
+        throw new Error(`${(e as Error).message}\nthe node's links: ${JSON.stringify(mine)}`, {
+          cause: e,
+        });
+      });
       figures.lacpUpAfterPeerStartS = secs(performance.now() - c.peerStart);
       assert.equal(up[2], "2", up[0]);
       // The node's side, from IFLA_BOND_AD_INFO: both ports in its aggregator, the peer as partner.
