@@ -118,6 +118,7 @@ while :; do
     awk '/Slave Interface|Aggregator ID|Number of ports|Partner Mac|system mac|port state|MII Status/ {
       sub(/^[ \t]+/, ""); printf "%s; ", $0 } END { print "" }' /proc/net/bonding/bond0 | \
       awk '{print "PEER WAIT " $0}'
+    ip -br link | awk '{print "PEER WAIT " $0}'
     for p in eth0 eth1; do
       echo "PEER WAIT $p rx $(cat /sys/class/net/$p/statistics/rx_packets) tx $(cat /sys/class/net/$p/statistics/tx_packets)"
     done
@@ -202,7 +203,8 @@ export async function startPeer(
     "-netdev",
     `socket,id=p${i},udp=127.0.0.1:${w.node},localaddr=127.0.0.1:${w.peer}`,
     "-device",
-    `virtio-net-pci,netdev=p${i},mac=${w.peerMac},romfile=`,
+    // Speed and duplex: without them an 802.3ad port stays down (imager/qemu/vm.ts).
+    `virtio-net-pci,netdev=p${i},mac=${w.peerMac},romfile=,speed=1000,duplex=full`,
   ]);
   const qemu = new Deno.Command("ip", {
     args: ["netns", "exec", ns, "qemu-system-x86_64", "-accel", "tcg", "-M", "pc", "-m", "256"]

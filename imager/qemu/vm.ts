@@ -332,10 +332,14 @@ export function nicArgs(opts: VmOptions, hostPort: number): string[] {
   const netdevs = [
     ...(opts.extraTaps ?? []).map((t) => ({
       mac: t.mac,
+      device: "",
       netdev: (id: string) => `tap,id=${id},ifname=${t.ifname},script=no,downscript=no`,
     })),
     ...(opts.udpNics ?? []).map((u) => ({
       mac: u.mac,
+      // A speed and duplex, as real NICs report: an 802.3ad bond keeps a port whose
+      // speed is unknown (virtio's default) down, and LACP never starts on it.
+      device: ",speed=1000,duplex=full",
       netdev: (id: string) =>
         `socket,id=${id},udp=127.0.0.1:${u.remotePort},localaddr=127.0.0.1:${u.localPort}`,
     })),
@@ -344,7 +348,7 @@ export function nicArgs(opts: VmOptions, hostPort: number): string[] {
     "-netdev",
     n.netdev(`net${i + 1}`),
     "-device",
-    `virtio-net-pci,netdev=net${i + 1},romfile=,mac=${n.mac}`,
+    `virtio-net-pci,netdev=net${i + 1},romfile=,mac=${n.mac}${n.device}`,
   ]);
   const ports = Array.from({ length: opts.hotplugPorts ?? 0 }, (_, i) => [
     "-device",

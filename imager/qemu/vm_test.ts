@@ -14,5 +14,9 @@ Deno.test("NICs: the tap first, then extra taps, then UDP cables, each its own n
     "tap,id=net1,ifname=tap0x0,script=no,downscript=no",
     "socket,id=net2,udp=127.0.0.1:47021,localaddr=127.0.0.1:47011",
   ]);
-  assert.ok(args.includes("virtio-net-pci,netdev=net2,romfile=,mac=52:54:00:00:00:03"));
+  assert.ok(
+    args.includes(
+      "virtio-net-pci,netdev=net2,romfile=,mac=52:54:00:00:00:03,speed=1000,duplex=full",
+    ),
+  );
 });
