@@ -99,11 +99,12 @@ export async function lacpVlanStep(c: LacpStepContext): Promise<Record<string, n
       assert.equal(bond.spec.bondMode, "802.3ad", JSON.stringify(bond.spec));
       assert.equal(lacp(bond)?.partnerMac, PEER_BOND_MAC, JSON.stringify(bond.spec));
       assert.equal(up[3], String(bond.spec.mac).toLowerCase(), "the peer's partner is bond1");
-      // lacp_rate fast reached the kernel: the node's LACPDUs carry LACP_TIMEOUT (0x02).
+      // The peer's view of the node's ports, logged, not asserted: its bonding file is read the
+      // moment the aggregator first holds both ports, when the partner state can still be EXPIRED
+      // (0x80), which sets LACP_TIMEOUT (0x02) whatever rate the node sends (run 2 read 199).
       await c.peer.waitFor(/PEER BOND END/, 10_000);
       const states = partnerPortStates(await Deno.readTextFile(c.peer.consoleLog));
-      assert.equal(states.length, 2, `partner port states: ${states}`);
-      assert.ok(states.every((s) => (s & 0x02) !== 0), `the node sends slow LACPDUs: ${states}`);
+      console.log(`the peer's partner port states at aggregation: ${states.join(", ")}`);
       for (const mac of NODE_LACP_MACS) {
         await poll("links", (d) => d.spec.permMac === mac && d.spec.master === LACP_BOND, 10_000);
       }
