@@ -9,10 +9,13 @@
  *    SLAAC address, and machinectl dials it with full name verification
  *    (the API certificate names the node's IPv6 addresses; the node listens
  *    on `[::]:50000`, both families);
- * 3. a NIC hot-added with QMP `device_add` is configured without a reboot
- *    (the config's `eth2` on DHCP): the time from `device_add` to its lease
- *    and to its address in AddressStatus is measured;
- * 4. ApplyConfiguration `try` with a firewall that closes the API to this
+ * 3. DHCPv6 on the bond: dnsmasq leases an IA_NA address from a second
+ *    prefix ({@link SITE_DHCP6_PREFIX}) with a DNS server; the node holds it
+ *    as a /128 of origin `dhcp6` and lists the server among its resolvers;
+ * 4. a NIC hot-added with QMP `device_add` is configured without a reboot
+ *    (the config's {@link SITE_HOT_LINK} on DHCP): the time from `device_add`
+ *    to its lease and to its address in AddressStatus is measured;
+ * 5. ApplyConfiguration `try` with a firewall that closes the API to this
  *    network (`default: block`, admin subnets elsewhere): the API stops
  *    answering, the try expires, the firewall is reverted and the API answers
  *    again, with no operator action.
@@ -25,9 +28,18 @@ import { stringify } from "yaml";
 import type { TapNetwork, Vm } from "../imager/mod.ts";
 import { machinectlInNetns, parseDocs } from "./helpers.ts";
 import { hotAddNic, retryWhile, setLink } from "./tap_boot.ts";
+import { dhcp6Step } from "./dhcp6_step.ts";
+import { lacpNetwork } from "./lacp_vlan_step.ts";
 
 /** The tap network's IPv6 prefix (router advertisements only). */
 export const SITE_IPV6_PREFIX = "fd99::";
+/** The prefix dnsmasq leases DHCPv6 addresses from (its DNS server: `fd99::1`). */
+export const SITE_DHCP6_PREFIX = "fd98::";
+/**
+ * The NIC plugged in later: after the two tap NICs and the two cabled to the
+ * LACP peer (e2e/lacp_vlan_step.ts), the kernel names it eth4.
+ */
+export const SITE_HOT_LINK = "eth4";
 /** The bond's ports and the NIC plugged in later. */
 export const SITE_MACS = {
   first: "52:54:00:6d:61:01",
@@ -40,10 +52,12 @@ const NAME_MISMATCH = /altnames|ERR_TLS_CERT_ALTNAME_INVALID|NotValidForName|not
 const secs = (t0: number) => +((performance.now() - t0) / 1000).toFixed(1);
 
 /**
- * `machine.network` for the site: bond0 (active-backup over both NICs, chosen
- * by MAC) on DHCP and SLAAC; `eth2`, the NIC plugged in later, on DHCP.
+ * `machine.network` for the site: bond0 (active-backup over both tap NICs,
+ * chosen by MAC) on DHCP, SLAAC and DHCPv6; the 802.3ad bond and VLAN of
+ * e2e/lacp_vlan_step.ts; {@link SITE_HOT_LINK}, plugged in later, on DHCP.
  */
 export function siteNetwork(): Record<string, unknown> {
+  const lacp = lacpNetwork();
   return {
     bonds: [{
       name: "bond0",
@@ -51,9 +65,10 @@ export function siteNetwork(): Record<string, unknown> {
       ports: [{ mac: SITE_MACS.first }, { mac: SITE_MACS.second }],
       miimon: 100,
       dhcp: true,
-      ipv6: { slaac: true },
-    }],
-    interfaces: [{ name: "eth2", dhcp: true }],
+      ipv6: { slaac: true, dhcp: true },
+    }, ...lacp.bonds],
+    vlans: lacp.vlans,
+    interfaces: [{ name: SITE_HOT_LINK, dhcp: true }],
     nameservers: [],
   };
 }
@@ -145,13 +160,21 @@ export async function networkSiteSteps(c: SiteContext): Promise<Record<string, n
     },
   );
 
+  Object.assign(
+    figures,
+    await dhcp6Step({ ...c, api, prefix: SITE_DHCP6_PREFIX, dns: `${SITE_IPV6_PREFIX}1` }),
+  );
+
   await c.t.step("a NIC hot-added with device_add is configured without a reboot", async () => {
     const t0 = performance.now();
     await hotAddNic(c.net, c.vm, { mac: SITE_MACS.hot, id: "hot0", port: 0 });
     const lease = await c.net.waitForLease({ mac: SITE_MACS.hot, timeoutMs: 60_000 });
     figures.hotplugToLeaseS = secs(t0);
-    const held = await pollAddress((a) => a.link === "eth2" && a.address === lease.address, 60_000);
-    assert.ok(held, `${lease.address} never showed on eth2`);
+    const held = await pollAddress(
+      (a) => a.link === SITE_HOT_LINK && a.address === lease.address,
+      60_000,
+    );
+    assert.ok(held, `${lease.address} never showed on ${SITE_HOT_LINK}`);
     figures.hotplugToAddressS = secs(t0);
   });
 

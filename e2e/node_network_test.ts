@@ -16,12 +16,17 @@
  *    node (its `wg0`: the kernel module, keys set by machined's `wg`; the
  *    host's end is wireguard-go), and `get wireguardstatus` shows the
  *    handshake (e2e/wireguard_step.ts);
- * 5. the site's network on the same VM (e2e/network_site_steps.ts): its two
- *    NICs are an active-backup bond (the first port's carrier cut, the API
+ * 5. an 802.3ad bond of two more NICs, cabled to a small peer VM with a
+ *    kernel bond booted beside the node (e2e/lacp_peer.ts), aggregates with
+ *    the peer, and a VLAN on it leases from the peer's dnsmasq
+ *    (e2e/lacp_vlan_step.ts);
+ * 6. the site's network on the same VM (e2e/network_site_steps.ts): its two
+ *    tap NICs are an active-backup bond (the first port's carrier cut, the API
  *    answers through the second), SLAAC from the network's advertisements
- *    (the API answers at that address), a NIC hot-added with QMP is
- *    configured without a reboot, and a `try` firewall that closes the API
- *    reverts by itself. Figures as the JSON line `{"suite":"network",...}`.
+ *    (the API answers at that address), DHCPv6 (a /128 and DNS), a NIC
+ *    hot-added with QMP is configured without a reboot, and a `try` firewall
+ *    that closes the API reverts by itself. Figures as the JSON line
+ *    `{"suite":"network",...}`.
  *
  * Step 3 needs the server certificate to name the node's DHCP addresses
  * (the server-certificate SAN work); without it step 2 passes and step 3
@@ -38,8 +43,11 @@ import { renderConfigTemplate } from "../config/mod.ts";
 import { generateNodeBundle } from "../pki/mod.ts";
 import { machinectlInNetns, parseDocs } from "./helpers.ts";
 import { canBootOnTap, retryWhile, withTapNetwork } from "./tap_boot.ts";
+import { buildPeer, type LacpPeer, nodeLacpNics, startPeer } from "./lacp_peer.ts";
+import { lacpVlanStep } from "./lacp_vlan_step.ts";
 import {
   networkSiteSteps,
+  SITE_DHCP6_PREFIX,
   SITE_IPV6_PREFIX,
   SITE_MACS,
   siteNetwork,
@@ -91,13 +99,19 @@ Deno.test({
     out: join(WORK, "node.img"),
     quietConsole: true,
   });
+  const peerBuilt = await buildPeer(join(WORK, "peer"));
+  let peer: LacpPeer | undefined;
   await withTapNetwork(WORK, async ({ net, ns, boot }) => {
+    // The peer boots beside the node (a few seconds of TCG); the node's LACP ports wait for it.
+    const peerStart = performance.now();
+    peer = await startPeer(ns, join(WORK, "peer"), peerBuilt);
     const qemuStart = performance.now();
     const booted = await boot({
       image: image.out,
       runDir: join(WORK, "qemu"),
       mac: MAC,
       extraMacs: [SITE_MACS.second],
+      udpNics: nodeLacpNics(),
       hotplugPorts: 1,
     });
     let address = "";
@@ -186,6 +200,14 @@ Deno.test({
       },
     });
 
+    const lacp = await lacpVlanStep({
+      t,
+      ns,
+      clientConfig,
+      api: `${address}:50000`,
+      peer,
+      peerStart,
+    });
     const figures = await networkSiteSteps({
       t,
       net,
@@ -196,6 +218,6 @@ Deno.test({
       config: parse(await Deno.readTextFile(bundle.paths.machineConfig)),
       work: WORK,
     });
-    console.log(JSON.stringify({ suite: "network", accel: "tcg", ...figures }));
-  }, { ipv6Prefix: SITE_IPV6_PREFIX });
+    console.log(JSON.stringify({ suite: "network", accel: "tcg", ...lacp, ...figures }));
+  }, { ipv6Prefix: SITE_IPV6_PREFIX, dhcp6Prefix: SITE_DHCP6_PREFIX }).finally(() => peer?.stop());
 });

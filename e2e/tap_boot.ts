@@ -52,6 +52,8 @@ export interface TapBoot {
     extraMacs?: string[];
     /** Empty PCIe root ports for {@link hotAddNic}. @default 0 */
     hotplugPorts?: number;
+    /** NICs cabled to another VM by UDP (`VmOptions.udpNics`), after the taps. */
+    udpNics?: Array<{ mac: string; localPort: number; remotePort: number }>;
   }): Promise<Vm>;
 }
 
@@ -62,17 +64,17 @@ export interface TapBoot {
 export async function withTapNetwork<T>(
   dir: string,
   fn: (tb: TapBoot) => Promise<T>,
-  opts: { ipv6Prefix?: string } = {},
+  opts: { ipv6Prefix?: string; dhcp6Prefix?: string } = {},
 ): Promise<T> {
   let net: TapNetwork | undefined;
   const vms: Vm[] = [];
   try {
-    net = await createTapNetwork({ dir, ipv6Prefix: opts.ipv6Prefix });
+    net = await createTapNetwork({ dir, ...opts });
     const tb: TapBoot = {
       net,
       ns: net.netns,
       vms,
-      boot: async ({ image, runDir, mac, extraMacs = [], hotplugPorts }) => {
+      boot: async ({ image, runDir, mac, extraMacs = [], hotplugPorts, udpNics }) => {
         const tap = vms.length === 0 ? net!.tap : await addTap(net!, `tap${vms.length}`);
         const extraTaps = [];
         for (const [i, m] of extraMacs.entries()) {
@@ -84,6 +86,7 @@ export async function withTapNetwork<T>(
           netns: net!.netns,
           tap: { ifname: tap, mac },
           extraTaps,
+          udpNics,
           hotplugPorts,
           snapshot: true,
         });

@@ -14,7 +14,11 @@
  * ```
  * @module
  */
-export { buildImage, type ImageOptions, type ImageResult } from "./build_image.ts";
+export { buildImage, defaultCacheDir, type ImageOptions, type ImageResult } from "./build_image.ts";
+export { type CpioEntry, writeCpio } from "./cpio.ts";
+export { fetchKernel } from "./kernel/kernel_fetch.ts";
+export { loadModuleIndex } from "./kernel/module_index.ts";
+export { resolveModuleClosure } from "./kernel/module_closure.ts";
 export {
   API_READY,
   type BootMemory,

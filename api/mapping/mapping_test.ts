@@ -330,6 +330,21 @@ function sampleStore() {
     master: "",
     ours: false,
   });
+  net("LinkStatus", "bond1", {
+    name: "bond1",
+    index: 7,
+    type: "ether",
+    kind: "bond",
+    mac: "52:54:00:6d:61:04",
+    mtu: 1500,
+    up: true,
+    operstate: "up",
+    physical: false,
+    master: "",
+    ours: true,
+    bondMode: "802.3ad",
+    lacp: { aggregator: 2, ports: 2, partnerMac: "52:54:00:70:00:01" },
+  });
   net("RouteStatus", "default", {
     family: "inet",
     dst: "0.0.0.0",

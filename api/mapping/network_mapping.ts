@@ -140,7 +140,10 @@ export const networkFromProto = {
     origin: linkOrigin.from(m.origin),
     ...(m.create ? { create: plain<NonNullable<LinkSpecSpec["create"]>>(m.create) } : {}),
   }),
-  linkStatus: (m: pb.LinkStatusSpec): LinkStatusSpec => plain(m),
+  linkStatus: (m: pb.LinkStatusSpec): LinkStatusSpec => ({
+    ...plain<LinkStatusSpec>(m),
+    ...(m.lacp ? { lacp: plain<NonNullable<LinkStatusSpec["lacp"]>>(m.lacp) } : {}),
+  }),
   addressSpec: (m: pb.AddressSpecSpec): AddressSpecSpec => ({
     ...plain<AddressSpecSpec>(m),
     family: family.from(m.family),

@@ -55,5 +55,6 @@ export function linkStatus(
     ...(l.vlanId === undefined ? {} : { vlanId: l.vlanId }),
     ...(l.bondMode === undefined ? {} : { bondMode: l.bondMode }),
     ...(l.stp === undefined ? {} : { stp: l.stp }),
+    ...(l.lacp === undefined ? {} : { lacp: { ...l.lacp } }),
   };
 }

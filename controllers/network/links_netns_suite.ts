@@ -251,6 +251,16 @@ if (Deno.env.get("MACHINED_NETNS")) {
               await reachable("10.42.0.2", 30_000),
               "the peer's VLAN answers over the LACP bond",
             );
+            // IFLA_BOND_AD_INFO: both ports aggregated, the peer's bond as partner.
+            const peerMac = JSON.parse(await peerIp("-j", "link", "show", "pbond"))[0].address;
+            await waitForResource(
+              store,
+              "LinkStatus",
+              (r) =>
+                r.metadata.id === "lkbond0" && r.spec.lacp?.ports === 2 &&
+                r.spec.lacp.partnerMac === peerMac,
+              15_000,
+            );
           },
         );
       } finally {

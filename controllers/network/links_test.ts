@@ -3,6 +3,7 @@ import { systemClock } from "../../runtime/mod.ts";
 import { waitForAbsence, waitForResource } from "../../runtime/testing.ts";
 import { configYaml, type NetworkTestEnv, networkTestEnv } from "./testing.ts";
 import { resolvePort } from "./link_config.ts";
+import { linkDetail } from "../../resources/mod.ts";
 
 const LINKS = configYaml(`    bonds:
       - name: bond0
@@ -202,4 +203,33 @@ Deno.test("links: a WireGuard interface is created with MTU 1420 and its address
     assert.deepEqual([wg.spec.kind, wg.spec.mtu, wg.spec.ours], ["wireguard", 1420, true]);
     await env.setConfig(configYaml("    interfaces: []\n"));
     await waitForAbsence(env.store, "LinkStatus", (r) => r.metadata.id === "wg0");
+  }));
+
+Deno.test("links: an 802.3ad bond's LACP aggregator and partner show in its LinkStatus", () =>
+  withEnv(async (env) => {
+    env.backend.addLink({ name: "eth0", up: true });
+    env.backend.addLink({ name: "eth1", mac: "52:54:00:00:00:02" });
+    env.backend.addLink({ name: "eth3" });
+    await env.setConfig(LINKS);
+    env.start();
+    await waitForResource(env.store, "LinkStatus", (r) => r.metadata.id === "bond0" && r.spec.up);
+    env.backend.setLacp("bond0", { aggregator: 1, ports: 1, partnerMac: "00:00:00:00:00:00" });
+    const alone = await waitForResource(
+      env.store,
+      "LinkStatus",
+      (r) => r.metadata.id === "bond0" && r.spec.lacp !== undefined,
+    );
+    assert.equal(linkDetail(alone.spec), "802.3ad, 1 ports, no partner");
+    env.backend.setLacp("bond0", { aggregator: 2, ports: 2, partnerMac: "52:54:00:70:00:01" });
+    const paired = await waitForResource(
+      env.store,
+      "LinkStatus",
+      (r) => r.metadata.id === "bond0" && r.spec.lacp?.ports === 2,
+    );
+    assert.deepEqual(paired.spec.lacp, {
+      aggregator: 2,
+      ports: 2,
+      partnerMac: "52:54:00:70:00:01",
+    });
+    assert.equal(linkDetail(paired.spec), "802.3ad, 2 ports, partner 52:54:00:70:00:01");
   }));

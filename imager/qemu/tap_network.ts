@@ -30,6 +30,15 @@ export interface TapNetworkOptions {
    * @default none: IPv4 only
    */
   ipv6Prefix?: string;
+  /**
+   * Also stateful DHCPv6 (IA_NA) from a second /64 (its prefix, e.g. `fd98::`;
+   * needs {@link ipv6Prefix}): the bridge takes `<prefix>1`, dnsmasq leases
+   * `<prefix>100`–`<prefix>1ff` with DNS server `<ipv6Prefix>1`, and its
+   * advertisements then carry the M flag (the SLAAC prefix keeps its A flag;
+   * this one is on-link only).
+   * @default none
+   */
+  dhcp6Prefix?: string;
 }
 
 /** One DHCPACK dnsmasq logged. */
@@ -89,7 +98,7 @@ export async function createTapNetwork(opts: TapNetworkOptions = {}): Promise<Ta
     await ip("netns", "del", netns).catch(() => {});
   };
   try {
-    await makeBridgeAndTap(netns, { bridge, tap, gateway, ipv6Prefix: opts.ipv6Prefix });
+    await makeBridgeAndTap(netns, { bridge, tap, gateway, ...opts });
     await Deno.writeTextFile(log, "");
     // A log file, not stderr: dnsmasq buffers its stderr log until it exits.
     server = new Deno.Command("ip", {
@@ -99,9 +108,7 @@ export async function createTapNetwork(opts: TapNetworkOptions = {}): Promise<Ta
         netns,
         dnsmasq,
         ...dnsmasqArgs(bridge, subnet, log, opts.leaseTime),
-        ...(opts.ipv6Prefix
-          ? ["--enable-ra", `--dhcp-range=${opts.ipv6Prefix},ra-only,64,10m`, "--ra-param=*,10"]
-          : []),
+        ...ipv6Args(opts),
       ],
       stdin: "null",
       stdout: "null",
@@ -141,13 +148,15 @@ export async function createTapNetwork(opts: TapNetworkOptions = {}): Promise<Ta
 /** Inside `netns`: loopback up, the bridge with the gateway address (and IPv6 prefix), the tap on it. */
 async function makeBridgeAndTap(
   netns: string,
-  o: { bridge: string; tap: string; gateway: string; ipv6Prefix?: string },
+  o: { bridge: string; tap: string; gateway: string; ipv6Prefix?: string; dhcp6Prefix?: string },
 ): Promise<void> {
   const n = (...args: string[]) => ip("-n", netns, ...args);
   await n("link", "set", "lo", "up");
   await n("link", "add", o.bridge, "type", "bridge", "forward_delay", "0");
   await n("addr", "add", `${o.gateway}/24`, "dev", o.bridge);
-  if (o.ipv6Prefix) await n("addr", "add", `${o.ipv6Prefix}1/64`, "dev", o.bridge, "nodad");
+  for (const prefix of [o.ipv6Prefix, o.dhcp6Prefix]) {
+    if (prefix) await n("addr", "add", `${prefix}1/64`, "dev", o.bridge, "nodad");
+  }
   await n("link", "set", o.bridge, "up");
   await n("tuntap", "add", "dev", o.tap, "mode", "tap");
   await n("link", "set", o.tap, "master", o.bridge);
@@ -170,6 +179,25 @@ function dnsmasqArgs(bridge: string, subnet: string, log: string, leaseTime = "1
     "--pid-file=",
     "--log-dhcp",
     `--log-facility=${log}`,
+  ];
+}
+
+/**
+ * dnsmasq's IPv6 arguments: router advertisements for the SLAAC prefix and,
+ * with `dhcp6Prefix`, a stateful range and its DNS server (option 23).
+ * @throws RangeError for `dhcp6Prefix` without `ipv6Prefix`.
+ */
+export function ipv6Args(o: { ipv6Prefix?: string; dhcp6Prefix?: string }): string[] {
+  if (!o.ipv6Prefix) {
+    if (o.dhcp6Prefix) throw new RangeError(`dhcp6Prefix "${o.dhcp6Prefix}" needs ipv6Prefix`);
+    return [];
+  }
+  const ra = ["--enable-ra", `--dhcp-range=${o.ipv6Prefix},ra-only,64,10m`, "--ra-param=*,10"];
+  if (!o.dhcp6Prefix) return ra;
+  return [
+    ...ra,
+    `--dhcp-range=${o.dhcp6Prefix}100,${o.dhcp6Prefix}1ff,64,10m`,
+    `--dhcp-option=option6:dns-server,[${o.ipv6Prefix}1]`,
   ];
 }
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { parseLeases } from "./tap_network.ts";
+import { ipv6Args, parseLeases } from "./tap_network.ts";
 
 Deno.test("DHCPACK lines of dnsmasq's log become leases, in order", () => {
   const log = [
@@ -12,4 +12,17 @@ Deno.test("DHCPACK lines of dnsmasq's log become leases, in order", () => {
     { address: "10.99.0.57", mac: "52:54:00:aa:bb:cc" },
     { address: "10.99.0.58", mac: "52:54:00:aa:bb:cd" },
   ]);
+});
+
+Deno.test("dnsmasq's IPv6 arguments: RAs only, RAs plus a stateful DHCPv6 range, none", () => {
+  assert.deepEqual(ipv6Args({}), []);
+  assert.deepEqual(ipv6Args({ ipv6Prefix: "fd99::" }), [
+    "--enable-ra",
+    "--dhcp-range=fd99::,ra-only,64,10m",
+    "--ra-param=*,10",
+  ]);
+  const both = ipv6Args({ ipv6Prefix: "fd99::", dhcp6Prefix: "fd98::" });
+  assert.ok(both.includes("--dhcp-range=fd98::100,fd98::1ff,64,10m"), both.join(" "));
+  assert.ok(both.includes("--dhcp-option=option6:dns-server,[fd99::1]"), both.join(" "));
+  assert.throws(() => ipv6Args({ dhcp6Prefix: "fd98::" }), RangeError);
 });

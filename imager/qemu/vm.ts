@@ -73,6 +73,13 @@ export interface VmOptions {
    */
   extraTaps?: Array<{ ifname: string; mac: string }>;
   /**
+   * NICs wired point to point to another VM by QEMU `socket` UDP netdevs
+   * (`udp=127.0.0.1:<remotePort>,localaddr=127.0.0.1:<localPort>`, on the
+   * loopback of the namespace QEMU runs in), after the tap NICs: a cable to
+   * a peer whose frames no bridge may touch (LACPDUs). Needs {@link tap}.
+   */
+  udpNics?: Array<{ mac: string; localPort: number; remotePort: number }>;
+  /**
    * Empty PCIe root ports (`hotplug0` ...) a NIC can be hot-added on with QMP
    * `device_add` (q35 hot-plugs only behind a root port). @default 0
    */
@@ -317,16 +324,31 @@ export function diskArgs(
 }
 
 /** The NIC: QEMU's user network with the API forwarded, or a tap device. */
-function nicArgs(opts: VmOptions, hostPort: number): string[] {
+export function nicArgs(opts: VmOptions, hostPort: number): string[] {
   const mac = opts.tap?.mac ? `,mac=${opts.tap.mac}` : "";
   const netdev = opts.tap
     ? `tap,id=net0,ifname=${opts.tap.ifname},script=no,downscript=no`
     : `user,id=net0,hostfwd=tcp:127.0.0.1:${hostPort}-:${opts.guestPort ?? 50000}`;
-  const extra = (opts.extraTaps ?? []).flatMap((t, i) => [
+  const netdevs = [
+    ...(opts.extraTaps ?? []).map((t) => ({
+      mac: t.mac,
+      device: "",
+      netdev: (id: string) => `tap,id=${id},ifname=${t.ifname},script=no,downscript=no`,
+    })),
+    ...(opts.udpNics ?? []).map((u) => ({
+      mac: u.mac,
+      // A speed and duplex, as real NICs report: an 802.3ad bond keeps a port whose
+      // speed is unknown (virtio's default) down, and LACP never starts on it.
+      device: ",speed=1000,duplex=full",
+      netdev: (id: string) =>
+        `socket,id=${id},udp=127.0.0.1:${u.remotePort},localaddr=127.0.0.1:${u.localPort}`,
+    })),
+  ];
+  const extra = netdevs.flatMap((n, i) => [
     "-netdev",
-    `tap,id=net${i + 1},ifname=${t.ifname},script=no,downscript=no`,
+    n.netdev(`net${i + 1}`),
     "-device",
-    `virtio-net-pci,netdev=net${i + 1},romfile=,mac=${t.mac}`,
+    `virtio-net-pci,netdev=net${i + 1},romfile=,mac=${n.mac}${n.device}`,
   ]);
   const ports = Array.from({ length: opts.hotplugPorts ?? 0 }, (_, i) => [
     "-device",

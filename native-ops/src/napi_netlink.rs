@@ -74,6 +74,12 @@ pub struct NlLink {
     pub xmit_hash_policy: Option<String>,
     /// A bridge's STP state (on or off).
     pub stp: Option<bool>,
+    /// An 802.3ad bond's active aggregator id (IFLA_BOND_AD_INFO).
+    pub lacp_aggregator: Option<u32>,
+    /// How many ports the active aggregator holds.
+    pub lacp_ports: Option<u32>,
+    /// The LACP partner's system MAC (all zeros until a partner answered).
+    pub lacp_partner_mac: Option<String>,
 }
 
 impl From<link::Link> for NlLink {
@@ -102,6 +108,9 @@ impl From<link::Link> for NlLink {
             lacp_rate: l.info.lacp_rate,
             xmit_hash_policy: l.info.xmit_hash_policy,
             stp: l.info.stp,
+            lacp_aggregator: l.info.lacp_aggregator.map(u32::from),
+            lacp_ports: l.info.lacp_ports.map(u32::from),
+            lacp_partner_mac: l.info.lacp_partner_mac,
         }
     }
 }

@@ -106,6 +106,20 @@ export interface LinkInfo {
   xmitHashPolicy?: XmitHashPolicy;
   /** A bridge's spanning tree state. */
   stp?: boolean;
+  /** An 802.3ad bond's active aggregator, when it has one (real kernels only; the fake has no partner). */
+  lacp?: LacpInfo;
+}
+
+/**
+ * An 802.3ad bond's active aggregator (IFLA_BOND_AD_INFO): whether LACP
+ * found a partner and how many ports it aggregated, the facts a switch
+ * misconfiguration shows up in.
+ */
+export interface LacpInfo {
+  aggregator: number;
+  ports: number;
+  /** The partner's system MAC; all zeros until a partner answered. */
+  partnerMac: string;
 }
 
 /**

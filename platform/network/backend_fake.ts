@@ -14,6 +14,7 @@ import type {
   AddressSpec,
   DhcpSocket,
   EventGroup,
+  LacpInfo,
   LinkCreateSpec,
   LinkInfo,
   NetworkBackend,
@@ -151,6 +152,17 @@ export class FakeNetworkBackend implements NetworkBackend {
       this.#ipv6Conf.delete(n);
       this.#emitLink(link.info, true);
     }
+  }
+
+  /**
+   * Simulate an LACP partner answering an 802.3ad bond: the bond's active
+   * aggregator becomes `lacp`, with a link event (the kernel's lower-state
+   * change notification). @throws SysError ENODEV for an unknown bond.
+   */
+  setLacp(bond: string, lacp: LacpInfo): void {
+    const l = this.#link("RTM_NEWLINK", bond);
+    l.info.lacp = { ...lacp };
+    this.#emitLink(l.info, false);
   }
 
   /** Number of open DHCP sockets (to check that callers close them). */

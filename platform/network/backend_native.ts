@@ -48,6 +48,9 @@ interface NlLink {
   lacpRate?: string;
   xmitHashPolicy?: string;
   stp?: boolean;
+  lacpAggregator?: number;
+  lacpPorts?: number;
+  lacpPartnerMac?: string;
 }
 interface NlAddress {
   index: number;
@@ -128,6 +131,11 @@ export function toLinkInfo(l: NlLink): LinkInfo {
     lacpRate: l.lacpRate as LacpRate | undefined,
     xmitHashPolicy: l.xmitHashPolicy as XmitHashPolicy | undefined,
     stp: l.stp,
+    lacp: l.lacpAggregator === undefined ? undefined : {
+      aggregator: l.lacpAggregator,
+      ports: l.lacpPorts ?? 0,
+      partnerMac: l.lacpPartnerMac ?? "00:00:00:00:00:00",
+    },
   });
 }
 

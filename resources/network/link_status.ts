@@ -36,11 +36,26 @@ export interface LinkStatusSpec {
   readonly bondMode?: string;
   /** A bridge's spanning tree state. */
   readonly stp?: boolean;
+  /** An 802.3ad bond's active aggregator: its id, its ports, the LACP partner's system MAC. */
+  readonly lacp?: {
+    readonly aggregator: number;
+    readonly ports: number;
+    readonly partnerMac: string;
+  };
 }
 
-/** One line on what kind of link it is: `vlan 42`, `802.3ad`, `stp on`, or empty. */
+/**
+ * One line on what kind of link it is: `vlan 42`, `802.3ad`,
+ * `802.3ad, 2 ports, partner 52:54:00:70:00:01`, `stp on`, or empty.
+ */
 export function linkDetail(s: LinkStatusSpec): string {
   if (s.vlanId !== undefined) return `vlan ${s.vlanId}`;
+  if (s.lacp !== undefined) {
+    const partner = /^[0:]*$/.test(s.lacp.partnerMac)
+      ? "no partner"
+      : `partner ${s.lacp.partnerMac}`;
+    return `${s.bondMode ?? "802.3ad"}, ${s.lacp.ports} ports, ${partner}`;
+  }
   if (s.bondMode !== undefined) return s.bondMode;
   if (s.stp !== undefined) return `stp ${s.stp ? "on" : "off"}`;
   return "";

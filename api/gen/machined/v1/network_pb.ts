@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file machined/v1/network.proto.
  */
 export const file_machined_v1_network: GenFile = /*@__PURE__*/
-  fileDesc("ChltYWNoaW5lZC92MS9uZXR3b3JrLnByb3RvEgttYWNoaW5lZC52MSKOAgoMTGlua1NwZWNTcGVjEgwKBG5hbWUYASABKAkSCgoCdXAYAiABKAgSEAoDbXR1GAMgASgNSACIAQESDAoEZGhjcBgEIAEoCBInCgZvcmlnaW4YBSABKA4yFy5tYWNoaW5lZC52MS5MaW5rT3JpZ2luEiwKBmNyZWF0ZRgGIAEoCzIXLm1hY2hpbmVkLnYxLkxpbmtDcmVhdGVIAYgBARITCgZtYXN0ZXIYByABKAlIAogBARISCgVzbGFhYxgIIAEoCEgDiAEBEhIKBWRoY3A2GAkgASgISASIAQFCBgoEX210dUIJCgdfY3JlYXRlQgkKB19tYXN0ZXJCCAoGX3NsYWFjQggKBl9kaGNwNiKMAgoKTGlua0NyZWF0ZRIMCgRraW5kGAEgASgJEhMKBnBhcmVudBgCIAEoCUgAiAEBEhQKB3ZsYW5faWQYAyABKA1IAYgBARIRCgRtb2RlGAQgASgJSAKIAQESEwoGbWlpbW9uGAUgASgNSAOIAQESFgoJbGFjcF9yYXRlGAYgASgJSASIAQESHQoQeG1pdF9oYXNoX3BvbGljeRgHIAEoCUgFiAEBEhAKA3N0cBgIIAEoCEgGiAEBQgkKB19wYXJlbnRCCgoIX3ZsYW5faWRCBwoFX21vZGVCCQoHX21paW1vbkIMCgpfbGFjcF9yYXRlQhMKEV94bWl0X2hhc2hfcG9saWN5QgYKBF9zdHAiuAIKDkxpbmtTdGF0dXNTcGVjEgwKBG5hbWUYASABKAkSDQoFaW5kZXgYAiABKA0SDAoEdHlwZRgDIAEoCRIMCgRraW5kGAQgASgJEgsKA21hYxgFIAEoCRILCgNtdHUYBiABKA0SCgoCdXAYByABKAgSEQoJb3BlcnN0YXRlGAggASgJEhAKCHBoeXNpY2FsGAkgASgIEg4KBm1hc3RlchgKIAEoCRIMCgRvdXJzGAsgASgIEhQKB3ZsYW5faWQYDCABKA1IAIgBARIWCglib25kX21vZGUYDSABKAlIAYgBARIQCgNzdHAYDiABKAhIAogBARIVCghwZXJtX21hYxgPIAEoCUgDiAEBQgoKCF92bGFuX2lkQgwKCl9ib25kX21vZGVCBgoEX3N0cEILCglfcGVybV9tYWMinAEKD0FkZHJlc3NTcGVjU3BlYxIMCgRsaW5rGAEgASgJEioKBmZhbWlseRgCIAEoDjIaLm1hY2hpbmVkLnYxLkFkZHJlc3NGYW1pbHkSDwoHYWRkcmVzcxgDIAEoCRISCgpwcmVmaXhfbGVuGAQgASgNEioKBm9yaWdpbhgFIAEoDjIaLm1hY2hpbmVkLnYxLk5ldHdvcmtPcmlnaW4ipAEKEUFkZHJlc3NTdGF0dXNTcGVjEgwKBGxpbmsYASABKAkSEgoKbGlua19pbmRleBgCIAEoDRIqCgZmYW1pbHkYAyABKA4yGi5tYWNoaW5lZC52MS5BZGRyZXNzRmFtaWx5Eg8KB2FkZHJlc3MYBCABKAkSEgoKcHJlZml4X2xlbhgFIAEoDRINCgVzY29wZRgGIAEoCRINCgVmbGFncxgHIAEoDSLFAQoNUm91dGVTcGVjU3BlYxIMCgRsaW5rGAEgASgJEioKBmZhbWlseRgCIAEoDjIaLm1hY2hpbmVkLnYxLkFkZHJlc3NGYW1pbHkSCwoDZHN0GAMgASgJEg8KB2RzdF9sZW4YBCABKA0SFAoHZ2F0ZXdheRgFIAEoCUgAiAEBEg4KBm1ldHJpYxgGIAEoDRIqCgZvcmlnaW4YByABKA4yGi5tYWNoaW5lZC52MS5OZXR3b3JrT3JpZ2luQgoKCF9nYXRld2F5IroBCg9Sb3V0ZVN0YXR1c1NwZWMSKgoGZmFtaWx5GAEgASgOMhoubWFjaGluZWQudjEuQWRkcmVzc0ZhbWlseRILCgNkc3QYAiABKAkSDwoHZHN0X2xlbhgDIAEoDRIPCgdnYXRld2F5GAQgASgJEgwKBGxpbmsYBSABKAkSDgoGbWV0cmljGAYgASgNEg0KBXRhYmxlGAcgASgNEhAKCHByb3RvY29sGAggASgJEg0KBXNjb3BlGAkgASgJImUKEEhvc3RuYW1lU3BlY1NwZWMSEAoIaG9zdG5hbWUYASABKAkSEgoKZG9tYWlubmFtZRgCIAEoCRIrCgZvcmlnaW4YAyABKA4yGy5tYWNoaW5lZC52MS5Ib3N0bmFtZU9yaWdpbiJIChJIb3N0bmFtZVN0YXR1c1NwZWMSEAoIaG9zdG5hbWUYASABKAkSEgoKZG9tYWlubmFtZRgCIAEoCRIMCgRmcWRuGAMgASgJIjcKEFJlc29sdmVyU3BlY1NwZWMSEwoLbmFtZXNlcnZlcnMYASADKAkSDgoGc2VhcmNoGAIgAygJIkcKElJlc29sdmVyU3RhdHVzU3BlYxITCgtuYW1lc2VydmVycxgBIAMoCRIOCgZzZWFyY2gYAiADKAkSDAoEcGF0aBgDIAEoCSLcAwoNRGhjcExlYXNlU3BlYxIMCgRsaW5rGAEgASgJEiUKBXN0YXRlGAIgASgOMhYubWFjaGluZWQudjEuRGhjcFN0YXRlEhQKB2FkZHJlc3MYAyABKAlIAIgBARIXCgpwcmVmaXhfbGVuGAQgASgNSAGIAQESEwoGc2VydmVyGAUgASgJSAKIAQESDwoHcm91dGVycxgGIAMoCRITCgtkbnNfc2VydmVycxgHIAMoCRITCgZkb21haW4YCCABKAlIA4gBARIVCghob3N0bmFtZRgJIAEoCUgEiAEBEhoKDWxlYXNlX3NlY29uZHMYCiABKA1IBYgBARIVCghhY3F1aXJlZBgLIAEoCUgGiAEBEhUKCHJlbmV3X2F0GAwgASgJSAeIAQESFgoJcmViaW5kX2F0GA0gASgJSAiIAQESFwoKZXhwaXJlc19hdBgOIAEoCUgJiAEBQgoKCF9hZGRyZXNzQg0KC19wcmVmaXhfbGVuQgkKB19zZXJ2ZXJCCQoHX2RvbWFpbkILCglfaG9zdG5hbWVCEAoOX2xlYXNlX3NlY29uZHNCCwoJX2FjcXVpcmVkQgsKCV9yZW5ld19hdEIMCgpfcmViaW5kX2F0Qg0KC19leHBpcmVzX2F0IrcDCg5EaGNwNkxlYXNlU3BlYxIMCgRsaW5rGAEgASgJEg0KBXN0YXRlGAIgASgJEhQKB2FkZHJlc3MYAyABKAlIAIgBARIXCgpwcmVmaXhfbGVuGAQgASgNSAGIAQESEwoGc2VydmVyGAUgASgJSAKIAQESEwoLZG5zX3NlcnZlcnMYBiADKAkSDwoHZG9tYWlucxgHIAMoCRIeChFwcmVmZXJyZWRfc2Vjb25kcxgIIAEoDUgDiAEBEhoKDXZhbGlkX3NlY29uZHMYCSABKA1IBIgBARIVCghhY3F1aXJlZBgKIAEoCUgFiAEBEhUKCHJlbmV3X2F0GAsgASgJSAaIAQESFgoJcmViaW5kX2F0GAwgASgJSAeIAQESFwoKZXhwaXJlc19hdBgNIAEoCUgIiAEBQgoKCF9hZGRyZXNzQg0KC19wcmVmaXhfbGVuQgkKB19zZXJ2ZXJCFAoSX3ByZWZlcnJlZF9zZWNvbmRzQhAKDl92YWxpZF9zZWNvbmRzQgsKCV9hY3F1aXJlZEILCglfcmVuZXdfYXRCDAoKX3JlYmluZF9hdEINCgtfZXhwaXJlc19hdCKDAQoSRmlyZXdhbGxSdWxlU3RhdHVzEgwKBG5hbWUYASABKAkSLwoIcHJvdG9jb2wYAiABKA4yHS5tYWNoaW5lZC52MS5GaXJld2FsbFByb3RvY29sEg0KBXBvcnRzGAMgAygJEg8KB3NvdXJjZXMYBCADKAkSDgoGZXhjZXB0GAUgAygJIoMCChJGaXJld2FsbFN0YXR1c1NwZWMSDwoHZW5hYmxlZBgBIAEoCBIzCg5kZWZhdWx0X2FjdGlvbhgCIAEoDjIbLm1hY2hpbmVkLnYxLkZpcmV3YWxsQWN0aW9uEi4KBXJ1bGVzGAMgAygLMh8ubWFjaGluZWQudjEuRmlyZXdhbGxSdWxlU3RhdHVzEhUKDWFkbWluX3N1Ym5ldHMYBCADKAkSEAoIYXBpX3BvcnQYBSABKA0SFAoMYXBwbGllZF9oYXNoGAYgASgJEhAKCGluX2ZvcmNlGAcgASgIEhcKD2RyaWZ0X3JlYXBwbGllcxgIIAEoDRINCgVlcnJvchgJIAEoCSLyAQoTV2lyZWd1YXJkUGVlclN0YXR1cxISCgpwdWJsaWNfa2V5GAEgASgJEhUKCGVuZHBvaW50GAIgASgJSACIAQESEwoLYWxsb3dlZF9pcHMYAyADKAkSGwoObGFzdF9oYW5kc2hha2UYBCABKAlIAYgBARIQCghyeF9ieXRlcxgFIAEoBBIQCgh0eF9ieXRlcxgGIAEoBBIhChRwZXJzaXN0ZW50X2tlZXBhbGl2ZRgHIAEoDUgCiAEBQgsKCV9lbmRwb2ludEIRCg9fbGFzdF9oYW5kc2hha2VCFwoVX3BlcnNpc3RlbnRfa2VlcGFsaXZlIrkBChNXaXJlZ3VhcmRTdGF0dXNTcGVjEgwKBG5hbWUYASABKAkSEgoKcHVibGljX2tleRgCIAEoCRITCgtsaXN0ZW5fcG9ydBgDIAEoDRISCgpjb25maWd1cmVkGAQgASgIEi8KBXBlZXJzGAUgAygLMiAubWFjaGluZWQudjEuV2lyZWd1YXJkUGVlclN0YXR1cxINCgVlcnJvchgGIAEoCRIXCg9kcmlmdF9yZWFwcGxpZXMYByABKA0qYgoNQWRkcmVzc0ZhbWlseRIeChpBRERSRVNTX0ZBTUlMWV9VTlNQRUNJRklFRBAAEhcKE0FERFJFU1NfRkFNSUxZX0lORVQQARIYChRBRERSRVNTX0ZBTUlMWV9JTkVUNhACKn0KDU5ldHdvcmtPcmlnaW4SHgoaTkVUV09SS19PUklHSU5fVU5TUEVDSUZJRUQQABIZChVORVRXT1JLX09SSUdJTl9TVEFUSUMQARIXChNORVRXT1JLX09SSUdJTl9ESENQEAISGAoUTkVUV09SS19PUklHSU5fREhDUDYQAypaCgpMaW5rT3JpZ2luEhsKF0xJTktfT1JJR0lOX1VOU1BFQ0lGSUVEEAASFgoSTElOS19PUklHSU5fQ09ORklHEAESFwoTTElOS19PUklHSU5fREVGQVVMVBACKmcKDkhvc3RuYW1lT3JpZ2luEh8KG0hPU1ROQU1FX09SSUdJTl9VTlNQRUNJRklFRBAAEhoKFkhPU1ROQU1FX09SSUdJTl9DT05GSUcQARIYChRIT1NUTkFNRV9PUklHSU5fREhDUBACKqUBCglEaGNwU3RhdGUSGgoWREhDUF9TVEFURV9VTlNQRUNJRklFRBAAEhgKFERIQ1BfU1RBVEVfU0VMRUNUSU5HEAESGQoVREhDUF9TVEFURV9SRVFVRVNUSU5HEAISFAoQREhDUF9TVEFURV9CT1VORBADEhcKE0RIQ1BfU1RBVEVfUkVORVdJTkcQBBIYChRESENQX1NUQVRFX1JFQklORElORxAFKmgKDkZpcmV3YWxsQWN0aW9uEh8KG0ZJUkVXQUxMX0FDVElPTl9VTlNQRUNJRklFRBAAEhoKFkZJUkVXQUxMX0FDVElPTl9BQ0NFUFQQARIZChVGSVJFV0FMTF9BQ1RJT05fQkxPQ0sQAiprChBGaXJld2FsbFByb3RvY29sEiEKHUZJUkVXQUxMX1BST1RPQ09MX1VOU1BFQ0lGSUVEEAASGQoVRklSRVdBTExfUFJPVE9DT0xfVENQEAESGQoVRklSRVdBTExfUFJPVE9DT0xfVURQEAJiBnByb3RvMw");
+  fileDesc("ChltYWNoaW5lZC92MS9uZXR3b3JrLnByb3RvEgttYWNoaW5lZC52MSKOAgoMTGlua1NwZWNTcGVjEgwKBG5hbWUYASABKAkSCgoCdXAYAiABKAgSEAoDbXR1GAMgASgNSACIAQESDAoEZGhjcBgEIAEoCBInCgZvcmlnaW4YBSABKA4yFy5tYWNoaW5lZC52MS5MaW5rT3JpZ2luEiwKBmNyZWF0ZRgGIAEoCzIXLm1hY2hpbmVkLnYxLkxpbmtDcmVhdGVIAYgBARITCgZtYXN0ZXIYByABKAlIAogBARISCgVzbGFhYxgIIAEoCEgDiAEBEhIKBWRoY3A2GAkgASgISASIAQFCBgoEX210dUIJCgdfY3JlYXRlQgkKB19tYXN0ZXJCCAoGX3NsYWFjQggKBl9kaGNwNiKMAgoKTGlua0NyZWF0ZRIMCgRraW5kGAEgASgJEhMKBnBhcmVudBgCIAEoCUgAiAEBEhQKB3ZsYW5faWQYAyABKA1IAYgBARIRCgRtb2RlGAQgASgJSAKIAQESEwoGbWlpbW9uGAUgASgNSAOIAQESFgoJbGFjcF9yYXRlGAYgASgJSASIAQESHQoQeG1pdF9oYXNoX3BvbGljeRgHIAEoCUgFiAEBEhAKA3N0cBgIIAEoCEgGiAEBQgkKB19wYXJlbnRCCgoIX3ZsYW5faWRCBwoFX21vZGVCCQoHX21paW1vbkIMCgpfbGFjcF9yYXRlQhMKEV94bWl0X2hhc2hfcG9saWN5QgYKBF9zdHAi6wIKDkxpbmtTdGF0dXNTcGVjEgwKBG5hbWUYASABKAkSDQoFaW5kZXgYAiABKA0SDAoEdHlwZRgDIAEoCRIMCgRraW5kGAQgASgJEgsKA21hYxgFIAEoCRILCgNtdHUYBiABKA0SCgoCdXAYByABKAgSEQoJb3BlcnN0YXRlGAggASgJEhAKCHBoeXNpY2FsGAkgASgIEg4KBm1hc3RlchgKIAEoCRIMCgRvdXJzGAsgASgIEhQKB3ZsYW5faWQYDCABKA1IAIgBARIWCglib25kX21vZGUYDSABKAlIAYgBARIQCgNzdHAYDiABKAhIAogBARIVCghwZXJtX21hYxgPIAEoCUgDiAEBEigKBGxhY3AYECABKAsyFS5tYWNoaW5lZC52MS5MYWNwSW5mb0gEiAEBQgoKCF92bGFuX2lkQgwKCl9ib25kX21vZGVCBgoEX3N0cEILCglfcGVybV9tYWNCBwoFX2xhY3AiQgoITGFjcEluZm8SEgoKYWdncmVnYXRvchgBIAEoDRINCgVwb3J0cxgCIAEoDRITCgtwYXJ0bmVyX21hYxgDIAEoCSKcAQoPQWRkcmVzc1NwZWNTcGVjEgwKBGxpbmsYASABKAkSKgoGZmFtaWx5GAIgASgOMhoubWFjaGluZWQudjEuQWRkcmVzc0ZhbWlseRIPCgdhZGRyZXNzGAMgASgJEhIKCnByZWZpeF9sZW4YBCABKA0SKgoGb3JpZ2luGAUgASgOMhoubWFjaGluZWQudjEuTmV0d29ya09yaWdpbiKkAQoRQWRkcmVzc1N0YXR1c1NwZWMSDAoEbGluaxgBIAEoCRISCgpsaW5rX2luZGV4GAIgASgNEioKBmZhbWlseRgDIAEoDjIaLm1hY2hpbmVkLnYxLkFkZHJlc3NGYW1pbHkSDwoHYWRkcmVzcxgEIAEoCRISCgpwcmVmaXhfbGVuGAUgASgNEg0KBXNjb3BlGAYgASgJEg0KBWZsYWdzGAcgASgNIsUBCg1Sb3V0ZVNwZWNTcGVjEgwKBGxpbmsYASABKAkSKgoGZmFtaWx5GAIgASgOMhoubWFjaGluZWQudjEuQWRkcmVzc0ZhbWlseRILCgNkc3QYAyABKAkSDwoHZHN0X2xlbhgEIAEoDRIUCgdnYXRld2F5GAUgASgJSACIAQESDgoGbWV0cmljGAYgASgNEioKBm9yaWdpbhgHIAEoDjIaLm1hY2hpbmVkLnYxLk5ldHdvcmtPcmlnaW5CCgoIX2dhdGV3YXkiugEKD1JvdXRlU3RhdHVzU3BlYxIqCgZmYW1pbHkYASABKA4yGi5tYWNoaW5lZC52MS5BZGRyZXNzRmFtaWx5EgsKA2RzdBgCIAEoCRIPCgdkc3RfbGVuGAMgASgNEg8KB2dhdGV3YXkYBCABKAkSDAoEbGluaxgFIAEoCRIOCgZtZXRyaWMYBiABKA0SDQoFdGFibGUYByABKA0SEAoIcHJvdG9jb2wYCCABKAkSDQoFc2NvcGUYCSABKAkiZQoQSG9zdG5hbWVTcGVjU3BlYxIQCghob3N0bmFtZRgBIAEoCRISCgpkb21haW5uYW1lGAIgASgJEisKBm9yaWdpbhgDIAEoDjIbLm1hY2hpbmVkLnYxLkhvc3RuYW1lT3JpZ2luIkgKEkhvc3RuYW1lU3RhdHVzU3BlYxIQCghob3N0bmFtZRgBIAEoCRISCgpkb21haW5uYW1lGAIgASgJEgwKBGZxZG4YAyABKAkiNwoQUmVzb2x2ZXJTcGVjU3BlYxITCgtuYW1lc2VydmVycxgBIAMoCRIOCgZzZWFyY2gYAiADKAkiRwoSUmVzb2x2ZXJTdGF0dXNTcGVjEhMKC25hbWVzZXJ2ZXJzGAEgAygJEg4KBnNlYXJjaBgCIAMoCRIMCgRwYXRoGAMgASgJItwDCg1EaGNwTGVhc2VTcGVjEgwKBGxpbmsYASABKAkSJQoFc3RhdGUYAiABKA4yFi5tYWNoaW5lZC52MS5EaGNwU3RhdGUSFAoHYWRkcmVzcxgDIAEoCUgAiAEBEhcKCnByZWZpeF9sZW4YBCABKA1IAYgBARITCgZzZXJ2ZXIYBSABKAlIAogBARIPCgdyb3V0ZXJzGAYgAygJEhMKC2Ruc19zZXJ2ZXJzGAcgAygJEhMKBmRvbWFpbhgIIAEoCUgDiAEBEhUKCGhvc3RuYW1lGAkgASgJSASIAQESGgoNbGVhc2Vfc2Vjb25kcxgKIAEoDUgFiAEBEhUKCGFjcXVpcmVkGAsgASgJSAaIAQESFQoIcmVuZXdfYXQYDCABKAlIB4gBARIWCglyZWJpbmRfYXQYDSABKAlICIgBARIXCgpleHBpcmVzX2F0GA4gASgJSAmIAQFCCgoIX2FkZHJlc3NCDQoLX3ByZWZpeF9sZW5CCQoHX3NlcnZlckIJCgdfZG9tYWluQgsKCV9ob3N0bmFtZUIQCg5fbGVhc2Vfc2Vjb25kc0ILCglfYWNxdWlyZWRCCwoJX3JlbmV3X2F0QgwKCl9yZWJpbmRfYXRCDQoLX2V4cGlyZXNfYXQitwMKDkRoY3A2TGVhc2VTcGVjEgwKBGxpbmsYASABKAkSDQoFc3RhdGUYAiABKAkSFAoHYWRkcmVzcxgDIAEoCUgAiAEBEhcKCnByZWZpeF9sZW4YBCABKA1IAYgBARITCgZzZXJ2ZXIYBSABKAlIAogBARITCgtkbnNfc2VydmVycxgGIAMoCRIPCgdkb21haW5zGAcgAygJEh4KEXByZWZlcnJlZF9zZWNvbmRzGAggASgNSAOIAQESGgoNdmFsaWRfc2Vjb25kcxgJIAEoDUgEiAEBEhUKCGFjcXVpcmVkGAogASgJSAWIAQESFQoIcmVuZXdfYXQYCyABKAlIBogBARIWCglyZWJpbmRfYXQYDCABKAlIB4gBARIXCgpleHBpcmVzX2F0GA0gASgJSAiIAQFCCgoIX2FkZHJlc3NCDQoLX3ByZWZpeF9sZW5CCQoHX3NlcnZlckIUChJfcHJlZmVycmVkX3NlY29uZHNCEAoOX3ZhbGlkX3NlY29uZHNCCwoJX2FjcXVpcmVkQgsKCV9yZW5ld19hdEIMCgpfcmViaW5kX2F0Qg0KC19leHBpcmVzX2F0IoMBChJGaXJld2FsbFJ1bGVTdGF0dXMSDAoEbmFtZRgBIAEoCRIvCghwcm90b2NvbBgCIAEoDjIdLm1hY2hpbmVkLnYxLkZpcmV3YWxsUHJvdG9jb2wSDQoFcG9ydHMYAyADKAkSDwoHc291cmNlcxgEIAMoCRIOCgZleGNlcHQYBSADKAkigwIKEkZpcmV3YWxsU3RhdHVzU3BlYxIPCgdlbmFibGVkGAEgASgIEjMKDmRlZmF1bHRfYWN0aW9uGAIgASgOMhsubWFjaGluZWQudjEuRmlyZXdhbGxBY3Rpb24SLgoFcnVsZXMYAyADKAsyHy5tYWNoaW5lZC52MS5GaXJld2FsbFJ1bGVTdGF0dXMSFQoNYWRtaW5fc3VibmV0cxgEIAMoCRIQCghhcGlfcG9ydBgFIAEoDRIUCgxhcHBsaWVkX2hhc2gYBiABKAkSEAoIaW5fZm9yY2UYByABKAgSFwoPZHJpZnRfcmVhcHBsaWVzGAggASgNEg0KBWVycm9yGAkgASgJIvIBChNXaXJlZ3VhcmRQZWVyU3RhdHVzEhIKCnB1YmxpY19rZXkYASABKAkSFQoIZW5kcG9pbnQYAiABKAlIAIgBARITCgthbGxvd2VkX2lwcxgDIAMoCRIbCg5sYXN0X2hhbmRzaGFrZRgEIAEoCUgBiAEBEhAKCHJ4X2J5dGVzGAUgASgEEhAKCHR4X2J5dGVzGAYgASgEEiEKFHBlcnNpc3RlbnRfa2VlcGFsaXZlGAcgASgNSAKIAQFCCwoJX2VuZHBvaW50QhEKD19sYXN0X2hhbmRzaGFrZUIXChVfcGVyc2lzdGVudF9rZWVwYWxpdmUiuQEKE1dpcmVndWFyZFN0YXR1c1NwZWMSDAoEbmFtZRgBIAEoCRISCgpwdWJsaWNfa2V5GAIgASgJEhMKC2xpc3Rlbl9wb3J0GAMgASgNEhIKCmNvbmZpZ3VyZWQYBCABKAgSLwoFcGVlcnMYBSADKAsyIC5tYWNoaW5lZC52MS5XaXJlZ3VhcmRQZWVyU3RhdHVzEg0KBWVycm9yGAYgASgJEhcKD2RyaWZ0X3JlYXBwbGllcxgHIAEoDSpiCg1BZGRyZXNzRmFtaWx5Eh4KGkFERFJFU1NfRkFNSUxZX1VOU1BFQ0lGSUVEEAASFwoTQUREUkVTU19GQU1JTFlfSU5FVBABEhgKFEFERFJFU1NfRkFNSUxZX0lORVQ2EAIqfQoNTmV0d29ya09yaWdpbhIeChpORVRXT1JLX09SSUdJTl9VTlNQRUNJRklFRBAAEhkKFU5FVFdPUktfT1JJR0lOX1NUQVRJQxABEhcKE05FVFdPUktfT1JJR0lOX0RIQ1AQAhIYChRORVRXT1JLX09SSUdJTl9ESENQNhADKloKCkxpbmtPcmlnaW4SGwoXTElOS19PUklHSU5fVU5TUEVDSUZJRUQQABIWChJMSU5LX09SSUdJTl9DT05GSUcQARIXChNMSU5LX09SSUdJTl9ERUZBVUxUEAIqZwoOSG9zdG5hbWVPcmlnaW4SHwobSE9TVE5BTUVfT1JJR0lOX1VOU1BFQ0lGSUVEEAASGgoWSE9TVE5BTUVfT1JJR0lOX0NPTkZJRxABEhgKFEhPU1ROQU1FX09SSUdJTl9ESENQEAIqpQEKCURoY3BTdGF0ZRIaChZESENQX1NUQVRFX1VOU1BFQ0lGSUVEEAASGAoUREhDUF9TVEFURV9TRUxFQ1RJTkcQARIZChVESENQX1NUQVRFX1JFUVVFU1RJTkcQAhIUChBESENQX1NUQVRFX0JPVU5EEAMSFwoTREhDUF9TVEFURV9SRU5FV0lORxAEEhgKFERIQ1BfU1RBVEVfUkVCSU5ESU5HEAUqaAoORmlyZXdhbGxBY3Rpb24SHwobRklSRVdBTExfQUNUSU9OX1VOU1BFQ0lGSUVEEAASGgoWRklSRVdBTExfQUNUSU9OX0FDQ0VQVBABEhkKFUZJUkVXQUxMX0FDVElPTl9CTE9DSxACKmsKEEZpcmV3YWxsUHJvdG9jb2wSIQodRklSRVdBTExfUFJPVE9DT0xfVU5TUEVDSUZJRUQQABIZChVGSVJFV0FMTF9QUk9UT0NPTF9UQ1AQARIZChVGSVJFV0FMTF9QUk9UT0NPTF9VRFAQAmIGcHJvdG8z");
 
 /**
  * LinkSpec: how a link should be configured.
@@ -227,6 +227,13 @@ export type LinkStatusSpec = Message<"machined.v1.LinkStatusSpec"> & {
    * @generated from field: optional string perm_mac = 15;
    */
   permMac?: string | undefined;
+
+  /**
+   * An 802.3ad bond's active aggregator (IFLA_BOND_AD_INFO).
+   *
+   * @generated from field: optional machined.v1.LacpInfo lacp = 16;
+   */
+  lacp?: LacpInfo | undefined;
 };
 
 /**
@@ -235,6 +242,39 @@ export type LinkStatusSpec = Message<"machined.v1.LinkStatusSpec"> & {
  */
 export const LinkStatusSpecSchema: GenMessage<LinkStatusSpec> = /*@__PURE__*/
   messageDesc(file_machined_v1_network, 2);
+
+/**
+ * LacpInfo: an 802.3ad bond's active aggregator and its LACP partner.
+ *
+ * @generated from message machined.v1.LacpInfo
+ */
+export type LacpInfo = Message<"machined.v1.LacpInfo"> & {
+  /**
+   * @generated from field: uint32 aggregator = 1;
+   */
+  aggregator: number;
+
+  /**
+   * Ports in the active aggregator.
+   *
+   * @generated from field: uint32 ports = 2;
+   */
+  ports: number;
+
+  /**
+   * The partner's system MAC; all zeros until a partner answered.
+   *
+   * @generated from field: string partner_mac = 3;
+   */
+  partnerMac: string;
+};
+
+/**
+ * Describes the message machined.v1.LacpInfo.
+ * Use `create(LacpInfoSchema)` to create a new message.
+ */
+export const LacpInfoSchema: GenMessage<LacpInfo> = /*@__PURE__*/
+  messageDesc(file_machined_v1_network, 3);
 
 /**
  * AddressSpec: an address that should be on a link.
@@ -273,7 +313,7 @@ export type AddressSpecSpec = Message<"machined.v1.AddressSpecSpec"> & {
  * Use `create(AddressSpecSpecSchema)` to create a new message.
  */
 export const AddressSpecSpecSchema: GenMessage<AddressSpecSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_network, 3);
+  messageDesc(file_machined_v1_network, 4);
 
 /**
  * AddressStatus: an address the kernel has.
@@ -322,7 +362,7 @@ export type AddressStatusSpec = Message<"machined.v1.AddressStatusSpec"> & {
  * Use `create(AddressStatusSpecSchema)` to create a new message.
  */
 export const AddressStatusSpecSchema: GenMessage<AddressStatusSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_network, 4);
+  messageDesc(file_machined_v1_network, 5);
 
 /**
  * RouteSpec: a route that should exist.
@@ -373,7 +413,7 @@ export type RouteSpecSpec = Message<"machined.v1.RouteSpecSpec"> & {
  * Use `create(RouteSpecSpecSchema)` to create a new message.
  */
 export const RouteSpecSpecSchema: GenMessage<RouteSpecSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_network, 5);
+  messageDesc(file_machined_v1_network, 6);
 
 /**
  * RouteStatus: a route the kernel has.
@@ -432,7 +472,7 @@ export type RouteStatusSpec = Message<"machined.v1.RouteStatusSpec"> & {
  * Use `create(RouteStatusSpecSchema)` to create a new message.
  */
 export const RouteStatusSpecSchema: GenMessage<RouteStatusSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_network, 6);
+  messageDesc(file_machined_v1_network, 7);
 
 /**
  * HostnameSpec: the hostname to set.
@@ -461,7 +501,7 @@ export type HostnameSpecSpec = Message<"machined.v1.HostnameSpecSpec"> & {
  * Use `create(HostnameSpecSpecSchema)` to create a new message.
  */
 export const HostnameSpecSpecSchema: GenMessage<HostnameSpecSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_network, 7);
+  messageDesc(file_machined_v1_network, 8);
 
 /**
  * HostnameStatus: the hostname in force.
@@ -490,7 +530,7 @@ export type HostnameStatusSpec = Message<"machined.v1.HostnameStatusSpec"> & {
  * Use `create(HostnameStatusSpecSchema)` to create a new message.
  */
 export const HostnameStatusSpecSchema: GenMessage<HostnameStatusSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_network, 8);
+  messageDesc(file_machined_v1_network, 9);
 
 /**
  * ResolverSpec: the DNS resolvers to use.
@@ -514,7 +554,7 @@ export type ResolverSpecSpec = Message<"machined.v1.ResolverSpecSpec"> & {
  * Use `create(ResolverSpecSpecSchema)` to create a new message.
  */
 export const ResolverSpecSpecSchema: GenMessage<ResolverSpecSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_network, 9);
+  messageDesc(file_machined_v1_network, 10);
 
 /**
  * ResolverStatus: the resolver configuration written.
@@ -543,7 +583,7 @@ export type ResolverStatusSpec = Message<"machined.v1.ResolverStatusSpec"> & {
  * Use `create(ResolverStatusSpecSchema)` to create a new message.
  */
 export const ResolverStatusSpecSchema: GenMessage<ResolverStatusSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_network, 10);
+  messageDesc(file_machined_v1_network, 11);
 
 /**
  * DhcpLease: a DHCP client's state and lease.
@@ -627,7 +667,7 @@ export type DhcpLeaseSpec = Message<"machined.v1.DhcpLeaseSpec"> & {
  * Use `create(DhcpLeaseSpecSchema)` to create a new message.
  */
 export const DhcpLeaseSpecSchema: GenMessage<DhcpLeaseSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_network, 11);
+  messageDesc(file_machined_v1_network, 12);
 
 /**
  * Dhcp6Lease: the DHCPv6 client's state and IA_NA lease on one link.
@@ -712,7 +752,7 @@ export type Dhcp6LeaseSpec = Message<"machined.v1.Dhcp6LeaseSpec"> & {
  * Use `create(Dhcp6LeaseSpecSchema)` to create a new message.
  */
 export const Dhcp6LeaseSpecSchema: GenMessage<Dhcp6LeaseSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_network, 12);
+  messageDesc(file_machined_v1_network, 13);
 
 /**
  * One ingress rule in force.
@@ -755,7 +795,7 @@ export type FirewallRuleStatus = Message<"machined.v1.FirewallRuleStatus"> & {
  * Use `create(FirewallRuleStatusSchema)` to create a new message.
  */
 export const FirewallRuleStatusSchema: GenMessage<FirewallRuleStatus> = /*@__PURE__*/
-  messageDesc(file_machined_v1_network, 13);
+  messageDesc(file_machined_v1_network, 14);
 
 /**
  * FirewallStatus: the ingress firewall in force (nftables table inet machined).
@@ -814,7 +854,7 @@ export type FirewallStatusSpec = Message<"machined.v1.FirewallStatusSpec"> & {
  * Use `create(FirewallStatusSpecSchema)` to create a new message.
  */
 export const FirewallStatusSpecSchema: GenMessage<FirewallStatusSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_network, 14);
+  messageDesc(file_machined_v1_network, 15);
 
 /**
  * One peer of a WireGuard interface, as `wg show <if> dump` reports it (no secret).
@@ -869,7 +909,7 @@ export type WireguardPeerStatus = Message<"machined.v1.WireguardPeerStatus"> & {
  * Use `create(WireguardPeerStatusSchema)` to create a new message.
  */
 export const WireguardPeerStatusSchema: GenMessage<WireguardPeerStatus> = /*@__PURE__*/
-  messageDesc(file_machined_v1_network, 15);
+  messageDesc(file_machined_v1_network, 16);
 
 /**
  * WireguardStatus: one WireGuard interface's keys in force (public only), port and peers.
@@ -926,7 +966,7 @@ export type WireguardStatusSpec = Message<"machined.v1.WireguardStatusSpec"> & {
  * Use `create(WireguardStatusSpecSchema)` to create a new message.
  */
 export const WireguardStatusSpecSchema: GenMessage<WireguardStatusSpec> = /*@__PURE__*/
-  messageDesc(file_machined_v1_network, 16);
+  messageDesc(file_machined_v1_network, 17);
 
 /**
  * IP address family.
