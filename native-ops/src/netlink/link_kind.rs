@@ -5,7 +5,9 @@
 //! few calls that use a socket. Names of modes and policies are the kernel's
 //! own (`ip link` spells them the same), so TypeScript never sees numbers.
 
-use super::link::{check_name, format_mac, index_of, IFINFOMSG_LEN, RTM_DELLINK, RTM_NEWLINK, RTM_SETLINK};
+use super::link::{
+    check_name, format_mac, index_of, IFINFOMSG_LEN, RTM_DELLINK, RTM_NEWLINK, RTM_SETLINK,
+};
 use super::message::{
     as_u32, attrs, c_string, u16_at, MsgBuilder, NLM_F_ACK, NLM_F_CREATE, NLM_F_EXCL,
 };
@@ -340,8 +342,14 @@ mod tests {
         assert!(raw.contains(&(1, vec![4])), "IFLA_BOND_MODE");
         assert!(raw.contains(&(21, vec![1])), "IFLA_BOND_AD_LACP_RATE");
         assert!(raw.contains(&(14, vec![1])), "IFLA_BOND_XMIT_HASH_POLICY");
-        assert!(raw.contains(&(3, 100u32.to_ne_bytes().to_vec())), "IFLA_BOND_MIIMON");
-        assert!(raw.iter().all(|(t, _)| *t != 16), "nothing as IFLA_BOND_NUM_PEER_NOTIF");
+        assert!(
+            raw.contains(&(3, 100u32.to_ne_bytes().to_vec())),
+            "IFLA_BOND_MIIMON"
+        );
+        assert!(
+            raw.iter().all(|(t, _)| *t != 16),
+            "nothing as IFLA_BOND_NUM_PEER_NOTIF"
+        );
     }
 
     #[test]
