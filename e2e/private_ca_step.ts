@@ -80,7 +80,8 @@ async function fetchOnce() {
     const r = await fetch(${JSON.stringify(url)}, { client, signal: AbortSignal.timeout(5000) });
     said = "ok " + r.status + " " + (await r.text()).trim();
   } catch (e) {
-    said = "refused " + String(e).replace(/\\s+/g, " ").slice(0, 300);
+    const why = String(e) + (e && e.cause ? ": " + String(e.cause) : "");
+    said = "refused " + why.replace(/\\s+/g, " ").slice(0, 300);
   } finally {
     client?.close();
   }
