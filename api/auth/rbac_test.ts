@@ -49,6 +49,7 @@ const CONTRACT: Record<string, { role: Role; mutating: boolean }> = {
   // observability: containers, support, dependencies
   Containers: { role: "os:reader", mutating: false },
   Images: { role: "os:reader", mutating: false },
+  ImagePull: { role: "os:operator", mutating: true },
   Metrics: { role: "os:reader", mutating: false },
   ControllerGraph: { role: "os:reader", mutating: false },
   FileList: { role: "os:reader", mutating: false },
