@@ -14,7 +14,8 @@ import { RPI3_BOARD } from "../bundle/mod.ts";
 import { ENTRIES_DIR, type Slot } from "./entries.ts";
 import { type BootedArgsDecision, planBootedArgs } from "./booted_args_plan.ts";
 import { readListing, runSteps } from "./slot_writer.ts";
-import { type PiBootedArgsPlan, planPiBootedArgs } from "./pi_booted_args.ts";
+import { planPiBootedArgs } from "./pi_booted_args.ts";
+import type { PlanStep } from "./slot_plan.ts";
 import { piSlotPaths } from "../layout/mod.ts";
 
 /** What {@link EspBootCmdline} needs. */
@@ -31,25 +32,14 @@ export class EspBootCmdline implements BootCmdlineBackend {
   constructor(private readonly deps: EspBootCmdlineDeps) {}
 
   async next(): Promise<NextBoot> {
-    return await this.#decide({ add: [], remove: [] }, keep);
+    return await this.#decide({ add: [], remove: [] }, false);
   }
 
   async write(args: KernelArgs): Promise<NextBoot> {
-    return await this.#decide(args, async (d, slot) => {
-      if (d.kind !== "entry" || d.plan.steps.length === 0) return d;
-      // Planned again inside the write session, from what the ESP holds then.
-      return await this.deps.esp.write(async (fs) => {
-        const again = await decide(fs, slot, args);
-        if (again.kind === "entry") await runSteps(fs, again.plan.steps);
-        return again;
-      });
-    });
+    return await this.#decide(args, true);
   }
 
-  async #decide(
-    args: KernelArgs,
-    then: (d: BootedArgsDecision, slot: Slot) => BootedArgsDecision | Promise<BootedArgsDecision>,
-  ): Promise<NextBoot> {
+  async #decide(args: KernelArgs, write: boolean): Promise<NextBoot> {
     const board = (await this.deps.board?.()) ?? "";
     const slot = await this.deps.booted();
     if (!slot) {
@@ -59,30 +49,41 @@ export class EspBootCmdline implements BootCmdlineBackend {
           "loader entry to write the args into",
       };
     }
-    if (board === RPI3_BOARD) return await this.#pi(slot, args, then !== keep);
-    const d = await then(await this.deps.esp.read((fs) => decide(fs, slot, args)), slot);
+    if (board === RPI3_BOARD) {
+      const p = await this.#planAndRun(
+        (fs) => fs.readText(piSlotPaths(slot).cmdline).then((t) => planPiBootedArgs(slot, t, args)),
+        (p) => p.steps,
+        write,
+      );
+      return { kind: "entry", slot, file: p.path.slice(1), cmdline: p.after };
+    }
+    const d = await this.#planAndRun(
+      (fs) => decide(fs, slot, args),
+      (d) => d.kind === "entry" ? d.plan.steps : [],
+      write,
+    );
     if (d.kind === "uki") return d;
     return { kind: "entry", slot, file: d.plan.file, cmdline: d.plan.after };
   }
 
-  /** A Pi: plan on the slot's cmdline.txt; when `write`, plan again in a write session and run. */
-  async #pi(slot: Slot, args: KernelArgs, write: boolean): Promise<NextBoot> {
-    const plan = (fs: EspFiles) =>
-      fs.readText(piSlotPaths(slot).cmdline).then((t) => planPiBootedArgs(slot, t, args));
-    let p: PiBootedArgsPlan = await this.deps.esp.read(plan);
-    if (write && p.steps.length > 0) {
-      p = await this.deps.esp.write(async (fs) => {
-        const again = await plan(fs);
-        await runSteps(fs, again.steps);
-        return again;
-      });
-    }
-    return { kind: "entry", slot, file: p.path.slice(1), cmdline: p.after };
+  /**
+   * Plans from a read-only look at the medium; when writing and the plan changes something,
+   * plans again inside one write session, from what the medium holds then, and runs that.
+   */
+  async #planAndRun<P>(
+    plan: (fs: EspFiles) => Promise<P>,
+    steps: (p: P) => PlanStep[],
+    write: boolean,
+  ): Promise<P> {
+    const looked = await this.deps.esp.read(plan);
+    if (!write || steps(looked).length === 0) return looked;
+    return await this.deps.esp.write(async (fs) => {
+      const again = await plan(fs);
+      await runSteps(fs, steps(again));
+      return again;
+    });
   }
 }
-
-/** `next()`'s pass-through: read only. */
-const keep = (d: BootedArgsDecision) => d;
 
 async function decide(fs: EspFiles, slot: Slot, args: KernelArgs): Promise<BootedArgsDecision> {
   const listing = await readListing(fs);
