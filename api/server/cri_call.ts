@@ -6,7 +6,7 @@
  * ImagePull.
  * @module
  */
-import { FailedPreconditionError, UnimplementedError } from "../errors/mod.ts";
+import { FailedPreconditionError, UnavailableError, UnimplementedError } from "../errors/mod.ts";
 import type { CriClient } from "../../cri/mod.ts";
 import { type MachineStore, RUNTIME_STATUS, RUNTIME_STATUS_ID } from "../../resources/mod.ts";
 
@@ -59,4 +59,15 @@ export async function withCri<T>(
   } finally {
     client.close();
   }
+}
+
+/** The refusal of a CRI call containerd did not answer, naming the socket and RuntimeStatus's last error. */
+export function unanswered(rpc: string) {
+  return (e: unknown, socket: string, runtimeError: string): Error => {
+    const why = runtimeError ? ` (RuntimeStatus: ${runtimeError})` : "";
+    return new UnavailableError(
+      `${rpc}: containerd's CRI on "${socket}" did not answer: ${(e as Error).message}${why}`,
+      { context: { rpc, socket }, cause: e },
+    );
+  };
 }

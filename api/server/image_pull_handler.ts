@@ -17,8 +17,7 @@ import {
   ResourceExhaustedError,
 } from "../errors/mod.ts";
 import { ImagePullResponseSchema, type MachineService } from "../gen/machined/v1/machine_pb.ts";
-import { type CriCallDeps, withCri } from "./cri_call.ts";
-import { unanswered } from "./observability_handlers.ts";
+import { type CriCallDeps, unanswered, withCri } from "./cri_call.ts";
 
 /** How long one pull may take, download and unpack. */
 export const PULL_TIMEOUT_MS = 10 * 60_000;

@@ -8,8 +8,8 @@
 import { create } from "@bufbuild/protobuf";
 import { timestampFromMs } from "@bufbuild/protobuf/wkt";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { UnavailableError, UnimplementedError } from "../errors/mod.ts";
-import { withCri } from "./cri_call.ts";
+import { UnimplementedError } from "../errors/mod.ts";
+import { unanswered, withCri } from "./cri_call.ts";
 import {
   ContainersResponseSchema,
   ControllerGraphResponseSchema,
@@ -82,17 +82,6 @@ export function createObservabilityHandlers(
       const controllers = [...graph.controllers].sort((a, b) => a.name < b.name ? -1 : 1);
       return create(ControllerGraphResponseSchema, { controllers });
     },
-  };
-}
-
-/** The refusal of a CRI listing that failed: containerd did not answer. */
-export function unanswered(rpc: string) {
-  return (e: unknown, socket: string, runtimeError: string): Error => {
-    const why = runtimeError ? ` (RuntimeStatus: ${runtimeError})` : "";
-    return new UnavailableError(
-      `${rpc}: containerd's CRI on "${socket}" did not answer: ${(e as Error).message}${why}`,
-      { context: { rpc, socket }, cause: e },
-    );
   };
 }
 
