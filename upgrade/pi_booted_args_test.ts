@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { SlotError } from "../bundle/mod.ts";
+import type { SlotError } from "../bundle/mod.ts";
 import { assertOnlyCmdlineTxt, planPiBootedArgs } from "./pi_booted_args.ts";
 
 const LINE = "console=ttyS1,115200 machined.slot=B machined.root.sha256=ab rootwait";
