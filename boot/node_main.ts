@@ -203,6 +203,7 @@ export async function bootNode(
       // An encrypted STATE holding the config: opened by its header's tokens, or `locked`
       // (maintenance) until UnlockVolume's passphrase opens it (docs/encryption.md).
       encryptedState: node.domains.stateOpener,
+      disksScanned: node.domains.disksScanned,
     });
   }
   // machine.install.system naming another disk: write the system there and reboot from it.

@@ -67,6 +67,8 @@ export interface NodeDomains {
   unlockVolume: NonNullable<NodeActions["unlockVolume"]>;
   /** Opens an encrypted STATE before any config (by its tokens, or UnlockVolume's passphrase). */
   stateOpener: StateBootOpener;
+  /** Resolves once disk discovery's first full scan is in the store (late config's STATE lookup). */
+  disksScanned: Promise<void>;
 }
 
 /** Paths on a real node. */
@@ -154,6 +156,7 @@ export function createNodeDomains(
     stopServices: () => supervisor.stopAll(),
     unlockVolume: block.unlockVolume,
     stateOpener: block.stateOpener,
+    disksScanned: block.disksScanned,
     async shutdown() {
       stopFollowingLogging();
       await network.shutdown();
@@ -170,13 +173,15 @@ function blockDomain(
   machined: Machined,
   backends: NodeBackends,
   options: { paths: DomainPaths; fullConfig?: () => MachineConfig | undefined },
-): Pick<NodeDomains, "controllers" | "unlockVolume" | "stateOpener"> {
+): Pick<NodeDomains, "controllers" | "unlockVolume" | "stateOpener" | "disksScanned"> {
   const { events } = machined;
   const crypt = new NativeCryptBackend({ process: backends.process });
   const unlocker = new VolumeUnlocker({ crypt });
   const sysfsRoot = options.paths.sysfsRoot;
+  const scanned = Promise.withResolvers<void>();
   return {
     controllers: blockControllers({
+      onFirstScan: scanned.resolve,
       block: backends.block,
       mounts: backends.mount,
       process: backends.process,
@@ -196,6 +201,7 @@ function blockDomain(
       condition: (name, reason) => machined.conditions.set(name, reason),
       events,
     }),
+    disksScanned: scanned.promise,
   };
 }
 

@@ -31,6 +31,14 @@ export interface LateConfigOptions {
    * discovery has published its first volume. @default 10 s
    */
   readonly cidataWaitMs?: number;
+  /**
+   * Resolves once disk discovery's first full scan has published every disk the kernel
+   * listed and their volumes. STATE lives on the system disk, present at that scan, so it
+   * is then found or absent: a fresh node's first boot and every boot after a reset no
+   * longer wait out `cidataWaitMs` for it. CIDATA keeps the whole window (a USB stick may
+   * enumerate after the scan).
+   */
+  readonly disksScanned?: Promise<void>;
   /** How long to wait for discovery to publish any volume at all. @default 2 min */
   readonly discoveryWaitMs?: number;
   /** Resolves when the node has a non-loopback address. @default watches AddressStatus */
@@ -80,6 +88,9 @@ export async function runLateConfig(o: LateConfigOptions): Promise<string | unde
   o.signal?.addEventListener("abort", stop, { once: true });
   const unsubscribe = keeper.onChange(() => keeper.config && stop()); // a config arrived
   const waits = { afterFirstMs: o.cidataWaitMs ?? 10_000, maxMs: o.discoveryWaitMs ?? 120_000 };
+  let scanned = false;
+  o.disksScanned?.then(() => scanned = true);
+  const stateWaits = { ...waits, settled: () => scanned };
   try {
     for (const source of o.plan.sources) {
       if (source.kind !== "state") o.onStateChecked?.();
@@ -87,7 +98,7 @@ export async function runLateConfig(o: LateConfigOptions): Promise<string | unde
       let text: string | undefined;
       let from: string;
       if (source.kind === "state") {
-        const dev = await findVolume(machined, waits, abort.signal, isState);
+        const dev = await findVolume(machined, stateWaits, abort.signal, isState);
         if (!dev || !o.mount) continue;
         from = `STATE ${dev.devicePath}`;
         const state = await readableState(o, dev, abort.signal);
@@ -190,10 +201,11 @@ const isState = (v: Volume) => v.role === "state";
  * first scan came 20-30 s after machined started, and a fixed 10 s from the
  * call missed STATE on an installed disk and took the CIDATA drive's config
  * instead (e2e/node_install_test.ts). At most `maxMs` for discovery itself.
+ * `settled` ends the wait early: discovery's first full scan is in the store.
  */
 async function findVolume(
   m: Machined,
-  waits: { afterFirstMs: number; maxMs: number },
+  waits: { afterFirstMs: number; maxMs: number; settled?: () => boolean },
   signal: AbortSignal,
   pred: (v: Volume) => boolean,
 ) {
@@ -203,6 +215,7 @@ async function findVolume(
     const all = m.store.list(DISCOVERED_VOLUME).map((r) => r.spec);
     const found = all.find(pred);
     if (found) return found;
+    if (waits.settled?.()) return undefined; // discovery saw every disk: it is on none
     const now = performance.now();
     if (all.length > 0) firstSeen ??= now;
     if (

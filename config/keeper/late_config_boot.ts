@@ -32,6 +32,8 @@ export function startLateConfig(o: {
   fetch?: typeof fetch;
   /** Opens a STATE holding LUKS2 before any config (the block domain's StateBootOpener). */
   encryptedState?: EncryptedStateOpener;
+  /** Disk discovery's first full scan is in the store: STATE is then found or absent. */
+  disksScanned?: Promise<void>;
 }): void {
   const { promise: stateChecked, resolve } = Promise.withResolvers<void>();
   o.gate.holdUntil(stateChecked);
@@ -44,5 +46,6 @@ export function startLateConfig(o: {
     cidataDir: "/run/machined/cidata",
     ...(o.fetch ? { fetch: o.fetch } : {}),
     ...(o.encryptedState ? { encryptedState: o.encryptedState } : {}),
+    ...(o.disksScanned ? { disksScanned: o.disksScanned } : {}),
   }).catch((e) => o.machined.logger.error("config", "late config sources failed", { error: e }));
 }

@@ -51,6 +51,11 @@ export interface DiskDiscoveryDeps {
    * @default UEVENT_RESCAN_MS with uevents, POLL_RESCAN_MS without
    */
   resyncInterval?: number;
+  /**
+   * Called once, when the first full scan has published every disk sysfs listed and all
+   * their volumes: a volume not in the store by then was on no disk the kernel knew.
+   */
+  onFirstScan?: () => void;
 }
 
 /** Discovers disks and volumes. */
@@ -61,7 +66,7 @@ export class DiskDiscoveryController implements MachineController {
     { type: DISK_STATUS, kind: "exclusive" },
     { type: DISCOVERED_VOLUME, kind: "exclusive" },
   ] as const;
-  readonly #deps: DiskDiscoveryDeps;
+  #deps: DiskDiscoveryDeps;
   readonly #period: number;
   readonly #events: DiskEventWatch | undefined;
   #lastFull = Number.NEGATIVE_INFINITY;
@@ -96,6 +101,8 @@ export class DiskDiscoveryController implements MachineController {
       for (const disk of await readSysfsDisks(root)) {
         await this.#publish(ctx, disk, mountedSources);
       }
+      this.#deps.onFirstScan?.();
+      this.#deps = { ...this.#deps, onFirstScan: undefined };
       return;
     }
     // Only the named disks: keep every other output; what a named disk no longer has is collected.

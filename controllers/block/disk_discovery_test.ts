@@ -58,10 +58,22 @@ Deno.test("discovery: disks, GPT and kernel partitions, filesystems; vanished di
         mounts: new FakeMountBackend(),
         sysfsRoot: root,
         resyncInterval: 30,
+        // What the store holds when the first full scan says it is done: every disk, every volume.
+        onFirstScan: () => {
+          firstScans.push([
+            store.list(DISK_STATUS).map((r) => r.metadata.id).sort(),
+            store.list(DISCOVERED_VOLUME).length,
+          ]);
+          scanned.resolve();
+        },
       }),
     );
+    const firstScans: Array<[string[], number]> = [];
+    const scanned = Promise.withResolvers<void>();
     runtime.start();
-    await waitForResource(store, DISK_STATUS, (r) => r.metadata.id === "vdz");
+    await scanned.promise;
+    await new Promise((r) => setTimeout(r, 100)); // three more full scans: still called once
+    assert.deepEqual(firstScans, [[["loop1", "sdc", "vda", "vdb", "vdz"], 4]]);
     const disks = Object.fromEntries(store.list(DISK_STATUS).map((r) => [r.metadata.id, r.spec]));
     assert.deepEqual(Object.keys(disks).sort(), ["loop1", "sdc", "vda", "vdb", "vdz"]);
     assert.deepEqual(

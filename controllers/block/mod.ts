@@ -50,6 +50,8 @@ export interface BlockDeps {
   devRoot?: string;
   /** Discovery's full rescan period (ms). @default 60000 with uevents, 10000 without */
   resyncInterval?: number;
+  /** Called once discovery's first full scan is in the store (late config's STATE lookup). */
+  onFirstScan?: () => void;
   /** @default "/system/state" */
   stateMountPoint?: string;
   /** @default "/var" */
@@ -83,6 +85,7 @@ export function blockControllers(deps: BlockDeps): MachineController[] {
       sysfsRoot: deps.sysfsRoot,
       devRoot: deps.devRoot,
       resyncInterval: deps.resyncInterval,
+      onFirstScan: deps.onFirstScan,
     }),
     new VolumeConfigController({
       stateSize: deps.layout?.stateSize,
