@@ -52,8 +52,13 @@ export async function warmDenoDirStored(
   await copyFlat(r.denoDir, join(tmp, "deno"));
   const { denoDir: _, ...facts } = r;
   await Deno.writeTextFile(join(tmp, "result.json"), JSON.stringify(facts) + "\n");
-  await Deno.remove(entry, { recursive: true }).catch(() => {});
-  await Deno.rename(tmp, entry);
+  // Only an unreadable entry is removed: a good one may be in use by another build (CI runs
+  // two image builds at once, .ci/e2e_lanes.sh), and one stored meanwhile holds the same caches.
+  if (!(await readResult(entry))) await Deno.remove(entry, { recursive: true }).catch(() => {});
+  await Deno.rename(tmp, entry).catch(async (e) => {
+    if (!(await readResult(entry))) throw e;
+    await Deno.remove(tmp, { recursive: true }); // another build stored the same key first
+  });
   return { ...r, reused: false };
 }
 

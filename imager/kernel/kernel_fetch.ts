@@ -33,6 +33,10 @@ export async function fetchKernel(
   };
   if (await exists(`${root}/.complete`)) return out;
   await Deno.mkdir(cacheDir, { recursive: true });
+  // Two builds at once (CI's two QEMU lanes) would download and unpack into the same place.
+  using lock = await Deno.open(`${cacheDir}/.${pin.package}.lock`, { create: true, write: true });
+  await lock.lock(true);
+  if (await exists(`${root}/.complete`)) return out; // the other build unpacked it meanwhile
   const file = `${pin.package}_${pin.version.replaceAll(":", "%3a")}_amd64.deb`;
   const deb = foreign
     ? await foreign.download(pin.package, pin.version, cacheDir)
