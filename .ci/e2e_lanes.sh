@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CI's QEMU tier in two lanes at once (`deno task e2e:ci`). One QEMU case alone
-# keeps the two cores about two-thirds busy (much of a case is waiting: trial
+# keeps the two cores a little over half busy (much of a case is waiting: trial
 # deadlines, watchdogs, DHCP, reboots), so two cases side by side finish the
 # tier sooner than one after the other (docs/decisions.md, "CI's QEMU tier in
 # two lanes"). Lane A holds the upgrade case, the longest, with the two arm64
