@@ -6,9 +6,10 @@
  *
  * Which kinds can be lost: `tpm` (a cleared TPM, a replaced board, a changed
  * PCR policy). `static` is in the config or supplied at boot; `nodeid` is
- * derived from the board's SMBIOS UUID, which does not change. While the TPM
- * kind is not implemented a volume whose only keys are `tpm` is refused (it
- * could never be enrolled); a `tpm` key beside another kind is a warning
+ * derived from the board's SMBIOS UUID, which does not change. A volume whose
+ * only keys are `tpm` is refused: the node could lose every key at once, and
+ * a `tpm` slot is sealed with another key's authority, so it could not even
+ * be formatted. A `tpm` key beside another kind is a warning
  * ({@link encryptionWarnings}) with the reason.
  *
  * @module
@@ -71,8 +72,9 @@ function checkKeys(keys: unknown[], base: PathSegment[]): EncryptionIssue[] {
   if (kinds.length > 0 && kinds.every((k) => k === "tpm")) {
     issues.push({
       segments: base,
-      message: "every key is tpm, which the node could lose (and tpm is not implemented yet)",
-      hint: "add a static key as the recovery path",
+      message: "every key is tpm, which the node could lose (a cleared or replaced TPM, " +
+        "a boot outside the signed policy) with no other way in",
+      hint: "add a static key as the recovery path (or a nodeid key)",
     });
   }
   return issues;
@@ -97,8 +99,9 @@ export function encryptionWarnings(machine: Obj): EncryptionWarning[] {
       out.push({
         path: `machine.install.encryption.${volume}.keys[${i}]`,
         message: "a tpm key is lost when the TPM is cleared, the board replaced or the " +
-          "measured boot changes outside the signed policy; it is not implemented yet and " +
-          "is skipped, so the other keys open the volume",
+          "measured boot changes outside the signed policy; it is tried first, and when the " +
+          "TPM is absent or refuses the other keys open the volume (a node without a TPM " +
+          "skips the slot, VolumeStatus keyNotes says why)",
       });
     });
   }

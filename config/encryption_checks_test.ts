@@ -33,6 +33,14 @@ Deno.test("a volume whose only keys are tpm is refused: the node could lose them
   assert.equal(e.length, 1);
   assert.match(e[0], /machine\.install\.encryption\.state\.keys: every key is tpm/);
   assert.match(e[0], /add a static key/);
+  assert.doesNotMatch(e[0], /not implemented/);
+  const two = errors(config("{ slot: 0, kind: tpm }", "{ slot: 1, kind: tpm }"));
+  assert.equal(two.length, 1);
+});
+
+Deno.test("a tpm key beside a nodeid one is accepted", () => {
+  const r = parseMachineConfig(config("{ slot: 0, kind: nodeid }", "{ slot: 1, kind: tpm }"), "t");
+  assert.ok(r.ok);
 });
 
 Deno.test("a tpm key beside a static one is accepted with a warning that says why", () => {
@@ -44,6 +52,8 @@ Deno.test("a tpm key beside a static one is accepted with a warning that says wh
   assert.equal(w.length, 1);
   assert.equal(w[0].path, "machine.install.encryption.state.keys[1]");
   assert.match(w[0].message, /TPM is cleared/);
+  assert.match(w[0].message, /other keys open the volume/);
+  assert.doesNotMatch(w[0].message, /not implemented/);
 });
 
 Deno.test("duplicate slots, a static key without passphrase, a passphrase on nodeid", () => {

@@ -35,6 +35,7 @@ const STATE: VolumeStatusSpec = {
     { slot: 2, kind: "static", proven: true },
   ],
   rotation: { phase: "removing", message: "STATE: removing slots 1" },
+  keyNotes: ["slot 3 (tpm) skipped: no TPM device (/dev/tpmrm0)"],
 };
 
 Deno.test("machinectl get volumestatus: key slots and the rotation's phase, table and yaml", async () => {
@@ -57,6 +58,7 @@ Deno.test("machinectl get volumestatus: key slots and the rotation's phase, tabl
     const spec = (Array.isArray(doc) ? doc[0] : doc).spec;
     assert.deepEqual(spec.keySlots, STATE.keySlots);
     assert.deepEqual(spec.rotation, STATE.rotation);
+    assert.deepEqual(spec.keyNotes, STATE.keyNotes);
   } finally {
     await f.close();
   }

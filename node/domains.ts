@@ -25,7 +25,7 @@ import {
   trustControllers,
 } from "../controllers/trust/mod.ts";
 import { NativeCgroupBackend } from "../platform/cgroup/mod.ts";
-import { NativeCryptBackend, readSmbiosUuid } from "../platform/crypt/mod.ts";
+import { NativeCryptBackend, nodeTpmKeys, readSmbiosUuid } from "../platform/crypt/mod.ts";
 import { CountingUeventBackend, type UeventBackend } from "../platform/uevent/mod.ts";
 import { ueventFamily } from "../metrics/mod.ts";
 import type { MachineController } from "../resources/mod.ts";
@@ -176,6 +176,9 @@ function blockDomain(
 ): Pick<NodeDomains, "controllers" | "unlockVolume" | "stateOpener" | "disksScanned"> {
   const { events } = machined;
   const crypt = new NativeCryptBackend({ process: backends.process });
+  // `tpm` slots: sealed and unsealed through tpm2-tools on /dev/tpmrm0; skipped with the
+  // reason while the device or the tools are missing (docs/encryption.md, "TPM keys").
+  const keys = { smbiosUuid: () => readSmbiosUuid(), tpm: nodeTpmKeys(backends.process) };
   const unlocker = new VolumeUnlocker({ crypt });
   const sysfsRoot = options.paths.sysfsRoot;
   const scanned = Promise.withResolvers<void>();
@@ -186,6 +189,7 @@ function blockDomain(
       mounts: backends.mount,
       process: backends.process,
       crypt,
+      keys,
       unlocker,
       fullConfig: options.fullConfig,
       events,
@@ -196,7 +200,7 @@ function blockDomain(
     stateOpener: new StateBootOpener({
       crypt,
       block: backends.block,
-      keys: { smbiosUuid: () => readSmbiosUuid() },
+      keys,
       unlocker,
       condition: (name, reason) => machined.conditions.set(name, reason),
       events,

@@ -168,6 +168,7 @@ export function volumeStatusToProto(s: VolumeStatusSpec): pb.VolumeStatusSpec {
     acted: s.acted ? create(pb.VolumeActionSchema, s.acted) : undefined,
     unlockedBy: s.unlockedBy ? create(pb.VolumeUnlockSchema, s.unlockedBy) : undefined,
     keySlots: s.keySlots.map((k) => create(pb.VolumeKeySlotSchema, k)),
+    keyNotes: [...s.keyNotes],
     rotation: s.rotation
       ? create(pb.VolumeRotationSchema, {
         phase: rotationPhase.to(s.rotation.phase),
@@ -204,6 +205,7 @@ export function volumeStatusFromProto(m: pb.VolumeStatusSpec): VolumeStatusSpec 
     rotation: m.rotation
       ? { phase: rotationPhase.from(m.rotation.phase), message: m.rotation.message }
       : null,
+    keyNotes: [...m.keyNotes],
   };
 }
 

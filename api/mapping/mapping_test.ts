@@ -469,6 +469,7 @@ function sampleStore() {
       proven: true,
     }],
     rotation: { phase: "proving", message: "proving slot 2" },
+    keyNotes: ["slot 2 (tpm): The TPM refused to unseal the key (load): a cleared TPM"],
   });
   blk("VolumeStatus", "EPHEMERAL", {
     volume: "EPHEMERAL",
@@ -491,6 +492,7 @@ function sampleStore() {
     lockedReason: "EPHEMERAL is locked: no key opens it",
     keySlots: [{ slot: 3, kind: "", proven: false }],
     rotation: null,
+    keyNotes: [],
   });
   blk("MountStatus", "STATE", {
     volume: "STATE",

@@ -32,7 +32,8 @@ const KeySchema = mapping({
     v.description(
       "`static`: the passphrase below (recovery). `nodeid`: derived from the SMBIOS UUID and " +
         "the volume label (crypto-erase only: anyone holding the disk and the board can open " +
-        "it). `tpm`: sealed to the measured boot (not implemented yet: refused alone).",
+        "it). `tpm`: a random key sealed by the TPM under a signed PCR 11 policy, tried first " +
+        "and skipped when the node has no TPM (refused alone: the node could lose it).",
     ),
   ),
   passphrase: v.optional(

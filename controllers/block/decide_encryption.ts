@@ -6,7 +6,7 @@
  * |------------------------------|-----------------------------------------|-------------------|
  * | nothing (blank)              | format + encrypt, if provisioning may   | plain (as before) |
  * | a plain ext4/xfs filesystem  | refuse `plain-filesystem` (never converted in place) | plain |
- * | a LUKS2 header               | try the configured keys whose slot is active | refuse `not-configured` |
+ * | a LUKS2 header               | try the configured keys whose slot is active (tpm first) | refuse `not-configured` |
  * | anything else                | refuse `unrecognized-data`              | (provisioning's) |
  *
  * Formatting is only ever decided on a partition provisioning may format
@@ -43,14 +43,24 @@ export type EncryptionDecision =
   | {
     action: "format";
     reason: string;
+    /** Keys machined derives itself; the first formats, the others are added by it. */
     keys: EncryptionKeyConfig[];
-    skipped: EncryptionKeyConfig[];
+    /** `tpm` keys, sealed after the format (each skipped with its reason when no TPM takes it). */
+    tpm: EncryptionKeyConfig[];
   }
   | { action: "unlock"; reason: string; candidates: EncryptionKeyConfig[] }
   | { action: "refuse"; code: EncryptionRefusal; reason: string };
 
-/** Key kinds this node can produce a key for today; `tpm` is not implemented. */
+/**
+ * Key kinds whose key machined produces by itself (config, board): these
+ * format a volume, authorise a rotation and are added by one. A `tpm` key
+ * depends on the TPM being there and willing, so it is only ever an extra:
+ * sealed after the format, tried first at unlock, never the only way in.
+ */
 export const ENROLLABLE_KINDS: ReadonlySet<KeyKind> = new Set(["static", "nodeid"]);
+
+/** Kinds tried at unlock: every kind, `tpm` first. */
+const UNLOCK_KINDS: ReadonlySet<KeyKind> = new Set(["tpm", "static", "nodeid"]);
 
 /** Unlock order: the key that needs nothing from outside first, the recovery passphrase last. */
 const ORDER: Record<KeyKind, number> = { tpm: 0, nodeid: 1, static: 2 };
@@ -87,7 +97,7 @@ export function decideEncryption(
         return refuse("no-consent", `${volume} is blank but provisioning did not allow a format`);
       }
       const keys = encryption.keys.filter((k) => ENROLLABLE_KINDS.has(k.kind));
-      const skipped = encryption.keys.filter((k) => !ENROLLABLE_KINDS.has(k.kind));
+      const tpm = encryption.keys.filter((k) => k.kind === "tpm");
       if (keys.length === 0) {
         return refuse("no-enrollable-key", `${path} has no key this node can enroll`);
       }
@@ -95,7 +105,7 @@ export function decideEncryption(
         action: "format",
         reason: `${volume} is blank: encrypting it (LUKS2)`,
         keys,
-        skipped,
+        tpm,
       };
     }
     case "filesystem":
@@ -122,7 +132,7 @@ function decideUnlock(
 ): EncryptionDecision {
   const active = new Map(slots.map((s) => [s.slot, s]));
   const candidates = encryption.keys
-    .filter((k) => ENROLLABLE_KINDS.has(k.kind) && active.has(k.slot))
+    .filter((k) => UNLOCK_KINDS.has(k.kind) && active.has(k.slot))
     .filter((k) => {
       const kind = active.get(k.slot)?.kind;
       return kind === undefined || kind === k.kind;

@@ -12,12 +12,17 @@ const STATIC = { slot: 0, kind: "static" as const, passphrase: "correct-horse" }
 const NODEID = { slot: 1, kind: "nodeid" as const };
 const TPM = { slot: 2, kind: "tpm" as const };
 
-Deno.test("blank + encryption + consent: format, enrolling every key but tpm", () => {
-  const d = decideEncryption("STATE", { kind: "blank" }, enc(STATIC, NODEID, TPM), true);
+Deno.test("blank + encryption + consent: format with the derived keys, tpm sealed after", () => {
+  const d = decideEncryption("STATE", { kind: "blank" }, enc(TPM, STATIC, NODEID), true);
   assert.equal(d.action, "format");
   if (d.action !== "format") return;
   assert.deepEqual(d.keys.map((k) => k.slot), [0, 1]);
-  assert.deepEqual(d.skipped.map((k) => k.kind), ["tpm"]);
+  assert.deepEqual(d.tpm.map((k) => k.slot), [2]);
+});
+
+Deno.test("blank with only tpm keys (validation refuses it): no-enrollable-key, nothing formatted", () => {
+  const d = decideEncryption("STATE", { kind: "blank" }, enc(TPM), true);
+  assert.deepEqual([d.action, d.action === "refuse" && d.code], ["refuse", "no-enrollable-key"]);
 });
 
 Deno.test("blank without provisioning's consent is never formatted", () => {
@@ -50,6 +55,17 @@ Deno.test("a header: try nodeid before the static recovery key, only active matc
   assert.equal(d.action, "unlock");
   if (d.action !== "unlock") return;
   assert.deepEqual(d.candidates.map((k) => k.kind), ["nodeid", "static"]);
+});
+
+Deno.test("a header with a tpm slot: the TPM is tried first, then nodeid, then static", () => {
+  const slots = [{ slot: 0, kind: "static" }, { slot: 1, kind: "nodeid" }, {
+    slot: 2,
+    kind: "tpm",
+  }];
+  const d = decideEncryption("STATE", { kind: "luks", slots }, enc(STATIC, NODEID, TPM), false);
+  assert.equal(d.action, "unlock");
+  if (d.action !== "unlock") return;
+  assert.deepEqual(d.candidates.map((k) => k.kind), ["tpm", "nodeid", "static"]);
 });
 
 Deno.test("a header whose slots match no configured key is locked, with the active slots", () => {

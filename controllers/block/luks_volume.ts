@@ -2,9 +2,10 @@
  * Carries out the encryption decisions on one volume through a CryptBackend:
  * format (first key, then the others, each with a `machined-<kind>` token in
  * the header), unlock (candidates in order; locked when none opens) and the
- * two-phase rotation. Keys are resolved here from the config (static) or the
- * board (nodeid) and handed to the backend as bytes; they never enter an
- * error message, a status or an event.
+ * two-phase rotation. Keys are resolved here from the config (static), the
+ * board (nodeid) or the TPM (tpm: sealed at format, unsealed from the slot's
+ * token, tpm_keys.ts) and handed to the backend as bytes; they never enter
+ * an error message, a status or an event.
  * @module
  */
 import {
@@ -17,19 +18,24 @@ import {
   nodeIdKey,
   type Pbkdf,
   TOKEN_PREFIX,
+  type TpmKeys,
 } from "../../platform/crypt/mod.ts";
 import {
   concludeUnlock,
+  describeKey,
   ENROLLABLE_KINDS,
   type UnlockAttempt,
   type UnlockOutcome,
 } from "./decide_encryption.ts";
 import { mayKill, planRotation } from "./plan_rotation.ts";
+import { enrollTpmKey, unsealTpmKey } from "./tpm_keys.ts";
 
 /** Where keys come from. */
 export interface KeySource {
   /** The board's SMBIOS UUID; rejects on a machine without one. */
   smbiosUuid(): Promise<string>;
+  /** The TPM for `tpm` slots; without it they are skipped at format and not opened. */
+  tpm?: TpmKeys;
 }
 
 /** One volume on one device. */
@@ -55,7 +61,7 @@ export async function keyBytes(v: LuksVolume, k: EncryptionKeyConfig): Promise<U
     case "nodeid":
       return await nodeIdKey(await v.keys.smbiosUuid(), v.volume);
     case "tpm":
-      throw new RangeError(`slot ${k.slot}: tpm keys are not implemented`);
+      return await unsealTpmKey(v, k.slot);
   }
 }
 
@@ -66,12 +72,24 @@ async function enroll(v: LuksVolume, k: EncryptionKeyConfig): Promise<void> {
   });
 }
 
-/** Format `device` with `keys` (the first authorises the others), each with its token. */
+/** What a format enrolled beyond `keys`: the `tpm` slots sealed, and why any was skipped. */
+export interface FormatResult {
+  sealed: number[];
+  /** `slot 2 (tpm) skipped: no TPM device (/dev/tpmrm0)`; never a key. */
+  notes: string[];
+}
+
+/**
+ * Format `device` with `keys` (the first authorises the others), each with
+ * its token; then seal each of `tpm` into its slot, authorised by the first
+ * key. A `tpm` slot the TPM cannot take is skipped with its reason.
+ */
 export async function formatVolume(
   v: LuksVolume,
   encryption: VolumeEncryptionConfig,
   keys: readonly EncryptionKeyConfig[],
-): Promise<void> {
+  tpm: readonly EncryptionKeyConfig[] = [],
+): Promise<FormatResult> {
   const [first, ...rest] = keys;
   // Every key first: one that cannot be produced stops the format before anything is written.
   const bytes = await Promise.all(keys.map((k) => keyBytes(v, k)));
@@ -88,27 +106,39 @@ export async function formatVolume(
     await v.crypt.addKey(v.device, firstKey, bytes[i + 1], k.slot);
     await enroll(v, k);
   }
+  const result: FormatResult = { sealed: [], notes: [] };
+  for (const k of tpm) {
+    const skipped = await enrollTpmKey(v, k.slot, firstKey);
+    if (skipped === undefined) result.sealed.push(k.slot);
+    else result.notes.push(`${describeKey(k)} skipped: ${skipped}`);
+  }
+  return result;
 }
 
-/** Try `candidates` in order; the first that opens the header wins. Nothing is mapped. */
+/**
+ * Try `candidates` in order; the first that opens the header wins. Nothing is
+ * mapped. `notes` says why each key tried before the winner did not open
+ * (a TPM that refused, then the static key opened).
+ */
 export async function unlockVolume(
   v: LuksVolume,
   candidates: readonly EncryptionKeyConfig[],
-): Promise<{ outcome: UnlockOutcome; key?: Uint8Array }> {
+): Promise<{ outcome: UnlockOutcome; key?: Uint8Array; notes: string[] }> {
   const attempts: UnlockAttempt[] = [];
   for (const k of candidates) {
     try {
       const bytes = await keyBytes(v, k);
       if (await v.crypt.testKey(v.device, bytes, k.slot)) {
+        const notes = attempts.map((a) => `${describeKey(a.key)}: ${a.error ?? "did not open"}`);
         attempts.push({ key: k, opened: true });
-        return { outcome: concludeUnlock(v.volume, attempts), key: bytes };
+        return { outcome: concludeUnlock(v.volume, attempts), key: bytes, notes };
       }
       attempts.push({ key: k, opened: false });
     } catch (e) {
       attempts.push({ key: k, opened: false, error: (e as Error).message });
     }
   }
-  return { outcome: concludeUnlock(v.volume, attempts) };
+  return { outcome: concludeUnlock(v.volume, attempts), notes: [] };
 }
 
 /** What a rotation did. */

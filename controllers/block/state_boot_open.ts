@@ -1,7 +1,9 @@
 /**
  * Opens an encrypted STATE at boot, before any config, for the late config
  * sources to read its `config.yaml` (config/keeper/late_config.ts): by the
- * header's `machined-nodeid` tokens alone ({@link decideStateBoot}), or, when
+ * header's `machined-tpm` and `machined-nodeid` tokens alone (the TPM
+ * unseals the first, the board's UUID derives the second;
+ * {@link decideStateBoot}), or, when
  * none opens, by a passphrase an operator supplies through UnlockVolume while
  * the node sits in maintenance with the condition `locked`. Nothing here
  * writes to the partition: a header no key opens is left byte for byte.
@@ -11,11 +13,14 @@ import type { EventBus } from "../../events/mod.ts";
 import type { BlockBackend } from "../../platform/block/mod.ts";
 import { type CryptBackend, nodeIdKey } from "../../platform/crypt/mod.ts";
 import type { KeySource } from "./luks_volume.ts";
+import { unsealTpmKey } from "./tpm_keys.ts";
+import { describeKey } from "./decide_encryption.ts";
 import {
   concludeStateBoot,
   decideStateBoot,
   STATE_LOCKED_CONDITION,
   type StateBootAttempt,
+  type TokenOnlyKind,
 } from "./state_boot.ts";
 import { mappingName } from "./volume_encryption.ts";
 import type { VolumeUnlocker } from "./volume_unlock.ts";
@@ -61,20 +66,26 @@ export class StateBootOpener {
     signal: AbortSignal,
     onLocked: () => void,
   ): Promise<OpenedState | undefined> {
-    const { crypt, keys, unlocker, condition, events } = this.#d;
+    const { crypt, unlocker, condition, events } = this.#d;
     const slots = (await crypt.dump(device)).slots;
     const decision = decideStateBoot(slots);
     const attempts: StateBootAttempt[] = [];
-    for (const slot of decision.action === "unlock" ? decision.slots : []) {
-      const key = await keys.smbiosUuid().then((uuid) => nodeIdKey(uuid, VOLUME)).catch((e) => {
-        attempts.push({ slot, opened: false, error: (e as Error).message });
+    for (const { slot, kind } of decision.action === "unlock" ? decision.slots : []) {
+      const key = await this.#tokenKey(device, slot, kind).catch((e) => {
+        attempts.push({ slot, kind, opened: false, error: (e as Error).message });
         return undefined;
       });
       if (!key) continue;
       if (await crypt.testKey(device, key, slot)) {
-        return await this.#map(device, key, `slot ${slot} (nodeid)`);
+        const opened = await this.#map(device, key, `slot ${slot} (${kind})`);
+        const tried = attempts.map((a) =>
+          `; tried first ${describeKey(a)}: ${a.error ?? "did not open"}`
+        );
+        const why = `${VOLUME} opened by ${opened.by} before the config${tried.join("")}`;
+        events?.emit("task", `volume ${VOLUME}`, "unlocked", why);
+        return opened;
       }
-      attempts.push({ slot, opened: false });
+      attempts.push({ slot, kind, opened: false });
     }
     const outcome = concludeStateBoot(slots, attempts);
     const reason = outcome.state === "locked" ? outcome.reason : decision.reason;
@@ -104,6 +115,13 @@ export class StateBootOpener {
         unlocker.markLocked(VOLUME, device);
       }
     }
+  }
+
+  /** The key of a token-only slot: unsealed by the TPM, or derived from the board's UUID. */
+  async #tokenKey(device: string, slot: number, kind: TokenOnlyKind): Promise<Uint8Array> {
+    const { crypt, keys } = this.#d;
+    if (kind === "tpm") return await unsealTpmKey({ crypt, keys, volume: VOLUME, device }, slot);
+    return await nodeIdKey(await keys.smbiosUuid(), VOLUME);
   }
 
   async #map(device: string, key: Uint8Array, by: string): Promise<OpenedState> {

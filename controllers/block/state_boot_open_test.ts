@@ -6,6 +6,8 @@
  * controllers run with that config, as on the node. On another board the
  * node stays in maintenance with the condition `locked`, nothing is written,
  * and a passphrase through UnlockVolume lets it continue without a reboot.
+ * With a `tpm` slot, boot opens STATE by the TPM from its token; a cleared
+ * TPM leaves it locked, naming the refusal.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -27,6 +29,7 @@ import {
 } from "./testing_encryption.ts";
 import { StateBootOpener } from "./state_boot_open.ts";
 import { STATE_LOCKED_CONDITION } from "./state_boot.ts";
+import { TestTpm } from "./testing_tpm.ts";
 import { VolumeUnlocker, VolumeUnlockError } from "./volume_unlock.ts";
 
 const enc = new TextEncoder();
@@ -95,7 +98,7 @@ async function lateBoot(m: Machine, board: string, onState: string) {
   const opener = new StateBootOpener({
     crypt: m.crypt,
     block: m.block,
-    keys: { smbiosUuid: () => Promise.resolve(board) },
+    keys: { smbiosUuid: () => Promise.resolve(board), ...(m.tpm ? { tpm: m.tpm } : {}) },
     unlocker,
     condition: (name, reason) => machined.conditions.set(name, reason),
     events: machined.events,
@@ -136,7 +139,6 @@ async function eventually(what: string, fn: () => boolean): Promise<void> {
     await new Promise((r) => setTimeout(r, 10));
   }
 }
-
 Deno.test("config on an encrypted STATE: opened by the header's nodeid token, read, closed; the node boots with it", async () => {
   const m = await newMachine();
   await provisionEncrypted(m);
@@ -236,6 +238,69 @@ Deno.test("an encrypted STATE with no nodeid slot is locked at once (no key trie
     assert.equal(b.keeper.config?.machine.hostname, "applied");
     assert.equal(b.condition(), undefined);
     assert.equal(await diskState(m), before);
+  } finally {
+    await b.close();
+    await Deno.remove(m.dir, { recursive: true });
+  }
+});
+
+/** STATE with a static recovery key in slot 0 and a tpm key in slot 1; EPHEMERAL plain. */
+const TPM_STATE = PLAIN + `    encryption:
+      state:
+        keys:
+          - { slot: 0, kind: static, passphrase: "${PASS}" }
+          - { slot: 1, kind: tpm }
+`;
+
+/** A board with a TPM whose STATE was provisioned with TPM_STATE and shut down. */
+async function provisionedWithTpm(): Promise<Machine & { tpm: TestTpm }> {
+  const m = { ...await newMachine(), tpm: await TestTpm.create() };
+  const n = await boot(m, TPM_STATE);
+  await n.mounted("STATE");
+  await n.shutdown();
+  return m;
+}
+
+const testedSlots = (m: Machine, from: number) =>
+  m.crypt.faults.calls.slice(from).filter((c) => c.op === "testKey").map((c) => c.args[1]);
+
+Deno.test("config on STATE with static + tpm keys: boot opens STATE by the TPM from its token before any config", async () => {
+  const m = await provisionedWithTpm();
+  const before = await diskState(m);
+  const calls = m.crypt.faults.calls.length;
+  const b = await lateBoot(m, OTHER_BOARD, TPM_STATE);
+  try {
+    assert.equal(await b.late, "STATE /dev/vda2");
+    assert.equal(b.keeper.config?.machine.hostname, "from-state");
+    assert.equal(b.condition(), undefined);
+    assert.deepEqual(testedSlots(m, calls), [1], "only the tpm slot, from its token");
+    const opened = b.machined.events.history().find((e) => e.action === "unlocked");
+    assert.equal(opened?.message, "STATE opened by slot 1 (tpm) before the config");
+    assert.equal(m.crypt.mapped.size, 0);
+    assert.equal(await diskState(m), before);
+  } finally {
+    await b.close();
+    await Deno.remove(m.dir, { recursive: true });
+  }
+});
+
+Deno.test("config on STATE, a cleared TPM: maintenance says locked, naming the TPM's refusal; nothing written", async () => {
+  const m = await provisionedWithTpm();
+  m.tpm.tpm.clear();
+  await m.tpm.signCurrent();
+  const before = await diskState(m);
+  const b = await lateBoot(m, OTHER_BOARD, TPM_STATE);
+  try {
+    await eventually("the locked condition", () => b.condition() !== undefined);
+    assert.match(
+      b.condition()!.reason,
+      /^STATE is locked: tried slot 1 \(tpm\): The TPM refused to unseal the key \(load\).*slot 0 \(static\) need a passphrase/,
+    );
+    assert.equal(b.machined.stage.get(), "maintenance");
+    assert.equal(await diskState(m), before);
+    await b.unlocker.unlock("STATE", enc.encode(PASS));
+    assert.equal(await b.late, "STATE /dev/vda2");
+    assert.equal(b.keeper.config?.machine.hostname, "from-state");
   } finally {
     await b.close();
     await Deno.remove(m.dir, { recursive: true });

@@ -29,6 +29,7 @@ import {
   writeFakeSysfs,
 } from "./fake_disks.ts";
 import { LinkedFakeCrypt } from "./fake_luks.ts";
+import type { TpmKeys } from "../../platform/crypt/mod.ts";
 import { blockControllers } from "./mod.ts";
 import type { VolumeUnlocker } from "./volume_unlock.ts";
 
@@ -66,6 +67,8 @@ export interface Machine {
   block: FakeBlockBackend;
   crypt: LinkedFakeCrypt;
   dir: string;
+  /** The board's TPM for `tpm` slots (testing_tpm.ts); none when unset. */
+  tpm?: TpmKeys;
 }
 
 export async function newMachine(): Promise<Machine> {
@@ -112,7 +115,7 @@ export async function boot(
     process,
     events,
     crypt: m.crypt,
-    keys: { smbiosUuid: () => Promise.resolve(smbiosUuid) },
+    keys: { smbiosUuid: () => Promise.resolve(smbiosUuid), ...(m.tpm ? { tpm: m.tpm } : {}) },
     sysfsRoot: `${m.dir}/sys`,
     resyncInterval: 50,
     stateMountPoint: `${m.dir}/system/state`,

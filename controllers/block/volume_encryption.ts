@@ -2,7 +2,8 @@
  * The encryption step of provisioning, for one volume whose partition
  * exists: classify what the partition holds, follow
  * {@link decideEncryption}, and carry the decision out: format a blank
- * partition as LUKS2 with every enrollable key, open the mapping
+ * partition as LUKS2 with every enrollable key (and seal its `tpm` slots
+ * when a TPM takes them), open the mapping
  * (/dev/mapper/<volume>) and make the filesystem there; or unlock an
  * existing header with the configured keys and open it; or refuse, or end
  * `locked`, writing nothing. A plain volume (no `encryption`) is handed
@@ -55,6 +56,11 @@ export type EncryptionOutcome =
     slots: readonly LuksSlot[];
     /** The slots a key opened or proved with `--test-passphrase` in this boot. */
     proven: readonly number[];
+    /**
+     * Configured keys skipped or tried in vain on the way (a `tpm` slot with
+     * no TPM, a TPM that refused before the static key opened), with why.
+     */
+    notes: readonly string[];
   }
   | { kind: "refused"; code: string; reason: string; encrypted: boolean }
   | { kind: "locked"; reason: string; slots: readonly LuksSlot[] };
@@ -116,7 +122,7 @@ export async function encryptVolume(
         encrypted: content.kind === "luks",
       };
     case "format": {
-      await formatVolume(lv, encryption!, decision.keys).catch((e) => {
+      const made = await formatVolume(lv, encryption!, decision.keys, decision.tpm).catch((e) => {
         throw new ProvisionError("format LUKS2 on", p.path, { cause: e });
       });
       const [first] = decision.keys;
@@ -133,9 +139,13 @@ export async function encryptVolume(
         unlockedBy,
         fs,
         formatted: true,
-        reason: decision.reason,
-        slots: decision.keys.map((k) => ({ slot: k.slot, kind: k.kind })),
+        reason: withNotes(decision.reason, made.notes),
+        slots: [
+          ...decision.keys.map((k) => ({ slot: k.slot, kind: k.kind })),
+          ...made.sealed.map((slot) => ({ slot, kind: "tpm" })),
+        ].sort((a, b) => a.slot - b.slot),
         proven: [first.slot],
+        notes: made.notes,
       };
     }
     case "unlock": {
@@ -154,13 +164,19 @@ async function unlockAndOpen(
   discards: { allowDiscards: boolean },
   slots: readonly LuksSlot[],
 ): Promise<EncryptionOutcome> {
-  const { outcome, key } = await unlockVolume(lv, candidates);
+  const { outcome, key, notes } = await unlockVolume(lv, candidates);
   if (outcome.state === "locked" || !key) {
     return { kind: "locked", reason: outcome.state === "locked" ? outcome.reason : "", slots };
   }
   const unlockedBy = { slot: outcome.slot, kind: outcome.kind };
-  const header = { slots, proven: [outcome.slot] };
-  return await openUnlocked(deps, spec, lv, key, unlockedBy, outcome.reason, discards, header);
+  const header = { slots, proven: [outcome.slot], notes };
+  const reason = withNotes(outcome.reason, notes.map((n) => `tried first ${n}`));
+  return await openUnlocked(deps, spec, lv, key, unlockedBy, reason, discards, header);
+}
+
+/** `reason; note; note`. Pure. */
+function withNotes(reason: string, notes: readonly string[]): string {
+  return [reason, ...notes].join("; ");
 }
 
 /**
@@ -177,7 +193,7 @@ export async function openUnlocked(
   unlockedBy: VolumeUnlock,
   reason: string,
   discards: { allowDiscards: boolean },
-  header: { slots: readonly LuksSlot[]; proven: readonly number[] },
+  header: { slots: readonly LuksSlot[]; proven: readonly number[]; notes?: readonly string[] },
 ): Promise<EncryptionOutcome> {
   const mapped = await openMapping(deps, lv, key, discards);
   const opened = {
@@ -187,6 +203,7 @@ export async function openUnlocked(
     formatted: false,
     reason,
     ...header,
+    notes: header.notes ?? [],
   };
   const fs = await probe(deps, mapped);
   if (fs) return { ...opened, fs };

@@ -31,6 +31,7 @@ export function emptyStatus(volume: VolumeName): VolumeStatusSpec {
     lockedReason: "",
     keySlots: [],
     rotation: null,
+    keyNotes: [],
   };
 }
 
@@ -50,7 +51,12 @@ export function encryptionFields(
   keys: KeyReport = { keySlots: [], rotation: null },
 ): Partial<VolumeStatusSpec> {
   if (o.kind === "plain") return {};
-  return { ...outcomeFields(o), keySlots: keys.keySlots, rotation: keys.rotation };
+  return {
+    ...outcomeFields(o),
+    keySlots: keys.keySlots,
+    rotation: keys.rotation,
+    keyNotes: o.kind === "open" ? o.notes : [],
+  };
 }
 
 function outcomeFields(

@@ -48,6 +48,19 @@ export {
 } from "./tpm.ts";
 export { checkSigned, ToolsTpmBackend, type ToolsTpmOptions, Tpm2ToolsError } from "./tpm_tools.ts";
 export { FakeTpmBackend } from "./tpm_fake.ts";
+export {
+  FileTpmPolicy,
+  formatPcrSignature,
+  MemoryTpmPolicy,
+  nodeTpmKeys,
+  parsePcrSignature,
+  STUB_PCR_PUBLIC_KEY,
+  STUB_PCR_SIGNATURE,
+  toolsTpmUnavailable,
+  type TpmKeys,
+  TpmPolicyMissingError,
+  type TpmPolicySource,
+} from "./tpm_policy.ts";
 export { generatePolicyKey, type PolicyKey, signPcrPolicy } from "./tpm_policy_key.ts";
 export {
   enrollTpmSlot,

@@ -129,6 +129,12 @@ export interface VolumeStatusSpec {
   readonly keySlots: readonly VolumeKeySlot[];
   /** The key rotation in progress or stopped; null when none is (or it finished). */
   readonly rotation: VolumeRotation | null;
+  /**
+   * Configured keys skipped or tried in vain in this boot, with why (never a
+   * key): `slot 2 (tpm) skipped: no TPM device (/dev/tpmrm0)` at format, or
+   * `slot 2 (tpm): The TPM refused …` before another key opened it.
+   */
+  readonly keyNotes: readonly string[];
 }
 
 export const volumeStatusDescriptor: ResourceDescriptor<typeof VOLUME_STATUS, VolumeStatusSpec> = {
