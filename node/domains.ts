@@ -38,7 +38,7 @@ import type { MachineConfig } from "../config/mod.ts";
 
 /** Where a domain keeps its files; dev mode points these into its state dir. */
 export interface DomainPaths {
-  /** @default /etc/resolv.conf */
+  /** Where resolv.conf is written (a node: /run/resolv.conf, which /etc/resolv.conf links to). */
   resolvConf: string;
   /** containerd's root and state directories and config file. */
   containerd: { root: string; state: string; configPath: string };

@@ -45,8 +45,11 @@ export interface NetworkDeps {
   backend: NetworkBackend;
   /** Sets hostname and domain name; without it HostnameSpec is computed but not applied. */
   identity?: IdentityBackend;
-  /** Where resolv.conf is written. @default /etc/resolv.conf */
-  resolvConfPath?: string;
+  /**
+   * Where resolv.conf is written; no default, so nothing (a test run as root above all)
+   * writes the host's /etc/resolv.conf without naming it.
+   */
+  resolvConfPath: string;
   /** DHCP on the first physical link when no interface is configured. @default true */
   autoDhcp?: boolean;
   /** Real-time bound on waiting for one DHCP reply. @default 3000 */

@@ -16,9 +16,6 @@ import type { ReconcileContext } from "../../runtime/mod.ts";
 import { writeFileAtomic } from "../../pki/mod.ts";
 import { NETWORK_NAMESPACE } from "./spec_transform.ts";
 
-/** Where resolv.conf goes on a node. */
-export const DEFAULT_RESOLV_CONF = "/etc/resolv.conf";
-
 /** Writes resolv.conf. */
 export class ResolverSpecController implements MachineController {
   readonly name = "network.ResolverSpecController";
@@ -26,9 +23,13 @@ export class ResolverSpecController implements MachineController {
   readonly outputs = [{ type: RESOLVER_STATUS, kind: "exclusive" }] as const;
   readonly #path: string;
 
-  /** @param deps.resolvConfPath @default /etc/resolv.conf */
-  constructor(deps: { resolvConfPath?: string } = {}) {
-    this.#path = deps.resolvConfPath ?? DEFAULT_RESOLV_CONF;
+  /**
+   * @param deps.resolvConfPath where to write, always named: a default of the host's
+   *   /etc/resolv.conf let a test run as root replace its host's resolver (it did, twice).
+   *   A node passes /run/resolv.conf (its /etc/resolv.conf links there), dev mode its state dir.
+   */
+  constructor(deps: { resolvConfPath: string }) {
+    this.#path = deps.resolvConfPath;
   }
 
   async reconcile(ctx: ReconcileContext<ResourceSpecs>): Promise<void> {
