@@ -56,3 +56,16 @@ Deno.test("a firewall change is live, so ApplyConfiguration try can apply and re
   assert.deepEqual(applyClassOf("machine.network.firewall.rules"), { live: true });
   assert.deepEqual(rebootFields(["machine.network.firewall.default"]), []);
 });
+
+Deno.test("every link, WireGuard and IPv6 change is live, so ApplyConfiguration try can apply and revert it", () => {
+  for (
+    const p of [
+      "machine.network.bonds",
+      "machine.network.vlans",
+      "machine.network.bridges",
+      "machine.network.wireguard",
+      "machine.network.interfaces.ipv6",
+      "machine.network.routes",
+    ]
+  ) assert.deepEqual(applyClassOf(p), { live: true }, p);
+});

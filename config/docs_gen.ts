@@ -130,6 +130,21 @@ it offline and \`machinectl gen config\` writes a commented starting point.
   id.
 - A route's \`via\` has the family of its \`to\`; \`to: default\` needs a \`via\` to choose the family,
   and a route destination has no host bits set.
+- Firewall: \`default: block\` needs \`admin_subnets\`, and so does a TCP rule whose ports cover the
+  API's port (\`machine.api.listen\`'s, 50000 by default), so no config closes the API to everyone.
+- WireGuard: a name is defined once across every kind of link; no two interfaces share a
+  \`listen_port\`; within an interface a peer's public key is listed once and no two peers' allowed
+  IPs overlap. Each \`listen_port\` is opened by the firewall as rule \`wireguard-<name>\`.
+- Trusted roots: names are unique and no two entries hold the same certificate (SHA-256).
+- A service's \`sandbox.seccomp\` is \`default\`, \`unconfined\` or a name defined under
+  \`machine.seccomp_profiles\`.
+
+## Not in this file
+
+System extensions (squashfs images of drivers and tools) are added to a slot when it is built,
+\`deno task image --extension NAME=FILE.squashfs\`, not by config: they are inside the slot's root
+image so that its hash and signature cover them (docs/hardening.md, "System extensions"). A
+service runs a program from one by naming \`/opt/extensions/NAME/...\` as its \`command\`.
 
 ## Limits
 

@@ -56,7 +56,7 @@ Deno.test("VLAN ids, bond modes and MACs are checked by the schema, with positio
   );
 });
 
-Deno.test("a VLAN on its own bond's port, and a VLAN enslaved to its own bond, are refused", () => {
+Deno.test("Talos failure mode: a VLAN enslaved to its own bond (refused, as is a VLAN on its bond's port)", () => {
   assert.deepEqual(
     errors(net(`    bonds:
       - { name: bond0, mode: active-backup, ports: [eth0, eth1, bond0.5] }

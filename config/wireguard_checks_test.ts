@@ -103,3 +103,24 @@ machine:
   assert.match(errs.join("\n"), /link "wg0" is defined twice/);
   assert.match(errs.join("\n"), /listen_port 51820 is used by two WireGuard interfaces/);
 });
+
+Deno.test("Talos failure mode: MTU inside tunnels (a tunnel over a tunnel sets its own MTU; none under IPv6's 1280)", () => {
+  // wg1 rides inside wg0 (its endpoint is wg0's peer): wg0's 1420 less WireGuard's 80 bytes of
+  // outer IPv6, UDP and WireGuard header is 1340, which the link is created with.
+  const r = parseMachineConfig(
+    net(`      - { name: wg0, private_key: ${PRIV}, addresses: ["10.8.0.1/24"] }
+      - name: wg1
+        private_key: ${PRIV}
+        mtu: 1340
+        peers: [{ public_key: ${PUB_A}, endpoint: "10.8.0.2:51821", allowed_ips: ["10.9.0.0/24"] }]
+`),
+    "t.yaml",
+  );
+  assert.ok(r.ok, r.ok ? "" : r.errors.map((e) => e.format()).join("\n"));
+  assert.deepEqual(
+    configuredLinks(r.config.machine.network).map((l) => [l.name, l.mtu]),
+    [["wg0", 1420], ["wg1", 1340]],
+  );
+  const low = errors(net(`      - { name: wg0, private_key: ${PRIV}, mtu: 1279 }\n`));
+  assert.match(low.join("\n"), /mtu 1279 is out of range 1280\.\.65455/);
+});

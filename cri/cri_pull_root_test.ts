@@ -15,9 +15,11 @@ import { containerdConfigToml } from "./containerd_config.ts";
 import { ociImage, startOciRegistry } from "./testing_oci.ts";
 import { tar } from "../machinectl/mod.ts";
 import { createCertificateAuthority, issueServerCertificate } from "../pki/mod.ts";
+import { parseMachineConfig } from "../config/mod.ts";
 
 const hasContainerd = await Deno.stat("/usr/bin/containerd").then(() => true, () => false);
 const isRoot = Deno.uid() === 0;
+const hasOpenssl = await Deno.stat("/usr/bin/openssl").then(() => true, () => false);
 
 const REGISTRY_HOST = "registry.e2e.test";
 
@@ -110,3 +112,87 @@ Deno.test({
     }
   },
 });
+
+/**
+ * A self-signed certificate as `openssl req -x509` makes one (basicConstraints CA:TRUE by
+ * default, or CA:FALSE; the registry's name in its SAN): the server's certificate is its own root.
+ */
+async function selfSignedCertificate(dir: string, host: string, ca: boolean) {
+  const r = await new Deno.Command("openssl", {
+    args: [
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:P-256",
+      "-nodes",
+      "-days",
+      "2",
+      "-subj",
+      `/CN=${host}`,
+      "-addext",
+      `subjectAltName=DNS:${host}`,
+      "-addext",
+      `basicConstraints=critical,CA:${ca ? "TRUE" : "FALSE"}`,
+      "-keyout",
+      `${dir}/self.key`,
+      "-out",
+      `${dir}/self.crt`,
+    ],
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  assert.ok(r.success, new TextDecoder().decode(r.stderr));
+  return {
+    certPem: await Deno.readTextFile(`${dir}/self.crt`),
+    keyPem: await Deno.readTextFile(`${dir}/self.key`),
+  };
+}
+
+Deno.test({
+  name: "Talos failure mode: a self-signed registry failing with its certificate configured " +
+    "(machine.trusted_roots accepts it, CA:TRUE or CA:FALSE; containerd pulls with the bundle) " +
+    "(needs root, containerd and openssl)",
+  ignore: !isRoot || !hasContainerd || !hasOpenssl,
+  fn: async () => {
+    for (const ca of [true, false]) await pullSelfSigned(ca);
+  },
+});
+
+/** One self-signed registry: refused, then pulled with its certificate as the only root. */
+async function pullSelfSigned(ca: boolean) {
+  const dir = await Deno.makeTempDir({ prefix: "ctd-self-" });
+  const self = await selfSignedCertificate(dir, REGISTRY_HOST, ca);
+  const pem = self.certPem.trim().split("\n").map((l) => `        ${l}`).join("\n");
+  const parsed = parseMachineConfig(
+    `version: v1alpha1\nmachine:\n  hostname: n\n  trusted_roots:\n    - name: registry\n` +
+      `      pem: |\n${pem}\n`,
+    "t.yaml",
+  );
+  assert.ok(parsed.ok, parsed.ok ? "" : parsed.errors.map((e) => e.format()).join("\n"));
+  const image = await ociImage(
+    tar([{ name: "hello", data: new TextEncoder().encode("self\n") }]),
+  );
+  const registry = startOciRegistry({
+    hostname: "127.0.0.1",
+    certPem: self.certPem,
+    keyPem: self.keyPem,
+    images: new Map([["e2e/hello:1", image]]),
+  });
+  const ref = `${REGISTRY_HOST}:${registry.port}/e2e/hello:1`;
+  let ctd = await startContainerd(dir, {});
+  try {
+    const refused = await pullError(ctd.client, ref);
+    assert.match(refused, /x509|certificate signed by unknown authority/, refused);
+    await ctd.stop();
+    await Deno.writeTextFile(`${dir}/bundle.pem`, parsed.config.machine.trusted_roots[0].pem);
+    ctd = await startContainerd(dir, { SSL_CERT_FILE: `${dir}/bundle.pem` });
+    const id = await ctd.client.pullImage(ref, { timeoutMs: 60_000 });
+    assert.equal(id, image.config.digest);
+  } finally {
+    await ctd.stop();
+    await registry.close();
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+}

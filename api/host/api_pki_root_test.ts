@@ -3,8 +3,8 @@
  * (node/testdata/api_pki_harness.ts: api/host/api_pki.ts + startApiHost + the
  * native process backend + machined-edge).
  *
- * 1. apid runs as machined-api (uid/gid 50000, no groups, no capabilities),
- *    and a process with exactly those credentials cannot open any file that
+ * 1. apid runs as machined-api (uid/gid 50000, no groups, no capabilities,
+ *    under the `default` seccomp filter), and a process with exactly those credentials cannot open any file that
  *    holds the CA key (EACCES), while it can read apid's own files.
  * 2. In a network namespace joined to another by a veth pair, the address the
  *    node gets after boot ends up in the server certificate, and machinectl
@@ -115,7 +115,7 @@ async function filesHolding(dir: string, needle: string): Promise<string[]> {
 }
 
 function statusLines(text: string): Record<string, string> {
-  const want = ["Uid", "Gid", "Groups", "CapEff", "CapPrm", "NoNewPrivs"];
+  const want = ["Uid", "Gid", "Groups", "CapEff", "CapPrm", "NoNewPrivs", "Seccomp"];
   return Object.fromEntries(
     text.split("\n").map((l) => l.split(":\t")).filter(([k]) => want.includes(k))
       .map(([k, v]) => [k, v.trim()]),
@@ -158,6 +158,8 @@ Deno.test({
       assert.equal(creds.Groups, "", "apid has no supplementary groups");
       assert.equal(creds.CapEff, "0000000000000000");
       assert.equal(creds.NoNewPrivs, "1");
+      // machined's own service is under the `default` seccomp filter (mode 2), as its spec asks.
+      assert.equal(creds.Seccomp, "2", "apid runs under a seccomp filter");
       // The checker runs with exactly apid's credentials.
       const mine = statusLines((await asApid("cat", "/proc/self/status")).out);
       for (const k of ["Uid", "Gid", "Groups", "CapEff"]) assert.equal(mine[k], creds[k], k);

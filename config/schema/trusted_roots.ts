@@ -1,12 +1,13 @@
 /**
  * `machine.trusted_roots`: CA certificates the node trusts besides the image's system bundle
  * (a private registry's CA, a TLS-inspecting proxy). Each entry must be one PEM certificate of
- * a CA (basicConstraints CA) that has not expired when the config is validated. Entries with
+ * a CA (basicConstraints CA), or a self-signed server certificate trusted as itself, that has
+ * not expired when the config is validated. Entries with
  * the same SHA-256 fingerprint are refused in `semantic_checks.ts`, naming both.
  *
  * @module
  */
-import { createHash } from "node:crypto";
+import { createHash, X509Certificate } from "node:crypto";
 import * as v from "valibot";
 import { certificateNameProblem, x509 } from "../../pki/mod.ts";
 import { mapping } from "./mapping.ts";
@@ -56,8 +57,11 @@ export function inspectCaPem(text: string, now: number = Date.now()): CaInspecti
     return fail(`not an X.509 certificate (${(e as Error).message})`);
   }
   const constraints = cert.getExtension(x509.BasicConstraintsExtension);
-  if (!constraints?.ca) {
-    return fail(`${JSON.stringify(cert.subject)} is not a CA (basicConstraints CA is not set)`);
+  if (!constraints?.ca && !selfSigned(cert, der)) {
+    return fail(
+      `${JSON.stringify(cert.subject)} is not a CA (basicConstraints CA is not set) ` +
+        "and not self-signed",
+    );
   }
   if (cert.notAfter.getTime() <= now) {
     return fail(`${JSON.stringify(cert.subject)} expired on ${cert.notAfter.toISOString()}`);
@@ -72,6 +76,21 @@ export function inspectCaPem(text: string, now: number = Date.now()): CaInspecti
       pem: cert.toString("pem").replace(/\r\n/g, "\n"),
     },
   };
+}
+
+/**
+ * A self-signed server certificate (issuer = subject, signed by its own key) is trusted as
+ * itself: rustls, Go and OpenSSL accept it as a server's certificate when it is in the bundle,
+ * while rustls refuses a self-signed one that says CA:TRUE (`CaUsedAsEndEntity`).
+ */
+function selfSigned(cert: x509.X509Certificate, der: Uint8Array<ArrayBuffer>): boolean {
+  if (cert.subject !== cert.issuer) return false;
+  try {
+    const node = new X509Certificate(der);
+    return node.verify(node.publicKey);
+  } catch {
+    return false;
+  }
 }
 
 function fail(problem: string): CaInspection {
@@ -110,7 +129,7 @@ export const TrustedRootSchema = mapping({
   pem: v.pipe(
     Pem,
     v.description(
-      "One CA certificate (basicConstraints CA), PEM. Refused when expired at validation time.",
+      "One CA certificate (basicConstraints CA), or a self-signed server certificate trusted as itself, PEM. Refused when expired at validation time.",
     ),
   ),
 });

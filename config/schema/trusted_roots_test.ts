@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { createCertificateAuthority, DAY_MS, issueServerCertificate } from "../../pki/mod.ts";
+import { createCertificateAuthority, DAY_MS, issueServerCertificate, x509 } from "../../pki/mod.ts";
 import { parseMachineConfig } from "../parse_machine_config.ts";
 import { inspectCaPem, MAX_TRUSTED_ROOT_PEM_BYTES } from "./trusted_roots.ts";
 
@@ -37,7 +37,44 @@ Deno.test("a leaf certificate is refused with its path and position: not a CA", 
   const [e, ...rest] = errors(config(["leaf", leaf.certPem]));
   assert.deepEqual(rest, []);
   assert.match(e, /^t\.yaml:6:\d+: machine\.trusted_roots\[0\]\.pem: not a trusted root: /);
-  assert.match(e, /is not a CA \(basicConstraints CA is not set\)/);
+  assert.match(e, /is not a CA \(basicConstraints CA is not set\) and not self-signed/);
+});
+
+const EC = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" };
+
+/** A server certificate (CA:FALSE) named `subject`, signed by `signer` or by its own key. */
+async function serverCertificate(subject: string, signer?: CryptoKeyPair) {
+  const keys = await crypto.subtle.generateKey(EC, true, ["sign", "verify"]) as CryptoKeyPair;
+  const cert = await x509.X509CertificateGenerator.create({
+    serialNumber: "01",
+    subject,
+    issuer: subject,
+    notBefore: new Date(Date.now() - 60_000),
+    notAfter: new Date(Date.now() + DAY_MS),
+    publicKey: keys.publicKey,
+    signingKey: (signer ?? keys).privateKey,
+    signingAlgorithm: EC,
+    extensions: [
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.SubjectAlternativeNameExtension([{ type: "dns", value: "registry.example" }]),
+    ],
+  });
+  return cert.toString("pem");
+}
+
+Deno.test("Talos failure mode: a self-signed registry (its own server certificate is accepted as a root)", async () => {
+  const pem = await serverCertificate("CN=registry.example");
+  const r = inspectCaPem(pem);
+  assert.ok(r.ok, r.ok ? "" : r.problem);
+  assert.equal(r.facts.subject, "CN=registry.example");
+  const parsed = parseMachineConfig(config(["registry", pem]), "t.yaml");
+  assert.ok(parsed.ok, parsed.ok ? "" : parsed.errors.map((e) => e.format()).join("\n"));
+});
+
+Deno.test("a certificate naming itself as issuer but signed by another key is refused", async () => {
+  const other = await crypto.subtle.generateKey(EC, true, ["sign", "verify"]) as CryptoKeyPair;
+  const r = inspectCaPem(await serverCertificate("CN=registry.example", other));
+  assert.ok(!r.ok && /is not a CA .* and not self-signed/.test(r.problem), JSON.stringify(r));
 });
 
 Deno.test("an expired CA is refused, naming when it expired", async () => {

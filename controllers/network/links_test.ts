@@ -149,7 +149,31 @@ Deno.test("links: auto-DHCP never picks a port, and not at all once links are co
     assert.equal(env.store.list("LinkSpec").some((r) => r.metadata.id === "eth1"), false);
   }, true));
 
-Deno.test("links: a MAC selector matches the NIC's own MAC, never a VLAN or bond sharing it", () => {
+Deno.test("Talos failure mode: MAC selectors for bond ports and bridges (each port chosen by its MAC)", () =>
+  withEnv(async (env) => {
+    // The kernel's names are not the config's: the ports are found by their MACs alone.
+    env.backend.addLink({ name: "enp1s0", mac: "52:54:00:00:00:11" });
+    env.backend.addLink({ name: "enp2s0", mac: "52:54:00:00:00:12" });
+    env.backend.addLink({ name: "enp3s0", mac: "52:54:00:00:00:13" });
+    await env.setConfig(configYaml(`    bonds:
+      - name: bond0
+        mode: active-backup
+        ports: [{ mac: "52:54:00:00:00:11" }, { mac: "52:54:00:00:00:12" }]
+    bridges:
+      - { name: br0, ports: [{ mac: "52:54:00:00:00:13" }], addresses: ["10.3.0.2/24"] }
+`));
+    env.start();
+    for (const [port, master] of [["enp1s0", "bond0"], ["enp2s0", "bond0"], ["enp3s0", "br0"]]) {
+      await waitForResource(
+        env.store,
+        "LinkStatus",
+        (r) => r.metadata.id === port && r.spec.master === master,
+      );
+    }
+    await waitForResource(env.store, "AddressStatus", (r) => r.spec.address === "10.3.0.2");
+  }));
+
+Deno.test("Talos failure mode: a MAC selector matching a bond or VLAN that took the NIC's MAC (the NIC's own permanent MAC only)", () => {
   const base = {
     index: 1,
     type: "ether",

@@ -45,7 +45,7 @@ async function withEnv(f: (env: NetworkTestEnv) => Promise<void>) {
   }
 }
 
-Deno.test("slaac: true sets accept_ra=2 and autoconf=1 on the link only; default and all untouched", () =>
+Deno.test("Talos failure mode: accept_ra set on default instead of the links (slaac: true sets accept_ra=2 and autoconf=1 on the link only; default and all untouched)", () =>
   withEnv(async (env) => {
     env.backend.addLink({ name: "eth0" });
     env.backend.addLink({ name: "eth1" });

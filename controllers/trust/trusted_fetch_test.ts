@@ -3,7 +3,8 @@
  * private CA issued is refused by machined's own clients (a config URL fetch and an `upgrade
  * --from` fetch) until the CA is added to `machine.trusted_roots`, accepted once the
  * controller has rewritten the bundle, with no restart in between, and refused again once the
- * CA is removed.
+ * CA is removed. A self-signed server certificate (CA:FALSE) configured as the root is accepted
+ * the same way.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -13,6 +14,7 @@ import {
   createCertificateAuthority,
   createTrustedFetch,
   issueServerCertificate,
+  x509,
 } from "../../pki/mod.ts";
 import {
   MACHINE_CONFIG,
@@ -93,6 +95,64 @@ Deno.test("a private CA is trusted by machined's config and upgrade fetches once
     await setConfig();
     await rootsWritten(0);
     await assert.rejects(fetchConfigOnce(url, { fetch: trusted }), ConfigFetchError);
+  } finally {
+    await runtime.stop();
+    await http.shutdown();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+/** A self-signed server certificate for 127.0.0.1 (CA:FALSE) and its key, PEM. */
+async function selfSignedServer() {
+  const alg = { name: "ECDSA", namedCurve: "P-256", hash: "SHA-256" };
+  const keys = await crypto.subtle.generateKey(alg, true, ["sign", "verify"]) as CryptoKeyPair;
+  const cert = await x509.X509CertificateGenerator.createSelfSigned({
+    serialNumber: "01",
+    name: "CN=self-signed registry",
+    notBefore: new Date(Date.now() - 60_000),
+    notAfter: new Date(Date.now() + 86_400_000),
+    keys,
+    signingAlgorithm: alg,
+    extensions: [
+      new x509.BasicConstraintsExtension(false, undefined, true),
+      new x509.SubjectAlternativeNameExtension([{ type: "ip", value: "127.0.0.1" }]),
+    ],
+  });
+  const pkcs8 = new Uint8Array(await crypto.subtle.exportKey("pkcs8", keys.privateKey));
+  const b64 = btoa(String.fromCharCode(...pkcs8)).replace(/.{64}/g, "$&\n");
+  return {
+    certPem: cert.toString("pem"),
+    keyPem: `-----BEGIN PRIVATE KEY-----\n${b64}\n-----END PRIVATE KEY-----\n`,
+  };
+}
+
+Deno.test("Talos failure mode: a self-signed server refused even when configured (its own certificate as the root is trusted)", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "machined-trust-self-" });
+  const self = await selfSignedServer();
+  const http = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, cert: self.certPem, key: self.keyPem, onListen() {} },
+    () => new Response(CONFIG),
+  );
+  const url = `https://127.0.0.1:${http.addr.port}/config.yaml`;
+  const bundlePath = join(dir, "trust", "ca-certificates.crt");
+  const store = new Store<ResourceSpecs>();
+  const runtime = new ControllerRuntime(store);
+  runtime.register(trustedRootsController({ files: new DiskBundleFiles(), bundlePath }));
+  runtime.start();
+  const trusted = createTrustedFetch({ bundlePath });
+  const setConfig = (pem?: string) =>
+    store.modify(
+      { type: MACHINE_CONFIG, namespace: "config", id: MACHINE_CONFIG_ID },
+      "test",
+      () => ({ source: "test", config: configWithRoot(pem) }),
+    );
+  try {
+    await setConfig();
+    await waitForResource(store, TRUSTED_ROOTS_STATUS, (r) => r.spec.roots.length === 0);
+    await assert.rejects(fetchConfigOnce(url, { fetch: trusted }), ConfigFetchError);
+    await setConfig(self.certPem);
+    await waitForResource(store, TRUSTED_ROOTS_STATUS, (r) => r.spec.roots.length === 1);
+    assert.equal(await fetchConfigOnce(url, { fetch: trusted }), CONFIG);
   } finally {
     await runtime.stop();
     await http.shutdown();

@@ -2,7 +2,8 @@
  * The native kmod backend against the kernel. Nothing is staged for kexec
  * (only files that are not kernels are offered) and a module is loaded only
  * if a harmless one (`dummy`, `loop`) exists for the running kernel; needs root.
- * A parameter is checked in force with dummy's `numdummies=0` (no interface made).
+ * A parameter is checked in force with brd's `rd_nr=0` (no RAM disk made); dummy's
+ * `numdummies` cannot be, since dummy declares it with mode 0 and sysfs never shows it.
  * A kernel without module support (this build host's) ignores the load, and
  * says so in the test's name; the QEMU tier loads real modules
  * (e2e/node_boot_test.ts, e2e/node_full_test.ts).
@@ -86,17 +87,19 @@ Deno.test({
   },
 });
 
-// dummy's numdummies=0 creates no interface: a parameter that changes nothing on the host.
-const dummyLoaded = moduleSupport &&
-  (await new NativeKmodBackend().loadedModules().catch(() => new Set<string>())).has("dummy");
+// brd's rd_nr=0 makes no RAM disk: a parameter that changes nothing on the host, and one sysfs
+// shows (module_param mode 0444). dummy's numdummies has mode 0, so it never appears under
+// /sys/module/dummy/parameters, and the load test above may already have loaded dummy.
+const brdLoaded = moduleSupport &&
+  (await new NativeKmodBackend().loadedModules().catch(() => new Set<string>())).has("brd");
 const paramSkip = !isRoot
   ? "needs root"
   : !moduleSupport
   ? "the kernel has no module support"
-  : !moduleIndex?.dep.has("dummy")
-  ? `no dummy module for ${Deno.osRelease()}`
-  : dummyLoaded
-  ? "dummy is already loaded, so a parameter cannot be given"
+  : !moduleIndex?.dep.has("brd")
+  ? `no brd module for ${Deno.osRelease()}`
+  : brdLoaded
+  ? "brd is already loaded, so a parameter cannot be given"
   : "";
 
 Deno.test({
@@ -105,8 +108,8 @@ Deno.test({
   ignore: paramSkip !== "",
   fn: async () => {
     const kmod = new NativeKmodBackend();
-    const r = await loadModuleTree(kmod, moduleIndex!, "dummy", "numdummies=0");
-    assert.ok(r.loaded.includes("dummy"), JSON.stringify(r));
-    assert.deepEqual(await kmod.moduleParameters("dummy", ["numdummies"]), { numdummies: "0" });
+    const r = await loadModuleTree(kmod, moduleIndex!, "brd", "rd_nr=0");
+    assert.ok(r.loaded.includes("brd"), JSON.stringify(r));
+    assert.deepEqual(await kmod.moduleParameters("brd", ["rd_nr"]), { rd_nr: "0" });
   },
 });
