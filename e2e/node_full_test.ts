@@ -85,6 +85,11 @@ const FAIL = /Kernel panic|machined: FATAL|machined-init: FATAL|soft lockup/;
 /** The whole run's budget; every wait also ends when it runs out or the guest fails. */
 const BUDGET_MS = 15 * 60_000;
 const MODULE = "dummy";
+/**
+ * A module loaded with a parameter the kernel shows in sysfs (issue 32): brd with `rd_nr=0`
+ * makes no RAM disk, and /sys/module/brd/parameters/rd_nr reads 0 (dummy's numdummies is mode 0).
+ */
+const PARAM_MODULE = { name: "brd", parameters: ["rd_nr=0"] };
 const SYSCTL = "net.ipv4.ip_forward";
 /** Added by the config applied over the API before the reboot. */
 const SYSCTL_AFTER = "net.core.somaxconn";
@@ -156,7 +161,7 @@ function machineConfig(
       sysctls: { [SYSCTL]: "1", ...over.extraSysctls },
       // A kernel argument from the baked config, on the image's command line (issue 32).
       kernel: {
-        modules: [{ name: MODULE }],
+        modules: [{ name: MODULE }, PARAM_MODULE],
         args: { add: over.liveArg ? [KERNEL_ARG, KERNEL_ARG_LIVE] : [KERNEL_ARG] },
       },
       ...(over.trustSite ? { trusted_roots: [{ name: "e2e-private", pem: site.caPem }] } : {}),
@@ -437,7 +442,7 @@ Deno.test({
     program: new URL("../main.ts", import.meta.url).pathname,
     config: bundle.paths.machineConfig,
     out: join(WORK, "node.img"),
-    onDemandModules: [MODULE],
+    onDemandModules: [MODULE, PARAM_MODULE.name],
     // E2E_VERBOSE_CONSOLE=1 keeps the kernel's messages (backtraces) on the console log.
     quietConsole: !Deno.env.get("E2E_VERBOSE_CONSOLE"),
     force: true,
@@ -585,7 +590,7 @@ Deno.test({
       },
     );
 
-    await step("kernel: the config's sysctl and module", async () => {
+    await step("kernel: the config's sysctl, a module, and brd's rd_nr=0 in force", async () => {
       const p = await a.waitFor("KernelParamStatus", (rs) => {
         const s = byId(rs, SYSCTL);
         return s?.applied ? s : undefined;
@@ -598,6 +603,13 @@ Deno.test({
         return s && s.state !== "failed" ? s : undefined;
       }, `module ${MODULE} loaded`);
       assert.equal(m.state, "loaded", JSON.stringify(m));
+      // The parameter given to finit_module, read back from sysfs on the node's own kernel.
+      const b = await a.waitFor("KernelModuleStatus", (rs) => {
+        const s = byId(rs, PARAM_MODULE.name);
+        return s && s.state !== "failed" ? s : undefined;
+      }, `module ${PARAM_MODULE.name} loaded`);
+      assert.equal(b.state, "loaded", JSON.stringify(b));
+      assert.deepEqual(b.inForce, PARAM_MODULE.parameters, JSON.stringify(b));
     });
 
     await step("time: stepped by about +1 h from the host, then in step", async () => {

@@ -99,5 +99,5 @@ def with_default_port(endpoint: str) -> str:
 def host_port(endpoint: str) -> tuple[str, int]:
     """(host without brackets, port) of an endpoint with its port."""
     ep = with_default_port(endpoint)
-    host, _, port = ep.rpartition(":")
+    host, _sep, port = ep.rpartition(":")
     return host.strip("[]"), int(port)

@@ -43,7 +43,7 @@ options:
     description: Seconds to wait for the node after a reboot.
     type: float
     default: 600
-author: machined
+author: machined maintainers (@machined)
 """
 
 EXAMPLES = r"""

@@ -16,7 +16,7 @@ options:
     type: list
     elements: dict
     default: []
-author: machined
+author: machined maintainers (@machined)
 """
 
 EXAMPLES = r"""

@@ -31,7 +31,7 @@ options:
     description: Seconds to wait.
     type: float
     default: 600
-author: machined
+author: machined maintainers (@machined)
 """
 
 EXAMPLES = r"""

@@ -36,7 +36,7 @@ options:
     description: Seconds to wait.
     type: float
     default: 900
-author: machined
+author: machined maintainers (@machined)
 """
 
 EXAMPLES = r"""

@@ -18,7 +18,7 @@ description:
     with C(ansible-vault encrypt) and keep them in the inventory's vault.
 options:
   dest: {description: Directory for the files., type: path, required: true}
-  name: {description: The node (cluster) name, written as hostname and CN., type: str, required: true}
+  name: {description: 'The node (cluster) name, written as hostname and CN.', type: str, required: true}
   endpoint:
     description: Where clients reach the API, written into the client config and the server certificate.
     type: str
@@ -28,7 +28,7 @@ options:
     type: list
     elements: str
     default: [machinectl]
-author: machined
+author: machined maintainers (@machined)
 """
 
 EXAMPLES = r"""

@@ -19,7 +19,7 @@ options:
   src: {description: The bundle file on the controller., type: path}
   from_url: {description: The node fetches the bundle from this http(s) URL instead., type: str}
   version: {description: The image version the bundle carries; skips nodes already on it., type: str}
-  stage: {description: Write and arm, do not reboot., type: bool, default: false}
+  stage: {description: 'Write and arm, do not reboot.', type: bool, default: false}
   force: {description: Install even below the downgrade floor., type: bool, default: false}
   reboot_mode:
     description: How the node reboots into the new slot.
@@ -27,7 +27,7 @@ options:
     choices: [default, kexec, powercycle]
     default: default
   wait_timeout: {description: Seconds to wait for the blessed slot., type: float, default: 900}
-author: machined
+author: machined maintainers (@machined)
 """
 
 EXAMPLES = r"""

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import unittest
 
-import support  # noqa: F401  (puts the collection on sys.path)
+# support puts the collection on sys.path.
+import support  # noqa: F401  pylint: disable=unused-import
 from ansible_collections.machined.fleet.plugins.module_utils.config_logic import (
     PatchError,
     ansible_diff,

@@ -29,7 +29,8 @@ PKI = support.make_pki("node")
 OTHER = support.make_pki("other")
 
 
-def client(endpoint, pki=PKI, ca=None, **kw):
+def client(endpoint, pki=None, ca=None, **kw):
+    pki = pki or PKI
     return NodeClient(endpoint, ca or PKI["ca.crt"], pki["client.crt"], pki["client.key"],
                       timeout=5, **kw)
 
@@ -93,7 +94,7 @@ class ConnectTest(unittest.TestCase):
         self.node.early["Upgrade"] = envelope(2, json.dumps(end).encode())
         chunk = "A" * (100 * 1024)
         with self.assertRaises(ConnectError) as cm:
-            client(self.node.endpoint).client_stream("Upgrade", ({"chunk": chunk} for _ in range(80)))
+            client(self.node.endpoint).client_stream("Upgrade", ({"chunk": chunk} for _i in range(80)))
         self.assertEqual((cm.exception.code, cm.exception.node_message),
                          ("invalid_argument", "bad-manifest: not a bundle"))
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import unittest
 
-import support  # noqa: F401
+import support  # noqa: F401  pylint: disable=unused-import
 from ansible_collections.machined.fleet.plugins.module_utils.errors import (
     ConnectError,
     TransportError,
@@ -43,7 +43,7 @@ class PowerTest(unittest.TestCase):
     def test_check_mode_sends_nothing(self):
         node = Node()
         self.assertTrue(run_power(node.connect, params(), True)["changed"])
-        self.assertEqual([m for m, _ in node.calls], ["Version"])
+        self.assertEqual([method for method, _body in node.calls], ["Version"])
 
     def test_reboot_waits_for_a_boot_after_the_one_read_first(self):
         node = Node()

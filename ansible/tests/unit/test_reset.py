@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import unittest
 
-import support  # noqa: F401
+import support  # noqa: F401  pylint: disable=unused-import
 from ansible_collections.machined.fleet.plugins.module_utils.errors import MachinedError
 from ansible_collections.machined.fleet.plugins.module_utils.reset import run_reset
 
@@ -48,7 +48,11 @@ class ResetTest(unittest.TestCase):
     def test_confirmed_echoes_the_challenge_and_waits_for_a_new_boot(self):
         node = Node()
         waited = []
-        back = lambda c, old, t: waited.append(old) or {"bootId": "boot-2", "seconds": 3.0}
+
+        def back(_conn, old, _timeout):
+            waited.append(old)
+            return {"bootId": "boot-2", "seconds": 3.0}
+
         r = run_reset(node.connect, params(mode="forced"), False, (back, None))
         self.assertEqual(node.calls[1], ("Reset", {"challenge": "c-123", "mode": "RESET_MODE_FORCED",
                                                    "powerOff": False}))

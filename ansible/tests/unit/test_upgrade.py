@@ -11,7 +11,7 @@ import os
 import tempfile
 import unittest
 
-import support  # noqa: F401
+import support  # noqa: F401  pylint: disable=unused-import
 from ansible_collections.machined.fleet.plugins.module_utils.common import failure
 from ansible_collections.machined.fleet.plugins.module_utils.errors import ConnectError
 from ansible_collections.machined.fleet.plugins.module_utils.upgrade import (

@@ -8,7 +8,7 @@ import os
 import tempfile
 import unittest
 
-import support  # noqa: F401
+import support  # noqa: F401  pylint: disable=unused-import
 from ansible_collections.machined.fleet.plugins.module_utils.errors import (
     TransportError,
     WaitTimeout,
