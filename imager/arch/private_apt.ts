@@ -57,8 +57,19 @@ export class PrivateApt {
     const stamp = await Deno.stat(`${d}/lists/.updated`).catch(() => undefined);
     const age = stamp?.mtime ? Date.now() - stamp.mtime.getTime() : Infinity;
     // New sources (a component added) need new lists whatever their age.
-    if (age < LISTS_MAX_AGE_MS && before === sources) return;
-    await withRetries(() => run("apt-get", [...this.options(), "-qq", "update"]));
+    const listed = await packageLists(`${d}/lists`);
+    if (age < LISTS_MAX_AGE_MS && before === sources && listed >= DEBIAN_SOURCES.length) return;
+    await withRetries(async () => {
+      await run("apt-get", [...this.options(), "-qq", "update"]);
+      // apt-get update exits 0 when it fetched nothing (no DNS: warnings only); a stamp then
+      // would keep empty lists for a day, and every download would say "no such package".
+      const lists = await packageLists(`${d}/lists`);
+      if (lists < DEBIAN_SOURCES.length) {
+        throw new Error(
+          `apt-get update fetched ${lists} package lists of ${DEBIAN_SOURCES.length} (network?)`,
+        );
+      }
+    });
     await Deno.writeTextFile(`${d}/lists/.updated`, "");
   }
 
@@ -118,4 +129,14 @@ async function withRetries(call: () => Promise<unknown>): Promise<void> {
 
 async function exists(path: string): Promise<boolean> {
   return await Deno.stat(path).then(() => true, () => false);
+}
+
+/**
+ * How many package indexes apt keeps in `dir` (one per source and component: `…_Packages`,
+ * compressed as apt chooses, `.lz4` on bookworm).
+ */
+export async function packageLists(dir: string): Promise<number> {
+  let n = 0;
+  for await (const e of Deno.readDir(dir)) if (e.isFile && /_Packages(\.\w+)?$/.test(e.name)) n++;
+  return n;
 }
