@@ -4,9 +4,9 @@
 # deadlines, watchdogs, DHCP, reboots), so two cases side by side finish the
 # tier sooner than one after the other (docs/decisions.md, "CI's QEMU tier in
 # two lanes"). Lane A holds the upgrade case, the longest, with the two arm64
-# cases (they share the arm64 sysroot cache, so they never build at once) and
-# Secure Boot; lane B holds every other e2e/*_test.ts, so a new case lands there
-# unless it is added to LANE_A. Each lane is one `deno test`; its log is
+# cases (they share the arm64 sysroot cache, so they never build at once);
+# lane B holds every other e2e/*_test.ts, so a new case lands there unless it
+# is added to LANE_A. Each lane is one `deno test`; its log is
 # printed whole when it ends (never interleaved, so .ci/tally.sh reads both
 # summaries), and the tier fails if either lane does.
 set -u
@@ -16,7 +16,6 @@ LANE_A=(
   e2e/node_upgrade_test.ts
   e2e/node_boot_arm64_test.ts
   e2e/node_rpi3_test.ts
-  e2e/node_secure_boot_test.ts
 )
 LANE_B=()
 for f in e2e/*_test.ts; do
