@@ -69,6 +69,53 @@ async function pullError(client: CriClient, ref: string): Promise<string> {
   return "";
 }
 
+/** What a pull through a TLS registry left to check. */
+interface Pulled {
+  id: string;
+  ref: string;
+  image: Awaited<ReturnType<typeof ociImage>>;
+  registry: ReturnType<typeof startOciRegistry>;
+  client: CriClient;
+}
+
+/**
+ * A registry serving `e2e/hello:1` (holding `text`) with `cert`: containerd refuses the pull
+ * while it trusts nothing but the system's roots, then pulls it with `bundlePem` as its
+ * SSL_CERT_FILE; `check` sees the pull before everything is stopped.
+ */
+async function refusedThenPulled(
+  dir: string,
+  cert: { certPem: string; keyPem: string },
+  bundlePem: string,
+  text: string,
+  check: (p: Pulled) => Promise<void> = () => Promise.resolve(),
+) {
+  const image = await ociImage(tar([{ name: "hello", data: new TextEncoder().encode(text) }]));
+  const registry = startOciRegistry({
+    hostname: "127.0.0.1",
+    certPem: cert.certPem,
+    keyPem: cert.keyPem,
+    images: new Map([["e2e/hello:1", image]]),
+  });
+  const ref = `${REGISTRY_HOST}:${registry.port}/e2e/hello:1`;
+  let ctd = await startContainerd(dir, {});
+  try {
+    const refused = await pullError(ctd.client, ref);
+    assert.match(refused, /x509|certificate signed by unknown authority/, refused);
+    assert.ok(!(await ctd.client.listImages()).some((i) => i.tags.includes(ref)));
+    await ctd.stop();
+    await Deno.writeTextFile(`${dir}/bundle.pem`, bundlePem);
+    ctd = await startContainerd(dir, { SSL_CERT_FILE: `${dir}/bundle.pem` });
+    const id = await ctd.client.pullImage(ref, { timeoutMs: 60_000 });
+    assert.equal(id, image.config.digest, "the CRI's image id is the config's digest");
+    await check({ id, ref, image, registry, client: ctd.client });
+  } finally {
+    await ctd.stop();
+    await registry.close();
+    await Deno.remove(dir, { recursive: true }).catch(() => {});
+  }
+}
+
 Deno.test({
   name: "PullImage from a private-CA registry: refused untrusted, pulled with SSL_CERT_FILE " +
     "(needs root and containerd)",
@@ -77,39 +124,16 @@ Deno.test({
     const dir = await Deno.makeTempDir({ prefix: "ctd-pull-" });
     const ca = await createCertificateAuthority({ commonName: "e2e private registry CA" });
     const server = await issueServerCertificate({ ca, hostnames: [REGISTRY_HOST], addresses: [] });
-    const image = await ociImage(
-      tar([{ name: "hello", data: new TextEncoder().encode("pulled\n") }]),
-    );
-    const registry = startOciRegistry({
-      hostname: "127.0.0.1",
-      certPem: server.certPem,
-      keyPem: server.keyPem,
-      images: new Map([["e2e/hello:1", image]]),
-    });
-    const ref = `${REGISTRY_HOST}:${registry.port}/e2e/hello:1`;
-    let ctd = await startContainerd(dir, {});
-    try {
-      const refused = await pullError(ctd.client, ref);
-      assert.match(refused, /x509|certificate signed by unknown authority/, refused);
-      assert.ok(!(await ctd.client.listImages()).some((i) => i.tags.includes(ref)));
-      await ctd.stop();
-      await Deno.writeTextFile(`${dir}/bundle.pem`, ca.certPem);
-      ctd = await startContainerd(dir, { SSL_CERT_FILE: `${dir}/bundle.pem` });
-      const id = await ctd.client.pullImage(ref, { timeoutMs: 60_000 });
-      assert.equal(id, image.config.digest, "the CRI's image id is the config's digest");
-      const pulled = (await ctd.client.listImages()).find((i) => i.tags.includes(ref));
-      assert.ok(pulled, JSON.stringify(await ctd.client.listImages()));
+    await refusedThenPulled(dir, server, ca.certPem, "pulled\n", async (p) => {
+      const pulled = (await p.client.listImages()).find((i) => i.tags.includes(p.ref));
+      assert.ok(pulled, JSON.stringify(await p.client.listImages()));
       assert.deepEqual(pulled.digests, [
-        `${REGISTRY_HOST}:${registry.port}/e2e/hello@${image.manifest.digest}`,
+        `${REGISTRY_HOST}:${p.registry.port}/e2e/hello@${p.image.manifest.digest}`,
       ]);
       assert.ok(
-        registry.requests.some((r) => /^GET \/v2\/e2e\/hello\/blobs\/sha256:\S+ 200$/.test(r)),
+        p.registry.requests.some((r) => /^GET \/v2\/e2e\/hello\/blobs\/sha256:\S+ 200$/.test(r)),
       );
-    } finally {
-      await ctd.stop();
-      await registry.close();
-      await Deno.remove(dir, { recursive: true }).catch(() => {});
-    }
+    });
   },
 });
 
@@ -171,28 +195,5 @@ async function pullSelfSigned(ca: boolean) {
     "t.yaml",
   );
   assert.ok(parsed.ok, parsed.ok ? "" : parsed.errors.map((e) => e.format()).join("\n"));
-  const image = await ociImage(
-    tar([{ name: "hello", data: new TextEncoder().encode("self\n") }]),
-  );
-  const registry = startOciRegistry({
-    hostname: "127.0.0.1",
-    certPem: self.certPem,
-    keyPem: self.keyPem,
-    images: new Map([["e2e/hello:1", image]]),
-  });
-  const ref = `${REGISTRY_HOST}:${registry.port}/e2e/hello:1`;
-  let ctd = await startContainerd(dir, {});
-  try {
-    const refused = await pullError(ctd.client, ref);
-    assert.match(refused, /x509|certificate signed by unknown authority/, refused);
-    await ctd.stop();
-    await Deno.writeTextFile(`${dir}/bundle.pem`, parsed.config.machine.trusted_roots[0].pem);
-    ctd = await startContainerd(dir, { SSL_CERT_FILE: `${dir}/bundle.pem` });
-    const id = await ctd.client.pullImage(ref, { timeoutMs: 60_000 });
-    assert.equal(id, image.config.digest);
-  } finally {
-    await ctd.stop();
-    await registry.close();
-    await Deno.remove(dir, { recursive: true }).catch(() => {});
-  }
+  await refusedThenPulled(dir, self, parsed.config.machine.trusted_roots[0].pem, "self\n");
 }

@@ -49,34 +49,60 @@ async function drain(body: AsyncIterable<Uint8Array>): Promise<string> {
   );
 }
 
-Deno.test("a private CA is trusted by machined's config and upgrade fetches once configured, without a restart", async () => {
+/** What a test drives: a loopback HTTPS server, machined's trusted fetch, and the config. */
+interface TrustedServer {
+  url: string;
+  trusted: typeof fetch;
+  setConfig(pem?: string): Promise<unknown>;
+  rootsWritten(n: number): Promise<unknown>;
+}
+
+/**
+ * Serves CONFIG over HTTPS with `cert`/`key` on 127.0.0.1, runs the trusted roots controller
+ * over a bundle in a temporary directory, and gives `f` the fetch that reads that bundle.
+ */
+async function withTrustedServer(
+  cert: { certPem: string; keyPem: string },
+  f: (s: TrustedServer) => Promise<void>,
+) {
   const dir = await Deno.makeTempDir({ prefix: "machined-trust-" });
+  const http = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, cert: cert.certPem, key: cert.keyPem, onListen() {} },
+    () => new Response(CONFIG),
+  );
+  const bundlePath = join(dir, "trust", "ca-certificates.crt");
+  const store = new Store<ResourceSpecs>();
+  const runtime = new ControllerRuntime(store);
+  runtime.register(trustedRootsController({ files: new DiskBundleFiles(), bundlePath }));
+  runtime.start();
+  try {
+    await f({
+      url: `https://127.0.0.1:${http.addr.port}/config.yaml`,
+      trusted: createTrustedFetch({ bundlePath }),
+      setConfig: (pem) =>
+        store.modify(
+          { type: MACHINE_CONFIG, namespace: "config", id: MACHINE_CONFIG_ID },
+          "test",
+          () => ({ source: "test", config: configWithRoot(pem) }),
+        ),
+      rootsWritten: (n) =>
+        waitForResource(store, TRUSTED_ROOTS_STATUS, (r) => r.spec.roots.length === n),
+    });
+  } finally {
+    await runtime.stop();
+    await http.shutdown();
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("a private CA is trusted by machined's config and upgrade fetches once configured, without a restart", async () => {
   const ca = await createCertificateAuthority({ commonName: "private registry CA" });
   const server = await issueServerCertificate({
     ca,
     hostnames: ["localhost"],
     addresses: ["127.0.0.1"],
   });
-  const http = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, cert: server.certPem, key: server.keyPem, onListen() {} },
-    () => new Response(CONFIG),
-  );
-  const url = `https://127.0.0.1:${http.addr.port}/config.yaml`;
-  const bundlePath = join(dir, "trust", "ca-certificates.crt");
-  const store = new Store<ResourceSpecs>();
-  const runtime = new ControllerRuntime(store);
-  runtime.register(trustedRootsController({ files: new DiskBundleFiles(), bundlePath }));
-  runtime.start();
-  const trusted = createTrustedFetch({ bundlePath });
-  const setConfig = (pem?: string) =>
-    store.modify(
-      { type: MACHINE_CONFIG, namespace: "config", id: MACHINE_CONFIG_ID },
-      "test",
-      () => ({ source: "test", config: configWithRoot(pem) }),
-    );
-  const rootsWritten = (n: number) =>
-    waitForResource(store, TRUSTED_ROOTS_STATUS, (r) => r.spec.roots.length === n);
-  try {
+  await withTrustedServer(server, async ({ url, trusted, setConfig, rootsWritten }) => {
     await setConfig();
     await rootsWritten(0);
     await assert.rejects(fetchConfigOnce(url, { fetch: trusted }), (e) => {
@@ -95,11 +121,7 @@ Deno.test("a private CA is trusted by machined's config and upgrade fetches once
     await setConfig();
     await rootsWritten(0);
     await assert.rejects(fetchConfigOnce(url, { fetch: trusted }), ConfigFetchError);
-  } finally {
-    await runtime.stop();
-    await http.shutdown();
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
 
 /** A self-signed server certificate for 127.0.0.1 (CA:FALSE) and its key, PEM. */
@@ -127,35 +149,13 @@ async function selfSignedServer() {
 }
 
 Deno.test("Talos failure mode: a self-signed server refused even when configured (its own certificate as the root is trusted)", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "machined-trust-self-" });
   const self = await selfSignedServer();
-  const http = Deno.serve(
-    { hostname: "127.0.0.1", port: 0, cert: self.certPem, key: self.keyPem, onListen() {} },
-    () => new Response(CONFIG),
-  );
-  const url = `https://127.0.0.1:${http.addr.port}/config.yaml`;
-  const bundlePath = join(dir, "trust", "ca-certificates.crt");
-  const store = new Store<ResourceSpecs>();
-  const runtime = new ControllerRuntime(store);
-  runtime.register(trustedRootsController({ files: new DiskBundleFiles(), bundlePath }));
-  runtime.start();
-  const trusted = createTrustedFetch({ bundlePath });
-  const setConfig = (pem?: string) =>
-    store.modify(
-      { type: MACHINE_CONFIG, namespace: "config", id: MACHINE_CONFIG_ID },
-      "test",
-      () => ({ source: "test", config: configWithRoot(pem) }),
-    );
-  try {
+  await withTrustedServer(self, async ({ url, trusted, setConfig, rootsWritten }) => {
     await setConfig();
-    await waitForResource(store, TRUSTED_ROOTS_STATUS, (r) => r.spec.roots.length === 0);
+    await rootsWritten(0);
     await assert.rejects(fetchConfigOnce(url, { fetch: trusted }), ConfigFetchError);
     await setConfig(self.certPem);
-    await waitForResource(store, TRUSTED_ROOTS_STATUS, (r) => r.spec.roots.length === 1);
+    await rootsWritten(1);
     assert.equal(await fetchConfigOnce(url, { fetch: trusted }), CONFIG);
-  } finally {
-    await runtime.stop();
-    await http.shutdown();
-    await Deno.remove(dir, { recursive: true });
-  }
+  });
 });
