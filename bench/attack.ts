@@ -22,7 +22,13 @@ export async function attackMain(args: readonly string[]): Promise<void> {
   const run: Record<Scenario, () => Promise<unknown>> = {
     handshakes: () => runHandshakes({ slow: a.slow, holdMs: a.holdMs, node }),
     "watch-flood": () => runFlood({ streams: a.floodStreams, churnAfter: a.floodChurnAfter, node }),
-    soak: () => runAttackSoak({ durationMs: a.soakMs, change: a.change, node }),
+    soak: () =>
+      runAttackSoak({
+        durationMs: a.soakMs,
+        change: a.change,
+        node,
+        sampleConnection: a.sampleConnection,
+      }),
   };
   for (const s of a.scenarios) {
     const report = await run[s]();

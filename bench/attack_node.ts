@@ -94,15 +94,44 @@ export async function startAttackNode(o: DevNodeOptions = {}): Promise<AttackNod
   };
 }
 
-/** GETs `path` over HTTP/2 with mTLS; the body as text, bounded to 10 s. */
+/** GETs `path` over HTTP/2 with mTLS on a fresh connection; the body as text, bounded to 10 s. */
 export function getText(port: number, creds: Creds, path: string): Promise<string> {
+  const session = connectTls(port, creds);
+  return getOn(session, path).finally(() => session.destroy());
+}
+
+/**
+ * A getter that keeps one connection for every GET (re-made once it closed),
+ * as Prometheus keeps its scrape connection: the samples then open no new
+ * connection to the node. `close()` ends it.
+ */
+export function keptGetter(port: number, creds: Creds) {
+  let session: http2.ClientHttp2Session | undefined;
+  return {
+    get(path: string): Promise<string> {
+      if (!session || session.closed || session.destroyed) session = connectTls(port, creds);
+      return getOn(session, path);
+    },
+    close: () => session?.destroy(),
+  };
+}
+
+function connectTls(port: number, creds: Creds): http2.ClientHttp2Session {
   const session = http2.connect(`https://127.0.0.1:${port}`, {
     ca: creds.caPem,
     cert: creds.certPem,
     key: creds.keyPem,
   });
+  session.on("error", () => {}); // each GET sees its own failure
+  return session;
+}
+
+/** GETs `path` on `session`; the body as text, bounded to 10 s. */
+function getOn(session: http2.ClientHttp2Session, path: string): Promise<string> {
+  let onError: (e: unknown) => void = () => {};
   const done = new Promise<string>((resolve, reject) => {
-    session.on("error", reject);
+    onError = reject;
+    session.once("error", onError);
     const req = session.request({ ":method": "GET", ":path": path });
     let text = "";
     let status = 0;
@@ -121,7 +150,7 @@ export function getText(port: number, creds: Creds, path: string): Promise<strin
   });
   return Promise.race([done, timeout]).finally(() => {
     clearTimeout(timer);
-    session.destroy();
+    session.off("error", onError);
   });
 }
 
@@ -146,15 +175,34 @@ export function metricValues(text: string, prefix: string): Record<string, numbe
 export function memDetail(
   machinedPid: number,
   edgePid: number,
-  api: { port: number; creds: Creds },
+  api: { port: number; creds: Creds; get?: (path: string) => Promise<string> },
 ) {
+  const get = api.get ?? ((path: string) => getText(api.port, api.creds, path));
   const heap = () =>
-    getText(api.port, api.creds, "/metrics").then(
+    get("/metrics").then(
       (t) => metricValues(t, "machined_process_heap_used_bytes ")[HEAP] ?? NaN,
       () => NaN,
     );
   return {
     heap,
+    /**
+     * One scrape: machined's V8 heap in use and glibc's heap (in use, free
+     * but kept) and V8's external memory, MiB (NaN when /metrics does not say).
+     */
+    heapAndMalloc: () =>
+      get("/metrics").then(
+        (t) => {
+          const v = metricValues(t, "machined_");
+          const at = (name: string) => mib((v[name] ?? NaN) / 1024);
+          return {
+            heapUsed: at(HEAP),
+            inUse: at("machined_malloc_in_use_bytes"),
+            free: at("machined_malloc_free_bytes"),
+            external: at("machined_process_external_bytes"),
+          };
+        },
+        () => ({ heapUsed: NaN, inUse: NaN, free: NaN, external: NaN }),
+      ),
     read: async () => ({
       machined: memMiB(await procMemDetail(machinedPid)),
       edge: memMiB(await procMemDetail(edgePid)),

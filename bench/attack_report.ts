@@ -32,6 +32,8 @@ export interface AttackArgs {
   readonly machinedEnv: Readonly<Record<string, string>>;
   /** machined's V8 flags instead of its image's (`--machined-v8-flags=a,b`; empty: none). */
   readonly machinedV8Flags?: readonly string[];
+  /** How the soak's memory samples reach /metrics (`--sample-connection=fresh|kept`). @default "fresh" */
+  readonly sampleConnection: "fresh" | "kept";
 }
 
 /** Thrown for a flag the attack bench does not know or cannot read. */
@@ -40,7 +42,8 @@ export class AttackArgsError extends Error {
 }
 
 const USAGE = "--scenario=handshakes|watch-flood|soak[,...] --duration=10m --hold=25s " +
-  "--slow=4096 --flood-streams=15000 --flood-churn-after --change=sysctl|hostname --machined-env=NAME=VALUE --machined-v8-flags=a,b";
+  "--slow=4096 --flood-streams=15000 --flood-churn-after --change=sysctl|hostname --machined-env=NAME=VALUE --machined-v8-flags=a,b " +
+  "--sample-connection=fresh|kept";
 
 /**
  * Parses `--scenario=` (repeatable or comma-separated; default every one),
@@ -54,6 +57,7 @@ export function parseAttackArgs(args: readonly string[]): AttackArgs {
   let machinedV8Flags: string[] | undefined;
   let change: "sysctl" | "hostname" = "sysctl";
   let floodChurnAfter = false;
+  let sampleConnection: "fresh" | "kept" = "fresh";
   const count = (flag: string, v: string) => {
     if (!/^[1-9]\d*$/.test(v)) throw new AttackArgsError(`${flag} needs a positive count: "${v}"`);
     return Number(v);
@@ -80,7 +84,9 @@ export function parseAttackArgs(args: readonly string[]): AttackArgs {
     else if (flag === "--flood-streams") floodStreams = count(flag, value);
     else if (a === "--flood-churn-after") floodChurnAfter = true;
     else if (flag === "--change" && (value === "sysctl" || value === "hostname")) change = value;
-    else if (flag === "--machined-env" && /^[A-Za-z_][A-Za-z0-9_]*=/.test(value)) {
+    else if (flag === "--sample-connection" && (value === "fresh" || value === "kept")) {
+      sampleConnection = value;
+    } else if (flag === "--machined-env" && /^[A-Za-z_][A-Za-z0-9_]*=/.test(value)) {
       const [name, v] = value.split(/=(.*)/s, 2);
       machinedEnv[name] = v;
     } else if (flag === "--machined-v8-flags") {
@@ -96,6 +102,7 @@ export function parseAttackArgs(args: readonly string[]): AttackArgs {
     floodChurnAfter,
     change,
     machinedEnv,
+    sampleConnection,
     ...(machinedV8Flags ? { machinedV8Flags } : {}),
   };
 }

@@ -24,6 +24,7 @@ Deno.test("attack args: every scenario by default, 10 min soak, 4096 slow handsh
     floodChurnAfter: false,
     change: "sysctl",
     machinedEnv: {},
+    sampleConnection: "fresh",
   });
 });
 
@@ -53,6 +54,8 @@ Deno.test("attack args: scenarios repeated or comma-separated, once each, durati
   assert.deepEqual([a.soakMs, a.holdMs, a.slow, a.floodStreams], [300_000, 90_000, 512, 2000]);
   assert.equal(parseAttackArgs(["--change=hostname"]).change, "hostname");
   assert.equal(parseAttackArgs(["--flood-churn-after"]).floodChurnAfter, true);
+  assert.equal(parseAttackArgs(["--sample-connection=kept"]).sampleConnection, "kept");
+  assert.throws(() => parseAttackArgs(["--sample-connection=pooled"]), AttackArgsError);
 });
 
 Deno.test("attack args: unknown scenarios, flags and bad values are refused by name", () => {

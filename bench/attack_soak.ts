@@ -13,7 +13,12 @@ import { soakTargets, verdict } from "./attack_report.ts";
 
 /** Runs the soak for `durationMs`; resolves to its JSON report (samples left out). */
 export async function runAttackSoak(
-  o: { durationMs: number; change?: SoakChange; node?: DevNodeOptions },
+  o: {
+    durationMs: number;
+    change?: SoakChange;
+    node?: DevNodeOptions;
+    sampleConnection?: "fresh" | "kept";
+  },
 ) {
   const r = await runSoak({
     edge: "rust",
@@ -22,6 +27,7 @@ export async function runAttackSoak(
     idleSettleMs: 10_000,
     node: o.node,
     change: o.change,
+    sampleConnection: o.sampleConnection,
   });
   const { samples, bench: _soak, ...rest } = r;
   const idle = r.idle!;
@@ -30,6 +36,7 @@ export async function runAttackSoak(
     scenario: "soak",
     at: new Date().toISOString(),
     ...(o.node ? { nodeOptions: o.node } : {}),
+    sampleConnection: o.sampleConnection ?? "fresh",
     ...rest,
     samples: samples.filter((_, i) => i % 6 === 0), // every 30 s
     ...verdict(soakTargets({

@@ -21,7 +21,7 @@ export const BENCH_USAGE = `usage: deno task bench [SUITE...] [soak flags]
   soak flags: --soak --duration=10m --edge=rust --streams=N --unread=N --watch-fanout=edge|machined
   attack flags: --scenario=handshakes|watch-flood|soak[,...] --duration=10m --hold=25s --slow=N
                 --flood-streams=N --flood-churn-after --change=sysctl|hostname
-                --machined-env=NAME=VALUE --machined-v8-flags=a,b
+                --machined-env=NAME=VALUE --machined-v8-flags=a,b --sample-connection=fresh|kept
   --help  this text`;
 
 /** What a bench command line asks for. */

@@ -31,8 +31,8 @@ import { WATCH_PATH } from "../api/server/mod.ts";
 import { ApplyMode } from "../api/gen/machined/v1/resources_pb.ts";
 import { readClientConfig, resolveCredentials } from "../pki/mod.ts";
 import { freePort, waitFor } from "../dev/testing.ts";
-import { mib, rssKiB } from "./proc.ts";
-import { memDetail, sleep } from "./attack_node.ts";
+import { rssKiB } from "./proc.ts";
+import { keptGetter, memDetail, sleep } from "./attack_node.ts";
 import { structIntValue, watchKind } from "./soak_wire.ts";
 import {
   configWithSeq,
@@ -77,10 +77,17 @@ export interface SoakOptions {
    * When set: wait this long once the node answers, then read machined's and
    * the edge's memory (RSS, Pss, RssAnon, RssFile) and machined's V8 heap
    * before any stream opens, read them again at the end, and read the heap
-   * at every sample; the report gains `idle`, `end` and `heapUsedMiB`
-   * (bench/attack.ts's soak).
+   * at every sample; the report gains `idle`, `end`, `heapUsedMiB` and
+   * `mallocMiB` ([s, glibc heap in use, free but kept, V8 external] from the
+   * same scrape) (bench/attack.ts's soak).
    */
   readonly idleSettleMs?: number;
+  /**
+   * How the memory samples reach /metrics: a fresh TLS connection each time
+   * (each one a new connection from the edge to machined), or one connection
+   * kept for every sample, as Prometheus keeps its own. @default "fresh"
+   */
+  readonly sampleConnection?: "fresh" | "kept";
 }
 
 /**
@@ -171,6 +178,7 @@ export async function runSoak(o: SoakOptions) {
     env: { ...o.node?.env, ...fanout },
   });
   const sessions: H2Client[] = [];
+  let stopSampler = () => {};
   try {
     const port = devPort;
     const edgePid = node.apid;
@@ -179,9 +187,12 @@ export async function runSoak(o: SoakOptions) {
     const admin = client();
     await waitFor("the edge answers", 30_000, () => admin.api.version({}).then(() => true));
     const base = await Deno.readTextFile(join(stateDir, "config.yaml"));
+    const kept = o.sampleConnection === "kept" ? keptGetter(port, creds) : undefined;
+    stopSampler = () => kept?.close();
     const detail = o.idleSettleMs === undefined ? undefined : memDetail(node.dev.pid, edgePid, {
       port,
       creds,
+      get: kept?.get,
     });
     const idle = detail && (await sleep(o.idleSettleMs!), await detail.read());
     for (let i = 0; i < (o.connections ?? 10); i++) sessions.push(tlsSession(port, creds));
@@ -200,13 +211,18 @@ export async function runSoak(o: SoakOptions) {
     const samples: RssSample[] = [];
     const started = performance.now();
     const heapUsed: [number, number][] = [];
+    /** [s, malloc in use, malloc free, V8 external] MiB (bench/attack_node.ts's memDetail). */
+    const malloc: [number, number, number, number][] = [];
     const sample = () => {
       const tMs = performance.now() - started;
       samples.push({
         tMs,
         rssKiB: { machined: read(node.dev.pid), edge: read(edgePid), client: rssKiB("self") },
       });
-      detail?.heap().then((b) => heapUsed.push([Math.round(tMs / 1000), mib(b / 1024)]));
+      detail?.heapAndMalloc().then((m) => {
+        heapUsed.push([Math.round(tMs / 1000), m.heapUsed]);
+        malloc.push([Math.round(tMs / 1000), m.inUse, m.free, m.external]);
+      });
     };
     sample();
     const sampler = setInterval(sample, sampleEveryMs);
@@ -239,7 +255,9 @@ export async function runSoak(o: SoakOptions) {
       latenciesMs: w.d.latencies,
     };
     const load: [number, number] = [load0, await loadAverage()];
-    const extra = detail ? { idle, end: await detail.read(), heapUsedMiB: heapUsed } : {};
+    const extra = detail
+      ? { idle, end: await detail.read(), heapUsedMiB: heapUsed, mallocMiB: malloc }
+      : {};
     return {
       change: o.change ?? "sysctl",
       ...soakReport({
@@ -254,6 +272,7 @@ export async function runSoak(o: SoakOptions) {
       ...extra,
     };
   } finally {
+    stopSampler();
     for (const c of sessions) c.close();
     try {
       node.dev.kill("SIGTERM");

@@ -13,6 +13,7 @@ import {
   NODE_PATHS,
   nodeActions,
   type NodeBackends,
+  startMallocTrim,
   UNREADY_CONDITION,
   unreadyReason,
 } from "../node/mod.ts";
@@ -213,8 +214,10 @@ export async function bootNode(
   Deno.addSignalListener("SIGTERM", () => control.requestPower("poweroff"));
   node.machined.stage.set(config ? "running" : "maintenance");
   const stopPageOut = startPageOut({ memory: backends.memory, logger });
+  const stopMallocTrim = startMallocTrim({ malloc: backends.malloc, logger });
   const action = await control.requested;
   stopPageOut();
+  stopMallocTrim();
   await shutdownComposedNode(node, backends, api, control, action);
   return action;
 }
@@ -471,6 +474,7 @@ async function startApi(
         maintenance: gate,
         cgroup: { ...APID_CGROUP, backend: new NativeCgroupBackend(APID_CGROUP.root) },
         actions,
+        malloc: backends.malloc,
       });
       // Beside boot, never blocking it: "API ready" once a call through the edge is answered.
       void reportApiReady({

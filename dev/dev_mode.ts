@@ -13,7 +13,7 @@ import {
   pathExists,
   writeClientConfig,
 } from "../pki/mod.ts";
-import { createNodeDomains, devBackends, nodeActions } from "../node/mod.ts";
+import { createNodeDomains, devBackends, nodeActions, startMallocTrim } from "../node/mod.ts";
 import { FakeSysctlBackend } from "../controllers/kernel/mod.ts";
 import { prepareApidPki, startApiHost } from "../api/host/mod.ts";
 import { configApplier, ConfigKeeper } from "../config/keeper/mod.ts";
@@ -47,6 +47,7 @@ export async function runDevMode(o: DevOptions): Promise<number> {
     done(code);
   };
   const api = await startDevApi(node, pki, stateDir, o.listen, stopping);
+  const stopMallocTrim = startMallocTrim({ malloc: node.malloc, logger: machined.logger });
   const stopWatch = watchConfigFile(
     configPath,
     async () => void await reloadConfigFile(keeper, configPath),
@@ -59,6 +60,7 @@ export async function runDevMode(o: DevOptions): Promise<number> {
   const code = await untilSignal(finished, () => done(0));
   machined.logger.info("dev", "stopping");
   stopWatch();
+  stopMallocTrim();
   await node.domains.stopServices();
   await api.stop();
   await machined.stop();
@@ -102,7 +104,7 @@ async function startDevNode(stateDir: string, configPath: string, fallbackHostna
     });
   }
   const hostname = load.state === "valid" ? load.config.machine.hostname : fallbackHostname;
-  return { machined, domains, keeper, load, hostname, processBackend };
+  return { machined, domains, keeper, load, hostname, processBackend, malloc: backends.malloc };
 }
 
 type DevNode = Awaited<ReturnType<typeof startDevNode>>;
@@ -157,6 +159,7 @@ async function startDevApi(
     listen,
     api: load.state === "valid" ? load.config.machine.api : undefined,
     processBackend: node.processBackend,
+    malloc: node.malloc,
     endpoints: () => [listen],
     dropUser: false,
     services: node.domains.supervisor,

@@ -114,3 +114,20 @@ Deno.test("controller metrics: counters from stats, a duration per finished cycl
   ok(text.includes('machined_uevents_total{outcome="rejected"} 1\n'));
   equal(/machined_process_resident_memory_bytes (\d+)/.exec(text) !== null, true);
 });
+
+Deno.test("machined's malloc heap and V8's external memory are exported when given", async () => {
+  const r = new MetricsRegistry();
+  r.collect(machinedCollector({
+    controllers: () => [],
+    watches: () => 0,
+    malloc: () => ({ inUse: 20 << 20, free: 3 << 20, arena: 24 << 20 }),
+  }));
+  const text = await r.render();
+  ok(text.includes(`machined_malloc_in_use_bytes ${20 << 20}\n`));
+  ok(text.includes(`machined_malloc_free_bytes ${3 << 20}\n`));
+  ok(text.includes(`machined_malloc_arena_bytes ${24 << 20}\n`));
+  ok(/machined_process_external_bytes \d+\n/.test(text));
+  const none = new MetricsRegistry();
+  none.collect(machinedCollector({ controllers: () => [], watches: () => 0 }));
+  ok(!(await none.render()).includes("machined_malloc_"));
+});

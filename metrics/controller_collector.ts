@@ -36,6 +36,8 @@ export interface MachinedSources {
   readonly controllers: () => readonly ControllerStats[];
   /** The store's open watches (controllers' and API streams'). */
   readonly watches: () => number;
+  /** glibc's heap (mallinfo2), when machined can read it. */
+  readonly malloc?: () => { inUse: number; free: number; arena: number };
 }
 
 /** What the uevent family reads (platform/uevent's CountingUeventBackend gives it). */
@@ -57,6 +59,30 @@ export function machinedCollector(sources: MachinedSources): Collector {
       samples: [{ value: sources.watches() }],
     },
     ...processFamilies(Deno.memoryUsage()),
+    ...(sources.malloc ? mallocFamilies(sources.malloc()) : []),
+  ];
+}
+
+/**
+ * glibc's heap in machined: in use, and free but kept by the arenas (what
+ * boot/malloc_trim.ts hands back). Tells a native leak (in use grows) from
+ * memory glibc keeps (free grows). Pure.
+ */
+export function mallocFamilies(h: { inUse: number; free: number; arena: number }): MetricFamily[] {
+  const gauge = (name: string, help: string, value: number): MetricFamily => ({
+    name,
+    help,
+    type: "gauge",
+    samples: [{ value }],
+  });
+  return [
+    gauge("machined_malloc_in_use_bytes", "Bytes machined's malloc heap has in use", h.inUse),
+    gauge("machined_malloc_free_bytes", "Free bytes machined's malloc arenas keep", h.free),
+    gauge(
+      "machined_malloc_arena_bytes",
+      "Bytes machined's malloc arenas hold (not mmapped)",
+      h.arena,
+    ),
   ];
 }
 
@@ -127,6 +153,12 @@ function processFamilies(m: Deno.MemoryUsage): MetricFamily[] {
       help: "machined's V8 heap in use",
       type: "gauge",
       samples: [{ value: m.heapUsed }],
+    },
+    {
+      name: "machined_process_external_bytes",
+      help: "Memory outside V8's heap that its objects hold (ArrayBuffer backing stores: malloc)",
+      type: "gauge",
+      samples: [{ value: m.external }],
     },
   ];
 }

@@ -23,7 +23,9 @@ import { type FirmwareBackend, NativeFirmwareBackend } from "../platform/firmwar
 import { FakeKmodBackend, type KmodBackend, NativeKmodBackend } from "../platform/kmod/mod.ts";
 import {
   FakeMemoryBackend,
+  type MallocBackend,
   type MemoryBackend,
+  NativeMallocBackend,
   NativeMemoryBackend,
 } from "../platform/memory/mod.ts";
 import { FakeMountBackend, type MountBackend, NativeMountBackend } from "../platform/mount/mod.ts";
@@ -53,6 +55,8 @@ export interface NodeBackends {
   process: ProcessBackend;
   /** machined's own resident memory (boot/page_out.ts). */
   memory: MemoryBackend;
+  /** machined's own malloc heap (boot/malloc_trim.ts). */
+  malloc: MallocBackend;
   /** Firmware trust facts (Secure Boot, enrolled keys, lockdown, TPM): read-only. */
   firmware: FirmwareBackend;
   /** The ingress firewall: Debian's nft over machined's own table. */
@@ -75,6 +79,7 @@ export function nativeBackends(): NodeBackends {
     block: new NativeBlockBackend(),
     process: nativeProcessBackend(),
     memory: new NativeMemoryBackend(),
+    malloc: new NativeMallocBackend(),
     firmware: new NativeFirmwareBackend(),
     firewall: new NftFirewallBackend({ process: nativeProcessBackend() }),
     wireguard: new WgWireguardBackend({ process: nativeProcessBackend() }),
@@ -99,6 +104,7 @@ export function devBackends(): NodeBackends {
     block: new ReadOnlyBlockBackend(new NativeBlockBackend()),
     process: nativeProcessBackend(),
     memory: new FakeMemoryBackend(), // dev figures stay comparable with earlier benches
+    malloc: new NativeMallocBackend(), // machined's own heap only: trimmed as on a node
     firmware: new NativeFirmwareBackend(), // read-only: the host's firmware, as a node would see it
     firewall: new FakeFirewallBackend(), // never the host's nftables
     wireguard: new FakeWireguardBackend(), // never the host's WireGuard devices

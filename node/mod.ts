@@ -22,3 +22,4 @@ export { nodeActions, type PowerRequest } from "./node_actions.ts";
 export { unlockAction } from "./unlock_action.ts";
 export { UNREADY_CONDITION, UNREADY_WORD, unreadyReason } from "./test_unready.ts";
 export { followVolumes, VOLUME_HOOK_BACKOFF, type VolumeHookDeps } from "./volume_hooks.ts";
+export { MALLOC_TRIM_SCHEDULE, startMallocTrim, trimOnce } from "./malloc_trim.ts";

@@ -28,6 +28,7 @@ import {
 } from "../server/mod.ts";
 import type { NodePki } from "../../pki/mod.ts";
 import type { ProcessBackend } from "../../platform/process/mod.ts";
+import type { MallocBackend } from "../../platform/memory/mod.ts";
 import type { Machined } from "../../core/mod.ts";
 import { Observer } from "../../observe/mod.ts";
 import { nativeFsUsage, NativeProcBackend } from "../../platform/procfs/mod.ts";
@@ -85,6 +86,8 @@ export interface ApiHostOptions {
    * restarted, never machined. Without it (dev mode, tests) it shares ours.
    */
   cgroup?: { backend: CgroupBackend; name: string; limits: CgroupLimits };
+  /** machined's malloc heap, for /metrics' `machined_malloc_*` families. */
+  malloc?: MallocBackend;
 }
 
 /** The running API. */
@@ -127,6 +130,7 @@ export async function startApiHost(o: ApiHostOptions): Promise<ApiHost> {
   const registry = createNodeMetrics(o.machined, {
     services: o.services,
     serviceCgroups: o.serviceCgroups,
+    malloc: o.malloc,
   });
   const internal = await startInternalApiServer({
     socketPath,

@@ -14,6 +14,7 @@ import {
 import { NativeProcBackend, type ProcBackend } from "../../platform/procfs/mod.ts";
 import type { ServiceControl } from "../server/mod.ts";
 import type { Machined } from "../../core/mod.ts";
+import type { MallocBackend } from "../../platform/memory/mod.ts";
 
 /** Options of {@link createNodeMetrics}. */
 export interface NodeMetricsOptions {
@@ -23,6 +24,8 @@ export interface NodeMetricsOptions {
   readonly services?: Pick<ServiceControl, "list">;
   /** The per-service cgroup directory, when services have cgroups (a node). */
   readonly serviceCgroups?: string;
+  /** machined's malloc heap: the `machined_malloc_*` families when given. */
+  readonly malloc?: MallocBackend;
 }
 
 /** Adds the node, machined and service collectors to machined's registry and returns it. */
@@ -32,6 +35,7 @@ export function createNodeMetrics(m: Machined, o: NodeMetricsOptions = {}): Metr
   registry.collect(machinedCollector({
     controllers: () => m.runtime.stats(),
     watches: () => m.store.watchCount,
+    malloc: o.malloc && (() => o.malloc!.heap()),
   }));
   const services = o.services;
   if (services) {

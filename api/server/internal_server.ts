@@ -30,6 +30,7 @@ import { decodeFailuresAreInvalidArgument } from "./decode_errors.ts";
 import { reflectionRoutes } from "./reflection_routes.ts";
 import { streamDeadlineInterceptor } from "./stream_deadline.ts";
 import { createInternalMetricsRoute } from "./metrics_route.ts";
+import { releaseOnClose } from "./h2_session_release.ts";
 import type { MetricsRegistry } from "../../metrics/mod.ts";
 
 /** 4 MiB: the default bound on one message in either direction. */
@@ -138,6 +139,7 @@ export async function startInternalApiServer(
     sessions.add(session);
     session.on("close", () => sessions.delete(session));
     session.on("error", () => {}); // a dying peer must not become an uncaught error
+    releaseOnClose(session); // Deno 2.9.3 keeps every closed session otherwise
   });
   const listener = await listenOnSocket(server, socketPath, options.socketGroup);
 

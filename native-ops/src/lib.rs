@@ -20,6 +20,7 @@ pub mod clock;
 pub mod identity;
 pub mod kmod;
 pub mod kmsg;
+pub mod malloc_heap;
 pub mod mount;
 pub mod page_out;
 pub mod power;

@@ -25,6 +25,7 @@ import { Duplex } from "node:stream";
 const READ_CHUNK = 64 * 1024;
 /** Reads shorter than this are copied out, so a queued chunk does not pin a whole read buffer. */
 const COPY_BELOW = 16 * 1024;
+const EMPTY = new Uint8Array(0);
 
 /** A connected (or connecting) Unix socket as a node Duplex. */
 export class UnixStream extends Duplex {
@@ -85,6 +86,7 @@ export class UnixStream extends Duplex {
         if (!this.destroyed) this.destroy(asError(e));
         return;
       }
+      if (this.destroyed) return;
       if (n === null) {
         this.#reading = false;
         this.push(null);
@@ -142,6 +144,7 @@ export class UnixStream extends Duplex {
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
     this.#reading = false;
+    this.#buffer = EMPTY; // a stream something still holds after close keeps no 64 KiB buffer
     this.#closeOnce();
     callback(error);
   }
