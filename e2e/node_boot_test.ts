@@ -75,10 +75,10 @@ async function checkVolumes(config: string, port: number, firstBoot: boolean, qe
     (d) => d.length === 2 && d.every((m) => m.spec.phase === "ready"),
   );
   assert.deepEqual(mounts.map((m) => m.spec.target).sort(), ["/system/state", "/var"]);
-  const [vda] = parseDocs(
-    (await machinectl(config, port, "get", "disks", "vda", "-o", "json")).out,
-  );
-  assert.equal(vda?.spec.layout, "machined", JSON.stringify(vda));
+  // Retried like the waits above: in CI, right after the edge budget step and beside the other
+  // QEMU lane, one bare call here once came back empty and its error was never printed.
+  const [vda] = await waitForDocs(config, port, ["disks", "vda"], (d) => d.length === 1, 60_000);
+  assert.equal(vda.spec.layout, "machined", JSON.stringify(vda));
   const [esp] = parseDocs(
     (await machinectl(config, port, "get", "discoveredvolumes", "vda1", "-o", "json")).out,
   );
