@@ -66,7 +66,9 @@ export class DiskDiscoveryController implements MachineController {
     { type: DISK_STATUS, kind: "exclusive" },
     { type: DISCOVERED_VOLUME, kind: "exclusive" },
   ] as const;
-  #deps: DiskDiscoveryDeps;
+  readonly #deps: DiskDiscoveryDeps;
+  /** Until the first full scan is in; then called and dropped. */
+  #onFirstScan: (() => void) | undefined;
   readonly #period: number;
   readonly #events: DiskEventWatch | undefined;
   #lastFull = Number.NEGATIVE_INFINITY;
@@ -74,6 +76,7 @@ export class DiskDiscoveryController implements MachineController {
 
   constructor(deps: DiskDiscoveryDeps) {
     this.#deps = deps;
+    this.#onFirstScan = deps.onFirstScan;
     this.#period = deps.resyncInterval ?? (deps.uevents ? UEVENT_RESCAN_MS : POLL_RESCAN_MS);
     this.#events = deps.uevents ? new DiskEventWatch(deps.uevents) : undefined;
   }
@@ -101,8 +104,8 @@ export class DiskDiscoveryController implements MachineController {
       for (const disk of await readSysfsDisks(root)) {
         await this.#publish(ctx, disk, mountedSources);
       }
-      this.#deps.onFirstScan?.();
-      this.#deps = { ...this.#deps, onFirstScan: undefined };
+      this.#onFirstScan?.();
+      this.#onFirstScan = undefined;
       return;
     }
     // Only the named disks: keep every other output; what a named disk no longer has is collected.
