@@ -46,26 +46,42 @@ export async function bootOnce(image: string, runDir: string): Promise<BootFigur
 export type BootFigure = Exclude<keyof BootFigures, "image">;
 
 /** The summary line: per figure, the medians of A and B, the B/A ratio of each pair and its median. */
-export interface PairSummary {
+export interface PairSummary<K extends string = BootFigure> {
   suite: "bootPair";
   pairs: number;
-  medianA: Record<BootFigure, number | null>;
-  medianB: Record<BootFigure, number | null>;
-  ratiosBOverA: Record<BootFigure, (number | null)[]>;
-  medianRatioBOverA: Record<BootFigure, number | null>;
+  medianA: Record<K, number | null>;
+  medianB: Record<K, number | null>;
+  ratiosBOverA: Record<K, (number | null)[]>;
+  medianRatioBOverA: Record<K, number | null>;
 }
 
 /** Summarizes alternated boots; a figure no boot printed is null throughout. Pure. */
 export function summarizePairs(runs: readonly { a: BootFigures; b: BootFigures }[]): PairSummary {
-  const keys = Object.keys(runs[0]?.a ?? {}).filter((k) => k !== "image") as BootFigure[];
-  const per = <T>(f: (k: BootFigure) => T) =>
-    Object.fromEntries(keys.map((k) => [k, f(k)])) as Record<BootFigure, T>;
-  const ratios = per((k) => runs.map((r) => ratio(r.b[k], r.a[k])));
+  return summarizeFigurePairs<BootFigure>(runs);
+}
+
+/**
+ * {@link summarizePairs} for any boot's figures (bench/boot_encryption.ts has its
+ * own): every key but `image` whose values are numbers or null. Pure.
+ */
+export function summarizeFigurePairs<K extends string>(
+  runs: readonly { a: object; b: object }[],
+): PairSummary<K> {
+  const first: Readonly<Record<string, unknown>> = { ...runs[0]?.a };
+  const keys = Object.keys(first).filter((k) =>
+    k !== "image" && (typeof first[k] === "number" || first[k] === null)
+  ) as K[];
+  const at = (f: object, k: K) => {
+    const v = (f as Readonly<Record<string, unknown>>)[k];
+    return typeof v === "number" ? v : null;
+  };
+  const per = <T>(f: (k: K) => T) => Object.fromEntries(keys.map((k) => [k, f(k)])) as Record<K, T>;
+  const ratios = per((k) => runs.map((r) => ratio(at(r.b, k), at(r.a, k))));
   return {
     suite: "bootPair",
     pairs: runs.length,
-    medianA: per((k) => median(runs.map((r) => r.a[k]))),
-    medianB: per((k) => median(runs.map((r) => r.b[k]))),
+    medianA: per((k) => median(runs.map((r) => at(r.a, k)))),
+    medianB: per((k) => median(runs.map((r) => at(r.b, k)))),
     ratiosBOverA: ratios,
     medianRatioBOverA: per((k) => median(ratios[k])),
   };

@@ -28,6 +28,7 @@ import {
   type UnlockOutcome,
 } from "./decide_encryption.ts";
 import { mayKill, planRotation } from "./plan_rotation.ts";
+import { slotPbkdf } from "./key_derivation.ts";
 import { enrollTpmKey, unsealTpmKey } from "./tpm_keys.ts";
 
 /** Where keys come from. */
@@ -45,7 +46,7 @@ export interface LuksVolume {
   /** `STATE` or `EPHEMERAL`: the LUKS2 label and the nodeid key's context. */
   volume: string;
   device: string;
-  /** @default the backend's (DEFAULT_PBKDF) */
+  /** A passphrase slot's derivation (machine-made keys get slotPbkdf's). @default DEFAULT_PBKDF */
   pbkdf?: Pbkdf;
 }
 
@@ -98,12 +99,12 @@ export async function formatVolume(
     slot: first.slot,
     cipher: encryption.cipher,
     sectorSize: encryption.sector_size,
-    pbkdf: v.pbkdf,
+    pbkdf: slotPbkdf(first.kind, v.pbkdf),
     label: v.volume,
   });
   await enroll(v, first);
   for (const [i, k] of rest.entries()) {
-    await v.crypt.addKey(v.device, firstKey, bytes[i + 1], k.slot);
+    await v.crypt.addKey(v.device, firstKey, bytes[i + 1], k.slot, slotPbkdf(k.kind, v.pbkdf));
     await enroll(v, k);
   }
   const result: FormatResult = { sealed: [], notes: [] };
@@ -172,7 +173,7 @@ export async function rotateVolume(
   if (plan.add.length > 0) progress("adding", `adding slots ${slots(plan.prove)}`);
   for (const k of plan.add) {
     const bytes = await keyBytes(v, k);
-    await v.crypt.addKey(v.device, key, bytes, k.slot);
+    await v.crypt.addKey(v.device, key, bytes, k.slot, slotPbkdf(k.kind, v.pbkdf));
     await enroll(v, k);
     r.added.push(k.slot);
     if (await v.crypt.testKey(v.device, bytes, k.slot)) r.proven.push(k.slot);

@@ -42,6 +42,20 @@ async function withVolume(fn: (v: LuksVolume, file: string) => Promise<void>) {
   }
 }
 
+/** Each keyslot's `kdf.type`, read from the header by cryptsetup itself. */
+async function kdfTypes(device: string): Promise<Record<string, string>> {
+  const out = await new Deno.Command("cryptsetup", {
+    args: ["luksDump", "--dump-json-metadata", device],
+    stdout: "piped",
+  }).output();
+  const meta = JSON.parse(new TextDecoder().decode(out.stdout));
+  return Object.fromEntries(
+    Object.entries(meta.keyslots as Record<string, { kdf: { type: string } }>).map((
+      [slot, k],
+    ) => [slot, k.kdf.type]),
+  );
+}
+
 const ignore = missing !== undefined;
 const needs = missing ? ` (needs ${missing})` : "";
 
@@ -58,6 +72,8 @@ Deno.test({
 
       const slots = (await v.crypt.dump(v.device)).slots;
       assert.deepEqual(slots, [{ slot: 0, kind: "static" }, { slot: 1, kind: "nodeid" }]);
+      // The header records each slot's derivation: argon2id for the passphrase, PBKDF2 for nodeid.
+      assert.deepEqual(await kdfTypes(v.device), { "0": "argon2id", "1": "pbkdf2" });
       const found = decideEncryption("STATE", { kind: "luks", slots }, config, false);
       assert.equal(found.action, "unlock");
       if (found.action !== "unlock") return;

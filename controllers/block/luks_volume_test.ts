@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { VolumeEncryptionConfig } from "../../config/mod.ts";
-import { FakeCryptBackend } from "../../platform/crypt/mod.ts";
+import { DEFAULT_PBKDF, FakeCryptBackend, MACHINE_KEY_PBKDF } from "../../platform/crypt/mod.ts";
 import { formatVolume, type LuksVolume, rotateVolume, unlockVolume } from "./luks_volume.ts";
 
 const UUID = "4c4c4544-0042-3510-8052-b4c04f384d32";
@@ -30,6 +30,20 @@ Deno.test("format enrolls every key with a token naming its kind", async () => {
     { slot: 0, kind: "static" },
     { slot: 1, kind: "nodeid" },
   ]);
+});
+
+Deno.test("a passphrase slot derives with argon2id, a nodeid slot with PBKDF2, at format and rotation", async () => {
+  const v = volume();
+  await formatVolume(v, enc(N1, S0), [N1, S0]);
+  assert.deepEqual(v.crypt.kdfOf(v.device, 1), MACHINE_KEY_PBKDF, "nodeid first: luksFormat");
+  assert.deepEqual(v.crypt.kdfOf(v.device, 0), DEFAULT_PBKDF, "static: luksAddKey");
+  const w = volume();
+  await formatVolume(w, enc(S0), [S0]);
+  assert.deepEqual(w.crypt.kdfOf(w.device, 0), DEFAULT_PBKDF, "static first: luksFormat");
+  const key = new TextEncoder().encode(S0.passphrase);
+  const r = await rotateVolume(w, enc(S0, N1), 0, key);
+  assert.deepEqual(r.added, [1]);
+  assert.deepEqual(w.crypt.kdfOf(w.device, 1), MACHINE_KEY_PBKDF, "nodeid added by a rotation");
 });
 
 Deno.test("unlock by nodeid; on another board only the static key opens", async () => {

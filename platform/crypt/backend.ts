@@ -7,12 +7,22 @@
  * @module
  */
 
-/** argon2id cost: what one unlock costs in memory and time. */
-export interface Pbkdf {
+/** A keyslot's key derivation: what one unlock by it costs in memory and time. */
+export type Pbkdf = Argon2idCost | Pbkdf2Cost;
+
+/** argon2id, memory-hard: for keys a person chose (docs/decisions.md, "LUKS2 key derivation cost"). */
+export interface Argon2idCost {
+  algorithm?: "argon2id";
   /** KiB. */
   memoryKiB: number;
   iterations: number;
   parallel: number;
+}
+
+/** PBKDF2-SHA256: for keys with the entropy of a random key, which a slow KDF does not protect. */
+export interface Pbkdf2Cost {
+  algorithm: "pbkdf2";
+  iterations: number;
 }
 
 /**
@@ -21,6 +31,15 @@ export interface Pbkdf {
  * guest (docs/decisions.md, "LUKS2 key derivation cost").
  */
 export const DEFAULT_PBKDF: Pbkdf = { memoryKiB: 65536, iterations: 4, parallel: 1 };
+
+/**
+ * The cost of a slot whose key the machine made (a TPM-sealed random key, a
+ * `nodeid` key): PBKDF2 at cryptsetup's least, 1 000 iterations. A slow KDF
+ * only slows the guessing of a key with little entropy; these have a random
+ * key's, and argon2id took seconds per derivation in a 1 GiB TCG guest
+ * (docs/decisions.md, "Machine-made keys derive with PBKDF2").
+ */
+export const MACHINE_KEY_PBKDF: Pbkdf = { algorithm: "pbkdf2", iterations: 1000 };
 
 /** Token type prefix: a token `machined-<kind>` says which key kind a slot holds. */
 export const TOKEN_PREFIX = "machined-";
@@ -60,7 +79,7 @@ export interface FormatOptions {
   cipher?: string;
   /** @default 4096 */
   sectorSize?: number;
-  /** @default DEFAULT_PBKDF */
+  /** The first key's derivation. @default DEFAULT_PBKDF */
   pbkdf?: Pbkdf;
   /** LUKS2 label (the volume name). */
   label?: string;
@@ -114,7 +133,13 @@ export interface CryptBackend {
   ): Promise<string>;
   close(name: string): Promise<void>;
   /** Enroll `newKey` in `slot`, authorised by `key`. @throws KeyRejectedError */
-  addKey(device: string, key: Uint8Array, newKey: Uint8Array, slot: number): Promise<void>;
+  addKey(
+    device: string,
+    key: Uint8Array,
+    newKey: Uint8Array,
+    slot: number,
+    pbkdf?: Pbkdf,
+  ): Promise<void>;
   /** Remove the key in `slot`. */
   killSlot(device: string, slot: number): Promise<void>;
   /** Store `token` in the header under `id`. */

@@ -8,11 +8,13 @@ import { errnoValue, SysError } from "../../native-ops/mod.ts";
 import { FaultInjector } from "../mod.ts";
 import {
   type CryptBackend,
+  DEFAULT_PBKDF,
   type FormatOptions,
   KeyRejectedError,
   type LuksInfo,
   type LuksToken,
   NotLuksError,
+  type Pbkdf,
 } from "./backend.ts";
 
 /** The LUKS2 default header size: where data starts. */
@@ -20,6 +22,8 @@ const DATA_OFFSET = 16 * 1024 * 1024;
 
 interface FakeHeader {
   keys: Map<number, string>;
+  /** Each slot's key derivation, as the real header records it. */
+  kdf: Map<number, Pbkdf>;
   tokens: Map<number, LuksToken>;
   cipher: string;
   sectorSize: number;
@@ -81,6 +85,7 @@ export class FakeCryptBackend implements CryptBackend {
     return this.#do("format", [device, options.slot], () => {
       this.headers.set(device, {
         keys: new Map([[options.slot, hex(key)]]),
+        kdf: new Map([[options.slot, options.pbkdf ?? DEFAULT_PBKDF]]),
         tokens: new Map(),
         cipher: options.cipher ?? "aes-xts-plain64",
         sectorSize: options.sectorSize ?? 4096,
@@ -110,17 +115,29 @@ export class FakeCryptBackend implements CryptBackend {
   close(name: string): Promise<void> {
     return this.#do("close", [name], () => void this.mapped.delete(name));
   }
-  addKey(device: string, key: Uint8Array, newKey: Uint8Array, slot: number): Promise<void> {
+  addKey(
+    device: string,
+    key: Uint8Array,
+    newKey: Uint8Array,
+    slot: number,
+    pbkdf: Pbkdf = DEFAULT_PBKDF,
+  ): Promise<void> {
     return this.#do("addKey", [device, slot], () => {
       const h = this.#header("addKey", device);
       if (this.#opens(h, key) === undefined) throw new KeyRejectedError(device, undefined);
       if (h.keys.has(slot)) throw new SysError("addKey", errnoValue("EEXIST"), `slot ${slot}`);
       h.keys.set(slot, hex(newKey));
+      h.kdf.set(slot, pbkdf);
     });
+  }
+  /** The key derivation `slot` of `device` was made with (tests; the real one is in luksDump). */
+  kdfOf(device: string, slot: number): Pbkdf | undefined {
+    return this.headers.get(device)?.kdf.get(slot);
   }
   killSlot(device: string, slot: number): Promise<void> {
     return this.#do("killSlot", [device, slot], () => {
       const h = this.#header("killSlot", device);
+      h.kdf.delete(slot);
       if (!h.keys.delete(slot)) {
         throw new SysError("killSlot", errnoValue("ENOENT"), `slot ${slot}`);
       }

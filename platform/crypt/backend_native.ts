@@ -17,6 +17,7 @@ import {
   type LuksInfo,
   type LuksToken,
   NotLuksError,
+  type Pbkdf,
 } from "./backend.ts";
 import { parseLuksDump } from "./luks_dump.ts";
 
@@ -88,7 +89,6 @@ export class NativeCryptBackend implements CryptBackend {
   }
 
   async format(device: string, key: Uint8Array, options: FormatOptions): Promise<void> {
-    const p = options.pbkdf ?? DEFAULT_PBKDF;
     const args = [
       "luksFormat",
       "--batch-mode",
@@ -98,14 +98,7 @@ export class NativeCryptBackend implements CryptBackend {
       options.cipher ?? "aes-xts-plain64",
       "--sector-size",
       String(options.sectorSize ?? 4096),
-      "--pbkdf",
-      "argon2id",
-      "--pbkdf-memory",
-      String(p.memoryKiB),
-      "--pbkdf-force-iterations",
-      String(p.iterations),
-      "--pbkdf-parallel",
-      String(p.parallel),
+      ...pbkdfArgs(options.pbkdf ?? DEFAULT_PBKDF),
       "--key-slot",
       String(options.slot),
       ...(options.label ? ["--label", options.label] : []),
@@ -168,20 +161,18 @@ export class NativeCryptBackend implements CryptBackend {
     }
   }
 
-  addKey(device: string, key: Uint8Array, newKey: Uint8Array, slot: number): Promise<void> {
-    const p = DEFAULT_PBKDF;
+  addKey(
+    device: string,
+    key: Uint8Array,
+    newKey: Uint8Array,
+    slot: number,
+    pbkdf: Pbkdf = DEFAULT_PBKDF,
+  ): Promise<void> {
     return this.#withFiles([key, newKey], async ([k, n]) => {
       const args = [
         "luksAddKey",
         "--batch-mode",
-        "--pbkdf",
-        "argon2id",
-        "--pbkdf-memory",
-        String(p.memoryKiB),
-        "--pbkdf-force-iterations",
-        String(p.iterations),
-        "--pbkdf-parallel",
-        String(p.parallel),
+        ...pbkdfArgs(pbkdf),
         "--new-key-slot",
         String(slot),
         `--key-file=${k}`,
@@ -240,4 +231,21 @@ async function zeroHead(device: string, length: number): Promise<void> {
   } finally {
     f.close();
   }
+}
+
+/** cryptsetup's flags for `p`, fixed rather than benchmarked. Pure. */
+export function pbkdfArgs(p: Pbkdf): string[] {
+  if (p.algorithm === "pbkdf2") {
+    return ["--pbkdf", "pbkdf2", "--pbkdf-force-iterations", String(p.iterations)];
+  }
+  return [
+    "--pbkdf",
+    "argon2id",
+    "--pbkdf-memory",
+    String(p.memoryKiB),
+    "--pbkdf-force-iterations",
+    String(p.iterations),
+    "--pbkdf-parallel",
+    String(p.parallel),
+  ];
 }

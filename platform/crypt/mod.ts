@@ -21,6 +21,7 @@ export {
   type LuksInfo,
   type LuksSlot,
   type LuksToken,
+  MACHINE_KEY_PBKDF,
   NotLuksError,
   type Pbkdf,
   TOKEN_PREFIX,

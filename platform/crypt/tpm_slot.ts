@@ -6,7 +6,7 @@
  * header alone says how to open it, before any config is read.
  * @module
  */
-import { type CryptBackend, type LuksToken, TOKEN_PREFIX } from "./backend.ts";
+import { type CryptBackend, type LuksToken, MACHINE_KEY_PBKDF, TOKEN_PREFIX } from "./backend.ts";
 import {
   type PolicyPublicKeyPem,
   type SealedKey,
@@ -46,7 +46,8 @@ export async function enrollTpmSlot(
   const key = crypto.getRandomValues(new Uint8Array(32));
   try {
     const sealed = await tpm.seal(key, o.publicKey, o.pcrs ?? [UKI_PCR]);
-    await crypt.addKey(o.device, o.authKey, key, o.slot);
+    // A random key: a slow derivation would add nothing (backend.ts, MACHINE_KEY_PBKDF).
+    await crypt.addKey(o.device, o.authKey, key, o.slot, MACHINE_KEY_PBKDF);
     await crypt.importToken(o.device, o.slot, tpmToken(o.slot, sealed));
   } finally {
     key.fill(0);
