@@ -157,7 +157,7 @@ const have = (p: string) => Deno.stat(p).then(() => true, () => false);
  */
 export async function toolsTpmUnavailable(
   device = "/dev/tpmrm0",
-  tool = "/usr/bin/tpm2_unseal",
+  tool = "/usr/bin/tpm2",
 ): Promise<string | undefined> {
   if (!await have(device)) return `no TPM device (${device})`;
   if (!await have(tool)) return `the image carries no tpm2-tools (${tool})`;

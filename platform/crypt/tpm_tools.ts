@@ -39,6 +39,9 @@ export interface ToolsTpmOptions {
   keyDir?: string;
 }
 
+/** tpm2-tools' multi-call binary (each `tpm2_*` name links to it). */
+export const TPM2 = "tpm2";
+
 const SEALED_ATTRIBUTES = "fixedtpm|fixedparent|adminwithpolicy|noda";
 /** What tpm2-tools prints when the TCTI cannot reach a TPM. */
 const NO_TPM = /Could not load tcti|Failed to instantiate TCTI/;
@@ -242,7 +245,7 @@ export class ToolsTpmBackend implements TpmBackend {
   }
 
   #run(...argv: string[]): Promise<ToolRun> {
-    return runTool(this.#process, [argv[0], "-T", this.#tcti, ...argv.slice(1)]);
+    return runTool(this.#process, toolArgv(this.#tcti, argv));
   }
 
   async #ok(...argv: string[]): Promise<string> {
@@ -255,7 +258,7 @@ export class ToolsTpmBackend implements TpmBackend {
   }
 
   #error(argv: string[], r: ToolRun): Tpm2ToolsError {
-    return new Tpm2ToolsError([argv[0], "-T", this.#tcti, ...argv.slice(1)], r.exit, r.stderr);
+    return new Tpm2ToolsError(toolArgv(this.#tcti, argv), r.exit, r.stderr);
   }
 
   /** Run `fn` with a private directory (`f(name)` is a path in it); always removed. */
@@ -269,6 +272,11 @@ export class ToolsTpmBackend implements TpmBackend {
       await Deno.remove(dir, { recursive: true });
     }
   }
+}
+
+/** `tpm2_unseal …` as `tpm2 unseal -T tcti …`: the image ships the one multi-call binary. Pure. */
+export function toolArgv(tcti: string, argv: readonly string[]): string[] {
+  return [TPM2, argv[0].replace(/^tpm2_/, ""), "-T", tcti, ...argv.slice(1)];
 }
 
 /** What both backends check before the TPM: the policy covers the sealed PCRs, by the right key. */
