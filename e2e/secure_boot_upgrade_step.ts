@@ -31,6 +31,8 @@ export interface SecureBootUpgradeDeps {
   signingKeyFile: string;
   /** The ESP's files as the host reads them from the disk image. */
   esp: () => Promise<unknown>;
+  /** Checks on the node once it is back on B (the encrypted EPHEMERAL's `tpm` key). */
+  onB?: () => Promise<void>;
 }
 
 /** The Y image and its Secure Boot bundle, then the refusals, the upgrade and the rollback. */
@@ -84,6 +86,7 @@ export async function secureBootUpgradeStep(
   figures.secureBootUpgradeToReadyS = +((performance.now() - t) / 1000).toFixed(1);
   const sb = await machinectl(d.client, d.port, "get", "securebootstatus", "-o", "yaml");
   assert.match(sb.out, /secureBoot: on/);
+  await d.onB?.();
 
   t = performance.now();
   r = await machinectl(d.client, d.port, "rollback", "--timeout", "15m");

@@ -10,9 +10,8 @@
  * the TPM verifies the signed PCR policy (a ticket), a policy session runs
  * PolicyPCR then PolicyAuthorize with the ticket, and TPM2_Unseal answers
  * only if PCR 11 holds the signed value. Every transient object and session
- * is flushed after each step: without a resource manager (swtpm's socket) a
- * TPM holds three transient objects and each tool run would leave its own.
- * @module
+ * is flushed after each step (without a resource manager, swtpm's socket, a
+ * TPM holds three transient objects). @module
  */
 import { type ProcessBackend, runTool, ToolError, type ToolRun } from "../process/mod.ts";
 import {
@@ -41,12 +40,11 @@ export interface ToolsTpmOptions {
 
 /** tpm2-tools' multi-call binary (each `tpm2_*` name links to it). */
 export const TPM2 = "tpm2";
-
 const SEALED_ATTRIBUTES = "fixedtpm|fixedparent|adminwithpolicy|noda";
 /** What tpm2-tools prints when the TCTI cannot reach a TPM. */
 const NO_TPM = /Could not load tcti|Failed to instantiate TCTI/;
 
-/** The real backend. */
+/** The real backend (tpm2-tools). */
 export class ToolsTpmBackend implements TpmBackend {
   readonly #process: ProcessBackend;
   readonly #tcti: string;
@@ -189,6 +187,11 @@ export class ToolsTpmBackend implements TpmBackend {
       await this.#ok("tpm2_pcrread", `sha256:${index}`, "-o", f("pcr"));
       return await Deno.readFile(f("pcr"));
     });
+  }
+
+  async extend(index: number, data: Uint8Array): Promise<void> {
+    const d = new Uint8Array(await crypto.subtle.digest("SHA-256", data.slice()));
+    await this.#ok("tpm2_pcrextend", `${index}:sha256=${d.toHex()}`);
   }
 
   /** Load the signing key as an external object (for its name), run `use`, flush it. */
