@@ -31,6 +31,8 @@ export interface SecureBootUpgradeDeps {
   signingKeyFile: string;
   /** The ESP's files as the host reads them from the disk image. */
   esp: () => Promise<unknown>;
+  /** Awaited once Y's bundle is written, before the node is asked anything (the case's checks). */
+  afterBuild?: () => Promise<void>;
   /** Checks on the node once it is back on B (the encrypted EPHEMERAL's `tpm` key). */
   onB?: () => Promise<void>;
 }
@@ -50,6 +52,7 @@ export async function secureBootUpgradeStep(
   });
   const yBundle = join(d.work, "y.bundle");
   console.log(await writeImageBundle(y, yBundle, d.signingKeyFile));
+  await d.afterBuild?.();
   const before = await d.esp();
 
   const stranger = await strangerBundle(d, y);
