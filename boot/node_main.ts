@@ -252,6 +252,7 @@ function composeNode(backends: NodeBackends, logger: RingLogger): ComposedNode {
   const stopFollowingVolumes = followVolumes(machined, {
     config: keeper,
     supervisor: domains.supervisor,
+    beforeServices: domains.closeTpmUnseal,
   });
   return { machined, domains, keeper, stopFollowingVolumes, esp };
 }

@@ -12,6 +12,10 @@
  *    plain bundle refused before the ESP changes, the signed one installed
  *    into B and booted (cold: a UKI entry is never kexec-staged), rollback
  *    to A (e2e/secure_boot_upgrade_step.ts);
+ *    EPHEMERAL is LUKS2 with a `static` and a `tpm` key: sealed at the first
+ *    boot under the UKI's signed PCR 11 policy, opened by the TPM on B (a new
+ *    UKI, its own signed policy), the header never rewritten, PCR 11 closed
+ *    with `sysinit` on each boot (e2e/tpm_volume_checks.ts);
  * 3. one byte of each UKI's command line changed on the disk (the
  *    variables kept): the firmware refuses to load it, and no kernel starts.
  *
@@ -29,6 +33,12 @@ import type { SecureBootStatusSpec } from "../resources/mod.ts";
 import { freePort, machinectl, parseDocs } from "./helpers.ts";
 import { expectedPcr11, flipUkiCmdlineByte, readUkiFromImage } from "./uki_on_esp.ts";
 import { espFingerprint } from "./upgrade_helpers.ts";
+import {
+  checkTpmEnrolled,
+  checkTpmUnlocked,
+  ephemeralHeaderSha,
+  TPM_EPHEMERAL,
+} from "./tpm_volume_checks.ts";
 
 const WORK = "build/e2e/secure-boot";
 const X = "1.0.0-e2e";
@@ -64,10 +74,21 @@ async function checkSecureBootStatus(
   return spec;
 }
 
+/** Each boot's PCR 11 after machined closed it to tpm keys, from its console line. */
+async function closedPcrs(vm: { console(): Promise<string> }): Promise<string[]> {
+  for (let i = 0;; i++) {
+    const log = await vm.console();
+    const got = [...log.matchAll(/tpm: PCR 11 extended phase=sysinit pcr11=([0-9a-f]{64})/g)];
+    const boots = (log.match(/machined-init: start /g) ?? []).length;
+    if (got.length >= boots || i >= 30) return got.map((m) => m[1]);
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
 Deno.test({
   name: "Secure Boot in QEMU: the image enrolls its owner's keys, boots its signed UKI locked " +
     "down, upgrades to a Secure Boot bundle and rolls back, refuses other owners' UKIs, and a UKI with one changed command-line byte is refused by the firmware " +
-    "and PCR 11 is what systemd-measure computes (needs qemu-system-x86_64, OVMF, sbsigntool, efitools, swtpm)",
+    "and PCR 11 is what systemd-measure computes; EPHEMERAL's tpm key opens it after the upgrade without a reseal (needs qemu-system-x86_64, OVMF, sbsigntool, efitools, swtpm)",
   ignore: !hasTools || !hasFirmware || Deno.build.arch !== "x86_64",
   sanitizeOps: false,
   sanitizeResources: false,
@@ -91,6 +112,7 @@ Deno.test({
   const nodeBundle = await ensureNodeBundle(nodeDir, { name, port });
   const cfg = parse(await Deno.readTextFile(nodeBundle.paths.machineConfig));
   cfg.machine.upgrade = { trusted_keys: [signing.publicPem] };
+  cfg.machine.install.encryption = TPM_EPHEMERAL;
   const config = join(WORK, "machine.yaml");
   await Deno.writeTextFile(config, stringify(cfg));
   const program = new URL("../main.ts", import.meta.url).pathname;
@@ -140,19 +162,33 @@ Deno.test({
       "/A/machined.efi",
     );
     const want = await expectedPcr11(uki, "enter-initrd:leave-initrd");
-    assert.equal(
-      status.pcrs.find((p) => p.index === 11)?.sha256,
-      want,
+    // Read at machined's start, or after it closed PCR 11 to tpm keys once EPHEMERAL was up.
+    const closed = await expectedPcr11(uki, "enter-initrd:leave-initrd:sysinit");
+    assert.ok(
+      [want, closed].includes(status.pcrs.find((p) => p.index === 11)?.sha256 ?? ""),
       "PCR 11 as systemd-measure computes it",
     );
     figures.pcr11 = want;
+    // The `tpm` key: EPHEMERAL sealed at this first boot (the stub's policy reached machined),
+    // checked while the upgrade's image builds (the step awaits it before it touches the node).
+    assert.match(log, /machined-init: carried tpm2-pcr-signature\.json, tpm2-pcr-public-key\.pem/);
+    const client = node.bundle.paths.clientConfig;
+    const t = performance.now();
+    const enrolled = (async () => {
+      await checkTpmEnrolled(client, port);
+      figures.tpmEnrolledAfterApiS = +((performance.now() - t) / 1000).toFixed(1);
+      // Then machined closed PCR 11 to tpm keys (sysinit), to the value a host predicts.
+      assert.deepEqual(await closedPcrs(node.vm), [closed]);
+      return await ephemeralHeaderSha(node.image.out);
+    })();
+    enrolled.catch(() => {}); // awaited below; a failure is thrown there
 
     // 2. A Secure Boot bundle: refusals (another owner's UKIs, a plain bundle), B at Y, back to A.
     const espOffset = node.image.layout!.espOffset;
     Object.assign(
       figures,
       await secureBootUpgradeStep({
-        client: node.bundle.paths.clientConfig,
+        client,
         port,
         work: WORK,
         program,
@@ -160,6 +196,17 @@ Deno.test({
         keyDir,
         signingKeyFile,
         esp: () => espFingerprint(node.image.out, espOffset),
+        afterBuild: async () => void await enrolled,
+        // On B (a new UKI, its own signed policy): opened by the TPM, the header as sealed.
+        onB: async () => {
+          const t = performance.now();
+          await checkTpmUnlocked(client, port);
+          figures.tpmUnlockedOnBWaitS = +((performance.now() - t) / 1000).toFixed(1);
+          assert.equal(await ephemeralHeaderSha(node.image.out), await enrolled, "no reseal");
+          const ukiB = await readUkiFromImage(node.image.out, espOffset, "/B/machined.efi");
+          const closedB = await expectedPcr11(ukiB, "enter-initrd:leave-initrd:sysinit");
+          assert.deepEqual(await closedPcrs(node.vm), [closed, closedB], "A, then B");
+        },
       }, { x: X, y: Y }),
     );
     await node.vm.stop();

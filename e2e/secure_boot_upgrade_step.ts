@@ -31,6 +31,10 @@ export interface SecureBootUpgradeDeps {
   signingKeyFile: string;
   /** The ESP's files as the host reads them from the disk image. */
   esp: () => Promise<unknown>;
+  /** Awaited once Y's bundle is written, before the node is asked anything (the case's checks). */
+  afterBuild?: () => Promise<void>;
+  /** Checks on the node once it is back on B (the encrypted EPHEMERAL's `tpm` key). */
+  onB?: () => Promise<void>;
 }
 
 /** The Y image and its Secure Boot bundle, then the refusals, the upgrade and the rollback. */
@@ -48,6 +52,7 @@ export async function secureBootUpgradeStep(
   });
   const yBundle = join(d.work, "y.bundle");
   console.log(await writeImageBundle(y, yBundle, d.signingKeyFile));
+  await d.afterBuild?.();
   const before = await d.esp();
 
   const stranger = await strangerBundle(d, y);
@@ -84,6 +89,7 @@ export async function secureBootUpgradeStep(
   figures.secureBootUpgradeToReadyS = +((performance.now() - t) / 1000).toFixed(1);
   const sb = await machinectl(d.client, d.port, "get", "securebootstatus", "-o", "yaml");
   assert.match(sb.out, /secureBoot: on/);
+  await d.onB?.();
 
   t = performance.now();
   r = await machinectl(d.client, d.port, "rollback", "--timeout", "15m");

@@ -8,6 +8,7 @@
  */
 import {
   type InitramfsCompression,
+  initramfsCompression,
   type InitramfsSizes,
   writeInitramfs,
 } from "./initramfs/initramfs.ts";
@@ -180,7 +181,10 @@ export async function buildImage(given: ImageOptions = {}): Promise<ImageResult>
 async function buildContext(options: ImageOptions, board?: BoardProfile): Promise<BuildContext> {
   const arch = options.arch ?? hostArch();
   const out = options.out ?? defaultImageOut(arch, hostArch());
-  const compression = options.compression ?? "lz4";
+  const compression = initramfsCompression({
+    compression: options.compression,
+    secureBoot: options.secureBootKeys !== undefined,
+  });
   const profile = PROFILES[arch];
   const cacheDir = options.cacheDir ?? defaultCacheDir();
   return {

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { NODE_EXTRAS } from "./node_extras.ts";
+import { extrasFor, NODE_EXTRAS } from "./node_extras.ts";
+import { HOST_LIBRARIES, Rootfs } from "./initramfs/rootfs.ts";
 import { PROFILES } from "./arch/profiles.ts";
 import { DEFAULT_MODULES, KERNEL } from "./versions.ts";
 import { resolveModuleClosure } from "./kernel/module_closure.ts";
@@ -20,13 +21,15 @@ Deno.test("node extras: each file and the Debian package it comes from (nft from
       ["/usr/sbin/nft", "nftables"],
       ["/usr/sbin/cryptsetup", "cryptsetup-bin"],
       ["/usr/bin/wg", "wireguard-tools"],
+      ["/usr/bin/tpm2", "tpm2-tools"],
+      ["/lib/x86_64-linux-gnu/libtss2-tcti-device.so.0", "libtss2-tcti-device0"],
     ],
   );
   assert.equal(NODE_EXTRAS.find((x) => x.package === "nftables")?.source, "/usr/sbin/nft");
 });
 
 Deno.test("node extras: every binary's package is pinned for arm64's sysroot (data files come from the host)", () => {
-  for (const x of NODE_EXTRAS) {
+  for (const x of extrasFor("arm64")) {
     if (x.withLibs === false) continue;
     assert.ok(pinned.has(x.package), `${x.package} not pinned`);
   }
@@ -125,5 +128,50 @@ Deno.test({
     ) {
       assert.ok(names.includes(dep), `${dep} not in ${names.join(" ")}`);
     }
+  },
+});
+
+Deno.test("node extras: tpm2-tools ships to x86_64 images only (a tpm key needs a Secure Boot UKI)", () => {
+  const tpm = (arch: "amd64" | "arm64") =>
+    extrasFor(arch).filter((x) => x.package.startsWith("tpm2") || x.package.includes("tss2"))
+      .map((x) => x.dest);
+  assert.deepEqual(tpm("amd64"), [
+    "/usr/bin/tpm2",
+    "/lib/x86_64-linux-gnu/libtss2-tcti-device.so.0",
+  ]);
+  assert.deepEqual(tpm("arm64"), []);
+});
+
+const hasTpm2 = (() => {
+  try {
+    return Deno.statSync("/usr/bin/tpm2").isFile;
+  } catch {
+    return false;
+  }
+})();
+
+Deno.test({
+  name: "the x86_64 root tree carries tpm2, its libtss2 closure and the device TCTI it dlopens " +
+    "(needs tpm2-tools and libtss2-tcti-device0 on the host)",
+  ignore: !hasTpm2,
+  async fn() {
+    const fs = new Rootfs();
+    for (const x of extrasFor("amd64").filter((x) => x.arches)) {
+      await fs.binary(x.dest, x.source, x.mode ?? 0o755, HOST_LIBRARIES);
+    }
+    for (
+      const path of [
+        "/usr/bin/tpm2",
+        "/lib/x86_64-linux-gnu/libtss2-esys.so.0",
+        "/lib/x86_64-linux-gnu/libtss2-tctildr.so.0",
+        "/lib/x86_64-linux-gnu/libtss2-mu.so.0",
+        "/lib/x86_64-linux-gnu/libtss2-tcti-device.so.0",
+      ]
+    ) assert.ok(fs.get(path), `${path} missing`);
+    // The loader finds the TCTI by this name (TCTI "device" → libtss2-tcti-device.so.0).
+    const ldr = new TextDecoder("latin1").decode(
+      await Deno.readFile("/lib/x86_64-linux-gnu/libtss2-tctildr.so.0"),
+    );
+    assert.match(ldr, /libtss2-tcti-%s\.so\.0|libtss2-tcti-device\.so\.0/);
   },
 });

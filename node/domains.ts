@@ -25,7 +25,12 @@ import {
   trustControllers,
 } from "../controllers/trust/mod.ts";
 import { NativeCgroupBackend } from "../platform/cgroup/mod.ts";
-import { NativeCryptBackend, nodeTpmKeys, readSmbiosUuid } from "../platform/crypt/mod.ts";
+import {
+  NativeCryptBackend,
+  nodeTpmKeys,
+  readSmbiosUuid,
+  type TpmKeys,
+} from "../platform/crypt/mod.ts";
 import { CountingUeventBackend, type UeventBackend } from "../platform/uevent/mod.ts";
 import { ueventFamily } from "../metrics/mod.ts";
 import type { MachineController } from "../resources/mod.ts";
@@ -33,6 +38,7 @@ import { createSupervisor, type Supervisor } from "../supervisor/mod.ts";
 import type { NodeBackends } from "./backends.ts";
 import type { Machined } from "../core/mod.ts";
 import { varMountedGate } from "./var_gate.ts";
+import { TpmUnsealCloser } from "./tpm_close.ts";
 import { followLoggingConfig } from "../config/keeper/mod.ts";
 import type { MachineConfig } from "../config/mod.ts";
 
@@ -69,6 +75,8 @@ export interface NodeDomains {
   stateOpener: StateBootOpener;
   /** Resolves once disk discovery's first full scan is in the store (late config's STATE lookup). */
   disksScanned: Promise<void>;
+  /** Closes PCR 11 to `tpm` keys (EPHEMERAL mounted, before services); the start gate waits. */
+  closeTpmUnseal(): Promise<void>;
 }
 
 /** Paths on a real node. */
@@ -120,6 +128,10 @@ export function createNodeDomains(
     autoDhcp: options.autoDhcp,
     events,
   });
+  // `tpm` slots: sealed and unsealed through tpm2-tools on /dev/tpmrm0; skipped with the
+  // reason while the device or the tools are missing (docs/encryption.md, "TPM keys").
+  const tpm = nodeTpmKeys(backends.process);
+  const closer = new TpmUnsealCloser(tpm, machined);
   const supervisor = createSupervisor({
     store: machined.store,
     process: backends.process,
@@ -129,10 +141,12 @@ export function createNodeDomains(
     events,
     logger,
     logs: { machinedLog: logger.ring },
-    ...(options.servicesWaitForVar ? { startGate: varMountedGate(machined.store) } : {}),
+    ...(options.servicesWaitForVar
+      ? { startGate: varMountedGate(machined.store, () => closer.closed) }
+      : {}),
   });
   const stopFollowingLogging = followLoggingConfig(machined.store, { logger, supervisor });
-  const block = blockDomain(machined, backends, options);
+  const block = blockDomain(machined, backends, { ...options, tpm });
   return {
     controllers: [
       ...network.controllers,
@@ -157,6 +171,7 @@ export function createNodeDomains(
     unlockVolume: block.unlockVolume,
     stateOpener: block.stateOpener,
     disksScanned: block.disksScanned,
+    closeTpmUnseal: () => closer.close(),
     async shutdown() {
       stopFollowingLogging();
       await network.shutdown();
@@ -172,13 +187,11 @@ export function createNodeDomains(
 function blockDomain(
   machined: Machined,
   backends: NodeBackends,
-  options: { paths: DomainPaths; fullConfig?: () => MachineConfig | undefined },
+  options: { paths: DomainPaths; fullConfig?: () => MachineConfig | undefined; tpm: TpmKeys },
 ): Pick<NodeDomains, "controllers" | "unlockVolume" | "stateOpener" | "disksScanned"> {
   const { events } = machined;
   const crypt = new NativeCryptBackend({ process: backends.process });
-  // `tpm` slots: sealed and unsealed through tpm2-tools on /dev/tpmrm0; skipped with the
-  // reason while the device or the tools are missing (docs/encryption.md, "TPM keys").
-  const keys = { smbiosUuid: () => readSmbiosUuid(), tpm: nodeTpmKeys(backends.process) };
+  const keys = { smbiosUuid: () => readSmbiosUuid(), tpm: options.tpm };
   const unlocker = new VolumeUnlocker({ crypt });
   const sysfsRoot = options.paths.sysfsRoot;
   const scanned = Promise.withResolvers<void>();

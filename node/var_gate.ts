@@ -18,9 +18,14 @@ import {
  * It stays open after that (machined never unmounts /var while it runs), so a
  * later config change cannot hold restarts of running services. The reason
  * carries the mount's error when it failed. Call `Supervisor.recheck()` when
- * EPHEMERAL is mounted.
+ * EPHEMERAL is mounted. With `tpmClosed`, it also waits for PCR 11 to be
+ * closed to `tpm` keys (node/tpm_close.ts), so no service starts while they
+ * could still unseal.
  */
-export function varMountedGate(store: MachineStore): () => string | undefined {
+export function varMountedGate(
+  store: MachineStore,
+  tpmClosed?: () => boolean,
+): () => string | undefined {
   let opened = false;
   return () => {
     if (opened) return undefined;
@@ -28,6 +33,7 @@ export function varMountedGate(store: MachineStore): () => string | undefined {
     if (!config?.machine.install) return undefined;
     const mount = store.find(MOUNT_STATUS, "block", "EPHEMERAL")?.spec;
     if (mount?.mounted && mount.phase === "ready") {
+      if (tpmClosed && !tpmClosed()) return "waiting for PCR 11 to be closed to tpm keys";
       opened = true;
       return undefined;
     }

@@ -49,3 +49,15 @@ Deno.test("var gate: open without an install disk; else shut until EPHEMERAL is 
   await m.store.modify(ptr, "test", () => ephemeral({ phase: "waiting" }));
   assert.equal(gate(), undefined);
 });
+
+Deno.test("var gate with a TPM: EPHEMERAL mounted still waits until PCR 11 is closed to tpm keys", async () => {
+  const m = new Machined({ mode: "node", pid1: false, logger: createLogger({ console: false }) });
+  let closed = false;
+  const gate = varMountedGate(m.store, () => closed);
+  await applyConfigText(m.store, CONFIG(true), "b.yaml");
+  const ptr = { type: MOUNT_STATUS, namespace: "block", id: "EPHEMERAL" } as const;
+  await m.store.modify(ptr, "test", () => ephemeral({ phase: "ready", mounted: true }));
+  assert.equal(gate(), "waiting for PCR 11 to be closed to tpm keys");
+  closed = true;
+  assert.equal(gate(), undefined);
+});

@@ -21,6 +21,8 @@ export const VOLUME_HOOK_BACKOFF: BackoffPolicy = { initialMs: 1_000, maxMs: 60_
 export interface VolumeHookDeps {
   config: Pick<ConfigKeeper, "stateMounted">;
   supervisor: Pick<Supervisor, "recheck" | "setLogDirectory">;
+  /** Run when EPHEMERAL is mounted, before the held services are let go (PCR 11's closing). */
+  beforeServices?: () => Promise<void>;
   /** @default systemClock */
   clock?: Clock;
   /** @default VOLUME_HOOK_BACKOFF */
@@ -95,6 +97,7 @@ async function runWithRetry(
 async function afterMount(deps: VolumeHookDeps, spec: MountStatusSpec): Promise<void> {
   if (isStateMounted(spec)) await deps.config.stateMounted(spec.target);
   else if (spec.volume === "EPHEMERAL") {
+    await deps.beforeServices?.();
     deps.supervisor.recheck(); // services held until /var is mounted may start
     await Deno.mkdir(`${spec.target}/log`, { recursive: true });
     await deps.supervisor.setLogDirectory(`${spec.target}/log`);

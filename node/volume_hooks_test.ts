@@ -90,3 +90,32 @@ async function waitForEvent(m: Machined, action: string) {
   }
   throw new Error(`no ${action} event`);
 }
+
+Deno.test("EPHEMERAL mounted: PCR 11 is closed before the held services are rechecked", async () => {
+  const m = new Machined({ mode: "node", pid1: false, logger: createLogger({ console: false }) });
+  const order: string[] = [];
+  const stop = followVolumes(m, {
+    config: { stateMounted: () => Promise.resolve() },
+    supervisor: {
+      recheck: () => void order.push("recheck"),
+      setLogDirectory: () => Promise.resolve(),
+    },
+    beforeServices: async () => {
+      await Promise.resolve();
+      order.push("close");
+    },
+  });
+  const dir = await Deno.makeTempDir();
+  try {
+    await m.store.modify(
+      { type: MOUNT_STATUS, namespace: "block", id: "EPHEMERAL" },
+      "t",
+      () => state({ volume: "EPHEMERAL", target: dir, source: "/dev/vdb2" }),
+    );
+    await waitForEvent(m, "ready");
+    assert.deepEqual(order, ["close", "recheck"]);
+  } finally {
+    stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -142,6 +142,7 @@ export {
 } from "./volume_unlock.ts";
 export { type EncryptionOutcome, mappingName } from "./volume_encryption.ts";
 export { type OpenedState, type StateBootDeps, StateBootOpener } from "./state_boot_open.ts";
+export { closeTpmUnseal, TPM_CLOSING_PHASE } from "./tpm_keys.ts";
 export {
   concludeStateBoot,
   decideStateBoot,

@@ -66,6 +66,30 @@ export async function unsealTpmKey(v: LuksVolume, slot: number): Promise<Uint8Ar
   return await unsealTpmSlot(v.crypt, t.tpm, { device: v.device, slot, publicKey, signed });
 }
 
+/**
+ * The boot phase machined extends into PCR 11 once the boot's volumes are
+ * open and before any service starts (systemd's word for that point): the
+ * UKI's policy is signed for the phase before it, so no later process, and
+ * no service, can unseal a `tpm` key in this boot.
+ */
+export const TPM_CLOSING_PHASE = "sysinit";
+
+/**
+ * Extend PCR 11 with {@link TPM_CLOSING_PHASE}. Never throws: resolves
+ * undefined when extended, or why not (no TPM on this node: nothing to close).
+ */
+export async function closeTpmUnseal(keys: TpmKeys | undefined): Promise<string | undefined> {
+  try {
+    if (!keys) return "this node has no TPM backend";
+    const why = await keys.unavailable();
+    if (why) return why;
+    await keys.tpm.extend(UKI_PCR, new TextEncoder().encode(TPM_CLOSING_PHASE));
+    return undefined;
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
+
 /** The boot's signed policy whose digest matches PCR 11 now (one per boot phase). */
 async function currentPolicy(t: TpmKeys): Promise<SignedPcrPolicy> {
   const policies = await t.policy.signedPolicies();

@@ -9,7 +9,13 @@ import {
 } from "../../platform/crypt/mod.ts";
 import type { LuksVolume } from "./luks_volume.ts";
 import { TestTpm } from "./testing_tpm.ts";
-import { enrollTpmKey, TpmNotUsableError, unsealTpmKey } from "./tpm_keys.ts";
+import {
+  closeTpmUnseal,
+  enrollTpmKey,
+  TPM_CLOSING_PHASE,
+  TpmNotUsableError,
+  unsealTpmKey,
+} from "./tpm_keys.ts";
 
 const STATIC = new TextEncoder().encode("static recovery passphrase");
 
@@ -56,4 +62,20 @@ Deno.test("a TPM that answers with no device behind it (absent fake) is a reason
   const v = await volume(tpm);
   assert.match((await enrollTpmKey(v, 1, STATIC)) ?? "", /No TPM answers/);
   assert.deepEqual((await v.crypt.dump(v.device)).slots.map((s) => s.slot), [0]);
+});
+
+Deno.test("closing extends PCR 11 with sysinit: the boot's policy no longer unseals; no TPM is a reason, not a throw", async () => {
+  const tpm = await TestTpm.create();
+  const v = await volume(tpm);
+  assert.equal(await enrollTpmKey(v, 1, STATIC), undefined);
+  assert.equal(await v.crypt.testKey(v.device, await unsealTpmKey(v, 1), 1), true);
+  assert.equal(TPM_CLOSING_PHASE, "sysinit");
+  assert.equal(await closeTpmUnseal(tpm), undefined);
+  await assert.rejects(unsealTpmKey(v, 1), TpmPolicyError);
+  assert.equal(await closeTpmUnseal(undefined), "this node has no TPM backend");
+  tpm.missing = "no TPM device (/dev/tpmrm0)";
+  assert.equal(await closeTpmUnseal(tpm), "no TPM device (/dev/tpmrm0)");
+  tpm.missing = undefined;
+  tpm.tpm.present = false;
+  assert.match((await closeTpmUnseal(tpm))!, /No TPM answers/);
 });

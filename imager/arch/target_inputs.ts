@@ -10,7 +10,7 @@
  */
 import { type FetchedKernel, fetchKernel } from "../kernel/kernel_fetch.ts";
 import { buildInit } from "../init_binary.ts";
-import { NODE_EXTRAS, nodeExtras } from "../node_extras.ts";
+import { extrasFor, nodeExtras } from "../node_extras.ts";
 import { HOST_LIBRARIES, type LibrarySource } from "../initramfs/rootfs.ts";
 import type { ExtraFile } from "../initramfs/initramfs.ts";
 import { run } from "../run.ts";
@@ -73,7 +73,7 @@ function hostInputs(profile: ArchProfile, cacheDir: string): TargetInputs {
       if (edgeNeedsBuild()) await buildEdge();
       return EDGE_BINARY.pathname;
     },
-    extras: () => nodeExtras(),
+    extras: () => nodeExtras(profile.arch),
     denoRunner: () => Promise.resolve([]),
   };
 }
@@ -110,7 +110,7 @@ function foreign(profile: ArchProfile, cacheDir: string): TargetInputs {
       await root();
       // A data file (the CA bundle, withLibs false) is the same for every architecture, and
       // the sysroot's .debs do not run the postinst that writes it: the host's is taken.
-      const present = NODE_EXTRAS.map(({ package: _, ...x }) => ({
+      const present = extrasFor(profile.arch).map(({ package: _, arches: __, ...x }) => ({
         ...x,
         source: x.withLibs === false ? x.source : `${sysroot}${x.source}`,
       }));

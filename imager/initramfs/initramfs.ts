@@ -213,6 +213,26 @@ export interface InitramfsSizes {
 export type InitramfsCompression = "lz4" | "zstd";
 
 /**
+ * The compression a build uses: zstd for a Secure Boot build, whose UKIs'
+ * stub appends its own cpio archives (`/.extra`: the signed PCR policy) to
+ * the initramfs, since the kernel cannot find the end of lz4's legacy frames
+ * and fails on what follows ("Initramfs unpacking failed: Decoding failed",
+ * the appended files lost); otherwise the choice, lz4 by default.
+ * @throws TypeError for lz4 asked for with Secure Boot.
+ */
+export function initramfsCompression(
+  o: { compression?: InitramfsCompression; secureBoot: boolean },
+): InitramfsCompression {
+  if (!o.secureBoot) return o.compression ?? "lz4";
+  if (o.compression === "lz4") {
+    throw new TypeError(
+      "--compression lz4 cannot carry systemd-stub's appended archives: a Secure Boot image uses zstd",
+    );
+  }
+  return "zstd";
+}
+
+/**
  * The compressor's command line, reading the cpio on stdin and writing `out`.
  * lz4 must use the legacy frame format (`-l`), the only one the kernel reads.
  * Both outputs depend only on the input (zstd's not on its thread count).

@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { LAYOUT, planRootTree, seedPath, writeInitramfs } from "./initramfs.ts";
+import {
+  initramfsCompression,
+  LAYOUT,
+  planRootTree,
+  seedPath,
+  writeInitramfs,
+} from "./initramfs.ts";
 import { INITRAMFS_MODULES_LIST, planBootInitramfs } from "./boot_initramfs.ts";
 import { readCpio } from "../cpio.ts";
 import { IMAGE_EDGE_PATH } from "../../api/edge/mod.ts";
@@ -139,4 +145,14 @@ Deno.test("the boot initramfs holds machined-init, the console and only the list
       "/usr/lib/modules/0.0-test/kernel/loop.ko\n",
   );
   assert.equal(fs.get("/usr/bin/deno"), undefined);
+});
+
+Deno.test("a Secure Boot build compresses its initramfs with zstd: the stub appends /.extra after it, which lz4's legacy frames would swallow", () => {
+  assert.equal(initramfsCompression({ secureBoot: false }), "lz4");
+  assert.equal(initramfsCompression({ secureBoot: false, compression: "zstd" }), "zstd");
+  assert.equal(initramfsCompression({ secureBoot: true }), "zstd");
+  assert.throws(
+    () => initramfsCompression({ secureBoot: true, compression: "lz4" }),
+    (e) => e instanceof TypeError && /Secure Boot image uses zstd/.test(e.message),
+  );
 });

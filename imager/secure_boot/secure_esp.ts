@@ -9,7 +9,8 @@
  * @module
  */
 import { join } from "node:path";
-import { buildUki } from "../uki/uki.ts";
+import { buildUki, type UkiParts, ukiSections } from "../uki/uki.ts";
+import { certPublicKeyPem, type PcrSigningKey, ukiPcrSignature } from "./pcr_signature.ts";
 import { signEfi, writeEnrollmentFiles } from "./sign_efi.ts";
 import { loadSecureBootKeys } from "../../pki/mod.ts";
 import { SYSTEMD_STUB_EFI } from "../versions.ts";
@@ -24,6 +25,8 @@ export interface SecureBootSpec {
   osRelease: string;
   /** The PK certificate (the enrollment files' owner GUID derives from it). */
   pkCertPem: string;
+  /** The db key, which also signs each UKI's PCR 11 policy (`.pcrsig`, `.pcrpkey`). */
+  pcrKey: PcrSigningKey;
 }
 
 /** Sign the boot loader into `workDir`; returns the signed file. */
@@ -38,19 +41,33 @@ export async function signedUki(
   sb: SecureBootSpec,
   o: { kernel: string; initramfs: string; cmdline: string; name: string; workDir: string },
 ): Promise<string> {
-  const uki = buildUki({
+  const uki = await policySignedUki({
     stub: await Deno.readFile(sb.stub),
     kernel: await Deno.readFile(o.kernel),
     initramfs: await Deno.readFile(o.initramfs),
     cmdline: o.cmdline,
     osRelease: sb.osRelease,
-  });
+  }, sb.pcrKey);
   const unsigned = join(o.workDir, `${o.name}.unsigned.efi`);
   const signed = join(o.workDir, `${o.name}.efi`);
   await Deno.writeFile(unsigned, uki);
   await signEfi(sb.keyDir, unsigned, signed);
   await Deno.remove(unsigned);
   return signed;
+}
+
+/**
+ * The UKI of `parts` with `.pcrpkey` (the key's public half) and `.pcrsig`
+ * (the PCR 11 policy it reaches, signed by the key): what a node's `tpm` key
+ * slots unseal with, and what an upgrade brings anew without a reseal.
+ */
+export async function policySignedUki(
+  parts: Omit<UkiParts, "pcrPublicKey" | "pcrSignature">,
+  key: PcrSigningKey,
+): Promise<Uint8Array> {
+  const withKey = { ...parts, pcrPublicKey: key.publicPem };
+  const measured = new Map(ukiSections(withKey).map((s) => [s.name, s.data]));
+  return buildUki({ ...withKey, pcrSignature: await ukiPcrSignature(key, measured) });
 }
 
 /** The PK, KEK and db .auth files, written into `workDir/keys`. */
@@ -87,5 +104,11 @@ export async function resolveSecureBoot(
     `VERSION_ID=${o.release["image-version"] ?? ""}`,
     "",
   ].join("\n");
-  return { keyDir, stub: SYSTEMD_STUB_EFI, osRelease, pkCertPem: keys.PK.certPem };
+  return {
+    keyDir,
+    stub: SYSTEMD_STUB_EFI,
+    osRelease,
+    pkCertPem: keys.PK.certPem,
+    pcrKey: { privatePem: keys.db.keyPem, publicPem: certPublicKeyPem(keys.db.certPem) },
+  };
 }

@@ -64,7 +64,7 @@ export async function sha256Of(path: string): Promise<string> {
 export async function lacksTpmTools(): Promise<string | undefined> {
   const crypt = await lacksCryptTools();
   if (crypt) return crypt;
-  for (const t of ["/usr/bin/swtpm", "/usr/bin/tpm2_unseal"]) {
+  for (const t of ["/usr/bin/swtpm", "/usr/bin/tpm2"]) {
     if (!await have(t)) return t.split("/").at(-1);
   }
   return undefined;

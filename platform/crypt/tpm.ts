@@ -86,6 +86,11 @@ export interface TpmBackend {
   ): Promise<Uint8Array>;
   /** The SHA-256 bank's value of PCR `index`. @throws TpmUnavailableError */
   readPcr(index: number): Promise<Uint8Array>;
+  /**
+   * PCR `index` ← SHA-256(PCR ‖ SHA-256(`data`)), SHA-256 bank: a boot phase
+   * word, as machined-init and systemd-pcrphase extend them. @throws TpmUnavailableError
+   */
+  extend(index: number, data: Uint8Array): Promise<void>;
 }
 
 const TPM_CC_POLICY_PCR = 0x0000017f;

@@ -113,6 +113,21 @@ export function tpmConformance(
     assert.equal(await f.crypt.testKey(f.device, key, TPM_SLOT), true);
   });
 
+  test(
+    "extend: PCR 11 ← SHA-256(PCR ‖ SHA-256(word)), and the policy signed before no longer unseals",
+    async (f, k) => {
+      await enroll(f, k);
+      const before = await signNow(f, k);
+      const sha = async (b: Uint8Array) =>
+        new Uint8Array(await crypto.subtle.digest("SHA-256", b.slice()));
+      const word = new TextEncoder().encode("sysinit");
+      const want = await sha(new Uint8Array([...await f.tpm.readPcr(UKI_PCR), ...await sha(word)]));
+      await f.tpm.extend(UKI_PCR, word);
+      assert.deepEqual(await f.tpm.readPcr(UKI_PCR), want);
+      await assert.rejects(unseal(f, k, before), TpmPolicyError);
+    },
+  );
+
   test("a policy signed by another key is refused", async (f, k) => {
     await enroll(f, k);
     const other = await generatePolicyKey();

@@ -31,6 +31,7 @@ export class FakeTpmBackend implements TpmBackend {
 
   /** PCR `index` ← SHA-256(PCR ‖ `data`), as TPM2_PCR_Extend with a SHA-256 digest. */
   async extend(index: number, data: Uint8Array): Promise<void> {
+    if (!this.present) throw new TpmUnavailableError("fake");
     const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", data.slice()));
     const next = new Uint8Array(64);
     next.set(this.#pcr(index));

@@ -4,6 +4,7 @@
  * boot's signed PCR 11 policies (unsealing brings one). On a node these are
  * what systemd-stub hands the initrd from a UKI's `.pcrpkey` and `.pcrsig`
  * sections (`/.extra/tpm2-pcr-public-key.pem`, `/.extra/tpm2-pcr-signature.json`,
+ * carried to `/run/machined/stub/` by machined-init;
  * systemd's JSON: `{"sha256": [{"pcrs": [11], "pkfp": hex, "pol": hex, "sig": base64}]}`).
  * {@link TpmKeys} bundles a TPM, its policy source and the node's reason not
  * to use it (no /dev/tpmrm0, no tpm2-tools in the image) for the block domain.
@@ -58,9 +59,13 @@ export class MemoryTpmPolicy implements TpmPolicySource {
   }
 }
 
-/** Where systemd-stub puts a UKI's `.pcrpkey` and `.pcrsig` for the initrd. */
-export const STUB_PCR_PUBLIC_KEY = "/.extra/tpm2-pcr-public-key.pem";
-export const STUB_PCR_SIGNATURE = "/.extra/tpm2-pcr-signature.json";
+/**
+ * Where machined reads a UKI's `.pcrpkey` and `.pcrsig`: systemd-stub puts them
+ * in the initramfs as `/.extra/tpm2-pcr-*`, and machined-init carries them
+ * across the switch into the root image, read-only (native-ops/init/src/stub_extra.rs).
+ */
+export const STUB_PCR_PUBLIC_KEY = "/run/machined/stub/tpm2-pcr-public-key.pem";
+export const STUB_PCR_SIGNATURE = "/run/machined/stub/tpm2-pcr-signature.json";
 
 /** Largest `.pcrsig` read (a few policies of a few hundred bytes each). */
 const MAX_SIGNATURE_BYTES = 64 * 1024;
@@ -157,7 +162,7 @@ const have = (p: string) => Deno.stat(p).then(() => true, () => false);
  */
 export async function toolsTpmUnavailable(
   device = "/dev/tpmrm0",
-  tool = "/usr/bin/tpm2_unseal",
+  tool = "/usr/bin/tpm2",
 ): Promise<string | undefined> {
   if (!await have(device)) return `no TPM device (${device})`;
   if (!await have(tool)) return `the image carries no tpm2-tools (${tool})`;

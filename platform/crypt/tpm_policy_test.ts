@@ -60,11 +60,11 @@ Deno.test("the node's TPM is unavailable without its device, or without the tool
     );
     await Deno.writeTextFile(`${dir}/tpmrm0`, "");
     assert.equal(
-      await toolsTpmUnavailable(`${dir}/tpmrm0`, `${dir}/tpm2_unseal`),
-      `the image carries no tpm2-tools (${dir}/tpm2_unseal)`,
+      await toolsTpmUnavailable(`${dir}/tpmrm0`, `${dir}/tpm2`),
+      `the image carries no tpm2-tools (${dir}/tpm2)`,
     );
-    await Deno.writeTextFile(`${dir}/tpm2_unseal`, "");
-    assert.equal(await toolsTpmUnavailable(`${dir}/tpmrm0`, `${dir}/tpm2_unseal`), undefined);
+    await Deno.writeTextFile(`${dir}/tpm2`, "");
+    assert.equal(await toolsTpmUnavailable(`${dir}/tpmrm0`, `${dir}/tpm2`), undefined);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -10,9 +10,8 @@
  * the TPM verifies the signed PCR policy (a ticket), a policy session runs
  * PolicyPCR then PolicyAuthorize with the ticket, and TPM2_Unseal answers
  * only if PCR 11 holds the signed value. Every transient object and session
- * is flushed after each step: without a resource manager (swtpm's socket) a
- * TPM holds three transient objects and each tool run would leave its own.
- * @module
+ * is flushed after each step (without a resource manager, swtpm's socket, a
+ * TPM holds three transient objects). @module
  */
 import { type ProcessBackend, runTool, ToolError, type ToolRun } from "../process/mod.ts";
 import {
@@ -39,11 +38,13 @@ export interface ToolsTpmOptions {
   keyDir?: string;
 }
 
+/** tpm2-tools' multi-call binary (each `tpm2_*` name links to it). */
+export const TPM2 = "tpm2";
 const SEALED_ATTRIBUTES = "fixedtpm|fixedparent|adminwithpolicy|noda";
 /** What tpm2-tools prints when the TCTI cannot reach a TPM. */
 const NO_TPM = /Could not load tcti|Failed to instantiate TCTI/;
 
-/** The real backend. */
+/** The real backend (tpm2-tools). */
 export class ToolsTpmBackend implements TpmBackend {
   readonly #process: ProcessBackend;
   readonly #tcti: string;
@@ -188,6 +189,11 @@ export class ToolsTpmBackend implements TpmBackend {
     });
   }
 
+  async extend(index: number, data: Uint8Array): Promise<void> {
+    const d = new Uint8Array(await crypto.subtle.digest("SHA-256", data.slice()));
+    await this.#ok("tpm2_pcrextend", `${index}:sha256=${d.toHex()}`);
+  }
+
   /** Load the signing key as an external object (for its name), run `use`, flush it. */
   async #loadSigningKey(f: (n: string) => string, use?: () => Promise<void>): Promise<void> {
     await this.#ok(
@@ -242,7 +248,7 @@ export class ToolsTpmBackend implements TpmBackend {
   }
 
   #run(...argv: string[]): Promise<ToolRun> {
-    return runTool(this.#process, [argv[0], "-T", this.#tcti, ...argv.slice(1)]);
+    return runTool(this.#process, toolArgv(this.#tcti, argv));
   }
 
   async #ok(...argv: string[]): Promise<string> {
@@ -255,7 +261,7 @@ export class ToolsTpmBackend implements TpmBackend {
   }
 
   #error(argv: string[], r: ToolRun): Tpm2ToolsError {
-    return new Tpm2ToolsError([argv[0], "-T", this.#tcti, ...argv.slice(1)], r.exit, r.stderr);
+    return new Tpm2ToolsError(toolArgv(this.#tcti, argv), r.exit, r.stderr);
   }
 
   /** Run `fn` with a private directory (`f(name)` is a path in it); always removed. */
@@ -269,6 +275,11 @@ export class ToolsTpmBackend implements TpmBackend {
       await Deno.remove(dir, { recursive: true });
     }
   }
+}
+
+/** `tpm2_unseal …` as `tpm2 unseal -T tcti …`: the image ships the one multi-call binary. Pure. */
+export function toolArgv(tcti: string, argv: readonly string[]): string[] {
+  return [TPM2, argv[0].replace(/^tpm2_/, ""), "-T", tcti, ...argv.slice(1)];
 }
 
 /** What both backends check before the TPM: the policy covers the sealed PCRs, by the right key. */

@@ -12,7 +12,9 @@
 //! sequence skips mounts that already exist.
 //!
 //! With a TPM it extends PCR 11 with the `enter-initrd` and `leave-initrd`
-//! phases (tpm.rs), after systemd-stub's measurement of the UKI.
+//! phases (tpm.rs), after systemd-stub's measurement of the UKI, and carries
+//! the stub's signed PCR policy from `/.extra` to `/run/machined/stub`
+//! (stub_extra.rs).
 //!
 //! Its first line and the root-mounted line carry the guest's uptime
 //! (`uptime_s=`, uptime.rs), so the host can time the boot's phases.
@@ -26,6 +28,7 @@ mod esp;
 mod extensions;
 mod root;
 mod sha256;
+mod stub_extra;
 mod sys;
 mod tpm;
 mod trial;
@@ -69,7 +72,7 @@ fn main() {
             // softdog came with the root image's modules; from here a hang reboots.
             watchdog::arm(&cmdline);
         }
-        Ok(None) => {}
+        Ok(None) => stub_extra::carry_into(""),
         Err(e) => fail(&e),
     }
     let args: Vec<CString> = std::env::args()

@@ -44,6 +44,7 @@ pub fn mount_root(args: &RootArgs) -> Result<(), String> {
     let hashed = t_hash.elapsed();
     mount_image(&dev, &args.fstype)?;
     writable_places()?;
+    crate::stub_extra::carry_into(NEW_ROOT);
     crate::extensions::mount_all(NEW_ROOT);
     console(&format!(
         "machined-init: root {image} ({}, {source}) verified {how} in {:.2}s, mounted read-only in {:.2}s{}",
