@@ -111,6 +111,15 @@ export const EDGE_BUDGETS: readonly EdgeBudget[] = [
     refusal: 'connection closed; `tls_refused{reason="handshake_timeout"}`',
   },
   {
+    key: "listen_backlog",
+    name: "Connections completed by the kernel, not yet accepted (listen backlog)",
+    number: 4096,
+    unit: "connections",
+    per: "node",
+    enforced: "listen.rs (constant; at most `net.core.somaxconn`)",
+    refusal: "the kernel drops the SYN; the client resends it after 1 s, then 2 s",
+  },
+  {
     key: "max_connections",
     name: "Connections past their handshake",
     number: 512,

@@ -14,6 +14,7 @@ mod budget;
 mod fanout;
 mod handshakes;
 mod identity;
+mod listen;
 mod metrics;
 mod options;
 mod proxy;
@@ -25,7 +26,6 @@ mod verifier;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::net::TcpListener;
 use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::watch;
 use tokio_rustls::TlsAcceptor;
@@ -70,7 +70,7 @@ async fn run(options: options::Options) -> i32 {
             return 1;
         }
     };
-    let listener = match TcpListener::bind(options.listen).await {
+    let listener = match listen::bind(options.listen) {
         Ok(l) => l,
         Err(e) => {
             eprintln!("machined-edge: cannot listen on {}: {e}", options.listen);

@@ -141,7 +141,7 @@ pub fn parse(args: &[String]) -> Result<Options, String> {
 /// as one JSON object keyed like api/edge/budgets.ts, whose test compares the two.
 pub fn defaults_json() -> String {
     let d = &DEFAULTS;
-    let fields: [(&str, u64); 18] = [
+    let fields: [(&str, u64); 19] = [
         ("max_handshakes", d.max_handshakes as u64),
         (
             "max_handshakes_per_source",
@@ -151,6 +151,7 @@ pub fn defaults_json() -> String {
             "handshake_timeout_ms",
             d.handshake_timeout.as_millis() as u64,
         ),
+        ("listen_backlog", crate::listen::LISTEN_BACKLOG as u64),
         ("max_connections", d.max_connections as u64),
         (
             "max_connections_per_client",
