@@ -132,19 +132,7 @@ export function createNodeDomains(
   // reason while the device or the tools are missing (docs/encryption.md, "TPM keys").
   const tpm = nodeTpmKeys(backends.process);
   const closer = new TpmUnsealCloser(tpm, machined);
-  const supervisor = createSupervisor({
-    store: machined.store,
-    process: backends.process,
-    cgroups: options.paths.serviceCgroups
-      ? new NativeCgroupBackend(options.paths.serviceCgroups)
-      : undefined,
-    events,
-    logger,
-    logs: { machinedLog: logger.ring },
-    ...(options.servicesWaitForVar
-      ? { startGate: varMountedGate(machined.store, () => closer.closed) }
-      : {}),
-  });
+  const supervisor = serviceSupervisor(machined, backends, options, closer);
   const stopFollowingLogging = followLoggingConfig(machined.store, { logger, supervisor });
   const block = blockDomain(machined, backends, { ...options, tpm });
   return {
@@ -178,6 +166,32 @@ export function createNodeDomains(
       await supervisor.close();
     },
   };
+}
+
+/**
+ * The service supervisor; on a node that installs to a disk its start gate
+ * holds every service until /var is mounted and PCR 11 is closed to unsealing.
+ */
+function serviceSupervisor(
+  machined: Machined,
+  backends: NodeBackends,
+  options: { paths: DomainPaths; servicesWaitForVar?: boolean },
+  closer: TpmUnsealCloser,
+) {
+  const { events, logger } = machined;
+  return createSupervisor({
+    store: machined.store,
+    process: backends.process,
+    cgroups: options.paths.serviceCgroups
+      ? new NativeCgroupBackend(options.paths.serviceCgroups)
+      : undefined,
+    events,
+    logger,
+    logs: { machinedLog: logger.ring },
+    ...(options.servicesWaitForVar
+      ? { startGate: varMountedGate(machined.store, () => closer.closed) }
+      : {}),
+  });
 }
 
 /**
