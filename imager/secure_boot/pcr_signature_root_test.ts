@@ -2,9 +2,10 @@
  * The UKI's PCR 11 policy against systemd's own tools: `systemd-measure
  * calculate` for the policy and `sign` (through swtpm) for the .pcrsig bytes.
  * In the root tier although it needs no root: systemd-measure runs through
- * Deno.Command, and beside a test file whose native process backend reaps
- * every child of the process (waitid P_ALL) under `--parallel`, its exit is
- * lost (ECHILD); the root tier runs its files one at a time.
+ * the native process backend (swtpm's start runs its reaper, which waits for
+ * every child of the process, so Deno.Command's would be lost: ECHILD), and
+ * beside other files under `--parallel` that reaper would take their
+ * children's exits; the root tier runs its files one at a time.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -12,6 +13,7 @@ import { peSection } from "../../bundle/authenticode/mod.ts";
 import { generateSecureBootKeys } from "../../pki/mod.ts";
 import { parsePcrSignature, pcrPolicyDigest } from "../../platform/crypt/mod.ts";
 import { startSwtpm } from "../../platform/crypt/testing_root.ts";
+import { nativeProcessBackend } from "../../platform/process/mod.ts";
 import { SYSTEMD_STUB_EFI } from "../versions.ts";
 import { certPublicKeyPem, MEASURED_SECTIONS, UNSEAL_PHASES } from "./pcr_signature.ts";
 import { policySignedUki } from "./secure_esp.ts";
@@ -52,11 +54,22 @@ async function measureArgs(uki: Uint8Array, dir: string): Promise<string[]> {
   return args;
 }
 
+/**
+ * systemd-measure through the native process backend: swtpm's start runs its reaper, which
+ * would take Deno.Command's child's exit (ECHILD).
+ */
 async function measure(args: string[]): Promise<string> {
-  const out = await new Deno.Command(MEASURE, { args, stdout: "piped", stderr: "piped" }).output();
-  const err = new TextDecoder().decode(out.stderr);
-  assert.equal(out.code, 0, `systemd-measure ${args.join(" ")}: ${err}`);
-  return new TextDecoder().decode(out.stdout);
+  const h = await nativeProcessBackend().spawn({
+    argv: [MEASURE, ...args],
+    env: { PATH: "/usr/sbin:/usr/bin:/sbin:/bin" },
+  });
+  const [out, err, exit] = await Promise.all([
+    new Response(h.stdout).text(),
+    new Response(h.stderr).text(),
+    h.exited,
+  ]);
+  assert.equal(exit.code, 0, `systemd-measure ${args.join(" ")}: ${err}`);
+  return out;
 }
 
 Deno.test({
