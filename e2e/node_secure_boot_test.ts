@@ -15,7 +15,9 @@
  *    EPHEMERAL is LUKS2 with a `static` and a `tpm` key: sealed at the first
  *    boot under the UKI's signed PCR 11 policy, opened by the TPM on B (a new
  *    UKI, its own signed policy), the header never rewritten, PCR 11 closed
- *    with `sysinit` on each boot (e2e/tpm_volume_checks.ts);
+ *    with `sysinit` on each boot (e2e/tpm_volume_checks.ts); then booted with
+ *    a fresh TPM state: the static key opens EPHEMERAL and the status says why
+ *    the TPM did not;
  * 3. one byte of each UKI's command line changed on the disk (the
  *    variables kept): the firmware refuses to load it, and no kernel starts.
  *
@@ -25,7 +27,7 @@ import assert from "node:assert/strict";
 import { createHash, X509Certificate } from "node:crypto";
 import { join } from "node:path";
 import { parse, stringify } from "yaml";
-import { ensureNodeBundle, onPath, startVm, upNode } from "../imager/mod.ts";
+import { ensureNodeBundle, onPath, startVm, upNode, waitForApi } from "../imager/mod.ts";
 import { generateSigningKey } from "../bundle/mod.ts";
 import { secureBootUpgradeStep } from "./secure_boot_upgrade_step.ts";
 import { generateSecureBootKeys, SECURE_BOOT_KEY_NAMES } from "../pki/mod.ts";
@@ -34,6 +36,7 @@ import { freePort, machinectl, parseDocs } from "./helpers.ts";
 import { expectedPcr11, flipUkiCmdlineByte, readUkiFromImage } from "./uki_on_esp.ts";
 import { espFingerprint } from "./upgrade_helpers.ts";
 import {
+  checkStaticFallback,
   checkTpmEnrolled,
   checkTpmUnlocked,
   ephemeralHeaderSha,
@@ -210,6 +213,26 @@ Deno.test({
       }, { x: X, y: Y }),
     );
     await node.vm.stop();
+
+    // 2b. A fresh TPM (swtpm's state removed: a cleared TPM, a board swap): the sealed key
+    // cannot be unsealed, EPHEMERAL opens by its static key, and the status says why.
+    await Deno.remove(join(runDir, "tpm"), { recursive: true });
+    const tFresh = performance.now();
+    const fresh = await startVm({
+      image: node.image.out,
+      runDir,
+      hostPort: port,
+      accel: "auto",
+      secureBoot: { keepVars: true },
+      tpm: true,
+    });
+    try {
+      await waitForApi(client, port, 400_000);
+      await checkStaticFallback(client, port);
+      figures.freshTpmStaticOpenS = +((performance.now() - tFresh) / 1000).toFixed(1);
+    } finally {
+      await fresh.stop({ gracefulMs: 0 });
+    }
 
     // 3. Both UKIs with one byte of their signed command lines changed, the keys still enrolled.
     for (const slot of ["A", "B"]) {

@@ -4,7 +4,8 @@
  * in slot 1. On the first boot the format seals slot 1 by the TPM (the
  * signed UKI's `.pcrpkey`, carried by machined-init); after every later boot
  * (the upgrade to another signed UKI, the rollback) VolumeStatus says the
- * TPM opened it, and the LUKS2 header has not changed (no reseal).
+ * TPM opened it, and the LUKS2 header has not changed (no reseal); with the
+ * TPM's state cleared, the static key opens it and the status says why.
  * @module
  */
 import assert from "node:assert/strict";
@@ -55,6 +56,18 @@ export async function checkTpmUnlocked(client: string, port: number): Promise<vo
   const s = await ephemeralReady(client, port);
   assert.deepEqual(s.unlockedBy, { slot: 1, kind: "tpm" }, JSON.stringify(s));
   assert.deepEqual(s.keyNotes, []);
+}
+
+/**
+ * A boot with a fresh TPM (its state cleared, as after a TPM clear or a board
+ * swap): the sealed key cannot be unsealed, the static key opens EPHEMERAL,
+ * and the status says why the TPM did not.
+ */
+export async function checkStaticFallback(client: string, port: number): Promise<Eph> {
+  const s = await ephemeralReady(client, port);
+  assert.deepEqual(s.unlockedBy, { slot: 0, kind: "static" }, JSON.stringify(s));
+  assert.ok(s.keyNotes.some((n) => n.startsWith("slot 1 (tpm): ")), JSON.stringify(s.keyNotes));
+  return s;
 }
 
 /** SHA-256 of EPHEMERAL's LUKS2 header area (16 MiB) as the disk image holds it. */
