@@ -15,6 +15,8 @@ use bytes::Bytes;
 use http_body::{Body, Frame, SizeHint};
 use hyper::body::Incoming;
 
+use crate::upstream_pool::UpstreamCall;
+
 /// Counts a connection's requests in flight and when the last one ended.
 #[derive(Debug)]
 pub struct Activity {
@@ -71,14 +73,22 @@ pub struct EdgeBody {
     inner: Inner,
     tail: Option<Bytes>,
     _inflight: Option<InFlight>,
+    /// The upstream call this body is machined's reply to, finished when the reply ends.
+    call: Option<UpstreamCall>,
 }
 
 impl EdgeBody {
-    pub fn upstream(body: Incoming, inflight: InFlight, tail: Option<Bytes>) -> EdgeBody {
+    pub fn upstream(
+        body: Incoming,
+        inflight: InFlight,
+        tail: Option<Bytes>,
+        call: UpstreamCall,
+    ) -> EdgeBody {
         EdgeBody {
             inner: Inner::Upstream(body),
             tail,
             _inflight: Some(inflight),
+            call: Some(call),
         }
     }
 
@@ -91,6 +101,7 @@ impl EdgeBody {
             inner: Inner::Boxed(Box::pin(body)),
             tail: None,
             _inflight: Some(inflight),
+            call: None,
         }
     }
 
@@ -100,6 +111,18 @@ impl EdgeBody {
             inner: Inner::Full(if b.is_empty() { None } else { Some(b) }),
             tail: None,
             _inflight: None,
+            call: None,
+        }
+    }
+}
+
+impl Drop for EdgeBody {
+    fn drop(&mut self) {
+        // hyper stops polling once is_end_stream says so: machined's reply ended all the same.
+        if let (Inner::Upstream(body), Some(c)) = (&self.inner, self.call.as_mut()) {
+            if body.is_end_stream() {
+                c.finish();
+            }
         }
     }
 }
@@ -120,7 +143,12 @@ impl Body for EdgeBody {
                 .poll_frame(cx)
                 .map(|f| f.map(|r| r.map_err(|e| match e {}))),
             Inner::Upstream(body) => match Pin::new(body).poll_frame(cx) {
-                Poll::Ready(None) => Poll::Ready(this.tail.take().map(|t| Ok(Frame::data(t)))),
+                Poll::Ready(None) => {
+                    if let Some(c) = this.call.as_mut() {
+                        c.finish();
+                    }
+                    Poll::Ready(this.tail.take().map(|t| Ok(Frame::data(t))))
+                }
                 // machined reset its stream (Deno's HTTP/2 server resets a stream it
                 // answered without reading the request, e.g. a 404): end ours
                 // cleanly. An error here would make hyper reset the client's stream,

@@ -21,6 +21,7 @@ mod proxy;
 mod request_body;
 mod server;
 mod tls;
+mod upstream_pool;
 mod verifier;
 
 use std::sync::Arc;

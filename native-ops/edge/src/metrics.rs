@@ -17,6 +17,7 @@ pub struct Metrics {
     /// Refusals by a budget (handshakes, connections, streams), by reason.
     over_budget: Mutex<BTreeMap<&'static str, u64>>,
     upstream_errors: AtomicU64,
+    upstream_connections: AtomicU64,
     /// The Watch fan-out's counters (fanout/mod.rs).
     pub watch: crate::fanout::WatchMetrics,
     gauges: OnceLock<Gauges>,
@@ -59,6 +60,11 @@ impl Metrics {
     /// What the budgets hold now, rendered with the counters (set once, at start).
     pub fn set_gauges(&self, gauges: Gauges) {
         let _ = self.gauges.set(gauges);
+    }
+
+    /// A new connection to machined (not one handed on from the pool).
+    pub fn upstream_connected(&self) {
+        self.upstream_connections.fetch_add(1, Ordering::Relaxed);
     }
 
     pub fn upstream_error(&self) {
@@ -114,6 +120,14 @@ impl Metrics {
         s.push_str(&format!(
             "machined_edge_upstream_errors_total {}\n",
             self.upstream_errors.load(Ordering::Relaxed)
+        ));
+        s.push_str(
+            "# HELP machined_edge_upstream_connections_total Connections opened to machined\n",
+        );
+        s.push_str("# TYPE machined_edge_upstream_connections_total counter\n");
+        s.push_str(&format!(
+            "machined_edge_upstream_connections_total {}\n",
+            self.upstream_connections.load(Ordering::Relaxed)
         ));
         s.push_str(&self.watch.render());
         s

@@ -3,7 +3,6 @@
 //! header, the body streams both ways frame by frame, and when machined cannot
 //! be reached the client gets Unavailable in its own protocol.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use bytes::Bytes;
@@ -13,56 +12,18 @@ use hyper::body::Incoming;
 use hyper::client::conn::http2::SendRequest;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use tokio::net::UnixStream;
-use tokio::sync::Mutex;
 
 use crate::body::{Activity, EdgeBody};
 use crate::identity::{overwrite_identity, Identity};
 use crate::metrics::Metrics;
 use crate::request_body::RequestBody;
+pub use crate::upstream_pool::Upstream;
 
 /// HTTP/2 receive window per upstream stream: a stream the client is not
 /// reading holds machined back after this much.
 pub const UPSTREAM_STREAM_WINDOW: u32 = 8 * 1024;
 /// Wide enough that unread streams never starve the others of connection credit.
 pub const UPSTREAM_CONNECTION_WINDOW: u32 = 64 * 1024 * 1024;
-
-/// One client connection's HTTP/2 connection to machined, opened on first use
-/// and again after machined restarts. One per client connection, because
-/// machined's send gate holds back a whole connection when one stream on it is
-/// not read: a client that stops reading holds back only itself.
-pub struct Upstream {
-    socket: PathBuf,
-    sender: Mutex<Option<SendRequest<RequestBody>>>,
-    max_header_bytes: u32,
-}
-
-impl Upstream {
-    pub fn new(socket: PathBuf, max_header_bytes: u32) -> Upstream {
-        Upstream {
-            socket,
-            sender: Mutex::new(None),
-            max_header_bytes,
-        }
-    }
-
-    async fn sender(&self) -> Result<SendRequest<RequestBody>, String> {
-        let mut held = self.sender.lock().await;
-        if let Some(s) = held.as_ref() {
-            if !s.is_closed() {
-                return Ok(s.clone());
-            }
-        }
-        let sender = connect_upstream(
-            &self.socket,
-            UPSTREAM_STREAM_WINDOW,
-            UPSTREAM_CONNECTION_WINDOW,
-            self.max_header_bytes,
-        )
-        .await?;
-        *held = Some(sender.clone());
-        Ok(sender)
-    }
-}
 
 /// A new HTTP/2 connection to machined's socket with these receive windows
 /// (the forwarded calls' and the Watch fan-out's differ), its driver spawned.
@@ -135,6 +96,7 @@ pub async fn forward(route: &Route, req: Request<Incoming>) -> Response<EdgeBody
     let protocol = Protocol::of(req.headers().get(CONTENT_TYPE));
     let metrics_scrape = req.method() == Method::GET && req.uri().path() == "/metrics";
     prepare(&mut req, &route.identity);
+    let call = route.upstream.start_call();
     let sent = match route.upstream.sender().await {
         Ok(mut s) => match s.ready().await {
             Ok(()) => s
@@ -153,7 +115,7 @@ pub async fn forward(route: &Route, req: Request<Incoming>) -> Response<EdgeBody
             if tail.is_some() {
                 parts.headers.remove(CONTENT_LENGTH);
             }
-            Response::from_parts(parts, EdgeBody::upstream(body, inflight, tail))
+            Response::from_parts(parts, EdgeBody::upstream(body, inflight, tail, call))
         }
         Err(e) => {
             route.metrics.upstream_error();

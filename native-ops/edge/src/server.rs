@@ -26,6 +26,7 @@ use crate::identity::Identity;
 use crate::metrics::Metrics;
 use crate::options::Options;
 use crate::proxy::{forward, Route, Upstream};
+use crate::upstream_pool::UpstreamPool;
 
 /// What every connection shares.
 pub struct Shared {
@@ -36,6 +37,8 @@ pub struct Shared {
     tls: std::sync::RwLock<(TlsAcceptor, bool)>,
     pub metrics: Arc<Metrics>,
     pub budgets: Arc<Budgets>,
+    /// Upstream connections handed from one client connection to the next.
+    pub pool: Arc<UpstreamPool>,
 }
 
 impl Shared {
@@ -52,6 +55,7 @@ impl Shared {
             tls: std::sync::RwLock::new((acceptor, maintenance)),
             metrics,
             budgets,
+            pool: Arc::new(UpstreamPool::default()),
         }
     }
 
@@ -194,8 +198,14 @@ async fn serve_admitted(
     shared.metrics.accepted();
     let activity = Activity::new();
     let key = admission::client_key(&identity, source);
+    let upstream = Arc::new(Upstream::new(
+        PathBuf::from(&o.socket),
+        o.max_header_bytes,
+        shared.pool.clone(),
+        shared.metrics.clone(),
+    ));
     let route = Arc::new(Route {
-        upstream: Arc::new(Upstream::new(PathBuf::from(&o.socket), o.max_header_bytes)),
+        upstream: upstream.clone(),
         identity,
         activity: activity.clone(),
         metrics: shared.metrics.clone(),
@@ -247,6 +257,7 @@ async fn serve_admitted(
             }
         }
     }
+    upstream.release();
     drop(admitted);
     shared.metrics.closed();
 }
