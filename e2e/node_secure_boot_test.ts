@@ -213,19 +213,22 @@ Deno.test({
       }, { x: X, y: Y }),
     );
     await node.vm.stop();
+    // The same disk, firmware variables (the keys stay enrolled) and TPM directory, booted again.
+    const bootAgain = () =>
+      startVm({
+        image: node.image.out,
+        runDir,
+        hostPort: port,
+        accel: "auto",
+        secureBoot: { keepVars: true },
+        tpm: true,
+      });
 
     // 2b. A fresh TPM (swtpm's state removed: a cleared TPM, a board swap): the sealed key
     // cannot be unsealed, EPHEMERAL opens by its static key, and the status says why.
     await Deno.remove(join(runDir, "tpm"), { recursive: true });
     const tFresh = performance.now();
-    const fresh = await startVm({
-      image: node.image.out,
-      runDir,
-      hostPort: port,
-      accel: "auto",
-      secureBoot: { keepVars: true },
-      tpm: true,
-    });
+    const fresh = await bootAgain();
     try {
       await waitForApi(client, port, 400_000);
       await checkStaticFallback(client, port);
@@ -239,14 +242,7 @@ Deno.test({
       await flipUkiCmdlineByte(node.image.out, espOffset, `/${slot}/machined.efi`);
     }
     const t1 = performance.now();
-    const vm = await startVm({
-      image: node.image.out,
-      runDir,
-      hostPort: port,
-      accel: "auto",
-      secureBoot: { keepVars: true },
-      tpm: true,
-    });
+    const vm = await bootAgain();
     try {
       const refused = await vm.waitForConsole(/Security Violation|Access Denied/i, {
         timeoutMs: 300_000,
