@@ -5,14 +5,14 @@
  * with (platform/crypt/tpm.ts). The PCR 11 the UKI reaches is computed here,
  * as systemd-stub 252 measures it and machined-init extends its phases after
  * it; the TPM2_PolicyPCR digest for that value is signed with the UKI signing
- * key (the owner's db key). No TPM is needed: systemd-measure 252's `sign`
+ * key (the owner's db key) by platform/crypt's signPcrPolicy, as tests sign theirs. No TPM is needed: systemd-measure 252's `sign`
  * needs one for its trial session (docs/decisions.md, "Signed PCR 11 policies
  * in TypeScript"), and the result is the same bytes (pcr_signature_test.ts).
  * @module
  */
 import { AsnConvert } from "@peculiar/asn1-schema";
 import { Certificate, SubjectPublicKeyInfo } from "@peculiar/asn1-x509";
-import { formatPcrSignature, pcrPolicyDigest, UKI_PCR } from "../../platform/crypt/mod.ts";
+import { formatPcrSignature, signPcrPolicy, UKI_PCR } from "../../platform/crypt/mod.ts";
 
 /** The sections systemd-stub 252 measures into PCR 11, in its order (`.pcrsig` is not one). */
 export const MEASURED_SECTIONS = [
@@ -98,10 +98,7 @@ export async function ukiPcrSignature(
   );
   const policies = [];
   for (const p of phases) {
-    const pcr = await ukiPcr11(sections, p);
-    const policy = await pcrPolicyDigest(new Map([[UKI_PCR, pcr]]));
-    const signature = new Uint8Array(await crypto.subtle.sign(RSA, priv, policy.slice()));
-    policies.push({ pcrs: [UKI_PCR], policy, signature });
+    policies.push(await signPcrPolicy(priv, new Map([[UKI_PCR, await ukiPcr11(sections, p)]])));
   }
   return formatPcrSignature(policies, await systemdKeyFingerprint(key.publicPem));
 }
