@@ -29,7 +29,7 @@ import {
   startVm,
   waitForApi,
 } from "../imager/mod.ts";
-import { machinectl, parseDocs, type ResourceDoc, writeCidataVolume } from "../e2e/mod.ts";
+import { machinectl, type ResourceDoc, waitForDocs, writeCidataVolume } from "../e2e/mod.ts";
 import { freePort } from "../dev/testing.ts";
 import { summarizeFigurePairs } from "./boot_pair.ts";
 
@@ -95,7 +95,17 @@ async function bootOnce(
   try {
     await waitForApi(node.clientConfig, node.port, 600_000);
     const apiS = s();
-    const volumes = await readyVolumes(node);
+    const ready = (d: ResourceDoc[]) => d.filter((v) => v.spec.phase === "ready");
+    const volumes = ready(
+      await waitForDocs(
+        node.clientConfig,
+        node.port,
+        ["volumestatus"],
+        (d) => ready(d).length === 2,
+        600_000,
+        500,
+      ),
+    );
     const volumesS = s();
     const foot = await vm.waitForConsole(FOOTPRINT, { timeoutMs: 300_000 });
     const kib = (i: number) => +(Number(foot[i]) / MiB).toFixed(1);
@@ -126,22 +136,6 @@ async function bootOnce(
   } finally {
     await vm.stop({ gracefulMs: o.first ? 120_000 : 0 });
   }
-}
-
-/** Polls VolumeStatus until STATE and EPHEMERAL are both ready (10 minutes at most). */
-async function readyVolumes(node: Node): Promise<ResourceDoc[]> {
-  const deadline = performance.now() + 600_000;
-  let last = "";
-  while (performance.now() < deadline) {
-    const r = await machinectl(node.clientConfig, node.port, "get", "volumestatus", "-o", "json");
-    if (r.code === 0) {
-      const ready = parseDocs(r.out).filter((v) => v.spec.phase === "ready");
-      if (ready.length === 2) return ready;
-      last = r.out;
-    } else last = r.err;
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  throw new Error(`STATE and EPHEMERAL not both ready: ${last.slice(-500)}`);
 }
 
 async function record(line: Record<string, unknown>): Promise<void> {

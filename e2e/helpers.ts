@@ -20,7 +20,7 @@ export async function removeScratch(work: string): Promise<void> {
 }
 
 /**
- * Polls `machinectl get ARGS -o json` every second until `pred` holds for
+ * Polls `machinectl get ARGS -o json` every `intervalMs` (a second) until `pred` holds for
  * the documents (the node's API answers and the state has come about);
  * throws with the last output after `timeoutMs` on the monotonic clock.
  */
@@ -30,6 +30,7 @@ export async function waitForDocs(
   args: string[],
   pred: (docs: ResourceDoc[]) => boolean,
   timeoutMs = 300_000,
+  intervalMs = 1000,
 ): Promise<ResourceDoc[]> {
   const deadline = performance.now() + timeoutMs;
   let last = "";
@@ -40,7 +41,7 @@ export async function waitForDocs(
       const docs = parseDocs(r.out);
       if (pred(docs)) return docs;
     }
-    await new Promise((res) => setTimeout(res, 1000));
+    await new Promise((res) => setTimeout(res, intervalMs));
   }
   throw new Error(`timed out waiting for ${args.join(" ")}; last output: ${last}`);
 }

@@ -6,4 +6,4 @@
  * @module
  */
 export { writeCidataVolume } from "./cidata.ts";
-export { machinectl, parseDocs, type ResourceDoc } from "./helpers.ts";
+export { machinectl, parseDocs, type ResourceDoc, waitForDocs } from "./helpers.ts";
