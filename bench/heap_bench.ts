@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { createMachineClient } from "../api/client/mod.ts";
 import { v8FlagsArgs } from "../layout/mod.ts";
 import { bundleProgram, warmDenoDir } from "../imager/mod.ts";
+import { edgeBinaryPath } from "../api/edge/mod.ts";
 import { readClientConfig, resolveCredentials } from "../pki/mod.ts";
 import { drain, freePort, waitFor } from "../dev/testing.ts";
 import type { Figure } from "./runtime_bench.ts";
@@ -30,12 +31,15 @@ export interface HeapCase {
   flags: string[];
   codeCache?: boolean;
   warmFlags?: string[];
+  /** false runs the bundle as `deno bundle` wrote it (imager/bundle_compact.ts skipped). */
+  compact?: boolean;
 }
 
 /** The sets measured for docs/decisions.md ("V8 flags for machined and apid"). */
 export const HEAP_CASES: HeapCase[] = [
   { name: "none", flags: [] },
   { name: "no-code-cache", flags: [], codeCache: false },
+  { name: "uncompacted", flags: [], compact: false },
   { name: "semi1", flags: ["--max-semi-space-size=1"] },
   { name: "semi2", flags: ["--max-semi-space-size=2"] },
   { name: "semi4", flags: ["--max-semi-space-size=4"] },
@@ -59,17 +63,25 @@ async function settledMem(pid: number): Promise<ProcMem> {
   return got.sort((a, b) => a.pssKiB - b.pssKiB)[1];
 }
 
+/** machined bundled as the image ships it, and as `deno bundle` wrote it. */
+interface Bundles {
+  machined: string;
+  uncompacted: string;
+}
+
 /** Bundles machined, with the native addon beside the bundle where it looks for it. */
-async function prepare(dir: string): Promise<{ machined: string }> {
+async function prepare(dir: string): Promise<Bundles> {
   const at = join(dir, "api", "apid");
   await Deno.mkdir(at, { recursive: true });
-  const machined = await bundleProgram(join(ROOT, "main.ts"), join(at, "machined.js"));
+  const entry = join(ROOT, "main.ts");
+  const machined = await bundleProgram(entry, join(at, "machined.js"));
+  const uncompacted = await bundleProgram(entry, join(at, "uncompacted.js"), undefined, false);
   await Deno.writeTextFile(join(dir, "deno.json"), "{}\n");
   await Deno.copyFile(
     join(ROOT, "native-ops/machined_native_ops.node"),
     join(at, "machined_native_ops.node"),
   );
-  return { machined };
+  return { machined, uncompacted };
 }
 
 async function cacheArgs(c: HeapCase, program: string, denoDir: string): Promise<string[]> {
@@ -97,20 +109,22 @@ async function calls(stateDir: string, port: number): Promise<void> {
 /** One case: machined's settled memory. */
 export async function measureCase(
   dir: string,
-  bundles: { machined: string },
+  bundles: Bundles,
   c: HeapCase,
 ): Promise<{ machined: ProcMem }> {
-  const caseDir = join(dir, c.name);
+  const caseDir = await Deno.makeTempDir({ dir, prefix: `${c.name}-` });
   const stateDir = join(caseDir, "state");
   const devPort = freePort();
+  const program = c.compact === false ? bundles.uncompacted : bundles.machined;
   const extraM = [
-    ...await cacheArgs(c, bundles.machined, join(caseDir, "deno-m")),
+    ...await cacheArgs(c, program, join(caseDir, "deno-m")),
     ...v8FlagsArgs(c.flags),
   ];
   const dev = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--no-config", "--no-lock", ...extraM, bundles.machined, "dev"]
+    args: ["run", "-A", "--no-config", "--no-lock", ...extraM, program, "dev"]
       .concat(["--state", stateDir, "--listen", `127.0.0.1:${devPort}`]),
-    env: { DENO_DIR: join(caseDir, "deno-m"), NO_COLOR: "1" },
+    // The bundle sits away from the workspace, so it is told where the edge was built.
+    env: { DENO_DIR: join(caseDir, "deno-m"), NO_COLOR: "1", MACHINED_EDGE_BIN: edgeBinaryPath() },
     stdout: "piped",
     stderr: "piped",
     stdin: "null",

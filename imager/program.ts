@@ -2,9 +2,11 @@
  * Turns the `--program` / `--binary` input into what the initramfs ships.
  * A TypeScript entry point is bundled with `deno bundle` into one
  * self-contained JS file (npm dependencies inlined, checked with npm:yaml),
- * so the node needs no module cache and no network at boot.
+ * so the node needs no module cache and no network at boot, then compacted
+ * (no comments or whitespace, ASCII only, names kept: bundle_compact.ts).
  */
 import type { ProgramInput } from "./initramfs/initramfs.ts";
+import { compactBundle } from "./bundle_compact.ts";
 import { run } from "./run.ts";
 
 /** The user's choice: a program for Deno to run, or a compiled binary. */
@@ -50,15 +52,19 @@ export async function resolveProgram(
 }
 
 /**
- * Bundle the TypeScript entry `entry` into the self-contained JS file `out`.
+ * Bundle the TypeScript entry `entry` into the self-contained JS file `out`,
+ * compacted unless `compact` is false (what the node holds in V8's heap for
+ * as long as it runs: bundle_compact.ts).
  * @throws CommandError when `deno bundle` fails.
  */
 export async function bundleProgram(
   entry: string,
   out: string,
   deno = Deno.execPath(),
+  compact = true,
 ): Promise<string> {
   await Deno.mkdir(out.slice(0, out.lastIndexOf("/")) || ".", { recursive: true });
   await run(deno, ["bundle", "--quiet", "--platform", "deno", "-o", out, entry]);
+  if (compact) await compactBundle(out);
   return out;
 }
