@@ -23,6 +23,7 @@ import type { KeySource, RotationProgress } from "./luks_volume.ts";
 import { type EncryptionOutcome, encryptVolume, openUnlocked } from "./volume_encryption.ts";
 import type { VolumeUnlocker } from "./volume_unlock.ts";
 import { rotateToConfig } from "./rotation_step.ts";
+import { describeKey } from "./decide_encryption.ts";
 
 /** What {@link EncryptionStep} needs. */
 export interface EncryptionStepOptions {
@@ -51,6 +52,21 @@ export function keySlots(
   proven: ReadonlySet<number>,
 ): VolumeKeySlot[] {
   return slots.map((s) => ({ slot: s.slot, kind: s.kind ?? "", proven: proven.has(s.slot) }));
+}
+
+/**
+ * The key notes after a rotation pass: the earlier notes (format's skips,
+ * unlock's refusals), less those about the `tpm` slots the pass looked at
+ * (`tpmMissing`: it sealed them, or `fresh` says why not), then `fresh`. Pure.
+ */
+export function mergeKeyNotes(
+  earlier: readonly string[],
+  tpmMissing: readonly number[],
+  fresh: readonly string[],
+): string[] {
+  const about = tpmMissing.map((slot) => `${describeKey({ slot, kind: "tpm" })} `);
+  const kept = earlier.filter((n) => !about.some((a) => n.startsWith(a)));
+  return [...kept, ...fresh.filter((n) => !kept.includes(n))];
 }
 
 /** One per provisioner. */
@@ -140,17 +156,19 @@ export class EncryptionStep {
     }
     this.#rotated.set(p.uuid, signature);
     this.#prove(p.uuid, r.proven);
-    const updated = { ...o, slots: r.slots };
+    const notes = mergeKeyNotes(o.notes, r.tpmMissing, r.notes);
+    const updated = { ...o, slots: r.slots, notes };
     if (this.#opened.has(p.uuid)) this.#opened.set(p.uuid, updated);
-    if (r.kind === "none" || r.kind === "rotated") this.#rotation.delete(p.uuid);
-    else this.#rotation.set(p.uuid, { phase: r.kind, message: r.reason });
+    if (r.kind === "stopped" || r.kind === "refused") {
+      this.#rotation.set(p.uuid, { phase: r.kind, message: r.reason });
+    } else this.#rotation.delete(p.uuid);
     if (r.kind === "none") return updated;
-    events?.emit(
-      "task",
-      subject,
-      r.kind === "rotated" ? "rotated" : `rotation-${r.kind}`,
-      r.reason,
-    );
+    const action = r.kind === "skipped"
+      ? "tpm-skipped"
+      : r.kind === "rotated"
+      ? "rotated"
+      : `rotation-${r.kind}`;
+    events?.emit("task", subject, action, r.reason);
     return updated;
   }
 

@@ -29,7 +29,7 @@ import {
 } from "./decide_encryption.ts";
 import { mayKill, planRotation } from "./plan_rotation.ts";
 import { slotPbkdf } from "./key_derivation.ts";
-import { enrollTpmKey, unsealTpmKey } from "./tpm_keys.ts";
+import { addTpmKey, enrollTpmKey, unsealTpmKey } from "./tpm_keys.ts";
 
 /** Where keys come from. */
 export interface KeySource {
@@ -147,6 +147,10 @@ export interface RotationResult {
   added: number[];
   proven: number[];
   killed: number[];
+  /** `tpm` slots sealed, added and proven by unsealing (a slot skipped at format, added now). */
+  sealed: number[];
+  /** Configured `tpm` slots not sealed, each with why; never a key. */
+  notes: string[];
   /** Why it stopped before phase 2, or why it was refused. */
   stopped?: string;
 }
@@ -155,8 +159,10 @@ export interface RotationResult {
 export type RotationProgress = (phase: "adding" | "proving" | "removing", message: string) => void;
 
 /**
- * Rotate to the configured keys: add and prove each new slot, then kill the
- * slots the config dropped, only if every proof held. `key` opened `unlockedBy`.
+ * Rotate to the configured keys: add and prove each new slot, seal and prove
+ * each configured `tpm` slot the header lacks (when `tpm.unready` is
+ * undefined: the TPM can now; see tpmSealReadiness), then kill the slots the config dropped, only
+ * if every proof of an enrollable key held. `key` opened `unlockedBy`.
  * `progress` hears each phase as it starts.
  */
 export async function rotateVolume(
@@ -165,12 +171,16 @@ export async function rotateVolume(
   unlockedBy: number,
   key: Uint8Array,
   progress: RotationProgress = () => {},
+  tpm: { unready: string | undefined } = { unready: "not asked" },
 ): Promise<RotationResult> {
-  const plan = planRotation(v.volume, (await v.crypt.dump(v.device)).slots, encryption, unlockedBy);
-  const r: RotationResult = { added: [], proven: [], killed: [] };
+  const header = (await v.crypt.dump(v.device)).slots;
+  const plan = planRotation(v.volume, header, encryption, unlockedBy, tpm.unready);
+  const r: RotationResult = { added: [], proven: [], killed: [], sealed: [], notes: [] };
   if (plan.action === "refuse") return { ...r, stopped: plan.reason };
+  r.notes.push(...plan.notes);
   const slots = (xs: number[]) => xs.join(",") || "none";
-  if (plan.add.length > 0) progress("adding", `adding slots ${slots(plan.prove)}`);
+  const adding = [...plan.prove, ...plan.seal.map((k) => k.slot)];
+  if (adding.length > 0) progress("adding", `adding slots ${slots(adding)}`);
   for (const k of plan.add) {
     const bytes = await keyBytes(v, k);
     await v.crypt.addKey(v.device, key, bytes, k.slot, slotPbkdf(k.kind, v.pbkdf));
@@ -178,6 +188,7 @@ export async function rotateVolume(
     r.added.push(k.slot);
     if (await v.crypt.testKey(v.device, bytes, k.slot)) r.proven.push(k.slot);
   }
+  await sealMissing(v, plan.seal, key, r);
   if (!mayKill(plan, new Set(r.proven))) {
     return { ...r, stopped: `${v.volume}: a new slot did not open the header; old slots kept` };
   }
@@ -202,4 +213,18 @@ export async function rotateVolume(
     r.killed.push(s);
   }
   return r;
+}
+
+/** Seal each of `keys` into its free slot with `authKey`'s authority; into `r`: sealed or why not. */
+async function sealMissing(
+  v: LuksVolume,
+  keys: readonly EncryptionKeyConfig[],
+  authKey: Uint8Array,
+  r: RotationResult,
+): Promise<void> {
+  for (const k of keys) {
+    const why = await addTpmKey(v, k.slot, authKey);
+    if (why === undefined) r.sealed.push(k.slot);
+    else r.notes.push(`${describeKey(k)} skipped: ${why}`);
+  }
 }

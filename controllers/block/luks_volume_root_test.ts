@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import type { VolumeEncryptionConfig } from "../../config/mod.ts";
 import { nativeProcessBackend } from "../../platform/process/mod.ts";
 import { NativeCryptBackend, TEST_PBKDF } from "../../platform/crypt/mod.ts";
-import { lacksCryptTools, loopDevice, sha256Of } from "../../platform/crypt/testing_root.ts";
+import { lacksCryptTools, loopDevice, sha256Of, tool } from "../../platform/crypt/testing_root.ts";
 import { decideEncryption } from "./decide_encryption.ts";
 import { formatVolume, type LuksVolume, rotateVolume, unlockVolume } from "./luks_volume.ts";
 
@@ -42,13 +42,12 @@ async function withVolume(fn: (v: LuksVolume, file: string) => Promise<void>) {
   }
 }
 
-/** Each keyslot's `kdf.type`, read from the header by cryptsetup itself. */
+/**
+ * Each keyslot's `kdf.type`, read from the header by cryptsetup itself
+ * (through the native backend: a TPM root test's reaper steals Deno.Command's exits).
+ */
 async function kdfTypes(device: string): Promise<Record<string, string>> {
-  const out = await new Deno.Command("cryptsetup", {
-    args: ["luksDump", "--dump-json-metadata", device],
-    stdout: "piped",
-  }).output();
-  const meta = JSON.parse(new TextDecoder().decode(out.stdout));
+  const meta = JSON.parse(await tool("cryptsetup", "luksDump", "--dump-json-metadata", device));
   return Object.fromEntries(
     Object.entries(meta.keyslots as Record<string, { kdf: { type: string } }>).map((
       [slot, k],
@@ -87,7 +86,7 @@ Deno.test({
       assert.equal(byStatic.outcome.state === "unlocked" && byStatic.outcome.kind, "static");
 
       const r = await rotateVolume(v, enc(N1, S2), 1, byNodeId.key!);
-      assert.deepEqual(r, { added: [2], proven: [2], killed: [0] });
+      assert.deepEqual(r, { added: [2], proven: [2], killed: [0], sealed: [], notes: [] });
       assert.deepEqual((await v.crypt.dump(v.device)).slots.map((s) => s.slot), [1, 2]);
       const old = await unlockVolume(otherBoard, [S0]);
       assert.equal(old.outcome.state, "locked", "the killed passphrase no longer opens");

@@ -54,6 +54,60 @@ export async function enrollTpmKey(
 }
 
 /**
+ * Why this node cannot seal a `tpm` slot now and prove it by unsealing in
+ * this boot (no TPM, no tools, no policy-signing key, no signed policy for
+ * PCR 11's value now, PCR 11 already closed), or undefined when it can.
+ * Reads the TPM and the policy; writes nothing. Never throws.
+ */
+export async function tpmSealReadiness(v: LuksVolume): Promise<string | undefined> {
+  try {
+    const t = await usable(v);
+    await t.policy.publicKey();
+    await currentPolicy(t);
+    return undefined;
+  } catch (e) {
+    return (e as Error).message;
+  }
+}
+
+/**
+ * Seal and add a `tpm` slot the header lacks (a later boot's add of a slot
+ * skipped at format), authorised by `authKey`, then prove it: the TPM
+ * unseals its key and that key opens the slot. A slot that was written but
+ * not proven is killed again (`slot` was free before: it is only ever the
+ * one just added), so the header ends as it was. Never throws: resolves
+ * undefined when added and proven, or why not.
+ */
+export async function addTpmKey(
+  v: LuksVolume,
+  slot: number,
+  authKey: Uint8Array,
+): Promise<string | undefined> {
+  const why = await enrollTpmKey(v, slot, authKey) ?? await proveTpmKey(v, slot);
+  if (why === undefined) return undefined;
+  try {
+    const active = (await v.crypt.dump(v.device)).slots.some((s) => s.slot === slot);
+    if (active) await v.crypt.killSlot(v.device, slot);
+    return active ? `${why} (the unproven slot was removed again)` : why;
+  } catch (e) {
+    return `${why}; removing the unproven slot failed: ${(e as Error).message}`;
+  }
+}
+
+async function proveTpmKey(v: LuksVolume, slot: number): Promise<string | undefined> {
+  let key: Uint8Array | undefined;
+  try {
+    key = await unsealTpmKey(v, slot);
+    const opens = await v.crypt.testKey(v.device, key, slot);
+    return opens ? undefined : "sealed, but the unsealed key does not open its slot";
+  } catch (e) {
+    return `sealed, but not proven: ${(e as Error).message}`;
+  } finally {
+    key?.fill(0);
+  }
+}
+
+/**
  * The key of `slot`, unsealed by the TPM under this boot's signed policy for
  * PCR 11's current value. Maps nothing.
  * @throws TpmNotUsableError, TpmPolicyMissingError, TpmPolicyError,
