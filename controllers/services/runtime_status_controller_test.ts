@@ -30,7 +30,8 @@ Deno.test("RuntimeStatus maps CRI conditions, follows the probe, and drops at on
   const server = await startFakeCriServer(`${dir}/cri.sock`);
   const store = new Store<ResourceSpecs>();
   const runtime = new ControllerRuntime(store);
-  runtime.register(runtimeStatusController({ intervalMs: 20, timeoutMs: 500 }));
+  // A generous call timeout: on a loaded 2-core host a 500 ms one expired (CI's fake tier).
+  runtime.register(runtimeStatusController({ intervalMs: 20, timeoutMs: 5_000 }));
   runtime.start();
   try {
     store.create({

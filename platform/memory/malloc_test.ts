@@ -8,7 +8,10 @@ Deno.test("the native heap's figures are this process's and a trim never grows w
   assert.ok(before.arena >= before.free, JSON.stringify(before));
   assert.equal(typeof malloc.trim(), "boolean");
   const after = malloc.heap();
-  assert.ok(after.free <= before.free + (1 << 20), `${before.free} → ${after.free}`);
+  // Under `--parallel` other test modules run on threads of this process and
+  // free into the same malloc between the two readings (2 MiB seen), so the
+  // slack is wide: what is pinned is that a trim does not leave a heap's worth more.
+  assert.ok(after.free <= before.free + (16 << 20), `${before.free} → ${after.free}`);
 });
 
 Deno.test("the fake gives its free bytes back on trim and injects failures", () => {
