@@ -2,44 +2,110 @@
  * Boots two disk images in turn (A B A B …, each with a snapshot disk so
  * every boot is a first boot of the same bytes) and reports, per boot, the
  * host's monotonic time from QEMU start to machined's `API ready` console
- * line and the boot's phases on the guest's own clock (imager/boot_console.ts:
- * kernel → machined-init → root mounted → machined's first JS → main() → API
- * ready); then each figure's median for A and for B, and its B/A ratio per
- * pair and their median. Alternating is what makes a before/after figure
- * trustworthy on a shared, noisy host: a load change hits both sides.
+ * line (and, with `--client`, to the first Version answered over mTLS) and the
+ * boot's phases on the guest's own clock (imager/boot_console.ts: kernel →
+ * machined-init → root mounted → machined's first JS → main() → API ready);
+ * with `--memory`, the footprint line's MemAvailable, PSS and RssAnon/RssFile
+ * and machined's first page-out; then each figure's median for A and for B,
+ * and its B/A ratio per pair and their median. Alternating is what makes a
+ * before/after figure trustworthy on a shared, noisy host: a load change hits
+ * both sides.
  *
- * Run: `deno run -A bench/boot_pair.ts BEFORE.img AFTER.img [pairs]`
- * (root for QEMU's files, qemu-system-x86_64, OVMF). One JSON object per
- * line, the summary last.
+ * Run: `deno run -A bench/boot_pair.ts BEFORE.img AFTER.img [pairs] [--client
+ * FILE] [--memory footprint|page-out] [--label NAME]` (root for QEMU's files,
+ * qemu-system-x86_64, OVMF). One JSON object per line, the summary last.
  *
  * @module
  */
-import { API_READY, type BootPhases, bootPhases, FAIL, startVm } from "../imager/mod.ts";
+import {
+  API_READY,
+  type BootMemory,
+  bootMemory,
+  type BootPhases,
+  bootPhases,
+  FAIL,
+  FOOTPRINT,
+  PAGE_OUT,
+  startVm,
+  type Vm,
+  waitForApi,
+} from "../imager/mod.ts";
 import { freePort } from "../dev/testing.ts";
+import { BOOT_PAIR_USAGE, type BootPairArgs, parseBootPairArgs } from "./boot_pair_args.ts";
 
-/** One boot's figures: null where the image does not print the line a phase needs. */
-export interface BootFigures extends BootPhases {
+/** One boot's figures: null where the image does not print the line a figure needs. */
+export interface BootFigures extends BootPhases, BootMemory {
   image: string;
   qemuStartToApiReadyS: number;
   machinedStartToApiReadyMs: number;
+  /** QEMU start → Version answered over mTLS from the host (null without `--client`). */
+  qemuStartToFirstAnswerS: number | null;
+  /** From the footprint line (containerd ready + 5 s); null without `--memory`. */
+  memAvailableMiB: number | null;
+  machinedPssMiB: number | null;
+  apidPssMiB: number | null;
 }
 
-/** Boots `image` once (snapshot disk), waits for API ready, powers it off. */
-export async function bootOnce(image: string, runDir: string): Promise<BootFigures> {
+/** What a boot waits for after `API ready` (see {@link BootPairArgs}). */
+export type BootWait = Pick<BootPairArgs, "client" | "memory">;
+
+/** Boots `image` once (snapshot disk), waits for API ready and what `wait` asks, powers it off. */
+export async function bootOnce(
+  image: string,
+  runDir: string,
+  wait: BootWait = {},
+): Promise<BootFigures> {
   const t0 = performance.now();
-  const vm = await startVm({ image, runDir, snapshot: true, hostPort: freePort() });
+  const hostPort = freePort();
+  const vm = await startVm({ image, runDir, snapshot: true, hostPort });
+  const since = () => +((performance.now() - t0) / 1000).toFixed(1);
   try {
     const m = await vm.waitForConsole(API_READY, { timeoutMs: 600_000, failOn: FAIL });
-    const qemuStartToApiReadyS = +((performance.now() - t0) / 1000).toFixed(1);
+    const qemuStartToApiReadyS = since();
+    let qemuStartToFirstAnswerS: number | null = null;
+    if (wait.client) {
+      await waitForApi(wait.client, hostPort, 300_000);
+      qemuStartToFirstAnswerS = since();
+    }
+    const memory = await waitForMemory(vm, wait.memory);
     return {
       image,
       qemuStartToApiReadyS,
+      qemuStartToFirstAnswerS,
       machinedStartToApiReadyMs: Number(m[2]),
       ...bootPhases(await vm.console()),
+      ...memory,
     };
   } finally {
     await vm.stop({ gracefulMs: 0 });
   }
+}
+
+/** The memory part of {@link BootFigures}. */
+export type MemoryFigures =
+  & BootMemory
+  & Pick<BootFigures, "memAvailableMiB" | "machinedPssMiB" | "apidPssMiB">;
+
+/** Waits for the footprint line and, for `page-out`, the first page-out's; nulls when not asked. */
+async function waitForMemory(vm: Vm, wait: BootWait["memory"]): Promise<MemoryFigures> {
+  const opts = { timeoutMs: 600_000, failOn: FAIL };
+  const foot = wait ? await vm.waitForConsole(FOOTPRINT, opts) : null;
+  const out = wait === "page-out" ? await vm.waitForConsole(PAGE_OUT, opts) : null;
+  return memoryFigures(foot, out);
+}
+
+/** The figures of a {@link FOOTPRINT} match and a {@link PAGE_OUT} match, in MiB. Pure. */
+export function memoryFigures(
+  foot: RegExpExecArray | null,
+  pageOut: RegExpExecArray | null,
+): MemoryFigures {
+  const mib = (v: string | undefined) => v === undefined ? null : +(Number(v) / 1024).toFixed(1);
+  return {
+    memAvailableMiB: mib(foot?.[1]),
+    machinedPssMiB: mib(foot?.[2]),
+    apidPssMiB: mib(foot?.[3]),
+    ...bootMemory(foot, pageOut),
+  };
 }
 
 /** A figure of {@link BootFigures} the summary takes medians and ratios of. */
@@ -100,19 +166,19 @@ function median(xs: readonly (number | null)[]): number | null {
 }
 
 if (import.meta.main) {
-  const [a, b, pairsArg] = Deno.args;
-  if (!a || !b) {
-    console.error("usage: boot_pair.ts BEFORE.img AFTER.img [pairs]");
+  const args = parseBootPairArgs(Deno.args);
+  if ("error" in args) {
+    console.error(`error: ${args.error}\n${BOOT_PAIR_USAGE}`);
     Deno.exit(2);
   }
-  const pairs = Number(pairsArg ?? 3);
+  const label = args.label ? { label: args.label } : {};
   const runs: { a: BootFigures; b: BootFigures }[] = [];
-  for (let i = 0; i < pairs; i++) {
-    const fa = await bootOnce(a, "build/bench/boot-a");
-    console.log(JSON.stringify({ pair: i, side: "A", ...fa }));
-    const fb = await bootOnce(b, "build/bench/boot-b");
-    console.log(JSON.stringify({ pair: i, side: "B", ...fb }));
+  for (let i = 0; i < args.pairs; i++) {
+    const fa = await bootOnce(args.before, "build/bench/boot-a", args);
+    console.log(JSON.stringify({ ...label, pair: i, side: "A", ...fa }));
+    const fb = await bootOnce(args.after, "build/bench/boot-b", args);
+    console.log(JSON.stringify({ ...label, pair: i, side: "B", ...fb }));
     runs.push({ a: fa, b: fb });
   }
-  console.log(JSON.stringify(summarizePairs(runs)));
+  console.log(JSON.stringify({ ...label, at: new Date().toISOString(), ...summarizePairs(runs) }));
 }
