@@ -10,6 +10,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { readGpt } from "../platform/block/mod.ts";
+import { sha256Range } from "./cidata.ts";
 
 /** The byte range of the partition named `name` in a disk image file. */
 export async function partitionRange(
@@ -103,6 +104,37 @@ export async function luksDumpAt(
   } finally {
     await Deno.remove(file).catch(() => {});
   }
+}
+
+/** A partition as a powered-off node left it: its range, LUKS2 UUID and SHA-256. */
+export interface AtRest {
+  range: { offset: number; length: number };
+  uuid: string;
+  sha: string;
+}
+
+/**
+ * The checks of a powered-off node's disk that the issue's done-when asks
+ * for: none of `secrets` (a canary from the config, the passphrases) occurs
+ * in clear anywhere in `image`, and `volume`'s header, as the host's
+ * cryptsetup reads it, carries each of `tokens`. Returns what a later boot
+ * compares against (the partition's SHA-256: a locked STATE is never written).
+ */
+export async function checkAtRest(o: {
+  image: string;
+  scratch: string;
+  volume: string;
+  secrets: Record<string, string>;
+  tokens: string[];
+}): Promise<AtRest> {
+  const enc = new TextEncoder();
+  for (const [what, secret] of Object.entries(o.secrets)) {
+    assert.equal(await fileContains(o.image, enc.encode(secret)), false, `${what} in clear`);
+  }
+  const range = await partitionRange(o.image, o.volume);
+  const header = await luksDumpAt(o.image, range.offset, o.scratch);
+  for (const t of o.tokens) assert.ok(header.tokens.includes(t), `${t}: ${header.tokens.join()}`);
+  return { range, uuid: header.uuid, sha: await sha256Range(o.image, range.offset, range.length) };
 }
 
 /** `machinectl unlock VOLUME --insecure` as its own process, the passphrase written to its stdin. */

@@ -5,16 +5,17 @@
  * the header), then booted as another board: the nodeid key fails, the node
  * waits in maintenance with the condition `locked` and STATE's bytes
  * unchanged, a wrong passphrase refused with STATE still unchanged, and
- * `machinectl unlock STATE --insecure` (passphrase on stdin) opens it. The
+ * `machinectl unlock STATE --insecure` (passphrase on stdin) opens it
+ * (e2e/luks_host.ts's checkAtRest, e2e/locked_state_unlock.ts). The
  * boot then goes on with the config read from STATE, without a reboot: the
  * case carries on from there (e2e/node_reset_test.ts).
  * @module
  */
 import assert from "node:assert/strict";
 import { isRunning, type Vm } from "../imager/mod.ts";
-import { sha256Range } from "./cidata.ts";
-import { machinectl, parseDocs, type ResourceDoc } from "./helpers.ts";
-import { fileContains, luksDumpAt, partitionRange, unlockInsecure } from "./luks_host.ts";
+import { machinectl, type ResourceDoc } from "./helpers.ts";
+import { checkAtRest } from "./luks_host.ts";
+import { unlockLockedState } from "./locked_state_unlock.ts";
 import { PASSPHRASE, poll, secondsSince } from "./reset_node.ts";
 
 type Docs = (...args: string[]) => Promise<ResourceDoc[]>;
@@ -59,48 +60,28 @@ export async function lockedStateStep(vm: Vm, o: {
   );
   o.figures.powerOffS = secondsSince(tOff);
   const tChecks = performance.now();
-  const enc = new TextEncoder();
-  assert.equal(await fileContains(o.image, enc.encode(o.canary)), false, "the canary in clear");
-  assert.equal(await fileContains(o.image, enc.encode(PASSPHRASE)), false, "the passphrase");
-  const state = await partitionRange(o.image, "STATE");
-  const header = await luksDumpAt(o.image, state.offset, o.work);
-  assert.ok(header.tokens.includes("machined-nodeid"), header.tokens.join());
-  assert.ok(header.tokens.includes("machined-static"), header.tokens.join());
-  const stateSha = await sha256Range(o.image, state.offset, state.length);
+  const state = await checkAtRest({
+    image: o.image,
+    scratch: o.work,
+    volume: "STATE",
+    secrets: { "the canary": o.canary, "the passphrase": PASSPHRASE },
+    tokens: ["machined-nodeid", "machined-static"],
+  });
   o.figures.hostChecksS = secondsSince(tChecks);
 
   const t0 = performance.now();
   const b = await o.boot();
   o.setVm(b);
-  const fp = (await b.waitForConsole(/API certificate fingerprint (SHA256:[0-9a-f]{64})/, {
-    timeoutMs: 300_000,
-  }))[1];
-  const insecure = async (...args: string[]) => {
-    const r = await machinectl("/nonexistent", o.port, ...args, "--insecure", "--fingerprint", fp);
-    if (r.code !== 0) throw new Error(r.err);
-    return parseDocs(r.out);
-  };
-  const ms = await poll("maintenance saying locked", async () => {
-    const [m] = await insecure("get", "machinestatus", "-o", "json");
-    const c = (m?.spec.unmetConditions as { name: string; reason: string }[] | undefined)
-      ?.find((x) => x.name === "locked");
-    return c ? { stage: m.spec.stage, reason: c.reason } : undefined;
+  const unlockedAt = await unlockLockedState({
+    vm: b,
+    port: o.port,
+    image: o.image,
+    state,
+    passphrase: PASSPHRASE,
+    slot: 1,
+    reason: /^STATE is locked: tried slot 0 \(nodeid\): did not open; slot 1 \(static\)/,
+    figures: o.figures,
+    bootedAt: t0,
   });
-  o.figures.lockedBootToMaintenanceS = secondsSince(t0);
-  assert.equal(ms.stage, "maintenance");
-  assert.match(
-    ms.reason,
-    /^STATE is locked: tried slot 0 \(nodeid\): did not open; slot 1 \(static\)/,
-  );
-  assert.equal(await sha256Range(o.image, state.offset, state.length), stateSha, "STATE unchanged");
-  const wrong = await unlockInsecure(o.port, "STATE", "not the passphrase", fp);
-  assert.notEqual(wrong.code, 0, wrong.out + wrong.err);
-  assert.match(wrong.err, /opens no keyslot/);
-  assert.equal(await sha256Range(o.image, state.offset, state.length), stateSha, "STATE unchanged");
-  const unlockedAt = performance.now();
-  const ok = await unlockInsecure(o.port, "STATE", PASSPHRASE, fp);
-  assert.equal(ok.code, 0, ok.out + ok.err);
-  assert.match(ok.out, /STATE unlocked by slot 1: \/dev\/mapper\/STATE/);
-  o.figures.unlockS = secondsSince(unlockedAt);
-  return { uuid: header.uuid, unlockedAt };
+  return { uuid: state.uuid, unlockedAt };
 }

@@ -23,8 +23,6 @@ export interface SecureBootUpgradeDeps {
   port: number;
   work: string;
   program: string;
-  /** The machine config the image was built with (it trusts {@link signingKeyFile}). */
-  config: string;
   /** The owner's Secure Boot keys (the image's). */
   keyDir: string;
   /** The bundle signing key (PKCS#8 PEM file). */
@@ -45,8 +43,8 @@ export async function secureBootUpgradeStep(
   const figures: Record<string, number> = {};
   const y = await buildImage({
     program: d.program,
+    // No config in the image: the node's (it trusts signingKeyFile) is on its encrypted STATE.
     out: join(d.work, "y.img"),
-    config: d.config,
     imageVersion: versions.y,
     secureBootKeys: d.keyDir,
   });

@@ -71,5 +71,5 @@ export { BOARD_PROFILES, boardOptions, parseBoard } from "./rpi/board.ts";
 export { onPath, run } from "./run.ts";
 export { buildUki, type UkiParts } from "./uki/uki.ts";
 export { sourceRevisionOf } from "./source_revision.ts";
-export { upNode, waitForApi } from "./up.ts";
+export { UP_FAIL, upNode, waitForApi } from "./up.ts";
 export { UP_INSTALL_DISK, UP_PAYLOAD_ID } from "./up_config.ts";
