@@ -6,7 +6,7 @@
  * `open --test-passphrase`).
  */
 import assert from "node:assert/strict";
-import type { VolumeEncryptionConfig } from "../../config/mod.ts";
+import { enc, N1, S0, S2, UUID } from "./testing_keys.ts";
 import { nativeProcessBackend } from "../../platform/process/mod.ts";
 import { NativeCryptBackend, TEST_PBKDF } from "../../platform/crypt/mod.ts";
 import { lacksCryptTools, loopDevice, sha256Of, tool } from "../../platform/crypt/testing_root.ts";
@@ -14,16 +14,6 @@ import { decideEncryption } from "./decide_encryption.ts";
 import { formatVolume, type LuksVolume, rotateVolume, unlockVolume } from "./luks_volume.ts";
 
 const missing = await lacksCryptTools();
-const UUID = "4c4c4544-0042-3510-8052-b4c04f384d32";
-const S0 = { slot: 0, kind: "static" as const, passphrase: "old-passphrase" };
-const N1 = { slot: 1, kind: "nodeid" as const };
-const S2 = { slot: 2, kind: "static" as const, passphrase: "new-passphrase" };
-const enc = (...keys: VolumeEncryptionConfig["keys"]): VolumeEncryptionConfig => ({
-  keys,
-  cipher: "aes-xts-plain64",
-  sector_size: 4096,
-  allow_discards: false,
-});
 
 async function withVolume(fn: (v: LuksVolume, file: string) => Promise<void>) {
   const loop = await loopDevice(40 << 20);

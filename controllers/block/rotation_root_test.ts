@@ -10,7 +10,7 @@
  * (losetup) and cryptsetup.
  */
 import assert from "node:assert/strict";
-import type { VolumeEncryptionConfig } from "../../config/mod.ts";
+import { enc, N1, S0, S2, UUID } from "./testing_keys.ts";
 import { type CryptBackend, NativeCryptBackend, TEST_PBKDF } from "../../platform/crypt/mod.ts";
 import { lacksCryptTools, loopDevice, sha256Of } from "../../platform/crypt/testing_root.ts";
 import { nativeProcessBackend } from "../../platform/process/mod.ts";
@@ -20,16 +20,6 @@ import { rotateToConfig } from "./rotation_step.ts";
 const missing = await lacksCryptTools();
 const ignore = missing !== undefined;
 const needs = missing ? ` (needs ${missing})` : "";
-const UUID = "4c4c4544-0042-3510-8052-b4c04f384d32";
-const S0 = { slot: 0, kind: "static" as const, passphrase: "old-passphrase" };
-const N1 = { slot: 1, kind: "nodeid" as const };
-const S2 = { slot: 2, kind: "static" as const, passphrase: "new-passphrase" };
-const enc = (...keys: VolumeEncryptionConfig["keys"]): VolumeEncryptionConfig => ({
-  keys,
-  cipher: "aes-xts-plain64",
-  sector_size: 4096,
-  allow_discards: false,
-});
 
 /** A loop device formatted with S0 and N1, as a first boot leaves it. */
 async function withFormatted(fn: (v: LuksVolume, file: string) => Promise<void>) {

@@ -7,7 +7,7 @@
  * when no TPM answers. Needs root (losetup), cryptsetup, swtpm, tpm2-tools.
  */
 import assert from "node:assert/strict";
-import type { VolumeEncryptionConfig } from "../../config/mod.ts";
+import { enc, S0, T1 } from "./testing_keys.ts";
 import {
   generatePolicyKey,
   MemoryTpmPolicy,
@@ -32,14 +32,7 @@ import { decideEncryption } from "./decide_encryption.ts";
 import { formatVolume, type LuksVolume, unlockVolume } from "./luks_volume.ts";
 
 const missing = await lacksTpmTools();
-const S0 = { slot: 0, kind: "static" as const, passphrase: "static recovery passphrase" };
-const T1 = { slot: 1, kind: "tpm" as const };
-const CONFIG: VolumeEncryptionConfig = {
-  keys: [S0, T1],
-  cipher: "aes-xts-plain64",
-  sector_size: 4096,
-  allow_discards: false,
-};
+const CONFIG = enc(S0, T1);
 
 async function keysFor(tpm: TpmBackend, k: PolicyKey, missing?: string): Promise<TpmKeys> {
   const signed = await signPcrPolicy(
