@@ -129,7 +129,9 @@ Deno.test({
       credentials: () => issueProbeCredentials(pki.ca),
       print: (l) => lines.push(l),
       figures: false,
-      bounds: { deadlineMs: 1_500, retryMs: 200, attemptTimeoutMs: 1_000 },
+      // An attempt long enough for a TLS handshake on a loaded host (a 1 s one expired
+      // before the certificate was refused while QEMU ran beside it).
+      bounds: { deadlineMs: 6_000, retryMs: 200, attemptTimeoutMs: 4_000 },
     });
     equal(result.outcome, "timeout");
     ok(result.attempts >= 1, `attempts: ${result.attempts}`);
