@@ -14,28 +14,16 @@
  * path contains it).
  * @module
  */
-import { relative } from "node:path";
+import { listTs } from "../structure/mod.ts";
 import { fileURLToPath } from "node:url";
 
-/** Directories never searched: generated trees and copies of the repository. */
-export const SKIPPED_DIRS = new Set([
-  ".git",
-  "build",
-  ".state",
-  ".cache",
-  "node_modules",
-  "target",
-]);
-
-/** Every `*_root_test.ts` under `root`, sorted, as paths relative to it. */
-export async function findRootTests(root: string, dir = root): Promise<string[]> {
-  const found: string[] = [];
-  for await (const e of Deno.readDir(dir)) {
-    const path = `${dir}/${e.name}`;
-    if (e.isDirectory && !SKIPPED_DIRS.has(e.name)) found.push(...await findRootTests(root, path));
-    else if (e.isFile && e.name.endsWith("_root_test.ts")) found.push(relative(root, path));
-  }
-  return found.sort();
+/**
+ * Every `*_root_test.ts` of the tree, sorted, relative to `root`: the files
+ * git tracks or would track, so nothing under an ignored directory (build/,
+ * target/, .state/: copies and generated trees) is run.
+ */
+export async function findRootTests(root: string): Promise<string[]> {
+  return (await listTs(root)).filter((f) => f.endsWith("_root_test.ts")).sort();
 }
 
 /** The modules `filters` keep: all when there is none, else those naming one. */

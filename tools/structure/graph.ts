@@ -71,7 +71,12 @@ export function importsOf(file: string, text: string): Edge[] {
   return edges;
 }
 
-async function listTs(root: string): Promise<string[]> {
+/**
+ * The tree's TypeScript files as git sees them (tracked, and untracked but
+ * not ignored), relative to `root`: what .gitignore leaves out (build/,
+ * target/, .state/) is never read.
+ */
+export async function listTs(root: string): Promise<string[]> {
   const out = await new Deno.Command("git", {
     args: ["-C", root, "ls-files", "--cached", "--others", "--exclude-standard", "*.ts"],
   }).output();

@@ -19,7 +19,7 @@ import { FLOORS } from "./floors.ts";
 import { bypassesOf } from "./surfaces.ts";
 import type { Edge } from "./graph.ts";
 
-export { importsOf, isTest, isTestSupport, readGraph } from "./graph.ts";
+export { importsOf, isTest, isTestSupport, listTs, readGraph } from "./graph.ts";
 export { arrowsOf, roomOf, roomsOf, valueCycles } from "./rooms.ts";
 export { functionsOf, largestFunctions } from "./functions.ts";
 export { FLOORS } from "./floors.ts";
