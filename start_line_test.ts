@@ -13,7 +13,7 @@ Deno.test("start_line.ts: the line's shape, and nothing printed outside PID 1", 
  * top-level code in evaluation order and wraps CommonJS modules in lazy
  * `__commonJS` factories; the first module whose code runs must be start_line.ts.
  */
-Deno.test("start_line.ts: the first module main.ts's bundle evaluates", async () => {
+Deno.test("start_line.ts: the first module main.ts's bundle evaluates, and it never names WebAssembly", async () => {
   const dir = await Deno.makeTempDir();
   try {
     const out = `${dir}/main.js`;
@@ -24,7 +24,11 @@ Deno.test("start_line.ts: the first module main.ts's bundle evaluates", async ()
       stderr: "piped",
     }).output();
     assert.equal(r.code, 0, new TextDecoder().decode(r.stderr));
-    const lines = (await Deno.readTextFile(out)).split("\n");
+    const text = await Deno.readTextFile(out);
+    // machined runs under --lite-mode, so --jitless: V8 has no WebAssembly there
+    // (docs/decisions.md, "V8 lite mode for machined"; layout/v8_flags_test.ts).
+    assert.doesNotMatch(text, /WebAssembly/, "the program reaches for WebAssembly");
+    const lines = text.split("\n");
     const eager = lines.findIndex((l, i) =>
       /^\/\/ \S+$/.test(l) && !/^var require_\w+ = __commonJS\(/.test(lines[i + 1] ?? "")
     );

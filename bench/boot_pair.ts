@@ -86,12 +86,17 @@ export type MemoryFigures =
   & BootMemory
   & Pick<BootFigures, "memAvailableMiB" | "machinedPssMiB" | "apidPssMiB">;
 
-/** Waits for the footprint line and, for `page-out`, the first page-out's; nulls when not asked. */
+/**
+ * Waits for the footprint line (`footprint`) or the first page-out's
+ * (`page-out`, taking the footprint line if it came before: a node without
+ * containerd never prints one); nulls when not asked.
+ */
 async function waitForMemory(vm: Vm, wait: BootWait["memory"]): Promise<MemoryFigures> {
   const opts = { timeoutMs: 600_000, failOn: FAIL };
-  const foot = wait ? await vm.waitForConsole(FOOTPRINT, opts) : null;
-  const out = wait === "page-out" ? await vm.waitForConsole(PAGE_OUT, opts) : null;
-  return memoryFigures(foot, out);
+  if (wait === "footprint") return memoryFigures(await vm.waitForConsole(FOOTPRINT, opts), null);
+  if (wait !== "page-out") return memoryFigures(null, null);
+  const out = await vm.waitForConsole(PAGE_OUT, opts);
+  return memoryFigures(FOOTPRINT.exec(await vm.console()), out);
 }
 
 /** The figures of a {@link FOOTPRINT} match and a {@link PAGE_OUT} match, in MiB. Pure. */

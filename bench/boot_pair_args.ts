@@ -16,7 +16,9 @@ export interface BootPairArgs {
   client?: string;
   /**
    * `footprint`: wait for the footprint line (containerd ready: MemAvailable, PSS,
-   * RssAnon/RssFile); `page-out`: also for machined's first page-out, 30 s after its stage.
+   * RssAnon/RssFile); `page-out`: for machined's first page-out, 30 s after its stage
+   * (PSS and RssFile around it, MemAvailable), with the footprint line's figures
+   * when it came first (a node without containerd prints none).
    */
   memory?: MemoryWait;
   /** A name carried by every JSON line, so one results file can hold several runs. */
@@ -30,7 +32,8 @@ export const BOOT_PAIR_USAGE =
   pairs: how many A B pairs (default 3)
   --client FILE  also call Version over mTLS with FILE's credentials (QEMU start → answer)
   --memory W     wait for the footprint line (containerd ready) or, with page-out, for
-                 machined's first page-out too, and report their memory figures
+                 machined's first page-out (and the footprint line's figures if it came
+                 first), and report their memory figures
   --label NAME   carried by every JSON line`;
 
 /** Parses boot_pair's arguments; a usage error is `{ error }`. Pure. */

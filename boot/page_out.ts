@@ -27,9 +27,11 @@ export const PAGE_OUT_SCHEDULE: PageOutSchedule = { firstAfterMs: 30_000, everyM
 export interface ResidentKiB {
   pss?: number;
   rssFile?: number;
+  /** The node's MemAvailable (/proc/meminfo), read with them. */
+  memAvailable?: number;
 }
 
-/** Reads Pss (smaps_rollup) and RssFile (status) of this process. */
+/** Reads Pss (smaps_rollup) and RssFile (status) of this process, and the node's MemAvailable. */
 export async function residentKiB(): Promise<ResidentKiB> {
   const field = async (path: string, name: string) => {
     try {
@@ -42,6 +44,7 @@ export async function residentKiB(): Promise<ResidentKiB> {
   return {
     pss: await field("/proc/self/smaps_rollup", "Pss"),
     rssFile: await field("/proc/self/status", "RssFile"),
+    memAvailable: await field("/proc/meminfo", "MemAvailable"),
   };
 }
 
@@ -54,7 +57,8 @@ export function pageOutLine(
 ): string {
   return `machined: page-out pass=${pass} ranges=${r.ranges} refused=${r.refused} ` +
     `mapped_mib=${(r.bytes / 2 ** 20).toFixed(1)} pss_kib=${before.pss}->${after.pss} ` +
-    `rss_file_kib=${before.rssFile}->${after.rssFile}`;
+    `rss_file_kib=${before.rssFile}->${after.rssFile}` +
+    (after.memAvailable === undefined ? "" : ` mem_available_kib=${after.memAvailable}`);
 }
 
 /** Options of {@link startPageOut}. */

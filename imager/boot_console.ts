@@ -40,9 +40,13 @@ export const RSS = /machined: rss machined_kib=(\d+) apid_kib=(\d+)/;
  */
 export const FOOTPRINT =
   /machined: footprint at=containerd-ready mem_available_kib=(\d+) machined_pss_kib=(\d+) apid_pss_kib=(\d+) write_usr=(\S+) write_machined=(\S+)(?: machined_rss_anon_kib=(\d+) machined_rss_file_kib=(\d+) machined_rss_shmem_kib=(\d+) apid_rss_anon_kib=(\d+) apid_rss_file_kib=(\d+) apid_rss_shmem_kib=(\d+))?/;
-/** boot/page_out.ts's first pass, 30 s after the node reached its stage: PSS and RssFile around it. */
+/**
+ * boot/page_out.ts's first pass, 30 s after the node reached its stage: PSS and
+ * RssFile around it, and (newer images) MemAvailable after it, which a node
+ * without containerd (no footprint line) reports only here.
+ */
 export const PAGE_OUT =
-  /machined: page-out pass=1 ranges=(\d+) refused=(\d+) mapped_mib=([\d.]+) pss_kib=(\d+)->(\d+) rss_file_kib=(\d+)->(\d+)/;
+  /machined: page-out pass=1 ranges=(\d+) refused=(\d+) mapped_mib=([\d.]+) pss_kib=(\d+)->(\d+) rss_file_kib=(\d+)->(\d+)(?: mem_available_kib=(\d+))?/;
 /** A console line that fails any boot at once. */
 export const FAIL = /Kernel panic|machined: FATAL|machined-init: FATAL/;
 
@@ -106,6 +110,8 @@ export interface BootMemory {
   machinedPssAfterPageOutMiB: number | null;
   machinedRssFileBeforePageOutMiB: number | null;
   machinedRssFileAfterPageOutMiB: number | null;
+  /** MemAvailable just after the first page-out (any node, containerd or not). */
+  memAvailableAtPageOutMiB: number | null;
   machinedRssAnonMiB: number | null;
   machinedRssFileMiB: number | null;
   machinedRssShmemMiB: number | null;
@@ -126,6 +132,7 @@ export function bootMemory(
     machinedPssAfterPageOutMiB: kib(pageOut?.[5]),
     machinedRssFileBeforePageOutMiB: kib(pageOut?.[6]),
     machinedRssFileAfterPageOutMiB: kib(pageOut?.[7]),
+    memAvailableAtPageOutMiB: kib(pageOut?.[8]),
     machinedRssAnonMiB: mib(6),
     machinedRssFileMiB: mib(7),
     machinedRssShmemMiB: mib(8),

@@ -72,7 +72,7 @@ Deno.test("boot_console: an older image's lines still parse; what they lack is n
   assert.equal(ROOT_MOUNTED.exec(old)?.[5], undefined);
   const foot = FOOTPRINT.exec(old)!;
   assert.deepEqual(foot.slice(1, 6), ["707948", "93938", "3537", "EROFS", "EROFS"]);
-  const nulls = new Array(10).fill(null);
+  const nulls = new Array(11).fill(null);
   assert.deepEqual(Object.values(bootMemory(foot)), nulls);
   assert.deepEqual(Object.values(bootMemory(undefined, PAGE_OUT.exec(old))), nulls);
 });
@@ -89,6 +89,7 @@ Deno.test("boot_console: machined's and the edge's resident set, split, in MiB",
     machinedPssAfterPageOutMiB: 72.5,
     machinedRssFileBeforePageOutMiB: 55.2,
     machinedRssFileAfterPageOutMiB: 37.6,
+    memAvailableAtPageOutMiB: null,
     machinedRssAnonMiB: 40,
     machinedRssFileMiB: 60,
     machinedRssShmemMiB: 0,
@@ -96,4 +97,15 @@ Deno.test("boot_console: machined's and the edge's resident set, split, in MiB",
     apidRssFileMiB: 2,
     apidRssShmemMiB: 0,
   });
+});
+
+Deno.test("boot_console: the page-out line's MemAvailable, for a node without containerd", () => {
+  const pageOut = PAGE_OUT.exec(
+    "machined: page-out pass=1 ranges=51 refused=0 mapped_mib=107.4 pss_kib=92616->74208 " +
+      "rss_file_kib=56476->38504 mem_available_kib=801792",
+  );
+  const m = bootMemory(null, pageOut);
+  assert.equal(m.memAvailableAtPageOutMiB, 783);
+  assert.equal(m.machinedPssAfterPageOutMiB, 72.5);
+  assert.equal(m.machinedRssAnonMiB, null, "no footprint line: no split");
 });

@@ -14,14 +14,22 @@ import type { MallocBackend, MallocHeap } from "../platform/memory/mod.ts";
 
 /** When a trim runs. */
 export interface MallocTrimSchedule {
+  /** The first look, after machined starts it (once the node reached its stage). */
+  firstAfterMs: number;
   /** Between looks at the heap. */
   everyMs: number;
   /** A look trims only when the arenas keep at least this many free bytes. */
   minFreeBytes: number;
 }
 
-/** The node's schedule: a look every minute, a trim when 4 MiB or more are free. */
+/**
+ * The node's schedule: a first look 25 s after the stage, when boot's churn is
+ * over and just before the first page-out (boot/page_out.ts, 30 s), so that
+ * pass's console line reads what both gave back; then a look every minute. A
+ * trim when 4 MiB or more are free.
+ */
 export const MALLOC_TRIM_SCHEDULE: MallocTrimSchedule = {
+  firstAfterMs: 25_000,
   everyMs: 60_000,
   minFreeBytes: 4 << 20,
 };
@@ -70,14 +78,19 @@ export interface MallocTrimOptions {
 /** Starts the looks; returns the function that stops them. Never throws: a failed trim is logged. */
 export function startMallocTrim(o: MallocTrimOptions): () => void {
   const schedule = o.schedule ?? MALLOC_TRIM_SCHEDULE;
-  const timer = setInterval(() => {
+  const look = () => {
     try {
       const report = trimOnce(o.malloc, schedule.minFreeBytes);
       if (report) o.logger.log("debug", "memory", "trimmed the malloc heap", { ...report });
     } catch (e) {
       o.logger.warn("memory", "malloc trim failed", { error: e });
     }
-  }, schedule.everyMs);
+  };
+  let timer = setTimeout(function first() {
+    look();
+    timer = setInterval(look, schedule.everyMs);
+    Deno.unrefTimer(timer);
+  }, schedule.firstAfterMs);
   Deno.unrefTimer(timer);
-  return () => clearInterval(timer);
+  return () => clearTimeout(timer);
 }

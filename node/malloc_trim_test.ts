@@ -23,7 +23,11 @@ Deno.test("the schedule keeps trimming a heap that grows again, and a failed tri
   const malloc = new FakeMallocBackend({ arena: 30 * MiB, inUse: 18 * MiB, free: 12 * MiB });
   malloc.faults.failNext("trim", "EPERM", { when: () => malloc.trims === 0 });
   const logger = createLogger({ console: false, minLevel: "debug" });
-  const stop = startMallocTrim({ malloc, logger, schedule: { everyMs: 2, minFreeBytes: MiB } });
+  const stop = startMallocTrim({
+    malloc,
+    logger,
+    schedule: { firstAfterMs: 2, everyMs: 2, minFreeBytes: MiB },
+  });
   try {
     for (let i = 0; i < 200 && malloc.trims < 1; i++) await new Promise((r) => setTimeout(r, 2));
     malloc.set({ arena: 40 * MiB, free: 22 * MiB }); // the heap grew again
@@ -36,4 +40,20 @@ Deno.test("the schedule keeps trimming a heap that grows again, and a failed tri
   const lines = logger.ring.tail(10).map((l) => l.text).join("\n");
   assert.match(lines, /malloc trim failed/);
   assert.match(lines, /trimmed the malloc heap/);
+});
+
+Deno.test("the first look comes after firstAfterMs, not a whole interval later", async () => {
+  const malloc = new FakeMallocBackend({ arena: 30 * MiB, inUse: 18 * MiB, free: 12 * MiB });
+  const logger = createLogger({ console: false, minLevel: "debug" });
+  const stop = startMallocTrim({
+    malloc,
+    logger,
+    schedule: { firstAfterMs: 5, everyMs: 3_600_000, minFreeBytes: MiB },
+  });
+  try {
+    for (let i = 0; i < 500 && malloc.trims < 1; i++) await new Promise((r) => setTimeout(r, 2));
+  } finally {
+    stop();
+  }
+  assert.equal(malloc.trims, 1, "trimmed once, long before the hour's interval");
 });
