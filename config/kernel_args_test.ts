@@ -11,6 +11,7 @@ import {
 } from "./kernel_args.ts";
 import { parseMachineConfig } from "./parse_machine_config.ts";
 import { applyClassOf } from "./apply_class.ts";
+import { kernelCmdline } from "../imager/mod.ts";
 
 const LINE = "console=ttyS0,115200 panic=10 quiet loglevel=3 rdinit=/sbin/machined-init " +
   "DENO_DIR=/d -- /usr/bin/deno run -A quiet";
@@ -115,4 +116,18 @@ Deno.test("applyRecordedKernelArgs: a record undoes what the last config changed
     () => applyRecordedKernelArgs(line, { add: ["machined.args=x"], remove: [] }),
     /node's to write/,
   );
+});
+
+Deno.test("the image's transparent_hugepage=never can be replaced by an operator's choice", () => {
+  const line = kernelCmdline({ program: "js" });
+  assert.match(line, / transparent_hugepage=never /);
+  const out = applyKernelArgs(line, {
+    add: ["transparent_hugepage=madvise"],
+    remove: ["transparent_hugepage"],
+  });
+  const before = out.split(" -- ")[0].split(" ");
+  assert.deepEqual(before.filter((w) => w.startsWith("transparent_hugepage")), [
+    "transparent_hugepage=madvise",
+  ]);
+  assert.equal(kernelArgProblem("transparent_hugepage", true), undefined);
 });

@@ -26,11 +26,19 @@ export interface CmdlineOptions {
   v8Flags?: readonly string[];
 }
 
+/** The image's default for transparent huge pages: off (see {@link kernelCmdline}). */
+export const THP_WORD = "transparent_hugepage=never";
+
 /** Build the kernel command line for a program of kind `opts.program`. */
 export function kernelCmdline(opts: CmdlineOptions): string {
   // panic=10: a kernel panic reboots after 10 s instead of hanging, so the
   // loader's boot counting can fall back from a trial slot (docs/upgrade.md).
-  const words = [`console=${opts.console ?? "ttyS0,115200"}`, "panic=10"];
+  // transparent_hugepage=never: with THP on (Debian's default is "always", and
+  // "madvise" too starts khugepaged), the kernel raises min_free_kbytes to keep
+  // free huge pages, 44 MiB of a 1 GiB node, which MemAvailable loses
+  // (docs/decisions.md, "Transparent huge pages off by default"). An operator
+  // who wants them adds `transparent_hugepage=madvise` (machine.kernel.args).
+  const words = [`console=${opts.console ?? "ttyS0,115200"}`, "panic=10", THP_WORD];
   if (opts.quiet) words.push("quiet", "loglevel=3");
   words.push(`rdinit=${LAYOUT.init}`);
   if (opts.program !== "binary") {

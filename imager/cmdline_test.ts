@@ -14,7 +14,10 @@ import { parseSize } from "./progress.ts";
 
 Deno.test("machined-init is rdinit; it execs `deno run` on the program, given after --", () => {
   const c = kernelCmdline({ program: "js", quiet: true, append: "foo=bar" });
-  assert.match(c, /^console=ttyS0,115200 panic=10 quiet loglevel=3 rdinit=\/sbin\/machined-init /);
+  assert.match(
+    c,
+    /^console=ttyS0,115200 panic=10 transparent_hugepage=never quiet loglevel=3 rdinit=\/sbin\/machined-init /,
+  );
   assert.match(c, /DENO_DIR=\/run\/deno\/machined/);
   assert.ok(c.indexOf("foo=bar") < c.indexOf(" -- "));
   const v8 = v8FlagsArgs(MACHINED_V8_FLAGS).map((w) => ` ${w}`).join("");
@@ -23,7 +26,10 @@ Deno.test("machined-init is rdinit; it execs `deno run` on the program, given af
 
 Deno.test("a compiled binary is exec'd by machined-init with no Deno arguments", () => {
   const c = kernelCmdline({ program: "binary" });
-  assert.equal(c, "console=ttyS0,115200 panic=10 rdinit=/sbin/machined-init -- /machined/machined");
+  assert.equal(
+    c,
+    "console=ttyS0,115200 panic=10 transparent_hugepage=never rdinit=/sbin/machined-init -- /machined/machined",
+  );
 });
 
 Deno.test("loader.conf boots the first of our entries at once; entries point at their slot's files", () => {

@@ -26,7 +26,10 @@ Deno.test("each profile's loader, firmware name, kernel and Rust target agree on
 
 Deno.test("the arm64 command line names the PL011 console", () => {
   const line = kernelCmdline({ program: "js", console: PROFILES.arm64.console });
-  assert.match(line, /^console=ttyAMA0,115200 panic=10 rdinit=\/sbin\/machined-init /);
+  assert.match(
+    line,
+    /^console=ttyAMA0,115200 panic=10 transparent_hugepage=never rdinit=\/sbin\/machined-init /,
+  );
 });
 
 Deno.test("the private apt never points at the host's apt state", () => {
