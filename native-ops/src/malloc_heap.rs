@@ -91,9 +91,16 @@ mod tests {
         let keep = blocks.into_iter().last();
         let freed = malloc_heap();
         assert!(freed.free >= 3 << 20, "the blocks are free now: {freed:?}");
-        malloc_trim();
+        assert!(
+            malloc_trim(),
+            "4 MiB of free blocks: the trim released pages"
+        );
         let after = malloc_heap();
-        assert!(after.in_use <= freed.in_use, "{freed:?} -> {after:?}");
+        // cargo runs other tests on other threads: allow what they allocate meanwhile.
+        assert!(
+            after.in_use <= freed.in_use + (1 << 20),
+            "{freed:?} -> {after:?}"
+        );
         drop(keep);
     }
 }
