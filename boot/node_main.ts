@@ -37,7 +37,7 @@ import {
   startNodeApiPki,
 } from "../api/host/mod.ts";
 import { startInstallToDisk } from "../install/mod.ts";
-import { createTrustedFetch, pathExists } from "../pki/mod.ts";
+import { createTrustedFetch } from "../pki/mod.ts";
 import { DEFAULT_API_LISTEN, type MachineConfig } from "../config/mod.ts";
 import { configCandidates, parseCmdline } from "../layout/mod.ts";
 import {
@@ -61,6 +61,7 @@ import { NativeProcBackend } from "../platform/procfs/mod.ts";
 import type { EspBackend } from "../platform/esp/mod.ts";
 import { ProcSysctlBackend } from "../controllers/kernel/mod.ts";
 import { startPageOut } from "./page_out.ts";
+import { startImageModules } from "./image_modules.ts";
 
 /** Where the image puts its files (see imager/initramfs). */
 export const IMAGE_PATHS = {
@@ -90,7 +91,6 @@ export const BOOT_DEADLINES_MS = {
   ctrlAltDel: 5_000,
   firmwareMounts: 5_000,
   cmdline: 5_000,
-  imageModules: 60_000,
   loadConfig: 60_000,
 } as const;
 
@@ -180,6 +180,13 @@ export async function bootNode(
   const started = performance.now();
   backends = withNodeWatchdog(backends, logger); // pets machined-init's watchdog (watchdog)
   const node = composeNode(backends, logger);
+  // Loaded beside the config, the PKI and the API host; awaited before the controllers.
+  const modules = startImageModules({
+    kmod: backends.kmod,
+    listPath: IMAGE_PATHS.modules,
+    events: node.machined.events,
+    logger,
+  });
   const { config, cmdline } = await runBootSequence(node, backends, logger);
   const unready = unreadyReason(cmdline, isTestImage(), logger); // a test image's hook only
   if (unready) node.machined.conditions.set(UNREADY_CONDITION, unready);
@@ -187,6 +194,7 @@ export async function bootNode(
   const hostname = config?.machine.hostname ?? "machined";
   const control = wireNodeControl(node, backends, logger, hostname);
   const api = await startApi(node, backends, logger, { config, started, control });
+  await modules; // VLANs, bonds, WireGuard, dm-crypt, overlay: the controllers need them
   // The controllers start once apid is spawned: they would otherwise hold the
   // one JS thread while the server certificate is made (2-3 s under TCG), and
   // apid's own start (a separate process) then overlaps their first reconciles.
@@ -265,7 +273,7 @@ interface BootFound {
 
 /**
  * Step 2: the boot sequence (early mounts; cgroups, Ctrl-Alt-Del, the command
- * line and the image's modules; the config).
+ * line; the config). The image's modules load beside it (boot/image_modules.ts).
  */
 async function runBootSequence(
   node: ComposedNode,
@@ -300,10 +308,6 @@ async function runBootSequence(
         task("cmdline", async () => {
           cmdline = parseCmdline(await Deno.readTextFile("/proc/cmdline"));
         }, { optional: true, deadlineMs: BOOT_DEADLINES_MS.cmdline }),
-        task("imageModules", () => loadImageModules(backends, logger), {
-          optional: true,
-          deadlineMs: BOOT_DEADLINES_MS.imageModules,
-        }),
       ],
     },
     {
@@ -525,28 +529,4 @@ async function shutdownComposedNode(
     reset: control.reset.sequence(),
     kexec: control.kexec,
   });
-}
-
-/**
- * Loads the modules the image lists (absolute paths, dependencies first, as the
- * imager resolved them, each optionally followed by its parameters). Already
- * loaded or built-in modules are fine.
- */
-async function loadImageModules(backends: NodeBackends, logger: Logger): Promise<void> {
-  if (!(await pathExists(IMAGE_PATHS.modules))) return;
-  const paths = (await Deno.readTextFile(IMAGE_PATHS.modules)).split("\n").map((l) => l.trim())
-    .filter((l) => l && !l.startsWith("#"));
-  let loaded = 0;
-  for (const line of paths) {
-    // `path [parameters]`: the imager writes bonding's `max_bonds=0` there.
-    const [path, ...params] = line.split(/\s+/);
-    try {
-      if (await backends.kmod.loadModule(path, params.join(" ") || undefined) === "loaded") {
-        loaded++;
-      }
-    } catch (e) {
-      logger.warn("boot", `module ${path} failed to load`, { error: e });
-    }
-  }
-  logger.info("boot", "image modules loaded", { listed: paths.length, loaded });
 }

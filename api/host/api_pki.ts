@@ -29,7 +29,12 @@ import {
   type ServerNames,
 } from "../../pki/mod.ts";
 import { ADDRESS_STATUS } from "../../resources/mod.ts";
-import { certificateNamesExactly, sanList, wantedServerNames } from "./api_server_names.ts";
+import {
+  certificateNamesExactly,
+  certificateSanList,
+  sanList,
+  wantedServerNames,
+} from "./api_server_names.ts";
 import {
   type CaPem,
   caSectionOf,
@@ -192,9 +197,21 @@ export class NodeApiPkiOwner implements NodeApiPki {
     return this.#chain;
   }
 
+  /**
+   * Schedules a reconcile when the addresses change the names the certificate
+   * should carry, and only then: the watch's first snapshot, loopback and
+   * link-local addresses would otherwise spend the throttle's one immediate act
+   * and keep the DHCP address that follows waiting out the window (issue 27).
+   */
   async #watchAddresses(): Promise<void> {
     const watch = this.o.machined.store.watch(ADDRESS_STATUS, { signal: this.#abort.signal });
-    for await (const _ of watch) this.#schedule();
+    let last = this.#server ? certificateSanList(this.#server.cert).join(",") : "";
+    for await (const _ of watch) {
+      const names = sanList(this.#names()).join(",");
+      if (names === last) continue;
+      last = names;
+      this.#schedule();
+    }
   }
 
   #enqueue(job: () => Promise<void>): Promise<void> {

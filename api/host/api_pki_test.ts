@@ -272,6 +272,53 @@ Deno.test("an address arriving after boot re-issues the server certificate once,
   }
 });
 
+Deno.test("loopback and link-local addresses leave the window closed: the routable one is issued at once", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "machined-sans-window-" });
+  const m = newMachined();
+  m.start();
+  const keeper = new ConfigKeeper(m);
+  assert.equal(
+    (await keeper.apply(configText(await createCertificateAuthority()), "image")).state,
+    "valid",
+  );
+  const api = fakeApi();
+  // A window far longer than nextEvent's 10 s: a reissue that waited for it fails the test.
+  const pki = await startPki(m, keeper, dir, (p) => api.startApi(p), 600_000);
+  const address = (id: string, ip: string, scope: string) =>
+    m.store.create({
+      type: ADDRESS_STATUS,
+      namespace: "network",
+      id,
+      owner: "test",
+      spec: {
+        link: id.split("/")[0],
+        linkIndex: 1,
+        family: ip.includes(":") ? "inet6" : "inet",
+        address: ip,
+        prefixLen: 64,
+        scope,
+        flags: 0,
+      },
+    });
+  try {
+    address("lo/127.0.0.1/8", "127.0.0.1", "host");
+    address("lo/::1/128", "::1", "host");
+    address("eth0/fe80::1/64", "fe80::1", "link");
+    await new Promise((r) => setTimeout(r, 100)); // the watch has seen them
+    assert.equal(api.restarts, 0, "the names did not change: no reissue");
+    const reissued = nextEvent(m, "certificateReissued");
+    address("eth0/10.0.2.15/24", "10.0.2.15", "global");
+    const e = await reissued;
+    assert.match(e.fields!.sans, /ip:10\.0\.2\.15/);
+    assert.doesNotMatch(e.fields!.sans, /fe80/);
+    assert.equal(api.restarts, 1);
+  } finally {
+    await pki.stop();
+    await m.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("a config with another CA, applied while the node runs, moves the API to that CA", async () => {
   const dir = await Deno.makeTempDir({ prefix: "machined-newca-" });
   const m = newMachined();
