@@ -18,10 +18,10 @@ export const CONTROLLER_STATUS_OWNER = "runtime.ControllerStatusPublisher";
  */
 export function controllerStatusPublisher(
   store: MachineStore,
-  graph: () => DependencyGraph,
+  declaration: (name: string) => DependencyGraph["controllers"][number] | undefined,
 ): (stats: ControllerStats) => void {
   return (stats) => {
-    const decl = graph().controllers.find((c) => c.name === stats.name);
+    const decl = declaration(stats.name);
     const spec: ControllerStatusSpec = {
       state: stats.state,
       reconciles: stats.reconciles,

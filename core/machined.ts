@@ -51,7 +51,7 @@ export class Machined {
     const clock = this.clock = options.clock ?? systemClock;
     this.logger = options.logger ?? createLogger();
     this.store = new Store<ResourceSpecs>({ clock });
-    const publish = controllerStatusPublisher(this.store, () => this.runtime.graph());
+    const publish = controllerStatusPublisher(this.store, (name) => this.runtime.declaration(name));
     let lastFailures = new Map<string, number>();
     const failing = new Set<string>();
     const cycles = controllerCycleObserver(this.metrics);

@@ -161,6 +161,20 @@ export class ControllerRuntime<M extends Catalog> {
   }
 
   /** The declared dependency graph. */
+  /**
+   * What one controller declared it reads and writes, without building the
+   * whole graph: ControllerStatus asks after every cycle of every controller.
+   */
+  declaration(name: string): DependencyGraph["controllers"][number] | undefined {
+    const c = this.#entries.get(name)?.controller;
+    if (!c) return undefined;
+    return {
+      name: c.name,
+      inputs: c.inputs.map((i) => ({ type: i.type, kind: i.kind })),
+      outputs: c.outputs.map((o) => ({ type: o.type, kind: o.kind })),
+    };
+  }
+
   graph(): DependencyGraph {
     const controllers = [...this.#entries.values()].map(({ controller: c }) => ({
       name: c.name,

@@ -294,6 +294,8 @@ Deno.test("the dependency graph lists who reads and writes what", () => {
     type: "Status",
   }]);
   assert.equal(g.controllers.length, 2);
+  for (const c of g.controllers) assert.deepEqual(runtime.declaration(c.name), c);
+  assert.equal(runtime.declaration("test.Nobody"), undefined);
 });
 
 Deno.test("a chain of three controllers converges and stop is graceful", async () => {

@@ -48,6 +48,17 @@ Deno.test("create, get, list with namespace and label selectors", () => {
   assert.throws(() => s.create({ ...ptr("a"), spec: { n: 9 }, owner: "o" }), /already exists/);
 });
 
+Deno.test("list orders by namespace, then id, each by code unit (not the locale's collation)", () => {
+  const s = newStore();
+  for (const [namespace, id] of [["alpha", "b"], ["Zeta", "a"], ["alpha", "B"], ["alpha", "a-1"]]) {
+    s.create({ type: "Item", namespace, id, spec: { n: 0 }, owner: "o" });
+  }
+  assert.deepEqual(
+    s.list("Item").map((r) => `${r.metadata.namespace}/${r.metadata.id}`),
+    ["Zeta/a", "alpha/B", "alpha/a-1", "alpha/b"],
+  );
+});
+
 Deno.test("resources are frozen: callers cannot mutate the store", () => {
   const s = newStore();
   const spec = { n: 1, tags: ["a"] };
