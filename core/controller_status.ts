@@ -2,7 +2,7 @@
  * Publishes the runtime's per-controller health as ControllerStatus resources,
  * so `machinectl get controllerstatus` shows failures and backoff.
  */
-import type { ControllerStats, DependencyGraph } from "../runtime/mod.ts";
+import { type ControllerStats, deepFreeze, type DependencyGraph } from "../runtime/mod.ts";
 import {
   CONTROLLER_STATUS,
   type ControllerStatusSpec,
@@ -22,7 +22,9 @@ export function controllerStatusPublisher(
 ): (stats: ControllerStats) => void {
   return (stats) => {
     const decl = declaration(stats.name);
-    const spec: ControllerStatusSpec = {
+    // Frozen here, so the store takes it as it is instead of cloning it: this
+    // runs after every cycle of every controller (issue 27's guest profile).
+    const spec: ControllerStatusSpec = deepFreeze({
       state: stats.state,
       reconciles: stats.reconciles,
       failures: stats.failures,
@@ -32,7 +34,7 @@ export function controllerStatusPublisher(
       lastDurationMs: stats.lastDurationMs ?? 0,
       inputs: decl?.inputs.map((i) => i.type) ?? [],
       outputs: decl?.outputs.map((o) => o.type) ?? [],
-    };
+    });
     const ptr = { type: CONTROLLER_STATUS, namespace: "runtime", id: stats.name } as const;
     const cur = store.find(ptr.type, ptr.namespace, ptr.id);
     if (!cur) store.create({ ...ptr, spec, owner: CONTROLLER_STATUS_OWNER });
