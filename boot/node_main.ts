@@ -62,7 +62,6 @@ import type { EspBackend } from "../platform/esp/mod.ts";
 import { ProcSysctlBackend } from "../controllers/kernel/mod.ts";
 import { startPageOut } from "./page_out.ts";
 import { startImageModules } from "./image_modules.ts";
-import { warmCryptoOffThread } from "./crypto_warmup.ts";
 
 /** Where the image puts its files (see imager/initramfs). */
 export const IMAGE_PATHS = {
@@ -179,10 +178,6 @@ export async function bootNode(
   logger: RingLogger,
 ): Promise<PowerAction> {
   const started = performance.now();
-  // The crypto library's one-time seeding, on the other CPU (boot/crypto_warmup.ts).
-  void warmCryptoOffThread().then((outcome) =>
-    logger.log("debug", "boot", "crypto warm-up", { outcome })
-  );
   backends = withNodeWatchdog(backends, logger); // pets machined-init's watchdog (watchdog)
   const node = composeNode(backends, logger);
   // Loaded beside the config, the PKI and the API host; awaited before the controllers.
