@@ -37,6 +37,37 @@ function configText(ca: CertificateAuthority | undefined, hostname = "node-1") {
   });
 }
 
+/** A started machined whose keeper holds a valid config with a fresh CA. */
+async function nodeWithConfig() {
+  const m = newMachined();
+  m.start();
+  const keeper = new ConfigKeeper(m);
+  assert.equal(
+    (await keeper.apply(configText(await createCertificateAuthority()), "image")).state,
+    "valid",
+  );
+  return { m, keeper };
+}
+
+/** An AddressStatus as the network controllers publish it; `id` is `link/address/prefix`. */
+function addAddress(m: Machined, id: string, address: string, scope = "global") {
+  m.store.create({
+    type: ADDRESS_STATUS,
+    namespace: "network",
+    id,
+    owner: "test",
+    spec: {
+      link: id.split("/")[0],
+      linkIndex: 2,
+      family: address.includes(":") ? "inet6" : "inet",
+      address,
+      prefixLen: Number(id.split("/")[2]),
+      scope,
+      flags: 0,
+    },
+  });
+}
+
 /** Records restarts; never listens. */
 function fakeApi() {
   const started: NodePki[] = [];
@@ -236,25 +267,8 @@ Deno.test("an address arriving after boot re-issues the server certificate once,
       "ip:::1",
     ]);
     const reissued = nextEvent(m, "certificateReissued");
-    for (
-      const [id, address] of [["eth0/10.0.0.5/24", "10.0.0.5"], ["eth0/fd00::5/64", "fd00::5"]]
-    ) {
-      m.store.create({
-        type: ADDRESS_STATUS,
-        namespace: "network",
-        id,
-        owner: "test",
-        spec: {
-          link: "eth0",
-          linkIndex: 2,
-          family: address.includes(":") ? "inet6" : "inet",
-          address,
-          prefixLen: 24,
-          scope: "global",
-          flags: 0,
-        },
-      });
-    }
+    addAddress(m, "eth0/10.0.0.5/24", "10.0.0.5");
+    addAddress(m, "eth0/fd00::5/64", "fd00::5");
     const e = await reissued;
     assert.equal(
       e.fields?.sans,
@@ -274,40 +288,18 @@ Deno.test("an address arriving after boot re-issues the server certificate once,
 
 Deno.test("loopback and link-local addresses leave the window closed: the routable one is issued at once", async () => {
   const dir = await Deno.makeTempDir({ prefix: "machined-sans-window-" });
-  const m = newMachined();
-  m.start();
-  const keeper = new ConfigKeeper(m);
-  assert.equal(
-    (await keeper.apply(configText(await createCertificateAuthority()), "image")).state,
-    "valid",
-  );
+  const { m, keeper } = await nodeWithConfig();
   const api = fakeApi();
   // A window far longer than nextEvent's 10 s: a reissue that waited for it fails the test.
   const pki = await startPki(m, keeper, dir, (p) => api.startApi(p), 600_000);
-  const address = (id: string, ip: string, scope: string) =>
-    m.store.create({
-      type: ADDRESS_STATUS,
-      namespace: "network",
-      id,
-      owner: "test",
-      spec: {
-        link: id.split("/")[0],
-        linkIndex: 1,
-        family: ip.includes(":") ? "inet6" : "inet",
-        address: ip,
-        prefixLen: 64,
-        scope,
-        flags: 0,
-      },
-    });
   try {
-    address("lo/127.0.0.1/8", "127.0.0.1", "host");
-    address("lo/::1/128", "::1", "host");
-    address("eth0/fe80::1/64", "fe80::1", "link");
+    addAddress(m, "lo/127.0.0.1/8", "127.0.0.1", "host");
+    addAddress(m, "lo/::1/128", "::1", "host");
+    addAddress(m, "eth0/fe80::1/64", "fe80::1", "link");
     await new Promise((r) => setTimeout(r, 100)); // the watch has seen them
     assert.equal(api.restarts, 0, "the names did not change: no reissue");
     const reissued = nextEvent(m, "certificateReissued");
-    address("eth0/10.0.2.15/24", "10.0.2.15", "global");
+    addAddress(m, "eth0/10.0.2.15/24", "10.0.2.15");
     const e = await reissued;
     assert.match(e.fields!.sans, /ip:10\.0\.2\.15/);
     assert.doesNotMatch(e.fields!.sans, /fe80/);
@@ -392,13 +384,7 @@ Deno.test("a config CA whose key does not fit its certificate: no API, and Machi
 
 Deno.test("an API that fails to start is reported and started on the next evaluation", async () => {
   const dir = await Deno.makeTempDir({ prefix: "machined-apifail-" });
-  const m = newMachined();
-  m.start();
-  const keeper = new ConfigKeeper(m);
-  assert.equal(
-    (await keeper.apply(configText(await createCertificateAuthority()), "image")).state,
-    "valid",
-  );
+  const { m, keeper } = await nodeWithConfig();
   const api = fakeApi();
   let fail = true;
   const pki = await startPki(
