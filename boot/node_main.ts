@@ -30,6 +30,7 @@ import {
   announceFingerprint,
   type ApiHost,
   issueProbeCredentials,
+  type NodeApiPki,
   NodeMaintenanceGate,
   readImageCa,
   reportApiReady,
@@ -449,7 +450,9 @@ async function startApi(
   const { gate, configs, actions } = o.control;
   const listen = o.config?.machine.api?.listen ?? DEFAULT_API_LISTEN;
   let api: ApiHost | undefined;
-  const apiPki = await startNodeApiPki({
+  // Set once the first evaluation returns; the API starts inside it, with `pki.server`.
+  let owner: NodeApiPki | undefined;
+  const apiPki = owner = await startNodeApiPki({
     machined,
     keeper,
     gate,
@@ -492,6 +495,8 @@ async function startApi(
           gate.active
             ? Promise.resolve({ kind: "maintenance", serverPem: pki.server.certPem })
             : issueProbeCredentials(pki.ca),
+        // Maintenance serves its own certificate, whose names are not the node's.
+        served: () => gate.active ? undefined : (owner?.served ?? pki.server).cert,
       });
       return {
         // A re-issued certificate, another CA, maintenance's end: reloaded, not restarted.

@@ -96,6 +96,12 @@ export interface NodeApiPki {
   readonly caSource: CaSourceKind;
   /** The server certificate apid serves, once there is one. */
   readonly server: KeyedCertificate | undefined;
+  /**
+   * The server certificate apid was last told to serve: set once the API was
+   * started with it or apid was signalled to reload it, so a client that
+   * needs its names (the readiness probe) does not dial ahead of the edge.
+   */
+  readonly served: KeyedCertificate | undefined;
   /** Whether the API was started. */
   readonly apiStarted: boolean;
   /** The maintenance certificate's fingerprint while the API serves maintenance mode. */
@@ -128,6 +134,7 @@ export class NodeApiPkiOwner implements NodeApiPki {
   #ca: CertificateAuthority | undefined;
   #caSource: CaSourceKind = "none";
   #server: KeyedCertificate | undefined;
+  #served: KeyedCertificate | undefined;
   /** The client trust apid was last given: the CA certificate, then `machine.ca.accepted`. */
   #trust = "";
   #api: ApiHandle | undefined;
@@ -165,6 +172,9 @@ export class NodeApiPkiOwner implements NodeApiPki {
   }
   get server(): KeyedCertificate | undefined {
     return this.#server;
+  }
+  get served(): KeyedCertificate | undefined {
+    return this.#served;
   }
   get apiStarted(): boolean {
     return this.#api !== undefined;
@@ -350,6 +360,7 @@ export class NodeApiPkiOwner implements NodeApiPki {
     const sans = sanList(wanted);
     if (!this.#api) return await this.#startApi(next, sans);
     await this.#api.restartApid();
+    this.#served = next;
     machined.events.emit("api", "apid", why, `${why}: ${sans.join(", ")}; apid restarted`, {
       sans: sans.join(","),
       caSource: this.#caSource,
@@ -365,6 +376,7 @@ export class NodeApiPkiOwner implements NodeApiPki {
         server,
         written: [],
       });
+      this.#served = server;
     } catch (e) {
       this.#refuse(`it failed to start: ${(e as Error).message}`); // retried on the next change
       throw e;
@@ -398,6 +410,7 @@ export class NodeApiPkiOwner implements NodeApiPki {
     this.#server = renewed;
     await prepareApidPki({ ca: { certPem: this.#trust }, server: renewed }, this.o.apidPkiDir);
     await this.#api?.restartApid();
+    if (this.#api) this.#served = renewed;
     this.o.machined.events.emit(
       "api",
       "apid",

@@ -468,3 +468,36 @@ Deno.test("machine.ca.accepted alone changing rewrites apid's ca.crt (CA first) 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("served is the certificate apid was told to serve: a re-issue counts once apid was signalled", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "machined-served-" });
+  const { m, keeper } = await nodeWithConfig();
+  let release!: () => void;
+  const signalled = new Promise<void>((r) => (release = r));
+  const restarting = Promise.withResolvers<void>();
+  const pki = await startPki(m, keeper, dir, () =>
+    Promise.resolve({
+      restartApid: () => {
+        restarting.resolve();
+        return signalled;
+      },
+    }), 10);
+  try {
+    const first = pki.served;
+    assert.ok(first, "the API started with a certificate: it is served");
+    assert.equal(first, pki.server);
+    addAddress(m, "eth0/10.0.0.5/24", "10.0.0.5");
+    await restarting.promise;
+    assert.notEqual(pki.server, first, "re-issued");
+    assert.equal(pki.served, first, "apid not yet signalled: the old one is still served");
+    release();
+    await pki.reconcileNow();
+    assert.equal(pki.served, pki.server);
+    assert.ok(certificateSanList(pki.served!.cert).includes("ip:10.0.0.5"));
+  } finally {
+    release();
+    await pki.stop();
+    await m.stop();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -16,6 +16,7 @@ import type { AddressStatusSpec } from "../../resources/mod.ts";
 export interface ApiProbeBounds {
   readonly deadlineMs: number;
   readonly retryMs: number;
+  readonly lookMs: number;
   readonly attemptTimeoutMs: number;
   readonly addressGraceMs: number;
 }
@@ -24,8 +25,10 @@ export interface ApiProbeBounds {
 export const API_PROBE_DEFAULTS: ApiProbeBounds = {
   /** Past this (from the edge listening) the line is printed anyway, `probe=timeout`. */
   deadlineMs: 60_000,
-  /** Wait between attempts. */
+  /** Wait after a failed attempt. */
   retryMs: 250,
+  /** Wait between looks while there is nothing to dial yet (no address, or its certificate). */
+  lookMs: 50,
   /** One call's bound (TCP, TLS and the answer). */
   attemptTimeoutMs: 5_000,
   /**
@@ -51,10 +54,16 @@ export interface ApiProbeResult {
   readonly lastError: string | undefined;
 }
 
+/**
+ * Where to dial: an address, undefined while there is none yet, or what the
+ * probe waits for before it dials one (kept as the reason of a timeout).
+ */
+export type ProbeTarget = string | { readonly waitingFor: string } | undefined;
+
 /** What {@link probeApi} calls; tests pass fakes. */
 export interface ApiProbeDeps {
-  /** The address to dial now, or undefined to wait (see {@link chooseProbeAddress}). */
-  address(elapsedMs: number): string | undefined;
+  /** The address to dial now, or why not yet (see {@link chooseProbeAddress}). */
+  address(elapsedMs: number): ProbeTarget;
   /** One call to `address`; resolves when it was answered, rejects otherwise. */
   call(address: string, timeoutMs: number): Promise<void>;
   /** Monotonic milliseconds. @default performance.now */
@@ -83,7 +92,9 @@ export async function probeApi(
     const left = b.deadlineMs - elapsed;
     if (left <= 0) return { outcome: "timeout", ms: elapsed, attempts, address, lastError };
     const next = deps.address(elapsed);
-    if (next !== undefined) {
+    let pause = b.lookMs;
+    if (typeof next === "object") lastError = `waiting for ${next.waitingFor}`;
+    else if (next !== undefined) {
       address = next;
       attempts++;
       try {
@@ -91,9 +102,10 @@ export async function probeApi(
         return { outcome: "ok", ms: now() - start, attempts, address, lastError: undefined };
       } catch (e) {
         lastError = e instanceof Error ? e.message : String(e);
+        pause = b.retryMs;
       }
     }
-    await sleep(Math.max(0, Math.min(b.retryMs, b.deadlineMs - (now() - start))));
+    await sleep(Math.max(0, Math.min(pause, b.deadlineMs - (now() - start))));
   }
 }
 
@@ -123,6 +135,29 @@ export function chooseProbeAddress(
   if (pick) return formatIp(pick.ip!);
   if (!graceOver) return undefined;
   return listenHost === "::" ? "::1" : "127.0.0.1";
+}
+
+/**
+ * Pure: `address` when the certificate the edge serves names it (`named`, IPs
+ * in any text form), else what the probe waits for; undefined `named` means
+ * the names are not known (maintenance mode's certificate), and the address
+ * is dialled as it is. Dialling ahead of a re-issued certificate would fail
+ * on the name, and the failed handshake holds the JS thread while the
+ * certificate is being installed (issue 27).
+ */
+export function servedAddress(
+  address: string | undefined,
+  named: readonly string[] | undefined,
+): ProbeTarget {
+  if (address === undefined || named === undefined) return address;
+  const canonical = (ip: string) => {
+    const parsed = parseIp(ip);
+    return parsed ? formatIp(parsed) : ip;
+  };
+  const wanted = canonical(address);
+  return named.some((n) => canonical(n) === wanted)
+    ? address
+    : { waitingFor: `the served certificate to name ${address}` };
 }
 
 function isLoopback(ip: string): boolean {

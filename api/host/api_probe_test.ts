@@ -2,7 +2,8 @@
  * The readiness probe's loop on a fake clock and fake calls: an answer ends
  * it, failures are retried with the wait between, the deadline ends it with
  * the last reason, an attempt never outlives the deadline, nothing is dialled
- * before there is an address; and the choice of the address a client dials.
+ * before there is an address or before the certificate served names it; and
+ * the choice of the address a client dials.
  */
 import { deepEqual, equal } from "node:assert/strict";
 import {
@@ -11,6 +12,7 @@ import {
   endpointOf,
   normalizeSerial,
   probeApi,
+  servedAddress,
 } from "./api_probe.ts";
 
 /** A fake clock that moves only when slept on or when a call takes time. */
@@ -76,7 +78,7 @@ Deno.test("the probe dials nothing while there is no address, and says so at its
     ...clock,
     address: (elapsed) => (seen.push(elapsed), undefined),
     call: () => (called++, Promise.resolve()),
-  }, { retryMs: 1_000, deadlineMs: 3_000 });
+  }, { lookMs: 1_000, retryMs: 5, deadlineMs: 3_000 });
   equal(result.outcome, "timeout");
   equal(called, 0);
   equal(result.attempts, 0);
@@ -92,10 +94,33 @@ Deno.test("the probe dials the address once one appears", async () => {
     ...clock,
     address: (elapsed) => (elapsed >= 2_000 ? "10.0.2.15" : undefined),
     call: (a) => (dialled.push(a), Promise.resolve()),
-  }, { retryMs: 1_000, deadlineMs: 10_000 });
+  }, { lookMs: 1_000, retryMs: 5, deadlineMs: 10_000 });
   equal(result.outcome, "ok");
   deepEqual(dialled, ["10.0.2.15"]);
   equal(result.ms, 2_000);
+});
+
+Deno.test("the probe waits for what its target names, looking again each lookMs, and says so at its deadline", async () => {
+  const clock = fakeClock();
+  const dialled: string[] = [];
+  const waiting = { waitingFor: "the served certificate to name 10.0.2.15" };
+  const named = await probeApi({
+    ...clock,
+    address: (elapsed) => (elapsed >= 150 ? "10.0.2.15" : waiting),
+    call: (a) => (dialled.push(a), Promise.resolve()),
+  }, { lookMs: 50, retryMs: 1_000, deadlineMs: 10_000 });
+  equal(named.outcome, "ok");
+  equal(named.ms, 150); // looked at 0, 50, 100, 150: no retry wait while nothing was dialled
+  deepEqual(dialled, ["10.0.2.15"]);
+
+  const never = await probeApi({
+    ...clock,
+    address: () => waiting,
+    call: () => Promise.resolve(),
+  }, { lookMs: 50, deadlineMs: 500 });
+  equal(never.outcome, "timeout");
+  equal(never.attempts, 0);
+  equal(never.lastError, "waiting for the served certificate to name 10.0.2.15");
 });
 
 const addr = (address: string, family: "inet" | "inet6" = "inet", scope = "global") => ({
@@ -140,4 +165,14 @@ Deno.test("endpoints put IPv6 in brackets; serials compare without case or leadi
   equal(endpointOf("2001:db8::5", 50000), "[2001:db8::5]:50000");
   equal(normalizeSerial("00A1b2"), normalizeSerial("a1B2"));
   equal(normalizeSerial("0"), "0");
+});
+
+Deno.test("servedAddress dials an address the served certificate names, in any text form", () => {
+  equal(servedAddress("10.0.2.15", ["127.0.0.1", "10.0.2.15"]), "10.0.2.15");
+  equal(servedAddress("fd00::5", ["FD00:0:0:0:0:0:0:5"]), "fd00::5");
+  deepEqual(servedAddress("10.0.2.15", ["127.0.0.1", "::1"]), {
+    waitingFor: "the served certificate to name 10.0.2.15",
+  });
+  equal(servedAddress(undefined, ["10.0.2.15"]), undefined);
+  equal(servedAddress("10.0.2.15", undefined), "10.0.2.15"); // names unknown: dialled as it is
 });
