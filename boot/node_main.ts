@@ -450,7 +450,7 @@ async function startApi(
   const { gate, configs, actions } = o.control;
   const listen = o.config?.machine.api?.listen ?? DEFAULT_API_LISTEN;
   let api: ApiHost | undefined;
-  // Set once the first evaluation returns; the API starts inside it, with `pki.server`.
+  // Set once the first evaluation returns (the API starts inside it).
   let owner: NodeApiPki | undefined;
   const apiPki = owner = await startNodeApiPki({
     machined,
@@ -495,8 +495,9 @@ async function startApi(
           gate.active
             ? Promise.resolve({ kind: "maintenance", serverPem: pki.server.certPem })
             : issueProbeCredentials(pki.ca),
-        // Maintenance serves its own certificate, whose names are not the node's.
-        served: () => gate.active ? undefined : (owner?.served ?? pki.server).cert,
+        // Maintenance serves its own certificate, whose names are not the node's. The
+        // owner is set before the controllers start, so before any routable address.
+        servedNames: () => gate.active ? undefined : owner?.servedNames,
       });
       return {
         // A re-issued certificate, another CA, maintenance's end: reloaded, not restarted.

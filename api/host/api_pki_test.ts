@@ -469,7 +469,7 @@ Deno.test("machine.ca.accepted alone changing rewrites apid's ca.crt (CA first) 
   }
 });
 
-Deno.test("served is the certificate apid was told to serve: a re-issue counts once apid was signalled", async () => {
+Deno.test("servedNames are the served certificate's: a re-issue counts once apid was signalled", async () => {
   const dir = await Deno.makeTempDir({ prefix: "machined-served-" });
   const { m, keeper } = await nodeWithConfig();
   let release!: () => void;
@@ -483,17 +483,18 @@ Deno.test("served is the certificate apid was told to serve: a re-issue counts o
       },
     }), 10);
   try {
-    const first = pki.served;
-    assert.ok(first, "the API started with a certificate: it is served");
-    assert.equal(first, pki.server);
+    const first = pki.servedNames;
+    assert.deepEqual(first, certificateSanList(pki.server!.cert), "the API started: its names");
+    const before = pki.server;
     addAddress(m, "eth0/10.0.0.5/24", "10.0.0.5");
     await restarting.promise;
-    assert.notEqual(pki.server, first, "re-issued");
-    assert.equal(pki.served, first, "apid not yet signalled: the old one is still served");
+    assert.notEqual(pki.server, before, "re-issued");
+    assert.deepEqual(pki.servedNames, first, "apid not yet signalled: the old names are served");
+    assert.ok(!pki.servedNames!.includes("ip:10.0.0.5"));
     release();
     await pki.reconcileNow();
-    assert.equal(pki.served, pki.server);
-    assert.ok(certificateSanList(pki.served!.cert).includes("ip:10.0.0.5"));
+    assert.deepEqual(pki.servedNames, certificateSanList(pki.server!.cert));
+    assert.ok(pki.servedNames!.includes("ip:10.0.0.5"));
   } finally {
     release();
     await pki.stop();

@@ -23,7 +23,6 @@ import {
   probeApi,
   servedAddress,
 } from "./api_probe.ts";
-import { subjectAltNamesOf, type x509 } from "../../pki/mod.ts";
 import { callVersion, type ProbeCredentials, probeSerial } from "./api_probe_client.ts";
 import { rssKiB, uptimeSeconds } from "./proc_stats.ts";
 import { reportFootprintWhenReady } from "./footprint.ts";
@@ -41,11 +40,12 @@ export interface ApiReadyReportOptions {
   /** The probe's identity (api/host/api_probe_client.ts), made before the edge listens. */
   readonly credentials: () => Promise<ProbeCredentials>;
   /**
-   * The certificate the edge was last told to serve (api/host/api_pki.ts's
-   * `served`): the probe dials an address only once it names it. Undefined
-   * (or returning undefined): dialled at once.
+   * The names of the certificate the edge was last told to serve
+   * (api/host/api_pki.ts's `servedNames`: "dns:…", "ip:…"): the probe dials
+   * an address only once they name it. Undefined (or returning undefined):
+   * dialled at once.
    */
-  readonly served?: () => x509.X509Certificate | undefined;
+  readonly servedNames?: () => readonly string[] | undefined;
   readonly bounds?: Partial<ApiProbeBounds>;
   /** @default console.log */
   readonly print?: (line: string) => void;
@@ -125,7 +125,8 @@ function probe(
     });
   }
   const [host] = splitListen(o.listen);
-  const namedIps = servedIps(o.served);
+  const namedIps = () =>
+    o.servedNames?.()?.filter((n) => n.startsWith("ip:")).map((n) => n.slice("ip:".length));
   return probeApi({
     address: (elapsed) =>
       servedAddress(
@@ -138,19 +139,6 @@ function probe(
       ),
     call: (address, timeoutMs) => callVersion(creds, address, port, timeoutMs),
   }, bounds);
-}
-
-/** The served certificate's IP names, read once per certificate (its SAN parse is not free under TCG). */
-function servedIps(
-  served: ApiReadyReportOptions["served"],
-): () => readonly string[] | undefined {
-  let last: { cert: x509.X509Certificate; ips: readonly string[] } | undefined;
-  return () => {
-    const cert = served?.();
-    if (!cert) return undefined;
-    if (last?.cert !== cert) last = { cert, ips: subjectAltNamesOf(cert).ip };
-    return last.ips;
-  };
 }
 
 /** RSS of machined and of the apid running now, then what the kernel says apid may do. */
