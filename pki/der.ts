@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { Buffer } from "node:buffer";
 
 /** Encoded bytes over a plain ArrayBuffer (what WebCrypto and the x509 library take). */
 export type Der = Uint8Array<ArrayBuffer>;
@@ -31,15 +32,9 @@ export const TAG = {
   set: 0x31,
 } as const;
 
-/** Concatenates byte arrays. */
+/** Concatenates byte arrays, into a buffer of their own. */
 export function concatBytes(parts: readonly Uint8Array[]): Der {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return new Uint8Array(Buffer.concat(parts));
 }
 
 /** One TLV: `tag`, the definite length (short or long form), then `content`. */
