@@ -5,7 +5,7 @@ import { kernelCmdline } from "../imager/mod.ts";
 // The flags chosen by measurement (docs/decisions.md, "V8 flags for machined
 // and apid", "V8 lite mode for machined"): changing them means measuring again
 // (bench/heap_bench.ts, bench/boot_pair.ts --memory page-out, bench/api_bench.ts).
-const CHOSEN = ["--max-semi-space-size=2", "--lite-mode"];
+const CHOSEN = ["--max-semi-space-size=2", "--lite-mode", "--no-enable-lazy-source-positions"];
 
 Deno.test("machined runs with the measured V8 flags", () => {
   assert.deepEqual(MACHINED_V8_FLAGS, CHOSEN);
