@@ -23,13 +23,9 @@ export const TAG = {
   bitString: 0x03,
   octetString: 0x04,
   oid: 0x06,
-  utf8String: 0x0c,
-  printableString: 0x13,
-  ia5String: 0x16,
   utcTime: 0x17,
   generalizedTime: 0x18,
   sequence: 0x30,
-  set: 0x31,
 } as const;
 
 /** Concatenates byte arrays, into a buffer of their own. */
@@ -53,11 +49,6 @@ export function tlv(tag: number, content: Uint8Array): Der {
 /** A SEQUENCE of already encoded elements. */
 export function sequence(elements: readonly Uint8Array[]): Der {
   return tlv(TAG.sequence, concatBytes(elements));
-}
-
-/** A SET of already encoded elements, in the order given (one element here, so no sorting). */
-export function set(elements: readonly Uint8Array[]): Der {
-  return tlv(TAG.set, concatBytes(elements));
 }
 
 /** A context-specific constructed tag, `[n] EXPLICIT`. */
@@ -130,7 +121,7 @@ export function bitString(content: Uint8Array): Der {
   return tlv(TAG.bitString, concatBytes([Uint8Array.of(0), content]));
 }
 
-/** A string type over ASCII or UTF-8 text (`TAG.printableString`, `TAG.utf8String`, `TAG.ia5String`). */
+/** A string type's TLV over the text's UTF-8 bytes (the times here are ASCII). */
 export function text(tag: number, value: string): Der {
   return tlv(tag, new TextEncoder().encode(value));
 }
@@ -161,4 +152,13 @@ export function ecdsaSignatureToDer(p1363: Uint8Array): Der {
     unsignedInteger(p1363.subarray(0, half)),
     unsignedInteger(p1363.subarray(half)),
   ]);
+}
+
+/**
+ * Bytes from hex octets (a serial, a key identifier as the x509 library prints it).
+ * @throws {RangeError} when the text is not whole hex octets
+ */
+export function hexBytes(hex: string): Der {
+  if (!/^([0-9a-fA-F]{2})+$/.test(hex)) throw new RangeError(`"${hex}" is not hex octets`);
+  return Uint8Array.from(hex.match(/../g)!, (b) => parseInt(b, 16));
 }

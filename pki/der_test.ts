@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import {
   ecdsaSignatureToDer,
   explicit,
+  hexBytes,
   oid,
   sequence,
   smallInteger,
@@ -64,4 +65,9 @@ Deno.test("der: ECDSA r || s becomes SEQUENCE { INTEGER r, INTEGER s }", () => {
 Deno.test("der: explicit tags wrap constructed content", () => {
   assert.equal(hex(explicit(0, smallInteger(2))), "a003020102");
   assert.equal(hex(sequence([])), "3000");
+});
+
+Deno.test("der: hex octets to bytes, anything else refused", () => {
+  assert.deepEqual(hexBytes("00ff7F"), Uint8Array.of(0, 0xff, 0x7f));
+  for (const bad of ["", "0", "0g", "0x01"]) assert.throws(() => hexBytes(bad), RangeError, bad);
 });

@@ -18,6 +18,7 @@ import {
   subjectKeyIdentifier,
   tbsCertificate,
 } from "./leaf_der.ts";
+import { hexBytes } from "./der.ts";
 import {
   type CertificateAuthority,
   DAY_MS,
@@ -111,15 +112,11 @@ function issuerOf(caCert: x509.X509Certificate): Promise<Issuer> {
     issuer = (async () => {
       const ski = caCert.getExtension(x509.SubjectKeyIdentifierExtension);
       const keyId = ski
-        ? hexToBytes(ski.keyId)
+        ? hexBytes(ski.keyId)
         : new Uint8Array(await caCert.publicKey.getKeyIdentifier());
       return { name: new Uint8Array(caCert.subjectName.toArrayBuffer()), keyId };
     })();
     issuers.set(caCert, issuer);
   }
   return issuer;
-}
-
-function hexToBytes(hex: string): Uint8Array {
-  return Uint8Array.from(hex.match(/../g) ?? [], (b) => parseInt(b, 16));
 }

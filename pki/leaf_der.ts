@@ -14,6 +14,7 @@ import {
   type Der,
   ecdsaSignatureToDer,
   explicit,
+  hexBytes,
   implicit,
   octetString,
   oid,
@@ -142,9 +143,4 @@ export function ipBytes(value: string): Der | undefined {
 /** A subject or issuer Name's DER, from the library's JSON form (small and cheap). */
 export function nameDer(name: x509.JsonName): Der {
   return new Uint8Array(new x509.Name(name).toArrayBuffer());
-}
-
-function hexBytes(hex: string): Der {
-  if (!/^([0-9a-fA-F]{2})+$/.test(hex)) throw new RangeError(`serial "${hex}" is not hex octets`);
-  return Uint8Array.from(hex.match(/../g)!.map((b) => parseInt(b, 16)));
 }

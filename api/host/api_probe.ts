@@ -11,6 +11,7 @@
  */
 import { formatIp, parseIp } from "../../config/mod.ts";
 import type { AddressStatusSpec } from "../../resources/mod.ts";
+import { canonicalIp } from "./api_server_names.ts";
 
 /** Bounds of {@link probeApi}, in milliseconds. */
 export interface ApiProbeBounds {
@@ -150,12 +151,8 @@ export function servedAddress(
   named: readonly string[] | undefined,
 ): ProbeTarget {
   if (address === undefined || named === undefined) return address;
-  const canonical = (ip: string) => {
-    const parsed = parseIp(ip);
-    return parsed ? formatIp(parsed) : ip;
-  };
-  const wanted = canonical(address);
-  return named.some((n) => canonical(n) === wanted)
+  const wanted = canonicalIp(address);
+  return named.some((n) => canonicalIp(n) === wanted)
     ? address
     : { waitingFor: `the served certificate to name ${address}` };
 }

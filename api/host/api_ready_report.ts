@@ -23,6 +23,7 @@ import {
   probeApi,
   servedAddress,
 } from "./api_probe.ts";
+import { sanListIps } from "./api_server_names.ts";
 import { callVersion, type ProbeCredentials, probeSerial } from "./api_probe_client.ts";
 import { rssKiB, uptimeSeconds } from "./proc_stats.ts";
 import { reportFootprintWhenReady } from "./footprint.ts";
@@ -125,8 +126,10 @@ function probe(
     });
   }
   const [host] = splitListen(o.listen);
-  const namedIps = () =>
-    o.servedNames?.()?.filter((n) => n.startsWith("ip:")).map((n) => n.slice("ip:".length));
+  const namedIps = () => {
+    const names = o.servedNames?.();
+    return names && sanListIps(names);
+  };
   return probeApi({
     address: (elapsed) =>
       servedAddress(

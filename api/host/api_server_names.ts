@@ -54,6 +54,11 @@ export function sanList(names: ServerNames): string[] {
     .sort();
 }
 
+/** The IP addresses of a {@link sanList} (its `ip:` entries, prefix dropped). Pure. */
+export function sanListIps(sans: readonly string[]): string[] {
+  return sans.filter((n) => n.startsWith("ip:")).map((n) => n.slice("ip:".length));
+}
+
 /** The SAN set a certificate carries, in {@link sanList}'s form. */
 export function certificateSanList(cert: x509.X509Certificate): string[] {
   const { dns, ip } = subjectAltNamesOf(cert);
@@ -70,7 +75,8 @@ export function certificateNamesExactly(cert: x509.X509Certificate, names: Serve
   return have.length === want.length && have.every((n, i) => n === want[i]);
 }
 
-function canonicalIp(text: string): string {
+/** An IP literal in one text form (lower case, `::` compressed); other text lower-cased. Pure. */
+export function canonicalIp(text: string): string {
   const ip = parseIp(text);
   return ip ? formatIp(ip) : text.toLowerCase();
 }
