@@ -7,7 +7,7 @@
  * @module
  */
 import type { PathSegment } from "./config_error.ts";
-import { parseHostPort } from "./ip.ts";
+import { parseHostPort } from "../ip/mod.ts";
 import { DEFAULT_API_LISTEN } from "./schema/api.ts";
 import { parsePortRange } from "./schema/firewall.ts";
 import { list, type Obj, obj } from "./raw_values.ts";

@@ -95,15 +95,6 @@ export type { ApiConfig, LoggingConfig } from "./schema/api.ts";
 export { DEFAULT_API_LISTEN } from "./schema/api.ts";
 export type { CaConfig } from "./schema/ca.ts";
 export { parseDuration, parseSize } from "./schema/primitives.ts";
-export {
-  type Cidr,
-  formatCidr,
-  formatIp,
-  type IpAddress,
-  parseCidr,
-  parseHostPort,
-  parseIp,
-} from "./ip.ts";
 export { configDiff, deepEqual } from "./config_diff.ts";
 export {
   applyPatches,

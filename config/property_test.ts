@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { stringify } from "yaml";
 import { ConfigError } from "./config_error.ts";
-import { formatCidr, formatIp, networkOf, parseCidr, parseIp, parseIpv6 } from "./ip.ts";
+import { formatCidr, formatIp, networkOf, parseCidr, parseIp, parseIpv6 } from "../ip/mod.ts";
 import { parseMachineConfig } from "./parse_machine_config.ts";
 
 Deno.test("property: canonical IPv6 text parses back to the same bytes", () => {

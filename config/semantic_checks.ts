@@ -15,7 +15,7 @@
 import { formatPath, type PathSegment } from "./config_error.ts";
 import { checkFirewall } from "./firewall_checks.ts";
 import { encryptionIssues } from "./encryption_checks.ts";
-import { formatIp, parseCidr, parseIp } from "./ip.ts";
+import { formatIp, parseCidr, parseIp } from "../ip/mod.ts";
 import { MAX_REPORTED_ERRORS } from "./limits.ts";
 import { parseDuration } from "./schema/primitives.ts";
 import { BUILTIN_SERVICE_IDS, RESERVED_SERVICE_IDS, SERVICE_ID } from "./schema/services.ts";

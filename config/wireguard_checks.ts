@@ -14,7 +14,7 @@
  * @module
  */
 import type { PathSegment } from "./config_error.ts";
-import { type Cidr, formatCidr, networkOf, parseCidr } from "./ip.ts";
+import { type Cidr, formatCidr, networkOf, parseCidr } from "../ip/mod.ts";
 import { list, type Obj, obj, str } from "./raw_values.ts";
 import type { SemanticIssue } from "./semantic_checks.ts";
 

@@ -4,7 +4,6 @@ import { createCertificateAuthority } from "./certificate_authority.ts";
 import { generateKeyPair, SIGNING_ALGORITHM } from "./key_pem.ts";
 import type { CertificateAuthority } from "./keyed_certificate.ts";
 import { issueLeafCertificate, type LeafCertificateParams } from "./leaf_certificate.ts";
-import { ipBytes } from "./leaf_der.ts";
 
 /** The first element of a SEQUENCE's content: a certificate's TBSCertificate. */
 function tbsOf(der: ArrayBuffer): Uint8Array {
@@ -138,21 +137,4 @@ Deno.test("leaf DER: a CA without an SKI gets the AKI of its key's SHA-1", async
     keyPem: "",
   };
   await assertLikeLibrary({ ca: bareCa, subject: [{ CN: ["leaf"] }], extendedKeyUsages: [], now });
-});
-
-Deno.test("ipBytes: IPv4 and the IPv6 text forms, undefined for anything else", () => {
-  assert.deepEqual(ipBytes("10.0.2.15"), Uint8Array.of(10, 0, 2, 15));
-  assert.deepEqual(ipBytes("::1"), Uint8Array.of(...new Array(15).fill(0), 1));
-  assert.deepEqual(ipBytes("::"), new Uint8Array(16));
-  assert.deepEqual(ipBytes("fe80::"), Uint8Array.of(0xfe, 0x80, ...new Array(14).fill(0)));
-  assert.deepEqual(
-    ipBytes("2001:db8:0:0:1:0:0:1"),
-    Uint8Array.of(0x20, 1, 0x0d, 0xb8, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1),
-  );
-  for (const bad of ["", "256.0.0.1", "1.2.3", "1::2::3", "1:2:3:4:5:6:7", "1:2:3:4:5:6:7:8:9"]) {
-    assert.equal(ipBytes(bad), undefined, bad);
-  }
-  assert.equal(ipBytes("::ffff:1.2.3.4"), undefined); // left to the library
-  assert.equal(ipBytes("1:2:3:4::5:6:7:8"), undefined); // "::" must stand for a group at least
-  assert.equal(ipBytes("12345::"), undefined);
 });

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { parseIp } from "../ip/mod.ts";
 import { x509 } from "./x509_provider.ts";
 import {
   bitString,
@@ -112,32 +113,13 @@ export function extendedKeyUsage(oids: readonly string[]): Der {
 export function subjectAltName(names: x509.JsonGeneralNames): Der {
   const entries: Uint8Array[] = [];
   for (const n of names) {
-    const ip = n.type === "ip" ? ipBytes(n.value) : undefined;
+    const ip = n.type === "ip" ? parseIp(n.value)?.bytes : undefined;
     if (n.type === "dns" && /^[\x20-\x7e]*$/.test(n.value)) {
       entries.push(implicit(2, new TextEncoder().encode(n.value)));
     } else if (ip) entries.push(implicit(7, ip));
     else return new Uint8Array(new x509.SubjectAlternativeNameExtension(names, false).rawData);
   }
   return extension(LEAF_OIDS.subjectAltName, false, sequence(entries));
-}
-
-/** An IPv4 or IPv6 literal's network-order bytes, or undefined when it is not one. Pure. */
-export function ipBytes(value: string): Der | undefined {
-  const v4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(value);
-  if (v4) {
-    const octets = v4.slice(1).map(Number);
-    return octets.every((o) => o <= 255) ? Uint8Array.from(octets) : undefined;
-  }
-  const halves = value.split("::");
-  if (halves.length > 2 || !/^[0-9a-fA-F:]+$/.test(value)) return undefined;
-  const groups = (h: string) => (h === "" ? [] : h.split(":"));
-  const head = groups(halves[0]);
-  const tail = halves.length === 2 ? groups(halves[1]) : [];
-  const missing = 8 - head.length - tail.length;
-  if (halves.length === 1 ? missing !== 0 : missing < 1) return undefined;
-  const all = [...head, ...Array(halves.length === 2 ? missing : 0).fill("0"), ...tail];
-  if (all.some((g) => !/^[0-9a-fA-F]{1,4}$/.test(g))) return undefined;
-  return Uint8Array.from(all.flatMap((g) => [parseInt(g, 16) >> 8, parseInt(g, 16) & 0xff]));
 }
 
 /** A subject or issuer Name's DER, from the library's JSON form (small and cheap). */

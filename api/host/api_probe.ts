@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { formatIp, parseIp } from "../../config/mod.ts";
+import { formatIp, parseIp } from "../../ip/mod.ts";
 import type { AddressStatusSpec } from "../../resources/mod.ts";
 import { canonicalIp } from "./api_server_names.ts";
 

@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { formatIp, parseIp } from "../../config/mod.ts";
+import { formatIp, parseIp } from "../../ip/mod.ts";
 import type { AddressStatusSpec } from "../../resources/mod.ts";
 import {
   type ServerNames,

@@ -4,7 +4,7 @@
  * as the kernel reports them (AddressStatus), with the port apid listens on.
  * Read at each call, so an address from DHCP that arrived after boot counts.
  */
-import { parseIp } from "../../config/mod.ts";
+import { parseIp } from "../../ip/mod.ts";
 import type { AddressStatusSpec, MachineStore } from "../../resources/mod.ts";
 
 /**

@@ -6,7 +6,7 @@
  */
 import * as v from "valibot";
 import { mapping } from "./mapping.ts";
-import { parseIp } from "../ip.ts";
+import { parseIp } from "../../ip/mod.ts";
 import { checkWithHint, quote } from "./hints.ts";
 import { choice, HostPort, intRange, isDnsName } from "./primitives.ts";
 

@@ -9,7 +9,7 @@
  * @module
  */
 import * as v from "valibot";
-import { formatCidr, networkOf, parseCidr } from "../ip.ts";
+import { formatCidr, networkOf, parseCidr } from "../../ip/mod.ts";
 import { mapping } from "./mapping.ts";
 import { checkWithHint, quote } from "./hints.ts";
 import { choice, intRange } from "./primitives.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 import * as v from "valibot";
-import { formatCidr, networkOf, parseCidr, parseHostPort, parseIp } from "../ip.ts";
+import { formatCidr, networkOf, parseCidr, parseHostPort, parseIp } from "../../ip/mod.ts";
 import { suggest } from "../suggest.ts";
 import { checkWithHint, quote } from "./hints.ts";
 

@@ -5,7 +5,7 @@
  */
 import * as v from "valibot";
 import { mapping } from "./mapping.ts";
-import { parseIp } from "../ip.ts";
+import { parseIp } from "../../ip/mod.ts";
 import { checkWithHint, quote } from "./hints.ts";
 import { Duration, isDnsName } from "./primitives.ts";
 

@@ -13,7 +13,7 @@ import { mapping } from "./mapping.ts";
 import { InterfaceCidr, intRange, isDnsName } from "./primitives.ts";
 import { checkWithHint, quote } from "./hints.ts";
 import { InterfaceName, linkEntries } from "./link_entries.ts";
-import { parseHostPort } from "../ip.ts";
+import { parseHostPort } from "../../ip/mod.ts";
 
 /** A WireGuard key: 32 bytes in standard base64 (44 characters, the last `=`). */
 const KEY = /^[A-Za-z0-9+/]{42}[AEIMQUYcgkosw048]=$/;

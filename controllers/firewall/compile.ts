@@ -17,7 +17,7 @@
  * Accepts of every rule come before any rule's drop, so no rule shadows another's sources.
  * @module
  */
-import { formatCidr, parseCidr } from "../../config/mod.ts";
+import { formatCidr, parseCidr } from "../../ip/mod.ts";
 import type { FirewallIntent, FirewallRuleIntent } from "./intent.ts";
 
 /** The one table machined owns; nothing else in the ruleset is touched. */

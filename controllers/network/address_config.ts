@@ -7,7 +7,8 @@
  */
 import type { Dhcp6LeaseSpec, DhcpLeaseSpec, MachineController } from "../../resources/mod.ts";
 import { ADDRESS_SPEC, addressId, type AddressSpecSpec } from "../../resources/mod.ts";
-import { configuredLinks, type MachineConfig, parseCidr } from "../../config/mod.ts";
+import { configuredLinks, type MachineConfig } from "../../config/mod.ts";
+import { parseCidr } from "../../ip/mod.ts";
 import { formatIp } from "../../platform/network/mod.ts";
 import {
   boundLeases,

@@ -7,7 +7,8 @@
  */
 import type { DhcpLeaseSpec, MachineController } from "../../resources/mod.ts";
 import { ROUTE_SPEC, routeSpecId, type RouteSpecSpec } from "../../resources/mod.ts";
-import { configuredLinks, type MachineConfig, parseCidr } from "../../config/mod.ts";
+import { configuredLinks, type MachineConfig } from "../../config/mod.ts";
+import { parseCidr } from "../../ip/mod.ts";
 import { canonicalIp, formatIp } from "../../platform/network/mod.ts";
 import {
   boundLeases,

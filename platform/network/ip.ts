@@ -1,11 +1,11 @@
 /**
  * Pure IP address helpers for the network backends: parse to bytes (through
- * config/ip.ts, the one parser), canonical text (RFC 5952, as the kernel-side
+ * ip/mod.ts, the one parser), canonical text (RFC 5952, as the kernel-side
  * Rust code prints it), prefix masks and containment. Used by the
  * fake backend and by anything that compares addresses.
  * @module
  */
-import { parseIp as parseConfigIp } from "../../config/mod.ts";
+import { parseIp as parseConfigIp } from "../../ip/mod.ts";
 import type { Family } from "./backend.ts";
 
 /** A parsed address. */
@@ -16,7 +16,7 @@ export interface Ip {
 
 /**
  * Parse an IPv4 or IPv6 address; undefined when it is neither. The one strict
- * parser is config/ip.ts's (the machine config's); this adds the backend's
+ * parser is ip/mod.ts's (the machine config's too); this adds the backend's
  * family names.
  */
 export function parseIp(s: string): Ip | undefined {

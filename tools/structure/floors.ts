@@ -9,6 +9,8 @@ export const FLOORS: Record<string, number> = {
   "logs": 0,
   "events": 0,
   "pki": 0,
+  // Addresses: the one strict IP and CIDR parser.
+  "ip": 0,
   "native-ops": 0,
   "native-ops/cross": 0,
   // 1: formats and the host's primitives.

@@ -1,5 +1,6 @@
 /**
- * Strict IPv4/IPv6 address and CIDR parsing for the machine config.
+ * Strict IPv4/IPv6 address and CIDR parsing (ip/mod.ts: the machine config, the API, the network
+ * backends and the certificates all read addresses through it).
  *
  * Strict means: IPv4 is exactly four decimal octets without leading zeros
  * (`010.0.0.1` is rejected because some tools read it as octal); IPv6 follows
