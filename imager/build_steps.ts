@@ -18,12 +18,10 @@ import { BOOT_MODULES, planBootInitramfs, ROOT_FS_MODULES } from "./initramfs/bo
 import type { Rootfs } from "./initramfs/rootfs.ts";
 import { resolveProgram } from "./program.ts";
 import { warmDenoDirStored } from "./code_cache_store.ts";
-import { stableExtFor } from "./code_cache_ext.ts";
 import { MACHINED_V8_FLAGS } from "../layout/mod.ts";
 import { formatBytes, type Progress } from "./progress.ts";
 import type { LibrarySource } from "./initramfs/rootfs.ts";
 import type { TargetInputs } from "./arch/target_inputs.ts";
-import type { Arch } from "./arch/profiles.ts";
 import { sourceRevisionOf } from "./source_revision.ts";
 import type { RootFsType } from "./root_image.ts";
 import { DEFAULT_MODULES, type KernelPin } from "./versions.ts";
@@ -247,26 +245,13 @@ export async function addCodeCaches(
         nodePath: LAYOUT.programEntry,
         denoDir: `${ctx.workDir}/cache${LAYOUT.denoDir}`,
         v8Flags: MACHINED_V8_FLAGS,
-        stableExt: stableExtFor(denoArch(ctx.target.profile.arch), MACHINED_V8_FLAGS),
       }, `${ctx.cacheDir}/code-cache`),
     (r) =>
       `${r.codeCacheEntries} entries${r.programCached ? "" : " (program NOT cached)"}, ${
         formatBytes(r.bytes)
       }${r.reused ? " (stored from an earlier build)" : ""}`,
   );
-  if (r.unstableExt.length > 0) {
-    p.note(
-      `code cache: ${r.unstableExt.length} surveyed entries of Deno's own modules varied ` +
-        `between the warm runs and were left out (${r.unstableExt.slice(0, 3).join(", ")}…); ` +
-        "this image may differ from another build's: run `deno task cache:survey`",
-    );
-  }
   await addTree(root, r.denoDir, seedPath(LAYOUT.denoDir));
-}
-
-/** Deno.build.arch's name for `arch`, as the code cache survey records it. */
-function denoArch(arch: Arch): string {
-  return arch === "arm64" ? "aarch64" : "x86_64";
 }
 
 /** Whether `program` is this repository's main.ts (machined itself). */

@@ -16,15 +16,14 @@
  * run (measured: 23 of 158 took 2 to 4 distinct values over 4 runs), and the
  * program's entry records the path it was compiled from. So the program is
  * warmed from a path that depends only on its bytes, twice; only the program's
- * V8 entry ships (when both runs agree), with the entries of Deno's own
- * modules that a survey found reproducible (code_cache_ext.ts) and the
- * dependency and Node analysis caches (when both runs agree), written into
- * fresh databases in a fixed order: the same inputs give the same bytes.
+ * V8 entry ships (when both runs agree), with the dependency and Node analysis
+ * caches (when both runs agree), written into fresh databases in a fixed
+ * order: the same inputs give the same bytes. Deno's `ext:` modules compile on
+ * the node; shipping them too saved only 0.5 s of a 17 s boot under TCG.
  */
 import { DatabaseSync } from "node:sqlite";
 import { pathToFileURL } from "node:url";
 import { v8FlagsArgs } from "../layout/mod.ts";
-import type { StableExt } from "./code_cache_ext.ts";
 import { run } from "./run.ts";
 
 /** The SQLite files Deno 2.9 keeps per module, and the table holding the rows. */
@@ -57,12 +56,6 @@ export interface WarmOptions {
    * warm run must use the same ones. @default none
    */
   v8Flags?: readonly string[];
-  /**
-   * Deno's own modules whose entries ship beside the program's when the warm
-   * runs agree on them (code_cache_ext.ts: only surveyed ones, so the same
-   * inputs give the same bytes). @default none: the program's entry alone
-   */
-  stableExt?: StableExt;
 }
 
 /** What was cached. */
@@ -74,11 +67,6 @@ export interface WarmResult {
   programCached: boolean;
   /** Total size of the cache files. */
   bytes: number;
-  /**
-   * Listed modules whose entries differed between the two runs, left out: the
-   * survey is stale, and this build's bytes may differ from another's.
-   */
-  unstableExt: string[];
 }
 
 /**
@@ -126,26 +114,25 @@ async function warmAt(
     }
     let codeCacheEntries = 0;
     let programCached = false;
-    let unstableExt: string[] = [];
     for (const [file, table] of Object.entries(DENO_CACHE_TABLES)) {
       const [a, b] = runs.map((dir) => `${dir}/${file}`);
       // Deno opens a cache file before it creates the table, so a run can leave
       // the file without it (CI saw it): skip that cache like an absent one.
       if (!hasTable(a, table) || !hasTable(b, table)) continue;
-      const [rowsA, rowsB] = [readRows(a, table), readRows(b, table)];
+      const kept = stableRows(readRows(a, table), readRows(b, table), hostUrl, nodeUrl, {
+        programOnly: table === "codecache",
+      });
       // Deno validates a cache file by its `info` table (the CLI version); keep it.
-      const info = readRows(a, "info");
-      const others = table === "codecache" ? listedFor(o.stableExt, info) : undefined;
-      const kept = stableRows(rowsA, rowsB, hostUrl, nodeUrl, { others });
-      writeDatabase(`${denoDir}/${file}`, schemaOf(a), { info, [table]: kept });
+      writeDatabase(`${denoDir}/${file}`, schemaOf(a), {
+        info: readRows(a, "info"),
+        [table]: kept,
+      });
       if (table === "codecache") {
         codeCacheEntries = kept.length;
         programCached = kept.some((r) => r.specifier === nodeUrl);
-        unstableExt = listedLeftOut(others ?? new Set(), rowsA, kept);
       }
     }
-    const bytes = await treeSize(denoDir);
-    return { denoDir, codeCacheEntries, programCached, bytes, unstableExt };
+    return { denoDir, codeCacheEntries, programCached, bytes: await treeSize(denoDir) };
   } finally {
     for (const dir of [...runs, stable]) {
       await Deno.remove(dir, { recursive: true }).catch(() => {});
@@ -157,13 +144,8 @@ function hex(b: number): string {
   return b.toString(16).padStart(2, "0");
 }
 
-/**
- * One cold run of Deno (`deno`: the binary, after any runner words) importing
- * the program at `programUrl`, filling `denoDir`'s caches. Also the survey's
- * step (code_cache_survey.ts).
- * @throws CommandError when Deno fails to load the program.
- */
-export async function warmOnce(
+/** One cold run of Deno importing the program, filling `denoDir`'s caches. */
+async function warmOnce(
   deno: string[],
   programUrl: string,
   denoDir: string,
@@ -188,14 +170,7 @@ export async function warmOnce(
   });
 }
 
-/** A row of one of Deno's cache tables. */
-export type Row = Record<string, unknown> & { specifier: string };
-
-/** The listed specifiers when the warming Deno is the version they were surveyed for; none otherwise. */
-function listedFor(list: StableExt | undefined, info: Row[]): ReadonlySet<string> {
-  const version = info.find((r) => r.key === "CLI_VERSION")?.value;
-  return list !== undefined && version === list.deno ? list.specifiers : new Set();
-}
+type Row = Record<string, unknown> & { specifier: string };
 
 function readRows(path: string, table: string): Row[] {
   const db = new DatabaseSync(path);
@@ -242,17 +217,16 @@ function schemaOf(path: string): Map<string, string> {
 }
 
 /**
- * The rows both runs produced identically (of the rows not the program's,
- * only those `others` names, when given), the program renamed from its host
- * path to its node path and the warmer's own rows dropped, sorted by
- * specifier. Pure.
+ * The rows both runs produced identically (only the program's, with
+ * `programOnly`), the program renamed from its host path to its node path and
+ * the warmer's own rows dropped, sorted by specifier. Pure.
  */
 export function stableRows(
   a: Row[],
   b: Row[],
   hostUrl: string,
   nodeUrl: string,
-  options: { others?: ReadonlySet<string> } = {},
+  options: { programOnly?: boolean } = {},
 ): Row[] {
   const key = (r: Row) =>
     JSON.stringify(
@@ -264,23 +238,9 @@ export function stableRows(
     .filter((r) => inB.has(key(r)) && !r.specifier.endsWith("/.warm.mjs"))
     .map((r) => r.specifier === hostUrl ? { ...r, specifier: nodeUrl } : r)
     .filter((r) =>
-      r.specifier === nodeUrl ||
-      (!r.specifier.startsWith("file:") && (options.others?.has(r.specifier) ?? true))
+      r.specifier === nodeUrl || (!options.programOnly && !r.specifier.startsWith("file:"))
     )
     .sort((x, y) => (x.specifier < y.specifier ? -1 : x.specifier > y.specifier ? 1 : 0));
-}
-
-/**
- * The listed specifiers a warm run produced but `kept` does not hold: their
- * entries differed between the runs. Sorted. Pure.
- */
-export function listedLeftOut(
-  listed: ReadonlySet<string>,
-  produced: readonly Row[],
-  kept: readonly Row[],
-): string[] {
-  const shipped = new Set(kept.map((r) => r.specifier));
-  return produced.map((r) => r.specifier).filter((s) => listed.has(s) && !shipped.has(s)).sort();
 }
 
 /**

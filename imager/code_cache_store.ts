@@ -5,8 +5,7 @@
  * x86_64) a warm takes minutes, and a test tier builds the same program into
  * several images (versions X and Y of an upgrade, the arm64 node and the Pi
  * 3). The key covers every input warmDenoDir reads: the program's bytes, the
- * Deno binary's bytes, the runner's words, the node path, the V8 flags and
- * the surveyed list of Deno's own modules,
+ * Deno binary's bytes, the runner's words, the node path and the V8 flags,
  * so a hit gives the bytes a fresh warm would (warmDenoDir is reproducible:
  * code_cache_test.ts). An entry is written to a temporary name and renamed
  * into place, so a crash never leaves half of one.
@@ -17,7 +16,7 @@ import { warmDenoDir, type WarmOptions, type WarmResult } from "./code_cache.ts"
 import { hashFile } from "../bundle/mod.ts";
 
 /** Bumped when warmDenoDir's output changes for the same inputs. */
-const STORE_FORMAT = "2";
+const STORE_FORMAT = "1";
 
 /** The store's key for `o`: a SHA-256 over every input of the warm. */
 export async function warmKey(o: WarmOptions): Promise<string> {
@@ -29,7 +28,6 @@ export async function warmKey(o: WarmOptions): Promise<string> {
   part(JSON.stringify(o.runner ?? []));
   part(o.nodePath);
   part(JSON.stringify(o.v8Flags ?? []));
-  part(JSON.stringify(o.stableExt ? [o.stableExt.deno, ...o.stableExt.specifiers] : []));
   return h.digest("hex");
 }
 
@@ -49,8 +47,6 @@ export async function warmDenoDirStored(
     return { ...stored, denoDir: await Deno.realPath(o.denoDir), reused: true };
   }
   const r = await warmDenoDir(o);
-  // A listed entry that varied left this warm short of what another gives: not kept.
-  if (r.unstableExt.length > 0) return { ...r, reused: false };
   const tmp = `${entry}.tmp-${Deno.pid}`;
   await Deno.remove(tmp, { recursive: true }).catch(() => {});
   await copyFlat(r.denoDir, join(tmp, "deno"));
@@ -70,7 +66,7 @@ async function readResult(entry: string): Promise<Omit<WarmResult, "denoDir"> | 
   try {
     const r = JSON.parse(await Deno.readTextFile(join(entry, "result.json")));
     return typeof r.codeCacheEntries === "number" && typeof r.programCached === "boolean" &&
-        typeof r.bytes === "number" && Array.isArray(r.unstableExt)
+        typeof r.bytes === "number"
       ? r
       : undefined;
   } catch {

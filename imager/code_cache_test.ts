@@ -1,12 +1,6 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import {
-  DENO_CACHE_TABLES,
-  hasTable,
-  listedLeftOut,
-  stableRows,
-  warmDenoDir,
-} from "./code_cache.ts";
+import { DENO_CACHE_TABLES, hasTable, warmDenoDir } from "./code_cache.ts";
 
 Deno.test("warmDenoDir caches a program under its node path, with no side effects and no WAL", async () => {
   const root = await Deno.makeTempDir({ prefix: "imager-warm-" });
@@ -139,33 +133,4 @@ Deno.test("hasTable: a cache file Deno opened but left without its table counts 
   } finally {
     await Deno.remove(root, { recursive: true });
   }
-});
-
-Deno.test("stableRows: the program's row renamed, other rows only when both runs agree and listed", () => {
-  const bytes = (b: number) => new Uint8Array([b]);
-  const host = "file:///tmp/machined-warm-ab/main.js";
-  const node = "file:///machined/main.js";
-  const a = [
-    { specifier: "node:fs", data: bytes(1) },
-    { specifier: host, data: bytes(2) },
-    { specifier: "ext:deno_node/http2.ts", data: bytes(3) },
-    { specifier: "ext:deno_node/path.ts", data: bytes(4) },
-    { specifier: "file:///tmp/w/.warm.mjs", data: bytes(5) },
-  ];
-  const b = a.map((r) => r.specifier === "ext:deno_node/http2.ts" ? { ...r, data: bytes(6) } : r);
-  const names = (rows: { specifier: string }[]) => rows.map((r) => r.specifier);
-  assert.deepEqual(
-    names(stableRows(a, b, host, node)),
-    ["ext:deno_node/path.ts", node, "node:fs"],
-    "no list: every stable row",
-  );
-  const listed = new Set(["ext:deno_node/http2.ts", "node:fs"]);
-  const kept = stableRows(a, b, host, node, { others: listed });
-  assert.deepEqual(names(kept), [node, "node:fs"]);
-  assert.deepEqual(names(stableRows(a, b, host, node, { others: new Set() })), [node]);
-  assert.deepEqual(
-    listedLeftOut(listed, a, kept),
-    ["ext:deno_node/http2.ts"],
-    "listed, but varied",
-  );
 });
