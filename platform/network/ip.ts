@@ -5,7 +5,7 @@
  * fake backend and by anything that compares addresses.
  * @module
  */
-import { parseIp as parseConfigIp } from "../../ip/mod.ts";
+import { formatIp as formatStrictIp, parseIp as parseStrictIp } from "../../ip/mod.ts";
 import type { Family } from "./backend.ts";
 
 /** A parsed address. */
@@ -20,32 +20,19 @@ export interface Ip {
  * family names.
  */
 export function parseIp(s: string): Ip | undefined {
-  const ip = parseConfigIp(s);
+  const ip = parseStrictIp(s);
   return ip ? { family: ip.family === 4 ? "inet" : "inet6", bytes: ip.bytes } : undefined;
 }
 
-/** Canonical text of address bytes (4 or 16 of them). */
+/**
+ * Canonical text of address bytes (4 or 16 of them): ip/mod.ts's RFC 5952 form,
+ * except an IPv4-mapped address, which keeps its dotted tail as Rust prints it.
+ */
 export function formatIp(b: Uint8Array): string {
-  if (b.length === 4) return Array.from(b).join(".");
-  if (b.slice(0, 10).every((x) => x === 0) && b[10] === 0xff && b[11] === 0xff) {
-    return `::ffff:${Array.from(b.slice(12)).join(".")}`; // IPv4-mapped, as Rust prints it
+  if (b.length === 16 && b.slice(0, 10).every((x) => x === 0) && b[10] === 0xff && b[11] === 0xff) {
+    return `::ffff:${Array.from(b.slice(12)).join(".")}`;
   }
-  const g: number[] = [];
-  for (let i = 0; i < 16; i += 2) g.push((b[i] << 8) | b[i + 1]);
-  let best = -1, bestLen = 0;
-  for (let i = 0; i < 8;) {
-    if (g[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && g[j] === 0) j++;
-    if (j - i > bestLen) [best, bestLen] = [i, j - i];
-    i = j;
-  }
-  const hex = (xs: number[]) => xs.map((x) => x.toString(16)).join(":");
-  if (bestLen < 2) return hex(g);
-  return `${hex(g.slice(0, best))}::${hex(g.slice(best + bestLen))}`;
+  return formatStrictIp({ family: b.length === 4 ? 4 : 6, bytes: b });
 }
 
 /** Canonical text of an address string, or undefined when invalid. */
