@@ -4,7 +4,8 @@
 # deadlines, watchdogs, DHCP, reboots), so two cases side by side finish the
 # tier sooner than one after the other (docs/decisions.md, "CI's QEMU tier in
 # two lanes"). Lane A holds the upgrade case, the longest, with the two arm64
-# cases (they share the arm64 sysroot cache, so they never build at once);
+# cases (they share the arm64 sysroot cache, so they never build at once)
+# and the ESP's write-cut case (12 s; lane B is the longer);
 # lane B holds every other e2e/*_test.ts, so a new case lands there unless it
 # is added to LANE_A. Each lane is one `deno test`; its log is
 # printed whole when it ends (never interleaved, so .ci/tally.sh reads both
@@ -16,6 +17,7 @@ LANE_A=(
   e2e/node_upgrade_test.ts
   e2e/node_boot_arm64_test.ts
   e2e/node_rpi3_test.ts
+  e2e/esp_write_cut_test.ts
 )
 LANE_B=()
 for f in e2e/*_test.ts; do

@@ -75,16 +75,21 @@ export async function checkEsp(image: string, workDir: string): Promise<FatFindi
   }).output();
   if (!dd.success) throw new Error(`dd: ${new TextDecoder().decode(dd.stderr)}`);
   try {
-    const out = await new Deno.Command("fsck.fat", { args: ["-n", copy] }).output();
-    const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
-    const findings = fatFindings(text);
-    if (
-      !out.success && findings.damage.length === 0 && !findings.dirty && !findings.staleFreeCount
-    ) {
-      findings.damage.push(`fsck.fat exited ${out.code}: ${text.trim()}`);
-    }
-    return findings;
+    return await checkFat(copy);
   } finally {
     await Deno.remove(copy).catch(() => {});
   }
+}
+
+/** `fsck.fat -n` of a file holding a FAT file system (only read), sorted by {@link fatFindings}. */
+export async function checkFat(fsImage: string): Promise<FatFindings> {
+  const out = await new Deno.Command("fsck.fat", { args: ["-n", fsImage] }).output();
+  const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+  const findings = fatFindings(text);
+  if (
+    !out.success && findings.damage.length === 0 && !findings.dirty && !findings.staleFreeCount
+  ) {
+    findings.damage.push(`fsck.fat exited ${out.code}: ${text.trim()}`);
+  }
+  return findings;
 }

@@ -11,7 +11,7 @@
  * @module
  */
 import type { EspBackend, EspFiles } from "../platform/esp/mod.ts";
-import { textChunks } from "../platform/esp/mod.ts";
+import { textContent } from "../platform/esp/mod.ts";
 import { compareVersions, highestVersion, isOrdered } from "./version_order.ts";
 
 /** The floor file's path on the boot partition. */
@@ -73,7 +73,7 @@ export async function raiseEspFloor(
   return await esp.write(async (fs) => {
     const next = nextEspFloor(await readFloorFile(fs), candidates);
     if (next === undefined) return undefined;
-    await fs.writeFile(`${ESP_FLOOR_FILE}.new`, textChunks(renderEspFloor(next)));
+    await fs.writeFile(`${ESP_FLOOR_FILE}.new`, textContent(renderEspFloor(next)));
     await fs.rename(`${ESP_FLOOR_FILE}.new`, ESP_FLOOR_FILE);
     await fs.syncDir("/");
     return next;

@@ -3,7 +3,7 @@
  * ways: a size announced other than the head promises, and a full ESP, each
  * as a typed refusal (issue 28) instead of a raw error.
  */
-import type { EspFiles } from "../platform/esp/mod.ts";
+import type { EspFiles, FileContent } from "../platform/esp/mod.ts";
 import { BundleError, SlotError } from "../bundle/mod.ts";
 
 /** A sender that announced another size than the head promises is refused before any write. */
@@ -19,10 +19,10 @@ export function checkSize(promised: number, announced: number | undefined): void
 export async function writeOrNoSpace(
   fs: EspFiles,
   path: string,
-  chunks: AsyncIterable<Uint8Array>,
+  content: FileContent,
 ): Promise<void> {
   try {
-    await fs.writeFile(path, chunks);
+    await fs.writeFile(path, content);
   } catch (e) {
     if (!isNoSpace(e)) throw e;
     throw new SlotError("no-space", `the ESP is full writing ${path}: ${(e as Error).message}`);

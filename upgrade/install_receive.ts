@@ -8,7 +8,7 @@
  */
 import { createHash } from "node:crypto";
 import type { EspBackend, EspFiles } from "../platform/esp/mod.ts";
-import { textChunks } from "../platform/esp/mod.ts";
+import { bytesContent, textContent } from "../platform/esp/mod.ts";
 import { BundleError, type OpenedBundle, SlotError } from "../bundle/mod.ts";
 import type { InstallSteps, PlanStep } from "./slot_plan.ts";
 import { writeOrNoSpace } from "./install_guards.ts";
@@ -33,7 +33,7 @@ export async function runSteps(fs: EspFiles, steps: PlanStep[]): Promise<void> {
         await fs.syncDir(s.dir);
         break;
       case "writeEntry":
-        await fs.writeFile(s.path, textChunks(s.text));
+        await fs.writeFile(s.path, textContent(s.text));
         break;
       case "verify": {
         const got = await hashChunks(fs.readChunks(s.path));
@@ -62,7 +62,8 @@ export async function receiveInto(
   try {
     await runSteps(fs, plan.clean);
     await opened.receive({
-      file: (f, chunks) => writeOrNoSpace(fs, `/${plan.target}/${f.name}.new`, chunks),
+      file: (f, chunks) =>
+        writeOrNoSpace(fs, `/${plan.target}/${f.name}.new`, { size: f.size, chunks }),
     }, progress(onEvent));
     await runSteps(fs, plan.settle);
   } catch (e) {
@@ -113,7 +114,7 @@ export async function receiveHeld(
       }
       const missing = [...hold].filter((n) => !checked.has(n));
       if (missing.length) throw new BundleError("bad-manifest", `${missing.join(", ")} not first`);
-      await esp.write((fs) => writeAfterHeld(fs, plan, held, f.name, chunks));
+      await esp.write((fs) => writeAfterHeld(fs, plan, held, { ...f, chunks }));
     },
   }, progress(o.onEvent));
 }
@@ -134,16 +135,15 @@ async function writeAfterHeld(
   fs: EspFiles,
   plan: InstallSteps,
   held: Map<string, Uint8Array>,
-  streamed: string,
-  chunks: AsyncIterable<Uint8Array>,
+  streamed: { name: string; size: number; chunks: AsyncIterable<Uint8Array> },
 ): Promise<void> {
   try {
     await runSteps(fs, plan.clean);
     for (const s of plan.receive) {
       if (s.op !== "receive") continue;
       const bytes = held.get(s.file);
-      if (bytes) await writeOrNoSpace(fs, s.path, oneChunk(bytes));
-      else if (s.file === streamed) await writeOrNoSpace(fs, s.path, chunks);
+      if (bytes) await writeOrNoSpace(fs, s.path, bytesContent(bytes));
+      else if (s.file === streamed.name) await writeOrNoSpace(fs, s.path, streamed);
     }
     await runSteps(fs, plan.settle);
   } catch (e) {
@@ -161,10 +161,6 @@ async function collect(chunks: AsyncIterable<Uint8Array>, size: number): Promise
     at += c.length;
   }
   return at === size ? out : out.subarray(0, at);
-}
-
-async function* oneChunk(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
-  yield bytes;
 }
 
 /** Remove this install's `*.new` files (errors ignored: the next install's clean retries). */

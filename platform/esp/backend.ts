@@ -16,8 +16,15 @@ export interface EspFiles {
   readText(path: string): Promise<string>;
   /** The file's bytes in chunks, read from the medium (not a cached copy where avoidable). */
   readChunks(path: string): AsyncIterable<Uint8Array>;
-  /** Create or truncate `path`, write every chunk, fsync it (data, directory entry, FAT). */
-  writeFile(path: string, chunks: AsyncIterable<Uint8Array>): Promise<void>;
+  /**
+   * Create or truncate `path`, write every chunk, fsync it (data, directory
+   * entry, FAT). The size is given up front so the real backend can allocate
+   * the file's clusters and name them in its directory entry before any data
+   * (dir_files.ts): a power cut then never leaves clusters the FAT holds but
+   * no file names.
+   * @throws EspSizeMismatch when the chunks hold more or fewer bytes than `content.size`.
+   */
+  writeFile(path: string, content: FileContent): Promise<void>;
   /** rename(2) within the ESP, replacing `to`. */
   rename(from: string, to: string): Promise<void>;
   /** Remove a file; a missing one is not an error. */
@@ -37,7 +44,31 @@ export interface EspBackend {
   write<T>(fn: (fs: EspFiles) => Promise<T>): Promise<T>;
 }
 
-/** One text file's chunks. */
-export async function* textChunks(text: string): AsyncGenerator<Uint8Array> {
-  yield new TextEncoder().encode(text);
+/** A file to write: its exact size, known before the first byte, and its bytes. */
+export interface FileContent {
+  readonly size: number;
+  readonly chunks: AsyncIterable<Uint8Array>;
+}
+
+/** The chunks of a write held more or fewer bytes than the size it declared. */
+export class EspSizeMismatch extends Error {
+  override name = "EspSizeMismatch";
+  constructor(readonly path: string, readonly declared: number, readonly got: string) {
+    super(`${path}: declared ${declared} bytes, the chunks held ${got}`);
+  }
+}
+
+/** One text file as {@link FileContent}. */
+export function textContent(text: string): FileContent {
+  return bytesContent(new TextEncoder().encode(text));
+}
+
+/** Bytes already in memory as {@link FileContent} (one chunk). */
+export function bytesContent(bytes: Uint8Array): FileContent {
+  return {
+    size: bytes.length,
+    chunks: (async function* () {
+      yield bytes;
+    })(),
+  };
 }

@@ -2,10 +2,11 @@
  * What every {@link EspBackend} must do, run against the fake and the real
  * file operations (over a directory; on a vfat in the root tier): list,
  * write (replacing), rename over, remove (a missing file is fine), fsync a
- * directory, read back the bytes written.
+ * directory, read back the bytes written; a write whose chunks hold more
+ * or fewer bytes than it declared is refused.
  */
 import assert from "node:assert/strict";
-import { type EspBackend, textChunks } from "./backend.ts";
+import { bytesContent, type EspBackend, EspSizeMismatch, textContent } from "./backend.ts";
 
 /** Register the conformance tests for `name`; `make` gives a backend over an ESP with `/A` and `/loader/entries`. */
 export function espBackendConformance(
@@ -16,14 +17,17 @@ export function espBackendConformance(
     const { esp, close } = await make();
     try {
       await esp.write(async (fs) => {
-        await fs.writeFile("/A/x.new", textChunks("one"));
-        await fs.writeFile("/A/x.new", textChunks("two")); // truncates
-        await fs.writeFile("/A/x", textChunks("old"));
+        await fs.writeFile("/A/x.new", textContent("one"));
+        await fs.writeFile("/A/x.new", textContent("two")); // truncates
+        await fs.writeFile("/A/x", textContent("old"));
         await fs.rename("/A/x.new", "/A/x");
         await fs.syncDir("/A");
         await fs.remove("/A/missing");
-        await fs.writeFile("/loader/entries/e.conf", textChunks("version 1\n"));
+        await fs.writeFile("/loader/entries/e.conf", textContent("version 1\n"));
         await fs.remove("/loader/entries/e.conf");
+        const three = bytesContent(new Uint8Array(3)).chunks;
+        await assert.rejects(fs.writeFile("/A/y.new", { size: 4, chunks: three }), EspSizeMismatch);
+        await fs.remove("/A/y.new");
       });
       await esp.read(async (fs) => {
         assert.deepEqual(await fs.list("/A"), ["x"]);

@@ -4,7 +4,7 @@
  * and every later one too, leaving the files as a real power loss after that
  * many completed operations would (a write cut halfway leaves half a file).
  */
-import type { EspBackend, EspFiles } from "./backend.ts";
+import { type EspBackend, type EspFiles, EspSizeMismatch } from "./backend.ts";
 
 /** The machine lost power: nothing after this operation happened. */
 export class PowerCut extends Error {
@@ -56,9 +56,10 @@ export class FakeEspBackend implements EspBackend {
   onRead?: (path: string, bytes: Uint8Array) => Uint8Array;
 
   /**
-   * The medium's size in bytes: a write that would hold more fails as the
-   * kernel's ENOSPC does (an Error with `code` "ENOSPC"), the bytes up to
-   * the limit kept.
+   * The medium's size in bytes: a write whose declared size would not fit
+   * fails before its first byte, as the real backend's preallocation does
+   * with the kernel's ENOSPC (an Error with `code` "ENOSPC"), leaving the
+   * file empty.
    */
   capacity = Infinity;
 
@@ -126,22 +127,27 @@ export class FakeEspBackend implements EspBackend {
       },
       readChunks: (path) => this.#chunks(path),
       hostPath: (path) => `${FAKE_ESP_HOST_ROOT}${path}`,
-      writeFile: async (path, chunks) => {
+      writeFile: async (path, content) => {
         this.#step("writeFile", path);
         files.set(path, new Uint8Array(0));
-        for await (const c of chunks) {
+        if (this.#used() + content.size > this.capacity) {
+          throw Object.assign(new Error(`write ${path}: No space left on device (os error 28)`), {
+            code: "ENOSPC",
+          });
+        }
+        for await (const c of content.chunks) {
           if (this.#dead) throw new PowerCut(`power cut while writing ${path}`);
-          if (this.#used() + c.length > this.capacity) {
-            throw Object.assign(new Error(`write ${path}: No space left on device (os error 28)`), {
-              code: "ENOSPC",
-            });
-          }
           const old = files.get(path)!;
+          if (old.length + c.length > content.size) {
+            throw new EspSizeMismatch(path, content.size, `more than ${old.length + c.length}`);
+          }
           const next = new Uint8Array(old.length + c.length);
           next.set(old);
           next.set(c, old.length);
           files.set(path, next);
         }
+        const got = files.get(path)!.length;
+        if (got !== content.size) throw new EspSizeMismatch(path, content.size, `${got}`);
       },
       rename: (from, to) => {
         this.#step("rename", `${from} ${to}`);
