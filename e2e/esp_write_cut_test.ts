@@ -29,17 +29,25 @@ import {
 import { checkFat } from "./fat_check.ts";
 import { removeScratch } from "./helpers.ts";
 
+const BUSYBOX = "/bin/busybox";
 const has = (cmd: string) =>
   new Deno.Command("sh", { args: ["-c", `command -v ${cmd}`], stdout: "null" }).outputSync()
     .success;
-const tools = ["qemu-system-x86_64", "mkfs.vfat", "fsck.fat", "busybox"].every(has);
+const hasFile = (path: string) => {
+  try {
+    return Deno.statSync(path).isFile;
+  } catch {
+    return false;
+  }
+};
+const tools = ["qemu-system-x86_64", "mkfs.vfat", "fsck.fat"].every(has) && hasFile(BUSYBOX);
 const MODULES = ["virtio_pci", "virtio_blk", "vfat", "nls_cp437", "nls_utf8"];
 const APPLETS = ["sh", "mount", "insmod", "mkdir", "sleep"];
 const DISKS = ["a", "b", "c"] as const;
 
 Deno.test({
   name: "ESP writes: a cut with the FAT flushed halfway leaves lost clusters from plain writes, " +
-    "none from DirEspFiles.writeFile (needs qemu-system-x86_64, mkfs.vfat, fsck.fat, busybox)",
+    "none from DirEspFiles.writeFile (needs qemu-system-x86_64, mkfs.vfat, fsck.fat, /bin/busybox)",
   ignore: !tools,
   fn: async () => {
     const work = await Deno.makeTempDir({ prefix: "machined-espcut-" });
@@ -50,7 +58,7 @@ Deno.test({
       const qemu = startGuest(work, kernel, initrd, consoleLog);
       let text = "";
       try {
-        text = await waitFor(consoleLog, /CUT a[\s\S]*CUT b/, 600_000, qemu.status);
+        text = await waitFor(consoleLog, /CUT b[\s\S]*CUT a/, /GUEST EXITED/, 600_000, qemu.status);
       } finally {
         try {
           qemu.kill("SIGKILL");
@@ -126,7 +134,7 @@ async function buildGuest(dir: string): Promise<{ kernel: string; initrd: string
   }).output();
   assert.ok(bundled.success, new TextDecoder().decode(bundled.stderr));
   const deno = Deno.execPath();
-  const busybox = "/bin/busybox";
+  const busybox = BUSYBOX;
   const libs = new Set([...await sharedLibraries(deno), ...await sharedLibraries(busybox)]);
   const base = (p: string) => p.slice(p.lastIndexOf("/") + 1);
   const dirs = new Set(["/proc", "/sys", "/dev", "/tmp", "/bin", "/lib", "/lib/modules"]);
@@ -179,10 +187,15 @@ function startGuest(work: string, kernel: string, initrd: string, consoleLog: st
   }).spawn();
 }
 
-/** The console's text once it matches `re`. @throws Error with its tail on exit or timeout. */
+/**
+ * The console's text once it matches `re`.
+ * @throws Error with its tail when it matches `failed` (the guest program
+ *   ended), QEMU exits, or `ms` pass.
+ */
 async function waitFor(
   path: string,
   re: RegExp,
+  failed: RegExp,
   ms: number,
   exited: Promise<unknown>,
 ): Promise<string> {
@@ -192,11 +205,14 @@ async function waitFor(
   for (;;) {
     const text = await Deno.readTextFile(path).catch(() => "");
     if (re.test(text)) return text;
-    if (gone || performance.now() > deadline) {
-      throw new Error(
-        `the guest ${gone ? "exited" : `did not print ${re}`}:\n${text.slice(-3000)}`,
-      );
-    }
+    const why = failed.test(text)
+      ? "program ended"
+      : gone
+      ? "exited"
+      : performance.now() > deadline
+      ? `did not print ${re}`
+      : "";
+    if (why) throw new Error(`the guest ${why}:\n${text.slice(-3000)}`);
     await new Promise((r) => setTimeout(r, 500));
   }
 }

@@ -46,15 +46,31 @@ export interface EspBackend {
 
 /** A file to write: its exact size, known before the first byte, and its bytes. */
 export interface FileContent {
+  /** The file's length in bytes: what the real backend grows it to before the first chunk. */
   readonly size: number;
+  /** The bytes, in order; they must add up to `size` exactly. */
   readonly chunks: AsyncIterable<Uint8Array>;
 }
 
-/** The chunks of a write held more or fewer bytes than the size it declared. */
+/**
+ * The chunks of a write held more or fewer bytes than the size it declared
+ * (a caller's bug: bundle files are cut to their manifest size before they
+ * reach the ESP).
+ */
 export class EspSizeMismatch extends Error {
   override name = "EspSizeMismatch";
-  constructor(readonly path: string, readonly declared: number, readonly got: string) {
-    super(`${path}: declared ${declared} bytes, the chunks held ${got}`);
+  constructor(
+    readonly path: string,
+    readonly declared: number,
+    /** Bytes seen when the mismatch was found. */
+    readonly seen: number,
+    /** Whether the chunks ran past `declared` (else they ended short of it). */
+    readonly over: boolean,
+  ) {
+    super(
+      `${JSON.stringify(path)}: declared ${declared} bytes, the chunks held ` +
+        `${over ? "more than " : ""}${seen}`,
+    );
   }
 }
 

@@ -2,7 +2,10 @@
  * An in-memory ESP with power-cut injection: `cutAt(n)` makes the n-th
  * operation (counted from 0 across write sessions) fail with {@link PowerCut}
  * and every later one too, leaving the files as a real power loss after that
- * many completed operations would (a write cut halfway leaves half a file).
+ * many completed operations would. A test may tear a file cut while it was
+ * written: the real backend leaves it at one of its growth steps (zeros) or
+ * at its full size with a zero tail (dir_files.ts), and a torn `*.new` or
+ * `*.tmp` must be rejected by verify or removed by the next clean.
  */
 import { type EspBackend, type EspFiles, EspSizeMismatch } from "./backend.ts";
 
@@ -139,7 +142,7 @@ export class FakeEspBackend implements EspBackend {
           if (this.#dead) throw new PowerCut(`power cut while writing ${path}`);
           const old = files.get(path)!;
           if (old.length + c.length > content.size) {
-            throw new EspSizeMismatch(path, content.size, `more than ${old.length + c.length}`);
+            throw new EspSizeMismatch(path, content.size, old.length + c.length, true);
           }
           const next = new Uint8Array(old.length + c.length);
           next.set(old);
@@ -147,7 +150,7 @@ export class FakeEspBackend implements EspBackend {
           files.set(path, next);
         }
         const got = files.get(path)!.length;
-        if (got !== content.size) throw new EspSizeMismatch(path, content.size, `${got}`);
+        if (got !== content.size) throw new EspSizeMismatch(path, content.size, got, false);
       },
       rename: (from, to) => {
         this.#step("rename", `${from} ${to}`);

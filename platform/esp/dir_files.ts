@@ -87,13 +87,13 @@ export class DirEspFiles implements EspFiles {
       let written = 0;
       for await (const c of content.chunks) {
         if (written + c.length > content.size) {
-          throw new EspSizeMismatch(path, content.size, `more than ${written + c.length}`);
+          throw new EspSizeMismatch(path, content.size, written + c.length, true);
         }
         let at = 0;
         while (at < c.length) at += await f.write(c.subarray(at));
         written += c.length;
       }
-      if (written !== content.size) throw new EspSizeMismatch(path, content.size, `${written}`);
+      if (written !== content.size) throw new EspSizeMismatch(path, content.size, written, false);
       await f.sync();
     } finally {
       f.close();

@@ -65,11 +65,13 @@ Deno.test("DirEspFiles.writeFile: the declared size is the file's; more or fewer
     const short = { size: 10, chunks: bytesContent(new Uint8Array(4)).chunks };
     const e1 = await files.writeFile("/s", short).catch((e) => e);
     assert.ok(e1 instanceof EspSizeMismatch, String(e1));
-    assert.match(e1.message, /^\/s: declared 10 bytes, the chunks held 4$/);
+    assert.match(e1.message, /^"\/s": declared 10 bytes, the chunks held 4$/);
+    assert.deepEqual([e1.path, e1.declared, e1.seen, e1.over], ["/s", 10, 4, false]);
     const long = { size: 2, chunks: bytesContent(new Uint8Array(4)).chunks };
     const e2 = await files.writeFile("/l", long).catch((e) => e);
     assert.ok(e2 instanceof EspSizeMismatch, String(e2));
     assert.match(e2.message, /declared 2 bytes, the chunks held more than 4$/);
+    assert.equal(e2.over, true);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

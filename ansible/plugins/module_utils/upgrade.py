@@ -47,16 +47,35 @@ def slot_state(upgrade_status: dict, slot: str) -> str:
     return ""
 
 
-def judge(version: dict, status: dict | None, want_slot: str, want_version: str) -> str:
-    """`blessed`, `trial` (not yet) or raises UpgradeFailed when the node came
-    back on another slot or version (the loader fell back, or a rollback)."""
+# How long a node that came back on another slot is given to publish why (its UpgradeStatus
+# names the outcome once it has read STATE's upgrade record, which can come after ready).
+SETTLE_S = 60.0
+
+# Outcomes that say what became of the armed slot.
+DECIDED = ("UPGRADE_OUTCOME_ROLLED_BACK", "UPGRADE_OUTCOME_UPGRADED", "UPGRADE_OUTCOME_REFUSED")
+
+
+def fell_back(version: dict, want_slot: str, want_version: str) -> bool:
+    """The node runs another slot or version than the one it was sent."""
+    return version.get("slot") != want_slot or bool(
+        want_version and version.get("imageVersion") != want_version)
+
+
+def judge(version: dict, status: dict | None, want_slot: str, want_version: str,
+          settled: bool = True) -> str:
+    """`blessed`, `trial` (not yet), `settling` (back on another slot, its
+    outcome not published yet, and `settled` false) or raises UpgradeFailed
+    when the node came back on another slot or version (the loader fell back,
+    or a rollback)."""
     last = (status or {}).get("last", {})
-    if version.get("slot") != want_slot or (want_version and
-                                            version.get("imageVersion") != want_version):
+    if fell_back(version, want_slot, want_version):
+        if not settled and last.get("outcome") not in DECIDED:
+            return "settling"
         raise UpgradeFailed(
             f"the node came back on slot {version.get('slot') or '?'} version "
             f"{version.get('imageVersion') or '?'}, not slot {want_slot} version {want_version}: "
-            f"rolled back ({last.get('outcome', '?')}: {last.get('reason', 'no reason recorded')})",
+            f"rolled back ({last.get('outcome', '?')}: "
+            f"{last.get('reason') or 'no reason recorded'})",
             last.get("outcome", ""), last.get("reason", ""))
     if last.get("outcome") == "UPGRADE_OUTCOME_ROLLED_BACK":
         raise UpgradeFailed(f"rolled back: {last.get('reason', '')}", last["outcome"],
@@ -66,19 +85,28 @@ def judge(version: dict, status: dict | None, want_slot: str, want_version: str)
 
 
 def wait_blessed(connect, want_slot: str, want_version: str, timeout: float, poll: float = 2.0,
-                 clock=time.monotonic, sleep=time.sleep) -> dict:
-    """Polls Version and UpgradeStatus until the new slot is blessed.
+                 clock=time.monotonic, sleep=time.sleep, settle: float = SETTLE_S) -> dict:
+    """Polls Version and UpgradeStatus until the new slot is blessed. A node
+    back on another slot is given up to `settle` seconds (within `timeout`)
+    to publish the outcome, so the failure carries its reason.
     @raises UpgradeFailed on a rollback, WaitTimeout when still on trial."""
     start = clock()
+    since = None
     last = "no answer"
     while clock() - start < timeout:
         try:
             client = connect()
             v = client.unary("Version", {}, timeout=5)
             status = get_spec(client, "UpgradeStatus", "upgrade")
-            if judge(v, status, want_slot, want_version) == "blessed":
+            if fell_back(v, want_slot, want_version) and since is None:
+                since = clock()
+            settled = since is not None and (clock() - since >= settle or
+                                             clock() - start + poll >= timeout)
+            verdict = judge(v, status, want_slot, want_version, settled)
+            if verdict == "blessed":
                 return {"version": v, "upgrade_status": status}
-            last = "on trial, not blessed yet"
+            last = ("back on another slot, its outcome not published yet"
+                    if verdict == "settling" else "on trial, not blessed yet")
         except UpgradeFailed:
             raise
         except MachinedError as e:

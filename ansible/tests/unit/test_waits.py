@@ -109,6 +109,39 @@ class UpgradeTest(unittest.TestCase):
             wait_blessed(node.connect, "B", "0.2.0", 60, clock=clock.now, sleep=clock.sleep)
         self.assertEqual(cm.exception.reason, "health check")
 
+    def test_wait_blessed_waits_for_a_fallback_to_name_its_outcome(self):
+        # Back on A before the node has read STATE's record: NONE, then its reason.
+        clock = Clock()
+        back_on_a = {"slot": "A", "imageVersion": "0.1.0"}
+        node = Scripted([
+            {"Version": back_on_a,
+             "Get UpgradeStatus": upgrade_status("UPGRADE_SLOT_STATE_BAD", "UPGRADE_OUTCOME_NONE")},
+            {"Version": back_on_a,
+             "Get UpgradeStatus": upgrade_status("UPGRADE_SLOT_STATE_BAD", "UPGRADE_OUTCOME_NONE")},
+            {"Version": back_on_a,
+             "Get UpgradeStatus": upgrade_status("UPGRADE_SLOT_STATE_BAD",
+                                                 "UPGRADE_OUTCOME_ROLLED_BACK", "tries used up")},
+        ])
+        with self.assertRaisesRegex(UpgradeFailed, "came back on slot A.*ROLLED_BACK: tries used up"):
+            wait_blessed(node.connect, "B", "0.2.0", 600, clock=clock.now, sleep=clock.sleep)
+        self.assertEqual(clock.t, 4.0)
+
+    def test_wait_blessed_gives_a_fallback_settle_seconds_then_says_no_reason(self):
+        clock = Clock()
+        node = Scripted([
+            {"Version": {"slot": "A", "imageVersion": "0.1.0"},
+             "Get UpgradeStatus": upgrade_status("UPGRADE_SLOT_STATE_BAD", "UPGRADE_OUTCOME_NONE")},
+        ])
+        with self.assertRaisesRegex(UpgradeFailed, "came back on slot A.*NONE: no reason recorded"):
+            wait_blessed(node.connect, "B", "0.2.0", 600, clock=clock.now, sleep=clock.sleep,
+                         settle=10)
+        self.assertEqual(clock.t, 10.0)
+        # Never past the overall timeout: the last poll within it judges.
+        clock = Clock()
+        with self.assertRaisesRegex(UpgradeFailed, "no reason recorded"):
+            wait_blessed(node.connect, "B", "0.2.0", 5, clock=clock.now, sleep=clock.sleep)
+        self.assertLess(clock.t, 5.0)
+
     def test_bundle_messages_carry_the_options_first_and_every_byte(self):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "b")
