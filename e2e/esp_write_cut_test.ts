@@ -16,20 +16,10 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import {
-  type CpioEntry,
-  defaultCacheDir,
-  fetchKernel,
-  KERNEL,
-  loadModuleIndex,
-  resolveModuleClosure,
-  sharedLibraries,
-  writeCpio,
-} from "../imager/mod.ts";
+import { buildTinyGuest, BUSYBOX, tinyGuestArgs, waitForConsole } from "./tiny_guest.ts";
 import { checkFat } from "./fat_check.ts";
 import { removeScratch } from "./helpers.ts";
 
-const BUSYBOX = "/bin/busybox";
 const has = (cmd: string) =>
   new Deno.Command("sh", { args: ["-c", `command -v ${cmd}`], stdout: "null" }).outputSync()
     .success;
@@ -56,9 +46,16 @@ Deno.test({
       for (const d of DISKS) await makeVfat(join(work, `${d}.img`));
       const consoleLog = join(work, "console.log");
       const qemu = startGuest(work, kernel, initrd, consoleLog);
+      let exited = false;
+      qemu.status.then(() => (exited = true));
       let text = "";
       try {
-        text = await waitFor(consoleLog, /CUT b[\s\S]*CUT a/, /GUEST EXITED/, 600_000, qemu.status);
+        text = (await waitForConsole(consoleLog, /CUT b[\s\S]*CUT a/, {
+          ms: 600_000,
+          who: "the write-cut guest",
+          exited: () => exited,
+          failed: /GUEST EXITED/,
+        })).text;
       } finally {
         try {
           qemu.kill("SIGKILL");
@@ -112,7 +109,7 @@ for d in ${DISKS.join(" ")}; do
   mkdir -p /$d
   mount -t vfat -o dirsync,nosuid,nodev,noexec,codepage=437,iocharset=utf8 /dev/vd$d /$d
 done
-HOME=/tmp DENO_DIR=/tmp/deno NO_COLOR=1 /bin/deno run -A --no-config /guest.js
+HOME=/tmp DENO_DIR=/tmp/deno NO_COLOR=1 ${Deno.execPath()} run -A --no-config /guest.js
 echo "GUEST EXITED $?"
 while :; do sleep 3600; done
 `;
@@ -120,8 +117,6 @@ while :; do sleep 3600; done
 
 /** Kernel and initramfs (busybox, this Deno and its libraries, the bundled guest program). */
 async function buildGuest(dir: string): Promise<{ kernel: string; initrd: string }> {
-  const kernel = await fetchKernel(KERNEL, defaultCacheDir());
-  const closure = resolveModuleClosure(await loadModuleIndex(kernel.modulesDir), MODULES);
   const guestJs = join(dir, "guest.js");
   const bundled = await new Deno.Command(Deno.execPath(), {
     args: [
@@ -133,86 +128,25 @@ async function buildGuest(dir: string): Promise<{ kernel: string; initrd: string
     ],
   }).output();
   assert.ok(bundled.success, new TextDecoder().decode(bundled.stderr));
-  const deno = Deno.execPath();
-  const busybox = BUSYBOX;
-  const libs = new Set([...await sharedLibraries(deno), ...await sharedLibraries(busybox)]);
-  const base = (p: string) => p.slice(p.lastIndexOf("/") + 1);
-  const dirs = new Set(["/proc", "/sys", "/dev", "/tmp", "/bin", "/lib", "/lib/modules"]);
-  for (const l of libs) {
-    for (let d = l.slice(0, l.lastIndexOf("/")); d; d = d.slice(0, d.lastIndexOf("/"))) dirs.add(d);
-  }
-  const entries: CpioEntry[] = [
-    ...[...dirs].sort().map((path): CpioEntry => ({ type: "dir", path })),
-    { type: "chardev", path: "/dev/console", mode: 0o600, major: 5, minor: 1 },
-    {
-      type: "file",
-      path: "/init",
-      mode: 0o755,
-      data: new TextEncoder().encode(guestInit(closure.load.map((m) => base(m.path)))),
-    },
-    { type: "file", path: "/guest.js", source: guestJs },
-    { type: "file", path: "/bin/deno", mode: 0o755, source: deno },
-    { type: "file", path: "/bin/busybox", mode: 0o755, source: busybox },
-    ...APPLETS.map((a): CpioEntry => ({ type: "symlink", path: `/bin/${a}`, target: "busybox" })),
-    ...closure.load.map((m): CpioEntry => ({
-      type: "file",
-      path: `/lib/modules/${base(m.path)}`,
-      source: join(kernel.modulesDir, m.path),
-    })),
-    ...[...libs].map((l): CpioEntry => ({ type: "file", path: l, mode: 0o755, source: l })),
-  ];
-  const initrd = join(dir, "guest.cpio");
-  const out = await Deno.open(initrd, { write: true, create: true, truncate: true });
-  try {
-    await writeCpio(entries, async (c) => void await out.write(c));
-  } finally {
-    out.close();
-  }
-  return { kernel: kernel.vmlinuz, initrd };
+  return buildTinyGuest(dir, {
+    name: "guest.cpio",
+    modules: MODULES,
+    binaries: [Deno.execPath()],
+    applets: APPLETS,
+    init: guestInit,
+    extra: [{ type: "file", path: "/guest.js", source: guestJs }],
+  });
 }
 
 function startGuest(work: string, kernel: string, initrd: string, consoleLog: string) {
-  const drives = DISKS.flatMap((d) => [
+  const devices = DISKS.flatMap((d) => [
     "-drive",
     `file=${join(work, `${d}.img`)},format=raw,if=virtio,cache=writeback`,
   ]);
   return new Deno.Command("qemu-system-x86_64", {
-    args: ["-accel", "tcg", "-M", "pc", "-m", "1024", "-smp", "1", "-nodefaults"]
-      .concat(["-no-user-config", "-display", "none", "-no-reboot", "-serial"])
-      .concat([`file:${consoleLog}`, "-kernel", kernel, "-initrd", initrd])
-      .concat(["-append", "console=ttyS0 quiet panic=-1", ...drives]),
+    args: tinyGuestArgs({ kernel, initrd, consoleLog, memoryMiB: 1024, devices }),
     stdin: "null",
     stdout: "null",
     stderr: "null",
   }).spawn();
-}
-
-/**
- * The console's text once it matches `re`.
- * @throws Error with its tail when it matches `failed` (the guest program
- *   ended), QEMU exits, or `ms` pass.
- */
-async function waitFor(
-  path: string,
-  re: RegExp,
-  failed: RegExp,
-  ms: number,
-  exited: Promise<unknown>,
-): Promise<string> {
-  let gone = false;
-  exited.then(() => (gone = true));
-  const deadline = performance.now() + ms;
-  for (;;) {
-    const text = await Deno.readTextFile(path).catch(() => "");
-    if (re.test(text)) return text;
-    const why = failed.test(text)
-      ? "program ended"
-      : gone
-      ? "exited"
-      : performance.now() > deadline
-      ? `did not print ${re}`
-      : "";
-    if (why) throw new Error(`the guest ${why}:\n${text.slice(-3000)}`);
-    await new Promise((r) => setTimeout(r, 500));
-  }
 }

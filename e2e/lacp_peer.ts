@@ -5,7 +5,7 @@
  * forwards LACPDUs (01:80:c2:00:00:02 is outside what `group_fwd_mask` may
  * forward). It boots the Debian cloud kernel the imager already pins
  * (imager/versions.ts) straight from QEMU's `-kernel`, with an initramfs made
- * here: busybox, iproute2 and dnsmasq with the libraries `ldd` names, and the
+ * by e2e/tiny_guest.ts: busybox, iproute2 and dnsmasq with the libraries `ldd` names, and the
  * bonding, 8021q and virtio NIC modules of that kernel with their
  * dependencies. Its two NICs are wired to two of the node's by QEMU `socket`
  * UDP netdevs on the namespace's loopback (a point-to-point cable each; the
@@ -20,16 +20,7 @@
  * @module
  */
 import { join } from "node:path";
-import {
-  defaultCacheDir,
-  fetchKernel,
-  KERNEL,
-  loadModuleIndex,
-  resolveModuleClosure,
-  sharedLibraries,
-  writeCpio,
-} from "../imager/mod.ts";
-import type { CpioEntry } from "../imager/mod.ts";
+import { buildTinyGuest, tinyGuestArgs, waitForConsole } from "./tiny_guest.ts";
 
 /** The VLAN id the peer serves DHCP on. */
 export const PEER_VLAN = 5;
@@ -72,7 +63,7 @@ export function nodeLacpNics(): Array<{ mac: string; localPort: number; remotePo
 
 /** Modules the peer loads, in an order closed over their dependencies. */
 const PEER_MODULES = ["virtio_pci", "virtio_net", "bonding", "8021q"];
-const BINARIES = ["/bin/busybox", "/usr/sbin/ip", "/usr/sbin/dnsmasq"];
+const BINARIES = ["/usr/sbin/ip", "/usr/sbin/dnsmasq"];
 const BUSYBOX_APPLETS = ["sh", "mount", "insmod", "cat", "awk", "sleep", "echo"];
 
 /** The peer's /init (busybox sh): modules, bond, VLAN, dnsmasq, then LACP watched. */
@@ -132,54 +123,21 @@ while :; do sleep 3600; done
 /**
  * Build the peer's initramfs (uncompressed newc) in `dir` from the pinned
  * kernel (fetched into the imager's cache if needed) and the host's busybox,
- * iproute2 and dnsmasq. Returns the kernel and initramfs paths.
+ * iproute2 and dnsmasq (e2e/tiny_guest.ts). Returns the kernel and initramfs paths.
  * @throws Deno.errors.NotFound when one of the host binaries is missing.
  */
-export async function buildPeer(dir: string): Promise<{ kernel: string; initrd: string }> {
-  const kernel = await fetchKernel(KERNEL, defaultCacheDir());
-  const closure = resolveModuleClosure(await loadModuleIndex(kernel.modulesDir), PEER_MODULES);
-  const files = new Set<string>(BINARIES);
-  for (const b of BINARIES) for (const lib of await sharedLibraries(b)) files.add(lib);
-  const dirs = [
-    "/proc",
-    "/sys",
-    "/dev",
-    "/etc",
-    "/tmp",
-    "/lib",
-    "/lib/modules",
-    "/bin",
-    "/usr",
-    "/usr/sbin",
-  ];
-  const entries: CpioEntry[] = [
-    ...dirs.map((path): CpioEntry => ({ type: "dir", path })),
-    { type: "chardev", path: "/dev/console", mode: 0o600, major: 5, minor: 1 },
-    { type: "file", path: "/etc/passwd", data: bytes("root:x:0:0:root:/:/bin/sh\n") },
-    { type: "file", path: "/etc/group", data: bytes("root:x:0:\n") },
-    { type: "file", path: "/init", mode: 0o755, data: bytes(peerInit(closure.load.map(base))) },
-    ...closure.load.map((m): CpioEntry => ({
-      type: "file",
-      path: `/lib/modules/${base(m)}`,
-      source: join(kernel.modulesDir, m.path),
-    })),
-    ...BUSYBOX_APPLETS.map((a): CpioEntry => ({
-      type: "symlink",
-      path: `/bin/${a}`,
-      target: "busybox",
-    })),
-  ];
-  for (const f of files) entries.push({ type: "file", path: f, mode: 0o755, source: f });
-  entries.push(...parentDirs([...files], new Set(dirs)));
-  await Deno.mkdir(dir, { recursive: true });
-  const initrd = join(dir, "peer.cpio");
-  const out = await Deno.open(initrd, { write: true, create: true, truncate: true });
-  try {
-    await writeCpio(entries, async (c) => void await out.write(c));
-  } finally {
-    out.close();
-  }
-  return { kernel: kernel.vmlinuz, initrd };
+export function buildPeer(dir: string): Promise<{ kernel: string; initrd: string }> {
+  return buildTinyGuest(dir, {
+    name: "peer.cpio",
+    modules: PEER_MODULES,
+    binaries: BINARIES,
+    applets: BUSYBOX_APPLETS,
+    init: peerInit,
+    extra: [
+      { type: "file", path: "/etc/passwd", data: bytes("root:x:0:0:root:/:/bin/sh\n") },
+      { type: "file", path: "/etc/group", data: bytes("root:x:0:\n") },
+    ],
+  });
 }
 
 /** A running peer VM. */
@@ -207,33 +165,24 @@ export async function startPeer(
     `virtio-net-pci,netdev=p${i},mac=${w.peerMac},romfile=,speed=1000,duplex=full`,
   ]);
   const qemu = new Deno.Command("ip", {
-    args: ["netns", "exec", ns, "qemu-system-x86_64", "-accel", "tcg", "-M", "pc", "-m", "256"]
-      .concat(["-smp", "1", "-nodefaults", "-no-user-config", "-display", "none", "-no-reboot"])
-      .concat(["-serial", `file:${consoleLog}`, "-kernel", built.kernel, "-initrd", built.initrd])
-      .concat(["-append", "console=ttyS0 quiet panic=-1", ...nics]),
+    args: [
+      "netns",
+      "exec",
+      ns,
+      "qemu-system-x86_64",
+      ...tinyGuestArgs({ ...built, consoleLog, memoryMiB: 256, devices: nics }),
+    ],
     stdin: "null",
     stdout: "null",
     stderr: "null",
   }).spawn();
   let exited = false;
   qemu.status.then(() => (exited = true));
-  const text = () => Deno.readTextFile(consoleLog).catch(() => "");
   return {
     consoleLog,
     async waitFor(re, ms) {
-      const deadline = performance.now() + ms;
-      for (;;) {
-        const log = await text();
-        const m = re.exec(log);
-        if (m) return m;
-        if (exited || performance.now() > deadline) {
-          throw new Error(
-            `the LACP peer ${exited ? "exited" : `did not print ${re} in ${ms} ms`}; ` +
-              `its console ends with:\n${log.slice(-2000)}`,
-          );
-        }
-        await new Promise((r) => setTimeout(r, 500));
-      }
+      const who = "the LACP peer";
+      return (await waitForConsole(consoleLog, re, { ms, who, exited: () => exited })).match;
     },
     async stop() {
       if (!exited) {
@@ -247,20 +196,3 @@ export async function startPeer(
 }
 
 const bytes = (s: string) => new TextEncoder().encode(s);
-const base = (m: { path: string }) => m.path.slice(m.path.lastIndexOf("/") + 1);
-
-/** Every directory above `paths` not already in `have`, as cpio entries. */
-function parentDirs(paths: string[], have: Set<string>): CpioEntry[] {
-  const out: CpioEntry[] = [];
-  for (const p of paths) {
-    for (
-      let d = p.slice(0, p.lastIndexOf("/"));
-      d && !have.has(d);
-      d = d.slice(0, d.lastIndexOf("/"))
-    ) {
-      have.add(d);
-      out.push({ type: "dir", path: d });
-    }
-  }
-  return out;
-}
