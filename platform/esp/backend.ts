@@ -74,6 +74,24 @@ export class EspSizeMismatch extends Error {
   }
 }
 
+/**
+ * `content`'s chunks, checked against its declared size: the backends' one
+ * check, so the fake and the real one refuse alike.
+ * @throws EspSizeMismatch before a chunk that runs past the size, or at the end when short of it.
+ */
+export async function* sizedChunks(
+  path: string,
+  content: FileContent,
+): AsyncGenerator<Uint8Array> {
+  let seen = 0;
+  for await (const c of content.chunks) {
+    seen += c.length;
+    if (seen > content.size) throw new EspSizeMismatch(path, content.size, seen, true);
+    yield c;
+  }
+  if (seen !== content.size) throw new EspSizeMismatch(path, content.size, seen, false);
+}
+
 /** One text file as {@link FileContent}. */
 export function textContent(text: string): FileContent {
   return bytesContent(new TextEncoder().encode(text));

@@ -17,7 +17,7 @@
  * write to one step's fsync. The cost is writing the file twice
  * (docs/decisions.md, "The ESP's files grown to their size before they are written").
  */
-import { type EspFiles, EspSizeMismatch, type FileContent } from "./backend.ts";
+import { type EspFiles, type FileContent, sizedChunks } from "./backend.ts";
 
 /** How far one preallocation step grows a file before it is fsynced. */
 export const PREALLOCATE_STEP_BYTES = 8 << 20;
@@ -84,16 +84,10 @@ export class DirEspFiles implements EspFiles {
         await f.sync();
       }
       await f.seek(0, Deno.SeekMode.Start);
-      let written = 0;
-      for await (const c of content.chunks) {
-        if (written + c.length > content.size) {
-          throw new EspSizeMismatch(path, content.size, written + c.length, true);
-        }
+      for await (const c of sizedChunks(path, content)) {
         let at = 0;
         while (at < c.length) at += await f.write(c.subarray(at));
-        written += c.length;
       }
-      if (written !== content.size) throw new EspSizeMismatch(path, content.size, written, false);
       await f.sync();
     } finally {
       f.close();
