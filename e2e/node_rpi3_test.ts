@@ -30,7 +30,7 @@ import { renderConfigTemplate } from "../config/mod.ts";
 import { generateNodeBundle } from "../pki/mod.ts";
 import { decodeMbr, MBR_TYPE_FAT32_LBA, readGpt } from "../platform/block/mod.ts";
 import { API_READY, FAIL, ROOT_MOUNTED } from "./boot_figures.ts";
-import { startSntpResponder } from "../controllers/time/mod.ts";
+import { serveHostTime } from "./host_time.ts";
 import { parse, stringify } from "yaml";
 import { generateSigningKey, loadSigningKey } from "../bundle/mod.ts";
 import { armTrialOfA, checkPiFat, PI_X, upgradePi } from "./rpi3_upgrade.ts";
@@ -99,9 +99,7 @@ Deno.test({
   cfg.machine.upgrade = { trusted_keys: [key.publicPem] };
   const machineConfig = join(work, "machine.yaml");
   await Deno.writeTextFile(machineConfig, stringify(cfg));
-  const sntp = await startSntpResponder({ hostname: "127.0.0.1", port: 123 }).catch((e) => {
-    throw new Error(`cannot serve SNTP on 127.0.0.1:123 (in use?): ${e}`);
-  });
+  const sntp = await serveHostTime();
   const image = await buildImage({
     board: "rpi3",
     program: new URL("../main.ts", import.meta.url).pathname,

@@ -24,6 +24,15 @@ const FIRMWARE_BOOT = /BdsDxe: (loading|starting) Boot/g;
 /** machined-init's first line, printed on every boot of an image. */
 const IMAGE_BOOT = /machined-init: root \/esp\/([AB])\/root\.img/g;
 
+/** What tells why a kexec reboot went through the firmware after all. */
+const KEXEC_TRAIL =
+  /kexec|overran|fallback|watchdog|panic|BdsDxe|machined-init: root|rebooting now|shutdown/i;
+
+/** The console's lines that say how a kexec reboot went (for a failure's message). Pure. */
+export function kexecTrail(text: string): string {
+  return text.split("\n").filter((line) => KEXEC_TRAIL.test(line)).slice(0, 80).join("\n");
+}
+
 /**
  * An upgrade's times from `machinectl upgrade`'s output: arm (send, verify,
  * write, re-hash, arm: the RPC), reboot to ready, and the whole. Pure.
@@ -77,7 +86,11 @@ export async function kexecUpgradeThenColdBoot(c: KexecStepContext): Promise<voi
     ),
     "machined staged the armed entry and did the loader's rename",
   );
-  assert.equal(text.match(FIRMWARE_BOOT)?.length ?? 0, 0, "the kexec boot skipped the firmware");
+  assert.equal(
+    text.match(FIRMWARE_BOOT)?.length ?? 0,
+    0,
+    `the kexec boot skipped the firmware; the console since the upgrade:\n${kexecTrail(text)}`,
+  );
   assert.deepEqual(
     [...text.matchAll(IMAGE_BOOT)].map((m) => m[1]),
     [c.slot],

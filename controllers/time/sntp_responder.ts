@@ -98,12 +98,24 @@ export interface ResponderOptions extends ResponderBehaviour {
   port?: number;
   /** The server's clock, Unix ms. @default Date.now */
   now?: () => number;
+  /**
+   * Bind with SO_REUSEADDR, so another responder (another process) may hold
+   * the same address and port at once; Linux then hands each request to the
+   * one bound last, and to the other once that one closes. For responders
+   * that answer alike (the host's clock on 127.0.0.1:123 for QEMU guests).
+   * @default false
+   */
+  shared?: boolean;
 }
 
 /** Start a responder; close it when done. */
 export async function startSntpResponder(options: ResponderOptions = {}): Promise<SntpResponder> {
-  const { hostname = "127.0.0.1", port = 0, now = Date.now, ...behaviour } = options;
-  const socket = dgram.createSocket(hostname.includes(":") ? "udp6" : "udp4");
+  const { hostname = "127.0.0.1", port = 0, now = Date.now, shared = false, ...behaviour } =
+    options;
+  const socket = dgram.createSocket({
+    type: hostname.includes(":") ? "udp6" : "udp4",
+    reuseAddr: shared,
+  });
   let requests = 0;
   const responder: SntpResponder = {
     address: hostname,
