@@ -133,6 +133,16 @@ async function upgradeStatus(c: FleetContext, address: string) {
   };
 }
 
+/** The node's UpgradeStatus once it has read STATE's record (`last` not `unknown`), within 60 s. */
+async function knownUpgradeStatus(c: FleetContext, address: string) {
+  const until = performance.now() + 60_000;
+  for (;;) {
+    const s = await upgradeStatus(c, address);
+    if (s.last.outcome !== "unknown" || performance.now() > until) return s;
+    await new Promise((r) => setTimeout(r, 2000));
+  }
+}
+
 /** The broken bundle's play, then (long tier) the good one's. */
 export async function fleetUpgradeSteps(
   c: FleetContext & { run: RunPlaybook; bundles: { broken: Bundle; good?: Bundle } },
@@ -144,7 +154,7 @@ export async function fleetUpgradeSteps(
     "ansible rolling upgrade (serial 1) with a panicking bundle: the first node falls back " +
       "by itself, the play stops there, the others untouched and answering throughout",
     async () => {
-      const before = await Promise.all(rest.map((n) => upgradeStatus(c, n.address)));
+      const before = await Promise.all(rest.map((n) => knownUpgradeStatus(c, n.address)));
       for (const o of before) assert.equal(o.last.outcome, "none", JSON.stringify(o));
       const r = await rollWhilePolling(c, c.run, c.bundles.broken);
       console.log(

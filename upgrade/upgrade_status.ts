@@ -57,18 +57,26 @@ export function slotStatuses(
 }
 
 const NONE: UpgradeLastOutcome = { outcome: "none", version: "", slot: "", reason: "", at: "" };
+const UNKNOWN: UpgradeLastOutcome = {
+  ...NONE,
+  outcome: "unknown",
+  reason: "STATE's upgrade record has not been read yet",
+};
 
 /**
  * The last outcome as it stands now: an armed slot that the loader gave up
  * on (`+0`, its tries used up by panics, hangs or resets) while the other
  * slot booted is a rollback, and an armed slot found blessed is an upgrade.
+ * With nothing noted this boot and STATE's record not read yet, `unknown`:
+ * the record may name any outcome, and `none` would say it names none.
  * Pure.
  */
 export function currentOutcome(
   last: UpgradeLastOutcome | undefined,
   slots: readonly UpgradeSlotStatus[],
+  recordRead = true,
 ): UpgradeLastOutcome {
-  if (!last) return NONE;
+  if (!last) return recordRead ? NONE : UNKNOWN;
   if (last.outcome !== "armed") return last;
   const target = slots.find((s) => s.slot === last.slot);
   const booted = slots.find((s) => s.booted);
@@ -95,6 +103,8 @@ export function upgradeStatus(o: {
   /** The floor in the ESP's floor file (esp_floor.ts). */
   espFloor?: string;
   last: UpgradeLastOutcome | undefined;
+  /** Whether STATE's record has been read. @default true */
+  recordRead?: boolean;
   ran?: Partial<Record<Slot, string>>;
 }): UpgradeStatusSpec {
   const slots = slotStatuses(o.entries, o.booted, o.ran);
@@ -111,7 +121,7 @@ export function upgradeStatus(o: {
     floor: floor ?? "",
     floorSource: source,
     storedFloor: recorded.floor ?? "",
-    last: currentOutcome(o.last, slots),
+    last: currentOutcome(o.last, slots, o.recordRead ?? true),
   };
 }
 
@@ -162,6 +172,7 @@ export class UpgradeStatusPublisher {
       storedFloor: book.floor,
       espFloor: await readEspFloor(this.deps.esp),
       last: book.last,
+      recordRead: book.loaded,
       ran: book.ran,
     });
     await this.deps.store.modify(

@@ -92,6 +92,17 @@ Deno.test("the last outcome: an armed slot the loader gave up on is a rollback; 
     },
   ];
   assert.equal(currentOutcome(undefined, slots({})).outcome, "none");
+  assert.deepEqual(
+    currentOutcome(undefined, slots({}), false),
+    {
+      outcome: "unknown",
+      version: "",
+      slot: "",
+      reason: "STATE's upgrade record has not been read yet",
+      at: "",
+    },
+  );
+  assert.equal(currentOutcome(armed, slots({}), false), armed, "noted this boot: known");
   assert.equal(currentOutcome(armed, slots({})).outcome, "armed", "staged, not rebooted yet");
   const fell = currentOutcome(armed, slots({ state: "bad", triesLeft: 0 }));
   assert.equal(fell.outcome, "rolled-back");
@@ -163,4 +174,30 @@ Deno.test("the publisher reads the fake ESP, raises the floor to the booted bles
     1,
     "no change, no new version",
   );
+});
+
+Deno.test("the publisher says `unknown` until STATE's record is read, then what it names", async () => {
+  const rolledBack = {
+    outcome: "rolled-back" as const,
+    version: "2.0.0",
+    slot: "B",
+    reason: "slot B used its boot tries",
+    at: "2026-12-07T10:00:00.000Z",
+  };
+  const record = memoryRecordStore({ version: 1, floor: "1.0.0", last: rolledBack }, false);
+  const store = new Store<ResourceSpecs>();
+  const p = new UpgradeStatusPublisher({
+    store,
+    esp: imagedEsp("1.0.0"),
+    book: new UpgradeBook(record),
+    booted: () => Promise.resolve("A" as const),
+  });
+  const early = await p.refresh();
+  assert.equal(early.last.outcome, "unknown");
+  assert.equal(
+    RESOURCE_DESCRIPTORS.UpgradeStatus.columns.at(-1)!.value(early),
+    "unknown",
+  );
+  record.setAvailable(true); // STATE mounted
+  assert.deepEqual((await p.refresh()).last, rolledBack);
 });

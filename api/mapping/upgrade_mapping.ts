@@ -26,6 +26,7 @@ const outcome = enumPair<UpgradeOutcome, pb.UpgradeOutcome>({
   upgraded: pb.UpgradeOutcome.UPGRADED,
   "rolled-back": pb.UpgradeOutcome.ROLLED_BACK,
   refused: pb.UpgradeOutcome.REFUSED,
+  unknown: pb.UpgradeOutcome.UNKNOWN,
 }, "upgrade outcome");
 const floorSource = enumPair<FloorSource, pb.FloorSource>({
   none: pb.FloorSource.NONE,

@@ -30,8 +30,11 @@ export interface UpgradeSlotStatus {
   readonly entry: string;
 }
 
-/** What the last upgrade came to. */
-export type UpgradeOutcome = "none" | "armed" | "upgraded" | "rolled-back" | "refused";
+/**
+ * What the last upgrade came to. `unknown` until STATE's upgrade record has
+ * been read (it may name any outcome); `none` when it names none.
+ */
+export type UpgradeOutcome = "none" | "armed" | "upgraded" | "rolled-back" | "refused" | "unknown";
 
 /** The last upgrade, rollback or refusal. */
 export interface UpgradeLastOutcome {
@@ -90,8 +93,8 @@ export const upgradeStatusDescriptor: ResourceDescriptor<typeof UPGRADE_STATUS, 
       {
         header: "LAST",
         value: (s) =>
-          s.last.outcome === "none"
-            ? "none"
+          s.last.outcome === "none" || s.last.outcome === "unknown"
+            ? s.last.outcome
             : `${s.last.outcome} ${s.last.version}${s.last.slot ? ` (slot ${s.last.slot})` : ""}`,
       },
     ],

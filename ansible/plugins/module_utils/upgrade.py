@@ -48,7 +48,8 @@ def slot_state(upgrade_status: dict, slot: str) -> str:
 
 
 # How long a node that came back on another slot is given to publish why (its UpgradeStatus
-# names the outcome once it has read STATE's upgrade record, which can come after ready).
+# names the outcome once it has read STATE's upgrade record, which can come after ready; until
+# then it says UPGRADE_OUTCOME_UNKNOWN, or NONE on a node from before 2026-12-07).
 SETTLE_S = 60.0
 
 # Outcomes that say what became of the armed slot.

@@ -110,12 +110,13 @@ class UpgradeTest(unittest.TestCase):
         self.assertEqual(cm.exception.reason, "health check")
 
     def test_wait_blessed_waits_for_a_fallback_to_name_its_outcome(self):
-        # Back on A before the node has read STATE's record: NONE, then its reason.
+        # Back on A before the node has read STATE's record: UNKNOWN (NONE from a node
+        # older than 2026-12-07), then its reason.
         clock = Clock()
         back_on_a = {"slot": "A", "imageVersion": "0.1.0"}
         node = Scripted([
             {"Version": back_on_a,
-             "Get UpgradeStatus": upgrade_status("UPGRADE_SLOT_STATE_BAD", "UPGRADE_OUTCOME_NONE")},
+             "Get UpgradeStatus": upgrade_status("UPGRADE_SLOT_STATE_BAD", "UPGRADE_OUTCOME_UNKNOWN")},
             {"Version": back_on_a,
              "Get UpgradeStatus": upgrade_status("UPGRADE_SLOT_STATE_BAD", "UPGRADE_OUTCOME_NONE")},
             {"Version": back_on_a,
