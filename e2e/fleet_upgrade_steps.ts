@@ -18,6 +18,7 @@ import { fileURLToPath } from "node:url";
 import { buildImage, bundleCompatible, type ImageResult, writeImageBundle } from "../imager/mod.ts";
 import { loadSigningKey, writeBundle } from "../bundle/mod.ts";
 import { machinectlNs, parseDocs } from "./helpers.ts";
+import { type GetDoc, pollGet } from "./poll_get.ts";
 import { type FleetContext, recaps, type RunPlaybook } from "./fleet_ansible_steps.ts";
 import { LONG_TIER, LONG_TIER_ONLY } from "./tiers.ts";
 
@@ -112,6 +113,13 @@ async function rollWhilePolling(c: FleetContext, run: RunPlaybook, bundle: Bundl
   return { ...r, rounds, seconds: secs(t0) };
 }
 
+/** What the steps read of an UpgradeStatus spec. */
+type UpgradeStatusDoc = {
+  booted: string;
+  slots: { slot: string; state: string }[];
+  last: { outcome: string; reason: string };
+};
+
 /** The node's UpgradeStatus spec (`machinectl get upgradestatus -o json`). */
 async function upgradeStatus(c: FleetContext, address: string) {
   const r = await machinectlNs(
@@ -126,21 +134,14 @@ async function upgradeStatus(c: FleetContext, address: string) {
     "json",
   );
   assert.equal(r.code, 0, r.out + r.err);
-  return parseDocs(r.out)[0].spec as {
-    booted: string;
-    slots: { slot: string; state: string }[];
-    last: { outcome: string; reason: string };
-  };
+  return parseDocs(r.out)[0].spec as UpgradeStatusDoc;
 }
 
 /** The node's UpgradeStatus once it has read STATE's record (`last` not `unknown`), within 60 s. */
 async function knownUpgradeStatus(c: FleetContext, address: string) {
-  const until = performance.now() + 60_000;
-  for (;;) {
-    const s = await upgradeStatus(c, address);
-    if (s.last.outcome !== "unknown" || performance.now() > until) return s;
-    await new Promise((r) => setTimeout(r, 2000));
-  }
+  const target = { ns: c.ns, clientConfig: c.clientConfig, api: address };
+  const known = (d: GetDoc) => (d.spec as UpgradeStatusDoc).last.outcome !== "unknown";
+  return (await pollGet(target, "upgradestatus", known, 60_000)).spec as UpgradeStatusDoc;
 }
 
 /** The broken bundle's play, then (long tier) the good one's. */
